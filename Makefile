@@ -1,0 +1,121 @@
+# toolcell: small, confined MCP servers.  Plain GNU make; see README.md.
+#
+#   make            build everything into $(BUILD)
+#   make demo       build, then a scripted session with the official client
+#   make test       build, then every test (unit, protocol, end-to-end)
+#   make check      the same suite built with ASan and UBSan in build-san
+#   make lint       clang-format, banned calls, mandoc
+#   make install    binaries and man pages under $(DESTDIR)$(PREFIX)
+
+BUILD	?= build
+PREFIX	?= /usr/local
+PKGS	 = libseccomp libcap libcjson sqlite3
+
+WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
+	   -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \
+	   -Wwrite-strings -Wvla -Wformat=2 -Wformat-nonliteral \
+	   -Wimplicit-fallthrough -Wundef -Wcast-qual -Wnull-dereference
+HARDEN	 = -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
+	   -fstack-clash-protection -fPIE -ftrivial-auto-var-init=zero
+ifeq ($(shell uname -m),x86_64)
+HARDEN	+= -fcf-protection
+endif
+LDHARDEN = -pie -Wl,-z,relro,-z,now,-z,noexecstack
+SAN	 = -fsanitize=address,undefined -fno-sanitize-recover=all \
+	   -fno-omit-frame-pointer
+
+CFLAGS	?= -O2 -g
+ifeq ($(SANITIZE),1)
+HARDEN	:= $(filter-out -D_FORTIFY_SOURCE=3,$(HARDEN)) -DTC_SANITIZE
+CFLAGS	+= $(SAN)
+LDFLAGS	+= $(SAN)
+endif
+ifeq ($(DEVELOPER),1)
+WARN	+= -Werror
+endif
+
+# Compiler and linker flags of the libraries come from pkg-config, through a
+# generated file; making it checks for (and, as root, installs) what is
+# missing, and stops with the command to run otherwise.
+ifeq ($(filter clean lint,$(MAKECMDGOALS)),)
+-include $(BUILD)/config.mk
+endif
+
+ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -MMD -MP $(WARN) $(HARDEN) \
+	     -Icommon $(PKG_CFLAGS) $(CFLAGS)
+ALL_LDFLAGS = $(LDHARDEN) $(LDFLAGS)
+LDLIBS	+= $(PKG_LIBS)
+
+COMMON_SRC = $(wildcard common/*.c)
+COMMON_OBJ = $(COMMON_SRC:%.c=$(BUILD)/%.o)
+LIB	   = $(BUILD)/libtoolcell.a
+
+SERVERS	   = fs
+BINS	   = $(SERVERS:%=$(BUILD)/toolcell-%)
+
+UNIT_SRC   = $(wildcard tests/unit/test-*.c)
+UNIT_BINS  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
+
+all: $(BINS) $(UNIT_BINS)
+
+$(BUILD)/config.mk: mk/deps.sh
+	@mkdir -p $(BUILD)
+	@sh mk/deps.sh build "$(PKGS)" > $@.tmp && mv $@.tmp $@
+
+$(BUILD)/%.o: %.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(LIB): $(COMMON_OBJ)
+	@rm -f $@
+	$(AR) rcs $@ $^
+
+define server_rule
+$(BUILD)/toolcell-$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard servers/$(1)/*.c)) $(LIB)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+endef
+$(foreach s,$(SERVERS),$(eval $(call server_rule,$(s))))
+
+$(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<
+
+# The official MCP client for the end-to-end tests and the demo, pinned by
+# tests/e2e/sdk/package-lock.json.
+SDK_DIR	  = tests/e2e/sdk
+SDK_STAMP = $(SDK_DIR)/node_modules/.package-lock.json
+
+$(SDK_STAMP): $(SDK_DIR)/package.json $(SDK_DIR)/package-lock.json
+	@sh mk/deps.sh node
+	cd $(SDK_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+demo: all $(SDK_STAMP)
+	@node tests/e2e/demo.mjs $(BUILD)
+
+test: all $(SDK_STAMP)
+	@BUILD=$(BUILD) sh tests/run.sh
+
+check sanitize:
+	$(MAKE) BUILD=build-san SANITIZE=1 test
+
+lint:
+	@sh mk/lint.sh
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1
+	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(wildcard servers/*/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+
+clean:
+	rm -rf build build-san
+
+.PHONY: all demo test check sanitize lint install clean
+.DELETE_ON_ERROR:
+
+-include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
+	 $(wildcard $(BUILD)/tests/unit/*.d)

@@ -1,0 +1,60 @@
+/*
+ * buf.h: byte buffers that refuse to grow past a cap set when they are made.
+ *
+ * Everything filled from outside (a stdin frame, a child's pipe, a file read)
+ * gets its cap at tc_buf_init().  The data is always NUL-terminated, so a
+ * buffer holding text can be used as a C string.
+ */
+#ifndef TC_BUF_H
+#define TC_BUF_H
+
+#include <stddef.h>
+
+struct tc_buf {
+	char	*data;		/* NULL until the first append */
+	size_t	 len;
+	size_t	 alloc;
+	size_t	 max;		/* appends past this fail with TC_ETOOBIG */
+};
+
+/* Makes an empty buffer that will hold at most |max| bytes. */
+void	tc_buf_init(struct tc_buf *b, size_t max);
+
+/* Frees the data and leaves an empty buffer with the same cap. */
+void	tc_buf_release(struct tc_buf *b);
+
+/* Forgets the contents, keeps the memory. */
+void	tc_buf_reset(struct tc_buf *b);
+
+/* Returns 0, TC_ETOOBIG (nothing appended) or TC_ENOMEM. */
+int	tc_buf_append(struct tc_buf *b, const void *p, size_t n);
+int	tc_buf_append_str(struct tc_buf *b, const char *s);
+int	tc_buf_printf(struct tc_buf *b, const char *fmt, ...)
+	    __attribute__((format(printf, 2, 3)));
+
+/*
+ * Appends |n| bytes of text, replacing each ill-formed UTF-8 sequence with
+ * U+FFFD, so the result can always be sent as a JSON string.  NUL bytes are
+ * replaced too.  Returns as tc_buf_append().
+ */
+int	tc_buf_append_utf8(struct tc_buf *b, const void *p, size_t n);
+
+/* Makes room for |n| more bytes without changing the length. */
+int	tc_buf_reserve(struct tc_buf *b, size_t n);
+
+/*
+ * Returns the data and leaves |b| empty; the caller frees the result.
+ * Never returns NULL: an empty buffer yields an empty string.
+ */
+char   *tc_buf_steal(struct tc_buf *b);
+
+/*
+ * Returns the length of the longest prefix of |p| (at most |n| bytes) that
+ * is whole, well-formed UTF-8: a cut never splits a character.
+ */
+size_t	tc_utf8_prefix(const void *p, size_t n);
+
+/* Returns 1 if |p| holds only well-formed UTF-8 without NUL, else 0. */
+int	tc_utf8_valid(const void *p, size_t n);
+
+#endif /* TC_BUF_H */

@@ -1,0 +1,602 @@
+/*
+ * sandbox.c: the fork-per-call runner (parent side) and the child's
+ * confinement sequence.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
+#include "sandbox.h"
+
+extern char **environ;
+
+const char *
+tc_child_exit_str(int code)
+{
+	switch (code) {
+#define TC_CHILD_EXIT_STR(name, num, text) case (num): return text;
+	TC_CHILD_EXITS(TC_CHILD_EXIT_STR)
+#undef TC_CHILD_EXIT_STR
+	}
+	return NULL;
+}
+
+int64_t
+tc_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
+    struct tc_diag *d)
+{
+	memset(sb, 0, sizeof(*sb));
+	sb->policy = pol;
+	sb->server_pid = getpid();
+	if ((sb->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
+	return 0;
+}
+
+void
+tc_sandbox_release(struct tc_sandbox *sb)
+{
+	if (sb->devnull >= 0)
+		close(sb->devnull);
+	sb->devnull = -1;
+}
+
+/* --- The child's confinement steps --- */
+
+static int
+new_session(pid_t parent)
+{
+	/* A new session has no controlling terminal, so TIOCSTI cannot
+	 * reach the user's; it also makes this child a process group that
+	 * the parent kills as a whole. */
+	if (setsid() < 0)
+		return -1;
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+		return -1;
+	/* The parent may have died before PDEATHSIG was armed. */
+	if (getppid() != parent)
+		return -1;
+	return 0;
+}
+
+static int
+reset_signals(void)
+{
+	sigset_t none;
+	int sig;
+
+	/* The server blocks the signals it reads from a signalfd and ignores
+	 * SIGPIPE; a child starts with the defaults. */
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			signal(sig, SIG_DFL);
+	sigemptyset(&none);
+	return sigprocmask(SIG_SETMASK, &none, NULL);
+}
+
+static int
+set_stdio(int devnull)
+{
+	if (dup2(devnull, STDIN_FILENO) < 0 || dup2(devnull, STDOUT_FILENO) < 0)
+		return -1;
+	return 0;
+}
+
+static int
+cmp_int(const void *a, const void *b)
+{
+	int x = *(const int *)a, y = *(const int *)b;
+
+	return (x > y) - (x < y);
+}
+
+static int
+close_inherited_fds(const int *keep, size_t nkeep)
+{
+	int sorted[TC_KEEP_MAX];
+	unsigned lo = 3;
+	size_t i;
+
+	if (nkeep > TC_KEEP_MAX)
+		return -1;
+	memcpy(sorted, keep, nkeep * sizeof(*keep));
+	qsort(sorted, nkeep, sizeof(*sorted), cmp_int);
+	for (i = 0; i < nkeep; i++) {
+		if (sorted[i] < 3)
+			return -1;
+		if ((unsigned)sorted[i] > lo &&
+		    close_range(lo, (unsigned)sorted[i] - 1, 0) != 0)
+			return -1;
+		lo = (unsigned)sorted[i] + 1;
+	}
+	return close_range(lo, ~0U, 0);
+}
+
+static int
+scrub_environment(void)
+{
+	/* Nothing of the server's environment passes through: no
+	 * LD_PRELOAD, no secrets. */
+	if (clearenv() != 0)
+		return -1;
+	if (setenv("PATH", "/usr/bin:/bin", 1) != 0 ||
+	    setenv("LC_ALL", "C.UTF-8", 1) != 0)
+		return -1;
+	return 0;
+}
+
+static int
+limit(int resource, rlim_t soft, rlim_t hard)
+{
+	struct rlimit rl = { soft, hard };
+
+	return setrlimit(resource, &rl);
+}
+
+static int
+set_rlimits(const struct tc_limits *l)
+{
+	if (limit(RLIMIT_CPU, l->cpu_sec, l->cpu_sec + 1) != 0 ||
+	    limit(RLIMIT_FSIZE, l->fsize_bytes, l->fsize_bytes) != 0 ||
+	    limit(RLIMIT_NOFILE, l->nofile, l->nofile) != 0 ||
+	    limit(RLIMIT_CORE, 0, 0) != 0)
+		return -1;
+#ifndef TC_SANITIZE
+	/* ASan reserves terabytes of address space up front. */
+	if (limit(RLIMIT_AS, l->mem_bytes, l->mem_bytes) != 0)
+		return -1;
+#endif
+	return 0;
+}
+
+static int
+set_no_new_privs(void)
+{
+	return prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
+}
+
+#define STEP(call, code)	do { if ((call) != 0) return (code); } while (0)
+
+int
+tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
+    const int *keep, size_t nkeep)
+{
+	(void)profile;
+
+	/* The order matters: each step relies on the ones before it, and
+	 * the later steps remove what the earlier ones need. */
+	STEP(new_session(sb->server_pid), TC_CHILD_EXIT_SESSION);
+	STEP(reset_signals(), TC_CHILD_EXIT_SESSION);
+	STEP(set_stdio(sb->devnull), TC_CHILD_EXIT_FDS);
+	STEP(close_inherited_fds(keep, nkeep), TC_CHILD_EXIT_FDS);
+	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
+	STEP(set_rlimits(&sb->policy->limits), TC_CHILD_EXIT_RLIMIT);
+	/* no_new_privs before Landlock and seccomp, which both need it. */
+	STEP(set_no_new_privs(), TC_CHILD_EXIT_NNP);
+	return 0;
+}
+
+/* --- Frames --- */
+
+static void
+put_u32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static uint32_t
+get_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+static int
+write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, s, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int
+tc_frame_write(int fd, enum tc_frame_type type, const char *p, size_t n)
+{
+	unsigned char hdr[TC_FRAME_HDR];
+
+	if (n > UINT32_MAX)
+		return TC_ETOOBIG;
+	put_u32(hdr, (uint32_t)type);
+	put_u32(hdr + 4, (uint32_t)n);
+	if (write_all(fd, hdr, sizeof(hdr)) != 0 || write_all(fd, p, n) != 0)
+		return TC_ESYS;
+	return 0;
+}
+
+/* --- The child --- */
+
+static void
+child_main(const struct tc_sandbox *sb, const struct tc_call *call, int wfd)
+{
+	const struct tc_policy *pol = sb->policy;
+	int keep[TC_KEEP_MAX];
+	struct tc_result res;
+	size_t nkeep = 0, i;
+	cJSON *json;
+	char *text;
+	int rc;
+
+	keep[nkeep++] = wfd;
+	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
+		keep[nkeep++] = pol->roots[i].fd;
+	if ((rc = tc_sandbox_confine(sb, call->tool->profile, keep, nkeep)))
+		_exit(rc);
+
+	tc_result_init(&res);
+	rc = call->tool->fn(call, &res);
+	if (rc != 0 && !res.is_error)
+		tc_result_error(&res, "%s failed: %s", call->tool->name,
+		    tc_strerror(rc));
+	if ((json = tc_result_to_json(&res)) == NULL ||
+	    (text = cJSON_PrintUnformatted(json)) == NULL)
+		_exit(TC_CHILD_EXIT_RESULT);
+	if (tc_frame_write(wfd, TC_FRAME_RESULT, text, strlen(text)) != 0)
+		_exit(TC_CHILD_EXIT_RESULT);
+	/* _exit: no atexit handlers, no stdio flushing of the parent's
+	 * buffers, no sanitizer leak report for memory the exit frees. */
+	_exit(0);
+}
+
+/* --- The parent --- */
+
+void
+tc_run_init(struct tc_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->state = TC_RUN_IDLE;
+	r->pid = -1;
+	r->pidfd = -1;
+	r->fd = -1;
+	tc_buf_init(&r->in, 0);
+}
+
+int
+tc_run_start(struct tc_run *r, const struct tc_sandbox *sb,
+    const struct tc_call *call, struct tc_diag *d)
+{
+	const struct tc_limits *l = &sb->policy->limits;
+	int p[2];
+	pid_t pid;
+
+	tc_run_init(r);
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return tc_diag_errno(d, TC_ESYS, "pipe");
+	if ((pid = fork()) < 0) {
+		tc_diag_errno(d, TC_ESYS, "fork");
+		close(p[0]);
+		close(p[1]);
+		return TC_ESYS;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		child_main(sb, call, p[1]);
+	}
+	close(p[1]);
+	r->pid = pid;
+	r->fd = p[0];
+	r->max_result = l->max_result;
+	tc_buf_init(&r->in, l->max_result + TC_FRAME_HDR);
+	r->start_ms = tc_now_ms();
+	r->deadline_ms = r->start_ms + l->deadline_ms;
+	r->state = TC_RUN_RUNNING;
+	if (fcntl(r->fd, F_SETFL, O_NONBLOCK) != 0 ||
+	    (r->pidfd = pidfd_open(pid, 0)) < 0) {
+		tc_diag_errno(d, TC_ESYS, "pidfd_open");
+		tc_run_release(r);
+		return TC_ESYS;
+	}
+	return 0;
+}
+
+int
+tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd)
+{
+	int n = 0;
+
+	if (r->state != TC_RUN_RUNNING)
+		return 0;
+	if (r->fd >= 0) {
+		pfd[n].fd = r->fd;
+		pfd[n].events = POLLIN;
+		pfd[n++].revents = 0;
+	}
+	if (r->pidfd >= 0) {
+		pfd[n].fd = r->pidfd;
+		pfd[n].events = POLLIN;
+		pfd[n++].revents = 0;
+	}
+	return n;
+}
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+static void
+fail(struct tc_run *r, enum tc_run_outcome why, const char *msg)
+{
+	if (r->outcome == TC_OUT_OK && r->result == NULL) {
+		r->outcome = why;
+		snprintf(r->why, sizeof(r->why), "%s", msg);
+	}
+	tc_run_kill(r, why);
+}
+
+/* Handles every whole frame in the input buffer. */
+static void
+parse_frames(struct tc_run *r)
+{
+	const unsigned char *h;
+	struct tc_diag d = { "", 0 };
+	uint32_t type, len;
+	size_t used = 0;
+
+	while (r->fd >= 0 && r->in.len - used >= TC_FRAME_HDR) {
+		h = (const unsigned char *)r->in.data + used;
+		type = get_u32(h);
+		len = get_u32(h + 4);
+		if (len > r->max_result) {
+			fail(r, TC_OUT_TOOBIG, "");
+			return;
+		}
+		if (r->in.len - used - TC_FRAME_HDR < len)
+			break;
+		if (type == TC_FRAME_RESULT && r->result == NULL) {
+			if (tc_result_check((const char *)h + TC_FRAME_HDR,
+			    len, &r->result, &d) != 0) {
+				fail(r, TC_OUT_BADFRAME, d.msg);
+				return;
+			}
+		} else if (type != TC_FRAME_PROGRESS) {
+			fail(r, TC_OUT_BADFRAME, type == TC_FRAME_RESULT ?
+			    "a second result" : "a frame of unknown type");
+			return;
+		}
+		used += TC_FRAME_HDR + len;
+	}
+	if (used > 0) {
+		memmove(r->in.data, r->in.data + used, r->in.len - used);
+		r->in.len -= used;
+	}
+}
+
+/* Reads what the child sent; at EOF closes the pipe. */
+static void
+read_child(struct tc_run *r)
+{
+	char chunk[1u << 16];
+	ssize_t n;
+
+	while (r->fd >= 0) {
+		n = read(r->fd, chunk, sizeof(chunk));
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				close_fd(&r->fd);
+			return;
+		}
+		if (n == 0) {
+			close_fd(&r->fd);
+			return;
+		}
+		if (tc_buf_append(&r->in, chunk, (size_t)n) != 0) {
+			fail(r, TC_OUT_TOOBIG, "");
+			return;
+		}
+		parse_frames(r);
+	}
+}
+
+static void
+reap(struct tc_run *r)
+{
+	pid_t w;
+
+	/* The child is a zombie now, so its pid (and process group id) is
+	 * still ours: kill whatever it left in its group before reaping. */
+	kill(-r->pid, SIGKILL);
+	do
+		w = waitpid(r->pid, &r->status, WNOHANG);
+	while (w < 0 && errno == EINTR);
+	if (w == 0)
+		return;			/* not yet: poll again */
+	close_fd(&r->pidfd);
+	/* Whatever it wrote before exiting is in the pipe now. */
+	read_child(r);
+	close_fd(&r->fd);
+}
+
+int
+tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
+    int64_t now_ms)
+{
+	int i;
+
+	if (r->state != TC_RUN_RUNNING)
+		return r->state == TC_RUN_DONE;
+	for (i = 0; i < npfd; i++) {
+		if (pfd[i].revents == 0)
+			continue;
+		if (pfd[i].fd == r->fd && r->fd >= 0)
+			read_child(r);
+		else if (pfd[i].fd == r->pidfd && r->pidfd >= 0)
+			reap(r);
+	}
+	if (r->pidfd >= 0 && now_ms >= r->deadline_ms)
+		fail(r, TC_OUT_TIMEOUT, "");
+	if (r->pidfd < 0 && r->fd < 0)
+		r->state = TC_RUN_DONE;
+	return r->state == TC_RUN_DONE;
+}
+
+void
+tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
+{
+	if (r->state != TC_RUN_RUNNING)
+		return;
+	if (r->outcome == TC_OUT_OK && r->result == NULL)
+		r->outcome = why;
+	if (r->pidfd >= 0) {
+		/* The group first (the child may have forked), then the child
+		 * itself through its pidfd, which cannot hit a reused pid. */
+		kill(-r->pid, SIGKILL);
+		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+	}
+	/* Nothing it sends from now on matters. */
+	close_fd(&r->fd);
+}
+
+int
+tc_run_wait(struct tc_run *r)
+{
+	struct pollfd pfd[2];
+	int n, timeout;
+
+	while (r->state == TC_RUN_RUNNING) {
+		n = tc_run_pollfds(r, pfd);
+		timeout = (int)(r->deadline_ms - tc_now_ms());
+		if (r->fd < 0)
+			timeout = -1;	/* killed: wait for the pidfd */
+		else if (timeout < 0)
+			timeout = 0;
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
+			tc_run_kill(r, TC_OUT_SPAWN);
+		tc_run_step(r, pfd, n, tc_now_ms());
+	}
+	return 0;
+}
+
+cJSON *
+tc_run_take_result(struct tc_run *r)
+{
+	char msg[512];
+	const char *what;
+	cJSON *res;
+	int sig;
+
+	if (r->result != NULL && (r->outcome == TC_OUT_OK ||
+	    r->outcome == TC_OUT_TIMEOUT)) {
+		/* A result that arrived whole counts, even if the child
+		 * lingered afterwards. */
+		res = r->result;
+		r->result = NULL;
+		return res;
+	}
+	switch (r->outcome) {
+	case TC_OUT_TIMEOUT:
+		snprintf(msg, sizeof(msg), "the call was stopped at its "
+		    "deadline of %lld ms", (long long)(r->deadline_ms -
+		    r->start_ms));
+		break;
+	case TC_OUT_CANCELLED:
+		snprintf(msg, sizeof(msg), "the call was cancelled");
+		break;
+	case TC_OUT_TOOBIG:
+		snprintf(msg, sizeof(msg), "the result exceeded the %zu-byte "
+		    "limit and was discarded; ask for less at a time", 
+		    r->max_result);
+		break;
+	case TC_OUT_BADFRAME:
+		snprintf(msg, sizeof(msg), "the sandboxed handler sent a "
+		    "malformed result (%s)", r->why);
+		break;
+	case TC_OUT_SPAWN:
+		snprintf(msg, sizeof(msg), "the call could not be run: %s",
+		    r->why[0] ? r->why : "internal error");
+		break;
+	case TC_OUT_OK:
+	case TC_OUT_CRASHED:
+	case TC_OUT_NORESULT:
+	case TC_OUT_CONFINE:
+	default:
+		if (WIFSIGNALED(r->status)) {
+			sig = WTERMSIG(r->status);
+			r->outcome = TC_OUT_CRASHED;
+			snprintf(msg, sizeof(msg), "the sandboxed handler was "
+			    "killed by signal %d (%s)%s", sig, strsignal(sig),
+			    sig == SIGSYS ? ": it made a system call its "
+			    "seccomp filter forbids" : sig == SIGXCPU ?
+			    ": it used up its CPU time" : "");
+		} else if ((what = tc_child_exit_str(
+		    WEXITSTATUS(r->status))) != NULL) {
+			r->outcome = TC_OUT_CONFINE;
+			snprintf(msg, sizeof(msg), "the call was not run: its "
+			    "sandbox could not be set up (%s)", what);
+		} else {
+			r->outcome = TC_OUT_NORESULT;
+			snprintf(msg, sizeof(msg), "the sandboxed handler "
+			    "exited with status %d without a result",
+			    WEXITSTATUS(r->status));
+		}
+		break;
+	}
+	return tc_result_error_json(msg);
+}
+
+void
+tc_run_release(struct tc_run *r)
+{
+	if (r->state == TC_RUN_RUNNING) {
+		tc_run_kill(r, TC_OUT_CANCELLED);
+		tc_run_wait(r);
+	}
+	close_fd(&r->fd);
+	if (r->pidfd >= 0) {
+		close_fd(&r->pidfd);
+		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+			;
+	}
+	tc_buf_release(&r->in);
+	cJSON_Delete(r->result);
+	r->result = NULL;
+	r->state = TC_RUN_IDLE;
+}

@@ -1,0 +1,167 @@
+/*
+ * sandbox.h: the fork-per-call runner and the child's confinement.
+ *
+ * tc_run_start() forks a child for one tool call.  The child confines itself
+ * in tc_sandbox_confine(), the single place where that happens, before any
+ * handler code runs; it then runs the handler and sends its result to the
+ * parent as frames on a pipe.  The parent treats the child as hostile: it
+ * reads at most limits.max_result bytes, kills the child's whole process
+ * group at the deadline or on cancellation, always reaps, and turns a crash,
+ * a signal, a timeout or an oversized or malformed result into a tool error.
+ *
+ * The pipe carries frames (an 8-byte header: type, then length, both
+ * little-endian u32) so that a child may stream progress before its result
+ * and, later, outlive a single request.
+ */
+#ifndef TC_SANDBOX_H
+#define TC_SANDBOX_H
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+
+#include "buf.h"
+#include "err.h"
+#include "tools.h"
+
+struct tc_policy;
+
+enum tc_frame_type {
+	TC_FRAME_RESULT		= 1,	/* a CallToolResult; the last frame */
+	TC_FRAME_PROGRESS	= 2,	/* {"progress":n,"total":n,"message":s} */
+};
+
+#define TC_FRAME_HDR	8u
+
+/*
+ * Exit codes of a child whose confinement failed before its handler ran,
+ * like minijail's MINIJAIL_ERR_*.  Codes keep their meaning forever.
+ */
+#define TC_CHILD_EXITS(X)						\
+	X(FDS,		 91, "could not close inherited file descriptors") \
+	X(ENV,		 92, "could not scrub the environment")		\
+	X(RLIMIT,	 93, "could not set resource limits")		\
+	X(NS,		 94, "could not enter new namespaces")		\
+	X(NNP,		 95, "could not set no_new_privs")		\
+	X(CAPS,		 96, "could not drop capabilities")		\
+	X(LANDLOCK,	 97, "could not apply the Landlock ruleset")	\
+	X(SECCOMP,	 98, "could not load the seccomp filter")	\
+	X(SESSION,	 99, "could not start a new session")		\
+	X(RESULT,	100, "could not send the result")		\
+	X(USER,		101, "could not switch to the run-as user")
+
+enum tc_child_exit {
+#define TC_CHILD_EXIT_ENUM(name, num, text) TC_CHILD_EXIT_##name = (num),
+	TC_CHILD_EXITS(TC_CHILD_EXIT_ENUM)
+#undef TC_CHILD_EXIT_ENUM
+};
+
+/* Returns the description of a TC_CHILD_EXIT_* code, or NULL. */
+const char	*tc_child_exit_str(int code);
+
+/* What the kernel offers and what is in force, probed once at start. */
+struct tc_sandbox {
+	const struct tc_policy *policy;
+	int		 devnull;	/* /dev/null, for the child's stdio */
+	pid_t		 server_pid;	/* the parent every child checks for */
+};
+
+/* Probes the kernel and prepares per-profile state.  Returns 0 or TC_E*. */
+int	tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
+	    struct tc_diag *d);
+void	tc_sandbox_release(struct tc_sandbox *sb);
+
+/*
+ * Confines the calling process (a freshly forked child) for |profile|.
+ * The fds in |keep| (at most TC_KEEP_MAX) stay open; every other fd above 2
+ * is closed, and 0 and 1 become /dev/null.  Returns 0, or a
+ * TC_CHILD_EXIT_* code for _exit().
+ */
+#define TC_KEEP_MAX	64
+int	tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
+	    const int *keep, size_t nkeep);
+
+enum tc_run_state {
+	TC_RUN_IDLE,
+	TC_RUN_RUNNING,
+	TC_RUN_DONE,
+};
+
+enum tc_run_outcome {
+	TC_OUT_OK,		/* the child sent a well-formed result */
+	TC_OUT_TIMEOUT,		/* killed at the deadline */
+	TC_OUT_CANCELLED,	/* killed on the client's request */
+	TC_OUT_TOOBIG,		/* killed for sending too much */
+	TC_OUT_BADFRAME,	/* sent something that is not a result */
+	TC_OUT_CRASHED,		/* died by a signal before its result */
+	TC_OUT_NORESULT,	/* exited without a result */
+	TC_OUT_CONFINE,		/* confinement failed; handler never ran */
+	TC_OUT_SPAWN,		/* could not be started */
+};
+
+struct tc_run {
+	enum tc_run_state	 state;
+	enum tc_run_outcome	 outcome;
+	pid_t			 pid;
+	int			 pidfd;		/* -1 once reaped */
+	int			 fd;		/* pipe read end; -1 at EOF */
+	int			 status;	/* wait status, once reaped */
+	int64_t			 start_ms;
+	int64_t			 deadline_ms;	/* monotonic */
+	size_t			 max_result;
+	struct tc_buf		 in;		/* frames read, not yet handled */
+	cJSON			*result;	/* the checked CallToolResult */
+	char			 why[256];	/* for non-OK outcomes */
+};
+
+/* Returns the monotonic clock in milliseconds. */
+int64_t	tc_now_ms(void);
+
+void	tc_run_init(struct tc_run *r);
+
+/*
+ * Forks a confined child that runs |call|'s handler.  Returns 0 with the
+ * run in TC_RUN_RUNNING, or TC_ESYS with |d| set (nothing left running).
+ */
+int	tc_run_start(struct tc_run *r, const struct tc_sandbox *sb,
+	    const struct tc_call *call, struct tc_diag *d);
+
+/*
+ * Fills up to 2 pollfds for the run; returns how many.  The caller polls
+ * them and passes their revents back to tc_run_step().
+ */
+int	tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd);
+
+/*
+ * Advances the run after poll(): reads what the child sent, reaps it when
+ * it exits, kills it at the deadline (|now_ms|).  Returns 1 once the run is
+ * TC_RUN_DONE, else 0.
+ */
+int	tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
+	    int64_t now_ms);
+
+/* Kills the child's process group now, recording |why| as the outcome. */
+void	tc_run_kill(struct tc_run *r, enum tc_run_outcome why);
+
+/*
+ * Blocks until the run is done (after tc_run_kill(), or for tests).
+ * Returns 0.
+ */
+int	tc_run_wait(struct tc_run *r);
+
+/*
+ * Returns the run's CallToolResult (ownership passes to the caller): the
+ * child's own for TC_OUT_OK, else an isError result that says what happened.
+ */
+cJSON	*tc_run_take_result(struct tc_run *r);
+
+/* Kills and reaps anything still running and frees everything. */
+void	tc_run_release(struct tc_run *r);
+
+/* In the child: sends one frame on |fd|.  Returns 0 or TC_ESYS. */
+int	tc_frame_write(int fd, enum tc_frame_type type, const char *p,
+	    size_t n);
+
+#endif /* TC_SANDBOX_H */

@@ -1,0 +1,507 @@
+/*
+ * server.c: the serving loop.  This is the one file that sees protocol,
+ * policy and sandbox together: it parses the command line, loads the
+ * policy, answers tools/list, and turns each tools/call into a checked,
+ * confined run whose result becomes the response.
+ *
+ * One thread, one poll(2) loop over stdin, a signalfd and every running
+ * call's pipe and pidfd, so that pings, cancellations and new calls are
+ * served while other calls run.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/signalfd.h>
+#include <unistd.h>
+
+#include "log.h"
+#include "policy.h"
+#include "protocol.h"
+#include "sandbox.h"
+#include "server.h"
+
+struct call {
+	struct tc_request	*req;
+	struct tc_call		 call;
+	struct tc_run		 run;
+	int			 cancelled;
+	int			 pfd;		/* first pollfd, or -1 */
+	int			 npfd;
+	struct call		*next;
+};
+
+struct srv {
+	const struct tc_server	*def;
+	struct tc_policy	 pol;
+	struct tc_sandbox	 sb;
+	struct tc_proto		 proto;
+	cJSON			*tools;		/* the tools/list array */
+	struct tc_buf		 instructions;
+	struct call		*calls;
+	unsigned		 ncalls;
+	int			 sigfd;
+	int			 stop;
+};
+
+/* --- Methods --- */
+
+static const struct tc_tool *
+visible_tool(const struct srv *s, const char *name)
+{
+	const struct tc_tool *t;
+
+	t = tc_tool_find(s->def->tools, s->def->ntools, name);
+	if (t != NULL && (t->flags & TC_TOOL_NEEDS_WRITE) &&
+	    !tc_policy_writable(&s->pol))
+		return NULL;
+	return t;
+}
+
+static void
+tools_list(void *ctx, struct tc_request *req)
+{
+	struct srv *s = ctx;
+	const cJSON *cursor;
+	cJSON *res;
+
+	cursor = cJSON_GetObjectItemCaseSensitive(req->params, "cursor");
+	if (cursor != NULL) {
+		/* Every tool fits on one page, so no cursor is ever given
+		 * out and none is valid. */
+		tc_proto_error(req, TC_RPC_INVALID_PARAMS, "invalid cursor");
+		return;
+	}
+	if ((res = cJSON_CreateObject()) == NULL) {
+		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	cJSON_AddItemToObject(res, "tools", cJSON_Duplicate(s->tools, 1));
+	tc_proto_reply(req, res);
+}
+
+static void
+tool_error(struct tc_request *req, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+
+static void
+tool_error(struct tc_request *req, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tc_proto_reply(req, tc_result_error_json(msg));
+}
+
+static struct call *
+find_call(struct srv *s, const char *id_key)
+{
+	struct call *c;
+
+	for (c = s->calls; c != NULL; c = c->next)
+		if (!c->cancelled && strcmp(c->req->id_key, id_key) == 0)
+			return c;
+	return NULL;
+}
+
+static void
+tools_call(void *ctx, struct tc_request *req)
+{
+	struct srv *s = ctx;
+	struct tc_diag d = { "", 0 };
+	const struct tc_tool *t;
+	const cJSON *name;
+	cJSON *args;
+	struct call *c;
+
+	if (req->id == NULL) {
+		tc_request_free(req);
+		return;
+	}
+	name = cJSON_GetObjectItemCaseSensitive(req->params, "name");
+	if (!cJSON_IsString(name)) {
+		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
+		    "tools/call needs params.name, the tool's name");
+		return;
+	}
+	if ((t = visible_tool(s, name->valuestring)) == NULL) {
+		char msg[160];
+
+		snprintf(msg, sizeof(msg), "unknown tool '%.100s'",
+		    name->valuestring);
+		tc_proto_error(req, TC_RPC_INVALID_PARAMS, msg);
+		return;
+	}
+	args = cJSON_GetObjectItemCaseSensitive(req->params, "arguments");
+	if (args == NULL || cJSON_IsNull(args)) {
+		cJSON_DeleteItemFromObjectCaseSensitive(req->params,
+		    "arguments");
+		args = cJSON_AddObjectToObject(req->params, "arguments");
+		if (args == NULL) {
+			tc_proto_error(req, TC_RPC_INTERNAL_ERROR,
+			    "out of memory");
+			return;
+		}
+	}
+	if (!cJSON_IsObject(args)) {
+		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
+		    "tools/call arguments must be an object");
+		return;
+	}
+	if (find_call(s, req->id_key) != NULL) {
+		tc_proto_error(req, TC_RPC_INVALID_REQUEST,
+		    "a request with this id is still in progress");
+		return;
+	}
+	if (req->has_nul) {
+		tool_error(req, "invalid arguments for '%s': strings must not "
+		    "contain U+0000", t->name);
+		return;
+	}
+	if (tc_args_check(t->args, args, &d) != 0) {
+		tool_error(req, "invalid arguments for '%s': %s", t->name,
+		    d.msg);
+		return;
+	}
+	if (s->ncalls >= s->pol.limits.max_inflight) {
+		tool_error(req, "the server is busy with %u calls; try again "
+		    "when one has finished", s->ncalls);
+		return;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	c->req = req;
+	c->call.tool = t;
+	c->call.args = args;
+	c->call.policy = &s->pol;
+	c->pfd = -1;
+	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
+		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
+		tool_error(req, "the call could not be started: %s", d.msg);
+		free(c);
+		return;
+	}
+	tc_debug("call %s (pid %d)", t->name, (int)c->run.pid);
+	c->next = s->calls;
+	s->calls = c;
+	s->ncalls++;
+}
+
+static void
+on_cancel(void *ctx, const char *id_key)
+{
+	struct srv *s = ctx;
+	struct call *c;
+
+	if ((c = find_call(s, id_key)) == NULL)
+		return;		/* finished already, or never known */
+	tc_debug("call %s cancelled", c->call.tool->name);
+	c->cancelled = 1;
+	tc_run_kill(&c->run, TC_OUT_CANCELLED);
+}
+
+/* Answers a finished call and frees it. */
+static void
+finish(struct srv *s, struct call *c)
+{
+	cJSON *res;
+
+	res = tc_run_take_result(&c->run);
+	tc_debug("call %s done in %lld ms", c->call.tool->name,
+	    (long long)(tc_now_ms() - c->run.start_ms));
+	if (c->cancelled) {
+		/* A cancelled request gets no response. */
+		cJSON_Delete(res);
+		tc_request_free(c->req);
+	} else if (res == NULL)
+		tc_proto_error(c->req, TC_RPC_INTERNAL_ERROR, "out of memory");
+	else
+		tc_proto_reply(c->req, res);
+	tc_run_release(&c->run);
+	free(c);
+	s->ncalls--;
+}
+
+static const struct tc_method methods[] = {
+	{ "tools/call",	tools_call },
+	{ "tools/list",	tools_list },
+};
+
+/* --- Set-up --- */
+
+static void
+usage(const struct tc_server *def, FILE *f)
+{
+	fprintf(f,
+	    "usage: %s [-w] [-t MS] [-v] DIR...\n"
+	    "%s.\n\n"
+	    "  -w, --write              the directories are writable "
+	    "(read-only otherwise)\n"
+	    "  -t, --timeout MS         per-call deadline in milliseconds "
+	    "(default 30000)\n"
+	    "      --max-message-bytes N  longest input message accepted "
+	    "(default 16 MiB)\n"
+	    "  -v, --verbose            log each call on stderr\n"
+	    "  -q, --quiet              log only errors\n"
+	    "  -V, --version            print the version and exit\n"
+	    "  -h, --help               print this help and exit\n\n"
+	    "It speaks MCP on stdin and stdout; see %s(1).\n",
+	    def->name, def->summary, def->name);
+}
+
+static long long
+number(const char *name, const char *s, long long min, long long max)
+{
+	char *end;
+	long long v;
+
+	errno = 0;
+	v = strtoll(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		tc_fatal("%s: '%s' is not a number from %lld to %lld", name, s,
+		    min, max);
+	return v;
+}
+
+static void
+build_instructions(struct srv *s)
+{
+	const struct tc_root *r;
+	size_t i;
+
+	tc_buf_init(&s->instructions, 1u << 16);
+	tc_buf_printf(&s->instructions, "%s gives access to %s only under: ",
+	    s->def->name, s->def->touches);
+	for (i = 0; i < s->pol.nroots; i++) {
+		r = &s->pol.roots[i];
+		tc_buf_printf(&s->instructions, "%s%s (%s)", i ? "; " : "",
+		    r->path, (r->flags & TC_ROOT_WRITE) ? "read-write" :
+		    "read-only");
+	}
+	tc_buf_printf(&s->instructions, ". Anything else is refused; "
+	    "relative paths are taken from %s. Every call runs in a "
+	    "confined, short-lived process.", s->pol.roots[0].path);
+}
+
+static void
+build_tools(struct srv *s)
+{
+	struct tc_diag d = { "", 0 };
+	size_t i;
+
+	if (tc_tools_validate(s->def->tools, s->def->ntools, &d) != 0)
+		TC_BUG("%s", d.msg);
+	if ((s->tools = cJSON_CreateArray()) == NULL)
+		tc_fatal("out of memory");
+	for (i = 0; i < s->def->ntools; i++)
+		if (visible_tool(s, s->def->tools[i].name) != NULL)
+			cJSON_AddItemToArray(s->tools,
+			    tc_tool_describe(&s->def->tools[i]));
+}
+
+static int
+make_sigfd(void)
+{
+	sigset_t set;
+	int fd;
+
+	/* The client's end of stdout may close at any time: a write then
+	 * fails with EPIPE instead of killing the server. */
+	signal(SIGPIPE, SIG_IGN);
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	if (sigprocmask(SIG_BLOCK, &set, NULL) != 0 ||
+	    (fd = signalfd(-1, &set, SFD_CLOEXEC | SFD_NONBLOCK)) < 0)
+		tc_fatal("cannot set up signal handling: %s", strerror(errno));
+	return fd;
+}
+
+/* --- The loop --- */
+
+static void
+stop_all(struct srv *s)
+{
+	struct call *c;
+
+	for (c = s->calls; c != NULL; c = c->next) {
+		c->cancelled = 1;
+		tc_run_kill(&c->run, TC_OUT_CANCELLED);
+	}
+	while ((c = s->calls) != NULL) {
+		tc_run_wait(&c->run);
+		s->calls = c->next;
+		finish(s, c);
+	}
+}
+
+static void
+serve(struct srv *s)
+{
+	struct signalfd_siginfo si;
+	struct pollfd *pfd = NULL;
+	struct call *c, **cp;
+	size_t npfd, cap = 0;
+	int64_t now, timeout;
+	int n;
+
+	for (;;) {
+		if (s->proto.dead || s->stop ||
+		    (s->proto.eof && s->calls == NULL))
+			break;
+		if (cap < 2 + 2 * (size_t)s->ncalls) {
+			cap = 2 + 2 * (size_t)s->ncalls + 16;
+			free(pfd);
+			if ((pfd = calloc(cap, sizeof(*pfd))) == NULL)
+				tc_fatal("out of memory");
+		}
+		npfd = 0;
+		pfd[npfd].fd = s->sigfd;
+		pfd[npfd++].events = POLLIN;
+		pfd[npfd].fd = s->proto.eof ? -1 : s->proto.cfg.in_fd;
+		pfd[npfd++].events = POLLIN;
+		now = tc_now_ms();
+		timeout = -1;
+		for (c = s->calls; c != NULL; c = c->next) {
+			c->pfd = (int)npfd;
+			c->npfd = tc_run_pollfds(&c->run, pfd + npfd);
+			npfd += (size_t)c->npfd;
+			if (c->run.fd >= 0 &&
+			    (timeout < 0 || c->run.deadline_ms - now < timeout))
+				timeout = c->run.deadline_ms - now;
+		}
+		if (timeout > INT_MAX)
+			timeout = INT_MAX;
+		n = poll(pfd, (nfds_t)npfd, timeout < 0 ? -1 :
+		    (int)(timeout > 0 ? timeout : 0));
+		if (n < 0 && errno != EINTR)
+			tc_fatal("poll: %s", strerror(errno));
+		if (n > 0 && pfd[0].revents) {
+			while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
+				tc_info("signal %u: stopping", si.ssi_signo);
+				s->stop = 1;
+			}
+		}
+		/* Calls first: a new call started by this round's input has
+		 * no pollfds yet. */
+		now = tc_now_ms();
+		for (cp = &s->calls; (c = *cp) != NULL;) {
+			if (tc_run_step(&c->run, c->npfd ? pfd + c->pfd : NULL,
+			    c->npfd, now)) {
+				*cp = c->next;
+				finish(s, c);
+			} else
+				cp = &c->next;
+		}
+		if (n > 0 && pfd[1].fd >= 0 && pfd[1].revents)
+			tc_proto_read(&s->proto);
+	}
+	free(pfd);
+	stop_all(s);
+}
+
+int
+tc_server_main(const struct tc_server *def, int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "write",		no_argument,		NULL, 'w' },
+		{ "timeout",		required_argument,	NULL, 't' },
+		{ "max-message-bytes",	required_argument,	NULL, 'M' },
+		{ "verbose",		no_argument,		NULL, 'v' },
+		{ "quiet",		no_argument,		NULL, 'q' },
+		{ "version",		no_argument,		NULL, 'V' },
+		{ "help",		no_argument,		NULL, 'h' },
+		{ NULL,			0,			NULL, 0 }
+	};
+	enum tc_log_level level = TC_LOG_INFO;
+	struct tc_proto_config pc;
+	struct tc_diag d = { "", 0 };
+	struct srv s;
+	unsigned rootflags = 0;
+	size_t max_frame = TC_MAX_FRAME;
+	int ch, i;
+
+	memset(&s, 0, sizeof(s));
+	s.def = def;
+	tc_log_init(def->name, level);
+	tc_policy_init(&s.pol);
+	while ((ch = getopt_long(argc, argv, "wt:vqVh", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'w':
+			rootflags |= TC_ROOT_WRITE;
+			break;
+		case 't':
+			s.pol.limits.deadline_ms = (int)number("--timeout",
+			    optarg, 1, 3600 * 1000);
+			break;
+		case 'M':
+			max_frame = (size_t)number("--max-message-bytes",
+			    optarg, 64, 1LL << 30);
+			break;
+		case 'v':
+			level = TC_LOG_DEBUG;
+			break;
+		case 'q':
+			level = TC_LOG_ERROR;
+			break;
+		case 'V':
+			fprintf(stderr, "%s %s\n", def->name, def->version);
+			return 0;
+		case 'h':
+			usage(def, stderr);
+			return 0;
+		default:
+			usage(def, stderr);
+			return 2;
+		}
+	}
+	tc_log_init(def->name, level);
+	if (optind >= argc)
+		tc_fatal("no directories to serve: run '%s DIR...' to serve "
+		    "DIR read-only, or '%s --write DIR...' to allow changes",
+		    def->name, def->name);
+	for (i = optind; i < argc; i++)
+		if (tc_policy_add_root(&s.pol, argv[i], rootflags, &d) != 0)
+			tc_fatal("cannot serve %s", d.msg);
+	if (tc_sandbox_init(&s.sb, &s.pol, &d) != 0)
+		tc_fatal("%s", d.msg);
+	build_instructions(&s);
+	build_tools(&s);
+	s.sigfd = make_sigfd();
+
+	memset(&pc, 0, sizeof(pc));
+	pc.name = def->name;
+	pc.title = def->title;
+	pc.version = def->version;
+	pc.instructions = s.instructions.data;
+	pc.capabilities = "{\"tools\":{}}";
+	pc.methods = methods;
+	pc.nmethods = TC_NITEMS(methods);
+	pc.on_cancel = on_cancel;
+	pc.ctx = &s;
+	pc.max_frame = max_frame;
+	pc.in_fd = STDIN_FILENO;
+	pc.out_fd = STDOUT_FILENO;
+	tc_proto_init(&s.proto, &pc);
+
+	serve(&s);
+
+	tc_proto_release(&s.proto);
+	cJSON_Delete(s.tools);
+	tc_buf_release(&s.instructions);
+	tc_sandbox_release(&s.sb);
+	tc_policy_release(&s.pol);
+	close(s.sigfd);
+	return 0;
+}

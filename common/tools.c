@@ -1,0 +1,639 @@
+/*
+ * tools.c: tool tables, the JSON Schemas derived from them, argument
+ * checking before any fork, and the results handlers build and the parent
+ * checks.
+ */
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "log.h"
+#include "tools.h"
+
+/* --- Tables and schemas --- */
+
+static int
+valid_tool_name(const char *s)
+{
+	size_t i;
+
+	if (s == NULL || !(s[0] >= 'a' && s[0] <= 'z'))
+		return 0;
+	for (i = 1; s[i] != '\0'; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		    (s[i] >= '0' && s[i] <= '9') || s[i] == '_'))
+			return 0;
+	return i <= 40;
+}
+
+static int
+validate_args(const char *tool, const struct tc_arg *a, struct tc_diag *d)
+{
+	for (; a->name != NULL; a++) {
+		if (a->description == NULL)
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has no description", tool, a->name);
+		if (a->type == TC_ARG_OBJECT_ARRAY) {
+			if (a->items == NULL)
+				return tc_diag(d, TC_EINVAL, "tool '%s': "
+				    "argument '%s' has no items", tool,
+				    a->name);
+			if (validate_args(tool, a->items, d) != 0)
+				return TC_EINVAL;
+		}
+		if (a->type == TC_ARG_INT && a->min > a->max)
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has an empty range", tool, a->name);
+	}
+	return 0;
+}
+
+int
+tc_tools_validate(const struct tc_tool *tools, size_t n, struct tc_diag *d)
+{
+	cJSON *s;
+	size_t i, j;
+
+	for (i = 0; i < n; i++) {
+		const struct tc_tool *t = &tools[i];
+
+		if (!valid_tool_name(t->name))
+			return tc_diag(d, TC_EINVAL, "tool name '%s' is not "
+			    "lowercase snake_case", t->name ? t->name : "");
+		for (j = 0; j < i; j++)
+			if (strcmp(tools[j].name, t->name) == 0)
+				return tc_diag(d, TC_EINVAL, "tool '%s' is "
+				    "declared twice", t->name);
+		if (t->description == NULL || t->fn == NULL || t->args == NULL)
+			return tc_diag(d, TC_EINVAL, "tool '%s' lacks a "
+			    "description, handler or argument table", t->name);
+		if (t->output_schema == NULL ||
+		    (s = cJSON_Parse(t->output_schema)) == NULL)
+			return tc_diag(d, TC_EINVAL, "tool '%s': output schema "
+			    "is not JSON", t->name);
+		j = cJSON_IsObject(s);
+		cJSON_Delete(s);
+		if (!j)
+			return tc_diag(d, TC_EINVAL, "tool '%s': output schema "
+			    "is not an object", t->name);
+		if (validate_args(t->name, t->args, d) != 0)
+			return TC_EINVAL;
+	}
+	return 0;
+}
+
+const struct tc_tool *
+tc_tool_find(const struct tc_tool *tools, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (strcmp(tools[i].name, name) == 0)
+			return &tools[i];
+	return NULL;
+}
+
+static cJSON *
+arg_schema(const struct tc_arg *a)
+{
+	cJSON *s, *it, *e;
+	size_t i;
+
+	if ((s = cJSON_CreateObject()) == NULL)
+		return NULL;
+	switch (a->type) {
+	case TC_ARG_STRING:
+		cJSON_AddStringToObject(s, "type", "string");
+		if (a->flags & TC_ARG_NONEMPTY)
+			cJSON_AddNumberToObject(s, "minLength", 1);
+		if (a->enums != NULL) {
+			e = cJSON_AddArrayToObject(s, "enum");
+			for (i = 0; a->enums[i] != NULL; i++)
+				cJSON_AddItemToArray(e,
+				    cJSON_CreateString(a->enums[i]));
+		}
+		break;
+	case TC_ARG_INT:
+		cJSON_AddStringToObject(s, "type", "integer");
+		cJSON_AddNumberToObject(s, "minimum", (double)a->min);
+		if (a->max < (1LL << 53))
+			cJSON_AddNumberToObject(s, "maximum", (double)a->max);
+		if (a->flags & TC_ARG_DEFAULT)
+			cJSON_AddNumberToObject(s, "default", (double)a->def);
+		break;
+	case TC_ARG_BOOL:
+		cJSON_AddStringToObject(s, "type", "boolean");
+		if (a->flags & TC_ARG_DEFAULT)
+			cJSON_AddBoolToObject(s, "default", a->def != 0);
+		break;
+	case TC_ARG_STRING_ARRAY:
+	case TC_ARG_OBJECT_ARRAY:
+		cJSON_AddStringToObject(s, "type", "array");
+		it = a->type == TC_ARG_OBJECT_ARRAY ? tc_args_schema(a->items) :
+		    cJSON_CreateObject();
+		if (a->type == TC_ARG_STRING_ARRAY && it != NULL)
+			cJSON_AddStringToObject(it, "type", "string");
+		cJSON_AddItemToObject(s, "items", it);
+		if (a->max_len > 0)
+			cJSON_AddNumberToObject(s, "maxItems",
+			    (double)a->max_len);
+		break;
+	}
+	cJSON_AddStringToObject(s, "description", a->description);
+	return s;
+}
+
+cJSON *
+tc_args_schema(const struct tc_arg *args)
+{
+	cJSON *s, *props, *req;
+	const struct tc_arg *a;
+
+	if ((s = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(s, "type", "object");
+	props = cJSON_AddObjectToObject(s, "properties");
+	req = cJSON_CreateArray();
+	for (a = args; a->name != NULL; a++) {
+		cJSON_AddItemToObject(props, a->name, arg_schema(a));
+		if (a->flags & TC_ARG_REQUIRED)
+			cJSON_AddItemToArray(req, cJSON_CreateString(a->name));
+	}
+	if (cJSON_GetArraySize(req) > 0)
+		cJSON_AddItemToObject(s, "required", req);
+	else
+		cJSON_Delete(req);
+	cJSON_AddFalseToObject(s, "additionalProperties");
+	return s;
+}
+
+cJSON *
+tc_tool_describe(const struct tc_tool *t)
+{
+	cJSON *o, *an;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "name", t->name);
+	if (t->title != NULL)
+		cJSON_AddStringToObject(o, "title", t->title);
+	cJSON_AddStringToObject(o, "description", t->description);
+	cJSON_AddItemToObject(o, "inputSchema", tc_args_schema(t->args));
+	cJSON_AddItemToObject(o, "outputSchema",
+	    cJSON_Parse(t->output_schema));
+	an = cJSON_AddObjectToObject(o, "annotations");
+	if (t->title != NULL)
+		cJSON_AddStringToObject(an, "title", t->title);
+	cJSON_AddBoolToObject(an, "readOnlyHint",
+	    (t->flags & TC_TOOL_READONLY) != 0);
+	if (!(t->flags & TC_TOOL_READONLY)) {
+		cJSON_AddBoolToObject(an, "destructiveHint",
+		    (t->flags & TC_TOOL_DESTRUCTIVE) != 0);
+		cJSON_AddBoolToObject(an, "idempotentHint",
+		    (t->flags & TC_TOOL_IDEMPOTENT) != 0);
+	} else
+		cJSON_AddBoolToObject(an, "idempotentHint", 1);
+	cJSON_AddBoolToObject(an, "openWorldHint",
+	    (t->flags & TC_TOOL_OPEN_WORLD) != 0);
+	return o;
+}
+
+/* --- Argument checking --- */
+
+static const char *
+json_type(const cJSON *v)
+{
+	if (cJSON_IsString(v))
+		return "a string";
+	if (cJSON_IsNumber(v))
+		return "a number";
+	if (cJSON_IsBool(v))
+		return "a boolean";
+	if (cJSON_IsNull(v))
+		return "null";
+	if (cJSON_IsArray(v))
+		return "an array";
+	if (cJSON_IsObject(v))
+		return "an object";
+	return "an unknown value";
+}
+
+static int
+check_string(const char *where, const struct tc_arg *a, const char *s,
+    size_t max, struct tc_diag *d)
+{
+	size_t n = strlen(s), i;
+
+	if (max > 0 && n > max)
+		return tc_diag(d, TC_EINVAL, "%s: longer than %zu bytes",
+		    where, max);
+	if ((a->flags & TC_ARG_NONEMPTY) && n == 0)
+		return tc_diag(d, TC_EINVAL, "%s: must not be empty", where);
+	if (a->enums != NULL) {
+		for (i = 0; a->enums[i] != NULL; i++)
+			if (strcmp(a->enums[i], s) == 0)
+				return 0;
+		return tc_diag(d, TC_EINVAL, "%s: must be one of %s%s%s%s%s",
+		    where, a->enums[0], a->enums[1] ? ", " : "",
+		    a->enums[1] ? a->enums[1] : "",
+		    a->enums[1] && a->enums[2] ? ", " : "",
+		    a->enums[1] && a->enums[2] ? a->enums[2] : "");
+	}
+	return 0;
+}
+
+static int	check_object(const char *where, const struct tc_arg *args,
+		    const cJSON *obj, struct tc_diag *d);
+
+static int
+check_value(const char *where, const struct tc_arg *a, const cJSON *v,
+    struct tc_diag *d)
+{
+	char sub[160];
+	const cJSON *it;
+	double x;
+	int i = 0;
+
+	switch (a->type) {
+	case TC_ARG_STRING:
+		if (!cJSON_IsString(v))
+			return tc_diag(d, TC_EINVAL, "%s: expected a string, "
+			    "got %s", where, json_type(v));
+		return check_string(where, a, v->valuestring, a->max_len, d);
+	case TC_ARG_INT:
+		if (!cJSON_IsNumber(v))
+			return tc_diag(d, TC_EINVAL, "%s: expected an integer, "
+			    "got %s", where, json_type(v));
+		x = v->valuedouble;
+		if (!isfinite(x) || x != floor(x))
+			return tc_diag(d, TC_EINVAL, "%s: expected an integer, "
+			    "got %g", where, x);
+		if (x < (double)a->min || x > (double)a->max)
+			return tc_diag(d, TC_EINVAL, "%s: must be between "
+			    "%lld and %lld", where, a->min, a->max);
+		return 0;
+	case TC_ARG_BOOL:
+		if (!cJSON_IsBool(v))
+			return tc_diag(d, TC_EINVAL, "%s: expected a boolean, "
+			    "got %s", where, json_type(v));
+		return 0;
+	case TC_ARG_STRING_ARRAY:
+	case TC_ARG_OBJECT_ARRAY:
+		if (!cJSON_IsArray(v))
+			return tc_diag(d, TC_EINVAL, "%s: expected an array, "
+			    "got %s", where, json_type(v));
+		if (a->max_len > 0 &&
+		    (size_t)cJSON_GetArraySize(v) > a->max_len)
+			return tc_diag(d, TC_EINVAL, "%s: more than %zu items",
+			    where, a->max_len);
+		cJSON_ArrayForEach(it, v) {
+			snprintf(sub, sizeof(sub), "%.120s[%d]", where, i++);
+			if (a->type == TC_ARG_OBJECT_ARRAY) {
+				if (check_object(sub, a->items, it, d) != 0)
+					return TC_EINVAL;
+			} else if (!cJSON_IsString(it)) {
+				return tc_diag(d, TC_EINVAL, "%s: expected a "
+				    "string, got %s", sub, json_type(it));
+			} else if (check_string(sub, a, it->valuestring,
+			    a->item_max_len, d) != 0)
+				return TC_EINVAL;
+		}
+		return 0;
+	}
+	return tc_diag(d, TC_EINVAL, "%s: unknown type", where);
+}
+
+static int
+check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
+    struct tc_diag *d)
+{
+	const struct tc_arg *a;
+	const cJSON *v;
+	char sub[160];
+
+	if (!cJSON_IsObject(obj))
+		return tc_diag(d, TC_EINVAL, "%s: expected an object, got %s",
+		    where, json_type(obj));
+	cJSON_ArrayForEach(v, obj) {
+		for (a = args; a->name != NULL; a++)
+			if (strcmp(a->name, v->string) == 0)
+				break;
+		if (a->name == NULL)
+			return tc_diag(d, TC_EINVAL, "%s: unknown argument "
+			    "'%.64s'", where, v->string);
+		/* A duplicate member would be seen twice by a later reader
+		 * and once here: refuse it. */
+		if (cJSON_GetObjectItemCaseSensitive(obj, v->string) != v)
+			return tc_diag(d, TC_EINVAL, "%s: argument '%s' given "
+			    "twice", where, v->string);
+	}
+	for (a = args; a->name != NULL; a++) {
+		if (*where == '\0')
+			snprintf(sub, sizeof(sub), "argument '%s'", a->name);
+		else
+			snprintf(sub, sizeof(sub), "%.100s.%.40s", where,
+			    a->name);
+		v = cJSON_GetObjectItemCaseSensitive(obj, a->name);
+		if (v == NULL) {
+			if (a->flags & TC_ARG_REQUIRED)
+				return tc_diag(d, TC_EINVAL, "%s is required",
+				    sub);
+			continue;
+		}
+		if (check_value(sub, a, v, d) != 0)
+			return TC_EINVAL;
+	}
+	return 0;
+}
+
+int
+tc_args_check(const struct tc_arg *args, const cJSON *obj, struct tc_diag *d)
+{
+	if (!cJSON_IsObject(obj))
+		return tc_diag(d, TC_EINVAL, "arguments: expected an object, "
+		    "got %s", json_type(obj));
+	return check_object("", args, obj, d);
+}
+
+const cJSON *
+tc_arg_json(const struct tc_call *c, const char *name)
+{
+	return cJSON_GetObjectItemCaseSensitive(c->args, name);
+}
+
+int
+tc_arg_has(const struct tc_call *c, const char *name)
+{
+	return tc_arg_json(c, name) != NULL;
+}
+
+const char *
+tc_arg_str(const struct tc_call *c, const char *name)
+{
+	const cJSON *v = tc_arg_json(c, name);
+
+	return cJSON_IsString(v) ? v->valuestring : NULL;
+}
+
+static const struct tc_arg *
+find_arg(const struct tc_call *c, const char *name)
+{
+	const struct tc_arg *a;
+
+	for (a = c->tool->args; a->name != NULL; a++)
+		if (strcmp(a->name, name) == 0)
+			return a;
+	TC_BUG("tool '%s' has no argument '%s'", c->tool->name, name);
+}
+
+long long
+tc_arg_int(const struct tc_call *c, const char *name, long long def)
+{
+	const cJSON *v = tc_arg_json(c, name);
+	const struct tc_arg *a = find_arg(c, name);
+
+	if (cJSON_IsNumber(v))
+		return (long long)v->valuedouble;
+	return (a->flags & TC_ARG_DEFAULT) ? a->def : def;
+}
+
+int
+tc_arg_bool(const struct tc_call *c, const char *name, int def)
+{
+	const cJSON *v = tc_arg_json(c, name);
+	const struct tc_arg *a = find_arg(c, name);
+
+	if (cJSON_IsBool(v))
+		return cJSON_IsTrue(v);
+	return (a->flags & TC_ARG_DEFAULT) ? a->def != 0 : def;
+}
+
+/* --- Results --- */
+
+void
+tc_result_init(struct tc_result *r)
+{
+	tc_buf_init(&r->text, TC_RESULT_TEXT_MAX);
+	r->structured = NULL;
+	r->content = NULL;
+	r->is_error = 0;
+}
+
+void
+tc_result_release(struct tc_result *r)
+{
+	tc_buf_release(&r->text);
+	cJSON_Delete(r->structured);
+	cJSON_Delete(r->content);
+	tc_result_init(r);
+}
+
+int
+tc_result_printf(struct tc_result *r, const char *fmt, ...)
+{
+	char small[512], *big = NULL;
+	va_list ap;
+	int n, rc;
+
+	va_start(ap, fmt);
+	n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return TC_EINVAL;
+	if ((size_t)n >= sizeof(small)) {
+		if ((big = malloc((size_t)n + 1)) == NULL)
+			return TC_ENOMEM;
+		va_start(ap, fmt);
+		vsnprintf(big, (size_t)n + 1, fmt, ap);
+		va_end(ap);
+	}
+	rc = tc_buf_append_utf8(&r->text, big ? big : small, (size_t)n);
+	free(big);
+	return rc;
+}
+
+int
+tc_result_text(struct tc_result *r, const void *p, size_t n)
+{
+	return tc_buf_append_utf8(&r->text, p, n);
+}
+
+int
+tc_result_error(struct tc_result *r, const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tc_buf_reset(&r->text);
+	cJSON_Delete(r->structured);
+	r->structured = NULL;
+	r->is_error = 1;
+	(void)tc_buf_append_utf8(&r->text, msg, strlen(msg));
+	return 0;
+}
+
+cJSON *
+tc_result_obj(struct tc_result *r)
+{
+	if (r->structured == NULL)
+		r->structured = cJSON_CreateObject();
+	return r->structured;
+}
+
+static cJSON *
+text_item(const char *text)
+{
+	cJSON *it;
+
+	if ((it = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(it, "type", "text");
+	cJSON_AddStringToObject(it, "text", text);
+	return it;
+}
+
+cJSON *
+tc_result_to_json(const struct tc_result *r)
+{
+	cJSON *o, *content, *it;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	content = cJSON_AddArrayToObject(o, "content");
+	cJSON_AddItemToArray(content, text_item(r->text.data ?
+	    r->text.data : ""));
+	if (r->content != NULL)
+		cJSON_ArrayForEach(it, r->content)
+			cJSON_AddItemToArray(content, cJSON_Duplicate(it, 1));
+	if (!r->is_error && r->structured != NULL)
+		cJSON_AddItemToObject(o, "structuredContent",
+		    cJSON_Duplicate(r->structured, 1));
+	if (r->is_error)
+		cJSON_AddTrueToObject(o, "isError");
+	return o;
+}
+
+cJSON *
+tc_result_error_json(const char *msg)
+{
+	cJSON *o, *content;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	content = cJSON_AddArrayToObject(o, "content");
+	cJSON_AddItemToArray(content, text_item(msg));
+	cJSON_AddTrueToObject(o, "isError");
+	return o;
+}
+
+static int
+is_base64(const char *s)
+{
+	size_t n = strlen(s), i;
+
+	if (n % 4 != 0)
+		return 0;
+	for (i = 0; i < n; i++) {
+		char c = s[i];
+
+		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+		    (c >= '0' && c <= '9') || c == '+' || c == '/' ||
+		    (c == '=' && i >= n - 2)))
+			return 0;
+	}
+	return 1;
+}
+
+static int
+only_keys(const cJSON *o, const char *const *keys)
+{
+	const cJSON *v;
+	size_t i;
+
+	cJSON_ArrayForEach(v, o) {
+		for (i = 0; keys[i] != NULL; i++)
+			if (strcmp(v->string, keys[i]) == 0)
+				break;
+		if (keys[i] == NULL)
+			return 0;
+	}
+	return 1;
+}
+
+static int
+check_item(const cJSON *it, struct tc_diag *d)
+{
+	static const char *const text_keys[] = { "type", "text", NULL };
+	static const char *const media_keys[] = { "type", "data", "mimeType",
+	    NULL };
+	const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "type");
+	const cJSON *v;
+
+	if (!cJSON_IsObject(it) || !cJSON_IsString(type))
+		return tc_diag(d, TC_EINVAL, "content item without a type");
+	if (strcmp(type->valuestring, "text") == 0) {
+		v = cJSON_GetObjectItemCaseSensitive(it, "text");
+		if (!cJSON_IsString(v) || !only_keys(it, text_keys))
+			return tc_diag(d, TC_EINVAL, "malformed text item");
+		return 0;
+	}
+	if (strcmp(type->valuestring, "image") == 0 ||
+	    strcmp(type->valuestring, "audio") == 0) {
+		v = cJSON_GetObjectItemCaseSensitive(it, "data");
+		if (!cJSON_IsString(v) || !is_base64(v->valuestring) ||
+		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(it,
+		    "mimeType")) || !only_keys(it, media_keys))
+			return tc_diag(d, TC_EINVAL, "malformed %s item",
+			    type->valuestring);
+		return 0;
+	}
+	return tc_diag(d, TC_EINVAL, "content item of unknown type");
+}
+
+int
+tc_result_check(const char *text, size_t len, cJSON **out, struct tc_diag *d)
+{
+	static const char *const keys[] = { "content", "structuredContent",
+	    "isError", NULL };
+	const cJSON *content, *it, *v;
+	cJSON *o;
+
+	*out = NULL;
+	if (!tc_utf8_valid(text, len))
+		return tc_diag(d, TC_EBADJSON, "result is not valid UTF-8");
+	if ((o = cJSON_ParseWithLength(text, len)) == NULL)
+		return tc_diag(d, TC_EBADJSON, "result is not JSON");
+	if (!cJSON_IsObject(o) || !only_keys(o, keys)) {
+		cJSON_Delete(o);
+		return tc_diag(d, TC_EINVAL, "result is not a CallToolResult");
+	}
+	content = cJSON_GetObjectItemCaseSensitive(o, "content");
+	if (!cJSON_IsArray(content) || cJSON_GetArraySize(content) == 0) {
+		cJSON_Delete(o);
+		return tc_diag(d, TC_EINVAL, "result has no content");
+	}
+	cJSON_ArrayForEach(it, content) {
+		if (check_item(it, d) != 0) {
+			cJSON_Delete(o);
+			return TC_EINVAL;
+		}
+	}
+	v = cJSON_GetObjectItemCaseSensitive(o, "structuredContent");
+	if (v != NULL && !cJSON_IsObject(v)) {
+		cJSON_Delete(o);
+		return tc_diag(d, TC_EINVAL, "structuredContent is not an "
+		    "object");
+	}
+	v = cJSON_GetObjectItemCaseSensitive(o, "isError");
+	if (v != NULL && !cJSON_IsBool(v)) {
+		cJSON_Delete(o);
+		return tc_diag(d, TC_EINVAL, "isError is not a boolean");
+	}
+	*out = o;
+	return 0;
+}

@@ -1,0 +1,61 @@
+#!/bin/sh
+# deps.sh: check for what toolcell needs and, as root, install what is
+# missing with apt-get; otherwise stop with the exact command to run.
+#
+#   deps.sh build "PKGS"   print make variables for the pkg-config packages
+#   deps.sh node           make sure node and npm are on PATH
+set -eu
+
+apt_install() {
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "toolcell: missing: $*" >&2
+		echo "toolcell: run: sudo apt-get install -y $*" >&2
+		exit 1
+	fi
+	if ! command -v apt-get >/dev/null 2>&1; then
+		echo "toolcell: missing: $* (no apt-get here: install them with your package manager)" >&2
+		exit 1
+	fi
+	echo "toolcell: installing $* with apt-get" >&2
+	export DEBIAN_FRONTEND=noninteractive
+	# Update the lists only when the first try cannot find a package.
+	apt-get install -y -q "$@" </dev/null >&2 ||
+	    { apt-get update -q </dev/null >&2 &&
+	      apt-get install -y -q "$@" </dev/null >&2; }
+}
+
+debname() {
+	case $1 in
+	libseccomp)	echo libseccomp-dev ;;
+	libcap)		echo libcap-dev ;;
+	libcjson)	echo libcjson-dev ;;
+	sqlite3)	echo libsqlite3-dev ;;
+	*)		echo "$1" ;;
+	esac
+}
+
+case ${1:-} in
+build)
+	missing=
+	command -v pkg-config >/dev/null 2>&1 || missing=pkg-config
+	command -v cc >/dev/null 2>&1 || missing="$missing gcc make"
+	for p in $2; do
+		pkg-config --exists "$p" 2>/dev/null ||
+		    missing="$missing $(debname "$p")"
+	done
+	# shellcheck disable=SC2086
+	[ -z "$missing" ] || apt_install $missing
+	echo "PKG_CFLAGS = $(pkg-config --cflags $2)"
+	echo "PKG_LIBS = $(pkg-config --libs $2)"
+	;;
+node)
+	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1
+	then
+		apt_install nodejs npm
+	fi
+	;;
+*)
+	echo "usage: deps.sh build PKGS | node" >&2
+	exit 2
+	;;
+esac

@@ -1,0 +1,697 @@
+/*
+ * fs_tools.c: toolcell-fs's handlers.  They run in the confined child; every
+ * path goes through tc_path_map() and an openat2() beneath its root.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "fs.h"
+#include "path.h"
+#include "policy.h"
+
+#define CHUNK		(64u << 10)
+#define COUNT_BUDGET	(64ull << 20)	/* bytes scanned just to count lines */
+
+static const char *
+type_name(mode_t m)
+{
+	switch (m & S_IFMT) {
+	case S_IFREG:	return "file";
+	case S_IFDIR:	return "directory";
+	case S_IFLNK:	return "symlink";
+	case S_IFIFO:	return "fifo";
+	case S_IFSOCK:	return "socket";
+	case S_IFCHR:	return "char-device";
+	case S_IFBLK:	return "block-device";
+	default:	return "other";
+	}
+}
+
+/*
+ * Maps and opens |user| with |flags|; on failure makes |res| a tool error
+ * and returns -1.  |p| is filled on success; the caller releases it.
+ */
+static int
+open_user_path(const struct tc_call *call, const char *user, int flags,
+    struct tc_path *p, struct tc_result *res)
+{
+	struct tc_diag d = { "", 0 };
+	int fd;
+
+	if (tc_path_map(call->policy, user, p, &d) != 0) {
+		tc_result_error(res, "%s", d.msg);
+		return -1;
+	}
+	if ((fd = tc_path_openat(call->policy, p, flags, 0)) < 0) {
+		tc_path_error(&d, user, errno);
+		tc_result_error(res, "%s", d.msg);
+		tc_path_release(p);
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Opens a regular file for reading without ever blocking on a FIFO or
+ * opening a device: the path is first opened O_PATH and checked, then
+ * reopened, and the two must be the same file.
+ */
+static int
+open_regular(const struct tc_call *call, const char *user, struct tc_path *p,
+    struct stat *st, struct tc_result *res)
+{
+	struct stat st2;
+	int pfd, fd;
+
+	if ((pfd = open_user_path(call, user, O_PATH, p, res)) < 0)
+		return -1;
+	if (fstat(pfd, st) != 0) {
+		tc_result_error(res, "'%s': %s", user, strerror(errno));
+		goto fail;
+	}
+	close(pfd);
+	pfd = -1;
+	if (S_ISDIR(st->st_mode)) {
+		tc_result_error(res, "'%s': is a directory; use "
+		    "list_directory", user);
+		goto fail;
+	}
+	if (!S_ISREG(st->st_mode)) {
+		tc_result_error(res, "'%s': not a regular file (it is a %s)",
+		    user, type_name(st->st_mode));
+		goto fail;
+	}
+	fd = tc_path_openat(call->policy, p, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    0);
+	if (fd < 0) {
+		struct tc_diag d = { "", 0 };
+
+		tc_path_error(&d, user, errno);
+		tc_result_error(res, "%s", d.msg);
+		goto fail;
+	}
+	if (fstat(fd, &st2) != 0 || st2.st_dev != st->st_dev ||
+	    st2.st_ino != st->st_ino || !S_ISREG(st2.st_mode)) {
+		close(fd);
+		tc_result_error(res, "'%s': changed while it was opened; try "
+		    "again", user);
+		goto fail;
+	}
+	*st = st2;
+	return fd;
+fail:
+	if (pfd >= 0)
+		close(pfd);
+	tc_path_release(p);
+	return -1;
+}
+
+/* --- list_allowed_directories --- */
+
+int
+fs_list_allowed_directories(const struct tc_call *call, struct tc_result *res)
+{
+	const struct tc_policy *pol = call->policy;
+	cJSON *dirs, *o;
+	size_t i;
+
+	dirs = cJSON_AddArrayToObject(tc_result_obj(res), "directories");
+	if (dirs == NULL)
+		return TC_ENOMEM;
+	tc_result_printf(res, "Allowed directories:\n");
+	for (i = 0; i < pol->nroots; i++) {
+		const struct tc_root *r = &pol->roots[i];
+		const char *access = (r->flags & TC_ROOT_WRITE) ?
+		    "read-write" : "read-only";
+
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", r->path);
+		cJSON_AddStringToObject(o, "access", access);
+		cJSON_AddItemToArray(dirs, o);
+		tc_result_printf(res, "%s (%s)\n", r->path, access);
+	}
+	return 0;
+}
+
+/* --- read_text_file --- */
+
+struct reader {
+	int		 fd;
+	char		*buf;
+	size_t		 len, pos;
+	uint64_t	 off;		/* file offset of buf[0] */
+	int		 eof;
+};
+
+/* Makes sure buf[pos] is valid; returns 0 at end of file, 1, or -1. */
+static int
+fill(struct reader *r)
+{
+	ssize_t n;
+
+	if (r->pos < r->len)
+		return 1;
+	if (r->eof)
+		return 0;
+	r->off += r->len;
+	r->pos = r->len = 0;
+	do
+		n = read(r->fd, r->buf, CHUNK);
+	while (n < 0 && errno == EINTR);
+	if (n < 0)
+		return -1;
+	if (n == 0) {
+		r->eof = 1;
+		return 0;
+	}
+	r->len = (size_t)n;
+	return 1;
+}
+
+/* Backs |n| up so that a cut at |n| does not split a UTF-8 character. */
+static size_t
+utf8_cut(const char *s, size_t n)
+{
+	size_t k = n;
+
+	while (k > 0 && n - k < 3 && ((unsigned char)s[k] & 0xc0) == 0x80)
+		k--;
+	return ((unsigned char)s[k] & 0xc0) == 0x80 ? n : k;
+}
+
+struct range {
+	uint64_t	 start_line;	/* 0-based */
+	uint64_t	 lines;
+	uint64_t	 total_lines;
+	int		 total_known;
+	int		 truncated;	/* cut by max_bytes */
+	int		 more;		/* lines remain after the range */
+	int		 cut_line;	/* a single line was cut */
+};
+
+/* Counts the newlines left in |r|, up to a budget; returns 0 or -1. */
+static int
+count_rest(struct reader *r, struct range *g, int ended_mid_line)
+{
+	uint64_t scanned = 0;
+	const char *p, *e;
+	int k, mid = ended_mid_line;
+
+	while ((k = fill(r)) > 0) {
+		if (scanned > COUNT_BUDGET)
+			return 0;
+		p = r->buf + r->pos;
+		e = r->buf + r->len;
+		while (p < e && (p = memchr(p, '\n', (size_t)(e - p)))) {
+			g->total_lines++;
+			p++;
+		}
+		mid = r->buf[r->len - 1] != '\n';
+		scanned += r->len - r->pos;
+		r->pos = r->len;
+	}
+	if (k < 0)
+		return -1;
+	if (mid)
+		g->total_lines++;
+	g->total_known = 1;
+	return 0;
+}
+
+static int
+read_forward(int fd, uint64_t skip, uint64_t limit, size_t max_bytes,
+    struct tc_buf *out, struct range *g)
+{
+	struct reader r = { fd, NULL, 0, 0, 0, 0 };
+	const char *p, *nl;
+	size_t n, avail;
+	int k, mid = 0, rc = 0;
+
+	memset(g, 0, sizeof(*g));
+	if ((r.buf = malloc(CHUNK)) == NULL)
+		return TC_ENOMEM;
+	g->start_line = skip;
+	/* Skip whole lines. */
+	while (g->total_lines < skip && (k = fill(&r)) > 0) {
+		p = r.buf + r.pos;
+		avail = r.len - r.pos;
+		if ((nl = memchr(p, '\n', avail)) != NULL) {
+			r.pos += (size_t)(nl - p) + 1;
+			g->total_lines++;
+		} else
+			r.pos = r.len;
+	}
+	if (g->total_lines < skip) {
+		/* Past the end: a last line without a newline counts. */
+		g->total_known = 1;
+		goto out;
+	}
+	/* Take lines while they fit. */
+	while (g->lines < limit && (k = fill(&r)) > 0) {
+		p = r.buf + r.pos;
+		avail = r.len - r.pos;
+		nl = memchr(p, '\n', avail);
+		n = nl ? (size_t)(nl - p) + 1 : avail;
+		if (out->len + n > max_bytes) {
+			if (mid || g->lines == 0) {
+				/* One line longer than the cap: cut it at a
+				 * character boundary. */
+				n = utf8_cut(p, max_bytes - out->len);
+				if ((rc = tc_buf_append(out, p, n)) != 0)
+					goto out;
+				r.pos += n;
+				g->lines++;
+				g->cut_line = 1;
+				mid = 0;
+				/* Skip the rest of the cut line. */
+				while ((k = fill(&r)) > 0) {
+					p = r.buf + r.pos;
+					nl = memchr(p, '\n', r.len - r.pos);
+					if (nl != NULL) {
+						r.pos += (size_t)(nl - p) + 1;
+						break;
+					}
+					r.pos = r.len;
+				}
+				g->total_lines++;
+			}
+			g->truncated = 1;
+			break;
+		}
+		if ((rc = tc_buf_append(out, p, n)) != 0)
+			goto out;
+		r.pos += n;
+		if (nl != NULL) {
+			mid = 0;
+			g->lines++;
+			g->total_lines++;
+		} else
+			mid = 1;
+	}
+	if (mid) {
+		/* The chunk ended inside a line: finish it, or it was the
+		 * file's last line without a newline. */
+		if (fill(&r) <= 0) {
+			g->lines++;
+			g->total_lines++;
+			mid = 0;
+		}
+	}
+	if (fill(&r) > 0)
+		g->more = 1;
+	if (count_rest(&r, g, 0) != 0)
+		rc = TC_ESYS;
+out:
+	free(r.buf);
+	return rc;
+}
+
+/*
+ * Finds where the last |n| lines of |fd| (|size| bytes) start.  A newline
+ * that ends the file does not start another line.
+ */
+static int
+find_tail(int fd, uint64_t size, uint64_t n, uint64_t *start)
+{
+	char *buf;
+	uint64_t pos = size, seen = 0;
+	ssize_t got;
+	size_t len, i;
+	int first = 1;
+
+	*start = 0;
+	if (size == 0 || n == 0) {
+		*start = size;
+		return 0;
+	}
+	if ((buf = malloc(CHUNK)) == NULL)
+		return TC_ENOMEM;
+	while (pos > 0) {
+		len = pos > CHUNK ? CHUNK : (size_t)pos;
+		pos -= len;
+		got = pread(fd, buf, len, (off_t)pos);
+		if (got != (ssize_t)len) {
+			free(buf);
+			return TC_ESYS;
+		}
+		for (i = len; i-- > 0;) {
+			if (buf[i] != '\n')
+				continue;
+			if (first && pos + i == size - 1) {
+				first = 0;
+				continue;
+			}
+			if (++seen == n) {
+				*start = pos + i + 1;
+				free(buf);
+				return 0;
+			}
+		}
+		first = 0;
+	}
+	free(buf);
+	return 0;
+}
+
+static int
+read_tail(int fd, uint64_t size, uint64_t n, size_t max_bytes,
+    struct tc_buf *out, struct range *g)
+{
+	uint64_t start, len;
+	const char *nl;
+	char *buf;
+	ssize_t got;
+	size_t off = 0, i;
+	int rc;
+
+	memset(g, 0, sizeof(*g));
+	if ((rc = find_tail(fd, size, n, &start)) != 0)
+		return rc;
+	len = size - start;
+	if (len > max_bytes) {
+		/* Keep whole lines from the end where possible. */
+		g->truncated = 1;
+		start = size - max_bytes;
+		len = max_bytes;
+	}
+	if ((buf = malloc(len + 1)) == NULL)
+		return TC_ENOMEM;
+	got = pread(fd, buf, len, (off_t)start);
+	if (got != (ssize_t)len) {
+		free(buf);
+		return TC_ESYS;
+	}
+	if (g->truncated) {
+		nl = memchr(buf, '\n', len);
+		if (nl != NULL && (size_t)(nl - buf) + 1 < len)
+			off = (size_t)(nl - buf) + 1;
+		else {
+			while (off < len && off < 3 &&
+			    ((unsigned char)buf[off] & 0xc0) == 0x80)
+				off++;
+			g->cut_line = 1;
+		}
+	}
+	rc = tc_buf_append(out, buf + off, len - off);
+	for (i = off; i < len; i++)
+		if (buf[i] == '\n')
+			g->lines++;
+	if (len > off && buf[len - 1] != '\n')
+		g->lines++;
+	free(buf);
+	if (rc != 0)
+		return rc;
+	/* The line numbers need a count of the whole file. */
+	if (size <= COUNT_BUDGET) {
+		struct range all;
+		struct tc_buf none;
+
+		tc_buf_init(&none, 0);
+		if (lseek(fd, 0, SEEK_SET) == 0 &&
+		    read_forward(fd, UINT64_MAX, 0, 0, &none, &all) == 0 &&
+		    all.total_known) {
+			g->total_known = 1;
+			g->total_lines = all.total_lines;
+			g->start_line = all.total_lines - g->lines;
+		}
+	}
+	return 0;
+}
+
+int
+fs_read_text_file(const struct tc_call *call, struct tc_result *res)
+{
+	const char *user = tc_arg_str(call, "path");
+	int has_head = tc_arg_has(call, "head"), has_tail = tc_arg_has(call,
+	    "tail"), has_off = tc_arg_has(call, "offset"), has_lim =
+	    tc_arg_has(call, "limit");
+	size_t max_bytes = (size_t)tc_arg_int(call, "max_bytes", 0);
+	uint64_t skip, limit;
+	struct tc_buf body;
+	struct tc_path p;
+	struct range g;
+	struct stat st;
+	cJSON *o;
+	int fd, rc, bad;
+
+	if (has_head && has_tail)
+		return tc_result_error(res, "give head or tail, not both");
+	if (has_head && has_lim)
+		return tc_result_error(res, "give head or limit, not both");
+	if (has_tail && (has_off || has_lim))
+		return tc_result_error(res, "tail cannot be combined with "
+		    "offset or limit");
+	if ((fd = open_regular(call, user, &p, &st, res)) < 0)
+		return 0;
+	tc_buf_init(&body, max_bytes);
+	if (has_tail)
+		rc = read_tail(fd, (uint64_t)st.st_size,
+		    (uint64_t)tc_arg_int(call, "tail", 0), max_bytes, &body,
+		    &g);
+	else {
+		skip = (uint64_t)tc_arg_int(call, "offset", 0);
+		limit = has_head ? (uint64_t)tc_arg_int(call, "head", 0) :
+		    has_lim ? (uint64_t)tc_arg_int(call, "limit", 0) :
+		    UINT64_MAX;
+		rc = read_forward(fd, skip, limit, max_bytes, &body, &g);
+	}
+	close(fd);
+	if (rc != 0) {
+		tc_result_error(res, "'%s': read failed: %s", user,
+		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
+		goto out;
+	}
+	bad = !tc_utf8_valid(body.data ? body.data : "", body.len);
+	tc_result_text(res, body.data ? body.data : "", body.len);
+	o = tc_result_obj(res);
+	cJSON_AddStringToObject(o, "path", p.display);
+	cJSON_AddStringToObject(o, "content", res->text.data ?
+	    res->text.data : "");
+	cJSON_AddNumberToObject(o, "size", (double)st.st_size);
+	if (!has_tail || g.total_known)
+		cJSON_AddNumberToObject(o, "start_line",
+		    (double)g.start_line);
+	cJSON_AddNumberToObject(o, "lines", (double)g.lines);
+	if (g.total_known)
+		cJSON_AddNumberToObject(o, "total_lines",
+		    (double)g.total_lines);
+	cJSON_AddBoolToObject(o, "truncated", g.truncated);
+	if (!has_tail && (g.truncated || g.more))
+		cJSON_AddNumberToObject(o, "next_offset",
+		    (double)(g.start_line + g.lines));
+	if (bad)
+		cJSON_AddTrueToObject(o, "invalid_utf8");
+	if (g.truncated) {
+		char note[320];
+
+		snprintf(note, sizeof(note), "[truncated at max_bytes=%zu: "
+		    "%llu line%s returned%s%s]", max_bytes,
+		    (unsigned long long)g.lines, g.lines == 1 ? "" : "s",
+		    g.cut_line ? ", a line longer than the cap was cut" : "",
+		    has_tail ? "; raise max_bytes for more" :
+		    "; call again with offset set to next_offset to continue");
+		res->content = cJSON_CreateArray();
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "type", "text");
+		cJSON_AddStringToObject(o, "text", note);
+		cJSON_AddItemToArray(res->content, o);
+	}
+out:
+	tc_buf_release(&body);
+	tc_path_release(&p);
+	return 0;
+}
+
+/* --- list_directory --- */
+
+struct entry {
+	char	*name;
+	int	 type;		/* DT_* */
+};
+
+static int
+cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->name,
+	    ((const struct entry *)b)->name);
+}
+
+static const char *
+dt_name(int t)
+{
+	switch (t) {
+	case DT_REG:	return "file";
+	case DT_DIR:	return "directory";
+	case DT_LNK:	return "symlink";
+	default:	return "other";
+	}
+}
+
+static const char *
+dt_tag(int t)
+{
+	switch (t) {
+	case DT_REG:	return "[FILE]";
+	case DT_DIR:	return "[DIR]";
+	case DT_LNK:	return "[LINK]";
+	default:	return "[OTHER]";
+	}
+}
+
+int
+fs_list_directory(const struct tc_call *call, struct tc_result *res)
+{
+	const char *user = tc_arg_str(call, "path");
+	size_t offset = (size_t)tc_arg_int(call, "offset", 0);
+	size_t limit = (size_t)tc_arg_int(call, "limit", 0);
+	struct entry *v = NULL, *nv;
+	size_t n = 0, cap = 0, i, end;
+	struct tc_buf name;
+	struct tc_path p;
+	struct dirent *de;
+	struct stat st;
+	cJSON *o, *arr, *e;
+	DIR *dir;
+	int fd, complete = 1;
+
+	if ((fd = open_user_path(call, user, O_RDONLY | O_DIRECTORY, &p,
+	    res)) < 0) {
+		if (errno == ENOTDIR)
+			tc_result_error(res, "'%s': not a directory", user);
+		return 0;
+	}
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		tc_path_release(&p);
+		return tc_result_error(res, "'%s': %s", user, strerror(errno));
+	}
+	tc_buf_init(&name, 4096);
+	while ((errno = 0, de = readdir(dir)) != NULL) {
+		if (strcmp(de->d_name, ".") == 0 ||
+		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (n == FS_LIST_SCAN_MAX) {
+			complete = 0;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 256;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+				goto nomem;
+			v = nv;
+		}
+		v[n].type = de->d_type;
+		if (de->d_type == DT_UNKNOWN && fstatat(dirfd(dir), de->d_name,
+		    &st, AT_SYMLINK_NOFOLLOW) == 0)
+			v[n].type = IFTODT(st.st_mode);
+		tc_buf_reset(&name);
+		if (tc_buf_append_utf8(&name, de->d_name,
+		    strlen(de->d_name)) != 0 ||
+		    (v[n].name = strdup(name.data)) == NULL)
+			goto nomem;
+		n++;
+	}
+	qsort(v, n, sizeof(*v), cmp_entry);
+	o = tc_result_obj(res);
+	cJSON_AddStringToObject(o, "path", p.display);
+	arr = cJSON_AddArrayToObject(o, "entries");
+	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
+	for (i = offset; i < end; i++) {
+		e = cJSON_CreateObject();
+		cJSON_AddStringToObject(e, "name", v[i].name);
+		cJSON_AddStringToObject(e, "type", dt_name(v[i].type));
+		cJSON_AddItemToArray(arr, e);
+		tc_result_printf(res, "%s %s\n", dt_tag(v[i].type), v[i].name);
+	}
+	cJSON_AddNumberToObject(o, "total", (double)n);
+	cJSON_AddBoolToObject(o, "truncated", end < n || !complete);
+	if (end < n)
+		cJSON_AddNumberToObject(o, "next_offset", (double)end);
+	if (n == 0)
+		tc_result_printf(res, "(empty directory)\n");
+	if (end < n)
+		tc_result_printf(res, "[entries %zu-%zu of %zu shown; call "
+		    "list_directory again with offset=%zu to continue]\n",
+		    offset + 1, end, n, end);
+	if (!complete)
+		tc_result_printf(res, "[the directory has more than %u "
+		    "entries; only the first %u read were sorted]\n",
+		    FS_LIST_SCAN_MAX, FS_LIST_SCAN_MAX);
+	goto out;
+nomem:
+	tc_result_error(res, "'%s': too many entries to list", user);
+out:
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+	tc_buf_release(&name);
+	closedir(dir);
+	tc_path_release(&p);
+	return 0;
+}
+
+/* --- get_file_info --- */
+
+static void
+add_time(cJSON *o, struct tc_result *res, const char *key,
+    const struct statx_timestamp *t)
+{
+	char buf[40];
+	struct tm tm;
+	time_t s = (time_t)t->tv_sec;
+
+	gmtime_r(&s, &tm);
+	strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	cJSON_AddStringToObject(o, key, buf);
+	tc_result_printf(res, "%s: %s\n", key, buf);
+}
+
+int
+fs_get_file_info(const struct tc_call *call, struct tc_result *res)
+{
+	const char *user = tc_arg_str(call, "path");
+	struct tc_path p;
+	struct statx sx;
+	char perm[8];
+	cJSON *o;
+	int fd;
+
+	if ((fd = open_user_path(call, user, O_PATH, &p, res)) < 0)
+		return 0;
+	if (statx(fd, "", AT_EMPTY_PATH, STATX_BASIC_STATS | STATX_BTIME,
+	    &sx) != 0) {
+		close(fd);
+		tc_result_error(res, "'%s': %s", user, strerror(errno));
+		tc_path_release(&p);
+		return 0;
+	}
+	close(fd);
+	snprintf(perm, sizeof(perm), "%04o", sx.stx_mode & 07777);
+	o = tc_result_obj(res);
+	cJSON_AddStringToObject(o, "path", p.display);
+	cJSON_AddStringToObject(o, "type", type_name(sx.stx_mode));
+	cJSON_AddNumberToObject(o, "size", (double)sx.stx_size);
+	cJSON_AddStringToObject(o, "permissions", perm);
+	cJSON_AddNumberToObject(o, "uid", sx.stx_uid);
+	cJSON_AddNumberToObject(o, "gid", sx.stx_gid);
+	cJSON_AddNumberToObject(o, "links", sx.stx_nlink);
+	tc_result_printf(res, "path: %s\ntype: %s\nsize: %llu\n"
+	    "permissions: %s\nuid: %u\ngid: %u\nlinks: %u\n", p.display,
+	    type_name(sx.stx_mode), (unsigned long long)sx.stx_size, perm,
+	    sx.stx_uid, sx.stx_gid, sx.stx_nlink);
+	add_time(o, res, "modified", &sx.stx_mtime);
+	add_time(o, res, "accessed", &sx.stx_atime);
+	add_time(o, res, "changed", &sx.stx_ctime);
+	if (sx.stx_mask & STATX_BTIME)
+		add_time(o, res, "created", &sx.stx_btime);
+	tc_path_release(&p);
+	return 0;
+}
