@@ -181,20 +181,25 @@ tc_buf_append_utf8(struct tc_buf *b, const void *p, size_t n)
 {
 	static const char repl[] = "\xef\xbf\xbd";
 	const unsigned char *s = p;
-	size_t i = 0, good;
-	int bad, r;
+	size_t i = 0, good, start = b->len;
+	int bad, r = 0;
 
 	while (i < n) {
 		good = tc_utf8_prefix(s + i, n - i);
 		if ((r = tc_buf_append(b, s + i, good)) != 0)
-			return r;
+			break;
 		i += good;
 		if (i >= n)
 			break;
 		(void)utf8_seq(s + i, n - i, &bad);
 		if ((r = tc_buf_append(b, repl, 3)) != 0)
-			return r;
+			break;
 		i += (size_t)bad;
 	}
-	return 0;
+	if (r != 0 && b->data != NULL) {
+		/* All or nothing, as tc_buf_append(). */
+		b->len = start;
+		b->data[start] = '\0';
+	}
+	return r;
 }

@@ -30,12 +30,42 @@ beneath(const char *path, const char *root, size_t rootlen)
 	return NULL;
 }
 
+/* Returns a copy of absolute |p| without empty and "." components. */
+static char *
+clean_path(const char *p)
+{
+	char *out, *w;
+	size_t len;
+
+	if ((out = malloc(strlen(p) + 2)) == NULL)
+		return NULL;
+	w = out;
+	while (*p != '\0') {
+		while (*p == '/')
+			p++;
+		len = strcspn(p, "/");
+		if (len == 0 || (len == 1 && p[0] == '.')) {
+			p += len;
+			continue;
+		}
+		*w++ = '/';
+		memcpy(w, p, len);
+		w += len;
+		p += len;
+	}
+	if (w == out)
+		*w++ = '/';
+	*w = '\0';
+	return out;
+}
+
 int
 tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
     struct tc_diag *d)
 {
 	const struct tc_root *r;
-	const char *rest = NULL;
+	const char *rest = NULL, *user_abs = user;
+	char *clean = NULL;
 	size_t i, n = 0;
 
 	memset(out, 0, sizeof(*out));
@@ -48,6 +78,11 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 		i = 0;
 		rest = user;
 	} else {
+		/* "//" and "/./" do not change what a path names; ".." does
+		 * and is left for the kernel to resolve beneath the root. */
+		if ((clean = clean_path(user)) == NULL)
+			return tc_diag(d, TC_ENOMEM, "out of memory");
+		user_abs = clean;
 		/* The longest matching root wins, so nested roots keep their
 		 * own access mode. */
 		size_t best = 0;
@@ -56,8 +91,8 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 			const char *a, *b;
 
 			r = &pol->roots[i];
-			a = beneath(user, r->path, r->pathlen);
-			b = beneath(user, r->given, r->givenlen);
+			a = beneath(user_abs, r->path, r->pathlen);
+			b = beneath(user_abs, r->given, r->givenlen);
 			if (a != NULL && r->pathlen >= best) {
 				rest = a;
 				best = r->pathlen;
@@ -69,9 +104,11 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 				n = i;
 			}
 		}
-		if (rest == NULL)
+		if (rest == NULL) {
+			free(clean);
 			return tc_diag(d, TC_EOUTSIDE, "'%s': outside the "
 			    "allowed directories", user);
+		}
 		i = n;
 	}
 	while (*rest == '/')
@@ -82,6 +119,7 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 	n = r->pathlen + strlen(rest) + 2;
 	out->display = malloc(n);
 	if (out->rel == NULL || out->display == NULL) {
+		free(clean);
 		tc_path_release(out);
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	}
@@ -90,6 +128,7 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 		    r->pathlen > 1 ? "/" : "", rest);
 	else
 		snprintf(out->display, n, "%s", r->path);
+	free(clean);
 	return 0;
 }
 
@@ -109,7 +148,10 @@ tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode)
 
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned long long)flags | O_CLOEXEC;
-	how.mode = (flags & (O_CREAT | O_TMPFILE)) ? mode : 0;
+	/* A mode is allowed only with O_CREAT or O_TMPFILE (which includes
+	 * the O_DIRECTORY bit, so test all of its bits). */
+	if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE)
+		how.mode = mode;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	/* openat2 returns EAGAIN when a concurrent rename may have raced
 	 * the resolution; a few retries settle it. */

@@ -4,6 +4,7 @@
  * This is the only file that writes to the server's stdout.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -151,19 +152,46 @@ tc_json_raw_member(const char *text, size_t textlen, const char *const *path,
 	return 0;
 }
 
-/* Returns 1 if a string in |s| holds the escape \u0000. */
+/*
+ * Checks what cJSON lets through but JSON forbids: raw control characters
+ * in strings and numbers with leading zeros.  Sets *|has_nul| if a string
+ * holds the escape \u0000.  Returns 0, or -1 if |s| is not strict JSON.
+ */
 static int
-has_nul_escape(const char *s, size_t n)
+json_strict(const char *s, size_t n, int *has_nul)
 {
-	size_t i;
+	int in_str = 0;
+	size_t i, j;
 
-	for (i = 0; i + 1 < n; i++) {
-		if (s[i] != '\\')
+	*has_nul = 0;
+	for (i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (in_str) {
+			if (c == '\\') {
+				if (i + 5 < n && s[i + 1] == 'u' &&
+				    memcmp(s + i + 2, "0000", 4) == 0)
+					*has_nul = 1;
+				i++;
+			} else if (c == '"')
+				in_str = 0;
+			else if (c < 0x20)
+				return -1;
 			continue;
-		if (s[i + 1] == 'u' && i + 5 < n && memcmp(s + i + 2, "0000",
-		    4) == 0)
-			return 1;
-		i++;
+		}
+		if (c == '"') {
+			in_str = 1;
+			continue;
+		}
+		if (c != '0' || i + 1 >= n || s[i + 1] < '0' || s[i + 1] > '9')
+			continue;
+		/* A 0 followed by a digit: fine inside a fraction or an
+		 * exponent, a leading zero at the start of an integer. */
+		j = i;
+		if (j > 0 && s[j - 1] == '-')
+			j--;
+		if (j == 0 || !strchr("0123456789.eE+-", s[j - 1]))
+			return -1;
 	}
 	return 0;
 }
@@ -574,32 +602,51 @@ valid_id(const cJSON *id, const char *text, size_t len)
 	if (!cJSON_IsNumber(id))
 		return 0;
 	if (tc_json_raw_member(text, len, path, 1, &r, &rl) != 0)
-		return 0;
+		/* The member's name was written with escapes. */
+		return id->valuedouble == floor(id->valuedouble);
 	for (i = 0; i < rl; i++)
 		if (r[i] == '.' || r[i] == 'e' || r[i] == 'E')
 			return 0;
 	return 1;
 }
 
+/*
+ * Answers an invalid request -32600, with its id when the id itself is
+ * readable (so the client is not left waiting), and frees |msg|.
+ */
+static void
+invalid(struct tc_proto *p, struct tc_batch *b, cJSON *msg, const cJSON *id,
+    const char *text, size_t len, const char *why)
+{
+	char *raw = NULL, *key = NULL;
+
+	if (id != NULL && valid_id(id, text, len) &&
+	    take_id(id, text, len, &raw, &key) == 0)
+		deliver(p, b, error_message(raw, TC_RPC_INVALID_REQUEST, why));
+	else
+		fault(p, b, TC_RPC_INVALID_REQUEST, why);
+	free(raw);
+	free(key);
+	cJSON_Delete(msg);
+}
+
 /* Handles one message (ownership of |msg| taken); |text| is its source. */
 static void
 handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
-    struct tc_batch *b)
+    struct tc_batch *b, int has_nul)
 {
 	const cJSON *jv, *id, *method;
 	const struct tc_method *m;
 	struct tc_request *req;
 
 	jv = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
-	if (!cJSON_IsObject(msg) || !cJSON_IsString(jv) ||
-	    strcmp(jv->valuestring, "2.0") != 0) {
-		cJSON_Delete(msg);
-		fault(p, b, TC_RPC_INVALID_REQUEST,
-		    "not a JSON-RPC 2.0 message (\"jsonrpc\": \"2.0\" needed)");
-		return;
-	}
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	if (!cJSON_IsString(jv) || strcmp(jv->valuestring, "2.0") != 0) {
+		invalid(p, b, msg, id, text, len, "not a JSON-RPC 2.0 message "
+		    "(\"jsonrpc\": \"2.0\" needed)");
+		return;
+	}
 	if (method == NULL && id != NULL &&
 	    (cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL ||
 	    cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL)) {
@@ -609,8 +656,7 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 	}
 	if (!cJSON_IsString(method) ||
 	    (id != NULL && !valid_id(id, text, len))) {
-		cJSON_Delete(msg);
-		fault(p, b, TC_RPC_INVALID_REQUEST, method == NULL ?
+		invalid(p, b, msg, id, text, len, method == NULL ?
 		    "invalid request: no method" : !cJSON_IsString(method) ?
 		    "invalid request: method must be a string" :
 		    "invalid request: id must be a string or an integer");
@@ -625,7 +671,7 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 	req->root = msg;
 	req->method = method->valuestring;
 	req->params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	req->has_nul = has_nul_escape(text, len);
+	req->has_nul = has_nul != 0;
 	if (id != NULL && take_id(id, text, len, &req->id, &req->id_key)) {
 		tc_request_free(req);
 		fault(p, b, TC_RPC_INTERNAL_ERROR, "out of memory");
@@ -685,7 +731,7 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 }
 
 static void
-handle_batch(struct tc_proto *p, const char *text, size_t len)
+handle_batch(struct tc_proto *p, const char *text, size_t len, int has_nul)
 {
 	const char *s = text, *e = text + len, *v;
 	struct tc_batch *b;
@@ -714,7 +760,8 @@ handle_batch(struct tc_proto *p, const char *text, size_t len)
 		if ((msg = cJSON_ParseWithLength(s, (size_t)(v - s))) == NULL)
 			fault(p, b, TC_RPC_INTERNAL_ERROR, "out of memory");
 		else
-			handle_message(p, msg, s, (size_t)(v - s), b);
+			handle_message(p, msg, s, (size_t)(v - s), b,
+			    has_nul);
 		s = skip_ws(v, e);
 		if (s < e && *s == ',')
 			s++;
@@ -729,6 +776,7 @@ void
 tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 {
 	const char *end = NULL;
+	int has_nul = 0;
 	cJSON *msg;
 	size_t i;
 
@@ -747,13 +795,17 @@ tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 	/* The length includes the terminating NUL so that trailing junk
 	 * after the value is an error, not ignored. */
 	msg = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1);
+	if (msg != NULL && json_strict(line, len, &has_nul) != 0) {
+		cJSON_Delete(msg);
+		msg = NULL;
+	}
 	if (msg == NULL) {
 		fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: not JSON");
 		return;
 	}
 	if (cJSON_IsArray(msg)) {
 		cJSON_Delete(msg);
-		handle_batch(p, line, len);
+		handle_batch(p, line, len, has_nul);
 		return;
 	}
 	if (!cJSON_IsObject(msg)) {
@@ -762,7 +814,7 @@ tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 		    "invalid request: not an object");
 		return;
 	}
-	handle_message(p, msg, line, len, NULL);
+	handle_message(p, msg, line, len, NULL, has_nul);
 }
 
 /* --- Transport --- */
@@ -774,7 +826,8 @@ tc_proto_init(struct tc_proto *p, const struct tc_proto_config *cfg)
 	p->cfg = *cfg;
 	if (p->cfg.max_frame == 0)
 		p->cfg.max_frame = TC_MAX_FRAME;
-	tc_buf_init(&p->in, p->cfg.max_frame);
+	/* One more byte than the cap, for the \r of a \r\n ending. */
+	tc_buf_init(&p->in, p->cfg.max_frame + 1);
 	p->next_out_id = 1;
 	return 0;
 }
@@ -833,8 +886,12 @@ feed(struct tc_proto *p, const char *s, size_t n)
 		} else if (nl) {
 			static char empty[1];
 
-			tc_proto_handle_line(p, p->in.data ? p->in.data :
-			    empty, p->in.len);
+			if (p->in.len > p->cfg.max_frame &&
+			    p->in.data[p->in.len - 1] != '\r')
+				too_long(p);
+			else
+				tc_proto_handle_line(p, p->in.data ?
+				    p->in.data : empty, p->in.len);
 			tc_buf_reset(&p->in);
 			/* Do not keep a huge buffer after a huge message. */
 			if (p->in.alloc > (1u << 20))

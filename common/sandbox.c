@@ -455,6 +455,20 @@ reap(struct tc_run *r)
 	close_fd(&r->fd);
 }
 
+/* Decides the outcome of a run that ended without being stopped. */
+static void
+classify(struct tc_run *r)
+{
+	if (r->outcome != TC_OUT_OK || r->result != NULL)
+		return;
+	if (WIFSIGNALED(r->status))
+		r->outcome = TC_OUT_CRASHED;
+	else if (tc_child_exit_str(WEXITSTATUS(r->status)) != NULL)
+		r->outcome = TC_OUT_CONFINE;
+	else
+		r->outcome = TC_OUT_NORESULT;
+}
+
 int
 tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
     int64_t now_ms)
@@ -471,10 +485,12 @@ tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
 		else if (pfd[i].fd == r->pidfd && r->pidfd >= 0)
 			reap(r);
 	}
-	if (r->pidfd >= 0 && now_ms >= r->deadline_ms)
+	if (r->pidfd >= 0 && !r->killed && now_ms >= r->deadline_ms)
 		fail(r, TC_OUT_TIMEOUT, "");
-	if (r->pidfd < 0 && r->fd < 0)
+	if (r->pidfd < 0 && r->fd < 0) {
 		r->state = TC_RUN_DONE;
+		classify(r);
+	}
 	return r->state == TC_RUN_DONE;
 }
 
@@ -490,6 +506,7 @@ tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
 		 * itself through its pidfd, which cannot hit a reused pid. */
 		kill(-r->pid, SIGKILL);
 		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		r->killed = 1;
 	}
 	/* Nothing it sends from now on matters. */
 	close_fd(&r->fd);
@@ -504,8 +521,8 @@ tc_run_wait(struct tc_run *r)
 	while (r->state == TC_RUN_RUNNING) {
 		n = tc_run_pollfds(r, pfd);
 		timeout = (int)(r->deadline_ms - tc_now_ms());
-		if (r->fd < 0)
-			timeout = -1;	/* killed: wait for the pidfd */
+		if (r->killed)
+			timeout = -1;	/* wait for the pidfd */
 		else if (timeout < 0)
 			timeout = 0;
 		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
@@ -553,30 +570,23 @@ tc_run_take_result(struct tc_run *r)
 		snprintf(msg, sizeof(msg), "the call could not be run: %s",
 		    r->why[0] ? r->why : "internal error");
 		break;
-	case TC_OUT_OK:
 	case TC_OUT_CRASHED:
-	case TC_OUT_NORESULT:
+		sig = WTERMSIG(r->status);
+		snprintf(msg, sizeof(msg), "the sandboxed handler was killed "
+		    "by signal %d (%s)%s", sig, strsignal(sig), sig == SIGSYS ?
+		    ": it made a system call its seccomp filter forbids" :
+		    sig == SIGXCPU ? ": it used up its CPU time" : "");
+		break;
 	case TC_OUT_CONFINE:
+		what = tc_child_exit_str(WEXITSTATUS(r->status));
+		snprintf(msg, sizeof(msg), "the call was not run: its sandbox "
+		    "could not be set up (%s)", what ? what : "unknown step");
+		break;
+	case TC_OUT_OK:
+	case TC_OUT_NORESULT:
 	default:
-		if (WIFSIGNALED(r->status)) {
-			sig = WTERMSIG(r->status);
-			r->outcome = TC_OUT_CRASHED;
-			snprintf(msg, sizeof(msg), "the sandboxed handler was "
-			    "killed by signal %d (%s)%s", sig, strsignal(sig),
-			    sig == SIGSYS ? ": it made a system call its "
-			    "seccomp filter forbids" : sig == SIGXCPU ?
-			    ": it used up its CPU time" : "");
-		} else if ((what = tc_child_exit_str(
-		    WEXITSTATUS(r->status))) != NULL) {
-			r->outcome = TC_OUT_CONFINE;
-			snprintf(msg, sizeof(msg), "the call was not run: its "
-			    "sandbox could not be set up (%s)", what);
-		} else {
-			r->outcome = TC_OUT_NORESULT;
-			snprintf(msg, sizeof(msg), "the sandboxed handler "
-			    "exited with status %d without a result",
-			    WEXITSTATUS(r->status));
-		}
+		snprintf(msg, sizeof(msg), "the sandboxed handler exited with "
+		    "status %d without a result", WEXITSTATUS(r->status));
 		break;
 	}
 	return tc_result_error_json(msg);

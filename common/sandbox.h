@@ -108,6 +108,7 @@ struct tc_run {
 	int			 pidfd;		/* -1 once reaped */
 	int			 fd;		/* pipe read end; -1 at EOF */
 	int			 status;	/* wait status, once reaped */
+	int			 killed;	/* SIGKILL sent */
 	int64_t			 start_ms;
 	int64_t			 deadline_ms;	/* monotonic */
 	size_t			 max_result;

@@ -43,8 +43,11 @@ struct srv {
 	struct tc_proto		 proto;
 	cJSON			*tools;		/* the tools/list array */
 	struct tc_buf		 instructions;
-	struct call		*calls;
+	struct call		*calls;		/* running */
 	unsigned		 ncalls;
+	struct call		*queue;		/* waiting for a free slot */
+	struct call		**queue_tail;
+	unsigned		 nqueued;
 	int			 sigfd;
 	int			 stop;
 };
@@ -87,10 +90,6 @@ tools_list(void *ctx, struct tc_request *req)
 
 static void
 tool_error(struct tc_request *req, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-
-static void
-tool_error(struct tc_request *req, const char *fmt, ...)
 {
 	char msg[512];
 	va_list ap;
@@ -101,6 +100,8 @@ tool_error(struct tc_request *req, const char *fmt, ...)
 	tc_proto_reply(req, tc_result_error_json(msg));
 }
 
+#define MAX_QUEUED	256
+
 static struct call *
 find_call(struct srv *s, const char *id_key)
 {
@@ -109,7 +110,64 @@ find_call(struct srv *s, const char *id_key)
 	for (c = s->calls; c != NULL; c = c->next)
 		if (!c->cancelled && strcmp(c->req->id_key, id_key) == 0)
 			return c;
+	for (c = s->queue; c != NULL; c = c->next)
+		if (strcmp(c->req->id_key, id_key) == 0)
+			return c;
 	return NULL;
+}
+
+/* Removes |c| from the queue if it is there; returns 1 if it was. */
+static int
+unqueue(struct srv *s, struct call *c)
+{
+	struct call **cp;
+
+	for (cp = &s->queue; *cp != NULL; cp = &(*cp)->next) {
+		if (*cp == c) {
+			*cp = c->next;
+			if (s->queue_tail == &c->next)
+				s->queue_tail = cp;
+			s->nqueued--;
+			return 1;
+		}
+	}
+	return 0;
+}
+
+static void	tool_error(struct tc_request *req, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
+/* Forks |c|'s child, or answers its request with the reason it cannot. */
+static void
+start_call(struct srv *s, struct call *c)
+{
+	struct tc_diag d = { "", 0 };
+
+	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
+		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
+		tool_error(c->req, "the call could not be started: %s", d.msg);
+		free(c);
+		return;
+	}
+	tc_debug("call %s (pid %d)", c->call.tool->name, (int)c->run.pid);
+	c->next = s->calls;
+	s->calls = c;
+	s->ncalls++;
+}
+
+/* Starts queued calls while there are free slots. */
+static void
+start_queued(struct srv *s)
+{
+	struct call *c;
+
+	while (s->queue != NULL && s->ncalls < s->pol.limits.max_inflight) {
+		c = s->queue;
+		if ((s->queue = c->next) == NULL)
+			s->queue_tail = &s->queue;
+		s->nqueued--;
+		start_call(s, c);
+	}
 }
 
 static void
@@ -171,9 +229,11 @@ tools_call(void *ctx, struct tc_request *req)
 		    d.msg);
 		return;
 	}
-	if (s->ncalls >= s->pol.limits.max_inflight) {
-		tool_error(req, "the server is busy with %u calls; try again "
-		    "when one has finished", s->ncalls);
+	if (s->ncalls >= s->pol.limits.max_inflight &&
+	    s->nqueued >= MAX_QUEUED) {
+		tool_error(req, "the server is busy with %u calls and %u "
+		    "waiting; try again when one has finished", s->ncalls,
+		    s->nqueued);
 		return;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
@@ -185,16 +245,15 @@ tools_call(void *ctx, struct tc_request *req)
 	c->call.args = args;
 	c->call.policy = &s->pol;
 	c->pfd = -1;
-	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
-		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
-		tool_error(req, "the call could not be started: %s", d.msg);
-		free(c);
+	if (s->ncalls < s->pol.limits.max_inflight) {
+		start_call(s, c);
 		return;
 	}
-	tc_debug("call %s (pid %d)", t->name, (int)c->run.pid);
-	c->next = s->calls;
-	s->calls = c;
-	s->ncalls++;
+	/* Over the limit of running calls: wait in line.  The deadline
+	 * starts when the call does. */
+	*s->queue_tail = c;
+	s->queue_tail = &c->next;
+	s->nqueued++;
 }
 
 static void
@@ -206,6 +265,11 @@ on_cancel(void *ctx, const char *id_key)
 	if ((c = find_call(s, id_key)) == NULL)
 		return;		/* finished already, or never known */
 	tc_debug("call %s cancelled", c->call.tool->name);
+	if (unqueue(s, c)) {
+		tc_request_free(c->req);
+		free(c);
+		return;
+	}
 	c->cancelled = 1;
 	tc_run_kill(&c->run, TC_OUT_CANCELLED);
 }
@@ -335,6 +399,13 @@ stop_all(struct srv *s)
 {
 	struct call *c;
 
+	while ((c = s->queue) != NULL) {
+		s->queue = c->next;
+		tc_request_free(c->req);
+		free(c);
+	}
+	s->queue_tail = &s->queue;
+	s->nqueued = 0;
 	for (c = s->calls; c != NULL; c = c->next) {
 		c->cancelled = 1;
 		tc_run_kill(&c->run, TC_OUT_CANCELLED);
@@ -358,7 +429,7 @@ serve(struct srv *s)
 
 	for (;;) {
 		if (s->proto.dead || s->stop ||
-		    (s->proto.eof && s->calls == NULL))
+		    (s->proto.eof && s->calls == NULL && s->queue == NULL))
 			break;
 		if (cap < 2 + 2 * (size_t)s->ncalls) {
 			cap = 2 + 2 * (size_t)s->ncalls + 16;
@@ -377,7 +448,7 @@ serve(struct srv *s)
 			c->pfd = (int)npfd;
 			c->npfd = tc_run_pollfds(&c->run, pfd + npfd);
 			npfd += (size_t)c->npfd;
-			if (c->run.fd >= 0 &&
+			if (!c->run.killed &&
 			    (timeout < 0 || c->run.deadline_ms - now < timeout))
 				timeout = c->run.deadline_ms - now;
 		}
@@ -406,6 +477,7 @@ serve(struct srv *s)
 		}
 		if (n > 0 && pfd[1].fd >= 0 && pfd[1].revents)
 			tc_proto_read(&s->proto);
+		start_queued(s);
 	}
 	free(pfd);
 	stop_all(s);
@@ -434,6 +506,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 
 	memset(&s, 0, sizeof(s));
 	s.def = def;
+	s.queue_tail = &s.queue;
 	tc_log_init(def->name, level);
 	tc_policy_init(&s.pol);
 	while ((ch = getopt_long(argc, argv, "wt:vqVh", opts, NULL)) != -1) {

@@ -108,6 +108,11 @@ arg_schema(const struct tc_arg *a)
 		cJSON_AddStringToObject(s, "type", "string");
 		if (a->flags & TC_ARG_NONEMPTY)
 			cJSON_AddNumberToObject(s, "minLength", 1);
+		/* maxLength counts characters, the check counts bytes; a
+		 * byte limit is the tighter, so it is what is declared. */
+		if (a->max_len > 0)
+			cJSON_AddNumberToObject(s, "maxLength",
+			    (double)a->max_len);
 		if (a->enums != NULL) {
 			e = cJSON_AddArrayToObject(s, "enum");
 			for (i = 0; a->enums[i] != NULL; i++)
@@ -133,8 +138,12 @@ arg_schema(const struct tc_arg *a)
 		cJSON_AddStringToObject(s, "type", "array");
 		it = a->type == TC_ARG_OBJECT_ARRAY ? tc_args_schema(a->items) :
 		    cJSON_CreateObject();
-		if (a->type == TC_ARG_STRING_ARRAY && it != NULL)
+		if (a->type == TC_ARG_STRING_ARRAY && it != NULL) {
 			cJSON_AddStringToObject(it, "type", "string");
+			if (a->item_max_len > 0)
+				cJSON_AddNumberToObject(it, "maxLength",
+				    (double)a->item_max_len);
+		}
 		cJSON_AddItemToObject(s, "items", it);
 		if (a->max_len > 0)
 			cJSON_AddNumberToObject(s, "maxItems",
@@ -232,14 +241,19 @@ check_string(const char *where, const struct tc_arg *a, const char *s,
 	if ((a->flags & TC_ARG_NONEMPTY) && n == 0)
 		return tc_diag(d, TC_EINVAL, "%s: must not be empty", where);
 	if (a->enums != NULL) {
+		char list[160];
+		size_t used = 0;
+
 		for (i = 0; a->enums[i] != NULL; i++)
 			if (strcmp(a->enums[i], s) == 0)
 				return 0;
-		return tc_diag(d, TC_EINVAL, "%s: must be one of %s%s%s%s%s",
-		    where, a->enums[0], a->enums[1] ? ", " : "",
-		    a->enums[1] ? a->enums[1] : "",
-		    a->enums[1] && a->enums[2] ? ", " : "",
-		    a->enums[1] && a->enums[2] ? a->enums[2] : "");
+		list[0] = '\0';
+		for (i = 0; a->enums[i] != NULL && used < sizeof(list); i++)
+			used += (size_t)snprintf(list + used,
+			    sizeof(list) - used, "%s'%s'", i ? ", " : "",
+			    a->enums[i]);
+		return tc_diag(d, TC_EINVAL, "%s: must be one of %s", where,
+		    list);
 	}
 	return 0;
 }
@@ -270,7 +284,10 @@ check_value(const char *where, const struct tc_arg *a, const cJSON *v,
 		if (!isfinite(x) || x != floor(x))
 			return tc_diag(d, TC_EINVAL, "%s: expected an integer, "
 			    "got %g", where, x);
-		if (x < (double)a->min || x > (double)a->max)
+		/* (double)LLONG_MAX rounds up to 2^63, which no long long
+		 * holds: compare against the powers of two themselves. */
+		if (x >= 0x1p63 || x < -0x1p63 ||
+		    x < (double)a->min || x > (double)a->max)
 			return tc_diag(d, TC_EINVAL, "%s: must be between "
 			    "%lld and %lld", where, a->min, a->max);
 		return 0;
@@ -321,13 +338,14 @@ check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
 			if (strcmp(a->name, v->string) == 0)
 				break;
 		if (a->name == NULL)
-			return tc_diag(d, TC_EINVAL, "%s: unknown argument "
-			    "'%.64s'", where, v->string);
+			return tc_diag(d, TC_EINVAL, "%s%sunknown argument "
+			    "'%.64s'", where, *where ? ": " : "", v->string);
 		/* A duplicate member would be seen twice by a later reader
 		 * and once here: refuse it. */
 		if (cJSON_GetObjectItemCaseSensitive(obj, v->string) != v)
-			return tc_diag(d, TC_EINVAL, "%s: argument '%s' given "
-			    "twice", where, v->string);
+			return tc_diag(d, TC_EINVAL, "%s%sargument '%.64s' "
+			    "given twice", where, *where ? ": " : "",
+			    v->string);
 	}
 	for (a = args; a->name != NULL; a++) {
 		if (*where == '\0')
@@ -601,13 +619,21 @@ tc_result_check(const char *text, size_t len, cJSON **out, struct tc_diag *d)
 	static const char *const keys[] = { "content", "structuredContent",
 	    "isError", NULL };
 	const cJSON *content, *it, *v;
+	const char *end = NULL;
 	cJSON *o;
 
 	*out = NULL;
 	if (!tc_utf8_valid(text, len))
 		return tc_diag(d, TC_EBADJSON, "result is not valid UTF-8");
-	if ((o = cJSON_ParseWithLength(text, len)) == NULL)
+	if ((o = cJSON_ParseWithLengthOpts(text, len, &end, 0)) == NULL)
 		return tc_diag(d, TC_EBADJSON, "result is not JSON");
+	while (end < text + len && (*end == ' ' || *end == '\n' ||
+	    *end == '\t' || *end == '\r'))
+		end++;
+	if (end != text + len) {
+		cJSON_Delete(o);
+		return tc_diag(d, TC_EBADJSON, "result has trailing data");
+	}
 	if (!cJSON_IsObject(o) || !only_keys(o, keys)) {
 		cJSON_Delete(o);
 		return tc_diag(d, TC_EINVAL, "result is not a CallToolResult");

@@ -3,7 +3,7 @@
 # missing with apt-get; otherwise stop with the exact command to run.
 #
 #   deps.sh build "PKGS"   print make variables for the pkg-config packages
-#   deps.sh node           make sure node and npm are on PATH
+#   deps.sh node           make sure node, npm and jq (for the tests) are here
 set -eu
 
 apt_install() {
@@ -49,10 +49,12 @@ build)
 	echo "PKG_LIBS = $(pkg-config --libs $2)"
 	;;
 node)
-	if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1
-	then
-		apt_install nodejs npm
-	fi
+	missing=
+	command -v node >/dev/null 2>&1 || missing=nodejs
+	command -v npm >/dev/null 2>&1 || missing="$missing npm"
+	command -v jq >/dev/null 2>&1 || missing="$missing jq"
+	# shellcheck disable=SC2086
+	[ -z "$missing" ] || apt_install $missing
 	;;
 *)
 	echo "usage: deps.sh build PKGS | node" >&2

@@ -232,7 +232,7 @@ read_forward(int fd, uint64_t skip, uint64_t limit, size_t max_bytes,
 {
 	struct reader r = { fd, NULL, 0, 0, 0, 0 };
 	const char *p, *nl;
-	size_t n, avail;
+	size_t n, avail, line_start = 0;
 	int k, mid = 0, rc = 0;
 
 	memset(g, 0, sizeof(*g));
@@ -246,11 +246,16 @@ read_forward(int fd, uint64_t skip, uint64_t limit, size_t max_bytes,
 		if ((nl = memchr(p, '\n', avail)) != NULL) {
 			r.pos += (size_t)(nl - p) + 1;
 			g->total_lines++;
-		} else
+			mid = 0;
+		} else {
 			r.pos = r.len;
+			mid = 1;
+		}
 	}
 	if (g->total_lines < skip) {
 		/* Past the end: a last line without a newline counts. */
+		if (mid)
+			g->total_lines++;
 		g->total_known = 1;
 		goto out;
 	}
@@ -260,8 +265,16 @@ read_forward(int fd, uint64_t skip, uint64_t limit, size_t max_bytes,
 		avail = r.len - r.pos;
 		nl = memchr(p, '\n', avail);
 		n = nl ? (size_t)(nl - p) + 1 : avail;
+		if (!mid)
+			line_start = out->len;
 		if (out->len + n > max_bytes) {
-			if (mid || g->lines == 0) {
+			if (g->lines > 0) {
+				/* Whole lines only: drop the part of this
+				 * line taken from an earlier chunk. */
+				out->len = line_start;
+				out->data[out->len] = '\0';
+				mid = 0;
+			} else {
 				/* One line longer than the cap: cut it at a
 				 * character boundary. */
 				n = utf8_cut(p, max_bytes - out->len);
@@ -420,7 +433,8 @@ read_tail(int fd, uint64_t size, uint64_t n, size_t max_bytes,
 		    all.total_known) {
 			g->total_known = 1;
 			g->total_lines = all.total_lines;
-			g->start_line = all.total_lines - g->lines;
+			g->start_line = all.total_lines > g->lines ?
+			    all.total_lines - g->lines : 0;
 		}
 	}
 	return 0;
@@ -492,12 +506,19 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	if (g.truncated) {
 		char note[320];
 
+		char more[96];
+
+		if (has_tail)
+			snprintf(more, sizeof(more), "raise max_bytes for more");
+		else
+			snprintf(more, sizeof(more), "call read_text_file "
+			    "again with offset=%llu to continue",
+			    (unsigned long long)(g.start_line + g.lines));
 		snprintf(note, sizeof(note), "[truncated at max_bytes=%zu: "
-		    "%llu line%s returned%s%s]", max_bytes,
+		    "%llu line%s returned%s; %s]", max_bytes,
 		    (unsigned long long)g.lines, g.lines == 1 ? "" : "s",
 		    g.cut_line ? ", a line longer than the cap was cut" : "",
-		    has_tail ? "; raise max_bytes for more" :
-		    "; call again with offset set to next_offset to continue");
+		    more);
 		res->content = cJSON_CreateArray();
 		o = cJSON_CreateObject();
 		cJSON_AddStringToObject(o, "type", "text");

@@ -1,0 +1,305 @@
+// lib.mjs: helpers for the end-to-end tests, which drive the real
+// toolcell-fs binary with the official MCP client SDK.
+//
+//   BUILD=build node --test tests/e2e/sdk/            (from the repo root)
+//   TOOLCELL_AS=nobody BUILD=build node --test tests/e2e/sdk/   (as root)
+//
+// BUILD names the build directory, relative to the repo root (default
+// "build").  TOOLCELL_AS names a user to run the server as: when set and we
+// are root, the binary is copied once into a world-readable temp dir and
+// started through setpriv(1) with that user's uid and gid and no groups.
+import { execFileSync, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { existsSync, rmSync } from 'node:fs';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import process from 'node:process';
+import { fileURLToPath } from 'node:url';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+
+export const REPO = path.resolve(fileURLToPath(new URL('../../..', import.meta.url)));
+export const BUILD = path.resolve(REPO, process.env.BUILD || 'build');
+export const SERVER = path.join(BUILD, 'toolcell-fs');
+
+/* Per-call timeout (ms) for tool calls made by the tests. */
+export const CALL_TIMEOUT = 10_000;
+
+// ---------------------------------------------------------------- run-as
+
+let runAsCache;
+
+/*
+ * Returns null, or {user, uid, gid} when the tests must run the server as
+ * another user (TOOLCELL_AS set and we are root).
+ */
+export function runAs() {
+	if (runAsCache !== undefined)
+		return runAsCache;
+	const user = process.env.TOOLCELL_AS;
+	if (!user || process.getuid?.() !== 0) {
+		runAsCache = null;
+		return runAsCache;
+	}
+	const id = (flag) => {
+		const out = execFileSync('id', [flag, user], { encoding: 'utf8' }).trim();
+		if (!/^\d+$/.test(out))
+			throw new Error(`id ${flag} ${user}: unexpected output '${out}'`);
+		return Number(out);
+	};
+	runAsCache = { user, uid: id('-u'), gid: id('-g') };
+	return runAsCache;
+}
+
+let copyDir = null;
+let copiedBinary = null;
+
+/* Copies the server once into a fresh 0755 temp dir the run-as user can read. */
+async function runAsBinary() {
+	if (copiedBinary)
+		return copiedBinary;
+	copyDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-bin-'));
+	await fsp.chmod(copyDir, 0o755);
+	const dst = path.join(copyDir, 'toolcell-fs');
+	await fsp.copyFile(SERVER, dst);
+	await fsp.chmod(dst, 0o755);
+	copiedBinary = dst;
+	return dst;
+}
+
+process.on('exit', () => {
+	if (copyDir)
+		rmSync(copyDir, { recursive: true, force: true });
+});
+
+/*
+ * Returns {command, args} that start toolcell-fs with |args|, honouring the
+ * run-as convention.
+ */
+export async function serverCommand(args = []) {
+	if (!existsSync(SERVER))
+		throw new Error(`${SERVER} does not exist: run make first (or set BUILD)`);
+	const as = runAs();
+	if (!as)
+		return { command: SERVER, args: [...args] };
+	const bin = await runAsBinary();
+	return {
+		command: 'setpriv',
+		args: [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', bin, ...args],
+	};
+}
+
+// ---------------------------------------------------------------- servers
+
+/*
+ * Starts toolcell-fs with |args| and connects the official client to it.
+ *
+ * opts.listTools (default true): call tools/list once after connecting, so
+ *   the SDK caches every tool's outputSchema and validates structuredContent.
+ * opts.env: extra environment for the server.
+ *
+ * Returns {client, transport, stderr(), messages, initResult, exit, pid,
+ *   clientErrors, close()}:
+ *   messages     every message the server sent, as parsed JSON (raw, before
+ *                the SDK's schemas strip anything)
+ *   sent         every message the client sent
+ *   initResult   the raw result of initialize
+ *   exit         a promise of {code, signal, at} (at: Date.now() at exit)
+ *   clientErrors errors the SDK reported through client.onerror
+ */
+export async function startServer(args = [], opts = {}) {
+	const cmd = await serverCommand(args);
+	const transport = new StdioClientTransport({
+		command: cmd.command,
+		args: cmd.args,
+		stderr: 'pipe',
+		env: opts.env,
+	});
+	let errText = '';
+	transport.stderr.setEncoding('utf8');
+	transport.stderr.on('data', (s) => { errText += s; });
+
+	const messages = [];
+	const sent = [];
+	let initResult = null;
+	const origSend = transport.send.bind(transport);
+	transport.send = (m, o) => {
+		sent.push(m);
+		return origSend(m, o);
+	};
+	const origStart = transport.start.bind(transport);
+	transport.start = async () => {
+		const handler = transport.onmessage;
+		transport.onmessage = (m) => {
+			messages.push(m);
+			if (initResult === null && m?.result?.protocolVersion !== undefined)
+				initResult = m.result;
+			handler?.(m);
+		};
+		await origStart();
+	};
+
+	const client = new Client({ name: 'toolcell-e2e', version: '0.0.0' },
+	    { capabilities: opts.capabilities ?? {} });
+	const clientErrors = [];
+	client.onerror = (e) => { clientErrors.push(e); };
+
+	let exitResolve;
+	const exit = new Promise((resolve) => { exitResolve = resolve; });
+	try {
+		await client.connect(transport, { timeout: CALL_TIMEOUT });
+	} catch (e) {
+		await transport.close().catch(() => {});
+		e.message += `\nserver stderr:\n${errText}`;
+		throw e;
+	}
+	// The SDK keeps the child in a private field; watch it to learn how it
+	// exits.  (Reading it is the only way to get the exit status.)
+	const child = transport._process;
+	const pid = transport.pid;
+	if (child) {
+		if (child.exitCode !== null || child.signalCode !== null)
+			exitResolve({ code: child.exitCode, signal: child.signalCode, at: Date.now() });
+		else
+			child.once('exit', (code, signal) => exitResolve({ code, signal, at: Date.now() }));
+	} else {
+		exitResolve({ code: null, signal: null, at: Date.now(), unknown: true });
+	}
+
+	if (opts.listTools !== false)
+		await client.listTools(undefined, { timeout: CALL_TIMEOUT });
+
+	return {
+		client,
+		transport,
+		stderr: () => errText,
+		messages,
+		sent,
+		get initResult() { return initResult; },
+		exit,
+		pid,
+		clientErrors,
+		close: () => client.close(),
+	};
+}
+
+/*
+ * Calls tool |name| with |args| and returns the CallToolResult (tool errors
+ * come back as results with isError).  Protocol errors throw.
+ */
+export function call(srv, name, args = {}, options = {}) {
+	return srv.client.callTool({ name, arguments: args }, undefined,
+	    { timeout: CALL_TIMEOUT, ...options });
+}
+
+/* Returns content[0].text of a result, checking it is a text item. */
+export function textOf(result) {
+	if (!Array.isArray(result?.content) || result.content.length === 0)
+		throw new Error(`result has no content: ${JSON.stringify(result)}`);
+	const c = result.content[0];
+	if (c.type !== 'text' || typeof c.text !== 'string')
+		throw new Error(`content[0] is not a text item: ${JSON.stringify(c)}`);
+	return c.text;
+}
+
+/* Everything the server sent so far, as one string (for leak checks). */
+export function transcript(srv) {
+	return srv.messages.map((m) => JSON.stringify(m)).join('\n');
+}
+
+// ---------------------------------------------------------------- fixtures
+
+const KIND = Symbol('toolcell-fixture-kind');
+
+/* Fixture entries for makeTree() besides files (strings or Buffers). */
+export const dir = () => ({ [KIND]: 'dir' });
+export const symlink = (target) => ({ [KIND]: 'symlink', target });
+export const fifo = () => ({ [KIND]: 'fifo' });
+export const file = (content, mode = 0o644) => ({ [KIND]: 'file', content, mode });
+
+/*
+ * Makes a fixture tree in a fresh temp dir.  |spec| maps paths relative to
+ * the tree to: a string or Buffer (a file, 0644), file(content, mode),
+ * dir(), symlink(target) or fifo().  Parents are made as needed; entries
+ * are created in the order given.  Dirs are 0755 and files 0644 (the temp
+ * dir too), so a run-as user can read everything.
+ *
+ * Returns {root, p(rel), cleanup()}; root is canonical (realpath).
+ */
+export async function makeTree(spec = {}) {
+	const root = await fsp.realpath(
+	    await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-e2e-')));
+	await fsp.chmod(root, 0o755);
+	const mkparents = async (rel) => {
+		const parts = rel.split('/').slice(0, -1);
+		let cur = root;
+		for (const part of parts) {
+			cur = path.join(cur, part);
+			try {
+				await fsp.mkdir(cur);
+				await fsp.chmod(cur, 0o755);
+			} catch (e) {
+				if (e.code !== 'EEXIST')
+					throw e;
+			}
+		}
+	};
+	for (const [relRaw, v] of Object.entries(spec)) {
+		const rel = relRaw.replace(/\/+$/, '');
+		const abs = path.join(root, rel);
+		await mkparents(rel);
+		const kind = typeof v === 'string' || Buffer.isBuffer(v) || v instanceof Uint8Array
+		    ? 'file' : v?.[KIND];
+		switch (kind) {
+		case 'file': {
+			const content = v?.[KIND] ? v.content : v;
+			const mode = v?.[KIND] ? v.mode : 0o644;
+			await fsp.writeFile(abs, content);
+			await fsp.chmod(abs, mode);
+			break;
+		}
+		case 'dir':
+			await fsp.mkdir(abs, { recursive: true });
+			await fsp.chmod(abs, 0o755);
+			break;
+		case 'symlink':
+			await fsp.symlink(v.target, abs);
+			break;
+		case 'fifo': {
+			const r = spawnSync('mkfifo', ['-m', '0644', abs], { encoding: 'utf8' });
+			if (r.status !== 0)
+				throw new Error(`mkfifo ${abs}: ${r.stderr || r.error}`);
+			break;
+		}
+		default:
+			throw new Error(`makeTree: bad entry for '${relRaw}'`);
+		}
+	}
+	return {
+		root,
+		p: (rel = '') => (rel ? path.join(root, rel) : root),
+		cleanup: () => fsp.rm(root, { recursive: true, force: true }),
+	};
+}
+
+/* A string that cannot occur by accident: the content of "secret" files. */
+export function secretToken() {
+	return `TOOLCELL-SECRET-${randomUUID()}`;
+}
+
+/* Rejects with |what| if |promise| has not settled within |ms|. */
+export function withTimeout(promise, ms, what) {
+	let timer;
+	return Promise.race([
+		promise,
+		new Promise((_, reject) => {
+			timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
+		}),
+	]).finally(() => clearTimeout(timer));
+}
+
+// For the demo, which lives outside this package and so cannot resolve the
+// SDK by name itself.
+export { Client, StdioClientTransport };

@@ -1,0 +1,862 @@
+/*
+ * test-protocol.c: the JSON-RPC envelope checks, the MCP lifecycle, batches,
+ * cancellation and the stdio framing, driven through pipes.
+ *
+ * The lines sent are written with single quotes for readability; exchange()
+ * turns every ' into " before the server sees the line.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "log.h"
+#include "protocol.h"
+#include "tap.h"
+
+struct ctx {
+	struct tc_request *held[8];	/* requests kept by test/hold */
+	int		 nheld;
+	char		*cancelled;	/* the last key given to on_cancel */
+	int		 ncancel;
+	int		 has_nul;	/* req->has_nul seen by test/echo */
+	int		 nresponse;	/* answers to the server's requests */
+};
+
+static int out_rfd = -1;		/* read end of the server's output */
+
+/* Returns |s| with every ' made ", in one of a few rotating buffers. */
+static const char *
+dq(const char *s)
+{
+	static char bufs[4][1024];
+	static int next;
+	char *b = bufs[next++ % 4];
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && i < sizeof(bufs[0]) - 1; i++)
+		b[i] = s[i] == '\'' ? '"' : s[i];
+	b[i] = '\0';
+	return b;
+}
+
+static void
+m_tools_list(void *vctx, struct tc_request *req)
+{
+	(void)vctx;
+	tc_proto_reply(req, cJSON_Parse("{\"tools\":[]}"));
+}
+
+static void
+m_echo(void *vctx, struct tc_request *req)
+{
+	struct ctx *c = vctx;
+	cJSON *res = cJSON_CreateObject();
+
+	c->has_nul = req->has_nul;
+	cJSON_AddStringToObject(res, "method", req->method);
+	if (req->params != NULL)
+		cJSON_AddItemToObject(res, "params",
+		    cJSON_Duplicate(req->params, 1));
+	tc_proto_reply(req, res);
+}
+
+static void
+m_hold(void *vctx, struct tc_request *req)
+{
+	struct ctx *c = vctx;
+
+	if (c->nheld < (int)TC_NITEMS(c->held))
+		c->held[c->nheld++] = req;
+	else
+		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "too many held");
+}
+
+static void
+on_cancel(void *vctx, const char *id_key)
+{
+	struct ctx *c = vctx;
+
+	free(c->cancelled);
+	c->cancelled = strdup(id_key);
+	c->ncancel++;
+}
+
+static void
+on_response(void *vctx, const cJSON *result, const cJSON *error)
+{
+	struct ctx *c = vctx;
+
+	if (result != NULL && error == NULL)
+		c->nresponse++;
+}
+
+static const struct tc_method methods[] = {
+	{ "tools/list",	m_tools_list },
+	{ "test/echo",	m_echo },
+	{ "test/hold",	m_hold },
+};
+
+/* Sets up |p| writing to a fresh output pipe; |in_fd| may be -1. */
+static void
+setup(struct tc_proto *p, struct ctx *c, int in_fd, size_t max_frame)
+{
+	struct tc_proto_config cfg;
+	int fds[2];
+
+	memset(c, 0, sizeof(*c));
+	memset(&cfg, 0, sizeof(cfg));
+	cfg.name = "toolcell-test";
+	cfg.title = "toolcell test";
+	cfg.version = "9.8.7";
+	cfg.instructions = "touches nothing";
+	cfg.capabilities = "{\"tools\":{}}";
+	cfg.methods = methods;
+	cfg.nmethods = TC_NITEMS(methods);
+	cfg.on_cancel = on_cancel;
+	cfg.ctx = c;
+	cfg.max_frame = max_frame;
+	cfg.in_fd = in_fd;
+	if (pipe2(fds, O_CLOEXEC) != 0) {
+		perror("pipe2");
+		exit(2);
+	}
+	fcntl(fds[0], F_SETFL, O_NONBLOCK);
+	out_rfd = fds[0];
+	cfg.out_fd = fds[1];
+	tc_proto_init(p, &cfg);
+}
+
+static void
+teardown(struct tc_proto *p, struct ctx *c)
+{
+	int i;
+
+	for (i = 0; i < c->nheld; i++)
+		tc_request_free(c->held[i]);
+	free(c->cancelled);
+	close(p->cfg.out_fd);
+	close(out_rfd);
+	out_rfd = -1;
+	tc_proto_release(p);
+}
+
+/* Returns everything the server wrote since the last call (caller frees). */
+static char *
+output(void)
+{
+	struct tc_buf b;
+	char chunk[4096];
+	ssize_t n;
+
+	tc_buf_init(&b, 1u << 20);
+	while ((n = read(out_rfd, chunk, sizeof(chunk))) > 0)
+		tc_buf_append(&b, chunk, (size_t)n);
+	return tc_buf_steal(&b);
+}
+
+/* Handles |line| (' made ") and returns what was written (caller frees). */
+static char *
+exchange(struct tc_proto *p, const char *line)
+{
+	char *copy = strdup(dq(line));
+
+	tc_proto_handle_line(p, copy, strlen(copy));
+	free(copy);
+	return output();
+}
+
+/*
+ * Checks that |out| is one response line with only the members a JSON-RPC
+ * response may have, and returns it parsed (NULL on failure).
+ */
+static cJSON *
+one_response(const char *out, const char *name)
+{
+	const char *nl = strchr(out, '\n');
+	const cJSON *jv, *res, *err, *m;
+	cJSON *r = NULL;
+	int good;
+
+	good = nl != NULL && nl[1] == '\0' &&
+	    (r = cJSON_ParseWithLength(out, (size_t)(nl - out))) != NULL &&
+	    cJSON_IsObject(r);
+	if (good) {
+		jv = cJSON_GetObjectItemCaseSensitive(r, "jsonrpc");
+		res = cJSON_GetObjectItemCaseSensitive(r, "result");
+		err = cJSON_GetObjectItemCaseSensitive(r, "error");
+		good = cJSON_IsString(jv) && strcmp(jv->valuestring, "2.0") == 0
+		    && (res == NULL) != (err == NULL) &&
+		    (res == NULL || cJSON_IsObject(res));
+		cJSON_ArrayForEach(m, r)
+			if (strcmp(m->string, "jsonrpc") != 0 &&
+			    strcmp(m->string, "id") != 0 &&
+			    strcmp(m->string, "result") != 0 &&
+			    strcmp(m->string, "error") != 0)
+				good = 0;
+		if (err != NULL && (!cJSON_IsNumber(cJSON_GetObjectItem(err,
+		    "code")) || !cJSON_IsString(cJSON_GetObjectItem(err,
+		    "message"))))
+			good = 0;
+	}
+	if (!ok(good, "%s: one well-formed response", name)) {
+		printf("#   output: '%s'\n", out);
+		cJSON_Delete(r);
+		return NULL;
+	}
+	return r;
+}
+
+/* Sends |line| and returns the single response (NULL if not one). */
+static cJSON *
+request(struct tc_proto *p, const char *line, const char *name)
+{
+	char *out = exchange(p, line);
+	cJSON *r = one_response(out, name);
+
+	free(out);
+	return r;
+}
+
+static int
+error_code(const cJSON *r)
+{
+	const cJSON *e = cJSON_GetObjectItemCaseSensitive(r, "error");
+
+	e = cJSON_GetObjectItemCaseSensitive(e, "code");
+	return cJSON_IsNumber(e) ? e->valueint : 0;
+}
+
+/* What an error response must say about the request's id. */
+#define NO_ID	0	/* no id member: it could not be read */
+#define HAS_ID	1	/* the request's id */
+#define ANY_ID	2	/* either: the envelope is bad, the id readable */
+
+/* Sends |line| and checks for one error |code| and its |id| rule. */
+static void
+expect_error(struct tc_proto *p, const char *line, int code, int id,
+    const char *name)
+{
+	cJSON *r = request(p, line, name);
+
+	is_int(error_code(r), code, "%s: error %d", name, code);
+	if (id == NO_ID)
+		ok(r != NULL && !cJSON_HasObjectItem(r, "id"),
+		    "%s: no id member", name);
+	else if (id == HAS_ID)
+		ok(cJSON_HasObjectItem(r, "id"), "%s: has an id", name);
+	cJSON_Delete(r);
+}
+
+/* Sends |line| and checks that nothing at all is written back. */
+static void
+expect_silence(struct tc_proto *p, const char *line, const char *name)
+{
+	char *out = exchange(p, line);
+
+	is_str(out, "", "%s: no answer", name);
+	free(out);
+}
+
+/* Sends |line| and checks the exact output text (' made "). */
+static void
+expect_text(struct tc_proto *p, const char *line, const char *want,
+    const char *name)
+{
+	char *out = exchange(p, line);
+
+	is_str(out, dq(want), "%s", name);
+	free(out);
+}
+
+/*
+ * Sends |line|, which cJSON accepts although it is not strict JSON, and
+ * checks that it is refused without its id being echoed: an echoed token
+ * would make the response itself invalid JSON.
+ */
+static void
+expect_refused(struct tc_proto *p, const char *line, const char *name)
+{
+	cJSON *r = request(p, line, name);
+	int code = error_code(r);
+
+	if (!ok(code == TC_RPC_PARSE_ERROR || code == TC_RPC_INVALID_REQUEST,
+	    "%s: refused with -32700 or -32600", name))
+		printf("#      got: %d\n", code);
+	ok(r != NULL && !cJSON_HasObjectItem(r, "id"), "%s: no id echoed",
+	    name);
+	cJSON_Delete(r);
+}
+
+static void
+initialize(struct tc_proto *p, const char *version)
+{
+	char line[256];
+	cJSON *r;
+
+	snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':0,'method':"
+	    "'initialize','params':{'protocolVersion':'%s','capabilities':"
+	    "{'roots':{}},'clientInfo':{'name':'t','version':'1'}}}",
+	    version);
+	r = request(p, line, "initialize");
+	cJSON_Delete(r);
+	expect_silence(p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "initialized'}", "notifications/initialized");
+}
+
+static void
+test_before_initialize(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+
+	setup(&p, &c, -1, 0);
+	expect_text(&p, "{'jsonrpc':'2.0','id':1,'method':'ping'}",
+	    "{'jsonrpc':'2.0','id':1,'result':{}}\n",
+	    "ping before initialize: {}");
+	expect_error(&p, "{'jsonrpc':'2.0','id':2,'method':'server/discover'}",
+	    TC_RPC_METHOD_NOT_FOUND, HAS_ID,
+	    "server/discover before initialize");
+	expect_error(&p, "{'jsonrpc':'2.0','id':3,'method':'tools/list'}",
+	    TC_RPC_INVALID_REQUEST, HAS_ID, "tools/list before initialize");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'test/echo'}",
+	    "notification before initialize");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "initialized'}", "notifications/initialized before initialize");
+	teardown(&p, &c);
+}
+
+static void
+test_initialize(void)
+{
+	static const char *const versions[] = { "2025-11-25", "2025-06-18",
+	    "2025-03-26", "2024-11-05", "2099-01-01", "" };
+	static const char *const want[] = { "2025-11-25", "2025-06-18",
+	    "2025-03-26", "2024-11-05", "2025-11-25", "2025-11-25" };
+	const cJSON *res, *si;
+	struct tc_proto p;
+	struct ctx c;
+	char line[256], name[64];
+	cJSON *r;
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(versions); i++) {
+		snprintf(name, sizeof(name), "initialize '%s'", versions[i]);
+		setup(&p, &c, -1, 0);
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':'i',"
+		    "'method':'initialize','params':{'protocolVersion':'%s',"
+		    "'capabilities':{},'clientInfo':{'name':'t',"
+		    "'version':'1'}}}", versions[i]);
+		r = request(&p, line, name);
+		res = cJSON_GetObjectItemCaseSensitive(r, "result");
+		si = cJSON_GetObjectItemCaseSensitive(res, "serverInfo");
+		is_str(cJSON_GetStringValue(cJSON_GetObjectItem(res,
+		    "protocolVersion")), want[i], "%s: answers %s", name,
+		    want[i]);
+		is_str(cJSON_GetStringValue(cJSON_GetObjectItem(si, "name")),
+		    "toolcell-test", "%s: serverInfo.name", name);
+		is_str(cJSON_GetStringValue(cJSON_GetObjectItem(si,
+		    "version")), "9.8.7", "%s: serverInfo.version", name);
+		is_str(cJSON_GetStringValue(cJSON_GetObjectItem(res,
+		    "instructions")), "touches nothing", "%s: instructions",
+		    name);
+		ok(cJSON_IsObject(cJSON_GetObjectItem(cJSON_GetObjectItem(res,
+		    "capabilities"), "tools")), "%s: capabilities.tools", name);
+		cJSON_Delete(r);
+		if (i == 0) {
+			is_int(tc_proto_client_has(&p, "roots"), 0,
+			    "no roots capability declared");
+			expect_error(&p, line, TC_RPC_INVALID_REQUEST, HAS_ID,
+			    "second initialize");
+			r = request(&p, "{'jsonrpc':'2.0','id':4,'method':"
+			    "'tools/list'}", "tools/list after initialize");
+			ok(cJSON_IsArray(cJSON_GetObjectItem(
+			    cJSON_GetObjectItem(r, "result"), "tools")),
+			    "tools/list dispatched to the method table");
+			cJSON_Delete(r);
+			expect_error(&p, "{'jsonrpc':'2.0','id':5,'method':"
+			    "'no/such'}", TC_RPC_METHOD_NOT_FOUND, HAS_ID,
+			    "unknown method after initialize");
+			expect_text(&p, "{'jsonrpc':'2.0','id':6,'method':"
+			    "'ping'}", "{'jsonrpc':'2.0','id':6,'result':{}}\n",
+			    "ping after initialize");
+		}
+		teardown(&p, &c);
+	}
+
+	setup(&p, &c, -1, 0);
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'initialize'}",
+	    TC_RPC_INVALID_PARAMS, HAS_ID, "initialize without params");
+	initialize(&p, "2025-06-18");
+	is_str(p.version, "2025-06-18", "negotiated version recorded");
+	is_int(tc_proto_client_has(&p, "roots"), 1,
+	    "client capability 'roots' recorded");
+	is_int(tc_proto_client_has(&p, "sampling"), 0,
+	    "client capability 'sampling' absent");
+	teardown(&p, &c);
+}
+
+static void
+test_envelope(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+	char nul[48], *out;
+	cJSON *r;
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-11-25");
+
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,", TC_RPC_PARSE_ERROR, NO_ID,
+	    "truncated JSON");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'ping'} x",
+	    TC_RPC_PARSE_ERROR, NO_ID, "trailing junk");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'ping'}{}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "two messages on one line");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'ping','s':'\xff'}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "invalid UTF-8 byte");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'ping','s':'"
+	    "\xed\xa0\x80'}", TC_RPC_PARSE_ERROR, NO_ID, "UTF-8 surrogate");
+	expect_error(&p, "{'jsonrpc':'1.0','id':1,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, ANY_ID, "jsonrpc 1.0");
+	expect_error(&p, "{'id':1,'method':'ping'}", TC_RPC_INVALID_REQUEST,
+	    ANY_ID, "no jsonrpc member");
+	expect_error(&p, "{'jsonrpc':2.0,'id':1,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, ANY_ID, "jsonrpc as a number");
+	expect_error(&p, "{'jsonrpc':'2.0','id':null,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "id null");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1.5,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "id 1.5");
+	expect_error(&p, "{'jsonrpc':'2.0','id':true,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "id true");
+	expect_error(&p, "{'jsonrpc':'2.0','id':{'a':1},'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "id an object");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':7}",
+	    TC_RPC_INVALID_REQUEST, ANY_ID, "method not a string");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1}", TC_RPC_INVALID_REQUEST,
+	    ANY_ID, "no method");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'test/echo',"
+	    "'params':'x'}", TC_RPC_INVALID_REQUEST, HAS_ID, "params a string");
+	expect_error(&p, "42", TC_RPC_INVALID_REQUEST, NO_ID, "a bare number");
+	expect_error(&p, "'ping'", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "a bare string");
+	expect_error(&p, "null", TC_RPC_INVALID_REQUEST, NO_ID, "null");
+	expect_silence(&p, "", "empty line");
+	expect_silence(&p, " \t ", "blank line");
+	memcpy(nul, dq("{'jsonrpc':'2.0','id':1,'method':'ping'}"), 41);
+	nul[36] = '\0';		/* "pi\0g" */
+	tc_proto_handle_line(&p, nul, 40);
+	out = output();
+	r = one_response(out, "raw NUL byte in a line");
+	is_int(error_code(r), TC_RPC_PARSE_ERROR, "raw NUL byte: -32700");
+	cJSON_Delete(r);
+	free(out);
+
+	/* cJSON is laxer than RFC 8259; what it lets through must not
+	 * reach the output. */
+	expect_refused(&p, "{'jsonrpc':'2.0','id':01,'method':'ping'}",
+	    "id with a leading zero (01)");
+	expect_refused(&p, "{'jsonrpc':'2.0','id':-01,'method':'ping'}",
+	    "id with a leading zero (-01)");
+	expect_refused(&p, "{'jsonrpc':'2.0','id':'a\tb','method':'ping'}",
+	    "id with a raw tab");
+	expect_refused(&p, "{'jsonrpc':'2.0','id':'a\x01" "b','method':'ping'}",
+	    "id with a raw U+0001");
+
+	/* Ids come back as the very token they arrived as. */
+	expect_text(&p, "{'jsonrpc':'2.0','id':123456789012345678901234567890,"
+	    "'method':'ping'}", "{'jsonrpc':'2.0','id':"
+	    "123456789012345678901234567890,'result':{}}\n",
+	    "big integer id echoed exactly");
+	expect_text(&p, "{'jsonrpc':'2.0','id':-7,'method':'ping'}",
+	    "{'jsonrpc':'2.0','id':-7,'result':{}}\n",
+	    "negative id echoed");
+	expect_text(&p, "{'jsonrpc':'2.0','id':'a\\'b\\\\c\\u00e9\\n/\\/',"
+	    "'method':'ping'}", "{'jsonrpc':'2.0','id':'a\\'b\\\\c\\u00e9"
+	    "\\n/\\/','result':{}}\n", "string id with escapes echoed exactly");
+	expect_text(&p, "  { 'method' : 'ping' , 'id' : 12 , "
+	    "'jsonrpc' : '2.0' }  ", "{'jsonrpc':'2.0','id':12,'result':{}}\n",
+	    "spaces around the id token");
+	expect_text(&p, "{'jsonrpc':'2.0','id':'','method':'ping'}",
+	    "{'jsonrpc':'2.0','id':'','result':{}}\n", "empty string id");
+	expect_text(&p, "{'jsonrpc':'2.0','id':0,'method':'ping'}",
+	    "{'jsonrpc':'2.0','id':0,'result':{}}\n", "id 0");
+	expect_text(&p, "{'jsonrpc':'2.0','\\u0069d':5,'method':'ping'}",
+	    "{'jsonrpc':'2.0','id':5,'result':{}}\n",
+	    "member name 'id' written with an escape");
+
+	/* Unknown top-level members are ignored, never echoed. */
+	r = request(&p, "{'jsonrpc':'2.0','id':8,'method':'ping','extra':1,"
+	    "'_meta':{'x':[1,2]}}", "extra top-level members");
+	ok(r != NULL && cJSON_GetArraySize(r) == 3,
+	    "extra members: the response has jsonrpc, id and result only");
+	cJSON_Delete(r);
+
+	/* Notifications are never answered, even unknown ones. */
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "nothing'}", "unknown notification");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'test/echo',"
+	    "'params':{'a':1}}", "notification to a method");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'no/such'}",
+	    "notification to an unknown method");
+
+	/* An escaped NUL is flagged for the handlers. */
+	r = request(&p, "{'jsonrpc':'2.0','id':9,'method':'test/echo',"
+	    "'params':{'s':'a\\u0000b'}}", "escaped NUL");
+	is_int(c.has_nul, 1, "\\u0000 sets has_nul");
+	cJSON_Delete(r);
+	r = request(&p, "{'jsonrpc':'2.0','id':10,'method':'test/echo',"
+	    "'params':{'s':'a\\\\u0000b'}}", "escaped backslash");
+	is_int(c.has_nul, 0, "\\\\u0000 (a backslash, then text) is no NUL");
+	cJSON_Delete(r);
+	r = request(&p, "{'jsonrpc':'2.0','id':11,'method':'test/echo',"
+	    "'params':{'s':'\\u0001'}}", "escaped U+0001");
+	is_int(c.has_nul, 0, "\\u0001 is no NUL");
+	cJSON_Delete(r);
+
+	teardown(&p, &c);
+}
+
+static void
+test_server_requests(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+	char line[128], *out;
+	int64_t id;
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-11-25");
+	id = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
+	out = output();
+	ok(id >= 0, "tc_proto_request gives an id");
+	like(out, "\"method\":\"roots/list\"", "the request is written");
+	free(out);
+	expect_silence(&p, "{'jsonrpc':'2.0','id':999,'result':{}}",
+	    "a response to an unknown request");
+	is_int(c.nresponse, 0, "no callback for an unknown id");
+	snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%lld,"
+	    "'result':{'roots':[]}}", (long long)id);
+	expect_silence(&p, line, "a response to our request");
+	is_int(c.nresponse, 1, "the response callback ran once");
+	expect_silence(&p, line, "a second response to the same request");
+	is_int(c.nresponse, 1, "the callback does not run twice");
+	teardown(&p, &c);
+}
+
+static const cJSON *
+by_id(const cJSON *arr, const char *raw_id)
+{
+	const cJSON *it;
+	char *s;
+	int same;
+
+	cJSON_ArrayForEach(it, arr) {
+		s = cJSON_PrintUnformatted(cJSON_GetObjectItem(it, "id"));
+		same = s != NULL && strcmp(s, raw_id) == 0;
+		cJSON_free(s);
+		if (same)
+			return it;
+	}
+	return NULL;
+}
+
+static void
+test_batch(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+	cJSON *r;
+	char *out;
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-03-26");
+	out = exchange(&p, "[{'jsonrpc':'2.0','id':1,'method':'ping'},"
+	    "{'jsonrpc':'2.0','method':'notifications/x'},"
+	    "{'jsonrpc':'2.0','id':'b','method':'nope'},"
+	    "{'jsonrpc':'2.0','id':3,'method':'test/echo','params':{'k':3}}]");
+	r = cJSON_Parse(out);
+	ok(r != NULL && cJSON_IsArray(r) && cJSON_GetArraySize(r) == 3,
+	    "batch: an array of three responses");
+	ok(strchr(out, '\n') == out + strlen(out) - 1,
+	    "batch: answered on one line");
+	ok(cJSON_IsObject(cJSON_GetObjectItem(by_id(r, "1"), "result")),
+	    "batch: ping answered");
+	is_int(error_code(by_id(r, "\"b\"")), TC_RPC_METHOD_NOT_FOUND,
+	    "batch: unknown method answered -32601");
+	ok(cJSON_GetObjectItem(cJSON_GetObjectItem(cJSON_GetObjectItem(
+	    by_id(r, "3"), "result"), "params"), "k") != NULL,
+	    "batch: registered method dispatched");
+	cJSON_Delete(r);
+	free(out);
+
+	expect_silence(&p, "[{'jsonrpc':'2.0','method':'notifications/x'},"
+	    "{'jsonrpc':'2.0','method':'notifications/y'}]",
+	    "all-notification batch");
+	expect_error(&p, "[]", TC_RPC_INVALID_REQUEST, NO_ID, "empty batch");
+	expect_error(&p, "[ ]", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "empty batch with a space");
+
+	out = exchange(&p, "[1,{'jsonrpc':'2.0','id':2,'method':'ping'}]");
+	r = cJSON_Parse(out);
+	ok(cJSON_IsArray(r) && cJSON_GetArraySize(r) == 2,
+	    "batch [1, ping]: two responses");
+	is_int(error_code(cJSON_GetArrayItem(r, 0)), TC_RPC_INVALID_REQUEST,
+	    "batch [1, ping]: 1 is an invalid request");
+	cJSON_Delete(r);
+	free(out);
+	teardown(&p, &c);
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-11-25");
+	expect_error(&p, "[{'jsonrpc':'2.0','id':1,'method':'ping'}]",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "batch under 2025-11-25");
+	expect_error(&p, "[]", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "empty batch under 2025-11-25");
+	teardown(&p, &c);
+}
+
+static void
+test_cancel(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+	char *out;
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-11-25");
+
+	expect_silence(&p, "{'jsonrpc':'2.0','id':42,'method':'test/hold'}",
+	    "held request is not answered yet");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "cancelled','params':{'requestId':42,'reason':'x'}}",
+	    "cancel of an integer id");
+	is_int(c.ncancel, 1, "on_cancel ran");
+	ok(c.nheld == 1 && c.cancelled != NULL &&
+	    strcmp(c.cancelled, c.held[0]->id_key) == 0,
+	    "integer id: the cancel key is the request's key");
+
+	expect_silence(&p, "{'jsonrpc':'2.0','id':'a\\u0062c','method':"
+	    "'test/hold'}", "held request with a string id");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "cancelled','params':{'requestId':'abc'}}",
+	    "cancel of a string id");
+	ok(c.nheld == 2 && c.cancelled != NULL &&
+	    strcmp(c.cancelled, c.held[1]->id_key) == 0,
+	    "string id: the key is canonical ('a\\u0062c' matches 'abc')");
+	ok(strcmp(c.held[0]->id_key, c.held[1]->id_key) != 0,
+	    "different requests have different keys");
+
+	expect_silence(&p, "{'jsonrpc':'2.0','id':'42','method':'test/hold'}",
+	    "held request with id '42'");
+	ok(c.nheld == 3 && strcmp(c.held[0]->id_key, c.held[2]->id_key) != 0,
+	    "the string '42' and the integer 42 have different keys");
+
+	expect_silence(&p, "{'jsonrpc':'2.0','id':"
+	    "123456789012345678901234567890,'method':'test/hold'}",
+	    "held request with a big integer id");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "cancelled','params':{'requestId':123456789012345678901234567891}}",
+	    "cancel of a big integer id one above");
+	ok(c.nheld == 4 && c.cancelled != NULL &&
+	    strcmp(c.cancelled, c.held[3]->id_key) != 0,
+	    "big integer id: a key one above does not match");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "cancelled','params':{'requestId':123456789012345678901234567890}}",
+	    "cancel of a big integer id");
+	ok(c.nheld == 4 && c.cancelled != NULL &&
+	    strcmp(c.cancelled, c.held[3]->id_key) == 0,
+	    "big integer id: the cancel key is the request's key");
+
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "cancelled'}", "cancel without params");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "cancelled','params':{'requestId':null}}",
+	    "cancel with a null requestId");
+
+	/* A held request is answered later, with its own id. */
+	tc_proto_reply(c.held[1], NULL);
+	c.held[1] = c.held[--c.nheld];
+	out = output();
+	is_str(out, "{\"jsonrpc\":\"2.0\",\"id\":\"a\\u0062c\","
+	    "\"result\":{}}\n", "a late reply echoes the raw id");
+	free(out);
+	teardown(&p, &c);
+}
+
+static void
+test_raw_member(void)
+{
+	static const char text[] = "{\"a\":\"{\\\"}[\",\"b\":{\"c\":[1,{\"d\":"
+	    "2}],\"e\":\"x\\\\\"},\"s\":\"\\\"id\\\":1\",\"p\":{\"id\":3},"
+	    " \"id\" :  -12 , \"a\\\"b\":true}";
+	static const char *const p_id[] = { "id" };
+	static const char *const p_be[] = { "b", "e" };
+	static const char *const p_bc[] = { "b", "c" };
+	static const char *const p_b[] = { "b" };
+	static const char *const p_pid[] = { "p", "id" };
+	static const char *const p_zz[] = { "zz" };
+	static const char *const p_ax[] = { "a", "x" };
+	static const char *const p_d[] = { "d" };
+	const char *s;
+	size_t n;
+	char got[128];
+	cJSON *j;
+
+#define RAW(path, npath, want, name) do {				\
+	got[0] = '\0';							\
+	if (tc_json_raw_member(text, sizeof(text) - 1, path, npath,	\
+	    &s, &n) == 0)						\
+		snprintf(got, sizeof(got), "%.*s", (int)n, s);		\
+	is_str(got, want, "raw member %s", name);			\
+} while (0)
+
+	j = cJSON_Parse(text);
+	ok(j != NULL, "the sample is JSON");
+	cJSON_Delete(j);
+	RAW(p_id, 1, "-12", "id (after strings holding braces and quotes)");
+	RAW(p_be, 2, "\"x\\\\\"", "b.e");
+	RAW(p_bc, 2, "[1,{\"d\":2}]", "b.c");
+	RAW(p_b, 1, "{\"c\":[1,{\"d\":2}],\"e\":\"x\\\\\"}", "b");
+	RAW(p_pid, 2, "3", "p.id");
+	RAW(p_d, 1, "", "d is not at the top level");
+	is_int(tc_json_raw_member(text, sizeof(text) - 1, p_zz, 1, &s, &n),
+	    TC_ENOTFOUND, "absent member: TC_ENOTFOUND");
+	is_int(tc_json_raw_member(text, sizeof(text) - 1, p_ax, 2, &s, &n),
+	    TC_ENOTFOUND, "member of a string: TC_ENOTFOUND");
+	is_int(tc_json_raw_member("{}", 2, p_id, 1, &s, &n), TC_ENOTFOUND,
+	    "empty object: TC_ENOTFOUND");
+	is_int(tc_json_raw_member("[1]", 3, p_id, 1, &s, &n), TC_ENOTFOUND,
+	    "an array: TC_ENOTFOUND");
+#undef RAW
+}
+
+/* Writes |s| (' made ") to |fd| and lets the server read it once. */
+static char *
+feed(struct tc_proto *p, int fd, const char *s)
+{
+	const char *t = dq(s);
+
+	if (write(fd, t, strlen(t)) != (ssize_t)strlen(t))
+		perror("write");
+	tc_proto_read(p);
+	return output();
+}
+
+static void
+test_framing(void)
+{
+	static const char pong1[] = "{\"jsonrpc\":\"2.0\",\"id\":1,"
+	    "\"result\":{}}\n";
+	static const char pong2[] = "{\"jsonrpc\":\"2.0\",\"id\":2,"
+	    "\"result\":{}}\n";
+	struct tc_proto p;
+	struct ctx c;
+	char *out, big[300];
+	cJSON *r;
+	int in[2];
+
+	if (pipe2(in, O_CLOEXEC | O_NONBLOCK) != 0) {
+		perror("pipe2");
+		exit(2);
+	}
+	setup(&p, &c, in[0], 64);
+
+	out = feed(&p, in[1], "{'jsonrpc':'2.0','id':1,'method':'ping'}\n"
+	    "{'jsonrpc':'2.0','id':2,'method':'ping'}\n");
+	ok(strncmp(out, pong1, strlen(pong1)) == 0 &&
+	    strcmp(out + strlen(pong1), pong2) == 0,
+	    "two lines in one write: two answers in order");
+	free(out);
+
+	out = feed(&p, in[1], "{'jsonrpc':'2.0','id':1,");
+	is_str(out, "", "half a line: no answer yet");
+	free(out);
+	out = feed(&p, in[1], "'method':'ping'}\n");
+	is_str(out, pong1, "the rest of the line: answered");
+	free(out);
+
+	out = feed(&p, in[1], "{'jsonrpc':'2.0','id':1,'method':'ping'}\r\n");
+	is_str(out, pong1, "CRLF line ending");
+	free(out);
+
+	out = feed(&p, in[1], "\n\n \r\n\t\n");
+	is_str(out, "", "blank lines are ignored");
+	free(out);
+
+	/* Over-long, in one write, then a normal line. */
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "{'jsonrpc':'2.0','id':7,'method':'ping','pad':'", 47);
+	memcpy(big + 200, "'}\n{'jsonrpc':'2.0','id':2,'method':'ping'}\n",
+	    45);
+	out = feed(&p, in[1], big);
+	ok(strlen(out) > strlen(pong2) &&
+	    strcmp(out + strlen(out) - strlen(pong2), pong2) == 0,
+	    "over-long line: the next line is still served");
+	out[strlen(out) - strlen(pong2)] = '\0';
+	r = one_response(out, "over-long line");
+	is_int(error_code(r), TC_RPC_INVALID_REQUEST, "over-long line: -32600");
+	ok(r != NULL && !cJSON_HasObjectItem(r, "id"),
+	    "over-long line: no id member");
+	cJSON_Delete(r);
+	free(out);
+
+	/* Over-long across writes: drained until its newline. */
+	big[150] = '\0';
+	out = feed(&p, in[1], big);
+	is_str(out, "", "over-long line, first part: no answer yet");
+	free(out);
+	out = feed(&p, in[1], "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx");
+	is_str(out, "", "over-long line, middle part: still draining");
+	free(out);
+	out = feed(&p, in[1], "xxx'}\n{'jsonrpc':'2.0','id':1,'method':'ping'}"
+	    "\n");
+	ok(strlen(out) > strlen(pong1) &&
+	    strcmp(out + strlen(out) - strlen(pong1), pong1) == 0,
+	    "over-long line over several reads: the next line is served");
+	out[strlen(out) - strlen(pong1)] = '\0';
+	r = one_response(out, "over-long line over several reads");
+	is_int(error_code(r), TC_RPC_INVALID_REQUEST,
+	    "over-long line over several reads: one -32600");
+	cJSON_Delete(r);
+	free(out);
+
+	/* A line of exactly max_frame bytes is fine. */
+	memset(big, ' ', 64);
+	memcpy(big, "{'jsonrpc':'2.0','id':2,'method':'ping'}", 40);
+	memcpy(big + 64, "\n", 2);
+	out = feed(&p, in[1], big);
+	is_str(out, pong2, "a line of exactly max_frame bytes is served");
+	free(out);
+
+	/* The last line needs no newline; then end of file. */
+	out = feed(&p, in[1], "{'jsonrpc':'2.0','id':1,'method':'ping'}");
+	is_str(out, "", "unterminated line: waits for more");
+	free(out);
+	close(in[1]);
+	is_int(tc_proto_read(&p), 1, "end of file: tc_proto_read returns 1");
+	out = output();
+	is_str(out, pong1, "unterminated last line answered at end of file");
+	free(out);
+	is_int(tc_proto_read(&p), 1, "after end of file: still 1");
+
+	close(in[0]);
+	teardown(&p, &c);
+}
+
+int
+main(void)
+{
+	tc_log_init("test-protocol", TC_LOG_WARN);
+	test_before_initialize();
+	test_initialize();
+	test_envelope();
+	test_server_requests();
+	test_batch();
+	test_cancel();
+	test_raw_member();
+	test_framing();
+	return done_testing();
+}

@@ -1,0 +1,541 @@
+/*
+ * test-sandbox.c: the fork-per-call runner with a tool table of its own:
+ * handlers that answer, fail, crash, overstay their deadline, send too
+ * much or garbage, leave a grandchild behind, or close their pipe and
+ * linger.  The test process is a child subreaper, so anything a handler
+ * leaves behind becomes its child and the final "no child left" check
+ * sees it.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "err.h"
+#include "policy.h"
+#include "sandbox.h"
+#include "tap.h"
+
+#define GUARD_MS	15000	/* no run in this file may take longer */
+
+static int leak_fd = -1;	/* opened without O_CLOEXEC by the parent */
+
+static const struct tc_arg no_args[] = {
+	{ NULL }
+};
+
+static int
+h_hello(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	tc_result_printf(res, "hello");
+	cJSON_AddNumberToObject(tc_result_obj(res), "n", 1);
+	return 0;
+}
+
+static int
+h_fails(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	return TC_ENOTFOUND;
+}
+
+static int
+h_abort(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	abort();
+}
+
+static int
+h_sleep(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	sleep(10);
+	return 0;
+}
+
+static int
+h_huge(const struct tc_call *call, struct tc_result *res)
+{
+	static char block[1024];
+	int i;
+
+	(void)call;
+	memset(block, 'x', sizeof(block));
+	for (i = 0; i < 64; i++)
+		tc_result_text(res, block, sizeof(block));
+	return 0;
+}
+
+static int
+h_noresult(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	_exit(0);
+}
+
+/* Returns the first pipe among the fds above 2: the result pipe. */
+static int
+result_pipe(void)
+{
+	struct stat st;
+	int fd;
+
+	for (fd = 3; fd < 256; fd++)
+		if (fstat(fd, &st) == 0 && S_ISFIFO(st.st_mode))
+			return fd;
+	return -1;
+}
+
+static int
+h_garbage(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	if (tc_frame_write(result_pipe(), TC_FRAME_RESULT, "{bad}", 5) != 0)
+		_exit(3);
+	_exit(0);
+}
+
+static int
+h_badtype(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	tc_frame_write(result_pipe(), (enum tc_frame_type)7, "{}", 2);
+	sleep(10);
+	return 0;
+}
+
+static int
+h_progress(const struct tc_call *call, struct tc_result *res)
+{
+	static const char p[] = "{\"progress\":1,\"total\":2}";
+
+	(void)call;
+	tc_frame_write(result_pipe(), TC_FRAME_PROGRESS, p, sizeof(p) - 1);
+	tc_result_printf(res, "after progress");
+	return 0;
+}
+
+/* Leaves a grandchild in the process group and answers at once. */
+static int
+h_grandchild(const struct tc_call *call, struct tc_result *res)
+{
+	pid_t pid;
+
+	(void)call;
+	if ((pid = fork()) == 0) {
+		sleep(30);
+		_exit(0);
+	}
+	tc_result_printf(res, "%d", (int)pid);
+	return 0;
+}
+
+/* Closes its result pipe (and all else) and stays. */
+static int
+h_closer(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	close_range(3, ~0U, 0);
+	sleep(10);
+	return 0;
+}
+
+/* Writes to stdout, which must not be the server's. */
+static int
+h_noisy(const struct tc_call *call, struct tc_result *res)
+{
+	static const char junk[] = "not an MCP message\n";
+
+	(void)call;
+	if (write(STDOUT_FILENO, junk, sizeof(junk) - 1) < 0)
+		tc_result_printf(res, "write failed");
+	tc_result_printf(res, "wrote");
+	return 0;
+}
+
+/* Reports what it can see of its confinement. */
+static int
+h_probe(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	tc_result_printf(res, "leak_fd=%s env=%s nnp=%d session=%s",
+	    fcntl(leak_fd, F_GETFD) < 0 && errno == EBADF ? "closed" : "open",
+	    getenv("TC_TEST_SECRET") == NULL ? "clean" : "leaked",
+	    prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0),
+	    getsid(0) == getpid() ? "own" : "shared");
+	return 0;
+}
+
+#define TOOL(n, f)	{ .name = n, .description = n, .args = no_args,	\
+	.output_schema = "{\"type\":\"object\"}", .fn = f,		\
+	.profile = TC_PROFILE_FS_READ }
+
+static const struct tc_tool tools[] = {
+	TOOL("hello", h_hello),
+	TOOL("fails", h_fails),
+	TOOL("abort", h_abort),
+	TOOL("sleep", h_sleep),
+	TOOL("huge", h_huge),
+	TOOL("noresult", h_noresult),
+	TOOL("garbage", h_garbage),
+	TOOL("badtype", h_badtype),
+	TOOL("progress", h_progress),
+	TOOL("grandchild", h_grandchild),
+	TOOL("closer", h_closer),
+	TOOL("noisy", h_noisy),
+	TOOL("probe", h_probe),
+};
+
+static const struct tc_tool *
+tool(const char *name)
+{
+	const struct tc_tool *t = tc_tool_find(tools, TC_NITEMS(tools), name);
+
+	if (t == NULL)
+		abort();
+	return t;
+}
+
+/*
+ * Starts |name| and drives it with poll() and tc_run_step() until done,
+ * as the server's loop does.  Returns 0, or -1 if it could not start or
+ * had to be stopped at GUARD_MS.
+ */
+static int
+run(const struct tc_sandbox *sb, const char *name, struct tc_run *r)
+{
+	struct tc_call call;
+	struct pollfd pfd[2];
+	struct tc_diag d;
+	int64_t start = tc_now_ms(), wait;
+	cJSON *args = cJSON_CreateObject();
+	int n;
+
+	memset(&call, 0, sizeof(call));
+	call.tool = tool(name);
+	call.args = args;
+	call.policy = sb->policy;
+	memset(&d, 0, sizeof(d));
+	n = tc_run_start(r, sb, &call, &d);
+	cJSON_Delete(args);
+	if (!is_int(n, 0, "%s: tc_run_start", name)) {
+		printf("#   %s\n", d.msg);
+		return -1;
+	}
+	for (;;) {
+		if ((n = tc_run_pollfds(r, pfd)) < 1 || n > 2) {
+			ok(0, "%s: %d pollfds while running", name, n);
+			tc_run_kill(r, TC_OUT_CANCELLED);
+			tc_run_wait(r);
+			return -1;
+		}
+		wait = r->deadline_ms - tc_now_ms();
+		wait = wait < 0 ? 0 : wait > 100 ? 100 : wait;
+		poll(pfd, (nfds_t)n, (int)wait);
+		if (tc_run_step(r, pfd, n, tc_now_ms()))
+			break;
+		if (tc_now_ms() - start > GUARD_MS) {
+			ok(0, "%s: still running after %d ms", name, GUARD_MS);
+			tc_run_kill(r, TC_OUT_CANCELLED);
+			tc_run_wait(r);
+			return -1;
+		}
+	}
+	is_int(r->state, TC_RUN_DONE, "%s: done", name);
+	ok(r->pidfd < 0 && r->fd < 0, "%s: fds closed when done", name);
+	return 0;
+}
+
+/* Takes the run's result and returns its first text (caller frees). */
+static char *
+take_text(struct tc_run *r, int *is_error)
+{
+	const cJSON *c;
+	char *text;
+	cJSON *res;
+
+	res = tc_run_take_result(r);
+	c = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "content"), 0);
+	text = strdup(cJSON_GetStringValue(cJSON_GetObjectItem(c, "text")) ?
+	    cJSON_GetStringValue(cJSON_GetObjectItem(c, "text")) : "(none)");
+	*is_error = cJSON_IsTrue(cJSON_GetObjectItem(res, "isError"));
+	cJSON_Delete(res);
+	return text;
+}
+
+/*
+ * Runs |name|, checks its outcome, and that its result is a tool error
+ * whose text holds |want|.
+ */
+static void
+expect_failure(struct tc_sandbox *sb, const char *name,
+    enum tc_run_outcome outcome, const char *want)
+{
+	struct tc_run r;
+	char *text;
+	int is_error;
+
+	if (run(sb, name, &r) == 0) {
+		is_int(r.outcome, outcome, "%s: outcome, once done", name);
+		text = take_text(&r, &is_error);
+		is_int(r.outcome, outcome, "%s: outcome, after the result",
+		    name);
+		ok(is_error, "%s: isError", name);
+		like(text, want, "%s: text", name);
+		free(text);
+	}
+	tc_run_release(&r);
+}
+
+static void
+test_ok(struct tc_sandbox *sb)
+{
+	struct tc_run r;
+	cJSON *res, *want;
+	char *text;
+	int is_error;
+
+	if (run(sb, "hello", &r) == 0) {
+		is_int(r.outcome, TC_OUT_OK, "hello: outcome OK");
+		res = tc_run_take_result(&r);
+		want = cJSON_Parse("{\"content\":[{\"type\":\"text\",\"text\":"
+		    "\"hello\"}],\"structuredContent\":{\"n\":1}}");
+		ok(cJSON_Compare(res, want, 1),
+		    "hello: the result round-trips");
+		cJSON_Delete(want);
+		cJSON_Delete(res);
+		ok(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
+		    "hello: the child exited 0");
+	}
+	tc_run_release(&r);
+
+	if (run(sb, "fails", &r) == 0) {
+		is_int(r.outcome, TC_OUT_OK, "fails: outcome OK");
+		text = take_text(&r, &is_error);
+		ok(is_error, "fails: isError");
+		is_str(text, "fails failed: not found", "fails: text");
+		free(text);
+	}
+	tc_run_release(&r);
+
+	if (run(sb, "progress", &r) == 0) {
+		text = take_text(&r, &is_error);
+		is_int(r.outcome, TC_OUT_OK, "progress: outcome OK");
+		is_str(text, "after progress", "progress: result after it");
+		free(text);
+	}
+	tc_run_release(&r);
+}
+
+static void
+test_failures(struct tc_sandbox *sb, struct tc_policy *pol)
+{
+	int64_t t0;
+
+	expect_failure(sb, "abort", TC_OUT_CRASHED, "signal 6");
+
+	pol->limits.deadline_ms = 200;
+	t0 = tc_now_ms();
+	expect_failure(sb, "sleep", TC_OUT_TIMEOUT, "deadline of 200 ms");
+	ok(tc_now_ms() - t0 < 2000, "sleep: stopped soon after 200 ms");
+	pol->limits.deadline_ms = 5000;
+
+	pol->limits.max_result = 4096;
+	expect_failure(sb, "huge", TC_OUT_TOOBIG, "4096-byte limit");
+	pol->limits.max_result = 1u << 20;
+
+	expect_failure(sb, "noresult", TC_OUT_NORESULT,
+	    "exited with status 0 without a result");
+	expect_failure(sb, "garbage", TC_OUT_BADFRAME, "malformed result");
+	expect_failure(sb, "badtype", TC_OUT_BADFRAME, "unknown type");
+}
+
+static void
+test_cancel(struct tc_sandbox *sb, struct tc_policy *pol)
+{
+	struct tc_call call = { tool("sleep"), NULL, pol };
+	struct tc_run r;
+	char *text;
+	int is_error;
+	int64_t t0;
+
+	t0 = tc_now_ms();
+	is_int(tc_run_start(&r, sb, &call, NULL), 0, "cancel: start");
+	tc_run_kill(&r, TC_OUT_CANCELLED);
+	tc_run_wait(&r);
+	is_int(r.state, TC_RUN_DONE, "cancel: done");
+	is_int(r.outcome, TC_OUT_CANCELLED, "cancel: outcome");
+	ok(tc_now_ms() - t0 < 2000, "cancel: prompt");
+	text = take_text(&r, &is_error);
+	ok(is_error, "cancel: isError");
+	is_str(text, "the call was cancelled", "cancel: text");
+	free(text);
+	tc_run_release(&r);
+}
+
+/* Checks that |pid|, our child as subreaper, dies by SIGKILL soon. */
+static void
+expect_killed(pid_t pid, const char *name)
+{
+	int64_t t0 = tc_now_ms();
+	int st = 0;
+	pid_t w;
+
+	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
+	    tc_now_ms() - t0 < 2000)
+		usleep(10000);
+	if (w == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+	}
+	ok(w == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+	    "%s: killed with the call", name);
+}
+
+static void
+test_leftovers(struct tc_sandbox *sb, struct tc_policy *pol)
+{
+	struct tc_call call = { tool("closer"), NULL, pol };
+	struct tc_run r;
+	char *text, *end;
+	int is_error;
+	int64_t t0;
+	long gpid;
+
+	/* A grandchild in the process group goes with the child. */
+	if (run(sb, "grandchild", &r) == 0) {
+		text = take_text(&r, &is_error);
+		is_int(r.outcome, TC_OUT_OK, "grandchild: outcome OK");
+		gpid = strtol(text, &end, 10);
+		if (ok(*end == '\0' && gpid > 0, "grandchild: its pid"))
+			expect_killed((pid_t)gpid, "grandchild");
+		free(text);
+	}
+	tc_run_release(&r);
+
+	/*
+	 * A child that closes its pipe and lingers is still killed at its
+	 * deadline by tc_run_wait().  An alarm breaks the wait should it
+	 * block past the deadline, so the test cannot hang.
+	 */
+	pol->limits.deadline_ms = 300;
+	t0 = tc_now_ms();
+	if (is_int(tc_run_start(&r, sb, &call, NULL), 0, "closer: start")) {
+		alarm(3);
+		tc_run_wait(&r);
+		alarm(0);
+		is_int(r.outcome, TC_OUT_TIMEOUT, "closer: outcome timeout");
+		if (!ok(tc_now_ms() - t0 < 2000, "closer: tc_run_wait kept the "
+		    "300 ms deadline"))
+			printf("#   took %lld ms\n", (long long)(tc_now_ms() -
+			    t0));
+	}
+	tc_run_release(&r);
+	pol->limits.deadline_ms = 5000;
+}
+
+static void
+test_confinement(struct tc_sandbox *sb)
+{
+	struct tc_run r;
+	char *text, buf[1024];
+	int is_error, saved, n, p[2];
+	ssize_t got;
+
+	setenv("TC_TEST_SECRET", "hunter2", 1);
+	leak_fd = open("/dev/null", O_RDONLY);
+	if (run(sb, "probe", &r) == 0) {
+		text = take_text(&r, &is_error);
+		is_str(text, "leak_fd=closed env=clean nnp=1 session=own",
+		    "probe: fds closed, environment scrubbed, no_new_privs, "
+		    "own session");
+		free(text);
+	}
+	tc_run_release(&r);
+	close(leak_fd);
+	unsetenv("TC_TEST_SECRET");
+
+	/* The child's stdout is not ours: catch ours in a pipe. */
+	fflush(stdout);
+	if (pipe2(p, O_CLOEXEC | O_NONBLOCK) != 0 ||
+	    (saved = dup(STDOUT_FILENO)) < 0) {
+		ok(0, "noisy: set up");
+		return;
+	}
+	dup2(p[1], STDOUT_FILENO);
+	n = run(sb, "noisy", &r);
+	fflush(stdout);
+	dup2(saved, STDOUT_FILENO);
+	close(saved);
+	close(p[1]);
+	/* What the TAP calls printed meanwhile is ours; the junk is not. */
+	got = read(p[0], buf, sizeof(buf) - 1);
+	buf[got > 0 ? got : 0] = '\0';
+	close(p[0]);
+	fputs(buf, stdout);
+	ok(strstr(buf, "not an MCP message") == NULL,
+	    "noisy: nothing reached the parent's stdout");
+	if (n == 0) {
+		text = take_text(&r, &is_error);
+		is_str(text, "wrote", "noisy: the handler wrote to its stdout");
+		free(text);
+	}
+	tc_run_release(&r);
+}
+
+static void
+on_alarm(int sig)
+{
+	(void)sig;
+}
+
+int
+main(void)
+{
+	struct sigaction sa;
+	struct tc_sandbox sb;
+	struct tc_policy pol;
+	struct tc_diag d;
+	pid_t w;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_alarm;
+	sigaction(SIGALRM, &sa, NULL);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	tc_policy_init(&pol);
+	pol.limits.deadline_ms = 5000;
+	pol.limits.max_result = 1u << 20;
+	memset(&d, 0, sizeof(d));
+	if (!is_int(tc_sandbox_init(&sb, &pol, &d), 0, "tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		return done_testing();
+	}
+	is_int(tc_tools_validate(tools, TC_NITEMS(tools), &d), 0,
+	    "the test's tool table is valid");
+
+	test_ok(&sb);
+	test_failures(&sb, &pol);
+	test_cancel(&sb, &pol);
+	test_leftovers(&sb, &pol);
+	test_confinement(&sb);
+
+	w = waitpid(-1, NULL, WNOHANG);
+	ok(w == -1 && errno == ECHILD, "no child is left");
+	tc_sandbox_release(&sb);
+	tc_policy_release(&pol);
+	return done_testing();
+}

@@ -1,0 +1,535 @@
+/*
+ * test-tools.c: argument checking against tc_arg tables, the JSON Schemas
+ * derived from them, tool table validation, and the CallToolResult that a
+ * handler builds and the parent re-checks.
+ *
+ * JSON in this file is written with single quotes; dq() makes them double.
+ */
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "err.h"
+#include "tools.h"
+#include "tap.h"
+
+static const char *const modes[] = { "fast", "safe", "slow", "extra", NULL };
+
+static const struct tc_arg file_items[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	    .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY,
+	    .description = "a file", .max_len = 16 },
+	{ .name = "size", .type = TC_ARG_INT, .description = "bytes",
+	    .min = 0, .max = 100 },
+	{ NULL }
+};
+
+static const struct tc_arg args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	    .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY,
+	    .description = "a path", .max_len = 8 },
+	{ .name = "count", .type = TC_ARG_INT, .description = "how many",
+	    .min = -5, .max = 10 },
+	{ .name = "big", .type = TC_ARG_INT, .description = "a wide integer",
+	    .min = LLONG_MIN, .max = LLONG_MAX },
+	{ .name = "flag", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	    .description = "a switch", .def = 1 },
+	{ .name = "mode", .type = TC_ARG_STRING, .description = "a mode",
+	    .enums = modes },
+	{ .name = "tags", .type = TC_ARG_STRING_ARRAY, .description = "tags",
+	    .max_len = 3, .item_max_len = 4 },
+	{ .name = "files", .type = TC_ARG_OBJECT_ARRAY,
+	    .description = "files", .max_len = 2, .items = file_items },
+	{ NULL }
+};
+
+static const struct tc_arg no_args[] = {
+	{ NULL }
+};
+
+static int
+fn_nothing(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	(void)res;
+	return 0;
+}
+
+/* Returns |s| with every ' made ", in one of a few rotating buffers. */
+static const char *
+dq(const char *s)
+{
+	static char bufs[4][1024];
+	static int next;
+	char *b = bufs[next++ % 4];
+	size_t i;
+
+	for (i = 0; s[i] != '\0' && i < sizeof(bufs[0]) - 1; i++)
+		b[i] = s[i] == '\'' ? '"' : s[i];
+	b[i] = '\0';
+	return b;
+}
+
+/* Checks |json| against |args|: the code and, if |msg|, the message. */
+static void
+check(const char *json, int want, const char *msg)
+{
+	struct tc_diag d;
+	cJSON *o;
+
+	memset(&d, 0, sizeof(d));
+	o = cJSON_Parse(dq(json));
+	if (!ok(o != NULL, "%s: is JSON", json))
+		return;
+	is_int(tc_args_check(args, o, &d), want, "check %s", json);
+	if (msg != NULL)
+		is_str(d.msg, msg, "check %s: message", json);
+	cJSON_Delete(o);
+}
+
+static void
+test_args_check(void)
+{
+	struct tc_diag d;
+	cJSON *o;
+
+	/* Strings. */
+	check("{'path':'a'}", 0, NULL);
+	check("{'path':'abcdefgh'}", 0, NULL);
+	check("{}", TC_EINVAL, "argument 'path' is required");
+	check("{'path':''}", TC_EINVAL, "argument 'path': must not be empty");
+	check("{'path':'abcdefghi'}", TC_EINVAL,
+	    "argument 'path': longer than 8 bytes");
+	check("{'path':5}", TC_EINVAL,
+	    "argument 'path': expected a string, got a number");
+	check("{'path':null}", TC_EINVAL,
+	    "argument 'path': expected a string, got null");
+
+	/* Integers. */
+	check("{'path':'a','count':-5}", 0, NULL);
+	check("{'path':'a','count':10}", 0, NULL);
+	check("{'path':'a','count':1e1}", 0, NULL);
+	check("{'path':'a','count':1.5}", TC_EINVAL,
+	    "argument 'count': expected an integer, got 1.5");
+	check("{'path':'a','count':'3'}", TC_EINVAL,
+	    "argument 'count': expected an integer, got a string");
+	check("{'path':'a','count':11}", TC_EINVAL,
+	    "argument 'count': must be between -5 and 10");
+	check("{'path':'a','count':-6}", TC_EINVAL,
+	    "argument 'count': must be between -5 and 10");
+	check("{'path':'a','count':1e400}", TC_EINVAL, NULL);
+	check("{'path':'a','big':-9007199254740992}", 0, NULL);
+	check("{'path':'a','big':1e300}", TC_EINVAL, NULL);
+	/* 2^63 is past LLONG_MAX, though (double)LLONG_MAX rounds to it. */
+	check("{'path':'a','big':9223372036854775808}", TC_EINVAL, NULL);
+
+	/* Booleans. */
+	check("{'path':'a','flag':true}", 0, NULL);
+	check("{'path':'a','flag':false}", 0, NULL);
+	check("{'path':'a','flag':'yes'}", TC_EINVAL,
+	    "argument 'flag': expected a boolean, got a string");
+	check("{'path':'a','flag':1}", TC_EINVAL,
+	    "argument 'flag': expected a boolean, got a number");
+
+	/* Enums. */
+	check("{'path':'a','mode':'fast'}", 0, NULL);
+	check("{'path':'a','mode':'extra'}", 0, NULL);
+	check("{'path':'a','mode':'Fast'}", TC_EINVAL, NULL);
+	memset(&d, 0, sizeof(d));
+	o = cJSON_Parse(dq("{'path':'a','mode':'nope'}"));
+	is_int(tc_args_check(args, o, &d), TC_EINVAL, "enum: unknown value");
+	is_str(d.msg, "argument 'mode': must be one of 'fast', 'safe', "
+	    "'slow', 'extra'", "enum: the message lists every value");
+	cJSON_Delete(o);
+
+	/* String arrays. */
+	check("{'path':'a','tags':[]}", 0, NULL);
+	check("{'path':'a','tags':['a','bcde','']}", 0, NULL);
+	check("{'path':'a','tags':['a','b','c','d']}", TC_EINVAL,
+	    "argument 'tags': more than 3 items");
+	check("{'path':'a','tags':['abcde']}", TC_EINVAL,
+	    "argument 'tags'[0]: longer than 4 bytes");
+	check("{'path':'a','tags':['a',1]}", TC_EINVAL,
+	    "argument 'tags'[1]: expected a string, got a number");
+	check("{'path':'a','tags':'a'}", TC_EINVAL,
+	    "argument 'tags': expected an array, got a string");
+
+	/* Object arrays. */
+	check("{'path':'a','files':[{'path':'x','size':3},{'path':'y'}]}", 0,
+	    NULL);
+	check("{'path':'a','files':[{}]}", TC_EINVAL,
+	    "argument 'files'[0].path is required");
+	check("{'path':'a','files':[{'path':'x'},{'path':''}]}", TC_EINVAL,
+	    "argument 'files'[1].path: must not be empty");
+	check("{'path':'a','files':[{'path':'x','size':101}]}", TC_EINVAL,
+	    "argument 'files'[0].size: must be between 0 and 100");
+	check("{'path':'a','files':[{'path':'x','size':0.5}]}", TC_EINVAL,
+	    "argument 'files'[0].size: expected an integer, got 0.5");
+	check("{'path':'a','files':[{'path':'x','bad':1}]}", TC_EINVAL,
+	    "argument 'files'[0]: unknown argument 'bad'");
+	check("{'path':'a','files':[1]}", TC_EINVAL,
+	    "argument 'files'[0]: expected an object, got a number");
+	check("{'path':'a','files':[{'path':'x'},{'path':'y'},{'path':'z'}]}",
+	    TC_EINVAL, "argument 'files': more than 2 items");
+
+	/* Unknown and duplicate members, and what is not an object. */
+	check("{'path':'a','zzz':1}", TC_EINVAL, "unknown argument 'zzz'");
+	check("{'zzz':1}", TC_EINVAL, "unknown argument 'zzz'");
+	check("{'path':'a','path':'b'}", TC_EINVAL,
+	    "argument 'path' given twice");
+	check("[]", TC_EINVAL, "arguments: expected an object, got an array");
+	check("'x'", TC_EINVAL, "arguments: expected an object, got a string");
+	check("null", TC_EINVAL, "arguments: expected an object, got null");
+
+	o = cJSON_CreateObject();
+	is_int(tc_args_check(no_args, o, NULL), 0, "no arguments: {} passes");
+	cJSON_AddNumberToObject(o, "x", 1);
+	is_int(tc_args_check(no_args, o, NULL), TC_EINVAL,
+	    "no arguments: a member fails (NULL diag is fine)");
+	cJSON_Delete(o);
+}
+
+static const char *
+type_of(const cJSON *schema, const char *prop)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(schema,
+	    "properties");
+
+	p = cJSON_GetObjectItemCaseSensitive(p, prop);
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(p,
+	    "type"));
+}
+
+static double
+num_of(const cJSON *schema, const char *prop, const char *key)
+{
+	const cJSON *p = cJSON_GetObjectItemCaseSensitive(schema,
+	    "properties");
+
+	p = cJSON_GetObjectItemCaseSensitive(p, prop);
+	p = cJSON_GetObjectItemCaseSensitive(p, key);
+	return cJSON_IsNumber(p) ? p->valuedouble : -12345;
+}
+
+static void
+test_args_schema(void)
+{
+	const cJSON *props, *v, *items;
+	cJSON *s, *want;
+	char *text;
+
+	s = tc_args_schema(args);
+	if (!ok(s != NULL, "schema built"))
+		return;
+	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(s, "type")), "object",
+	    "schema: type object");
+	ok(cJSON_IsFalse(cJSON_GetObjectItem(s, "additionalProperties")),
+	    "schema: additionalProperties false");
+	text = cJSON_PrintUnformatted(cJSON_GetObjectItem(s, "required"));
+	is_str(text, "[\"path\"]", "schema: required lists path only");
+	cJSON_free(text);
+	props = cJSON_GetObjectItem(s, "properties");
+	is_int(cJSON_GetArraySize(props), 7, "schema: seven properties");
+	cJSON_ArrayForEach(v, props)
+		ok(cJSON_IsString(cJSON_GetObjectItem(v, "description")),
+		    "schema: '%s' has a description", v->string);
+
+	is_str(type_of(s, "path"), "string", "schema: path is a string");
+	is_int(num_of(s, "path", "minLength"), 1, "schema: path minLength 1");
+	is_int(num_of(s, "path", "maxLength"), 8,
+	    "schema: path maxLength 8, as checked");
+	is_str(type_of(s, "count"), "integer", "schema: count is an integer");
+	is_int(num_of(s, "count", "minimum"), -5, "schema: count minimum");
+	is_int(num_of(s, "count", "maximum"), 10, "schema: count maximum");
+	is_str(type_of(s, "flag"), "boolean", "schema: flag is a boolean");
+	ok(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(props, "flag"),
+	    "default")), "schema: flag default true");
+	text = cJSON_PrintUnformatted(cJSON_GetObjectItem(
+	    cJSON_GetObjectItem(props, "mode"), "enum"));
+	is_str(text, "[\"fast\",\"safe\",\"slow\",\"extra\"]",
+	    "schema: mode enum");
+	cJSON_free(text);
+
+	is_str(type_of(s, "tags"), "array", "schema: tags is an array");
+	is_int(num_of(s, "tags", "maxItems"), 3, "schema: tags maxItems");
+	items = cJSON_GetObjectItem(cJSON_GetObjectItem(props, "tags"),
+	    "items");
+	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(items, "type")),
+	    "string", "schema: tags items are strings");
+	v = cJSON_GetObjectItem(items, "maxLength");
+	is_int(cJSON_IsNumber(v) ? v->valueint : -1, 4,
+	    "schema: tags items maxLength 4, as checked");
+
+	is_str(type_of(s, "files"), "array", "schema: files is an array");
+	is_int(num_of(s, "files", "maxItems"), 2, "schema: files maxItems");
+	items = cJSON_GetObjectItem(cJSON_GetObjectItem(props, "files"),
+	    "items");
+	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(items, "type")),
+	    "object", "schema: files items are objects");
+	ok(cJSON_IsFalse(cJSON_GetObjectItem(items, "additionalProperties")),
+	    "schema: files items: additionalProperties false");
+	text = cJSON_PrintUnformatted(cJSON_GetObjectItem(items, "required"));
+	is_str(text, "[\"path\"]", "schema: files items require path");
+	cJSON_free(text);
+	is_str(type_of(items, "size"), "integer",
+	    "schema: files items: size is an integer");
+	cJSON_Delete(s);
+
+	s = tc_args_schema(no_args);
+	want = cJSON_Parse("{\"type\":\"object\",\"properties\":{},"
+	    "\"additionalProperties\":false}");
+	ok(cJSON_Compare(s, want, 1), "schema of no arguments");
+	cJSON_Delete(want);
+	cJSON_Delete(s);
+}
+
+static void
+test_validate(void)
+{
+	static const struct tc_arg no_desc[] = {
+		{ .name = "a", .type = TC_ARG_STRING },
+		{ NULL }
+	};
+	static const struct tc_arg no_items[] = {
+		{ .name = "a", .type = TC_ARG_OBJECT_ARRAY,
+		    .description = "a" },
+		{ NULL }
+	};
+	static const struct tc_arg bad_range[] = {
+		{ .name = "a", .type = TC_ARG_INT, .description = "a",
+		    .min = 2, .max = 1 },
+		{ NULL }
+	};
+	struct tc_tool t[2];
+	struct tc_diag d;
+	const cJSON *an;
+	cJSON *desc;
+
+	memset(t, 0, sizeof(t));
+	t[0].name = "read_thing";
+	t[0].title = "Read a thing";
+	t[0].description = "Reads a thing.";
+	t[0].args = args;
+	t[0].output_schema = "{\"type\":\"object\"}";
+	t[0].fn = fn_nothing;
+	t[0].flags = TC_TOOL_READONLY;
+	t[1] = t[0];
+	t[1].name = "write_thing";
+	t[1].flags = TC_TOOL_DESTRUCTIVE;
+	memset(&d, 0, sizeof(d));
+	is_int(tc_tools_validate(t, 2, &d), 0, "a good table validates");
+	ok(tc_tool_find(t, 2, "write_thing") == &t[1], "tc_tool_find finds");
+	ok(tc_tool_find(t, 2, "nope") == NULL, "tc_tool_find: NULL if absent");
+
+	t[1].name = "Bad-Name";
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "bad name rejected");
+	is_str(d.msg, "tool name 'Bad-Name' is not lowercase snake_case",
+	    "bad name: message");
+	t[1].name = "a234567890123456789012345678901234567890";
+	is_int(tc_tools_validate(t, 2, &d), 0, "a 40-byte name is fine");
+	t[1].name = "a2345678901234567890123456789012345678901";
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "41 bytes is too long");
+	t[1].name = "9lives";
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
+	    "a name starting with a digit");
+	t[1].name = "";
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an empty name");
+	t[1].name = "read_thing";
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "duplicate name");
+	is_str(d.msg, "tool 'read_thing' is declared twice",
+	    "duplicate name: message");
+	t[1].name = "write_thing";
+
+	t[1].output_schema = "{\"type\":";
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
+	    "unparsable output schema rejected");
+	is_str(d.msg, "tool 'write_thing': output schema is not JSON",
+	    "unparsable output schema: message");
+	t[1].output_schema = "[]";
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
+	    "output schema not an object");
+	t[1].output_schema = "{\"type\":\"object\"}";
+
+	t[1].args = no_desc;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
+	    "argument without a description");
+	is_str(d.msg, "tool 'write_thing': argument 'a' has no description",
+	    "argument without a description: message");
+	t[1].args = no_items;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
+	    "object array without items");
+	t[1].args = bad_range;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "empty integer range");
+	t[1].args = no_args;
+	t[1].fn = NULL;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "no handler");
+	t[1].fn = fn_nothing;
+
+	desc = tc_tool_describe(&t[0]);
+	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(desc, "name")),
+	    "read_thing", "describe: name");
+	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(desc, "title")),
+	    "Read a thing", "describe: title");
+	ok(cJSON_IsObject(cJSON_GetObjectItem(desc, "inputSchema")),
+	    "describe: inputSchema");
+	ok(cJSON_IsObject(cJSON_GetObjectItem(desc, "outputSchema")),
+	    "describe: outputSchema");
+	an = cJSON_GetObjectItem(desc, "annotations");
+	ok(cJSON_IsTrue(cJSON_GetObjectItem(an, "readOnlyHint")),
+	    "describe: readOnlyHint");
+	cJSON_Delete(desc);
+	desc = tc_tool_describe(&t[1]);
+	an = cJSON_GetObjectItem(desc, "annotations");
+	ok(cJSON_IsFalse(cJSON_GetObjectItem(an, "readOnlyHint")) &&
+	    cJSON_IsTrue(cJSON_GetObjectItem(an, "destructiveHint")),
+	    "describe: destructiveHint");
+	cJSON_Delete(desc);
+}
+
+/* Prints |r| to JSON and checks it back; returns 1 if it round-trips. */
+static int
+round_trip(const struct tc_result *r, const char *name)
+{
+	struct tc_diag d;
+	cJSON *j, *back = NULL;
+	char *text;
+	int rc, same;
+
+	memset(&d, 0, sizeof(d));
+	j = tc_result_to_json(r);
+	text = cJSON_PrintUnformatted(j);
+	rc = tc_result_check(text, strlen(text), &back, &d);
+	is_int(rc, 0, "%s: tc_result_check accepts it", name);
+	same = back != NULL && cJSON_Compare(j, back, 1);
+	ok(same, "%s: round trip", name);
+	cJSON_free(text);
+	cJSON_Delete(j);
+	cJSON_Delete(back);
+	return same;
+}
+
+static void
+test_results(void)
+{
+	struct tc_result r;
+	cJSON *j, *want;
+	char *text;
+
+	tc_result_init(&r);
+	is_int(tc_result_printf(&r, "hello %d", 5), 0, "result printf");
+	cJSON_AddNumberToObject(tc_result_obj(&r), "n", 5);
+	j = tc_result_to_json(&r);
+	want = cJSON_Parse("{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"hello 5\"}],\"structuredContent\":{\"n\":5}}");
+	ok(cJSON_Compare(j, want, 1), "result to JSON");
+	cJSON_Delete(want);
+	cJSON_Delete(j);
+	round_trip(&r, "text and structured");
+
+	is_int(tc_result_text(&r, " \xff\x00!", 4), 0, "result text");
+	is_str(r.text.data, "hello 5 \xef\xbf\xbd\xef\xbf\xbd!",
+	    "result text: bad bytes and NUL replaced");
+	round_trip(&r, "repaired text");
+
+	is_int(tc_result_error(&r, "'%s': not found", "x"), 0,
+	    "tc_result_error returns 0");
+	ok(r.is_error && r.structured == NULL, "error: flag set, no struct");
+	is_str(r.text.data, "'x': not found", "error: text replaced");
+	j = tc_result_to_json(&r);
+	text = cJSON_PrintUnformatted(j);
+	is_str(text, "{\"content\":[{\"type\":\"text\",\"text\":\"'x': not "
+	    "found\"}],\"isError\":true}", "error to JSON");
+	cJSON_free(text);
+	cJSON_Delete(j);
+	round_trip(&r, "error");
+	tc_result_release(&r);
+
+	tc_result_init(&r);
+	round_trip(&r, "empty result");
+	r.content = cJSON_Parse("[{\"type\":\"image\",\"data\":\"aGk=\","
+	    "\"mimeType\":\"image/png\"}]");
+	round_trip(&r, "text and image");
+	tc_result_release(&r);
+
+	j = tc_result_error_json("boom");
+	text = cJSON_PrintUnformatted(j);
+	is_str(text, "{\"content\":[{\"type\":\"text\",\"text\":\"boom\"}],"
+	    "\"isError\":true}", "tc_result_error_json");
+	cJSON_free(text);
+	cJSON_Delete(j);
+}
+
+/* Checks that tc_result_check refuses |json| with |code| (and |msg|). */
+static void
+refuse(const char *json, size_t len, int code, const char *msg,
+    const char *name)
+{
+	static cJSON dummy;
+	struct tc_diag d;
+	cJSON *out = &dummy;
+
+	memset(&d, 0, sizeof(d));
+	if (len == 0)
+		json = dq(json);
+	is_int(tc_result_check(json, len ? len : strlen(json), &out, &d), code,
+	    "result check refuses %s", name);
+	ok(out == NULL, "%s: no object returned", name);
+	if (out != &dummy)
+		cJSON_Delete(out);
+	if (msg != NULL)
+		is_str(d.msg, msg, "%s: message", name);
+}
+
+static void
+test_result_check(void)
+{
+	static const char bad_utf8[] = "{\"content\":[{\"type\":\"text\","
+	    "\"text\":\"\xc0\x80\"}]}";
+	static const char nul[] = "{\"content\":[{\"type\":\"text\","
+	    "\"text\":\"a\"}]}\0";
+
+	refuse("[]", 0, TC_EINVAL, "result is not a CallToolResult",
+	    "an array");
+	refuse("42", 0, TC_EINVAL, NULL, "a number");
+	refuse("{'content':", 0, TC_EBADJSON, "result is not JSON",
+	    "truncated JSON");
+	refuse("{'content':[{'type':'text','text':'a'}]} junk", 0,
+	    TC_EBADJSON, NULL, "trailing junk");
+	refuse("{'content':[{'type':'text','text':'a'}],'extra':1}", 0,
+	    TC_EINVAL, "result is not a CallToolResult", "an unknown key");
+	refuse("{'content':[{'type':'video','data':'aGk='}]}", 0, TC_EINVAL,
+	    "content item of unknown type", "an unknown content type");
+	refuse("{'content':[{'text':'a'}]}", 0, TC_EINVAL, NULL,
+	    "a content item without a type");
+	refuse("{'content':[{'type':'text','text':5}]}", 0, TC_EINVAL,
+	    "malformed text item", "text not a string");
+	refuse("{'content':[{'type':'text','text':'a','x':1}]}", 0,
+	    TC_EINVAL, "malformed text item", "a text item with extra keys");
+	refuse("{'content':[{'type':'image','data':'not base64!',"
+	    "'mimeType':'image/png'}]}", 0, TC_EINVAL, "malformed image item",
+	    "an image that is not base64");
+	refuse("{'content':[{'type':'text','text':'a'}],"
+	    "'structuredContent':[1]}", 0, TC_EINVAL,
+	    "structuredContent is not an object", "structuredContent array");
+	refuse("{'content':[{'type':'text','text':'a'}],"
+	    "'structuredContent':'x'}", 0, TC_EINVAL, NULL,
+	    "structuredContent string");
+	refuse("{'content':[{'type':'text','text':'a'}],'isError':'yes'}", 0,
+	    TC_EINVAL, "isError is not a boolean", "isError a string");
+	refuse("{'content':'a'}", 0, TC_EINVAL, NULL, "content a string");
+	refuse("{'isError':true}", 0, TC_EINVAL, NULL, "no content");
+	refuse(bad_utf8, sizeof(bad_utf8) - 1, TC_EBADJSON,
+	    "result is not valid UTF-8", "invalid UTF-8");
+	refuse(nul, sizeof(nul) - 1, TC_EBADJSON, NULL, "a trailing NUL byte");
+}
+
+int
+main(void)
+{
+	test_args_check();
+	test_args_schema();
+	test_validate();
+	test_results();
+	test_result_check();
+	return done_testing();
+}
