@@ -116,6 +116,7 @@ clean:
 
 .PHONY: all demo test check sanitize lint install clean
 .DELETE_ON_ERROR:
+.SECONDARY:
 
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
 	 $(wildcard $(BUILD)/tests/unit/*.d)
