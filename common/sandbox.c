@@ -9,6 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <linux/securebits.h>
+#include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
@@ -49,6 +51,11 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	memset(sb, 0, sizeof(*sb));
 	sb->policy = pol;
 	sb->server_pid = getpid();
+	/* Non-dumpable: no core dumps of the server, and its /proc files
+	 * (environ, mem, fd) belong to root rather than to its uid, so a
+	 * child of the same uid cannot read them. */
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		return tc_diag_errno(d, TC_ESYS, "PR_SET_DUMPABLE");
 	if ((sb->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
 	return 0;
@@ -170,6 +177,55 @@ set_rlimits(const struct tc_limits *l)
 	return 0;
 }
 
+/*
+ * Drops every capability: the bounding set and securebits where the process
+ * may change them (they need CAP_SETPCAP, which only a privileged process
+ * has; an unprivileged one has nothing to drop but its ambient set), then
+ * the ambient, inheritable, permitted and effective sets.  Reads them back
+ * and fails unless all are empty.
+ */
+static int
+drop_capabilities(void)
+{
+	cap_t none, now;
+	cap_value_t c;
+	int have_setpcap = 0, rc;
+	cap_flag_value_t v;
+
+	if ((now = cap_get_proc()) == NULL)
+		return -1;
+	if (cap_get_flag(now, CAP_SETPCAP, CAP_EFFECTIVE, &v) == 0)
+		have_setpcap = v == CAP_SET;
+	cap_free(now);
+	if (have_setpcap) {
+		/* Lock root out of regaining capabilities through exec or a
+		 * uid change, and keep it locked. */
+		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT |
+		    SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
+		    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
+		    SECBIT_NO_CAP_AMBIENT_RAISE |
+		    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) != 0)
+			return -1;
+		for (c = 0; c < (cap_value_t)cap_max_bits(); c++)
+			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 &&
+			    errno != EINVAL)
+				return -1;
+	}
+	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
+	    errno != EINVAL)
+		return -1;
+	if ((none = cap_init()) == NULL)
+		return -1;
+	rc = cap_set_proc(none);
+	if (rc == 0 && (now = cap_get_proc()) != NULL) {
+		rc = cap_compare(now, none) == 0 ? 0 : -1;
+		cap_free(now);
+	} else
+		rc = -1;
+	cap_free(none);
+	return rc;
+}
+
 static int
 set_no_new_privs(void)
 {
@@ -192,6 +248,9 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	STEP(close_inherited_fds(keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
 	STEP(set_rlimits(&sb->policy->limits), TC_CHILD_EXIT_RLIMIT);
+	/* Capabilities go before no_new_privs: dropping the bounding set
+	 * needs CAP_SETPCAP, which is dropped last. */
+	STEP(drop_capabilities(), TC_CHILD_EXIT_CAPS);
 	/* no_new_privs before Landlock and seccomp, which both need it. */
 	STEP(set_no_new_privs(), TC_CHILD_EXIT_NNP);
 	return 0;

@@ -171,12 +171,17 @@ h_noisy(const struct tc_call *call, struct tc_result *res)
 static int
 h_probe(const struct tc_call *call, struct tc_result *res)
 {
-	(void)call;
-	tc_result_printf(res, "leak_fd=%s env=%s nnp=%d session=%s",
+	int root_fd = call->policy->roots[0].fd;
+
+	tc_result_printf(res, "leak_fd=%s root_fd=%s env=%s nnp=%d "
+	    "session=%s stdout=%s",
 	    fcntl(leak_fd, F_GETFD) < 0 && errno == EBADF ? "closed" : "open",
+	    fcntl(root_fd, F_GETFD) >= 0 ? "open" : "closed",
 	    getenv("TC_TEST_SECRET") == NULL ? "clean" : "leaked",
 	    prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0),
-	    getsid(0) == getpid() ? "own" : "shared");
+	    getsid(0) == getpid() ? "own" : "shared",
+	    isatty(STDOUT_FILENO) || lseek(STDOUT_FILENO, 0, SEEK_CUR) < 0 ?
+	    "odd" : "devnull");
 	return 0;
 }
 
@@ -362,6 +367,18 @@ test_failures(struct tc_sandbox *sb, struct tc_policy *pol)
 	    "exited with status 0 without a result");
 	expect_failure(sb, "garbage", TC_OUT_BADFRAME, "malformed result");
 	expect_failure(sb, "badtype", TC_OUT_BADFRAME, "unknown type");
+
+	/* A limit the kernel refuses (past fs.nr_open): the handler never
+	 * runs, and the call says why. */
+	pol->limits.nofile = 1ul << 30;
+	expect_failure(sb, "hello", TC_OUT_CONFINE,
+	    "sandbox could not be set up (could not set resource limits)");
+	pol->limits.nofile = 256;
+
+	is_str(tc_child_exit_str(TC_CHILD_EXIT_LANDLOCK),
+	    "could not apply the Landlock ruleset", "tc_child_exit_str");
+	ok(tc_child_exit_str(0) == NULL && tc_child_exit_str(1) == NULL,
+	    "tc_child_exit_str: NULL for ordinary statuses");
 }
 
 static void
@@ -460,9 +477,10 @@ test_confinement(struct tc_sandbox *sb)
 	leak_fd = open("/dev/null", O_RDONLY);
 	if (run(sb, "probe", &r) == 0) {
 		text = take_text(&r, &is_error);
-		is_str(text, "leak_fd=closed env=clean nnp=1 session=own",
-		    "probe: fds closed, environment scrubbed, no_new_privs, "
-		    "own session");
+		is_str(text, "leak_fd=closed root_fd=open env=clean nnp=1 "
+		    "session=own stdout=devnull", "probe: inherited fds closed "
+		    "but the roots', environment scrubbed, no_new_privs, own "
+		    "session, stdout on /dev/null");
 		free(text);
 	}
 	tc_run_release(&r);
@@ -520,6 +538,8 @@ main(void)
 	pol.limits.deadline_ms = 5000;
 	pol.limits.max_result = 1u << 20;
 	memset(&d, 0, sizeof(d));
+	if (!is_int(tc_policy_add_root(&pol, "/tmp", 0, &d), 0, "root /tmp"))
+		return done_testing();
 	if (!is_int(tc_sandbox_init(&sb, &pol, &d), 0, "tc_sandbox_init")) {
 		printf("#   %s\n", d.msg);
 		return done_testing();
