@@ -34,10 +34,16 @@ struct tc_limits {
 	unsigned	 max_inflight;	/* calls running at once */
 };
 
+/* Confinement layers the user agreed to run without (--allow-degraded). */
+enum tc_degrade {
+	TC_DEGRADE_LANDLOCK	= 1 << 0,
+};
+
 struct tc_policy {
 	struct tc_root	*roots;
 	size_t		 nroots;
 	struct tc_limits limits;
+	unsigned	 allow_degraded;	/* TC_DEGRADE_* */
 };
 
 /* Fills |p| with no roots and the default limits. */

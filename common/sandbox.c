@@ -20,7 +20,7 @@
 
 #include "log.h"
 #include "policy.h"
-#include "sandbox.h"
+#include "sandbox-int.h"
 
 extern char **environ;
 
@@ -48,7 +48,11 @@ int
 tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
     struct tc_diag *d)
 {
+	int i;
+
 	memset(sb, 0, sizeof(*sb));
+	for (i = 0; i < TC_PROFILE_COUNT; i++)
+		sb->ruleset[i] = -1;
 	sb->policy = pol;
 	sb->server_pid = getpid();
 	/* Non-dumpable: no core dumps of the server, and its /proc files
@@ -58,15 +62,44 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 		return tc_diag_errno(d, TC_ESYS, "PR_SET_DUMPABLE");
 	if ((sb->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
+
+	if ((sb->landlock_abi = tc_landlock_abi()) < 1) {
+		if (!(pol->allow_degraded & TC_DEGRADE_LANDLOCK)) {
+			tc_sandbox_release(sb);
+			return tc_diag(d, TC_ENOTSUP, "the kernel offers no "
+			    "Landlock (Linux 5.13 or later with "
+			    "CONFIG_SECURITY_LANDLOCK and 'landlock' in the "
+			    "lsm= boot list), which enforces the allowed "
+			    "directories; '--allow-degraded landlock' runs "
+			    "without it");
+		}
+		sb->degraded |= TC_DEGRADE_LANDLOCK;
+		return 0;
+	}
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		sb->ruleset[i] = tc_landlock_build(pol, (enum tc_profile)i,
+		    sb->landlock_abi, d);
+		if (sb->ruleset[i] < 0) {
+			tc_sandbox_release(sb);
+			return TC_ESYS;
+		}
+	}
 	return 0;
 }
 
 void
 tc_sandbox_release(struct tc_sandbox *sb)
 {
+	int i;
+
 	if (sb->devnull >= 0)
 		close(sb->devnull);
 	sb->devnull = -1;
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (sb->ruleset[i] >= 0)
+			close(sb->ruleset[i]);
+		sb->ruleset[i] = -1;
+	}
 }
 
 /* --- The child's confinement steps --- */
@@ -238,8 +271,6 @@ int
 tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
     const int *keep, size_t nkeep)
 {
-	(void)profile;
-
 	/* The order matters: each step relies on the ones before it, and
 	 * the later steps remove what the earlier ones need. */
 	STEP(new_session(sb->server_pid), TC_CHILD_EXIT_SESSION);
@@ -253,6 +284,11 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	STEP(drop_capabilities(), TC_CHILD_EXIT_CAPS);
 	/* no_new_privs before Landlock and seccomp, which both need it. */
 	STEP(set_no_new_privs(), TC_CHILD_EXIT_NNP);
+	/* The kernel's path whitelist, behind every openat2() the handler
+	 * makes.  Skipped only when the user accepted running without it. */
+	if (!(sb->degraded & TC_DEGRADE_LANDLOCK))
+		STEP(tc_landlock_apply(sb->ruleset[profile]),
+		    TC_CHILD_EXIT_LANDLOCK);
 	return 0;
 }
 
@@ -320,6 +356,8 @@ child_main(const struct tc_sandbox *sb, const struct tc_call *call, int wfd)
 	int rc;
 
 	keep[nkeep++] = wfd;
+	if (sb->ruleset[call->tool->profile] >= 0)
+		keep[nkeep++] = sb->ruleset[call->tool->profile];
 	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
 		keep[nkeep++] = pol->roots[i].fd;
 	if ((rc = tc_sandbox_confine(sb, call->tool->profile, keep, nkeep)))

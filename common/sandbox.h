@@ -66,9 +66,17 @@ struct tc_sandbox {
 	const struct tc_policy *policy;
 	int		 devnull;	/* /dev/null, for the child's stdio */
 	pid_t		 server_pid;	/* the parent every child checks for */
+	int		 landlock_abi;	/* 0: none */
+	int		 ruleset[TC_PROFILE_COUNT];	/* Landlock, or -1 */
+	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
 };
 
-/* Probes the kernel and prepares per-profile state.  Returns 0 or TC_E*. */
+/*
+ * Probes the kernel and prepares per-profile state (the Landlock rulesets).
+ * Fails closed: without Landlock it returns TC_ENOTSUP with |d| naming the
+ * option that accepts the weaker mode, unless the policy allows it, in
+ * which case sb->degraded says so.  Returns 0 or a TC_E* code.
+ */
 int	tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	    struct tc_diag *d);
 void	tc_sandbox_release(struct tc_sandbox *sb);

@@ -307,7 +307,7 @@ static void
 usage(const struct tc_server *def, FILE *f)
 {
 	fprintf(f,
-	    "usage: %s [-w] [-t MS] [-v] DIR...\n"
+	    "usage: %s [-w] [-t MS] [--allow-degraded landlock] [-v] DIR...\n"
 	    "%s.\n\n"
 	    "  -w, --write              the directories are writable "
 	    "(read-only otherwise)\n"
@@ -315,6 +315,8 @@ usage(const struct tc_server *def, FILE *f)
 	    "(default 30000)\n"
 	    "      --max-message-bytes N  longest input message accepted "
 	    "(default 16 MiB)\n"
+	    "      --allow-degraded landlock  run even if the kernel has no "
+	    "Landlock\n"
 	    "  -v, --verbose            log each call on stderr\n"
 	    "  -q, --quiet              log only errors\n"
 	    "  -V, --version            print the version and exit\n"
@@ -355,6 +357,9 @@ build_instructions(struct srv *s)
 	tc_buf_printf(&s->instructions, ". Anything else is refused; "
 	    "relative paths are taken from %s. Every call runs in a "
 	    "confined, short-lived process.", s->pol.roots[0].path);
+	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
+		tc_buf_printf(&s->instructions, " Degraded: the kernel's "
+		    "Landlock path whitelist is not in force.");
 }
 
 static void
@@ -490,6 +495,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		{ "write",		no_argument,		NULL, 'w' },
 		{ "timeout",		required_argument,	NULL, 't' },
 		{ "max-message-bytes",	required_argument,	NULL, 'M' },
+		{ "allow-degraded",	required_argument,	NULL, 'D' },
 		{ "verbose",		no_argument,		NULL, 'v' },
 		{ "quiet",		no_argument,		NULL, 'q' },
 		{ "version",		no_argument,		NULL, 'V' },
@@ -522,6 +528,12 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			max_frame = (size_t)number("--max-message-bytes",
 			    optarg, 64, 1LL << 30);
 			break;
+		case 'D':
+			if (strcmp(optarg, "landlock") != 0)
+				tc_fatal("--allow-degraded: unknown layer '%s' "
+				    "(known: landlock)", optarg);
+			s.pol.allow_degraded |= TC_DEGRADE_LANDLOCK;
+			break;
 		case 'v':
 			level = TC_LOG_DEBUG;
 			break;
@@ -549,6 +561,12 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			tc_fatal("cannot serve %s", d.msg);
 	if (tc_sandbox_init(&s.sb, &s.pol, &d) != 0)
 		tc_fatal("%s", d.msg);
+	if (s.sb.degraded & TC_DEGRADE_LANDLOCK)
+		tc_warn("running without Landlock (--allow-degraded landlock): "
+		    "the allowed directories are enforced by path resolution "
+		    "only");
+	else
+		tc_debug("Landlock ABI %d in force", s.sb.landlock_abi);
 	build_instructions(&s);
 	build_tools(&s);
 	s.sigfd = make_sigfd();

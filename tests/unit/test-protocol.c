@@ -464,6 +464,14 @@ test_envelope(void)
 	    "id with a raw tab");
 	expect_refused(&p, "{'jsonrpc':'2.0','id':'a\x01" "b','method':'ping'}",
 	    "id with a raw U+0001");
+	/* cJSON skips every byte up to 0x20 as white space; JSON allows
+	 * only space, tab, CR and LF. */
+	expect_refused(&p, "{'jsonrpc':'2.0','id':\v5,'method':'ping'}",
+	    "vertical tab before the id");
+	expect_refused(&p, "{'jsonrpc':'2.0','id':5\f,'method':'ping'}",
+	    "form feed after the id");
+	expect_refused(&p, "{'jsonrpc':'2.0',\x01'id':7,'method':'ping'}",
+	    "U+0001 between members");
 
 	/* Ids come back as the very token they arrived as. */
 	expect_text(&p, "{'jsonrpc':'2.0','id':123456789012345678901234567890,"
