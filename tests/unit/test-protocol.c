@@ -279,15 +279,17 @@ expect_text(struct tc_proto *p, const char *line, const char *want,
 static void
 expect_refused(struct tc_proto *p, const char *line, const char *name)
 {
-	cJSON *r = request(p, line, name);
+	char *out = exchange(p, line);
+	cJSON *r = one_response(out, name);
 	int code = error_code(r);
 
 	if (!ok(code == TC_RPC_PARSE_ERROR || code == TC_RPC_INVALID_REQUEST,
 	    "%s: refused with -32700 or -32600", name))
-		printf("#      got: %d\n", code);
+		tap_show("output", out);
 	ok(r != NULL && !cJSON_HasObjectItem(r, "id"), "%s: no id echoed",
 	    name);
 	cJSON_Delete(r);
+	free(out);
 }
 
 static void
@@ -615,6 +617,14 @@ test_batch(void)
 	    "batch [1, ping]: 1 is an invalid request");
 	cJSON_Delete(r);
 	free(out);
+
+	/* has_nul belongs to the request whose string holds the NUL. */
+	out = exchange(&p, "[{'jsonrpc':'2.0','id':1,'method':'test/echo',"
+	    "'params':{'s':'\\u0000'}},{'jsonrpc':'2.0','id':2,'method':"
+	    "'test/echo','params':{'s':'plain'}}]");
+	is_int(c.has_nul, 0, "batch: has_nul not set on a request without "
+	    "NUL");
+	free(out);
 	teardown(&p, &c);
 
 	setup(&p, &c, -1, 0);
@@ -837,6 +847,17 @@ test_framing(void)
 	memcpy(big + 64, "\n", 2);
 	out = feed(&p, in[1], big);
 	is_str(out, pong2, "a line of exactly max_frame bytes is served");
+	free(out);
+	memcpy(big + 63, "\r\n", 3);
+	out = feed(&p, in[1], big);
+	is_str(out, pong2, "max_frame bytes with the \\r of a CRLF: served");
+	free(out);
+	memcpy(big + 64, " \n", 3);
+	out = feed(&p, in[1], big);
+	r = one_response(out, "a line of max_frame + 1 bytes");
+	is_int(error_code(r), TC_RPC_INVALID_REQUEST,
+	    "a line of max_frame + 1 bytes: -32600");
+	cJSON_Delete(r);
 	free(out);
 
 	/* The last line needs no newline; then end of file. */
