@@ -183,6 +183,10 @@ json_strict(const char *s, size_t n, int *has_nul)
 			in_str = 1;
 			continue;
 		}
+		/* cJSON skips every byte up to ' ' as white space; JSON
+		 * allows only these four. */
+		if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r')
+			return -1;
 		if (c != '0' || i + 1 >= n || s[i + 1] < '0' || s[i + 1] > '9')
 			continue;
 		/* A 0 followed by a digit: fine inside a fraction or an
@@ -731,10 +735,11 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 }
 
 static void
-handle_batch(struct tc_proto *p, const char *text, size_t len, int has_nul)
+handle_batch(struct tc_proto *p, const char *text, size_t len)
 {
 	const char *s = text, *e = text + len, *v;
 	struct tc_batch *b;
+	int has_nul;
 	cJSON *msg;
 
 	if (!p->initialized || strcmp(p->version, BATCH_VERSION) != 0) {
@@ -759,9 +764,13 @@ handle_batch(struct tc_proto *p, const char *text, size_t len, int has_nul)
 		s = skip_ws(s, e);
 		if ((msg = cJSON_ParseWithLength(s, (size_t)(v - s))) == NULL)
 			fault(p, b, TC_RPC_INTERNAL_ERROR, "out of memory");
-		else
+		else {
+			/* Strict already (the whole batch was checked); this
+			 * only finds which element holds a U+0000. */
+			(void)json_strict(s, (size_t)(v - s), &has_nul);
 			handle_message(p, msg, s, (size_t)(v - s), b,
 			    has_nul);
+		}
 		s = skip_ws(v, e);
 		if (s < e && *s == ',')
 			s++;
@@ -805,7 +814,7 @@ tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 	}
 	if (cJSON_IsArray(msg)) {
 		cJSON_Delete(msg);
-		handle_batch(p, line, len, has_nul);
+		handle_batch(p, line, len);
 		return;
 	}
 	if (!cJSON_IsObject(msg)) {

@@ -220,6 +220,7 @@ test_map(struct tc_policy *pol)
 static void
 test_open(struct tc_policy *pol)
 {
+	char twice[PATH_MAX + 1];
 	struct stat st;
 	int code, fd;
 
@@ -229,6 +230,10 @@ test_open(struct tc_policy *pol)
 	opens(pol, "./sub//inner.txt", "inner", "path with . and //");
 	opens(pol, "sub/../file.txt", "hello", "'..' that stays inside");
 	opens(pol, "in-rel", "inner", "relative symlink inside");
+	opens(pol, at("allowed/./sub//inner.txt"), "inner",
+	    "absolute path with . and //");
+	snprintf(twice, sizeof(twice), "/%s", at("allowed/file.txt"));
+	opens(pol, twice, "hello", "absolute path starting with //");
 
 	fd = open_user(pol, ".", O_RDONLY | O_DIRECTORY, &code);
 	if (!ok(fd >= 0, "'.' opens with O_DIRECTORY (and a mode)"))

@@ -5,7 +5,6 @@
  * The lines sent are written with single quotes for readability; exchange()
  * turns every ' into " before the server sees the line.
  */
-#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "err.h"
 #include "log.h"
 #include "protocol.h"
+#include "dq.h"
 #include "tap.h"
 
 struct ctx {
@@ -26,21 +26,6 @@ struct ctx {
 };
 
 static int out_rfd = -1;		/* read end of the server's output */
-
-/* Returns |s| with every ' made ", in one of a few rotating buffers. */
-static const char *
-dq(const char *s)
-{
-	static char bufs[4][1024];
-	static int next;
-	char *b = bufs[next++ % 4];
-	size_t i;
-
-	for (i = 0; s[i] != '\0' && i < sizeof(bufs[0]) - 1; i++)
-		b[i] = s[i] == '\'' ? '"' : s[i];
-	b[i] = '\0';
-	return b;
-}
 
 static void
 m_tools_list(void *vctx, struct tc_request *req)
@@ -704,12 +689,23 @@ test_cancel(void)
 	teardown(&p, &c);
 }
 
+/* Returns the raw text of |path| in |text|, or "" if it is not found. */
+static const char *
+raw_member(const char *text, const char *const *path, size_t n)
+{
+	static char got[128];
+	const char *s;
+	size_t len;
+
+	got[0] = '\0';
+	if (tc_json_raw_member(text, strlen(text), path, n, &s, &len) == 0)
+		snprintf(got, sizeof(got), "%.*s", (int)len, s);
+	return got;
+}
+
 static void
 test_raw_member(void)
 {
-	static const char text[] = "{\"a\":\"{\\\"}[\",\"b\":{\"c\":[1,{\"d\":"
-	    "2}],\"e\":\"x\\\\\"},\"s\":\"\\\"id\\\":1\",\"p\":{\"id\":3},"
-	    " \"id\" :  -12 , \"a\\\"b\":true}";
 	static const char *const p_id[] = { "id" };
 	static const char *const p_be[] = { "b", "e" };
 	static const char *const p_bc[] = { "b", "c" };
@@ -719,36 +715,33 @@ test_raw_member(void)
 	static const char *const p_ax[] = { "a", "x" };
 	static const char *const p_d[] = { "d" };
 	const char *s;
+	char text[256];
 	size_t n;
-	char got[128];
 	cJSON *j;
 
-#define RAW(path, npath, want, name) do {				\
-	got[0] = '\0';							\
-	if (tc_json_raw_member(text, sizeof(text) - 1, path, npath,	\
-	    &s, &n) == 0)						\
-		snprintf(got, sizeof(got), "%.*s", (int)n, s);		\
-	is_str(got, want, "raw member %s", name);			\
-} while (0)
-
+	/* Strings holding braces, brackets, quotes and "id":, a nested
+	 * "id", and the top-level id after them all. */
+	snprintf(text, sizeof(text), "%s", dq("{'a':'{\\'}[','b':{'c':[1,"
+	    "{'d':2}],'e':'x\\\\'},'s':'\\'id\\':1','p':{'id':3}, "
+	    "'id' :  -12 , 'a\\'b':true}"));
 	j = cJSON_Parse(text);
 	ok(j != NULL, "the sample is JSON");
 	cJSON_Delete(j);
-	RAW(p_id, 1, "-12", "id (after strings holding braces and quotes)");
-	RAW(p_be, 2, "\"x\\\\\"", "b.e");
-	RAW(p_bc, 2, "[1,{\"d\":2}]", "b.c");
-	RAW(p_b, 1, "{\"c\":[1,{\"d\":2}],\"e\":\"x\\\\\"}", "b");
-	RAW(p_pid, 2, "3", "p.id");
-	RAW(p_d, 1, "", "d is not at the top level");
-	is_int(tc_json_raw_member(text, sizeof(text) - 1, p_zz, 1, &s, &n),
+	is_str(raw_member(text, p_id, 1), "-12", "raw member id");
+	is_str(raw_member(text, p_be, 2), "\"x\\\\\"", "raw member b.e");
+	is_str(raw_member(text, p_bc, 2), "[1,{\"d\":2}]", "raw member b.c");
+	is_str(raw_member(text, p_b, 1), "{\"c\":[1,{\"d\":2}],\"e\":"
+	    "\"x\\\\\"}", "raw member b");
+	is_str(raw_member(text, p_pid, 2), "3", "raw member p.id");
+	is_str(raw_member(text, p_d, 1), "", "d is not at the top level");
+	is_int(tc_json_raw_member(text, strlen(text), p_zz, 1, &s, &n),
 	    TC_ENOTFOUND, "absent member: TC_ENOTFOUND");
-	is_int(tc_json_raw_member(text, sizeof(text) - 1, p_ax, 2, &s, &n),
+	is_int(tc_json_raw_member(text, strlen(text), p_ax, 2, &s, &n),
 	    TC_ENOTFOUND, "member of a string: TC_ENOTFOUND");
 	is_int(tc_json_raw_member("{}", 2, p_id, 1, &s, &n), TC_ENOTFOUND,
 	    "empty object: TC_ENOTFOUND");
 	is_int(tc_json_raw_member("[1]", 3, p_id, 1, &s, &n), TC_ENOTFOUND,
 	    "an array: TC_ENOTFOUND");
-#undef RAW
 }
 
 /* Writes |s| (' made ") to |fd| and lets the server read it once. */
@@ -848,9 +841,9 @@ test_framing(void)
 	out = feed(&p, in[1], big);
 	is_str(out, pong2, "a line of exactly max_frame bytes is served");
 	free(out);
-	memcpy(big + 63, "\r\n", 3);
+	memcpy(big + 64, "\r\n", 3);
 	out = feed(&p, in[1], big);
-	is_str(out, pong2, "max_frame bytes with the \\r of a CRLF: served");
+	is_str(out, pong2, "max_frame bytes, then CRLF: served");
 	free(out);
 	memcpy(big + 64, " \n", 3);
 	out = feed(&p, in[1], big);

@@ -26,7 +26,7 @@
 static int leak_fd = -1;	/* opened without O_CLOEXEC by the parent */
 
 static const struct tc_arg no_args[] = {
-	{ NULL }
+	{ .name = NULL }
 };
 
 static int
@@ -226,7 +226,7 @@ run(const struct tc_sandbox *sb, const char *name, struct tc_run *r)
 	struct tc_call call;
 	struct pollfd pfd[2];
 	struct tc_diag d;
-	int64_t start = tc_now_ms(), wait;
+	int64_t start = tc_now_ms(), ms;
 	cJSON *args = cJSON_CreateObject();
 	int n;
 
@@ -248,9 +248,9 @@ run(const struct tc_sandbox *sb, const char *name, struct tc_run *r)
 			tc_run_wait(r);
 			return -1;
 		}
-		wait = r->deadline_ms - tc_now_ms();
-		wait = wait < 0 ? 0 : wait > 100 ? 100 : wait;
-		poll(pfd, (nfds_t)n, (int)wait);
+		/* Wake at least every 100 ms, as if other calls ran. */
+		ms = r->deadline_ms - tc_now_ms();
+		poll(pfd, (nfds_t)n, ms < 0 ? 0 : ms > 100 ? 100 : (int)ms);
 		if (tc_run_step(r, pfd, n, tc_now_ms()))
 			break;
 		if (tc_now_ms() - start > GUARD_MS) {
@@ -270,16 +270,17 @@ static char *
 take_text(struct tc_run *r, int *is_error)
 {
 	const cJSON *c;
-	char *text;
+	const char *text;
+	char *copy;
 	cJSON *res;
 
 	res = tc_run_take_result(r);
 	c = cJSON_GetArrayItem(cJSON_GetObjectItem(res, "content"), 0);
-	text = strdup(cJSON_GetStringValue(cJSON_GetObjectItem(c, "text")) ?
-	    cJSON_GetStringValue(cJSON_GetObjectItem(c, "text")) : "(none)");
+	text = cJSON_GetStringValue(cJSON_GetObjectItem(c, "text"));
+	copy = strdup(text != NULL ? text : "(none)");
 	*is_error = cJSON_IsTrue(cJSON_GetObjectItem(res, "isError"));
 	cJSON_Delete(res);
-	return text;
+	return copy;
 }
 
 /*

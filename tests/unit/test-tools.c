@@ -11,6 +11,7 @@
 
 #include "err.h"
 #include "tools.h"
+#include "dq.h"
 #include "tap.h"
 
 static const char *const modes[] = { "fast", "safe", "slow", "extra", NULL };
@@ -21,7 +22,7 @@ static const struct tc_arg file_items[] = {
 	    .description = "a file", .max_len = 16 },
 	{ .name = "size", .type = TC_ARG_INT, .description = "bytes",
 	    .min = 0, .max = 100 },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static const struct tc_arg args[] = {
@@ -40,11 +41,11 @@ static const struct tc_arg args[] = {
 	    .max_len = 3, .item_max_len = 4 },
 	{ .name = "files", .type = TC_ARG_OBJECT_ARRAY,
 	    .description = "files", .max_len = 2, .items = file_items },
-	{ NULL }
+	{ .name = NULL }
 };
 
 static const struct tc_arg no_args[] = {
-	{ NULL }
+	{ .name = NULL }
 };
 
 static int
@@ -53,21 +54,6 @@ fn_nothing(const struct tc_call *call, struct tc_result *res)
 	(void)call;
 	(void)res;
 	return 0;
-}
-
-/* Returns |s| with every ' made ", in one of a few rotating buffers. */
-static const char *
-dq(const char *s)
-{
-	static char bufs[4][1024];
-	static int next;
-	char *b = bufs[next++ % 4];
-	size_t i;
-
-	for (i = 0; s[i] != '\0' && i < sizeof(bufs[0]) - 1; i++)
-		b[i] = s[i] == '\'' ? '"' : s[i];
-	b[i] = '\0';
-	return b;
 }
 
 /* Checks |json| against |args|: the code and, if |msg|, the message. */
@@ -288,17 +274,17 @@ test_validate(void)
 {
 	static const struct tc_arg no_desc[] = {
 		{ .name = "a", .type = TC_ARG_STRING },
-		{ NULL }
+		{ .name = NULL }
 	};
 	static const struct tc_arg no_items[] = {
 		{ .name = "a", .type = TC_ARG_OBJECT_ARRAY,
 		    .description = "a" },
-		{ NULL }
+		{ .name = NULL }
 	};
 	static const struct tc_arg bad_range[] = {
 		{ .name = "a", .type = TC_ARG_INT, .description = "a",
 		    .min = 2, .max = 1 },
-		{ NULL }
+		{ .name = NULL }
 	};
 	struct tc_tool t[2];
 	struct tc_diag d;
