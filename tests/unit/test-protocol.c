@@ -22,7 +22,9 @@ struct ctx {
 	char		*cancelled;	/* the last key given to on_cancel */
 	int		 ncancel;
 	int		 has_nul;	/* req->has_nul seen by test/echo */
-	int		 nresponse;	/* answers to the server's requests */
+	int		 nresponse;	/* results for the server's requests */
+	int		 nerror;	/* errors for them */
+	int		 nended;	/* unanswered when the session ended */
 };
 
 static int out_rfd = -1;		/* read end of the server's output */
@@ -76,6 +78,10 @@ on_response(void *vctx, const cJSON *result, const cJSON *error)
 
 	if (result != NULL && error == NULL)
 		c->nresponse++;
+	else if (result == NULL && error != NULL)
+		c->nerror++;
+	else if (result == NULL && error == NULL)
+		c->nended++;
 }
 
 static const struct tc_method methods[] = {
@@ -514,31 +520,66 @@ test_envelope(void)
 	teardown(&p, &c);
 }
 
+/* Sends |fmt| with the id |id| filled in, and expects no answer. */
+static void
+respond(struct tc_proto *p, const char *fmt, int64_t id, const char *name)
+{
+	char line[256];
+
+	snprintf(line, sizeof(line), fmt, (long long)id);
+	expect_silence(p, line, name);
+}
+
 static void
 test_server_requests(void)
 {
 	struct tc_proto p;
 	struct ctx c;
-	char line[128], *out;
-	int64_t id;
+	int64_t id, id2;
+	char *out;
 
 	setup(&p, &c, -1, 0);
 	initialize(&p, "2025-11-25");
+	tc_proto_notify(&p, "notifications/message", NULL);
+	out = output();
+	is_str(out, "{\"jsonrpc\":\"2.0\",\"method\":"
+	    "\"notifications/message\"}\n", "tc_proto_notify writes one line");
+	free(out);
+
 	id = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
 	out = output();
 	ok(id >= 0, "tc_proto_request gives an id");
-	like(out, "\"method\":\"roots/list\"", "the request is written");
+	is_str(out, dq("{'jsonrpc':'2.0','id':1,'method':'roots/list'}\n"),
+	    "the request is written");
 	free(out);
 	expect_silence(&p, "{'jsonrpc':'2.0','id':999,'result':{}}",
 	    "a response to an unknown request");
 	is_int(c.nresponse, 0, "no callback for an unknown id");
-	snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%lld,"
-	    "'result':{'roots':[]}}", (long long)id);
-	expect_silence(&p, line, "a response to our request");
+	respond(&p, "{'jsonrpc':'2.0','id':%lld,'result':{'roots':[]}}", id,
+	    "a response to our request");
 	is_int(c.nresponse, 1, "the response callback ran once");
-	expect_silence(&p, line, "a second response to the same request");
+	respond(&p, "{'jsonrpc':'2.0','id':%lld,'result':{'roots':[]}}", id,
+	    "a second response to the same request");
 	is_int(c.nresponse, 1, "the callback does not run twice");
+
+	id2 = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
+	free(output());
+	ok(id2 != id, "ids are not reused");
+	respond(&p, "{'jsonrpc':'2.0','id':%lld,'error':{'code':-32601,"
+	    "'message':'no'}}", id2, "an error response to our request");
+	is_int(c.nerror, 1, "the callback got the error");
+
+	id = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
+	free(output());
+	tc_proto_forget(&p, id);
+	respond(&p, "{'jsonrpc':'2.0','id':%lld,'result':{}}", id,
+	    "a response to a forgotten request");
+	is_int(c.nresponse + c.nerror, 2, "no callback for a forgotten id");
+
+	(void)tc_proto_request(&p, "roots/list", NULL, on_response, &c);
+	free(output());
 	teardown(&p, &c);
+	is_int(c.nended, 1, "an unanswered request is ended at release");
 }
 
 static const cJSON *
