@@ -6,6 +6,7 @@
  * turns every ' into " before the server sees the line.
  */
 #include <fcntl.h>
+#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -520,13 +521,16 @@ test_envelope(void)
 	teardown(&p, &c);
 }
 
-/* Sends |fmt| with the id |id| filled in, and expects no answer. */
-static void
-respond(struct tc_proto *p, const char *fmt, int64_t id, const char *name)
+/* Sends the formatted line, a response from the client: no answer. */
+static __attribute__((format(printf, 3, 4))) void
+respond(struct tc_proto *p, const char *name, const char *fmt, ...)
 {
 	char line[256];
+	va_list ap;
 
-	snprintf(line, sizeof(line), fmt, (long long)id);
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
 	expect_silence(p, line, name);
 }
 
@@ -555,25 +559,26 @@ test_server_requests(void)
 	expect_silence(&p, "{'jsonrpc':'2.0','id':999,'result':{}}",
 	    "a response to an unknown request");
 	is_int(c.nresponse, 0, "no callback for an unknown id");
-	respond(&p, "{'jsonrpc':'2.0','id':%lld,'result':{'roots':[]}}", id,
-	    "a response to our request");
+	respond(&p, "a response to our request",
+	    "{'jsonrpc':'2.0','id':%lld,'result':{'roots':[]}}", (long long)id);
 	is_int(c.nresponse, 1, "the response callback ran once");
-	respond(&p, "{'jsonrpc':'2.0','id':%lld,'result':{'roots':[]}}", id,
-	    "a second response to the same request");
+	respond(&p, "a second response to the same request",
+	    "{'jsonrpc':'2.0','id':%lld,'result':{'roots':[]}}", (long long)id);
 	is_int(c.nresponse, 1, "the callback does not run twice");
 
 	id2 = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
 	free(output());
 	ok(id2 != id, "ids are not reused");
-	respond(&p, "{'jsonrpc':'2.0','id':%lld,'error':{'code':-32601,"
-	    "'message':'no'}}", id2, "an error response to our request");
+	respond(&p, "an error response to our request", "{'jsonrpc':'2.0',"
+	    "'id':%lld,'error':{'code':-32601,'message':'no'}}",
+	    (long long)id2);
 	is_int(c.nerror, 1, "the callback got the error");
 
 	id = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
 	free(output());
 	tc_proto_forget(&p, id);
-	respond(&p, "{'jsonrpc':'2.0','id':%lld,'result':{}}", id,
-	    "a response to a forgotten request");
+	respond(&p, "a response to a forgotten request",
+	    "{'jsonrpc':'2.0','id':%lld,'result':{}}", (long long)id);
 	is_int(c.nresponse + c.nerror, 2, "no callback for a forgotten id");
 
 	(void)tc_proto_request(&p, "roots/list", NULL, on_response, &c);
