@@ -23,6 +23,7 @@
 #include <cjson/cJSON.h>
 
 #include "buf.h"
+#include "err.h"
 
 #define TC_MAX_FRAME		(16u << 20)	/* default input line cap */
 

@@ -197,7 +197,9 @@ limit(int resource, rlim_t soft, rlim_t hard)
 static int
 set_rlimits(const struct tc_limits *l)
 {
-	if (limit(RLIMIT_CPU, l->cpu_sec, l->cpu_sec + 1) != 0 ||
+	/* The hard limit one second later turns SIGXCPU into SIGKILL. */
+	if (limit(RLIMIT_CPU, l->cpu_sec, l->cpu_sec == RLIM_INFINITY ?
+	    RLIM_INFINITY : l->cpu_sec + 1) != 0 ||
 	    limit(RLIMIT_FSIZE, l->fsize_bytes, l->fsize_bytes) != 0 ||
 	    limit(RLIMIT_NOFILE, l->nofile, l->nofile) != 0 ||
 	    limit(RLIMIT_CORE, 0, 0) != 0)
