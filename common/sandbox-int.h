@@ -27,4 +27,15 @@ int	tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
 /* In the child: enforces ruleset |fd| on the calling process. */
 int	tc_landlock_apply(int fd);
 
+/*
+ * Compiles the default-deny allowlist of |profile| (native architecture
+ * only) into |out|.  Returns 0, or -1 with |d| set.
+ */
+int	tc_seccomp_build(enum tc_profile profile, struct tc_bpf *out,
+	    struct tc_diag *d);
+void	tc_seccomp_release(struct tc_bpf *b);
+
+/* In the child, last: loads |b|.  no_new_privs must be set. */
+int	tc_seccomp_apply(const struct tc_bpf *b);
+
 #endif /* TC_SANDBOX_INT_H */

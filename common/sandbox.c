@@ -63,6 +63,13 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	if ((sb->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
 
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (tc_seccomp_build((enum tc_profile)i, &sb->seccomp[i],
+		    d) != 0) {
+			tc_sandbox_release(sb);
+			return TC_ENOTSUP;
+		}
+	}
 	if ((sb->landlock_abi = tc_landlock_abi()) < 1) {
 		if (!(pol->allow_degraded & TC_DEGRADE_LANDLOCK)) {
 			tc_sandbox_release(sb);
@@ -99,6 +106,7 @@ tc_sandbox_release(struct tc_sandbox *sb)
 		if (sb->ruleset[i] >= 0)
 			close(sb->ruleset[i]);
 		sb->ruleset[i] = -1;
+		tc_seccomp_release(&sb->seccomp[i]);
 	}
 }
 
@@ -291,6 +299,8 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	if (!(sb->degraded & TC_DEGRADE_LANDLOCK))
 		STEP(tc_landlock_apply(sb->ruleset[profile]),
 		    TC_CHILD_EXIT_LANDLOCK);
+	/* seccomp last: it removes the system calls the steps above use. */
+	STEP(tc_seccomp_apply(&sb->seccomp[profile]), TC_CHILD_EXIT_SECCOMP);
 	return 0;
 }
 

@@ -21,6 +21,7 @@
 #include <sys/types.h>
 
 #include <cjson/cJSON.h>
+#include <linux/filter.h>
 
 #include "buf.h"
 #include "err.h"
@@ -61,6 +62,12 @@ enum tc_child_exit {
 /* Returns the description of a TC_CHILD_EXIT_* code, or NULL. */
 const char	*tc_child_exit_str(int code);
 
+/* A compiled seccomp program. */
+struct tc_bpf {
+	struct sock_filter	*insns;
+	unsigned short		 len;
+};
+
 /* What the kernel offers and what is in force, probed once at start. */
 struct tc_sandbox {
 	const struct tc_policy *policy;
@@ -68,6 +75,7 @@ struct tc_sandbox {
 	pid_t		 server_pid;	/* the parent every child checks for */
 	int		 landlock_abi;	/* 0: none */
 	int		 ruleset[TC_PROFILE_COUNT];	/* Landlock, or -1 */
+	struct tc_bpf	 seccomp[TC_PROFILE_COUNT];
 	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
 };
 
