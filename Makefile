@@ -4,6 +4,7 @@
 #   make demo       build, then a scripted session with the official client
 #   make test       build, then every test (unit, protocol, end-to-end)
 #   make check      the same suite built with ASan and UBSan in build-san
+#   make bench      what a confined call costs, layer by layer
 #   make lint       clang-format, banned calls, mandoc
 #   make install    binaries and man pages under $(DESTDIR)$(PREFIX)
 
@@ -53,10 +54,12 @@ LIB	   = $(BUILD)/libtoolcell.a
 SERVERS	   = fs
 BINS	   = $(SERVERS:%=$(BUILD)/toolcell-%)
 
+BENCH	   = $(BUILD)/bench-runner
+
 UNIT_SRC   = $(wildcard tests/unit/test-*.c)
 UNIT_BINS  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-all: $(BINS) $(UNIT_BINS)
+all: $(BINS) $(UNIT_BINS) $(BENCH)
 
 $(BUILD)/config.mk: mk/deps.sh
 	@mkdir -p $(BUILD)
@@ -83,6 +86,12 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<
+
+$(BENCH): $(BUILD)/bench/bench-runner.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+bench: all
+	$(BENCH) $(BENCH_N)
 
 # The official MCP client for the end-to-end tests and the demo, pinned by
 # tests/e2e/sdk/package-lock.json.
@@ -114,7 +123,7 @@ install: all
 clean:
 	rm -rf build build-san
 
-.PHONY: all demo test check sanitize lint install clean
+.PHONY: all bench demo test check sanitize lint install clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 

@@ -288,19 +288,24 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	STEP(set_stdio(sb->devnull), TC_CHILD_EXIT_FDS);
 	STEP(close_inherited_fds(keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
-	STEP(set_rlimits(&sb->policy->limits), TC_CHILD_EXIT_RLIMIT);
+	if (!(sb->bench_off & TC_LAYER_RLIMITS))
+		STEP(set_rlimits(&sb->policy->limits), TC_CHILD_EXIT_RLIMIT);
 	/* Capabilities go before no_new_privs: dropping the bounding set
 	 * needs CAP_SETPCAP, which is dropped last. */
-	STEP(drop_capabilities(), TC_CHILD_EXIT_CAPS);
+	if (!(sb->bench_off & TC_LAYER_CAPS))
+		STEP(drop_capabilities(), TC_CHILD_EXIT_CAPS);
 	/* no_new_privs before Landlock and seccomp, which both need it. */
 	STEP(set_no_new_privs(), TC_CHILD_EXIT_NNP);
 	/* The kernel's path whitelist, behind every openat2() the handler
 	 * makes.  Skipped only when the user accepted running without it. */
-	if (!(sb->degraded & TC_DEGRADE_LANDLOCK))
+	if (!(sb->degraded & TC_DEGRADE_LANDLOCK) &&
+	    !(sb->bench_off & TC_LAYER_LANDLOCK))
 		STEP(tc_landlock_apply(sb->ruleset[profile]),
 		    TC_CHILD_EXIT_LANDLOCK);
 	/* seccomp last: it removes the system calls the steps above use. */
-	STEP(tc_seccomp_apply(&sb->seccomp[profile]), TC_CHILD_EXIT_SECCOMP);
+	if (!(sb->bench_off & TC_LAYER_SECCOMP))
+		STEP(tc_seccomp_apply(&sb->seccomp[profile]),
+		    TC_CHILD_EXIT_SECCOMP);
 	return 0;
 }
 

@@ -77,6 +77,18 @@ struct tc_sandbox {
 	int		 ruleset[TC_PROFILE_COUNT];	/* Landlock, or -1 */
 	struct tc_bpf	 seccomp[TC_PROFILE_COUNT];
 	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
+	unsigned	 bench_off;	/* TC_LAYER_*: for bench/ only */
+};
+
+/*
+ * Layers bench/ can switch off to measure what each costs.  No server
+ * sets these; tc_sandbox_init() leaves them 0.
+ */
+enum tc_layer {
+	TC_LAYER_RLIMITS	= 1 << 0,
+	TC_LAYER_CAPS		= 1 << 1,
+	TC_LAYER_LANDLOCK	= 1 << 2,
+	TC_LAYER_SECCOMP	= 1 << 3,
 };
 
 /*
