@@ -132,13 +132,12 @@ static int
 reset_signals(void)
 {
 	sigset_t none;
-	int sig;
 
 	/* The server blocks the signals it reads from a signalfd and ignores
-	 * SIGPIPE; a child starts with the defaults. */
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP)
-			signal(sig, SIG_DFL);
+	 * SIGPIPE, and changes no other disposition; a child starts with the
+	 * defaults (an ignored signal would stay ignored across exec). */
+	if (signal(SIGPIPE, SIG_DFL) == SIG_ERR)
+		return -1;
 	sigemptyset(&none);
 	return sigprocmask(SIG_SETMASK, &none, NULL);
 }
