@@ -44,16 +44,19 @@ open_user_path(const struct tc_call *call, const char *user, int flags,
     struct tc_path *p, struct tc_result *res)
 {
 	struct tc_diag d = { "", 0 };
-	int fd;
+	int fd, saved;
 
 	if (tc_path_map(call->policy, user, p, &d) != 0) {
 		tc_result_error(res, "%s", d.msg);
 		return -1;
 	}
 	if ((fd = tc_path_openat(call->policy, p, flags, 0)) < 0) {
-		tc_path_error(&d, user, errno);
+		saved = errno;
+		tc_path_error(&d, user, saved);
 		tc_result_error(res, "%s", d.msg);
 		tc_path_release(p);
+		/* The caller may refine the message by the open's errno. */
+		errno = saved;
 		return -1;
 	}
 	return fd;

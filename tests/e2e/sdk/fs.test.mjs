@@ -434,7 +434,8 @@ describe('toolcell-fs tools (read-only root)', () => {
 		});
 
 		test('listing a file', async () => {
-			err(await call(srv, 'list_directory', { path: tree.p('a.txt') }), 'list a file');
+			const t = err(await call(srv, 'list_directory', { path: tree.p('a.txt') }), 'list a file');
+			assert.match(t, /: not a directory$/, t);
 		});
 
 		test('outside the allowed directories', async () => {
