@@ -38,15 +38,21 @@ fail() {	# reason
 	failed=$((failed + 1))
 }
 
+# Runs "$@" (after the step name $1), showing its output and keeping it in
+# $tmp/log; sets rc to its exit status.
+run_logged() {
+	echo "# --- $1"
+	shift
+	{ "$@" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/log"
+	rc=$(cat "$tmp/rc")
+}
+
 # Runs "$@" (after the step name $1), showing its output, then counts the TAP
 # it printed: ok / not ok lines at the start of a line, "# SKIP" directives
 # (and "not ok ... # TODO") as skips, the plan, and "Bail out!".
 tap_step() {
 	name=$1
-	shift
-	echo "# --- $name"
-	{ "$@" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/log"
-	rc=$(cat "$tmp/rc")
+	run_logged "$@"
 	awk -v name="$name" -v rc="$rc" '
 	/^ok([ \t]|$)/ {
 		n++
@@ -89,10 +95,7 @@ tap_step() {
 # Node's TAP reporter nests subtests, so its own totals are used instead.
 node_step() {
 	name=$1
-	shift
-	echo "# --- $name"
-	{ "$@" 2>&1; echo $? >"$tmp/rc"; } | tee "$tmp/log"
-	rc=$(cat "$tmp/rc")
+	run_logged "$@"
 	awk -v name="$name" -v rc="$rc" '
 	/^# pass [0-9]+$/	{ p = $3; seen = 1 }
 	/^# fail [0-9]+$/	{ f += $3 }
