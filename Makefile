@@ -128,4 +128,4 @@ clean:
 .SECONDARY:
 
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
-	 $(wildcard $(BUILD)/tests/unit/*.d)
+	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d)

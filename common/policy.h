@@ -37,6 +37,7 @@ struct tc_limits {
 /* Confinement layers the user agreed to run without (--allow-degraded). */
 enum tc_degrade {
 	TC_DEGRADE_LANDLOCK	= 1 << 0,
+	TC_DEGRADE_NAMESPACES	= 1 << 1,	/* optional: never refused */
 };
 
 struct tc_policy {

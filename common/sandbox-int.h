@@ -5,6 +5,8 @@
 #ifndef TC_SANDBOX_INT_H
 #define TC_SANDBOX_INT_H
 
+#include <sched.h>
+
 #include "sandbox.h"
 
 /*
@@ -37,5 +39,54 @@ void	tc_seccomp_release(struct tc_bpf *b);
 
 /* In the child, last: loads |b|.  no_new_privs must be set. */
 int	tc_seccomp_apply(const struct tc_bpf *b);
+
+/* The namespaces a child that runs programs gets, when it can. */
+#define TC_NS_ALL	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |	\
+			 CLONE_NEWIPC | CLONE_NEWUTS)
+
+/*
+ * Returns which of TC_NS_ALL a child can be created in: all, or those
+ * but the user namespace (root where user namespaces are denied), or
+ * none.  Forks once.
+ */
+unsigned long	tc_ns_probe(void);
+
+/*
+ * In a child in a new user namespace of a server that is not root: maps
+ * |uid| and |gid| (the server's) to themselves.  Returns 0 or -1.
+ */
+int	tc_child_maps(uid_t uid, gid_t gid);
+
+/*
+ * Closes every fd above 2 but those in |keep| (at most TC_KEEP_MAX).
+ * Returns 0 or -1.
+ */
+int	tc_close_fds_except(const int *keep, size_t nkeep);
+
+/*
+ * A call child's life: confine itself for |profile|, wait for its one call
+ * on |rfd|, run the handler, send the result on |wfd|, exit.
+ */
+void	tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile,
+	    int rfd, int wfd) __attribute__((__noreturn__));
+
+void	tc_standby_clear(struct tc_standby *st);
+
+/*
+ * Moves a started, confined child for |profile| into |out|: the standby,
+ * the spawner's answer, or failing those a child forked here.  Returns 0,
+ * or TC_ESYS with |d| set.
+ */
+int	tc_standby_take(struct tc_sandbox *sb, enum tc_profile profile,
+	    struct tc_standby *out, struct tc_diag *d);
+
+/*
+ * Reaps the killed children of answered calls (sb->dead); with |block|,
+ * waits for them.  Returns how many are left.
+ */
+size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
+
+/* Retires the standbys, stops the spawner and reaps every child. */
+void	tc_sandbox_stop(struct tc_sandbox *sb);
 
 #endif /* TC_SANDBOX_INT_H */

@@ -35,6 +35,7 @@ tc_child_exit_str(int code)
 	return NULL;
 }
 
+
 int64_t
 tc_now_ms(void)
 {
@@ -51,10 +52,15 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	int i;
 
 	memset(sb, 0, sizeof(*sb));
-	for (i = 0; i < TC_PROFILE_COUNT; i++)
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
 		sb->ruleset[i] = -1;
+		tc_standby_clear(&sb->standby[i]);
+	}
+	sb->spawner_fd = -1;
 	sb->policy = pol;
 	sb->server_pid = getpid();
+	sb->uid = geteuid();
+	sb->gid = getegid();
 	/* Non-dumpable: no core dumps of the server, and its /proc files
 	 * (environ, mem, fd) belong to root rather than to its uid, so a
 	 * child of the same uid cannot read them. */
@@ -63,6 +69,8 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	if ((sb->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
 
+	if ((sb->ns_flags = tc_ns_probe()) != TC_NS_ALL)
+		sb->degraded |= TC_DEGRADE_NAMESPACES;
 	for (i = 0; i < TC_PROFILE_COUNT; i++) {
 		if (tc_seccomp_build((enum tc_profile)i, &sb->seccomp[i],
 		    d) != 0) {
@@ -99,6 +107,7 @@ tc_sandbox_release(struct tc_sandbox *sb)
 {
 	int i;
 
+	tc_sandbox_stop(sb);
 	if (sb->devnull >= 0)
 		close(sb->devnull);
 	sb->devnull = -1;
@@ -115,6 +124,8 @@ tc_sandbox_release(struct tc_sandbox *sb)
 static int
 new_session(pid_t parent)
 {
+	pid_t ppid;
+
 	/* A new session has no controlling terminal, so TIOCSTI cannot
 	 * reach the user's; it also makes this child a process group that
 	 * the parent kills as a whole. */
@@ -122,8 +133,12 @@ new_session(pid_t parent)
 		return -1;
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
 		return -1;
-	/* The parent may have died before PDEATHSIG was armed. */
-	if (getppid() != parent)
+	/* The parent may have died before PDEATHSIG was armed.  In a new
+	 * PID namespace (we are its pid 1) the parent is outside it and
+	 * getppid() says 0; there the request pipe tells: it reads EOF when
+	 * the parent is gone. */
+	ppid = getppid();
+	if (ppid != parent && !(ppid == 0 && getpid() == 1))
 		return -1;
 	return 0;
 }
@@ -158,8 +173,8 @@ cmp_int(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-static int
-close_inherited_fds(const int *keep, size_t nkeep)
+int
+tc_close_fds_except(const int *keep, size_t nkeep)
 {
 	int sorted[TC_KEEP_MAX];
 	unsigned lo = 3;
@@ -285,7 +300,7 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	STEP(new_session(sb->server_pid), TC_CHILD_EXIT_SESSION);
 	STEP(reset_signals(), TC_CHILD_EXIT_SESSION);
 	STEP(set_stdio(sb->devnull), TC_CHILD_EXIT_FDS);
-	STEP(close_inherited_fds(keep, nkeep), TC_CHILD_EXIT_FDS);
+	STEP(tc_close_fds_except(keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
 	if (!(sb->bench_off & TC_LAYER_RLIMITS))
 		STEP(set_rlimits(&sb->policy->limits), TC_CHILD_EXIT_RLIMIT);
@@ -360,29 +375,143 @@ tc_frame_write(int fd, enum tc_frame_type type, const char *p, size_t n)
 
 /* --- The child --- */
 
+static int
+read_all(int fd, void *p, size_t n)
+{
+	char *s = p;
+	ssize_t r;
+
+	while (n > 0) {
+		if ((r = read(fd, s, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			return s == p ? 0 : -1;	/* EOF: clean only at 0 */
+		s += r;
+		n -= (size_t)r;
+	}
+	return 1;
+}
+
+/*
+ * What the parent sends: the tool and the policy as addresses, then the
+ * arguments as JSON text.  The child is a fork of the parent made after
+ * every tool table and the policy existed, and neither ever moves, so an
+ * address means the same thing on both sides of the pipe.
+ */
+struct call_head {
+	const struct tc_tool	*tool;
+	const struct tc_policy	*policy;
+};
+
+/*
+ * Walks the path every call takes once, before the call: the stack and the
+ * allocator's arena, parsing arguments, building and printing a result.
+ * The page faults that costs (copy-on-write for data, first use for code)
+ * are paid while the child waits rather than on the call's path.
+ */
 static void
-child_main(const struct tc_sandbox *sb, const struct tc_call *call, int wfd)
+prefault(void)
+{
+	volatile char stack[32 << 10];
+	struct tc_result res;
+	char *heap, *text;
+	cJSON *json;
+	size_t i;
+
+	for (i = 0; i < sizeof(stack); i += 4096)
+		stack[i] = 0;
+	if ((heap = malloc(64 << 10)) != NULL) {
+		memset(heap, 0, 64 << 10);
+		free(heap);
+	}
+	cJSON_Delete(cJSON_Parse("{\"path\":\"a\",\"n\":[1,true,null]}"));
+	tc_result_init(&res);
+	tc_result_printf(&res, "%s %d", "warm", 1);
+	if ((json = tc_result_to_json(&res)) != NULL) {
+		text = cJSON_PrintUnformatted(json);
+		free(text);
+		cJSON_Delete(json);
+	}
+	tc_result_release(&res);
+}
+
+/*
+ * Reads the call from |rfd| into |call| (arguments parsed into |*args|).
+ * Exits quietly when the parent closes the pipe without sending one: the
+ * standby is being retired.
+ */
+static void
+read_call(int rfd, enum tc_profile profile, struct tc_call *call,
+    cJSON **args)
+{
+	unsigned char hdr[TC_FRAME_HDR];
+	struct call_head head;
+	uint32_t len;
+	char *text;
+	int rc;
+
+	if ((rc = read_all(rfd, hdr, sizeof(hdr))) == 0)
+		_exit(0);
+	if (rc < 0 || get_u32(hdr) != TC_FRAME_CALL ||
+	    (len = get_u32(hdr + 4)) < sizeof(head) ||
+	    read_all(rfd, &head, sizeof(head)) != 1)
+		_exit(TC_CHILD_EXIT_CALL);
+	len -= (uint32_t)sizeof(head);
+	if ((text = malloc((size_t)len + 1)) == NULL ||
+	    (len > 0 && read_all(rfd, text, len) != 1))
+		_exit(TC_CHILD_EXIT_CALL);
+	text[len] = '\0';
+	close(rfd);
+	if (head.tool == NULL || head.tool->profile != profile ||
+	    (*args = cJSON_ParseWithLength(text, len)) == NULL)
+		_exit(TC_CHILD_EXIT_CALL);
+	free(text);
+	call->tool = head.tool;
+	call->policy = head.policy;
+	call->args = *args;
+}
+
+/*
+ * A child's life: confine itself for |profile|, wait for its one call on
+ * |rfd|, run the handler, send the result on |wfd|, exit.
+ */
+void
+tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
+    int wfd)
 {
 	const struct tc_policy *pol = sb->policy;
 	int keep[TC_KEEP_MAX];
 	struct tc_result res;
+	struct tc_call call;
 	size_t nkeep = 0, i;
-	cJSON *json;
+	cJSON *args = NULL, *json;
 	char *text;
 	int rc;
 
+	keep[nkeep++] = rfd;
 	keep[nkeep++] = wfd;
-	if (sb->ruleset[call->tool->profile] >= 0)
-		keep[nkeep++] = sb->ruleset[call->tool->profile];
+	if (sb->ruleset[profile] >= 0)
+		keep[nkeep++] = sb->ruleset[profile];
 	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
 		keep[nkeep++] = pol->roots[i].fd;
-	if ((rc = tc_sandbox_confine(sb, call->tool->profile, keep, nkeep)))
+	/* Before anything else: until its maps are written, a child in a
+	 * new user namespace is nobody there. */
+	if ((tc_sandbox_ns(sb, profile) & CLONE_NEWUSER) && sb->uid != 0 &&
+	    tc_child_maps(sb->uid, sb->gid) != 0)
+		_exit(TC_CHILD_EXIT_NS);
+	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
 		_exit(rc);
+	prefault();
 
+	memset(&call, 0, sizeof(call));
+	read_call(rfd, profile, &call, &args);
 	tc_result_init(&res);
-	rc = call->tool->fn(call, &res);
+	rc = call.tool->fn(&call, &res);
 	if (rc != 0 && !res.is_error)
-		tc_result_error(&res, "%s failed: %s", call->tool->name,
+		tc_result_error(&res, "%s failed: %s", call.tool->name,
 		    tc_strerror(rc));
 	if ((json = tc_result_to_json(&res)) == NULL ||
 	    (text = cJSON_PrintUnformatted(json)) == NULL)
@@ -396,6 +525,14 @@ child_main(const struct tc_sandbox *sb, const struct tc_call *call, int wfd)
 
 /* --- The parent --- */
 
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 void
 tc_run_init(struct tc_run *r)
 {
@@ -407,40 +544,69 @@ tc_run_init(struct tc_run *r)
 	tc_buf_init(&r->in, 0);
 }
 
+static void	fail(struct tc_run *r, enum tc_run_outcome why,
+		    const char *msg);
+
+/* Sends |call| to the child on |fd|. */
+static int
+send_call(int fd, const struct tc_call *call)
+{
+	const size_t pre = TC_FRAME_HDR + sizeof(struct call_head);
+	struct call_head head = { call->tool, call->policy };
+	char *args, *msg;
+	size_t len;
+	int rc;
+
+	args = cJSON_PrintUnformatted(call->args != NULL ? call->args :
+	    cJSON_CreateObject());
+	if (args == NULL)
+		return TC_ENOMEM;
+	len = strlen(args);
+	if (len > UINT32_MAX - pre || (msg = malloc(pre + len)) == NULL) {
+		free(args);
+		return len > UINT32_MAX - pre ? TC_ETOOBIG : TC_ENOMEM;
+	}
+	/* One write: each one wakes the waiting child. */
+	put_u32((unsigned char *)msg, TC_FRAME_CALL);
+	put_u32((unsigned char *)msg + 4, (uint32_t)(sizeof(head) + len));
+	memcpy(msg + TC_FRAME_HDR, &head, sizeof(head));
+	memcpy(msg + pre, args, len);
+	free(args);
+	rc = write_all(fd, msg, pre + len) != 0 ? TC_ESYS : 0;
+	free(msg);
+	return rc;
+}
+
 int
-tc_run_start(struct tc_run *r, const struct tc_sandbox *sb,
+tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
     const struct tc_call *call, struct tc_diag *d)
 {
 	const struct tc_limits *l = &sb->policy->limits;
-	int p[2];
-	pid_t pid;
+	struct tc_standby st;
+	int rc, err;
 
 	tc_run_init(r);
-	if (pipe2(p, O_CLOEXEC) != 0)
-		return tc_diag_errno(d, TC_ESYS, "pipe");
-	if ((pid = fork()) < 0) {
-		tc_diag_errno(d, TC_ESYS, "fork");
-		close(p[0]);
-		close(p[1]);
-		return TC_ESYS;
-	}
-	if (pid == 0) {
-		close(p[0]);
-		child_main(sb, call, p[1]);
-	}
-	close(p[1]);
-	r->pid = pid;
-	r->fd = p[0];
+	r->sb = sb;
+	if ((rc = tc_standby_take(sb, call->tool->profile, &st, d)) != 0)
+		return rc;
+	r->pid = st.pid;
+	r->pidfd = st.pidfd;
+	r->fd = st.res;
 	r->max_result = l->max_result;
 	tc_buf_init(&r->in, l->max_result + TC_FRAME_HDR);
 	r->start_ms = tc_now_ms();
 	r->deadline_ms = r->start_ms + l->deadline_ms;
 	r->state = TC_RUN_RUNNING;
-	if (fcntl(r->fd, F_SETFL, O_NONBLOCK) != 0 ||
-	    (r->pidfd = pidfd_open(pid, 0)) < 0) {
-		tc_diag_errno(d, TC_ESYS, "pidfd_open");
-		tc_run_release(r);
-		return TC_ESYS;
+	rc = send_call(st.req, call);
+	err = errno;
+	close(st.req);
+	/* A child that died before reading its call (its confinement
+	 * failed, say) closed the pipe: its exit status tells why, once it
+	 * is reaped.  Any other failure leaves a child waiting for a call
+	 * that will not come. */
+	if (rc != 0 && !(rc == TC_ESYS && err == EPIPE)) {
+		fail(r, TC_OUT_SPAWN, rc == TC_ESYS ? strerror(err) :
+		    tc_strerror(rc));
 	}
 	return 0;
 }
@@ -463,14 +629,6 @@ tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd)
 		pfd[n++].revents = 0;
 	}
 	return n;
-}
-
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
 }
 
 static void
@@ -600,9 +758,13 @@ tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
 		else if (pfd[i].fd == r->pidfd && r->pidfd >= 0)
 			reap(r);
 	}
+	/* Answered: kill what is left of the call now; the reaping can
+	 * wait. */
+	if (r->result != NULL && !r->killed)
+		tc_run_kill(r, TC_OUT_OK);
 	if (r->pidfd >= 0 && !r->killed && now_ms >= r->deadline_ms)
 		fail(r, TC_OUT_TIMEOUT, "");
-	if (r->pidfd < 0 && r->fd < 0) {
+	if ((r->pidfd < 0 || r->result != NULL) && r->fd < 0) {
 		r->state = TC_RUN_DONE;
 		classify(r);
 	}
@@ -715,6 +877,14 @@ tc_run_release(struct tc_run *r)
 		tc_run_wait(r);
 	}
 	close_fd(&r->fd);
+	if (r->pidfd >= 0 && r->killed && r->sb != NULL &&
+	    (r->sb->ndead < TC_DEAD_MAX ||
+	    tc_sandbox_reap(r->sb, 0) < TC_DEAD_MAX)) {
+		/* Killed: it cannot run again; reap it later. */
+		r->sb->dead[r->sb->ndead].pid = r->pid;
+		r->sb->dead[r->sb->ndead++].pidfd = r->pidfd;
+		r->pidfd = -1;
+	}
 	if (r->pidfd >= 0) {
 		close_fd(&r->pidfd);
 		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)

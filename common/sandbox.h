@@ -9,9 +9,16 @@
  * group at the deadline or on cancellation, always reaps, and turns a crash,
  * a signal, a timeout or an oversized or malformed result into a tool error.
  *
- * The pipe carries frames (an 8-byte header: type, then length, both
- * little-endian u32) so that a child may stream progress before its result
- * and, later, outlive a single request.
+ * The pipes carry frames (an 8-byte header: type, then length, both
+ * little-endian u32) so that a child may stream progress before its result.
+ *
+ * Forking and confining cost more than most calls (page faults dominate on
+ * a paravirtualised machine), so the runner keeps one standby child per
+ * profile in use: forked and fully confined ahead of time by a small
+ * spawner process, blocked reading its request pipe (sandbox-spawn.c).  A
+ * call hands its request to the standby, and the next one is asked for
+ * after the server has answered.  Each child still serves exactly one call
+ * and exits; nothing passes from one call to the next.
  */
 #ifndef TC_SANDBOX_H
 #define TC_SANDBOX_H
@@ -32,6 +39,7 @@ struct tc_policy;
 enum tc_frame_type {
 	TC_FRAME_RESULT		= 1,	/* a CallToolResult; the last frame */
 	TC_FRAME_PROGRESS	= 2,	/* {"progress":n,"total":n,"message":s} */
+	TC_FRAME_CALL		= 3,	/* parent to child: the call to run */
 };
 
 #define TC_FRAME_HDR	8u
@@ -51,7 +59,8 @@ enum tc_frame_type {
 	X(SECCOMP,	 98, "could not load the seccomp filter")	\
 	X(SESSION,	 99, "could not start a new session")		\
 	X(RESULT,	100, "could not send the result")		\
-	X(USER,		101, "could not switch to the run-as user")
+	X(USER,		101, "could not switch to the run-as user")	\
+	X(CALL,		102, "could not read its call")
 
 enum tc_child_exit {
 #define TC_CHILD_EXIT_ENUM(name, num, text) TC_CHILD_EXIT_##name = (num),
@@ -68,16 +77,37 @@ struct tc_bpf {
 	unsigned short		 len;
 };
 
+#define TC_DEAD_MAX	32
+
+/* A child forked and confined ahead of its call, waiting for it. */
+struct tc_standby {
+	pid_t		 pid;		/* 0: none */
+	int		 pending;	/* asked of the spawner, no pid yet */
+	int		 pidfd;
+	int		 req;		/* write end: the call goes here */
+	int		 res;		/* read end: its frames come back */
+};
+
 /* What the kernel offers and what is in force, probed once at start. */
 struct tc_sandbox {
 	const struct tc_policy *policy;
 	int		 devnull;	/* /dev/null, for the child's stdio */
 	pid_t		 server_pid;	/* the parent every child checks for */
+	uid_t		 uid;		/* the server's effective ids */
+	gid_t		 gid;
 	int		 landlock_abi;	/* 0: none */
 	int		 ruleset[TC_PROFILE_COUNT];	/* Landlock, or -1 */
 	struct tc_bpf	 seccomp[TC_PROFILE_COUNT];
 	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
+	unsigned long	 ns_flags;	/* CLONE_NEW*: what the kernel allows */
 	unsigned	 bench_off;	/* TC_LAYER_*: for bench/ only */
+	unsigned	 warm;		/* 1 << profile: keep a standby */
+	pid_t		 spawner;	/* 0: none; see sandbox-spawn.c */
+	int		 spawner_fd;
+	struct tc_standby standby[TC_PROFILE_COUNT];
+	/* Killed children whose calls are answered, not yet reaped. */
+	struct tc_standby dead[TC_DEAD_MAX];
+	size_t		 ndead;
 };
 
 /*
@@ -92,6 +122,14 @@ enum tc_layer {
 };
 
 /*
+ * The namespaces a child of |profile| gets, of those the kernel allows:
+ * only the profile that runs programs has a use for them (see
+ * sandbox-spawn.c).
+ */
+unsigned long	tc_sandbox_ns(const struct tc_sandbox *sb,
+		    enum tc_profile profile);
+
+/*
  * Probes the kernel and prepares per-profile state (the Landlock rulesets).
  * Fails closed: without Landlock it returns TC_ENOTSUP with |d| naming the
  * option that accepts the weaker mode, unless the policy allows it, in
@@ -100,6 +138,19 @@ enum tc_layer {
 int	tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	    struct tc_diag *d);
 void	tc_sandbox_release(struct tc_sandbox *sb);
+
+/*
+ * Keeps a standby child for every profile in |profiles| (a mask of
+ * 1 << TC_PROFILE_*) from now on, forks the missing ones and retires the
+ * others.
+ * tc_sandbox_refill() forks those that calls have used up; a server calls
+ * it when it has answered what it could; it also reaps the children of
+ * answered calls.  A standby that cannot be forked
+ * is not an error here: the call that needs it forks its own child and
+ * reports what went wrong.
+ */
+void	tc_sandbox_prefork(struct tc_sandbox *sb, unsigned profiles);
+void	tc_sandbox_refill(struct tc_sandbox *sb);
 
 /*
  * Confines the calling process (a freshly forked child) for |profile|.
@@ -130,6 +181,7 @@ enum tc_run_outcome {
 };
 
 struct tc_run {
+	struct tc_sandbox	*sb;
 	enum tc_run_state	 state;
 	enum tc_run_outcome	 outcome;
 	pid_t			 pid;
@@ -151,10 +203,11 @@ int64_t	tc_now_ms(void);
 void	tc_run_init(struct tc_run *r);
 
 /*
- * Forks a confined child that runs |call|'s handler.  Returns 0 with the
- * run in TC_RUN_RUNNING, or TC_ESYS with |d| set (nothing left running).
+ * Hands |call| to the standby child of its profile, or forks a confined
+ * child for it when there is none.  Returns 0 with the run in
+ * TC_RUN_RUNNING, or TC_ESYS with |d| set (nothing left running).
  */
-int	tc_run_start(struct tc_run *r, const struct tc_sandbox *sb,
+int	tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	    const struct tc_call *call, struct tc_diag *d);
 
 /*
@@ -165,8 +218,11 @@ int	tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd);
 
 /*
  * Advances the run after poll(): reads what the child sent, reaps it when
- * it exits, kills it at the deadline (|now_ms|).  Returns 1 once the run is
- * TC_RUN_DONE, else 0.
+ * it exits, kills it at the deadline (|now_ms|).  Once a whole result has
+ * arrived, the child's process group is killed and the run is done at
+ * once: the answer does not wait for the reaping, which the sandbox does
+ * later (tc_sandbox_refill(), tc_sandbox_release()).  Returns 1 once the run
+ * is TC_RUN_DONE, else 0.
  */
 int	tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
 	    int64_t now_ms);

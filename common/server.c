@@ -50,6 +50,7 @@ struct srv {
 	unsigned		 nqueued;
 	int			 sigfd;
 	int			 stop;
+	unsigned		 profiles;	/* of the visible tools */
 };
 
 /* --- Methods --- */
@@ -360,6 +361,11 @@ build_instructions(struct srv *s)
 	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
 		tc_buf_printf(&s->instructions, " Degraded: the kernel's "
 		    "Landlock path whitelist is not in force.");
+	if ((s->sb.degraded & TC_DEGRADE_NAMESPACES) &&
+	    (s->profiles & 1u << TC_PROFILE_SHELL_EXEC))
+		tc_buf_printf(&s->instructions, " Degraded: programs run "
+		    "without namespaces of their own (the kernel denies "
+		    "them).");
 }
 
 static void
@@ -372,10 +378,13 @@ build_tools(struct srv *s)
 		TC_BUG("%s", d.msg);
 	if ((s->tools = cJSON_CreateArray()) == NULL)
 		tc_fatal("out of memory");
-	for (i = 0; i < s->def->ntools; i++)
-		if (visible_tool(s, s->def->tools[i].name) != NULL)
-			cJSON_AddItemToArray(s->tools,
-			    tc_tool_describe(&s->def->tools[i]));
+	for (i = 0; i < s->def->ntools; i++) {
+		if (visible_tool(s, s->def->tools[i].name) == NULL)
+			continue;
+		cJSON_AddItemToArray(s->tools,
+		    tc_tool_describe(&s->def->tools[i]));
+		s->profiles |= 1u << s->def->tools[i].profile;
+	}
 }
 
 static int
@@ -436,6 +445,10 @@ serve(struct srv *s)
 		if (s->proto.dead || s->stop ||
 		    (s->proto.eof && s->calls == NULL && s->queue == NULL))
 			break;
+		/* Everything this round could answer is answered: fork the
+		 * standby children the calls used up, off their path. */
+		if (!s->proto.eof)
+			tc_sandbox_refill(&s->sb);
 		if (cap < 2 + 2 * (size_t)s->ncalls) {
 			cap = 2 + 2 * (size_t)s->ncalls + 16;
 			free(pfd);
@@ -567,8 +580,12 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		    "only");
 	else
 		tc_debug("Landlock ABI %d in force", s.sb.landlock_abi);
-	build_instructions(&s);
 	build_tools(&s);
+	build_instructions(&s);
+	if ((s.sb.degraded & TC_DEGRADE_NAMESPACES) &&
+	    (s.profiles & 1u << TC_PROFILE_SHELL_EXEC))
+		tc_warn("the kernel denies new namespaces: programs run "
+		    "without their own network, PID and user namespaces");
 	s.sigfd = make_sigfd();
 
 	memset(&pc, 0, sizeof(pc));
@@ -585,6 +602,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	pc.in_fd = STDIN_FILENO;
 	pc.out_fd = STDOUT_FILENO;
 	tc_proto_init(&s.proto, &pc);
+	tc_sandbox_prefork(&s.sb, s.profiles);
 
 	serve(&s);
 

@@ -35,7 +35,7 @@ static int
 h_status(const struct tc_call *call, struct tc_result *res)
 {
 	static const char *const keys[] = { "CapInh:", "CapPrm:", "CapEff:",
-	    "CapBnd:", "CapAmb:", "NoNewPrivs:", NULL };
+	    "CapBnd:", "CapAmb:", "NoNewPrivs:", "Seccomp:", "NSpid:", NULL };
 	char line[256];
 	FILE *f;
 	size_t i;
@@ -51,10 +51,13 @@ h_status(const struct tc_call *call, struct tc_result *res)
 	return 0;
 }
 
-static const struct tc_tool status_tool = {
-	.name = "status", .description = "status", .args = no_args,
-	.output_schema = "{\"type\":\"object\"}", .fn = h_status,
-	.profile = TC_PROFILE_FS_READ,
+static const struct tc_tool status_tools[] = {
+	{ .name = "status", .description = "status", .args = no_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = h_status,
+	  .profile = TC_PROFILE_FS_READ },
+	{ .name = "status_exec", .description = "status", .args = no_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = h_status,
+	  .profile = TC_PROFILE_SHELL_EXEC },
 };
 
 static char top[64];		/* the temporary tree, set before forking */
@@ -390,18 +393,59 @@ field(const char *text, const char *key, char *out, size_t n)
 	return out;
 }
 
+/* Checks what a child of |t|'s profile said of its own status. */
+static void
+check_status(const struct tc_sandbox *sb, const struct tc_tool *t,
+    const char *status)
+{
+	static const char zero[] = "0000000000000000";
+	int ns = tc_sandbox_ns(sb, t->profile) != 0;
+	const char *nspid;
+	char v[64];
+
+	is_str(field(status, "CapInh:", v, sizeof(v)), zero,
+	    "%s: CapInh is empty", t->name);
+	is_str(field(status, "CapPrm:", v, sizeof(v)), zero,
+	    "%s: CapPrm is empty", t->name);
+	is_str(field(status, "CapEff:", v, sizeof(v)), zero,
+	    "%s: CapEff is empty", t->name);
+	is_str(field(status, "CapAmb:", v, sizeof(v)), zero,
+	    "%s: CapAmb is empty", t->name);
+	is_str(field(status, "NoNewPrivs:", v, sizeof(v)), "1",
+	    "%s: NoNewPrivs is set", t->name);
+	is_str(field(status, "Seccomp:", v, sizeof(v)), "2",
+	    "%s: a seccomp filter is in force", t->name);
+	/* Dropping the bounding set needs CAP_SETPCAP: only a privileged
+	 * process has it, or one in a user namespace of its own. */
+	if (geteuid() == 0 || (sb->ns_flags & CLONE_NEWUSER && ns))
+		is_str(field(status, "CapBnd:", v, sizeof(v)), zero,
+		    "%s: CapBnd is empty", t->name);
+	else
+		skip("CapBnd: not root, the bounding set stays");
+	nspid = strstr(status, "NSpid:");
+	if (!ns)
+		ok(nspid != NULL && strchr(nspid + 7, '\t') > strchr(nspid,
+		    '\n'), "%s: in the server's PID namespace", t->name);
+	else if (sb->ns_flags & CLONE_NEWPID)
+		ok(nspid != NULL && strncmp(strchr(nspid, '\n') - 2, "\t1",
+		    2) == 0, "%s: pid 1 of a PID namespace of its own",
+		    t->name);
+	else
+		skip("PID namespace: this kernel denies new namespaces");
+}
+
 int
 main(void)
 {
-	static const char zero[] = "0000000000000000";
+	const struct tc_tool *t;
 	struct tc_diag d = { "", 0 };
 	struct tc_sandbox sb;
 	struct tc_policy pol;
 	struct tc_call call;
 	struct tc_run r;
 	const cJSON *content, *text;
-	char v[64];
 	cJSON *res, *args;
+	size_t i;
 
 	tc_policy_init(&pol);
 	pol.limits.deadline_ms = 5000;
@@ -416,40 +460,28 @@ main(void)
 	    "the server process is not dumpable");
 
 	args = cJSON_CreateObject();
-	memset(&call, 0, sizeof(call));
-	call.tool = &status_tool;
-	call.args = args;
-	call.policy = &pol;
-	if (!is_int(tc_run_start(&r, &sb, &call, &d), 0, "tc_run_start"))
-		printf("#   %s\n", d.msg);
-	tc_run_wait(&r);
-	is_int(r.outcome, TC_OUT_OK, "the probe ran");
-	res = tc_run_take_result(&r);
-	content = cJSON_GetObjectItemCaseSensitive(res, "content");
-	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(content, 0),
-	    "text");
-	if (ok(cJSON_IsString(text), "the probe reported its status")) {
-		is_str(field(text->valuestring, "CapInh:", v, sizeof(v)), zero,
-		    "CapInh is empty");
-		is_str(field(text->valuestring, "CapPrm:", v, sizeof(v)), zero,
-		    "CapPrm is empty");
-		is_str(field(text->valuestring, "CapEff:", v, sizeof(v)), zero,
-		    "CapEff is empty");
-		is_str(field(text->valuestring, "CapAmb:", v, sizeof(v)), zero,
-		    "CapAmb is empty");
-		is_str(field(text->valuestring, "NoNewPrivs:", v, sizeof(v)),
-		    "1", "NoNewPrivs is set");
-		/* Dropping the bounding set needs CAP_SETPCAP: only a
-		 * privileged server can, and only there does it matter. */
-		if (geteuid() == 0)
-			is_str(field(text->valuestring, "CapBnd:", v,
-			    sizeof(v)), zero, "CapBnd is empty (as root)");
-		else
-			skip("CapBnd: not root, the bounding set stays");
+	for (i = 0; i < TC_NITEMS(status_tools); i++) {
+		t = &status_tools[i];
+		memset(&call, 0, sizeof(call));
+		call.tool = t;
+		call.args = args;
+		call.policy = &pol;
+		if (!is_int(tc_run_start(&r, &sb, &call, &d), 0, "%s: "
+		    "tc_run_start", t->name))
+			printf("#   %s\n", d.msg);
+		tc_run_wait(&r);
+		is_int(r.outcome, TC_OUT_OK, "%s: the probe ran", t->name);
+		res = tc_run_take_result(&r);
+		content = cJSON_GetObjectItemCaseSensitive(res, "content");
+		text = cJSON_GetObjectItemCaseSensitive(
+		    cJSON_GetArrayItem(content, 0), "text");
+		if (ok(cJSON_IsString(text), "%s: the probe reported its "
+		    "status", t->name))
+			check_status(&sb, t, text->valuestring);
+		cJSON_Delete(res);
+		tc_run_release(&r);
 	}
-	cJSON_Delete(res);
 	cJSON_Delete(args);
-	tc_run_release(&r);
 	tc_sandbox_release(&sb);
 	tc_policy_release(&pol);
 	test_landlock();

@@ -8,6 +8,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,14 +133,33 @@ h_progress(const struct tc_call *call, struct tc_result *res)
 static int
 h_grandchild(const struct tc_call *call, struct tc_result *res)
 {
-	pid_t pid;
+	char line[256];
+	long outer = 0;
+	ssize_t n;
+	int p[2];
+	FILE *f;
 
+	/* It reports its pid as the test sees it: in a PID namespace of
+	 * its own, the first field of NSpid. */
 	(void)call;
-	if ((pid = fork()) == 0) {
+	if (pipe(p) != 0)
+		return TC_ESYS;
+	if (fork() == 0) {
+		if ((f = fopen("/proc/self/status", "r")) != NULL) {
+			while (fgets(line, sizeof(line), f) != NULL)
+				if (strncmp(line, "NSpid:", 6) == 0)
+					outer = strtol(line + 6, NULL, 10);
+		}
+		dprintf(p[1], "%ld", outer > 0 ? outer : (long)getpid());
+		close(p[1]);
 		sleep(30);
 		_exit(0);
 	}
-	tc_result_printf(res, "%d", (int)pid);
+	close(p[1]);
+	if ((n = read(p[0], line, sizeof(line) - 1)) <= 0)
+		return TC_ESYS;
+	line[n] = '\0';
+	tc_result_printf(res, "%s", line);
 	return 0;
 }
 
@@ -223,7 +243,7 @@ tool(const char *name)
  * had to be stopped at GUARD_MS.
  */
 static int
-run(const struct tc_sandbox *sb, const char *name, struct tc_run *r)
+run(struct tc_sandbox *sb, const char *name, struct tc_run *r)
 {
 	struct tc_call call;
 	struct pollfd pfd[2];
@@ -263,7 +283,10 @@ run(const struct tc_sandbox *sb, const char *name, struct tc_run *r)
 		}
 	}
 	is_int(r->state, TC_RUN_DONE, "%s: done", name);
-	ok(r->pidfd < 0 && r->fd < 0, "%s: fds closed when done", name);
+	/* Done: the pipe is closed, and the child reaped, or killed with its
+	 * group once its result was in (the reaping comes later). */
+	ok(r->fd < 0 && (r->pidfd < 0 || (r->killed && r->result != NULL)),
+	    "%s: pipe closed, child reaped or killed when done", name);
 	return 0;
 }
 
@@ -326,8 +349,8 @@ test_ok(struct tc_sandbox *sb)
 		    "hello: the result round-trips");
 		cJSON_Delete(want);
 		cJSON_Delete(res);
-		ok(WIFEXITED(r.status) && WEXITSTATUS(r.status) == 0,
-		    "hello: the child exited 0");
+		ok(r.killed || r.pidfd < 0, "hello: answered with its "
+		    "process group killed (or already reaped)");
 	}
 	tc_run_release(&r);
 
@@ -354,7 +377,10 @@ test_failures(struct tc_sandbox *sb, struct tc_policy *pol)
 {
 	int64_t t0;
 
-	expect_failure(sb, "abort", TC_OUT_CRASHED, "signal 6");
+	/* As pid 1 of its own PID namespace the child ignores the SIGABRT it
+	 * raises; abort() then ends it with a fault. */
+	expect_failure(sb, "abort", TC_OUT_CRASHED,
+	    (sb->ns_flags & CLONE_NEWPID) ? "signal 11" : "signal 6");
 
 	pol->limits.deadline_ms = 200;
 	t0 = tc_now_ms();
@@ -415,15 +441,22 @@ expect_killed(pid_t pid, const char *name)
 	int st = 0;
 	pid_t w;
 
-	while ((w = waitpid(pid, &st, WNOHANG)) == 0 &&
-	    tc_now_ms() - t0 < 2000)
+	/* Until its parent, our child, is dead (the runner reaps that one
+	 * later), it is not ours to wait for: ECHILD.  In the child's own
+	 * PID namespace it never is: that namespace's end kills and reaps
+	 * it, and it is simply gone. */
+	for (;;) {
+		w = waitpid(pid, &st, WNOHANG);
+		if (w == pid || (w < 0 && errno == ECHILD && kill(pid, 0) < 0 &&
+		    errno == ESRCH) || tc_now_ms() - t0 > 2000)
+			break;
 		usleep(10000);
-	if (w == 0) {
-		kill(pid, SIGKILL);
-		waitpid(pid, &st, 0);
 	}
-	ok(w == pid && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
-	    "%s: killed with the call", name);
+	if (w == pid)
+		ok(WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL,
+		    "%s: killed with the call", name);
+	else
+		ok(w < 0 && errno == ESRCH, "%s: gone with the call", name);
 }
 
 static void
@@ -443,6 +476,8 @@ test_leftovers(struct tc_sandbox *sb, struct tc_policy *pol)
 		gpid = strtol(text, &end, 10);
 		if (ok(*end == '\0' && gpid > 0, "grandchild: its pid"))
 			expect_killed((pid_t)gpid, "grandchild");
+		else
+			printf("#   got '%s'\n", text);
 		free(text);
 	}
 	tc_run_release(&r);
@@ -524,6 +559,55 @@ on_alarm(int sig)
 	(void)sig;
 }
 
+/*
+ * The servers' way: a standby child forked by the spawner (as our own
+ * child) and confined before the call comes.
+ */
+static void
+test_standby(struct tc_sandbox *sb)
+{
+	struct tc_run r;
+	pid_t want;
+	char *text;
+	int is_error, i;
+
+	tc_sandbox_prefork(sb, 1u << TC_PROFILE_SHELL_EXEC);
+	ok(sb->spawner > 0, "standby: the spawner runs");
+	for (i = 0; i < 200 && sb->standby[TC_PROFILE_SHELL_EXEC].pid <= 0;
+	    i++) {
+		usleep(5000);
+		tc_sandbox_refill(sb);
+	}
+	want = sb->standby[TC_PROFILE_SHELL_EXEC].pid;
+	if (!ok(want > 0 && getpgid(want) >= 0, "standby: a standby child "
+	    "is ready"))
+		return;
+	if (run(sb, "probe", &r) == 0) {
+		is_int(r.pid, want, "standby: it ran the call");
+		text = take_text(&r, &is_error);
+		is_str(text, "leak_fd=closed root_fd=open env=clean nnp=1 "
+		    "session=own stdout=devnull", "standby: confined as a "
+		    "child forked on the call is");
+		free(text);
+	}
+	tc_run_release(&r);
+	/* The next one is asked for when the server has answered. */
+	for (i = 0; i < 200 && sb->standby[TC_PROFILE_SHELL_EXEC].pid <= 0;
+	    i++) {
+		usleep(5000);
+		tc_sandbox_refill(sb);
+	}
+	ok(sb->standby[TC_PROFILE_SHELL_EXEC].pid > 0 &&
+	    sb->standby[TC_PROFILE_SHELL_EXEC].pid != want,
+	    "standby: a fresh one replaces it");
+	if (run(sb, "hello", &r) == 0)
+		is_int(r.outcome, TC_OUT_OK, "standby: second call OK");
+	tc_run_release(&r);
+	tc_sandbox_prefork(sb, 0);
+	ok(sb->spawner == 0 && sb->standby[TC_PROFILE_SHELL_EXEC].pid <= 0,
+	    "standby: retired with the spawner");
+}
+
 int
 main(void)
 {
@@ -543,6 +627,9 @@ main(void)
 	memset(&d, 0, sizeof(d));
 	if (!is_int(tc_policy_add_root(&pol, "/tmp", 0, &d), 0, "root /tmp"))
 		return done_testing();
+	/* The grandchild reads its own /proc/self/status. */
+	if (!is_int(tc_policy_add_root(&pol, "/proc", 0, &d), 0, "root /proc"))
+		return done_testing();
 	if (!is_int(tc_sandbox_init(&sb, &pol, &d), 0, "tc_sandbox_init")) {
 		printf("#   %s\n", d.msg);
 		return done_testing();
@@ -555,10 +642,11 @@ main(void)
 	test_cancel(&sb, &pol);
 	test_leftovers(&sb, &pol);
 	test_confinement(&sb);
+	test_standby(&sb);
 
+	tc_sandbox_release(&sb);
 	w = waitpid(-1, NULL, WNOHANG);
 	ok(w == -1 && errno == ECHILD, "no child is left");
-	tc_sandbox_release(&sb);
 	tc_policy_release(&pol);
 	return done_testing();
 }
