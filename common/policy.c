@@ -19,6 +19,7 @@ tc_policy_init(struct tc_policy *p)
 	p->limits.mem_bytes = 1ul << 30;
 	p->limits.fsize_bytes = 1ul << 30;
 	p->limits.nofile = 256;
+	p->limits.nproc = 64;
 	p->limits.max_inflight = 16;
 }
 

@@ -7,6 +7,8 @@
 #ifndef TC_POLICY_H
 #define TC_POLICY_H
 
+#include <sys/types.h>
+
 #include <stddef.h>
 
 #include "err.h"
@@ -31,6 +33,7 @@ struct tc_limits {
 	unsigned long	 mem_bytes;	/* RLIMIT_AS */
 	unsigned long	 fsize_bytes;	/* RLIMIT_FSIZE */
 	unsigned long	 nofile;	/* RLIMIT_NOFILE */
+	unsigned long	 nproc;		/* RLIMIT_NPROC, where it counts */
 	unsigned	 max_inflight;	/* calls running at once */
 };
 
@@ -38,6 +41,7 @@ struct tc_limits {
 enum tc_degrade {
 	TC_DEGRADE_LANDLOCK	= 1 << 0,
 	TC_DEGRADE_NAMESPACES	= 1 << 1,	/* optional: never refused */
+	TC_DEGRADE_SECCOMP	= 1 << 2,
 };
 
 struct tc_policy {
@@ -45,6 +49,9 @@ struct tc_policy {
 	size_t		 nroots;
 	struct tc_limits limits;
 	unsigned	 allow_degraded;	/* TC_DEGRADE_* */
+	int		 run_as;	/* switch children to run_uid/gid */
+	uid_t		 run_uid;
+	gid_t		 run_gid;
 };
 
 /* Fills |p| with no roots and the default limits. */

@@ -58,6 +58,14 @@ unsigned long	tc_ns_probe(void);
 int	tc_child_maps(uid_t uid, gid_t gid);
 
 /*
+ * Locks root out of regaining capabilities through exec or a uid change
+ * (securebits) and empties the bounding set.  Both need CAP_SETPCAP, which
+ * only a privileged process has (or one in a user namespace of its own); an
+ * unprivileged one has nothing here to drop.  Returns 0 or -1.
+ */
+int	tc_lock_privileges(void);
+
+/*
  * Closes every fd above 2 but those in |keep| (at most TC_KEEP_MAX).
  * Returns 0 or -1.
  */

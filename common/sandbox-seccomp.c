@@ -157,6 +157,11 @@ tc_seccomp_build(enum tc_profile profile, struct tc_bpf *out,
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 	    SCMP_ACT_KILL_PROCESS) != 0 ||
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0 ||
+	    /* A binary tree of syscall numbers rather than a list: the
+	     * kernel runs the filter once per syscall number to build its
+	     * cache when it is loaded, so a shorter path is a cheaper load
+	     * (ANCHORS-SANDBOX measures about half). */
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0 ||
 	    add_rules(ctx, profile) != 0) {
 		tc_diag(d, -1, "cannot build the seccomp filter");
 		goto out;

@@ -279,6 +279,12 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	    dup2(sb->devnull, STDOUT_FILENO) < 0 ||
 	    tc_close_fds_except(keep, nkeep) != 0)
 		_exit(1);
+	/* What every child would do first, done once: its children inherit
+	 * it (and the spawner itself can never regain a capability through
+	 * exec).  It keeps its effective capabilities: root's children need
+	 * theirs to switch users and write namespace maps. */
+	if (!(sb->bench_off & TC_LAYER_CAPS) && tc_lock_privileges() != 0)
+		_exit(1);
 
 	for (;;) {
 		if ((rc = recv_req(sock, &rq, fds)) <= 0)

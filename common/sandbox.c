@@ -9,12 +9,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
+#include <linux/seccomp.h>
 #include <linux/securebits.h>
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <grp.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -71,6 +73,19 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 
 	if ((sb->ns_flags = tc_ns_probe()) != TC_NS_ALL)
 		sb->degraded |= TC_DEGRADE_NAMESPACES;
+	/* A filter at a bad address: EFAULT where seccomp filters exist,
+	 * EINVAL where the kernel has none. */
+	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0 ||
+	    errno != EFAULT) {
+		if (!(pol->allow_degraded & TC_DEGRADE_SECCOMP)) {
+			tc_sandbox_release(sb);
+			return tc_diag(d, TC_ENOTSUP, "the kernel offers no "
+			    "seccomp filters (CONFIG_SECCOMP_FILTER), which "
+			    "limit the system calls a call may make; "
+			    "'--allow-degraded seccomp' runs without them");
+		}
+		sb->degraded |= TC_DEGRADE_SECCOMP;
+	}
 	for (i = 0; i < TC_PROFILE_COUNT; i++) {
 		if (tc_seccomp_build((enum tc_profile)i, &sb->seccomp[i],
 		    d) != 0) {
@@ -162,6 +177,13 @@ set_stdio(int devnull)
 {
 	if (dup2(devnull, STDIN_FILENO) < 0 || dup2(devnull, STDOUT_FILENO) < 0)
 		return -1;
+#ifndef TC_SANITIZE
+	/* Not the server's stderr either, which is the client's log: a
+	 * child has nothing to say there that its result does not carry.
+	 * (Sanitizer builds keep it, for their reports.) */
+	if (dup2(devnull, STDERR_FILENO) < 0)
+		return -1;
+#endif
 	return 0;
 }
 
@@ -216,8 +238,14 @@ limit(int resource, rlim_t soft, rlim_t hard)
 	return setrlimit(resource, &rl);
 }
 
+/*
+ * Sets the call's resource limits.  RLIMIT_NPROC counts a real uid's
+ * processes everywhere, so it is set only in a user namespace of the
+ * call's own, where it counts that call's processes (uid 0 is exempt from
+ * it even there: see the README's threat model).
+ */
 static int
-set_rlimits(const struct tc_limits *l)
+set_rlimits(const struct tc_limits *l, int own_userns)
 {
 	/* The hard limit one second later turns SIGXCPU into SIGKILL. */
 	if (limit(RLIMIT_CPU, l->cpu_sec, l->cpu_sec == RLIM_INFINITY ?
@@ -225,6 +253,8 @@ set_rlimits(const struct tc_limits *l)
 	    limit(RLIMIT_FSIZE, l->fsize_bytes, l->fsize_bytes) != 0 ||
 	    limit(RLIMIT_NOFILE, l->nofile, l->nofile) != 0 ||
 	    limit(RLIMIT_CORE, 0, 0) != 0)
+		return -1;
+	if (own_userns && limit(RLIMIT_NPROC, l->nproc, l->nproc) != 0)
 		return -1;
 #ifndef TC_SANITIZE
 	/* ASan reserves terabytes of address space up front. */
@@ -234,40 +264,72 @@ set_rlimits(const struct tc_limits *l)
 	return 0;
 }
 
-/*
- * Drops every capability: the bounding set and securebits where the process
- * may change them (they need CAP_SETPCAP, which only a privileged process
- * has; an unprivileged one has nothing to drop but its ambient set), then
- * the ambient, inheritable, permitted and effective sets.  Reads them back
- * and fails unless all are empty.
- */
-static int
-drop_capabilities(void)
-{
-	cap_t none, now;
-	cap_value_t c;
-	int have_setpcap = 0, rc;
-	cap_flag_value_t v;
+#define TC_SECUREBITS	(SECBIT_NOROOT | SECBIT_NOROOT_LOCKED |		\
+			 SECBIT_NO_SETUID_FIXUP | SECBIT_NO_SETUID_FIXUP_LOCKED | \
+			 SECBIT_KEEP_CAPS_LOCKED | SECBIT_NO_CAP_AMBIENT_RAISE | \
+			 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
+int
+tc_lock_privileges(void)
+{
+	cap_flag_value_t v;
+	cap_value_t c;
+	cap_t now;
+	int have_setpcap = 0;
+
+	/* Done already, by the spawner this child was forked from: the
+	 * securebits are locked and the last capability is out of the
+	 * bounding set, which is emptied in order.  (A new user namespace
+	 * starts with both reset, so its child does it again.) */
+	if (prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) == TC_SECUREBITS &&
+	    prctl(PR_CAPBSET_READ, (unsigned long)cap_max_bits() - 1, 0, 0,
+	    0) == 0)
+		return 0;
 	if ((now = cap_get_proc()) == NULL)
 		return -1;
 	if (cap_get_flag(now, CAP_SETPCAP, CAP_EFFECTIVE, &v) == 0)
 		have_setpcap = v == CAP_SET;
 	cap_free(now);
-	if (have_setpcap) {
-		/* Lock root out of regaining capabilities through exec or a
-		 * uid change, and keep it locked. */
-		if (prctl(PR_SET_SECUREBITS, SECBIT_NOROOT |
-		    SECBIT_NOROOT_LOCKED | SECBIT_NO_SETUID_FIXUP |
-		    SECBIT_NO_SETUID_FIXUP_LOCKED | SECBIT_KEEP_CAPS_LOCKED |
-		    SECBIT_NO_CAP_AMBIENT_RAISE |
-		    SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED) != 0)
+	if (!have_setpcap)
+		return 0;
+	if (prctl(PR_SET_SECUREBITS, TC_SECUREBITS) != 0)
+		return -1;
+	for (c = 0; c < (cap_value_t)cap_max_bits(); c++)
+		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno != EINVAL)
 			return -1;
-		for (c = 0; c < (cap_value_t)cap_max_bits(); c++)
-			if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 &&
-			    errno != EINVAL)
-				return -1;
-	}
+	return 0;
+}
+
+/*
+ * Becomes |uid|:|gid| with no supplementary groups, for good: real,
+ * effective and saved ids, then checks them.
+ */
+static int
+switch_user(uid_t uid, gid_t gid)
+{
+	uid_t r, e, s;
+	gid_t rg, eg, sg;
+
+	if (setgroups(0, NULL) != 0 || setresgid(gid, gid, gid) != 0 ||
+	    setresuid(uid, uid, uid) != 0)
+		return -1;
+	if (getresuid(&r, &e, &s) != 0 || r != uid || e != uid || s != uid ||
+	    getresgid(&rg, &eg, &sg) != 0 || rg != gid || eg != gid ||
+	    sg != gid || getgroups(0, NULL) != 0)
+		return -1;
+	return 0;
+}
+
+/*
+ * Clears the ambient, inheritable, permitted and effective sets, reads
+ * them back, and fails unless all are empty.
+ */
+static int
+clear_capabilities(void)
+{
+	cap_t none, now;
+	int rc;
+
 	if (prctl(PR_CAP_AMBIENT, PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0) != 0 &&
 	    errno != EINVAL)
 		return -1;
@@ -296,18 +358,29 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
     const int *keep, size_t nkeep)
 {
 	/* The order matters: each step relies on the ones before it, and
-	 * the later steps remove what the earlier ones need. */
+	 * the later steps remove what the earlier ones need.  Namespaces are
+	 * not a step here: a PID namespace can only be entered by a new
+	 * process, so the child is created in its namespaces (clone3() in
+	 * sandbox-spawn.c) and its user namespace's maps are written before
+	 * this runs. */
 	STEP(new_session(sb->server_pid), TC_CHILD_EXIT_SESSION);
 	STEP(reset_signals(), TC_CHILD_EXIT_SESSION);
 	STEP(set_stdio(sb->devnull), TC_CHILD_EXIT_FDS);
 	STEP(tc_close_fds_except(keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
 	if (!(sb->bench_off & TC_LAYER_RLIMITS))
-		STEP(set_rlimits(&sb->policy->limits), TC_CHILD_EXIT_RLIMIT);
-	/* Capabilities go before no_new_privs: dropping the bounding set
-	 * needs CAP_SETPCAP, which is dropped last. */
+		STEP(set_rlimits(&sb->policy->limits, tc_sandbox_ns(sb,
+		    profile) & CLONE_NEWUSER), TC_CHILD_EXIT_RLIMIT);
+	/* The bounding set and securebits need CAP_SETPCAP, and the user
+	 * switch CAP_SETUID and CAP_SETGID: both before the capabilities
+	 * go (securebits keep the switch from clearing them). */
 	if (!(sb->bench_off & TC_LAYER_CAPS))
-		STEP(drop_capabilities(), TC_CHILD_EXIT_CAPS);
+		STEP(tc_lock_privileges(), TC_CHILD_EXIT_CAPS);
+	if (sb->policy->run_as)
+		STEP(switch_user(sb->policy->run_uid, sb->policy->run_gid),
+		    TC_CHILD_EXIT_USER);
+	if (!(sb->bench_off & TC_LAYER_CAPS))
+		STEP(clear_capabilities(), TC_CHILD_EXIT_CAPS);
 	/* no_new_privs before Landlock and seccomp, which both need it. */
 	STEP(set_no_new_privs(), TC_CHILD_EXIT_NNP);
 	/* The kernel's path whitelist, behind every openat2() the handler
@@ -317,7 +390,8 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 		STEP(tc_landlock_apply(sb->ruleset[profile]),
 		    TC_CHILD_EXIT_LANDLOCK);
 	/* seccomp last: it removes the system calls the steps above use. */
-	if (!(sb->bench_off & TC_LAYER_SECCOMP))
+	if (!(sb->degraded & TC_DEGRADE_SECCOMP) &&
+	    !(sb->bench_off & TC_LAYER_SECCOMP))
 		STEP(tc_seccomp_apply(&sb->seccomp[profile]),
 		    TC_CHILD_EXIT_SECCOMP);
 	return 0;

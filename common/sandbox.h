@@ -155,7 +155,8 @@ void	tc_sandbox_refill(struct tc_sandbox *sb);
 /*
  * Confines the calling process (a freshly forked child) for |profile|.
  * The fds in |keep| (at most TC_KEEP_MAX) stay open; every other fd above 2
- * is closed, and 0 and 1 become /dev/null.  Returns 0, or a
+ * is closed, and 0, 1 and 2 become /dev/null (2 stays in sanitizer
+ * builds, for their reports).  Returns 0, or a
  * TC_CHILD_EXIT_* code for _exit().
  */
 #define TC_KEEP_MAX	64

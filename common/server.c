@@ -10,6 +10,8 @@
  */
 #include <errno.h>
 #include <getopt.h>
+#include <grp.h>
+#include <pwd.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -25,6 +27,8 @@
 #include "protocol.h"
 #include "sandbox.h"
 #include "server.h"
+
+extern char **environ;
 
 struct call {
 	struct tc_request	*req;
@@ -308,16 +312,20 @@ static void
 usage(const struct tc_server *def, FILE *f)
 {
 	fprintf(f,
-	    "usage: %s [-w] [-t MS] [--allow-degraded landlock] [-v] DIR...\n"
+	    "usage: %s [-w] [-t MS] [-u USER[:GROUP]] [--allow-degraded "
+	    "LAYER] [-v] DIR...\n"
 	    "%s.\n\n"
 	    "  -w, --write              the directories are writable "
 	    "(read-only otherwise)\n"
 	    "  -t, --timeout MS         per-call deadline in milliseconds "
 	    "(default 30000)\n"
+	    "  -u, --run-as USER[:GROUP]  as root: run each call as USER "
+	    "(and GROUP)\n"
 	    "      --max-message-bytes N  longest input message accepted "
 	    "(default 16 MiB)\n"
-	    "      --allow-degraded landlock  run even if the kernel has no "
-	    "Landlock\n"
+	    "      --allow-degraded LAYER  run even if the kernel lacks "
+	    "LAYER:\n"
+	    "                           landlock or seccomp\n"
 	    "  -v, --verbose            log each call on stderr\n"
 	    "  -q, --quiet              log only errors\n"
 	    "  -V, --version            print the version and exit\n"
@@ -340,6 +348,73 @@ number(const char *name, const char *s, long long min, long long max)
 	return v;
 }
 
+/*
+ * Resolves --run-as USER[:GROUP] (names or numbers) into |pol|.  Only a
+ * root server can switch its children's ids, and switching to root is what
+ * happens without the option.
+ */
+static void
+run_as(struct tc_policy *pol, const char *arg)
+{
+	const struct passwd *pw;
+	const struct group *gr;
+	char *user, *group;
+	long long id;
+	char *end;
+
+	if (geteuid() != 0)
+		tc_fatal("--run-as: only a server started as root can run its "
+		    "calls as another user");
+	if ((user = strdup(arg)) == NULL)
+		tc_fatal("out of memory");
+	if ((group = strchr(user, ':')) != NULL)
+		*group++ = '\0';
+	if ((pw = getpwnam(user)) != NULL) {
+		pol->run_uid = pw->pw_uid;
+		pol->run_gid = pw->pw_gid;
+	} else {
+		errno = 0;
+		id = strtoll(user, &end, 10);
+		if (*user == '\0' || *end != '\0' || errno != 0 || id < 0 ||
+		    id >= (long long)UINT32_MAX)
+			tc_fatal("--run-as: no user '%s'", user);
+		pol->run_uid = pol->run_gid = (uid_t)id;
+	}
+	if (group != NULL) {
+		if ((gr = getgrnam(group)) != NULL)
+			pol->run_gid = gr->gr_gid;
+		else {
+			errno = 0;
+			id = strtoll(group, &end, 10);
+			if (*group == '\0' || *end != '\0' || errno != 0 ||
+			    id < 0 || id >= (long long)UINT32_MAX)
+				tc_fatal("--run-as: no group '%s'", group);
+			pol->run_gid = (gid_t)id;
+		}
+	}
+	if (pol->run_uid == 0 || pol->run_gid == 0)
+		tc_fatal("--run-as: calls already run as root without it; name "
+		    "an unprivileged user and group");
+	pol->run_as = 1;
+	free(user);
+}
+
+/*
+ * Wipes the environment the server was started with: its children build
+ * their own, and a secret left in it (an API key, a token) would be one
+ * memory read away.  The strings themselves are zeroed, since
+ * /proc/PID/environ reads them where they are, whatever environ says.
+ */
+static void
+scrub_environment(void)
+{
+	char **e;
+
+	for (e = environ; e != NULL && *e != NULL; e++)
+		explicit_bzero(*e, strlen(*e));
+	clearenv();
+}
+
 static void
 build_instructions(struct srv *s)
 {
@@ -358,9 +433,16 @@ build_instructions(struct srv *s)
 	tc_buf_printf(&s->instructions, ". Anything else is refused; "
 	    "relative paths are taken from %s. Every call runs in a "
 	    "confined, short-lived process.", s->pol.roots[0].path);
+	if (s->pol.run_as)
+		tc_buf_printf(&s->instructions, " Calls run as uid %u, gid "
+		    "%u: what that user may not read is refused.",
+		    (unsigned)s->pol.run_uid, (unsigned)s->pol.run_gid);
 	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
 		tc_buf_printf(&s->instructions, " Degraded: the kernel's "
 		    "Landlock path whitelist is not in force.");
+	if (s->sb.degraded & TC_DEGRADE_SECCOMP)
+		tc_buf_printf(&s->instructions, " Degraded: the kernel's "
+		    "seccomp system-call filter is not in force.");
 	if ((s->sb.degraded & TC_DEGRADE_NAMESPACES) &&
 	    (s->profiles & 1u << TC_PROFILE_SHELL_EXEC))
 		tc_buf_printf(&s->instructions, " Degraded: programs run "
@@ -507,6 +589,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "write",		no_argument,		NULL, 'w' },
 		{ "timeout",		required_argument,	NULL, 't' },
+		{ "run-as",		required_argument,	NULL, 'u' },
 		{ "max-message-bytes",	required_argument,	NULL, 'M' },
 		{ "allow-degraded",	required_argument,	NULL, 'D' },
 		{ "verbose",		no_argument,		NULL, 'v' },
@@ -528,7 +611,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	s.queue_tail = &s.queue;
 	tc_log_init(def->name, level);
 	tc_policy_init(&s.pol);
-	while ((ch = getopt_long(argc, argv, "wt:vqVh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "wt:u:vqVh", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'w':
 			rootflags |= TC_ROOT_WRITE;
@@ -537,15 +620,21 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			s.pol.limits.deadline_ms = (int)number("--timeout",
 			    optarg, 1, 3600 * 1000);
 			break;
+		case 'u':
+			run_as(&s.pol, optarg);
+			break;
 		case 'M':
 			max_frame = (size_t)number("--max-message-bytes",
 			    optarg, 64, 1LL << 30);
 			break;
 		case 'D':
-			if (strcmp(optarg, "landlock") != 0)
+			if (strcmp(optarg, "landlock") == 0)
+				s.pol.allow_degraded |= TC_DEGRADE_LANDLOCK;
+			else if (strcmp(optarg, "seccomp") == 0)
+				s.pol.allow_degraded |= TC_DEGRADE_SECCOMP;
+			else
 				tc_fatal("--allow-degraded: unknown layer '%s' "
-				    "(known: landlock)", optarg);
-			s.pol.allow_degraded |= TC_DEGRADE_LANDLOCK;
+				    "(known: landlock, seccomp)", optarg);
 			break;
 		case 'v':
 			level = TC_LOG_DEBUG;
@@ -572,8 +661,12 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	for (i = optind; i < argc; i++)
 		if (tc_policy_add_root(&s.pol, argv[i], rootflags, &d) != 0)
 			tc_fatal("cannot serve %s", d.msg);
+	scrub_environment();
 	if (tc_sandbox_init(&s.sb, &s.pol, &d) != 0)
 		tc_fatal("%s", d.msg);
+	if (s.sb.degraded & TC_DEGRADE_SECCOMP)
+		tc_warn("running without seccomp (--allow-degraded seccomp): "
+		    "a call may make any system call its other layers allow");
 	if (s.sb.degraded & TC_DEGRADE_LANDLOCK)
 		tc_warn("running without Landlock (--allow-degraded landlock): "
 		    "the allowed directories are enforced by path resolution "

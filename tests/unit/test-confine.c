@@ -460,8 +460,13 @@ main(void)
 	    "the server process is not dumpable");
 
 	args = cJSON_CreateObject();
-	for (i = 0; i < TC_NITEMS(status_tools); i++) {
-		t = &status_tools[i];
+	/* Each profile twice: forked on the call, and (i >= 2) handed to a
+	 * standby that the spawner forked and confined beforehand. */
+	for (i = 0; i < 2 * TC_NITEMS(status_tools); i++) {
+		t = &status_tools[i % TC_NITEMS(status_tools)];
+		if (i == TC_NITEMS(status_tools))
+			tc_sandbox_prefork(&sb, 1u << TC_PROFILE_FS_READ |
+			    1u << TC_PROFILE_SHELL_EXEC);
 		memset(&call, 0, sizeof(call));
 		call.tool = t;
 		call.args = args;
@@ -475,6 +480,8 @@ main(void)
 		content = cJSON_GetObjectItemCaseSensitive(res, "content");
 		text = cJSON_GetObjectItemCaseSensitive(
 		    cJSON_GetArrayItem(content, 0), "text");
+		if (i >= TC_NITEMS(status_tools))
+			ok(sb.spawner > 0, "%s: through the spawner", t->name);
 		if (ok(cJSON_IsString(text), "%s: the probe reported its "
 		    "status", t->name))
 			check_status(&sb, t, text->valuestring);
