@@ -631,8 +631,8 @@ send_call(int fd, const struct tc_call *call)
 	size_t len;
 	int rc;
 
-	args = cJSON_PrintUnformatted(call->args != NULL ? call->args :
-	    cJSON_CreateObject());
+	args = call->args != NULL ? cJSON_PrintUnformatted(call->args) :
+	    strdup("{}");
 	if (args == NULL)
 		return TC_ENOMEM;
 	len = strlen(args);
