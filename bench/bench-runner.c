@@ -14,6 +14,7 @@
  *   bench-runner [N]        (default 2000)
  */
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +161,7 @@ main(int argc, char *argv[])
 		n = 100;
 	if ((v = calloc((size_t)n, sizeof(*v))) == NULL)
 		return 1;
+	signal(SIGPIPE, SIG_IGN);	/* as the servers do */
 	tc_policy_init(&pol);
 	if (tc_policy_add_root(&pol, ".", 0, &d) != 0 ||
 	    tc_sandbox_init(&sb, &pol, &d) != 0) {

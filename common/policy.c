@@ -82,7 +82,7 @@ tc_policy_add_root(struct tc_policy *p, const char *dir, unsigned flags,
 	struct tc_root *r, *nr;
 	struct stat st;
 	char *given, *real;
-	int fd;
+	int fd = -1, rc;
 
 	if (dir[0] == '\0')
 		return tc_diag(d, TC_EINVAL, "empty directory name");
@@ -93,13 +93,18 @@ tc_policy_add_root(struct tc_policy *p, const char *dir, unsigned flags,
 		free(given);
 		return TC_ESYS;
 	}
+	if (p->nroots >= TC_ROOTS_MAX) {
+		rc = tc_diag(d, TC_EINVAL, "'%s': at most %d directories can "
+		    "be served", dir, TC_ROOTS_MAX);
+		goto fail;
+	}
 	fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0 || fstat(fd, &st) != 0) {
-		tc_diag_errno(d, TC_ESYS, "'%s'", dir);
+		rc = tc_diag_errno(d, TC_ESYS, "'%s'", dir);
 		goto fail;
 	}
 	if ((nr = reallocarray(p->roots, p->nroots + 1, sizeof(*nr))) == NULL) {
-		tc_diag(d, TC_ENOMEM, "out of memory");
+		rc = tc_diag(d, TC_ENOMEM, "out of memory");
 		goto fail;
 	}
 	p->roots = nr;
@@ -116,7 +121,7 @@ fail:
 		close(fd);
 	free(given);
 	free(real);
-	return d != NULL && d->sys_errno == 0 ? TC_ENOMEM : TC_ESYS;
+	return rc;
 }
 
 int

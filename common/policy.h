@@ -17,6 +17,9 @@ enum tc_root_flags {
 	TC_ROOT_WRITE	= 1 << 0,
 };
 
+/* Each root's fd stays open in every call's child: a bound on them. */
+#define TC_ROOTS_MAX	32
+
 struct tc_root {
 	char		*path;		/* canonical absolute path */
 	char		*given;		/* as the user wrote it, made absolute */

@@ -95,7 +95,7 @@ allow(scmp_filter_ctx ctx, const int *calls, size_t n)
 
 static const int prctl_ops[] = {
 	PR_GET_NO_NEW_PRIVS, PR_GET_SECCOMP, PR_CAPBSET_READ, PR_GET_DUMPABLE,
-	PR_SET_NAME, PR_GET_NAME,
+	PR_GET_PDEATHSIG, PR_SET_NAME, PR_GET_NAME,
 };
 
 static int

@@ -73,8 +73,9 @@ standby_close(struct tc_standby *st)
 }
 
 /*
- * Finishes |st| once its child |pid| exists: its pidfd, a non-blocking
- * result pipe.  The pid is ours until we reap it, so pidfd_open() cannot
+ * Finishes |st| once its child |pid| exists: its pidfd (failing that, or
+ * making the pipe non-blocking, is reported as pidfd_open's), a
+ * non-blocking result pipe.  The pid is ours until we reap it, so pidfd_open() cannot
  * race.
  */
 static int
@@ -96,6 +97,9 @@ adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
 
 /* --- Namespaces --- */
 
+static pid_t	clone_child(unsigned long ns, int parent, uid_t uid,
+		    gid_t gid, int *err);
+
 unsigned long
 tc_ns_probe(void)
 {
@@ -104,16 +108,20 @@ tc_ns_probe(void)
 	};
 	size_t i;
 	pid_t pid;
-	int st;
+	int st, err;
 
+	/* A child made as call children are, maps and all, that exits at
+	 * once: what works for it works for them. */
 	for (i = 0; i < TC_NITEMS(tries); i++) {
-		if ((pid = fork()) < 0)
-			return 0;
+		pid = clone_child(tries[i], 0, geteuid(), getegid(), &err);
 		if (pid == 0)
-			_exit(unshare((int)tries[i]) == 0 ? 0 : 1);
+			_exit(0);
+		if (pid < 0)
+			continue;
+		st = -1;
 		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
 			;
-		if (WIFEXITED(st) && WEXITSTATUS(st) == 0)
+		if (err == 0 && st == 0)
 			return tries[i];
 	}
 	return 0;
@@ -131,41 +139,82 @@ tc_sandbox_ns(const struct tc_sandbox *sb, enum tc_profile profile)
 	return profile == TC_PROFILE_SHELL_EXEC ? sb->ns_flags : 0;
 }
 
+/* Writes |n| bytes of |text| to |dir|/|name|.  Returns 0, or -1 with errno. */
 static int
-write_file(const char *dir, const char *name, const char *text)
+write_file(const char *dir, const char *name, const char *text, size_t n)
 {
 	char path[64];
-	ssize_t n;
+	ssize_t w;
 	int fd;
 
 	snprintf(path, sizeof(path), "%s/%s", dir, name);
 	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
 		return -1;
-	n = write(fd, text, strlen(text));
+	w = write(fd, text, n);
 	close(fd);
-	return n == (ssize_t)strlen(text) ? 0 : -1;
+	if (w != (ssize_t)n) {
+		if (w >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
 }
 
 /*
- * Writes the uid and gid maps of |pid|'s new user namespace, as root: every
- * id maps to itself, so the child keeps root's view of file owners, with
- * no capability outside its namespace.
+ * Makes the map for a child's user namespace from ours (|file| is
+ * "uid_map" or "gid_map"): every id we have maps to itself, so the child
+ * keeps our view of file owners.  Where we are in the initial namespace
+ * that is "0 0 4294967295"; in a container, its own ranges.  Returns the
+ * length written to |out|, or -1.
  */
+static ssize_t
+identity_map(const char *file, char *out, size_t cap)
+{
+	char path[64], line[128];
+	unsigned long first, lower, count;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		if (sscanf(line, "%lu %lu %lu", &first, &lower, &count) != 3)
+			continue;
+		n = snprintf(out + len, cap - len, "%lu %lu %lu\n", first,
+		    first, count);
+		if (n < 0 || (size_t)n >= cap - len) {
+			fclose(f);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	fclose(f);
+	return len > 0 ? (ssize_t)len : -1;
+}
+
+/* As root: writes the maps of |pid|'s new user namespace. */
 static int
 write_maps(pid_t pid)
 {
-	char path[64];
+	char path[64], map[4096];
+	ssize_t n;
 
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	return write_file(path, "uid_map", "0 0 4294967295") != 0 ||
-	    write_file(path, "gid_map", "0 0 4294967295") != 0 ? -1 : 0;
+	if ((n = identity_map("uid_map", map, sizeof(map))) < 0 ||
+	    write_file(path, "uid_map", map, (size_t)n) != 0 ||
+	    (n = identity_map("gid_map", map, sizeof(map))) < 0 ||
+	    write_file(path, "gid_map", map, (size_t)n) != 0)
+		return -1;
+	return 0;
 }
 
 int
 tc_child_maps(uid_t uid, gid_t gid)
 {
 	char map[64];
-	int rc;
+	int n, rc;
 
 	/*
 	 * Anyone but root may map only their own ids, and only the process
@@ -175,12 +224,15 @@ tc_child_maps(uid_t uid, gid_t gid)
 	 */
 	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
 		return -1;
-	snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid, (unsigned)uid);
-	rc = write_file("/proc/self", "setgroups", "deny") != 0 ||
-	    write_file("/proc/self", "uid_map", map) != 0 ? -1 : 0;
-	snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid, (unsigned)gid);
+	rc = write_file("/proc/self", "setgroups", "deny", 4);
+	n = snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid,
+	    (unsigned)uid);
 	if (rc == 0)
-		rc = write_file("/proc/self", "gid_map", map);
+		rc = write_file("/proc/self", "uid_map", map, (size_t)n);
+	n = snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid,
+	    (unsigned)gid);
+	if (rc == 0)
+		rc = write_file("/proc/self", "gid_map", map, (size_t)n);
 	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
 		rc = -1;
 	return rc;
@@ -188,17 +240,26 @@ tc_child_maps(uid_t uid, gid_t gid)
 
 /*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,
- * as our parent's.  Returns what fork() would, or -1 with errno set.  When
- * the maps of its user namespace cannot be written, the child is killed
- * and *|err| set: its parent must still reap it.
+ * as our parent's.  Returns what fork() would, or -1 with errno set.
+ *
+ * In a new user namespace the child has no ids until its maps are
+ * written.  Root writes them here while the child waits on a pipe; anyone
+ * else's child writes its own (tc_child_maps(), with |uid| and |gid|)
+ * before it returns.  When the maps cannot be written the child exits
+ * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
  */
 static pid_t
-clone_child(unsigned long ns, int parent, int *err)
+clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 {
 	struct clone_args ca;
+	int gate[2] = { -1, -1 }, rootmaps;
+	char go = 0;
 	pid_t pid;
 
 	*err = 0;
+	rootmaps = (ns & CLONE_NEWUSER) && geteuid() == 0;
+	if (rootmaps && pipe2(gate, O_CLOEXEC) != 0)
+		return -1;
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = ns;
 	if (parent)
@@ -207,13 +268,27 @@ clone_child(unsigned long ns, int parent, int *err)
 		ca.flags |= CLONE_PARENT;
 	else
 		ca.exit_signal = SIGCHLD;
-	if ((pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca))) <= 0)
-		return pid;
-	/* Root writes them here; anyone else's child writes its own (see
-	 * tc_child_maps()). */
-	if ((ns & CLONE_NEWUSER) && geteuid() == 0 && write_maps(pid) != 0) {
-		*err = errno ? errno : EPERM;
-		kill(pid, SIGKILL);
+	if ((pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca))) == 0) {
+		if (rootmaps) {
+			close(gate[1]);
+			/* One byte when the maps are in; EOF if not. */
+			if (read(gate[0], &go, 1) != 1)
+				_exit(TC_CHILD_EXIT_NS);
+			close(gate[0]);
+		} else if ((ns & CLONE_NEWUSER) && tc_child_maps(uid, gid) != 0)
+			_exit(TC_CHILD_EXIT_NS);
+		return 0;
+	}
+	if (rootmaps) {
+		close(gate[0]);
+		if (pid > 0) {
+			if (write_maps(pid) != 0)
+				*err = errno;
+			else if (write(gate[1], "g", 1) != 1)
+				*err = errno;
+		}
+		close(gate[1]);
+		/* Closed without a byte, the child exits by itself. */
 	}
 	return pid;
 }
@@ -294,7 +369,8 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		if (rq.profile >= TC_PROFILE_COUNT)
 			rp.pid = -EINVAL;
 		else if ((pid = clone_child(tc_sandbox_ns(sb,
-		    (enum tc_profile)rq.profile), 1, &err)) == 0) {
+		    (enum tc_profile)rq.profile), 1, sb->uid, sb->gid,
+		    &err)) == 0) {
 			close(sock);
 			tc_child_main(sb, (enum tc_profile)rq.profile, fds[0],
 			    fds[1]);
@@ -477,16 +553,17 @@ fork_child(const struct tc_sandbox *sb, enum tc_profile profile,
 		close(req[1]);
 		return TC_ESYS;
 	}
-	if ((pid = clone_child(tc_sandbox_ns(sb, profile), 0, &err)) > 0 &&
-	    err != 0) {
+	if ((pid = clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
+	    &err)) > 0 && err != 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		pid = -1;
 		errno = err;
 	}
 	if (pid < 0) {
-		tc_diag_errno(d, TC_ESYS, "cannot create a child in its own "
-		    "namespaces");
+		tc_diag_errno(d, TC_ESYS, tc_sandbox_ns(sb, profile) != 0 ?
+		    "cannot create a child in its own namespaces" :
+		    "cannot create a child");
 		close(req[0]);
 		close(req[1]);
 		close(res[0]);

@@ -136,26 +136,35 @@ tc_sandbox_release(struct tc_sandbox *sb)
 
 /* --- The child's confinement steps --- */
 
+/*
+ * Dies with the parent: SIGKILL when it exits.  The parent may have died
+ * before the signal was armed, so check it is still there.  In a new PID
+ * namespace (we are its pid 1) the parent is outside it and getppid()
+ * says 0; there the request pipe tells: it reads EOF when the parent is
+ * gone.
+ */
 static int
-new_session(pid_t parent)
+arm_pdeathsig(pid_t parent)
 {
 	pid_t ppid;
 
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
+		return -1;
+	ppid = getppid();
+	if (ppid != parent && !(ppid == 0 && getpid() == 1))
+		return -1;
+	return 0;
+}
+
+static int
+new_session(pid_t parent)
+{
 	/* A new session has no controlling terminal, so TIOCSTI cannot
 	 * reach the user's; it also makes this child a process group that
 	 * the parent kills as a whole. */
 	if (setsid() < 0)
 		return -1;
-	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0)
-		return -1;
-	/* The parent may have died before PDEATHSIG was armed.  In a new
-	 * PID namespace (we are its pid 1) the parent is outside it and
-	 * getppid() says 0; there the request pipe tells: it reads EOF when
-	 * the parent is gone. */
-	ppid = getppid();
-	if (ppid != parent && !(ppid == 0 && getpid() == 1))
-		return -1;
-	return 0;
+	return arm_pdeathsig(parent);
 }
 
 static int
@@ -272,18 +281,17 @@ set_rlimits(const struct tc_limits *l, int own_userns)
 int
 tc_lock_privileges(void)
 {
+	static int locked;
 	cap_flag_value_t v;
 	cap_value_t c;
 	cap_t now;
 	int have_setpcap = 0;
 
-	/* Done already, by the spawner this child was forked from: the
-	 * securebits are locked and the last capability is out of the
-	 * bounding set, which is emptied in order.  (A new user namespace
-	 * starts with both reset, so its child does it again.) */
-	if (prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) == TC_SECUREBITS &&
-	    prctl(PR_CAPBSET_READ, (unsigned long)cap_max_bits() - 1, 0, 0,
-	    0) == 0)
+	/* Done already, here or in the spawner this child was forked from
+	 * (the flag is inherited with its memory).  A new user namespace
+	 * starts with the securebits and the bounding set reset, so its
+	 * child does it again. */
+	if (locked && prctl(PR_GET_SECUREBITS, 0, 0, 0, 0) == TC_SECUREBITS)
 		return 0;
 	if ((now = cap_get_proc()) == NULL)
 		return -1;
@@ -297,6 +305,7 @@ tc_lock_privileges(void)
 	for (c = 0; c < (cap_value_t)cap_max_bits(); c++)
 		if (prctl(PR_CAPBSET_DROP, c, 0, 0, 0) != 0 && errno != EINVAL)
 			return -1;
+	locked = 1;
 	return 0;
 }
 
@@ -305,7 +314,7 @@ tc_lock_privileges(void)
  * effective and saved ids, then checks them.
  */
 static int
-switch_user(uid_t uid, gid_t gid)
+switch_user(uid_t uid, gid_t gid, pid_t parent)
 {
 	uid_t r, e, s;
 	gid_t rg, eg, sg;
@@ -317,7 +326,9 @@ switch_user(uid_t uid, gid_t gid)
 	    getresgid(&rg, &eg, &sg) != 0 || rg != gid || eg != gid ||
 	    sg != gid || getgroups(0, NULL) != 0)
 		return -1;
-	return 0;
+	/* The kernel disarms the parent-death signal when the ids change:
+	 * arm it again, and check the parent did not die meanwhile. */
+	return arm_pdeathsig(parent);
 }
 
 /*
@@ -377,8 +388,8 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	if (!(sb->bench_off & TC_LAYER_CAPS))
 		STEP(tc_lock_privileges(), TC_CHILD_EXIT_CAPS);
 	if (sb->policy->run_as)
-		STEP(switch_user(sb->policy->run_uid, sb->policy->run_gid),
-		    TC_CHILD_EXIT_USER);
+		STEP(switch_user(sb->policy->run_uid, sb->policy->run_gid,
+		    sb->server_pid), TC_CHILD_EXIT_USER);
 	if (!(sb->bench_off & TC_LAYER_CAPS))
 		STEP(clear_capabilities(), TC_CHILD_EXIT_CAPS);
 	/* no_new_privs before Landlock and seccomp, which both need it. */
@@ -571,11 +582,6 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 		keep[nkeep++] = sb->ruleset[profile];
 	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
 		keep[nkeep++] = pol->roots[i].fd;
-	/* Before anything else: until its maps are written, a child in a
-	 * new user namespace is nobody there. */
-	if ((tc_sandbox_ns(sb, profile) & CLONE_NEWUSER) && sb->uid != 0 &&
-	    tc_child_maps(sb->uid, sb->gid) != 0)
-		_exit(TC_CHILD_EXIT_NS);
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
 		_exit(rc);
 	prefault();

@@ -206,7 +206,9 @@ void	tc_run_init(struct tc_run *r);
 /*
  * Hands |call| to the standby child of its profile, or forks a confined
  * child for it when there is none.  Returns 0 with the run in
- * TC_RUN_RUNNING, or TC_ESYS with |d| set (nothing left running).
+ * TC_RUN_RUNNING, or TC_ESYS with |d| set (nothing left running).  The
+ * caller ignores SIGPIPE: a child that died before its call closed the
+ * pipe the call is written to.
  */
 int	tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	    const struct tc_call *call, struct tc_diag *d);

@@ -35,10 +35,12 @@ static int
 h_status(const struct tc_call *call, struct tc_result *res)
 {
 	static const char *const keys[] = { "CapInh:", "CapPrm:", "CapEff:",
-	    "CapBnd:", "CapAmb:", "NoNewPrivs:", "Seccomp:", "NSpid:", NULL };
+	    "CapBnd:", "CapAmb:", "NoNewPrivs:", "Seccomp:", "NSpid:", "Uid:",
+	    "Gid:", "Groups:", NULL };
 	char line[256];
 	FILE *f;
 	size_t i;
+	int sig = 0;
 
 	(void)call;
 	if ((f = fopen("/proc/self/status", "r")) == NULL)
@@ -48,6 +50,14 @@ h_status(const struct tc_call *call, struct tc_result *res)
 			if (strncmp(line, keys[i], strlen(keys[i])) == 0)
 				tc_result_printf(res, "%s", line);
 	fclose(f);
+	/* The first line of its user namespace's uid map. */
+	if ((f = fopen("/proc/self/uid_map", "r")) != NULL) {
+		if (fgets(line, sizeof(line), f) != NULL)
+			tc_result_printf(res, "UidMap: %s", line);
+		fclose(f);
+	}
+	if (prctl(PR_GET_PDEATHSIG, &sig, 0, 0, 0) == 0)
+		tc_result_printf(res, "PdeathSig: %d\n", sig);
 	return 0;
 }
 
@@ -400,6 +410,7 @@ check_status(const struct tc_sandbox *sb, const struct tc_tool *t,
 {
 	static const char zero[] = "0000000000000000";
 	int ns = tc_sandbox_ns(sb, t->profile) != 0;
+	char want[64];
 	const char *nspid;
 	char v[64];
 
@@ -422,6 +433,29 @@ check_status(const struct tc_sandbox *sb, const struct tc_tool *t,
 		    "%s: CapBnd is empty", t->name);
 	else
 		skip("CapBnd: not root, the bounding set stays");
+	is_str(field(status, "PdeathSig:", v, sizeof(v)), "9",
+	    "%s: dies (SIGKILL) with the server", t->name);
+	if (sb->policy->run_as) {
+		snprintf(want, sizeof(want), "%u%u%u%u",
+		    (unsigned)sb->policy->run_uid, (unsigned)sb->policy->run_uid,
+		    (unsigned)sb->policy->run_uid,
+		    (unsigned)sb->policy->run_uid);
+		is_str(field(status, "Uid:", v, sizeof(v)), want,
+		    "%s: runs as the run-as user", t->name);
+		is_str(field(status, "Groups:", v, sizeof(v)), "",
+		    "%s: with no supplementary groups", t->name);
+	}
+	if (ns && (sb->ns_flags & CLONE_NEWUSER)) {
+		/* Root maps every id it has to itself; anyone else only
+		 * their own. */
+		if (geteuid() == 0)
+			snprintf(want, sizeof(want), "004294967295");
+		else
+			snprintf(want, sizeof(want), "%u%u1",
+			    (unsigned)geteuid(), (unsigned)geteuid());
+		is_str(field(status, "UidMap:", v, sizeof(v)), want,
+		    "%s: its user namespace maps the ids it should", t->name);
+	}
 	nspid = strstr(status, "NSpid:");
 	if (!ns)
 		ok(nspid != NULL && strchr(nspid + 7, '\t') > strchr(nspid,
@@ -434,19 +468,75 @@ check_status(const struct tc_sandbox *sb, const struct tc_tool *t,
 		skip("PID namespace: this kernel denies new namespaces");
 }
 
-int
-main(void)
+/*
+ * Runs status tool |t| and checks what it reports.  With |standby|, the
+ * call goes to a standby the spawner made, and the test checks it did.
+ * Returns 1 if the probe ran.
+ */
+static int
+run_status(struct tc_sandbox *sb, const struct tc_tool *t, int standby,
+    int quiet)
 {
-	const struct tc_tool *t;
 	struct tc_diag d = { "", 0 };
-	struct tc_sandbox sb;
-	struct tc_policy pol;
 	struct tc_call call;
 	struct tc_run r;
 	const cJSON *content, *text;
 	cJSON *res, *args;
-	size_t i;
+	pid_t want = 0;
+	int i, ran;
 
+	if (standby) {
+		for (i = 0; i < 400 && sb->standby[t->profile].pid <= 0; i++) {
+			usleep(5000);
+			tc_sandbox_refill(sb);
+		}
+		want = sb->standby[t->profile].pid;
+	}
+	args = cJSON_CreateObject();
+	memset(&call, 0, sizeof(call));
+	call.tool = t;
+	call.args = args;
+	call.policy = sb->policy;
+	if (tc_run_start(&r, sb, &call, &d) != 0) {
+		ok(0, "%s: tc_run_start: %s", t->name, d.msg);
+		cJSON_Delete(args);
+		return 0;
+	}
+	tc_run_wait(&r);
+	res = tc_run_take_result(&r);
+	content = cJSON_GetObjectItemCaseSensitive(res, "content");
+	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(content, 0),
+	    "text");
+	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text);
+	if (!quiet || !ran) {
+		if (!ok(ran, "%s: the probe ran%s", t->name, standby ?
+		    " in a standby" : ""))
+			printf("#   %s\n", cJSON_IsString(text) ?
+			    text->valuestring : "(no text)");
+		if (standby)
+			ok(want > 0 && r.pid == want, "%s: the spawner's "
+			    "standby ran it", t->name);
+		if (ran && !quiet)
+			check_status(sb, t, text->valuestring);
+	}
+	cJSON_Delete(res);
+	tc_run_release(&r);
+	cJSON_Delete(args);
+	return ran;
+}
+
+int
+main(void)
+{
+	const unsigned both = 1u << TC_PROFILE_FS_READ |
+	    1u << TC_PROFILE_SHELL_EXEC;
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	struct tc_policy pol;
+	size_t i;
+	int n;
+
+	signal(SIGPIPE, SIG_IGN);	/* as the servers do */
 	tc_policy_init(&pol);
 	pol.limits.deadline_ms = 5000;
 	/* The probe reads its own /proc/self/status, which Landlock hides
@@ -459,36 +549,33 @@ main(void)
 	is_int(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0,
 	    "the server process is not dumpable");
 
-	args = cJSON_CreateObject();
-	/* Each profile twice: forked on the call, and (i >= 2) handed to a
-	 * standby that the spawner forked and confined beforehand. */
-	for (i = 0; i < 2 * TC_NITEMS(status_tools); i++) {
-		t = &status_tools[i % TC_NITEMS(status_tools)];
-		if (i == TC_NITEMS(status_tools))
-			tc_sandbox_prefork(&sb, 1u << TC_PROFILE_FS_READ |
-			    1u << TC_PROFILE_SHELL_EXEC);
-		memset(&call, 0, sizeof(call));
-		call.tool = t;
-		call.args = args;
-		call.policy = &pol;
-		if (!is_int(tc_run_start(&r, &sb, &call, &d), 0, "%s: "
-		    "tc_run_start", t->name))
-			printf("#   %s\n", d.msg);
-		tc_run_wait(&r);
-		is_int(r.outcome, TC_OUT_OK, "%s: the probe ran", t->name);
-		res = tc_run_take_result(&r);
-		content = cJSON_GetObjectItemCaseSensitive(res, "content");
-		text = cJSON_GetObjectItemCaseSensitive(
-		    cJSON_GetArrayItem(content, 0), "text");
-		if (i >= TC_NITEMS(status_tools))
-			ok(sb.spawner > 0, "%s: through the spawner", t->name);
-		if (ok(cJSON_IsString(text), "%s: the probe reported its "
-		    "status", t->name))
-			check_status(&sb, t, text->valuestring);
-		cJSON_Delete(res);
-		tc_run_release(&r);
+	/* Each profile forked on the call, then handed to a standby that
+	 * the spawner forked and confined beforehand. */
+	for (i = 0; i < TC_NITEMS(status_tools); i++)
+		run_status(&sb, &status_tools[i], 0, 0);
+	tc_sandbox_prefork(&sb, both);
+	for (i = 0; i < TC_NITEMS(status_tools); i++)
+		run_status(&sb, &status_tools[i], 1, 0);
+
+	/* As root, the same as an unprivileged user (--run-as), and the
+	 * exec profile many times over: the user switch must never race
+	 * the writing of its namespace's maps. */
+	if (geteuid() == 0) {
+		tc_sandbox_prefork(&sb, 0);
+		pol.run_as = 1;
+		pol.run_uid = pol.run_gid = 65534;
+		for (i = 0; i < TC_NITEMS(status_tools); i++)
+			run_status(&sb, &status_tools[i], 0, 0);
+		tc_sandbox_prefork(&sb, both);
+		for (i = 0; i < TC_NITEMS(status_tools); i++)
+			run_status(&sb, &status_tools[i], 1, 0);
+		for (n = 0, i = 0; i < 100; i++)
+			n += run_status(&sb, &status_tools[i % 2], i % 4 < 2, 1);
+		is_int(n, 100, "run-as: 100 calls in a row, all confined");
+		pol.run_as = 0;
+	} else {
+		skip("run-as: only root can switch users");
 	}
-	cJSON_Delete(args);
 	tc_sandbox_release(&sb);
 	tc_policy_release(&pol);
 	test_landlock();

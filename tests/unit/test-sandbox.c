@@ -214,7 +214,20 @@ static int
 h_probe(const struct tc_call *call, struct tc_result *res)
 {
 	int root_fd = call->policy->roots[0].fd;
+	int fd, extra = 0;
+	size_t i;
 
+	/* Besides stdio and the roots' fds, only its result pipe is open. */
+	for (fd = 3; fd < 1024; fd++) {
+		if (fcntl(fd, F_GETFD) < 0)
+			continue;
+		for (i = 0; i < call->policy->nroots; i++)
+			if (call->policy->roots[i].fd == fd)
+				break;
+		if (i == call->policy->nroots)
+			extra++;
+	}
+	tc_result_printf(res, "fds=%d ", extra);
 	tc_result_printf(res, "leak_fd=%s root_fd=%s env=%s nnp=%d "
 	    "session=%s stdout=%s",
 	    fcntl(leak_fd, F_GETFD) < 0 && errno == EBADF ? "closed" : "open",
@@ -538,7 +551,7 @@ test_confinement(struct tc_sandbox *sb)
 	leak_fd = open("/dev/null", O_RDONLY);
 	if (run(sb, "probe", &r) == 0) {
 		text = take_text(&r, &is_error);
-		is_str(text, "leak_fd=closed root_fd=open env=clean nnp=1 "
+		is_str(text, "fds=1 leak_fd=closed root_fd=open env=clean nnp=1 "
 		    "session=own stdout=devnull" STDERR_WANT, "probe: inherited "
 		    "fds closed "
 		    "but the roots', environment scrubbed, no_new_privs, own "
@@ -595,7 +608,12 @@ test_standby(struct tc_sandbox *sb)
 	char *text;
 	int is_error, i;
 
+	/* What the spawner and its children must not pass on. */
+	setenv("TC_TEST_SECRET", "hunter2", 1);
+	leak_fd = open("/dev/null", O_RDONLY);
 	tc_sandbox_prefork(sb, 1u << TC_PROFILE_SHELL_EXEC);
+	close(leak_fd);
+	unsetenv("TC_TEST_SECRET");
 	ok(sb->spawner > 0, "standby: the spawner runs");
 	for (i = 0; i < 200 && sb->standby[TC_PROFILE_SHELL_EXEC].pid <= 0;
 	    i++) {
@@ -609,7 +627,7 @@ test_standby(struct tc_sandbox *sb)
 	if (run(sb, "probe", &r) == 0) {
 		is_int(r.pid, want, "standby: it ran the call");
 		text = take_text(&r, &is_error);
-		is_str(text, "leak_fd=closed root_fd=open env=clean nnp=1 "
+		is_str(text, "fds=1 leak_fd=closed root_fd=open env=clean nnp=1 "
 		    "session=own stdout=devnull" STDERR_WANT, "standby: confined "
 		    "as a "
 		    "child forked on the call is");
@@ -645,6 +663,9 @@ main(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_alarm;
 	sigaction(SIGALRM, &sa, NULL);
+	/* As the servers do: a call written to a child that died gives
+	 * EPIPE, not death. */
+	signal(SIGPIPE, SIG_IGN);
 	prctl(PR_SET_CHILD_SUBREAPER, 1);
 	tc_policy_init(&pol);
 	pol.limits.deadline_ms = 5000;
