@@ -13,9 +13,11 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "err.h"
 #include "policy.h"
 #include "sandbox-int.h"
 
@@ -82,6 +84,75 @@ fs_rights(int abi)
 	return r;
 }
 
+/*
+ * What a child that runs programs needs of the system, read-only: the
+ * programs and their libraries, and the few files of /etc and /dev that
+ * the C library and ordinary tools read.  Nothing else of /etc (no
+ * /etc/shadow for a call that keeps uid 0), and no /proc.
+ */
+static const struct {
+	const char	*path;
+	uint64_t	 access;
+} exec_system[] = {
+	{ "/usr",			LL_FS_EXECUTE | LL_FS_READ_FILE |
+					LL_FS_READ_DIR },
+	{ "/bin",			LL_FS_EXECUTE | LL_FS_READ_FILE |
+					LL_FS_READ_DIR },
+	{ "/sbin",			LL_FS_EXECUTE | LL_FS_READ_FILE |
+					LL_FS_READ_DIR },
+	{ "/lib",			LL_FS_EXECUTE | LL_FS_READ_FILE |
+					LL_FS_READ_DIR },
+	{ "/lib32",			LL_FS_EXECUTE | LL_FS_READ_FILE |
+					LL_FS_READ_DIR },
+	{ "/lib64",			LL_FS_EXECUTE | LL_FS_READ_FILE |
+					LL_FS_READ_DIR },
+	{ "/etc/ld.so.cache",		LL_FS_READ_FILE },
+	{ "/etc/ld.so.conf",		LL_FS_READ_FILE },
+	{ "/etc/ld.so.conf.d",		LL_FS_READ_FILE | LL_FS_READ_DIR },
+	{ "/etc/localtime",		LL_FS_READ_FILE },
+	{ "/etc/nsswitch.conf",		LL_FS_READ_FILE },
+	{ "/etc/passwd",		LL_FS_READ_FILE },
+	{ "/etc/group",			LL_FS_READ_FILE },
+	{ "/dev/null",			LL_FS_READ_FILE | LL_FS_WRITE_FILE },
+	{ "/dev/zero",			LL_FS_READ_FILE },
+	{ "/dev/urandom",		LL_FS_READ_FILE },
+};
+
+/* The rights Landlock accepts on a file that is not a directory. */
+#define LL_FS_FILE_RIGHTS	(LL_FS_EXECUTE | LL_FS_WRITE_FILE |	\
+				 LL_FS_READ_FILE | LL_FS_TRUNCATE |	\
+				 LL_FS_IOCTL_DEV)
+
+/* Adds read access beneath the system paths that exist here. */
+static int
+add_exec_system(int ruleset, uint64_t all, struct tc_diag *d)
+{
+	struct ll_path_beneath pb;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < TC_NITEMS(exec_system); i++) {
+		fd = open(exec_system[i].path, O_PATH | O_CLOEXEC);
+		if (fd < 0)
+			continue;	/* not on this system */
+		memset(&pb, 0, sizeof(pb));
+		pb.parent_fd = fd;
+		pb.allowed_access = exec_system[i].access & all;
+		if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+			pb.allowed_access &= LL_FS_FILE_RIGHTS;
+		if (syscall(SYS_landlock_add_rule, ruleset,
+		    LL_RULE_PATH_BENEATH, &pb, 0) != 0) {
+			tc_diag_errno(d, -1, "landlock_add_rule '%s'",
+			    exec_system[i].path);
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
 int
 tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
     int abi, struct tc_diag *d)
@@ -122,6 +193,11 @@ tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
 			close(fd);
 			return -1;
 		}
+	}
+	if (profile == TC_PROFILE_SHELL_EXEC &&
+	    add_exec_system(fd, all, d) != 0) {
+		close(fd);
+		return -1;
 	}
 	/* The fd is kept for the server's life and inherited by each
 	 * child, which enforces it and closes its copy. */

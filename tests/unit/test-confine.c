@@ -70,6 +70,55 @@ static const struct tc_tool status_tools[] = {
 	  .profile = TC_PROFILE_SHELL_EXEC },
 };
 
+/*
+ * What a child sees of the system: it runs /bin/true (the exit status, or
+ * the fork or exec errno negated), and opens /etc/passwd, /etc/shadow and
+ * /etc/hostname (0 or errno).
+ */
+static int
+h_system(const struct tc_call *call, struct tc_result *res)
+{
+	static const char *const files[] = { "/etc/passwd", "/etc/shadow",
+	    "/etc/hostname" };
+	static char name[] = "true";
+	char *const argv[] = { name, NULL };
+	char *const envp[] = { NULL };
+	int st, fd, rc;
+	size_t i;
+	pid_t pid;
+
+	(void)call;
+	if ((pid = fork()) == 0) {
+		execve("/bin/true", argv, envp);
+		_exit(100 + errno);
+	}
+	if (pid < 0)
+		rc = -errno;
+	else if (waitpid(pid, &st, 0) != pid)
+		rc = -1000;
+	else
+		rc = WIFEXITED(st) && WEXITSTATUS(st) >= 100 ?
+		    -(WEXITSTATUS(st) - 100) : WIFEXITED(st) ?
+		    WEXITSTATUS(st) : 1000 + WTERMSIG(st);
+	tc_result_printf(res, "true=%d", rc);
+	for (i = 0; i < TC_NITEMS(files); i++) {
+		fd = open(files[i], O_RDONLY);
+		tc_result_printf(res, " %s=%d", files[i] + 5, fd < 0 ? errno : 0);
+		if (fd >= 0)
+			close(fd);
+	}
+	return 0;
+}
+
+static const struct tc_tool system_tools[] = {
+	{ .name = "system", .description = "system", .args = no_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = h_system,
+	  .profile = TC_PROFILE_FS_READ },
+	{ .name = "system_exec", .description = "system", .args = no_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = h_system,
+	  .profile = TC_PROFILE_SHELL_EXEC },
+};
+
 static char top[64];		/* the temporary tree, set before forking */
 
 /* Returns 0 if |rc| succeeded, else errno. */
@@ -367,6 +416,17 @@ test_landlock(void)
 	    "with EPERM");
 	test_arch(&sb, "int80", "i386 system call (int 0x80)");
 	test_arch(&sb, "x32", "x32 system call");
+	/* The file profiles see nothing of the system; the exec profile
+	 * runs programs and reads what the C library needs, and no more. */
+	run_text(&sb, &system_tools[0], out, sizeof(out));
+	snprintf(want, sizeof(want), "true=%d passwd=%d shadow=%d "
+	    "hostname=%d", -EPERM, EACCES, EACCES, EACCES);
+	is_str(out, want, "file profile: no fork, no /etc");
+	run_text(&sb, &system_tools[1], out, sizeof(out));
+	snprintf(want, sizeof(want), "true=0 passwd=0 shadow=%d hostname=%d",
+	    EACCES, EACCES);
+	is_str(out, want, "exec profile: runs /bin/true, reads /etc/passwd, "
+	    "not /etc/shadow nor the rest of /etc");
 	tc_sandbox_release(&sb);
 	tc_policy_release(&pol);
 
