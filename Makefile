@@ -59,7 +59,11 @@ BENCH	   = $(BUILD)/bench-runner
 UNIT_SRC   = $(wildcard tests/unit/test-*.c)
 UNIT_BINS  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
-all: $(BINS) $(UNIT_BINS) $(BENCH)
+# A server with hostile tools, for the containment tests only: built with
+# the tests, never installed.
+HOSTILE	   = $(BUILD)/tests/toolcell-hostile
+
+all: $(BINS) $(UNIT_BINS) $(BENCH) $(HOSTILE)
 
 $(BUILD)/config.mk: mk/deps.sh
 	@mkdir -p $(BUILD)
@@ -86,6 +90,10 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<
+
+$(HOSTILE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/hostile/*.c)) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BENCH): $(BUILD)/bench/bench-runner.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -128,4 +136,5 @@ clean:
 .SECONDARY:
 
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
-	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d)
+	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d) \
+	 $(wildcard $(BUILD)/tests/hostile/*.d)

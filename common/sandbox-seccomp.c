@@ -34,7 +34,7 @@ static const int base_calls[] = {
 	SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(statx),
 	SCMP_SYS(fcntl), SCMP_SYS(getdents64),
 	SCMP_SYS(openat), SCMP_SYS(openat2),	/* Landlock decides where */
-	SCMP_SYS(brk), SCMP_SYS(mmap), SCMP_SYS(munmap), SCMP_SYS(mremap),
+	SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap),
 	SCMP_SYS(madvise),
 	SCMP_SYS(futex), SCMP_SYS(getrandom),
 	SCMP_SYS(clock_gettime), SCMP_SYS(clock_nanosleep),
@@ -106,9 +106,27 @@ add_rules(scmp_filter_ctx ctx, enum tc_profile profile)
 	if (allow(ctx, base_calls, TC_NITEMS(base_calls)) != 0)
 		return -1;
 	/* Memory may never become executable: no code injected at run
-	 * time, whatever a handler is tricked into. */
+	 * time, whatever a handler is tricked into.  mprotect() never adds
+	 * PROT_EXEC.  A file profile's mmap() never maps anything
+	 * executable (its code is all loaded before confinement); the exec
+	 * profile's programs need their own code mapped, so there mmap() may
+	 * map executable memory, but never writable and executable at once.
+	 * (A JIT that needs both is refused.) */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
 	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
+		return -1;
+	if (profile != TC_PROFILE_SHELL_EXEC) {
+		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
+			return -1;
+	} else if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, 0)) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC,
+	    PROT_WRITE)) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC,
+	    PROT_EXEC)) != 0)
 		return -1;
 	/* prctl only to read what the confinement left, or to name a
 	 * thread. */

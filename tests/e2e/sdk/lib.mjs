@@ -54,18 +54,23 @@ export function runAs() {
 }
 
 let copyDir = null;
-let copiedBinary = null;
+const copiedBinaries = new Map();
 
-/* Copies the server once into a fresh 0755 temp dir the run-as user can read. */
-async function runAsBinary() {
-	if (copiedBinary)
-		return copiedBinary;
-	copyDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-bin-'));
-	await fsp.chmod(copyDir, 0o755);
-	const dst = path.join(copyDir, 'toolcell-fs');
-	await fsp.copyFile(SERVER, dst);
+/*
+ * Copies |server| once into a fresh 0755 temp dir the run-as user can
+ * read.
+ */
+async function runAsBinary(server = SERVER) {
+	if (copiedBinaries.has(server))
+		return copiedBinaries.get(server);
+	if (!copyDir) {
+		copyDir = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-bin-'));
+		await fsp.chmod(copyDir, 0o755);
+	}
+	const dst = path.join(copyDir, path.basename(server));
+	await fsp.copyFile(server, dst);
 	await fsp.chmod(dst, 0o755);
-	copiedBinary = dst;
+	copiedBinaries.set(server, dst);
 	return dst;
 }
 
@@ -75,16 +80,16 @@ process.on('exit', () => {
 });
 
 /*
- * Returns {command, args} that start toolcell-fs with |args|, honouring the
- * run-as convention.
+ * Returns {command, args} that start toolcell-fs (or the binary |server|)
+ * with |args|, honouring the run-as convention.
  */
-export async function serverCommand(args = []) {
-	if (!existsSync(SERVER))
-		throw new Error(`${SERVER} does not exist: run make first (or set BUILD)`);
+export async function serverCommand(args = [], server = SERVER) {
+	if (!existsSync(server))
+		throw new Error(`${server} does not exist: run make first (or set BUILD)`);
 	const as = runAs();
 	if (!as)
-		return { command: SERVER, args: [...args] };
-	const bin = await runAsBinary();
+		return { command: server, args: [...args] };
+	const bin = await runAsBinary(server);
 	return {
 		command: 'setpriv',
 		args: [`--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', bin, ...args],
@@ -99,6 +104,10 @@ export async function serverCommand(args = []) {
  * opts.listTools (default true): call tools/list once after connecting, so
  *   the SDK caches every tool's outputSchema and validates structuredContent.
  * opts.env: extra environment for the server.
+ * opts.server: the binary to start instead of toolcell-fs.
+ * opts.wrap: a command and arguments that start the server command (given
+ *   as its last arguments) and exec it, e.g. a shell that opens an extra
+ *   fd first; the server keeps the pid the SDK started.
  *
  * Returns {client, transport, stderr(), messages, initResult, exit, pid,
  *   clientErrors, close()}:
@@ -110,10 +119,11 @@ export async function serverCommand(args = []) {
  *   clientErrors errors the SDK reported through client.onerror
  */
 export async function startServer(args = [], opts = {}) {
-	const cmd = await serverCommand(args);
+	const cmd = await serverCommand(args, opts.server ?? SERVER);
+	const wrap = opts.wrap ?? [];
 	const transport = new StdioClientTransport({
-		command: cmd.command,
-		args: cmd.args,
+		command: wrap.length > 0 ? wrap[0] : cmd.command,
+		args: wrap.length > 0 ? [...wrap.slice(1), cmd.command, ...cmd.args] : cmd.args,
 		stderr: 'pipe',
 		env: opts.env,
 	});
