@@ -30,6 +30,11 @@
 
 static const struct tc_arg no_args[] = { { NULL } };
 
+/* A test tool: no arguments, any object out. */
+#define TOOL(n, f, p)	{ .name = (n), .description = (n), .args = no_args, \
+			  .output_schema = "{\"type\":\"object\"}",	\
+			  .fn = (f), .profile = (p) }
+
 /* Returns the status lines whose names the test checks, one per line. */
 static int
 h_status(const struct tc_call *call, struct tc_result *res)
@@ -62,12 +67,8 @@ h_status(const struct tc_call *call, struct tc_result *res)
 }
 
 static const struct tc_tool status_tools[] = {
-	{ .name = "status", .description = "status", .args = no_args,
-	  .output_schema = "{\"type\":\"object\"}", .fn = h_status,
-	  .profile = TC_PROFILE_FS_READ },
-	{ .name = "status_exec", .description = "status", .args = no_args,
-	  .output_schema = "{\"type\":\"object\"}", .fn = h_status,
-	  .profile = TC_PROFILE_SHELL_EXEC },
+	TOOL("status", h_status, TC_PROFILE_FS_READ),
+	TOOL("status_exec", h_status, TC_PROFILE_SHELL_EXEC),
 };
 
 /*
@@ -111,12 +112,8 @@ h_system(const struct tc_call *call, struct tc_result *res)
 }
 
 static const struct tc_tool system_tools[] = {
-	{ .name = "system", .description = "system", .args = no_args,
-	  .output_schema = "{\"type\":\"object\"}", .fn = h_system,
-	  .profile = TC_PROFILE_FS_READ },
-	{ .name = "system_exec", .description = "system", .args = no_args,
-	  .output_schema = "{\"type\":\"object\"}", .fn = h_system,
-	  .profile = TC_PROFILE_SHELL_EXEC },
+	TOOL("system", h_system, TC_PROFILE_FS_READ),
+	TOOL("system_exec", h_system, TC_PROFILE_SHELL_EXEC),
 };
 
 static char top[64];		/* the temporary tree, set before forking */
@@ -179,11 +176,8 @@ h_escape(const struct tc_call *call, struct tc_result *res)
 	return 0;
 }
 
-static const struct tc_tool escape_tool = {
-	.name = "escape", .description = "escape", .args = no_args,
-	.output_schema = "{\"type\":\"object\"}", .fn = h_escape,
-	.profile = TC_PROFILE_FS_READ,
-};
+static const struct tc_tool escape_tool =
+    TOOL("escape", h_escape, TC_PROFILE_FS_READ);
 
 /* System calls no file tool needs, each of which has been an escape. */
 static int
@@ -254,21 +248,12 @@ h_x32(const struct tc_call *call, struct tc_result *res)
 	return tc_result_printf(res, "survived: %ld errno %d", r, errno);
 }
 
-static const struct tc_tool syscalls_tool = {
-	.name = "syscalls", .description = "syscalls", .args = no_args,
-	.output_schema = "{\"type\":\"object\"}", .fn = h_syscalls,
-	.profile = TC_PROFILE_FS_READ,
-};
-static const struct tc_tool int80_tool = {
-	.name = "int80", .description = "int80", .args = no_args,
-	.output_schema = "{\"type\":\"object\"}", .fn = h_int80,
-	.profile = TC_PROFILE_FS_READ,
-};
-static const struct tc_tool x32_tool = {
-	.name = "x32", .description = "x32", .args = no_args,
-	.output_schema = "{\"type\":\"object\"}", .fn = h_x32,
-	.profile = TC_PROFILE_FS_READ,
-};
+static const struct tc_tool syscalls_tool =
+    TOOL("syscalls", h_syscalls, TC_PROFILE_FS_READ);
+static const struct tc_tool int80_tool =
+    TOOL("int80", h_int80, TC_PROFILE_FS_READ);
+static const struct tc_tool x32_tool =
+    TOOL("x32", h_x32, TC_PROFILE_FS_READ);
 
 static int	run_text(struct tc_sandbox *sb, const struct tc_tool *t,
 		    char *out, size_t n);
