@@ -318,7 +318,7 @@ test_roots(void)
 	struct tc_policy pol;
 	struct tc_diag d;
 	struct tc_path p;
-	int code;
+	int code, i;
 
 	/* A root given through a symlink: both forms are reachable. */
 	tc_policy_init(&pol);
@@ -367,6 +367,19 @@ test_roots(void)
 	is_int(open_user(&pol, "/proc/self/root/etc/passwd", O_RDONLY,
 	    &code), -1, "/proc/self/root/etc/passwd under root /: refused");
 	is_int(errno, ELOOP, "magic link: ELOOP");
+	tc_policy_release(&pol);
+
+	/* Every root's fd stays open in every child: a bound on them. */
+	tc_policy_init(&pol);
+	for (i = 0; i < TC_ROOTS_MAX; i++)
+		if (tc_policy_add_root(&pol, "/", 0, &d) != 0)
+			break;
+	is_int((int)pol.nroots, TC_ROOTS_MAX, "%d roots are accepted",
+	    TC_ROOTS_MAX);
+	is_int(tc_policy_add_root(&pol, "/", 0, &d), TC_EINVAL,
+	    "one more is refused");
+	like(d.msg, "at most 32 directories", "and the message says why");
+	is_int((int)pol.nroots, TC_ROOTS_MAX, "and it was not added");
 	tc_policy_release(&pol);
 }
 
