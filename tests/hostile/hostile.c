@@ -144,6 +144,9 @@ static const struct tc_arg exec_capture_args[] = {
 
 static const struct tc_arg fork_bomb_args[] = {
 	A_INT("max", 1, 10000, 10000, "Children to fork at most."),
+	A_INT("max_ms", 1, 60000, 10000, "Stop forking after this long, "
+	    "so that the tool reports before its deadline even where forks "
+	    "are slow (sanitizer builds)."),
 	{ .name = "tag", .type = TC_ARG_STRING,
 	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY, .max_len = 15,
 	  .description = "The name the children give themselves." },

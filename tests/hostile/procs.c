@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
+#include "sandbox.h"
 
 /* Sleeps |ms| milliseconds. */
 static void
@@ -320,11 +321,13 @@ int
 hs_fork_bomb(const struct tc_call *call, struct tc_result *res)
 {
 	long long max = tc_arg_int(call, "max", 0), n;
+	long long max_ms = tc_arg_int(call, "max_ms", 0);
 	const char *tag = tc_arg_str(call, "tag");
 	int err = 0, ns = in_own_pidns();
+	int64_t t0 = tc_now_ms();
 	pid_t p;
 
-	for (n = 0; n < max; n++) {
+	for (n = 0; n < max && tc_now_ms() - t0 < max_ms; n++) {
 		if ((p = fork()) < 0) {
 			err = errno;
 			break;
