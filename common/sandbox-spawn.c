@@ -23,6 +23,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
@@ -170,7 +171,7 @@ write_file(const char *dir, const char *name, const char *text, size_t n)
 static ssize_t
 identity_map(const char *file, char *out, size_t cap)
 {
-	char path[64], line[128];
+	char path[64], line[128], *end;
 	unsigned long first, lower, count;
 	size_t len = 0;
 	FILE *f;
@@ -180,8 +181,15 @@ identity_map(const char *file, char *out, size_t cap)
 	if ((f = fopen(path, "re")) == NULL)
 		return -1;
 	while (fgets(line, sizeof(line), f) != NULL) {
-		if (sscanf(line, "%lu %lu %lu", &first, &lower, &count) != 3)
+		/* "first lower count": ids from first, the parent's from
+		 * lower; only first and count matter here. */
+		errno = 0;
+		first = strtoul(line, &end, 10);
+		lower = strtoul(end, &end, 10);
+		count = strtoul(end, &end, 10);
+		if (errno != 0 || count == 0 || (*end != '\n' && *end != '\0'))
 			continue;
+		(void)lower;
 		n = snprintf(out + len, cap - len, "%lu %lu %lu\n", first,
 		    first, count);
 		if (n < 0 || (size_t)n >= cap - len) {
