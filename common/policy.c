@@ -1,7 +1,10 @@
 /* policy.c: the allowed roots and the per-call limits. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -35,6 +38,8 @@ tc_policy_release(struct tc_policy *p)
 		free(p->roots[i].given);
 	}
 	free(p->roots);
+	free(p->run_as_spec);
+	free(p->file);
 	tc_policy_init(p);
 }
 
@@ -133,4 +138,68 @@ tc_policy_writable(const struct tc_policy *p)
 		if (p->roots[i].flags & TC_ROOT_WRITE)
 			return 1;
 	return 0;
+}
+
+/* Parses a user or group id written as a number; returns 0 or -1. */
+static int
+numeric_id(const char *s, unsigned *id)
+{
+	unsigned long long v;
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return -1;
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	/* (uid_t)-1 means "unchanged" to setresuid(2): never an id. */
+	if (*end != '\0' || errno != 0 || v >= UINT32_MAX)
+		return -1;
+	*id = (unsigned)v;
+	return 0;
+}
+
+int
+tc_policy_run_as(struct tc_policy *p, const char *spec, struct tc_diag *d)
+{
+	const struct passwd *pw;
+	const struct group *gr;
+	char *user, *group;
+	unsigned id;
+	int rc = 0;
+
+	if (geteuid() != 0)
+		return tc_diag(d, TC_EDENIED, "only a server started as root "
+		    "can run its calls as another user");
+	if ((user = strdup(spec)) == NULL)
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	if ((group = strchr(user, ':')) != NULL)
+		*group++ = '\0';
+	if ((pw = getpwnam(user)) != NULL) {
+		p->run_uid = pw->pw_uid;
+		p->run_gid = pw->pw_gid;
+	} else if (numeric_id(user, &id) == 0)
+		p->run_uid = p->run_gid = (uid_t)id;
+	else {
+		rc = tc_diag(d, TC_EINVAL, "no user '%s'", user);
+		goto out;
+	}
+	if (group != NULL) {
+		if ((gr = getgrnam(group)) != NULL)
+			p->run_gid = gr->gr_gid;
+		else if (numeric_id(group, &id) == 0)
+			p->run_gid = (gid_t)id;
+		else {
+			rc = tc_diag(d, TC_EINVAL, "no group '%s'", group);
+			goto out;
+		}
+	}
+	if (p->run_uid == 0 || p->run_gid == 0) {
+		rc = tc_diag(d, TC_EINVAL, "calls already run as root without "
+		    "it; name an unprivileged user and group");
+		goto out;
+	}
+	p->run_as = 1;
+out:
+	free(user);
+	return rc;
 }

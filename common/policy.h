@@ -2,7 +2,8 @@
  * policy.h: what a server may touch, loaded once at start and read-only
  * afterwards: the allowed roots (each opened as a directory fd that every
  * path is resolved beneath), whether each is writable, and the limits that
- * apply to every call.
+ * apply to every call.  They come from a policy file (policyfile.c, the
+ * language of toolcell-policy(5)) and from the command line.
  */
 #ifndef TC_POLICY_H
 #define TC_POLICY_H
@@ -10,6 +11,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "err.h"
 
@@ -27,6 +29,7 @@ struct tc_root {
 	size_t		 givenlen;
 	int		 fd;		/* O_PATH|O_DIRECTORY, held for life */
 	unsigned	 flags;
+	int		 line;		/* in the policy file; 0: command line */
 };
 
 struct tc_limits {
@@ -47,6 +50,26 @@ enum tc_degrade {
 	TC_DEGRADE_SECCOMP	= 1 << 2,
 };
 
+/* The settings a policy file may give once each, to say where they came
+ * from (and to name the earlier line of a duplicate). */
+enum tc_setting {
+	TC_SET_TIMEOUT,
+	TC_SET_MEMORY,
+	TC_SET_CPU,
+	TC_SET_OUTPUT,
+	TC_SET_FILES,
+	TC_SET_PROCESSES,
+	TC_SET_FILESIZE,
+	TC_SET_RUN_AS,
+	TC_SET_DEGRADE_LANDLOCK,
+	TC_SET_DEGRADE_SECCOMP,
+	TC_SET_MAX
+};
+
+/* A setting's origin in set_at[]: 0 is the default, a positive number the
+ * line of the policy file, and this the command line. */
+#define TC_SET_CMDLINE	(-1)
+
 struct tc_policy {
 	struct tc_root	*roots;
 	size_t		 nroots;
@@ -55,6 +78,9 @@ struct tc_policy {
 	int		 run_as;	/* switch children to run_uid/gid */
 	uid_t		 run_uid;
 	gid_t		 run_gid;
+	char		*run_as_spec;	/* "USER[:GROUP]" as written, or NULL */
+	char		*file;		/* the policy file as given, or NULL */
+	int		 set_at[TC_SET_MAX];
 };
 
 /* Fills |p| with no roots and the default limits. */
@@ -73,5 +99,40 @@ int	tc_policy_add_root(struct tc_policy *p, const char *dir,
 
 /* Returns 1 if some root is writable. */
 int	tc_policy_writable(const struct tc_policy *p);
+
+/*
+ * Resolves |spec|, "USER[:GROUP]" with names or numbers, into p->run_uid
+ * and p->run_gid and sets p->run_as.  Only a root server can switch its
+ * children's ids, and switching to uid or gid 0 is refused, since calls run
+ * as root without it.  Returns 0, or TC_EINVAL/TC_EDENIED/TC_ENOMEM with |d|
+ * saying why (without naming the option or file, which the caller adds).
+ */
+int	tc_policy_run_as(struct tc_policy *p, const char *spec,
+	    struct tc_diag *d);
+
+/* Receives one error, "file:line: message" or "file: message". */
+typedef void tc_policy_report_fn(void *ctx, const char *msg);
+
+/*
+ * Reads the policy file |file| (toolcell-policy(5)) into |p|, which
+ * tc_policy_init() prepared: its roots are added with tc_policy_add_root()
+ * and its settings replace the defaults, each recorded in p->set_at[].
+ * Every error is passed to |report| (with |ctx|) as it is found, and
+ * reading goes on to the end, so that all of them are reported.  "run-as"
+ * is only stored in p->run_as_spec: the caller resolves it with
+ * tc_policy_run_as().  Returns 0, or TC_EINVAL when an error was reported,
+ * with |d| saying how many; |p| then holds what was valid, for
+ * tc_policy_release().
+ */
+int	tc_policy_load(struct tc_policy *p, const char *file,
+	    tc_policy_report_fn *report, void *ctx, struct tc_diag *d);
+
+/*
+ * Writes the effective policy |p| to |f| for a person to read: each root's
+ * canonical path and access, every limit with its value and origin
+ * (default, policy line, command line), run-as and the degraded modes
+ * accepted.  Returns 0, or TC_ESYS if writing failed.
+ */
+int	tc_policy_print(const struct tc_policy *p, FILE *f);
 
 #endif /* TC_POLICY_H */

@@ -10,8 +10,6 @@
  */
 #include <errno.h>
 #include <getopt.h>
-#include <grp.h>
-#include <pwd.h>
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
@@ -312,11 +310,18 @@ static void
 usage(const struct tc_server *def, FILE *f)
 {
 	fprintf(f,
-	    "usage: %s [-w] [-t MS] [-u USER[:GROUP]] [--allow-degraded "
-	    "LAYER] [-v] DIR...\n"
+	    "usage: %s [-p FILE [--check]] [-w] [-t MS] [-u USER[:GROUP]] "
+	    "[--allow-degraded LAYER] [-v] [DIR...]\n"
 	    "%s.\n\n"
-	    "  -w, --write              the directories are writable "
-	    "(read-only otherwise)\n"
+	    "  -p, --policy FILE        the directories and limits of "
+	    "policy FILE;\n"
+	    "                           see toolcell-policy(5)\n"
+	    "      --check              print the effective policy on "
+	    "stdout, or its\n"
+	    "                           errors on stderr, and exit\n"
+	    "  -w, --write              the DIRs given here are writable "
+	    "(read-only\n"
+	    "                           otherwise)\n"
 	    "  -t, --timeout MS         per-call deadline in milliseconds "
 	    "(default 30000)\n"
 	    "  -u, --run-as USER[:GROUP]  as root: run each call as USER "
@@ -330,7 +335,11 @@ usage(const struct tc_server *def, FILE *f)
 	    "  -q, --quiet              log only errors\n"
 	    "  -V, --version            print the version and exit\n"
 	    "  -h, --help               print this help and exit\n\n"
-	    "It speaks MCP on stdin and stdout; see %s(1).\n",
+	    "DIRs are served as well as the policy's directories.  Options "
+	    "given here\n"
+	    "override the policy's settings.  It speaks MCP on stdin and "
+	    "stdout;\n"
+	    "see %s(1).\n",
 	    def->name, def->summary, def->name);
 }
 
@@ -348,55 +357,87 @@ number(const char *name, const char *s, long long min, long long max)
 	return v;
 }
 
-/*
- * Resolves --run-as USER[:GROUP] (names or numbers) into |pol|.  Only a
- * root server can switch its children's ids, and switching to root is what
- * happens without the option.
- */
+/* Prints one error of the policy file on stderr, and counts it. */
 static void
-run_as(struct tc_policy *pol, const char *arg)
+report_error(void *ctx, const char *msg)
 {
-	const struct passwd *pw;
-	const struct group *gr;
-	char *user, *group;
-	long long id;
-	char *end;
+	int *nerrors = ctx;
 
-	if (geteuid() != 0)
-		tc_fatal("--run-as: only a server started as root can run its "
-		    "calls as another user");
-	if ((user = strdup(arg)) == NULL)
-		tc_fatal("out of memory");
-	if ((group = strchr(user, ':')) != NULL)
-		*group++ = '\0';
-	if ((pw = getpwnam(user)) != NULL) {
-		pol->run_uid = pw->pw_uid;
-		pol->run_gid = pw->pw_gid;
-	} else {
-		errno = 0;
-		id = strtoll(user, &end, 10);
-		if (*user == '\0' || *end != '\0' || errno != 0 || id < 0 ||
-		    id >= (long long)UINT32_MAX)
-			tc_fatal("--run-as: no user '%s'", user);
-		pol->run_uid = pol->run_gid = (uid_t)id;
+	tc_log(TC_LOG_ERROR, "%s", msg);
+	(*nerrors)++;
+}
+
+/* What the command line says, applied over the policy file's settings. */
+struct cmdline {
+	const char	*policy;
+	int		 check;
+	unsigned	 rootflags;
+	int		 timeout_ms;	/* 0: not given */
+	const char	*run_as;
+	unsigned	 degraded;
+};
+
+/*
+ * Fills |pol| from the policy file, the positional directories and the
+ * options, in that order, so that the options win.  Every error is printed
+ * and counted; returns the count.
+ */
+static int
+load_policy(const struct tc_server *def, struct tc_policy *pol,
+    const struct cmdline *cl, char **dirs, int ndirs)
+{
+	struct tc_diag d = { "", 0 };
+	int i, nerrors = 0, line;
+
+	if (cl->policy == NULL && ndirs == 0)
+		tc_fatal("no directories to serve: run '%s --policy FILE' "
+		    "(see toolcell-policy(5)), '%s DIR...' to serve DIR "
+		    "read-only, or '%s --write DIR...' to allow changes",
+		    def->name, def->name, def->name);
+	if (cl->policy != NULL)
+		tc_policy_load(pol, cl->policy, report_error, &nerrors, &d);
+	if ((cl->rootflags & TC_ROOT_WRITE) && ndirs == 0) {
+		/* Not a silent no-op: the user meant something by it. */
+		tc_log(TC_LOG_ERROR, "--write: it applies to the directories "
+		    "given on the command line, and there are none; write "
+		    "'allow write DIR' in the policy instead");
+		nerrors++;
 	}
-	if (group != NULL) {
-		if ((gr = getgrnam(group)) != NULL)
-			pol->run_gid = gr->gr_gid;
-		else {
-			errno = 0;
-			id = strtoll(group, &end, 10);
-			if (*group == '\0' || *end != '\0' || errno != 0 ||
-			    id < 0 || id >= (long long)UINT32_MAX)
-				tc_fatal("--run-as: no group '%s'", group);
-			pol->run_gid = (gid_t)id;
+	for (i = 0; i < ndirs; i++) {
+		if (tc_policy_add_root(pol, dirs[i], cl->rootflags, &d) != 0) {
+			tc_log(TC_LOG_ERROR, "cannot serve %s", d.msg);
+			nerrors++;
 		}
 	}
-	if (pol->run_uid == 0 || pol->run_gid == 0)
-		tc_fatal("--run-as: calls already run as root without it; name "
-		    "an unprivileged user and group");
-	pol->run_as = 1;
-	free(user);
+	if (cl->timeout_ms != 0) {
+		pol->limits.deadline_ms = cl->timeout_ms;
+		pol->set_at[TC_SET_TIMEOUT] = TC_SET_CMDLINE;
+	}
+	if (cl->degraded & TC_DEGRADE_LANDLOCK)
+		pol->set_at[TC_SET_DEGRADE_LANDLOCK] = TC_SET_CMDLINE;
+	if (cl->degraded & TC_DEGRADE_SECCOMP)
+		pol->set_at[TC_SET_DEGRADE_SECCOMP] = TC_SET_CMDLINE;
+	pol->allow_degraded |= cl->degraded;
+	/* One resolver, and so the same checks and messages, for the
+	 * option and the policy's run-as. */
+	if (cl->run_as != NULL) {
+		free(pol->run_as_spec);
+		if ((pol->run_as_spec = strdup(cl->run_as)) == NULL)
+			tc_fatal("out of memory");
+		pol->set_at[TC_SET_RUN_AS] = TC_SET_CMDLINE;
+		if (tc_policy_run_as(pol, cl->run_as, &d) != 0) {
+			tc_log(TC_LOG_ERROR, "--run-as: %s", d.msg);
+			nerrors++;
+		}
+	} else if (pol->run_as_spec != NULL) {
+		line = pol->set_at[TC_SET_RUN_AS];
+		if (tc_policy_run_as(pol, pol->run_as_spec, &d) != 0) {
+			tc_log(TC_LOG_ERROR, "%s:%d: run-as: %s", cl->policy,
+			    line, d.msg);
+			nerrors++;
+		}
+	}
+	return nerrors;
 }
 
 /*
@@ -587,6 +628,8 @@ int
 tc_server_main(const struct tc_server *def, int argc, char *argv[])
 {
 	static const struct option opts[] = {
+		{ "policy",		required_argument,	NULL, 'p' },
+		{ "check",		no_argument,		NULL, 'C' },
 		{ "write",		no_argument,		NULL, 'w' },
 		{ "timeout",		required_argument,	NULL, 't' },
 		{ "run-as",		required_argument,	NULL, 'u' },
@@ -601,27 +644,38 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	enum tc_log_level level = TC_LOG_INFO;
 	struct tc_proto_config pc;
 	struct tc_diag d = { "", 0 };
+	struct cmdline cl;
 	struct srv s;
-	unsigned rootflags = 0;
 	size_t max_frame = TC_MAX_FRAME;
-	int ch, i;
+	int ch, nerrors;
 
 	memset(&s, 0, sizeof(s));
+	memset(&cl, 0, sizeof(cl));
 	s.def = def;
 	s.queue_tail = &s.queue;
 	tc_log_init(def->name, level);
 	tc_policy_init(&s.pol);
-	while ((ch = getopt_long(argc, argv, "wt:u:vqVh", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "p:wt:u:vqVh", opts, NULL)) !=
+	    -1) {
 		switch (ch) {
+		case 'p':
+			if (cl.policy != NULL)
+				tc_fatal("--policy: given twice; one policy "
+				    "file says everything");
+			cl.policy = optarg;
+			break;
+		case 'C':
+			cl.check = 1;
+			break;
 		case 'w':
-			rootflags |= TC_ROOT_WRITE;
+			cl.rootflags |= TC_ROOT_WRITE;
 			break;
 		case 't':
-			s.pol.limits.deadline_ms = (int)number("--timeout",
-			    optarg, 1, 3600 * 1000);
+			cl.timeout_ms = (int)number("--timeout", optarg, 1,
+			    3600 * 1000);
 			break;
 		case 'u':
-			run_as(&s.pol, optarg);
+			cl.run_as = optarg;
 			break;
 		case 'M':
 			max_frame = (size_t)number("--max-message-bytes",
@@ -629,9 +683,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			break;
 		case 'D':
 			if (strcmp(optarg, "landlock") == 0)
-				s.pol.allow_degraded |= TC_DEGRADE_LANDLOCK;
+				cl.degraded |= TC_DEGRADE_LANDLOCK;
 			else if (strcmp(optarg, "seccomp") == 0)
-				s.pol.allow_degraded |= TC_DEGRADE_SECCOMP;
+				cl.degraded |= TC_DEGRADE_SECCOMP;
 			else
 				tc_fatal("--allow-degraded: unknown layer '%s' "
 				    "(known: landlock, seccomp)", optarg);
@@ -654,13 +708,19 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		}
 	}
 	tc_log_init(def->name, level);
-	if (optind >= argc)
-		tc_fatal("no directories to serve: run '%s DIR...' to serve "
-		    "DIR read-only, or '%s --write DIR...' to allow changes",
-		    def->name, def->name);
-	for (i = optind; i < argc; i++)
-		if (tc_policy_add_root(&s.pol, argv[i], rootflags, &d) != 0)
-			tc_fatal("cannot serve %s", d.msg);
+	nerrors = load_policy(def, &s.pol, &cl, argv + optind, argc - optind);
+	if (nerrors > 0)
+		tc_fatal("%d error%s%s", nerrors, nerrors == 1 ? "" : "s",
+		    cl.check ? "" : ": not starting");
+	if (cl.check) {
+		/* No MCP session is started with --check, so its report is
+		 * the one thing ever written to stdout outside protocol.c. */
+		if (tc_policy_print(&s.pol, stdout) != 0)
+			tc_fatal("cannot write the policy: %s",
+			    strerror(errno));
+		tc_policy_release(&s.pol);
+		return 0;
+	}
 	scrub_environment();
 	if (tc_sandbox_init(&s.sb, &s.pol, &d) != 0)
 		tc_fatal("%s", d.msg);

@@ -19,7 +19,7 @@ if grep -nE "$stdout" common/*.c servers/*/*.c | grep -v '^common/protocol\.c:';
 fi
 
 if command -v mandoc >/dev/null 2>&1; then
-	for m in servers/*/*.1; do
+	for m in servers/*/*.1 servers/*/*.5; do
 		mandoc -Tlint -Wwarning "$m" 2>&1 | grep -v 'mandoc.db' && rc=1
 	done
 else
