@@ -98,8 +98,9 @@ $(HOSTILE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/hostile/*.c)) $(LIB)
 $(BENCH): $(BUILD)/bench/bench-runner.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-bench: all
+bench: all $(SDK_STAMP)
 	$(BENCH) $(BENCH_N)
+	node bench/mcp-roundtrip.mjs $(BUILD)
 
 # The official MCP client for the end-to-end tests and the demo, pinned by
 # tests/e2e/sdk/package-lock.json.

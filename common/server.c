@@ -568,9 +568,10 @@ serve(struct srv *s)
 		if (s->proto.dead || s->stop ||
 		    (s->proto.eof && s->calls == NULL && s->queue == NULL))
 			break;
-		/* Everything this round could answer is answered: fork the
-		 * standby children the calls used up, off their path. */
-		if (!s->proto.eof)
+		/* Nothing is running: prepare the standby children the calls
+		 * used up.  Not while a call runs, which preparing a child
+		 * (clone, confinement: CPU-bound) would slow down. */
+		if (!s->proto.eof && s->calls == NULL)
 			tc_sandbox_refill(&s->sb);
 		if (cap < 2 + 2 * (size_t)s->ncalls) {
 			cap = 2 + 2 * (size_t)s->ncalls + 16;
