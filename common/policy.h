@@ -63,7 +63,68 @@ enum tc_setting {
 	TC_SET_RUN_AS,
 	TC_SET_DEGRADE_LANDLOCK,
 	TC_SET_DEGRADE_SECCOMP,
+	TC_SET_DEFAULT_DENY,
+	TC_SET_TOOLS,
+	TC_SET_NETWORK,
+	TC_SET_CONSENT_BY,
+	TC_SET_CONSENT_HOOK,
+	TC_SET_CONSENT_TIMEOUT,
+	TC_SET_AUDIT,
+	TC_SET_AUDIT_KEY,
+	TC_SET_AUDIT_SYNC,
+	TC_SET_AUDIT_ROTATE,
+	TC_SET_ROOTS_TIMEOUT,
 	TC_SET_MAX
+};
+
+/* What a deny rule refuses. */
+enum tc_access {
+	TC_ACCESS_READ	= 1 << 0,	/* reading, listing, naming in results */
+	TC_ACCESS_WRITE	= 1 << 1,	/* creating, changing, removing */
+};
+
+/*
+ * A deny rule: paths matching |pattern| are refused for |access|, whatever
+ * the allow lines say.  A pattern without a leading '/' is matched against
+ * the path relative to each root; one with a leading '/' against the
+ * canonical absolute path.  '*' and '?' stay within a component, "**" as a
+ * whole component matches any number of them, and a pattern that matches a
+ * directory matches everything beneath it (see glob.h).
+ */
+struct tc_deny {
+	char		*pattern;	/* "~/" expanded */
+	unsigned	 access;	/* TC_ACCESS_* */
+	int		 line;		/* in the policy file; 0: built in */
+};
+
+/* Per-tool settings: "tool NAME ..." lines. */
+struct tc_tool_policy {
+	char		*name;
+	int		 enabled;	/* listed by "tools", or no "tools" */
+	int		 line;		/* the first line naming it */
+	struct tc_limits limits;	/* the server's, with the tool's own */
+	int		 set_at[TC_SET_MAX];	/* the tool's own settings */
+};
+
+/* How a person may be asked, in the order a policy names them. */
+enum tc_consent_means {
+	TC_CONSENT_ELICIT = 1,		/* MCP elicitation/create */
+	TC_CONSENT_HOOK,		/* the consent-hook program */
+};
+#define TC_CONSENT_MEANS_MAX	2
+
+/* A consent rule: calls of |tool| ("*": any) need a person's yes; with
+ * patterns, only those whose path arguments match one. */
+struct tc_consent_rule {
+	char		*tool;
+	char		**patterns;	/* as deny patterns; NULL-terminated */
+	size_t		 npatterns;
+	int		 line;
+};
+
+enum tc_audit_sync {
+	TC_AUDIT_SYNC_EVERY,		/* fsync after every record (default) */
+	TC_AUDIT_SYNC_NONE,		/* leave it to the kernel */
 };
 
 /* A setting's origin in set_at[]: 0 is the default, a positive number the
@@ -81,6 +142,24 @@ struct tc_policy {
 	char		*run_as_spec;	/* "USER[:GROUP]" as written, or NULL */
 	char		*file;		/* the policy file as given, or NULL */
 	int		 set_at[TC_SET_MAX];
+
+	struct tc_deny	*deny;		/* built-in ones first */
+	size_t		 ndeny;
+	struct tc_tool_policy *tools;	/* one per tool of the server */
+	size_t		 ntools;
+	int		 network;	/* 0: no call reaches a network */
+	struct tc_consent_rule *consent;
+	size_t		 nconsent;
+	enum tc_consent_means consent_by[TC_CONSENT_MEANS_MAX];
+	size_t		 nconsent_by;	/* then: deny */
+	char		**consent_hook;	/* argv, NULL-terminated, or NULL */
+	int		 consent_timeout_ms;
+	int		 roots_timeout_ms;	/* for roots/list */
+	char		*audit_file;	/* JSON Lines log, or NULL */
+	char		*audit_key_file;	/* HMAC key, or NULL: SHA-256 */
+	enum tc_audit_sync audit_sync;
+	unsigned long long audit_rotate_bytes;	/* 0: never */
+	unsigned	 audit_keep;	/* rotated files kept; 0: all */
 };
 
 /* Fills |p| with no roots and the default limits. */

@@ -316,11 +316,8 @@ store(struct tc_policy *p, enum tc_setting set, unsigned long long v)
 	case TC_SET_FILESIZE:
 		l->fsize_bytes = (unsigned long)v;
 		break;
-	case TC_SET_RUN_AS:
-	case TC_SET_DEGRADE_LANDLOCK:
-	case TC_SET_DEGRADE_SECCOMP:
-	case TC_SET_MAX:
-		break;
+	default:
+		break;		/* not a number */
 	}
 }
 
@@ -805,10 +802,7 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		case TC_SET_FILESIZE:
 			v = l->fsize_bytes;
 			break;
-		case TC_SET_RUN_AS:
-		case TC_SET_DEGRADE_LANDLOCK:
-		case TC_SET_DEGRADE_SECCOMP:
-		case TC_SET_MAX:
+		default:
 			break;
 		}
 		fprintf(f, "  %-10s  %-6s  (%s)\n", rows[i].name,

@@ -32,6 +32,8 @@ enum tc_arg_flags {
 	TC_ARG_REQUIRED	= 1 << 0,
 	TC_ARG_DEFAULT	= 1 << 1,	/* .def is the default (int, bool) */
 	TC_ARG_NONEMPTY	= 1 << 2,	/* strings: at least one byte */
+	TC_ARG_PATH	= 1 << 3,	/* a path (string or string array):
+					   deny and consent rules look at it */
 };
 
 struct tc_arg {
