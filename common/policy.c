@@ -12,10 +12,41 @@
 
 #include "policy.h"
 
+/*
+ * Secrets and the places that run code on the next git command: denied
+ * unless a policy says "default-deny off".  A pattern that matches a
+ * directory denies everything beneath it.
+ */
+#define RW	(TC_ACCESS_READ | TC_ACCESS_WRITE)
+static const struct {
+	const char	*pattern;
+	unsigned	 access;
+} default_deny[] = {
+	{ "**/.env",		RW },
+	{ "**/.env.*",		RW },
+	{ "**/.ssh",		RW },
+	{ "**/.gnupg",		RW },
+	{ "**/.aws",		RW },
+	{ "**/.netrc",		RW },
+	{ "**/.git-credentials", RW },
+	{ "**/*.pem",		RW },
+	{ "**/*.key",		RW },
+	{ "**/id_rsa",		RW },
+	{ "**/id_ecdsa",	RW },
+	{ "**/id_ed25519",	RW },
+	{ "**/.git/hooks",	TC_ACCESS_WRITE },
+	{ "**/.git/config",	TC_ACCESS_WRITE },
+};
+#undef RW
+
 void
 tc_policy_init(struct tc_policy *p)
 {
 	memset(p, 0, sizeof(*p));
+	p->default_deny = 1;
+	p->consent_timeout_ms = 30000;	/* under the clients' 60 s */
+	p->roots_timeout_ms = 5000;
+	p->audit_sync = TC_AUDIT_SYNC_EVERY;
 	p->limits.deadline_ms = 30000;	/* under the clients' 60 s */
 	p->limits.max_result = 64u << 20;
 	p->limits.cpu_sec = 30;
@@ -38,9 +69,124 @@ tc_policy_release(struct tc_policy *p)
 		free(p->roots[i].given);
 	}
 	free(p->roots);
+	for (i = 0; i < p->ndeny; i++)
+		free(p->deny[i].pattern);
+	free(p->deny);
+	for (i = 0; i < p->ntools; i++)
+		free(p->tools[i].name);
+	free(p->tools);
+	for (i = 0; i < p->nconsent; i++) {
+		free(p->consent[i].tool);
+		tc_strv_free(p->consent[i].patterns);
+	}
+	free(p->consent);
+	tc_strv_free(p->consent_hook);
+	free(p->audit_file);
+	free(p->audit_key_file);
 	free(p->run_as_spec);
 	free(p->file);
 	tc_policy_init(p);
+}
+
+void
+tc_strv_free(char **v)
+{
+	char **s;
+
+	for (s = v; s != NULL && *s != NULL; s++)
+		free(*s);
+	free(v);
+}
+
+int
+tc_policy_set_server(struct tc_policy *p, const char *server,
+    const char *const *names, size_t n, unsigned features)
+{
+	size_t i;
+
+	p->server = server;
+	p->features = features;
+	if ((p->tools = calloc(n ? n : 1, sizeof(*p->tools))) == NULL)
+		return TC_ENOMEM;
+	for (i = 0; i < n; i++) {
+		if ((p->tools[i].name = strdup(names[i])) == NULL)
+			return TC_ENOMEM;
+		p->tools[i].enabled = 1;
+		p->ntools++;
+	}
+	return 0;
+}
+
+int
+tc_policy_finish(struct tc_policy *p, struct tc_diag *d)
+{
+	struct tc_deny *nd;
+	size_t i, n;
+
+	/* Asked by elicitation where the client offers it, else by the
+	 * hook when there is one, else denied. */
+	if (p->nconsent_by == 0) {
+		p->consent_by[p->nconsent_by++] = TC_CONSENT_ELICIT;
+		if (p->consent_hook != NULL)
+			p->consent_by[p->nconsent_by++] = TC_CONSENT_HOOK;
+	}
+	if (!p->default_deny)
+		return 0;
+	n = sizeof(default_deny) / sizeof(default_deny[0]);
+	if ((nd = calloc(p->ndeny + n, sizeof(*nd))) == NULL)
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	for (i = 0; i < n; i++) {
+		nd[i].access = default_deny[i].access;
+		if ((nd[i].pattern = strdup(default_deny[i].pattern)) == NULL) {
+			while (i-- > 0)
+				free(nd[i].pattern);
+			free(nd);
+			return tc_diag(d, TC_ENOMEM, "out of memory");
+		}
+	}
+	memcpy(nd + n, p->deny, p->ndeny * sizeof(*nd));
+	free(p->deny);
+	p->deny = nd;
+	p->ndeny += n;
+	p->default_deny = 0;	/* added: finishing again adds nothing */
+	p->default_added = 1;
+	return 0;
+}
+
+const struct tc_tool_policy *
+tc_policy_tool(const struct tc_policy *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->ntools; i++)
+		if (strcmp(p->tools[i].name, name) == 0)
+			return &p->tools[i];
+	return NULL;
+}
+
+void
+tc_policy_limits(const struct tc_policy *p, const char *name,
+    struct tc_limits *out)
+{
+	const struct tc_tool_policy *t;
+
+	*out = p->limits;
+	if ((t = tc_policy_tool(p, name)) == NULL)
+		return;
+	if (t->set_at[TC_SET_TIMEOUT])
+		out->deadline_ms = t->limits.deadline_ms;
+	if (t->set_at[TC_SET_MEMORY])
+		out->mem_bytes = t->limits.mem_bytes;
+	if (t->set_at[TC_SET_CPU])
+		out->cpu_sec = t->limits.cpu_sec;
+	if (t->set_at[TC_SET_OUTPUT])
+		out->max_result = t->limits.max_result;
+	if (t->set_at[TC_SET_FILES])
+		out->nofile = t->limits.nofile;
+	if (t->set_at[TC_SET_PROCESSES])
+		out->nproc = t->limits.nproc;
+	if (t->set_at[TC_SET_FILESIZE])
+		out->fsize_bytes = t->limits.fsize_bytes;
 }
 
 /* Returns |dir| made absolute against the working directory, lexically

@@ -100,8 +100,11 @@ struct tc_deny {
 /* Per-tool settings: "tool NAME ..." lines. */
 struct tc_tool_policy {
 	char		*name;
-	int		 enabled;	/* listed by "tools", or no "tools" */
+	int		 enabled;	/* named by "tools" (or there is none),
+					   and not "tool NAME off" */
 	int		 line;		/* the first line naming it */
+	int		 named;	/* on a "tools" line */
+	int		 off_line;	/* "tool NAME off", or 0 */
 	struct tc_limits limits;	/* the server's, with the tool's own */
 	int		 set_at[TC_SET_MAX];	/* the tool's own settings */
 };
@@ -160,13 +163,52 @@ struct tc_policy {
 	enum tc_audit_sync audit_sync;
 	unsigned long long audit_rotate_bytes;	/* 0: never */
 	unsigned	 audit_keep;	/* rotated files kept; 0: all */
+	int		 default_deny;	/* add the built-in deny rules */
+	int		 default_added;	/* built-in rules come first in deny */
+
+	/* The server the policy is for, set before loading. */
+	const char	*server;	/* "toolcell-fs" */
+	unsigned	 features;	/* TC_POLICY_F_* */
 };
+
+/* What a server can do, for the keywords that only make sense there. */
+enum tc_policy_features {
+	TC_POLICY_F_NETWORK	= 1 << 0,	/* some tool may use a network */
+};
+
+
+/* Frees a NULL-terminated array of strings. */
+void	tc_strv_free(char **v);
 
 /* Fills |p| with no roots and the default limits. */
 void	tc_policy_init(struct tc_policy *p);
 
 /* Closes the root fds and frees everything. */
 void	tc_policy_release(struct tc_policy *p);
+
+/*
+ * Names the server the policy is for and its tools (|names|, |n| of them),
+ * before tc_policy_load(): "tools" and "tool" lines name them, and every
+ * tool gets its entry in p->tools.  Returns 0 or TC_ENOMEM.
+ */
+int	tc_policy_set_server(struct tc_policy *p, const char *server,
+	    const char *const *names, size_t n, unsigned features);
+
+/*
+ * Completes a policy once the file and the command line are read: adds the
+ * built-in deny rules (unless "default-deny off") ahead of the file's.
+ * Returns 0 or TC_ENOMEM.
+ */
+int	tc_policy_finish(struct tc_policy *p, struct tc_diag *d);
+
+/* Returns the settings of tool |name|, or NULL if the server has none. */
+const struct tc_tool_policy *tc_policy_tool(const struct tc_policy *p,
+	    const char *name);
+
+/* Fills |out| with the limits a call of |name| runs under: the server's,
+ * with those the policy sets for that tool. */
+void	tc_policy_limits(const struct tc_policy *p, const char *name,
+	    struct tc_limits *out);
 
 /*
  * Adds directory |dir| as a root (writable if |flags| has TC_ROOT_WRITE):

@@ -41,6 +41,7 @@ struct state {
 	int			 line;
 	int			 nerrors;
 	int			 saw_allow;
+	int			 foreign;	/* in another server's section */
 	tc_policy_report_fn	*report;
 	void			*ctx;
 };
@@ -147,9 +148,10 @@ extra(struct state *st, char **w, int nw, int n, const char *what)
 /* Records that setting |set| is given at this line; returns -1 (after
  * reporting) if it was given before. */
 static int
-set_once(struct state *st, enum tc_setting set, const char *what)
+set_once_in(struct state *st, int *set_at, enum tc_setting set,
+    const char *what)
 {
-	int *at = &st->p->set_at[set];
+	int *at = &set_at[set];
 
 	if (*at > 0) {
 		error(st, "%s: already set at line %d", what, *at);
@@ -157,6 +159,12 @@ set_once(struct state *st, enum tc_setting set, const char *what)
 	}
 	*at = st->line;
 	return 0;
+}
+
+static int
+set_once(struct state *st, enum tc_setting set, const char *what)
+{
+	return set_once_in(st, st->p->set_at, set, what);
 }
 
 /* --- Values --- */
@@ -290,10 +298,8 @@ static const struct scalar limits[] = {
 };
 
 static void
-store(struct tc_policy *p, enum tc_setting set, unsigned long long v)
+store(struct tc_limits *l, enum tc_setting set, unsigned long long v)
 {
-	struct tc_limits *l = &p->limits;
-
 	switch (set) {
 	case TC_SET_TIMEOUT:
 		l->deadline_ms = (int)v;
@@ -338,10 +344,11 @@ fmt_value(enum kind kind, unsigned long long v, char *buf, size_t len)
 	return buf;
 }
 
-/* Parses and stores the value |arg| of |sc|, named |what| in errors. */
-static void
-scalar(struct state *st, const struct scalar *sc, const char *what,
-    char **w, int nw)
+/* Parses the value |w[0]| of |sc|, named |what| in errors, into |v|.
+ * Returns 0, or -1 after reporting why not. */
+static int
+scalar_value(struct state *st, const struct scalar *sc, const char *what,
+    char **w, int nw, unsigned long long *vp)
 {
 	static const char *const forms[] = {
 		[DURATION] = "a whole number and a unit, ms, s, m or h "
@@ -363,10 +370,10 @@ scalar(struct state *st, const struct scalar *sc, const char *what,
 	if (nw < 1) {
 		error(st, "%s: missing %s: write %s", what, nouns[sc->kind],
 		    forms[sc->kind]);
-		return;
+		return -1;
 	}
 	if (extra(st, w, nw, 1, what) != 0)
-		return;
+		return -1;
 	switch (sc->kind) {
 	case DURATION:
 	case SECONDS:
@@ -382,26 +389,45 @@ scalar(struct state *st, const struct scalar *sc, const char *what,
 	}
 	if (rc == -1 && sc->kind == COUNT) {
 		error(st, "%s: '%s' is not a whole number", what, w[0]);
-		return;
+		return -1;
 	}
 	if (rc == -1) {
 		error(st, "%s: '%s' is not a %s: write %s", what, w[0],
 		    nouns[sc->kind], forms[sc->kind]);
-		return;
+		return -1;
 	}
 	if (rc == -2 || v < sc->min || v > sc->max) {
 		error(st, "%s: '%s' is out of range: %s to %s", what, w[0],
 		    fmt_value(sc->kind, sc->min, lo, sizeof(lo)),
 		    fmt_value(sc->kind, sc->max, hi, sizeof(hi)));
-		return;
+		return -1;
 	}
 	if (sc->kind == SECONDS && v % MS_SEC != 0) {
 		error(st, "%s: '%s' is not a whole number of seconds", what,
 		    w[0]);
-		return;
+		return -1;
 	}
-	if (set_once(st, sc->set, what) == 0)
-		store(st->p, sc->set, v);
+	*vp = v;
+	return 0;
+}
+
+/* Parses |sc| and stores it in |l|, recording its line in |set_at|. */
+static void
+scalar_in(struct state *st, const struct scalar *sc, const char *what,
+    char **w, int nw, struct tc_limits *l, int *set_at)
+{
+	unsigned long long v;
+
+	if (scalar_value(st, sc, what, w, nw, &v) == 0 &&
+	    set_once_in(st, set_at, sc->set, what) == 0)
+		store(l, sc->set, v);
+}
+
+static void
+scalar(struct state *st, const struct scalar *sc, const char *what,
+    char **w, int nw)
+{
+	scalar_in(st, sc, what, w, nw, &st->p->limits, st->p->set_at);
 }
 
 static void
@@ -416,26 +442,35 @@ limit_cmp(const void *key, const void *elem)
 	return strcmp(key, ((const struct scalar *)elem)->name);
 }
 
+/* Parses "KIND VALUE" of a limit into |l| and |set_at|; |prefix| names
+ * the line's start in errors ("limit", "tool x limit"). */
 static void
-kw_limit(struct state *st, char **w, int nw)
+limit_in(struct state *st, const char *prefix, char **w, int nw,
+    struct tc_limits *l, int *set_at)
 {
 	const struct scalar *sc;
-	char what[64];
+	char what[96];
 
 	if (nw < 1) {
-		error(st, "limit: missing what to limit (cpu, files, "
-		    "filesize, memory, output or processes)");
+		error(st, "%s: missing what to limit (cpu, files, "
+		    "filesize, memory, output or processes)", prefix);
 		return;
 	}
 	sc = bsearch(w[0], limits, TC_NITEMS(limits), sizeof(limits[0]),
 	    limit_cmp);
 	if (sc == NULL) {
-		error(st, "limit: unknown limit '%s' (known: cpu, files, "
-		    "filesize, memory, output, processes)", w[0]);
+		error(st, "%s: unknown limit '%s' (known: cpu, files, "
+		    "filesize, memory, output, processes)", prefix, w[0]);
 		return;
 	}
-	snprintf(what, sizeof(what), "limit %s", sc->name);
-	scalar(st, sc, what, w + 1, nw - 1);
+	snprintf(what, sizeof(what), "%s %s", prefix, sc->name);
+	scalar_in(st, sc, what, w + 1, nw - 1, l, set_at);
+}
+
+static void
+kw_limit(struct state *st, char **w, int nw)
+{
+	limit_in(st, "limit", w, nw, &st->p->limits, st->p->set_at);
 }
 
 /* Returns |path| with a leading "~/" replaced by the home directory of the
@@ -467,6 +502,29 @@ expand_home(struct state *st, const char *what, const char *path)
 		return NULL;
 	}
 	return out;
+}
+
+/* Returns a copy of path |word| (absolute, or "~/" expanded), or NULL
+ * after reporting why it is not one.  The caller frees the result. */
+static char *
+absolute_word(struct state *st, const char *what, const char *word)
+{
+	char *path;
+
+	if (word[0] == '\0') {
+		error(st, "%s: empty path", what);
+		return NULL;
+	}
+	if (strncmp(word, "~/", 2) == 0)
+		return expand_home(st, what, word);
+	if (word[0] != '/') {
+		error(st, "%s: '%s' is a relative path: write an absolute "
+		    "path (or one starting with ~/)", what, word);
+		return NULL;
+	}
+	if ((path = strdup(word)) == NULL)
+		error(st, "out of memory");
+	return path;
 }
 
 /* Removes the last root, which duplicates an earlier one. */
@@ -515,19 +573,9 @@ kw_allow(struct state *st, char **w, int nw)
 		    "with blanks must be in double quotes)", what, w[2]);
 		return;
 	}
-	if (w[1][0] == '\0') {
-		error(st, "%s: empty path", what);
+	if ((path = absolute_word(st, what, w[1])) == NULL)
 		return;
-	}
-	if (strncmp(w[1], "~/", 2) == 0) {
-		if ((path = expand_home(st, what, w[1])) == NULL)
-			return;
-	} else if (w[1][0] != '/') {
-		error(st, "%s: '%s' is a relative path: write an absolute "
-		    "path (or one starting with ~/)", what, w[1]);
-		return;
-	}
-	if (tc_policy_add_root(p, path != NULL ? path : w[1], flags, &d) != 0) {
+	if (tc_policy_add_root(p, path, flags, &d) != 0) {
 		error(st, "%s: %s", what, d.msg);
 		free(path);
 		return;
@@ -587,6 +635,431 @@ kw_degraded(struct state *st, char **w, int nw)
 		    "landlock, seccomp)", w[0]);
 }
 
+/* --- Deny, tools, network --- */
+
+/*
+ * Returns a copy of pattern |word| for |what| ("~/" expanded), or NULL
+ * after reporting why it is not a pattern.
+ */
+static char *
+pattern_word(struct state *st, const char *what, const char *word)
+{
+	char why[160], *pat;
+	const char *c;
+
+	if (word[0] == '\0') {
+		error(st, "%s: empty pattern", what);
+		return NULL;
+	}
+	for (c = word; (c = strstr(c, "..")) != NULL; c += 2) {
+		if ((c == word || c[-1] == '/') && (c[2] == '\0' ||
+		    c[2] == '/')) {
+			error(st, "%s: '%s': a pattern cannot contain '..'",
+			    what, word);
+			return NULL;
+		}
+	}
+	if (strncmp(word, "./", 2) == 0) {
+		error(st, "%s: '%s': write it without './' (a pattern without "
+		    "a leading '/' is relative to each directory served)",
+		    what, word);
+		return NULL;
+	}
+	if (strncmp(word, "~/", 2) == 0)
+		pat = expand_home(st, what, word);
+	else if ((pat = strdup(word)) == NULL)
+		error(st, "out of memory");
+	(void)why;
+	return pat;
+}
+
+static void
+kw_deny(struct state *st, char **w, int nw)
+{
+	struct tc_policy *p = st->p;
+	struct tc_deny *nd;
+	unsigned access = TC_ACCESS_READ | TC_ACCESS_WRITE;
+	const char *what = "deny";
+	char *pat;
+
+	if (nw >= 1 && strcmp(w[0], "write") == 0) {
+		access = TC_ACCESS_WRITE;
+		what = "deny write";
+		w++, nw--;
+	}
+	if (nw < 1) {
+		error(st, "%s: missing the pattern (like **/.env)", what);
+		return;
+	}
+	if (nw > 1) {
+		error(st, "%s: unexpected '%s' after the pattern (one pattern "
+		    "per line; a pattern with blanks goes in double quotes)",
+		    what, w[1]);
+		return;
+	}
+	if ((pat = pattern_word(st, what, w[0])) == NULL)
+		return;
+	if ((nd = reallocarray(p->deny, p->ndeny + 1, sizeof(*nd))) == NULL) {
+		error(st, "out of memory");
+		free(pat);
+		return;
+	}
+	p->deny = nd;
+	nd[p->ndeny].pattern = pat;
+	nd[p->ndeny].access = access;
+	nd[p->ndeny].line = st->line;
+	p->ndeny++;
+}
+
+/* Parses "on" or "off" for |what| into |v|; returns 0 or -1. */
+static int
+on_off(struct state *st, const char *what, char **w, int nw, int *v)
+{
+	if (nw < 1) {
+		error(st, "%s: missing 'on' or 'off'", what);
+		return -1;
+	}
+	if (extra(st, w, nw, 1, what) != 0)
+		return -1;
+	if (strcmp(w[0], "on") == 0)
+		*v = 1;
+	else if (strcmp(w[0], "off") == 0)
+		*v = 0;
+	else {
+		error(st, "%s: expected 'on' or 'off', not '%s'", what, w[0]);
+		return -1;
+	}
+	return 0;
+}
+
+static void
+kw_default_deny(struct state *st, char **w, int nw)
+{
+	int v;
+
+	if (on_off(st, "default-deny", w, nw, &v) == 0 &&
+	    set_once(st, TC_SET_DEFAULT_DENY, "default-deny") == 0)
+		st->p->default_deny = v;
+}
+
+/* Returns the tool named |name|, or NULL after reporting it unknown. */
+static struct tc_tool_policy *
+known_tool(struct state *st, const char *what, const char *name)
+{
+	struct tc_policy *p = st->p;
+	char list[512];
+	size_t i, n = 0;
+
+	for (i = 0; i < p->ntools; i++)
+		if (strcmp(p->tools[i].name, name) == 0)
+			return &p->tools[i];
+	list[0] = '\0';
+	for (i = 0; i < p->ntools && n < sizeof(list); i++)
+		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+		    i ? ", " : "", p->tools[i].name);
+	error(st, "%s: %s has no tool '%s' (it has: %s)", what,
+	    p->server != NULL ? p->server : "this server", name, list);
+	return NULL;
+}
+
+static void
+kw_tools(struct state *st, char **w, int nw)
+{
+	struct tc_policy *p = st->p;
+	struct tc_tool_policy *t;
+	int k;
+
+	if (nw < 1) {
+		error(st, "tools: missing the names of the tools to enable");
+		return;
+	}
+	if (p->set_at[TC_SET_TOOLS] == 0) {
+		/* From the first "tools" line on, a tool not named is off. */
+		p->set_at[TC_SET_TOOLS] = st->line;
+	}
+	for (k = 0; k < nw; k++) {
+		if ((t = known_tool(st, "tools", w[k])) == NULL)
+			continue;
+		t->named = 1;
+		if (t->line == 0)
+			t->line = st->line;
+	}
+}
+
+static const struct scalar consent_timeout_setting =
+	{ "consent-timeout", DURATION, MS_SEC, 10 * MS_MIN,
+	  TC_SET_CONSENT_TIMEOUT };
+static const struct scalar roots_timeout_setting =
+	{ "roots-timeout", DURATION, 100, MS_MIN, TC_SET_ROOTS_TIMEOUT };
+
+static void
+kw_tool(struct state *st, char **w, int nw)
+{
+	struct tc_tool_policy *t;
+	char what[96];
+
+	if (nw < 1) {
+		error(st, "tool: missing the tool's name");
+		return;
+	}
+	if ((t = known_tool(st, "tool", w[0])) == NULL)
+		return;
+	if (t->line == 0)
+		t->line = st->line;
+	snprintf(what, sizeof(what), "tool %s", t->name);
+	if (nw < 2) {
+		error(st, "%s: missing 'off', 'timeout' or 'limit'", what);
+		return;
+	}
+	if (strcmp(w[1], "off") == 0) {
+		if (extra(st, w, nw, 2, what) == 0)
+			t->off_line = st->line;
+	} else if (strcmp(w[1], "timeout") == 0) {
+		snprintf(what, sizeof(what), "tool %s timeout", t->name);
+		scalar_in(st, &timeout_setting, what, w + 2, nw - 2,
+		    &t->limits, t->set_at);
+	} else if (strcmp(w[1], "limit") == 0) {
+		snprintf(what, sizeof(what), "tool %s limit", t->name);
+		limit_in(st, what, w + 2, nw - 2, &t->limits, t->set_at);
+	} else
+		error(st, "%s: expected 'off', 'timeout' or 'limit', not '%s'",
+		    what, w[1]);
+}
+
+static void
+kw_network(struct state *st, char **w, int nw)
+{
+	int v;
+
+	if (on_off(st, "network", w, nw, &v) != 0 ||
+	    set_once(st, TC_SET_NETWORK, "network") != 0)
+		return;
+	if (v && !(st->p->features & TC_POLICY_F_NETWORK)) {
+		error(st, "network on: %s has no tool that uses a network; "
+		    "its calls never reach one",
+		    st->p->server != NULL ? st->p->server : "this server");
+		return;
+	}
+	st->p->network = v;
+}
+
+/* --- Consent --- */
+
+static void
+kw_consent(struct state *st, char **w, int nw)
+{
+	struct tc_policy *p = st->p;
+	struct tc_consent_rule *nr, *r;
+	int k;
+
+	if (nw < 1) {
+		error(st, "consent: missing the tool ('*' for every tool)");
+		return;
+	}
+	if (strcmp(w[0], "*") != 0 && known_tool(st, "consent", w[0]) == NULL)
+		return;
+	if ((nr = reallocarray(p->consent, p->nconsent + 1,
+	    sizeof(*nr))) == NULL) {
+		error(st, "out of memory");
+		return;
+	}
+	p->consent = nr;
+	r = &nr[p->nconsent];
+	memset(r, 0, sizeof(*r));
+	r->line = st->line;
+	if ((r->tool = strdup(w[0])) == NULL ||
+	    (r->patterns = calloc((size_t)nw, sizeof(char *))) == NULL) {
+		free(r->tool);
+		error(st, "out of memory");
+		return;
+	}
+	p->nconsent++;
+	for (k = 1; k < nw; k++) {
+		char *pat = pattern_word(st, "consent", w[k]);
+
+		if (pat != NULL)
+			r->patterns[r->npatterns++] = pat;
+	}
+}
+
+static void
+kw_consent_by(struct state *st, char **w, int nw)
+{
+	struct tc_policy *p = st->p;
+	enum tc_consent_means m;
+	size_t i;
+	int k;
+
+	if (nw < 1) {
+		error(st, "consent-by: missing the means, in order: "
+		    "elicitation, hook, or both");
+		return;
+	}
+	if (set_once(st, TC_SET_CONSENT_BY, "consent-by") != 0)
+		return;
+	for (k = 0; k < nw; k++) {
+		if (strcmp(w[k], "elicitation") == 0)
+			m = TC_CONSENT_ELICIT;
+		else if (strcmp(w[k], "hook") == 0)
+			m = TC_CONSENT_HOOK;
+		else {
+			error(st, "consent-by: unknown means '%s' (known: "
+			    "elicitation, hook; a call no means answers is "
+			    "denied)", w[k]);
+			continue;
+		}
+		for (i = 0; i < p->nconsent_by; i++)
+			if (p->consent_by[i] == m)
+				break;
+		if (i < p->nconsent_by) {
+			error(st, "consent-by: '%s' named twice", w[k]);
+			continue;
+		}
+		p->consent_by[p->nconsent_by++] = m;
+	}
+}
+
+static void
+kw_consent_hook(struct state *st, char **w, int nw)
+{
+	struct tc_policy *p = st->p;
+	char *prog;
+	int k;
+
+	if (nw < 1) {
+		error(st, "consent-hook: missing the program");
+		return;
+	}
+	if (set_once(st, TC_SET_CONSENT_HOOK, "consent-hook") != 0)
+		return;
+	if ((prog = absolute_word(st, "consent-hook", w[0])) == NULL)
+		return;
+	if (access(prog, X_OK) != 0) {
+		error(st, "consent-hook: '%s': %s", prog, errno == EACCES ?
+		    "not executable" : strerror(errno));
+		free(prog);
+		return;
+	}
+	if ((p->consent_hook = calloc((size_t)nw + 1, sizeof(char *))) ==
+	    NULL) {
+		free(prog);
+		error(st, "out of memory");
+		return;
+	}
+	p->consent_hook[0] = prog;
+	for (k = 1; k < nw; k++)
+		if ((p->consent_hook[k] = strdup(w[k])) == NULL) {
+			error(st, "out of memory");
+			return;
+		}
+}
+
+static void
+kw_consent_timeout(struct state *st, char **w, int nw)
+{
+	unsigned long long v;
+
+	if (scalar_value(st, &consent_timeout_setting, "consent-timeout", w,
+	    nw, &v) == 0 && set_once(st, TC_SET_CONSENT_TIMEOUT,
+	    "consent-timeout") == 0)
+		st->p->consent_timeout_ms = (int)v;
+}
+
+static void
+kw_roots_timeout(struct state *st, char **w, int nw)
+{
+	unsigned long long v;
+
+	if (scalar_value(st, &roots_timeout_setting, "roots-timeout", w, nw,
+	    &v) == 0 && set_once(st, TC_SET_ROOTS_TIMEOUT,
+	    "roots-timeout") == 0)
+		st->p->roots_timeout_ms = (int)v;
+}
+
+/* --- Audit --- */
+
+static void
+kw_audit(struct state *st, char **w, int nw)
+{
+	char *path;
+
+	if (nw < 1) {
+		error(st, "audit: missing the log file");
+		return;
+	}
+	if (extra(st, w, nw, 1, "audit") != 0 ||
+	    set_once(st, TC_SET_AUDIT, "audit") != 0)
+		return;
+	if ((path = absolute_word(st, "audit", w[0])) != NULL)
+		st->p->audit_file = path;
+}
+
+static void
+kw_audit_key(struct state *st, char **w, int nw)
+{
+	char *path;
+
+	if (nw < 1) {
+		error(st, "audit-key: missing the key file");
+		return;
+	}
+	if (extra(st, w, nw, 1, "audit-key") != 0 ||
+	    set_once(st, TC_SET_AUDIT_KEY, "audit-key") != 0)
+		return;
+	if ((path = absolute_word(st, "audit-key", w[0])) != NULL)
+		st->p->audit_key_file = path;
+}
+
+static void
+kw_audit_sync(struct state *st, char **w, int nw)
+{
+	if (nw < 1) {
+		error(st, "audit-sync: missing 'every' or 'none'");
+		return;
+	}
+	if (extra(st, w, nw, 1, "audit-sync") != 0)
+		return;
+	if (strcmp(w[0], "every") != 0 && strcmp(w[0], "none") != 0) {
+		error(st, "audit-sync: expected 'every' (fsync each record) "
+		    "or 'none', not '%s'", w[0]);
+		return;
+	}
+	if (set_once(st, TC_SET_AUDIT_SYNC, "audit-sync") == 0)
+		st->p->audit_sync = strcmp(w[0], "every") == 0 ?
+		    TC_AUDIT_SYNC_EVERY : TC_AUDIT_SYNC_NONE;
+}
+
+static const struct scalar rotate_setting =
+	{ "audit-rotate", SIZE, 64 * KIB, TIB, TC_SET_AUDIT_ROTATE };
+static const struct scalar keep_setting =
+	{ "audit-rotate keep", COUNT, 1, 10000, TC_SET_AUDIT_ROTATE };
+
+static void
+kw_audit_rotate(struct state *st, char **w, int nw)
+{
+	unsigned long long size, keep = 0;
+
+	if (nw > 1 && strcmp(w[1], "keep") != 0) {
+		error(st, "audit-rotate: expected 'keep N' after the size, "
+		    "not '%s'", w[1]);
+		return;
+	}
+	if (nw == 2) {
+		error(st, "audit-rotate keep: missing number");
+		return;
+	}
+	if (scalar_value(st, &rotate_setting, "audit-rotate", w,
+	    nw > 1 ? 1 : nw, &size) != 0)
+		return;
+	if (nw > 2 && scalar_value(st, &keep_setting, "audit-rotate keep",
+	    w + 2, nw - 2, &keep) != 0)
+		return;
+	if (set_once(st, TC_SET_AUDIT_ROTATE, "audit-rotate") != 0)
+		return;
+	st->p->audit_rotate_bytes = size;
+	st->p->audit_keep = (unsigned)keep;
+}
+
 struct keyword {
 	const char	*name;
 	void		(*fn)(struct state *, char **, int);
@@ -596,15 +1069,66 @@ struct keyword {
 static const struct keyword keywords[] = {
 	{ "allow",		kw_allow },
 	{ "allow-degraded",	kw_degraded },
+	{ "audit",		kw_audit },
+	{ "audit-key",		kw_audit_key },
+	{ "audit-rotate",	kw_audit_rotate },
+	{ "audit-sync",		kw_audit_sync },
+	{ "consent",		kw_consent },
+	{ "consent-by",		kw_consent_by },
+	{ "consent-hook",	kw_consent_hook },
+	{ "consent-timeout",	kw_consent_timeout },
+	{ "default-deny",	kw_default_deny },
+	{ "deny",		kw_deny },
 	{ "limit",		kw_limit },
+	{ "network",		kw_network },
+	{ "roots-timeout",	kw_roots_timeout },
 	{ "run-as",		kw_run_as },
 	{ "timeout",		kw_timeout },
+	{ "tool",		kw_tool },
+	{ "tools",		kw_tools },
 };
 
 static int
 keyword_cmp(const void *key, const void *elem)
 {
 	return strcmp(key, ((const struct keyword *)elem)->name);
+}
+
+/*
+ * A section header, "[fs]", "[shell]" or "[sqlite]": the settings below it
+ * are for that server.  Each server has a policy of its own, so a section
+ * for another server is refused (once, at its header) and skipped.
+ */
+static void
+section(struct state *st, char **w, int nw)
+{
+	static const char *const known[] = { "fs", "shell", "sqlite" };
+	const char *own, *name = w[0] + 1;
+	size_t i, len = strlen(w[0]);
+
+	if (nw > 1 || len < 3 || w[0][len - 1] != ']') {
+		error(st, "a section header is one word in brackets, like "
+		    "[fs]");
+		st->foreign = 1;
+		return;
+	}
+	w[0][len - 1] = '\0';
+	for (i = 0; i < TC_NITEMS(known); i++)
+		if (strcmp(name, known[i]) == 0)
+			break;
+	if (i == TC_NITEMS(known)) {
+		error(st, "unknown section [%s] (known: [fs], [shell], "
+		    "[sqlite])", name);
+		st->foreign = 1;
+		return;
+	}
+	own = st->p->server;
+	if (own != NULL && strncmp(own, "toolcell-", 9) == 0)
+		own += 9;
+	st->foreign = own == NULL || strcmp(own, name) != 0;
+	if (st->foreign)
+		error(st, "section [%s] is for toolcell-%s; each server reads "
+		    "a policy file of its own", name, name);
 }
 
 static void
@@ -616,6 +1140,12 @@ parse_line(struct state *st, char *line)
 
 	if ((nw = split(st, line, w)) <= 0)
 		return;
+	if (w[0][0] == '[') {
+		section(st, w, nw);
+		return;
+	}
+	if (st->foreign)
+		return;		/* reported at the section's header */
 	kw = bsearch(w[0], keywords, TC_NITEMS(keywords), sizeof(keywords[0]),
 	    keyword_cmp);
 	if (kw == NULL) {
@@ -623,6 +1153,37 @@ parse_line(struct state *st, char *line)
 		return;
 	}
 	kw->fn(st, w + 1, nw - 1);
+}
+
+/* Checks what only the whole file can tell: settings that need another. */
+static void
+after_all(struct state *st)
+{
+	struct tc_policy *p = st->p;
+	size_t i;
+
+	for (i = 0; i < p->nconsent_by; i++)
+		if (p->consent_by[i] == TC_CONSENT_HOOK &&
+		    p->consent_hook == NULL)
+			error(st, "consent-by hook (line %d): no 'consent-hook "
+			    "PROGRAM' line names the hook",
+			    p->set_at[TC_SET_CONSENT_BY]);
+	if (p->audit_file == NULL) {
+		static const struct {
+			enum tc_setting	 set;
+			const char	*name;
+		} needs[] = {
+			{ TC_SET_AUDIT_KEY,	"audit-key" },
+			{ TC_SET_AUDIT_SYNC,	"audit-sync" },
+			{ TC_SET_AUDIT_ROTATE,	"audit-rotate" },
+		};
+
+		for (i = 0; i < TC_NITEMS(needs); i++)
+			if (p->set_at[needs[i].set] > 0)
+				error(st, "%s (line %d): no 'audit FILE' line "
+				    "names the log", needs[i].name,
+				    p->set_at[needs[i].set]);
+	}
 }
 
 /* --- The file --- */
@@ -687,9 +1248,10 @@ int
 tc_policy_load(struct tc_policy *p, const char *file,
     tc_policy_report_fn *report, void *ctx, struct tc_diag *d)
 {
+	struct tc_tool_policy *t;
 	struct state st;
 	char *line = NULL;
-	size_t cap = 0;
+	size_t cap = 0, i;
 	ssize_t len;
 	FILE *f;
 
@@ -722,6 +1284,13 @@ tc_policy_load(struct tc_policy *p, const char *file,
 	}
 	free(line);
 	fclose(f);
+	for (i = 0; i < p->ntools; i++) {
+		t = &p->tools[i];
+		t->enabled = (p->set_at[TC_SET_TOOLS] == 0 || t->named) &&
+		    t->off_line == 0;
+	}
+	st.line = 0;
+	after_all(&st);
 	if (!st.saw_allow) {
 		st.line = 0;
 		error(&st, "no 'allow' line: write 'allow read /path/to/dir' "
@@ -734,6 +1303,177 @@ tc_policy_load(struct tc_policy *p, const char *file,
 }
 
 /* --- Printing --- */
+
+static const char	*origin(int, char *, size_t);
+
+/* Returns the value of limit |set| in |l|, in its kind's unit. */
+static unsigned long long
+limit_value(const struct tc_limits *l, enum tc_setting set)
+{
+	switch (set) {
+	case TC_SET_TIMEOUT:
+		return (unsigned long long)l->deadline_ms;
+	case TC_SET_MEMORY:
+		return l->mem_bytes;
+	case TC_SET_CPU:
+		return l->cpu_sec * MS_SEC;
+	case TC_SET_OUTPUT:
+		return l->max_result;
+	case TC_SET_FILES:
+		return l->nofile;
+	case TC_SET_PROCESSES:
+		return l->nproc;
+	case TC_SET_FILESIZE:
+		return l->fsize_bytes;
+	default:
+		return 0;
+	}
+}
+
+static void
+print_deny(const struct tc_policy *p, FILE *f)
+{
+	const struct tc_deny *r;
+	char at[32];
+	size_t i;
+
+	fprintf(f, "deny (wins over allow):\n");
+	if (p->ndeny == 0)
+		fprintf(f, "  nothing%s\n", p->set_at[TC_SET_DEFAULT_DENY] ?
+		    " (default-deny off)" : "");
+	for (i = 0; i < p->ndeny; i++) {
+		r = &p->deny[i];
+		fprintf(f, "  %-10s  %s  (%s)\n",
+		    r->access == TC_ACCESS_WRITE ? "write" : "read-write",
+		    r->pattern, r->line > 0 ? origin(r->line, at, sizeof(at)) :
+		    "built in");
+	}
+}
+
+/* Writes the limits where tool |t| differs from the server's. */
+static void
+print_tool_limits(const struct tc_tool_policy *t, FILE *f)
+{
+	static const struct {
+		const char	*name;
+		enum kind	 kind;
+		enum tc_setting	 set;
+	} rows[] = {
+		{ "timeout",	DURATION,	TC_SET_TIMEOUT },
+		{ "memory",	SIZE,		TC_SET_MEMORY },
+		{ "cpu",	SECONDS,	TC_SET_CPU },
+		{ "output",	SIZE,		TC_SET_OUTPUT },
+		{ "files",	COUNT,		TC_SET_FILES },
+		{ "processes",	COUNT,		TC_SET_PROCESSES },
+		{ "filesize",	SIZE,		TC_SET_FILESIZE },
+	};
+	const struct tc_limits *l = &t->limits;
+	unsigned long long v;
+	const char *sep = "  ";
+	char val[32];
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(rows); i++) {
+		if (!t->set_at[rows[i].set])
+			continue;
+		v = limit_value(l, rows[i].set);
+		fprintf(f, "%s%s %s (line %d)", sep, rows[i].name,
+		    fmt_value(rows[i].kind, v, val, sizeof(val)),
+		    t->set_at[rows[i].set]);
+		sep = ", ";
+	}
+}
+
+static void
+print_tools(const struct tc_policy *p, FILE *f)
+{
+	const struct tc_tool_policy *t;
+	char at[32];
+	size_t i;
+
+	if (p->ntools == 0)
+		return;
+	fprintf(f, "tools:\n");
+	for (i = 0; i < p->ntools; i++) {
+		t = &p->tools[i];
+		fprintf(f, "  %-26s  %-3s", t->name, t->enabled ? "on" : "off");
+		if (t->off_line)
+			fprintf(f, "  (tool %s off, line %d)", t->name,
+			    t->off_line);
+		else if (!t->enabled)
+			fprintf(f, "  (not on the 'tools' line, %s)",
+			    origin(p->set_at[TC_SET_TOOLS], at, sizeof(at)));
+		print_tool_limits(t, f);
+		fprintf(f, "\n");
+	}
+	fprintf(f, "  (a tool that changes files is listed only when a "
+	    "directory is writable)\n");
+}
+
+static void
+print_consent(const struct tc_policy *p, FILE *f)
+{
+	const struct tc_consent_rule *r;
+	char at[32], val[32];
+	size_t i, k;
+
+	fprintf(f, "consent:\n");
+	if (p->nconsent == 0)
+		fprintf(f, "  no call needs it\n");
+	for (i = 0; i < p->nconsent; i++) {
+		r = &p->consent[i];
+		fprintf(f, "  %s", strcmp(r->tool, "*") == 0 ? "every tool" :
+		    r->tool);
+		for (k = 0; k < r->npatterns; k++)
+			fprintf(f, "%s%s", k ? ", " : " on paths matching ",
+			    r->patterns[k]);
+		fprintf(f, "  (line %d)\n", r->line);
+	}
+	fprintf(f, "  asked by:");
+	for (i = 0; i < p->nconsent_by; i++)
+		fprintf(f, " %s,", p->consent_by[i] == TC_CONSENT_ELICIT ?
+		    "elicitation (when the client supports it)" : "hook");
+	fprintf(f, " else denied  (%s)\n",
+	    origin(p->set_at[TC_SET_CONSENT_BY], at, sizeof(at)));
+	if (p->consent_hook != NULL) {
+		fprintf(f, "  hook:");
+		for (k = 0; p->consent_hook[k] != NULL; k++)
+			fprintf(f, " %s", p->consent_hook[k]);
+		fprintf(f, "  (line %d)\n", p->set_at[TC_SET_CONSENT_HOOK]);
+	}
+	fprintf(f, "  timeout: %s  (%s)\n",
+	    fmt_duration((unsigned long long)p->consent_timeout_ms, val,
+	    sizeof(val)), origin(p->set_at[TC_SET_CONSENT_TIMEOUT], at,
+	    sizeof(at)));
+}
+
+static void
+print_audit(const struct tc_policy *p, FILE *f)
+{
+	char at[32], val[32];
+
+	if (p->audit_file == NULL) {
+		fprintf(f, "audit: off\n");
+		return;
+	}
+	fprintf(f, "audit: %s  (%s)\n", p->audit_file,
+	    origin(p->set_at[TC_SET_AUDIT], at, sizeof(at)));
+	fprintf(f, "  chain: %s\n", p->audit_key_file != NULL ?
+	    "HMAC-SHA-256, key in" : "SHA-256");
+	if (p->audit_key_file != NULL)
+		fprintf(f, "    %s\n", p->audit_key_file);
+	fprintf(f, "  sync: %s\n", p->audit_sync == TC_AUDIT_SYNC_EVERY ?
+	    "fsync after every record" : "none (left to the kernel)");
+	if (p->audit_rotate_bytes == 0)
+		fprintf(f, "  rotate: never\n");
+	else if (p->audit_keep == 0)
+		fprintf(f, "  rotate: at %s, keeping every file\n",
+		    fmt_size(p->audit_rotate_bytes, val, sizeof(val)));
+	else
+		fprintf(f, "  rotate: at %s, keeping %u files\n",
+		    fmt_size(p->audit_rotate_bytes, val, sizeof(val)),
+		    p->audit_keep);
+}
 
 static const char *
 origin(int at, char *buf, size_t len)
@@ -780,35 +1520,21 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	}
 	fprintf(f, "limits per call:\n");
 	for (i = 0; i < TC_NITEMS(rows); i++) {
-		switch (rows[i].set) {
-		case TC_SET_TIMEOUT:
-			v = (unsigned long long)l->deadline_ms;
-			break;
-		case TC_SET_MEMORY:
-			v = l->mem_bytes;
-			break;
-		case TC_SET_CPU:
-			v = l->cpu_sec * MS_SEC;
-			break;
-		case TC_SET_OUTPUT:
-			v = l->max_result;
-			break;
-		case TC_SET_FILES:
-			v = l->nofile;
-			break;
-		case TC_SET_PROCESSES:
-			v = l->nproc;
-			break;
-		case TC_SET_FILESIZE:
-			v = l->fsize_bytes;
-			break;
-		default:
-			break;
-		}
+		v = limit_value(l, rows[i].set);
 		fprintf(f, "  %-10s  %-6s  (%s)\n", rows[i].name,
 		    fmt_value(rows[i].kind, v, val, sizeof(val)),
 		    origin(p->set_at[rows[i].set], at, sizeof(at)));
 	}
+	print_deny(p, f);
+	print_tools(p, f);
+	print_consent(p, f);
+	fprintf(f, "network: %s  (%s)\n", p->network ? "on" : "off",
+	    origin(p->set_at[TC_SET_NETWORK], at, sizeof(at)));
+	print_audit(p, f);
+	fprintf(f, "roots-timeout: %s  (%s)\n",
+	    fmt_duration((unsigned long long)p->roots_timeout_ms, val,
+	    sizeof(val)), origin(p->set_at[TC_SET_ROOTS_TIMEOUT], at,
+	    sizeof(at)));
 	if (p->run_as)
 		fprintf(f, "run-as: %s, uid %u, gid %u  (%s)\n",
 		    p->run_as_spec != NULL ? p->run_as_spec : "?",

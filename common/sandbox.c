@@ -47,6 +47,39 @@ tc_now_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/*
+ * Sets |out| to the highest of each resource limit over the server's and
+ * every tool's own (*|per_tool| to 1 if a tool has one): a child is
+ * confined before it knows its call, under these, and lowers them to its
+ * tool's once the call arrives.
+ */
+static void
+ceiling(const struct tc_policy *pol, struct tc_limits *out, int *per_tool)
+{
+	struct tc_limits l;
+	size_t i;
+
+	*out = pol->limits;
+	*per_tool = 0;
+	for (i = 0; i < pol->ntools; i++) {
+		tc_policy_limits(pol, pol->tools[i].name, &l);
+		if (l.cpu_sec == pol->limits.cpu_sec &&
+		    l.mem_bytes == pol->limits.mem_bytes &&
+		    l.fsize_bytes == pol->limits.fsize_bytes &&
+		    l.nofile == pol->limits.nofile &&
+		    l.nproc == pol->limits.nproc)
+			continue;
+		*per_tool = 1;
+#define MAX(a, b)	((a) > (b) ? (a) : (b))
+		out->cpu_sec = MAX(out->cpu_sec, l.cpu_sec);
+		out->mem_bytes = MAX(out->mem_bytes, l.mem_bytes);
+		out->fsize_bytes = MAX(out->fsize_bytes, l.fsize_bytes);
+		out->nofile = MAX(out->nofile, l.nofile);
+		out->nproc = MAX(out->nproc, l.nproc);
+#undef MAX
+	}
+}
+
 int
 tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
     struct tc_diag *d)
@@ -60,6 +93,7 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	}
 	sb->spawner_fd = -1;
 	sb->policy = pol;
+	ceiling(pol, &sb->rlim, &sb->tool_rlimits);
 	sb->server_pid = getpid();
 	sb->uid = geteuid();
 	sb->gid = getegid();
@@ -380,7 +414,7 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	STEP(tc_close_fds_except(keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
 	if (!(sb->bench_off & TC_LAYER_RLIMITS))
-		STEP(set_rlimits(&sb->policy->limits, tc_sandbox_ns(sb,
+		STEP(set_rlimits(&sb->rlim, tc_sandbox_ns(sb,
 		    profile) & CLONE_NEWUSER), TC_CHILD_EXIT_RLIMIT);
 	/* The bounding set and securebits need CAP_SETPCAP, and the user
 	 * switch CAP_SETUID and CAP_SETGID: both before the capabilities
@@ -588,6 +622,16 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 
 	memset(&call, 0, sizeof(call));
 	read_call(rfd, profile, &call, &args);
+	/* Confined under the highest limits of any tool: down to this
+	 * one's (lowering needs no privilege). */
+	if (sb->tool_rlimits && !(sb->bench_off & TC_LAYER_RLIMITS)) {
+		struct tc_limits l;
+
+		tc_policy_limits(pol, call.tool->name, &l);
+		if (set_rlimits(&l, tc_sandbox_ns(sb, profile) &
+		    CLONE_NEWUSER) != 0)
+			_exit(TC_CHILD_EXIT_RLIMIT);
+	}
 	tc_result_init(&res);
 	rc = call.tool->fn(&call, &res);
 	if (rc != 0 && !res.is_error)
@@ -661,10 +705,11 @@ int
 tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
     const struct tc_call *call, struct tc_diag *d)
 {
-	const struct tc_limits *l = &sb->policy->limits;
+	struct tc_limits lim, *l = &lim;
 	struct tc_standby st;
 	int rc, err;
 
+	tc_policy_limits(sb->policy, call->tool->name, &lim);
 	tc_run_init(r);
 	r->sb = sb;
 	if ((rc = tc_standby_take(sb, call->tool->profile, &st, d)) != 0)

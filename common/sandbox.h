@@ -32,6 +32,7 @@
 
 #include "buf.h"
 #include "err.h"
+#include "policy.h"
 #include "tools.h"
 
 struct tc_policy;
@@ -99,6 +100,8 @@ struct tc_sandbox {
 	int		 ruleset[TC_PROFILE_COUNT];	/* Landlock, or -1 */
 	struct tc_bpf	 seccomp[TC_PROFILE_COUNT];
 	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
+	struct tc_limits rlim;		/* a child's before it knows its call */
+	int		 tool_rlimits;	/* some tool has limits of its own */
 	unsigned long	 ns_flags;	/* CLONE_NEW*: what the kernel allows */
 	unsigned	 bench_off;	/* TC_LAYER_*: for bench/ only */
 	unsigned	 warm;		/* 1 << profile: keep a standby */

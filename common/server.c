@@ -62,9 +62,14 @@ visible_tool(const struct srv *s, const char *name)
 {
 	const struct tc_tool *t;
 
+	const struct tc_tool_policy *tp;
+
 	t = tc_tool_find(s->def->tools, s->def->ntools, name);
-	if (t != NULL && (t->flags & TC_TOOL_NEEDS_WRITE) &&
-	    !tc_policy_writable(&s->pol))
+	if (t == NULL)
+		return NULL;
+	if ((t->flags & TC_TOOL_NEEDS_WRITE) && !tc_policy_writable(&s->pol))
+		return NULL;
+	if ((tp = tc_policy_tool(&s->pol, t->name)) != NULL && !tp->enabled)
 		return NULL;
 	return t;
 }
@@ -387,8 +392,18 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
     const struct cmdline *cl, char **dirs, int ndirs)
 {
 	struct tc_diag d = { "", 0 };
+	const char **names;
+	size_t k;
 	int i, nerrors = 0, line;
 
+	if ((names = calloc(def->ntools + 1, sizeof(*names))) == NULL)
+		tc_fatal("out of memory");
+	for (k = 0; k < def->ntools; k++)
+		names[k] = def->tools[k].name;
+	if (tc_policy_set_server(pol, def->name, names, def->ntools,
+	    def->policy_features) != 0)
+		tc_fatal("out of memory");
+	free(names);
 	if (cl->policy == NULL && ndirs == 0)
 		tc_fatal("no directories to serve: run '%s --policy FILE' "
 		    "(see toolcell-policy(5)), '%s DIR...' to serve DIR "
@@ -437,6 +452,8 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 			nerrors++;
 		}
 	}
+	if (tc_policy_finish(pol, &d) != 0)
+		tc_fatal("%s", d.msg);
 	return nerrors;
 }
 

@@ -18,6 +18,7 @@ struct tc_server {
 	const char		*touches;	/* "files and directories" */
 	const struct tc_tool	*tools;
 	size_t			 ntools;
+	unsigned		 policy_features;	/* TC_POLICY_F_* */
 };
 
 /* Parses the command line, loads the policy, serves stdio; returns status. */
