@@ -10,7 +10,7 @@
 
 BUILD	?= build
 PREFIX	?= /usr/local
-PKGS	 = libseccomp libcap libcjson sqlite3
+PKGS	 = libseccomp libcap libcjson sqlite3 nettle
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \
@@ -54,6 +54,9 @@ LIB	   = $(BUILD)/libtoolcell.a
 SERVERS	   = fs
 BINS	   = $(SERVERS:%=$(BUILD)/toolcell-%)
 
+# The audit log's reader: verify, tail, summary.
+AUDIT	   = $(BUILD)/toolcell-audit
+
 BENCH	   = $(BUILD)/bench-runner
 
 UNIT_SRC   = $(wildcard tests/unit/test-*.c)
@@ -63,7 +66,10 @@ UNIT_BINS  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # the tests, never installed.
 HOSTILE	   = $(BUILD)/tests/toolcell-hostile
 
-all: $(BINS) $(UNIT_BINS) $(BENCH) $(HOSTILE)
+# Writes audit logs for tests/e2e/audit/run.sh; never installed.
+MKLOG	   = $(BUILD)/tests/audit-mklog
+
+all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(MKLOG)
 
 $(BUILD)/config.mk: mk/deps.sh
 	@mkdir -p $(BUILD)
@@ -83,6 +89,9 @@ $(BUILD)/toolcell-$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard servers/$(1)/*.c)
 endef
 $(foreach s,$(SERVERS),$(eval $(call server_rule,$(s))))
 
+$(AUDIT): $(patsubst %.c,$(BUILD)/%.o,$(wildcard audit/*.c)) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -92,6 +101,10 @@ $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<
 
 $(HOSTILE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/hostile/*.c)) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(MKLOG): $(BUILD)/tests/e2e/audit/mklog.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -127,8 +140,9 @@ lint:
 install: all
 	install -d $(DESTDIR)$(PREFIX)/bin $(DESTDIR)$(PREFIX)/share/man/man1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man5
-	install -m 755 $(BINS) $(DESTDIR)$(PREFIX)/bin/
-	install -m 644 $(wildcard servers/*/*.1) $(DESTDIR)$(PREFIX)/share/man/man1/
+	install -m 755 $(BINS) $(AUDIT) $(DESTDIR)$(PREFIX)/bin/
+	install -m 644 $(wildcard servers/*/*.1) audit/toolcell-audit.1 \
+	    $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(wildcard servers/*/*.5) $(DESTDIR)$(PREFIX)/share/man/man5/
 
 clean:
@@ -140,4 +154,5 @@ clean:
 
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
 	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d) \
-	 $(wildcard $(BUILD)/tests/hostile/*.d)
+	 $(wildcard $(BUILD)/tests/hostile/*.d) $(wildcard $(BUILD)/audit/*.d) \
+	 $(wildcard $(BUILD)/tests/e2e/audit/*.d)

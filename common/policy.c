@@ -5,6 +5,7 @@
 #include <limits.h>
 #include <pwd.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -57,18 +58,29 @@ tc_policy_init(struct tc_policy *p)
 	p->limits.max_inflight = 16;
 }
 
+static void
+free_roots(struct tc_root *roots, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (roots[i].fd >= 0)
+			close(roots[i].fd);
+		free(roots[i].path);
+		free(roots[i].given);
+		free(roots[i].scope);
+	}
+	free(roots);
+}
+
 void
 tc_policy_release(struct tc_policy *p)
 {
 	size_t i;
 
-	for (i = 0; i < p->nroots; i++) {
-		if (p->roots[i].fd >= 0)
-			close(p->roots[i].fd);
-		free(p->roots[i].path);
-		free(p->roots[i].given);
-	}
-	free(p->roots);
+	free_roots(p->roots, p->nroots);
+	if (p->ceiling != NULL)
+		free_roots(p->ceiling, p->nceiling);
 	for (i = 0; i < p->ndeny; i++)
 		free(p->deny[i].pattern);
 	free(p->deny);
@@ -130,7 +142,7 @@ tc_policy_finish(struct tc_policy *p, struct tc_diag *d)
 		if (p->consent_hook != NULL)
 			p->consent_by[p->nconsent_by++] = TC_CONSENT_HOOK;
 	}
-	if (!p->default_deny)
+	if (!p->default_deny || p->default_added)
 		return 0;
 	n = sizeof(default_deny) / sizeof(default_deny[0]);
 	if ((nd = calloc(p->ndeny + n, sizeof(*nd))) == NULL)
@@ -144,12 +156,12 @@ tc_policy_finish(struct tc_policy *p, struct tc_diag *d)
 			return tc_diag(d, TC_ENOMEM, "out of memory");
 		}
 	}
-	memcpy(nd + n, p->deny, p->ndeny * sizeof(*nd));
+	if (p->ndeny > 0)
+		memcpy(nd + n, p->deny, p->ndeny * sizeof(*nd));
 	free(p->deny);
 	p->deny = nd;
 	p->ndeny += n;
-	p->default_deny = 0;	/* added: finishing again adds nothing */
-	p->default_added = 1;
+	p->default_added = 1;	/* finishing again adds nothing */
 	return 0;
 }
 
@@ -260,6 +272,7 @@ tc_policy_add_root(struct tc_policy *p, const char *dir, unsigned flags,
 	}
 	p->roots = nr;
 	r = &p->roots[p->nroots++];
+	memset(r, 0, sizeof(*r));
 	r->path = real;
 	r->pathlen = strlen(real);
 	r->given = given;
@@ -348,4 +361,121 @@ tc_policy_run_as(struct tc_policy *p, const char *spec, struct tc_diag *d)
 out:
 	free(user);
 	return rc;
+}
+
+const char *
+tc_deny_str(const struct tc_deny *r, char *buf, size_t len)
+{
+	if (r->line > 0)
+		snprintf(buf, len, "'deny %s%s' (line %d)",
+		    r->access == TC_ACCESS_WRITE ? "write " : "", r->pattern,
+		    r->line);
+	else
+		snprintf(buf, len, "'deny %s%s' (built in)",
+		    r->access == TC_ACCESS_WRITE ? "write " : "", r->pattern);
+	return buf;
+}
+
+/* Returns 1 if |path| is |dir| or lies beneath it (canonical paths). */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	if (strcmp(dir, "/") == 0)
+		return 1;
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+/* Adds |real| (canonical, beneath or equal to |from|) to |out|. */
+static int
+add_narrowed(struct tc_root *out, size_t *nout, const struct tc_root *from,
+    const char *real)
+{
+	struct tc_root *r = &out[*nout];
+	const char *rest;
+	size_t i;
+
+	for (i = 0; i < *nout; i++)
+		if (strcmp(out[i].path, real) == 0)
+			return 0;		/* named twice */
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	if ((r->path = strdup(real)) == NULL ||
+	    (r->given = strdup(real)) == NULL)
+		goto fail;
+	r->pathlen = r->givenlen = strlen(real);
+	r->flags = from->flags;
+	r->line = from->line;
+	rest = real + (strcmp(from->path, "/") == 0 ? 1 : from->pathlen);
+	while (*rest == '/')
+		rest++;
+	if (*rest != '\0' || from->scope != NULL) {
+		if (from->scope != NULL && *rest != '\0') {
+			if (asprintf(&r->scope, "%s/%s", from->scope, rest) < 0)
+				r->scope = NULL;
+		} else
+			r->scope = strdup(*rest != '\0' ? rest : from->scope);
+		if (r->scope == NULL)
+			goto fail;
+	}
+	if ((r->fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		free(r->path);
+		free(r->given);
+		free(r->scope);
+		return 0;		/* gone, or not a directory: dropped */
+	}
+	(*nout)++;
+	return 0;
+fail:
+	free(r->path);
+	free(r->given);
+	free(r->scope);
+	return -1;
+}
+
+int
+tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
+    struct tc_diag *d)
+{
+	const struct tc_root *ceil;
+	struct tc_root *out;
+	size_t nceil, nout = 0, i, k, cap;
+	char *real;
+
+	ceil = p->ceiling != NULL ? p->ceiling : p->roots;
+	nceil = p->ceiling != NULL ? p->nceiling : p->nroots;
+	cap = nceil * (n + 1) + 1;
+	if ((out = calloc(cap, sizeof(*out))) == NULL)
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	for (k = 0; k < n; k++) {
+		if ((real = realpath(dirs[k], NULL)) == NULL)
+			continue;	/* the client names what is not here */
+		for (i = 0; i < nceil && nout < TC_ROOTS_MAX; i++) {
+			if (beneath(real, ceil[i].path)) {
+				if (add_narrowed(out, &nout, &ceil[i],
+				    real) != 0)
+					goto oom;
+			} else if (beneath(ceil[i].path, real)) {
+				if (add_narrowed(out, &nout, &ceil[i],
+				    ceil[i].path) != 0)
+					goto oom;
+			}
+		}
+		free(real);
+		real = NULL;
+	}
+	if (p->ceiling == NULL) {
+		p->ceiling = p->roots;
+		p->nceiling = p->nroots;
+	} else
+		free_roots(p->roots, p->nroots);
+	p->roots = out;
+	p->nroots = nout;
+	return 0;
+oom:
+	free(real);
+	free_roots(out, nout);
+	return tc_diag(d, TC_ENOMEM, "out of memory");
 }

@@ -30,6 +30,9 @@ struct tc_root {
 	int		 fd;		/* O_PATH|O_DIRECTORY, held for life */
 	unsigned	 flags;
 	int		 line;		/* in the policy file; 0: command line */
+	char		*scope;		/* narrowed by the client's roots: where
+					   it lies in its policy root ("a/b"),
+					   else NULL */
 };
 
 struct tc_limits {
@@ -135,8 +138,10 @@ enum tc_audit_sync {
 #define TC_SET_CMDLINE	(-1)
 
 struct tc_policy {
-	struct tc_root	*roots;
+	struct tc_root	*roots;		/* in force */
 	size_t		 nroots;
+	struct tc_root	*ceiling;	/* the policy's, once narrowed */
+	size_t		 nceiling;
 	struct tc_limits limits;
 	unsigned	 allow_degraded;	/* TC_DEGRADE_* */
 	int		 run_as;	/* switch children to run_uid/gid */
@@ -200,6 +205,20 @@ int	tc_policy_set_server(struct tc_policy *p, const char *server,
  * Returns 0 or TC_ENOMEM.
  */
 int	tc_policy_finish(struct tc_policy *p, struct tc_diag *d);
+
+/*
+ * Narrows the roots in force to their intersection with |dirs| (|n|
+ * absolute paths, the client's MCP roots): a dir inside a policy root
+ * becomes a root with that root's access, a policy root inside a dir stays
+ * whole, and anything else is dropped, so nothing is ever widened.  The
+ * policy's own roots are kept in p->ceiling and narrowing always starts
+ * from them.  Returns 0, or TC_ENOMEM with |d| set (the roots unchanged).
+ */
+int	tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
+	    struct tc_diag *d);
+
+/* Describes deny rule |r| as "'deny PATTERN' (line N)" into |buf|. */
+const char *tc_deny_str(const struct tc_deny *r, char *buf, size_t len);
 
 /* Returns the settings of tool |name|, or NULL if the server has none. */
 const struct tc_tool_policy *tc_policy_tool(const struct tc_policy *p,

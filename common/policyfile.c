@@ -6,8 +6,8 @@
  *
  * Every error is reported as "file:line: message" and counted, and reading
  * goes on, so that a person sees all of them at once (httpd's parse.y).
- * Only what the servers enforce today is accepted: any other keyword is
- * refused, so that nothing in a policy is silently ignored.
+ * Any keyword not listed here is refused, so that nothing in a policy is
+ * silently ignored.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,6 +21,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "glob.h"
 #include "policy.h"
 
 #define MAX_LINE	8192		/* bytes in one line */
@@ -659,6 +660,15 @@ pattern_word(struct state *st, const char *what, const char *word)
 			return NULL;
 		}
 	}
+	/* Paths are matched in canonical form: a "." never matches. */
+	for (c = word; (c = strchr(c, '.')) != NULL; c++) {
+		if ((c == word || c[-1] == '/') && (c[1] == '\0' ||
+		    c[1] == '/') && strncmp(word, "./", 2) != 0) {
+			error(st, "%s: '%s': a pattern cannot contain '.' as "
+			    "a component", what, word);
+			return NULL;
+		}
+	}
 	if (strncmp(word, "./", 2) == 0) {
 		error(st, "%s: '%s': write it without './' (a pattern without "
 		    "a leading '/' is relative to each directory served)",
@@ -669,7 +679,11 @@ pattern_word(struct state *st, const char *what, const char *word)
 		pat = expand_home(st, what, word);
 	else if ((pat = strdup(word)) == NULL)
 		error(st, "out of memory");
-	(void)why;
+	if (pat != NULL && !tc_glob_valid(pat, why, sizeof(why))) {
+		error(st, "%s: '%s': %s", what, word, why);
+		free(pat);
+		return NULL;
+	}
 	return pat;
 }
 
@@ -686,6 +700,10 @@ kw_deny(struct state *st, char **w, int nw)
 		access = TC_ACCESS_WRITE;
 		what = "deny write";
 		w++, nw--;
+	} else if (nw == 2 && strcmp(w[0], "read") == 0) {
+		error(st, "deny read: write 'deny PATTERN' (a denied path can "
+		    "be neither read nor written) or 'deny write PATTERN'");
+		return;
 	}
 	if (nw < 1) {
 		error(st, "%s: missing the pattern (like **/.env)", what);
@@ -812,7 +830,12 @@ kw_tool(struct state *st, char **w, int nw)
 		return;
 	}
 	if (strcmp(w[1], "off") == 0) {
-		if (extra(st, w, nw, 2, what) == 0)
+		if (extra(st, w, nw, 2, what) != 0)
+			return;
+		if (t->off_line)
+			error(st, "%s off: already set at line %d", what,
+			    t->off_line);
+		else
 			t->off_line = st->line;
 	} else if (strcmp(w[1], "timeout") == 0) {
 		snprintf(what, sizeof(what), "tool %s timeout", t->name);
@@ -923,6 +946,7 @@ static void
 kw_consent_hook(struct state *st, char **w, int nw)
 {
 	struct tc_policy *p = st->p;
+	struct stat sb;
 	char *prog;
 	int k;
 
@@ -934,9 +958,20 @@ kw_consent_hook(struct state *st, char **w, int nw)
 		return;
 	if ((prog = absolute_word(st, "consent-hook", w[0])) == NULL)
 		return;
-	if (access(prog, X_OK) != 0) {
-		error(st, "consent-hook: '%s': %s", prog, errno == EACCES ?
-		    "not executable" : strerror(errno));
+	if (stat(prog, &sb) != 0) {
+		error(st, "consent-hook: '%s': %s", prog, strerror(errno));
+		free(prog);
+		return;
+	}
+	if (!S_ISREG(sb.st_mode) || access(prog, X_OK) != 0) {
+		error(st, "consent-hook: '%s': not an executable file", prog);
+		free(prog);
+		return;
+	}
+	/* The hook decides consent: whoever may change it may say yes. */
+	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
+		error(st, "consent-hook: '%s': writable by group or others; "
+		    "chmod go-w %s", prog, prog);
 		free(prog);
 		return;
 	}
@@ -1164,11 +1199,11 @@ after_all(struct state *st)
 
 	for (i = 0; i < p->nconsent_by; i++)
 		if (p->consent_by[i] == TC_CONSENT_HOOK &&
-		    p->consent_hook == NULL)
+		    p->set_at[TC_SET_CONSENT_HOOK] == 0)
 			error(st, "consent-by hook (line %d): no 'consent-hook "
 			    "PROGRAM' line names the hook",
 			    p->set_at[TC_SET_CONSENT_BY]);
-	if (p->audit_file == NULL) {
+	if (p->set_at[TC_SET_AUDIT] == 0) {
 		static const struct {
 			enum tc_setting	 set;
 			const char	*name;
@@ -1390,13 +1425,17 @@ print_tools(const struct tc_policy *p, FILE *f)
 	const struct tc_tool_policy *t;
 	char at[32];
 	size_t i;
+	int k, more;
 
 	if (p->ntools == 0)
 		return;
 	fprintf(f, "tools:\n");
 	for (i = 0; i < p->ntools; i++) {
 		t = &p->tools[i];
-		fprintf(f, "  %-26s  %-3s", t->name, t->enabled ? "on" : "off");
+		for (k = 0, more = !t->enabled; k < TC_SET_MAX; k++)
+			more |= t->set_at[k] != 0;
+		fprintf(f, more ? "  %-26s  %-3s" : "  %-26s  %s", t->name,
+		    t->enabled ? "on" : "off");
 		if (t->off_line)
 			fprintf(f, "  (tool %s off, line %d)", t->name,
 			    t->off_line);

@@ -62,6 +62,8 @@ ceiling(const struct tc_policy *pol, struct tc_limits *out, int *per_tool)
 	*out = pol->limits;
 	*per_tool = 0;
 	for (i = 0; i < pol->ntools; i++) {
+		if (!pol->tools[i].enabled)
+			continue;	/* nobody can call it */
 		tc_policy_limits(pol, pol->tools[i].name, &l);
 		if (l.cpu_sec == pol->limits.cpu_sec &&
 		    l.mem_bytes == pol->limits.mem_bytes &&
@@ -148,6 +150,27 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 			return TC_ESYS;
 		}
 	}
+	return 0;
+}
+
+int
+tc_sandbox_reroot(struct tc_sandbox *sb, struct tc_diag *d)
+{
+	unsigned warm = sb->warm;
+	int i, fd;
+
+	tc_sandbox_stop(sb);
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (sb->ruleset[i] < 0)
+			continue;
+		fd = tc_landlock_build(sb->policy, (enum tc_profile)i,
+		    sb->landlock_abi, d);
+		if (fd < 0)
+			return TC_ESYS;	/* the old ruleset stays */
+		close(sb->ruleset[i]);
+		sb->ruleset[i] = fd;
+	}
+	tc_sandbox_prefork(sb, warm);
 	return 0;
 }
 
@@ -414,7 +437,8 @@ tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
 	STEP(tc_close_fds_except(keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
 	if (!(sb->bench_off & TC_LAYER_RLIMITS))
-		STEP(set_rlimits(&sb->rlim, tc_sandbox_ns(sb,
+		STEP(set_rlimits(sb->tool_rlimits ? &sb->rlim :
+		    &sb->policy->limits, tc_sandbox_ns(sb,
 		    profile) & CLONE_NEWUSER), TC_CHILD_EXIT_RLIMIT);
 	/* The bounding set and securebits need CAP_SETPCAP, and the user
 	 * switch CAP_SETUID and CAP_SETGID: both before the capabilities
@@ -791,6 +815,7 @@ parse_frames(struct tc_run *r)
 				fail(r, TC_OUT_BADFRAME, d.msg);
 				return;
 			}
+			r->result_bytes = len;
 		} else if (type != TC_FRAME_PROGRESS) {
 			fail(r, TC_OUT_BADFRAME, type == TC_FRAME_RESULT ?
 			    "a second result" : "a frame of unknown type");

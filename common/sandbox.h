@@ -143,6 +143,15 @@ int	tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 void	tc_sandbox_release(struct tc_sandbox *sb);
 
 /*
+ * Rebuilds what depends on the policy's roots after they changed (the
+ * client's roots narrowed them): the Landlock rulesets, and the spawner
+ * and standby children, forked again so that they hold the new root fds.
+ * Only while no call runs.  Returns 0, or TC_ESYS with |d| set: then calls
+ * must not run, since the old rulesets allow more than the roots now do.
+ */
+int	tc_sandbox_reroot(struct tc_sandbox *sb, struct tc_diag *d);
+
+/*
  * Keeps a standby child for every profile in |profiles| (a mask of
  * 1 << TC_PROFILE_*) from now on, forks the missing ones and retires the
  * others.
@@ -198,6 +207,7 @@ struct tc_run {
 	size_t			 max_result;
 	struct tc_buf		 in;		/* frames read, not yet handled */
 	cJSON			*result;	/* the checked CallToolResult */
+	size_t			 result_bytes;	/* its length as sent */
 	char			 why[256];	/* for non-OK outcomes */
 };
 

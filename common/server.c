@@ -20,40 +20,16 @@
 #include <sys/signalfd.h>
 #include <unistd.h>
 
+#include "glob.h"
 #include "log.h"
+#include "path.h"
 #include "policy.h"
 #include "protocol.h"
 #include "sandbox.h"
 #include "server.h"
+#include "server-int.h"
 
 extern char **environ;
-
-struct call {
-	struct tc_request	*req;
-	struct tc_call		 call;
-	struct tc_run		 run;
-	int			 cancelled;
-	int			 pfd;		/* first pollfd, or -1 */
-	int			 npfd;
-	struct call		*next;
-};
-
-struct srv {
-	const struct tc_server	*def;
-	struct tc_policy	 pol;
-	struct tc_sandbox	 sb;
-	struct tc_proto		 proto;
-	cJSON			*tools;		/* the tools/list array */
-	struct tc_buf		 instructions;
-	struct call		*calls;		/* running */
-	unsigned		 ncalls;
-	struct call		*queue;		/* waiting for a free slot */
-	struct call		**queue_tail;
-	unsigned		 nqueued;
-	int			 sigfd;
-	int			 stop;
-	unsigned		 profiles;	/* of the visible tools */
-};
 
 /* --- Methods --- */
 
@@ -96,6 +72,9 @@ tools_list(void *ctx, struct tc_request *req)
 	tc_proto_reply(req, res);
 }
 
+static void	tool_error(struct tc_request *req, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+
 static void
 tool_error(struct tc_request *req, const char *fmt, ...)
 {
@@ -110,6 +89,8 @@ tool_error(struct tc_request *req, const char *fmt, ...)
 
 #define MAX_QUEUED	256
 
+static int	roots_pending(const struct srv *);
+
 static struct call *
 find_call(struct srv *s, const char *id_key)
 {
@@ -119,6 +100,9 @@ find_call(struct srv *s, const char *id_key)
 		if (!c->cancelled && strcmp(c->req->id_key, id_key) == 0)
 			return c;
 	for (c = s->queue; c != NULL; c = c->next)
+		if (strcmp(c->req->id_key, id_key) == 0)
+			return c;
+	for (c = s->asking; c != NULL; c = c->next)
 		if (strcmp(c->req->id_key, id_key) == 0)
 			return c;
 	return NULL;
@@ -142,8 +126,28 @@ unqueue(struct srv *s, struct call *c)
 	return 0;
 }
 
-static void	tool_error(struct tc_request *req, const char *fmt, ...)
-		    __attribute__((format(printf, 2, 3)));
+
+void
+tc_srv_free_call(struct call *c)
+{
+	size_t i;
+
+	for (i = 0; i < c->npaths; i++) {
+		free(c->abs[i]);
+		free(c->rel[i]);
+	}
+	free(c->consent);
+	free(c);
+}
+
+void
+tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
+{
+	(void)s;
+	tc_proto_reply(c->req, tc_result_error_json(msg));
+	c->req = NULL;
+	tc_srv_free_call(c);
+}
 
 /* Forks |c|'s child, or answers its request with the reason it cannot. */
 static void
@@ -154,7 +158,8 @@ start_call(struct srv *s, struct call *c)
 	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
 		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
 		tool_error(c->req, "the call could not be started: %s", d.msg);
-		free(c);
+		c->req = NULL;
+		tc_srv_free_call(c);
 		return;
 	}
 	tc_debug("call %s (pid %d)", c->call.tool->name, (int)c->run.pid);
@@ -169,7 +174,8 @@ start_queued(struct srv *s)
 {
 	struct call *c;
 
-	while (s->queue != NULL && s->ncalls < s->pol.limits.max_inflight) {
+	while (s->queue != NULL && s->ncalls < s->pol.limits.max_inflight &&
+	    !roots_pending(s)) {
 		c = s->queue;
 		if ((s->queue = c->next) == NULL)
 			s->queue_tail = &s->queue;
@@ -178,15 +184,141 @@ start_queued(struct srv *s)
 	}
 }
 
+void
+tc_srv_admit(struct srv *s, struct call *c)
+{
+	struct tc_diag d = { "", 0 };
+	char rule[256], msg[600];
+	const char *by = NULL;
+
+	if (s->roots_broken) {
+		tc_srv_refuse(s, c, "The call was not run: the server could "
+		    "not confine calls to the client's roots; see its log.");
+		return;
+	}
+	if (c->consent != NULL) {
+		by = "consent";
+		tc_consent_rule_str(c->consent->rule, rule, sizeof(rule));
+	}
+	if (tc_record_call(s, c, "run", by, by != NULL ? rule : NULL, NULL,
+	    &d) != 0) {
+		tc_log(TC_LOG_ERROR, "audit: %s: refusing calls until a "
+		    "record can be written", d.msg);
+		snprintf(msg, sizeof(msg), "The call was not run: its record "
+		    "could not be written to the audit log (%s), and nothing "
+		    "runs unrecorded. Tell the user.", d.msg);
+		tc_srv_refuse(s, c, msg);
+		return;
+	}
+	s->ncalls_total++;
+	if (s->ncalls < s->pol.limits.max_inflight && !roots_pending(s)) {
+		start_call(s, c);
+		return;
+	}
+	/* Over the limit of running calls: wait in line.  The deadline
+	 * starts when the call does. */
+	c->next = NULL;
+	*s->queue_tail = c;
+	s->queue_tail = &c->next;
+	s->nqueued++;
+}
+
+/* Refuses |c| before it runs, recording who decided and why. */
+static void
+deny(struct srv *s, struct call *c, const char *by, const char *rule,
+    const char *msg)
+{
+	struct tc_diag d = { "", 0 };
+
+	if (tc_record_call(s, c, "denied", by, rule, msg, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	tc_srv_refuse(s, c, msg);
+}
+
+/* Adds the path |user| names to |c|'s paths, if it lies in a root. */
+static void
+add_path(struct srv *s, struct call *c, const char *user)
+{
+	struct tc_diag d = { "", 0 };
+	const struct tc_root *r;
+	struct tc_path tp;
+	char *abs;
+
+	if (c->npaths == TC_CALL_PATHS ||
+	    tc_path_map(&s->pol, user, &tp, &d) != 0)
+		return;		/* the handler reports it, as ever */
+	r = &s->pol.roots[tp.root];
+	if (strcmp(tp.rel, ".") == 0)
+		abs = strdup(r->path);
+	else if (asprintf(&abs, "%s%s%s", r->path, r->pathlen > 1 ? "/" : "",
+	    tp.rel) < 0)
+		abs = NULL;
+	if (abs == NULL) {
+		tc_path_release(&tp);
+		return;
+	}
+	c->abs[c->npaths] = abs;
+	c->rel[c->npaths++] = tp.rel;
+	tp.rel = NULL;
+	tc_path_release(&tp);
+}
+
+/* Collects the paths |c|'s arguments name (TC_ARG_PATH). */
+static void
+collect_paths(struct srv *s, struct call *c)
+{
+	const struct tc_arg *a;
+	const cJSON *v, *e;
+
+	for (a = c->call.tool->args; a != NULL && a->name != NULL; a++) {
+		if (!(a->flags & TC_ARG_PATH))
+			continue;
+		v = cJSON_GetObjectItemCaseSensitive(c->call.args, a->name);
+		if (cJSON_IsString(v))
+			add_path(s, c, v->valuestring);
+		else if (cJSON_IsArray(v))
+			cJSON_ArrayForEach(e, v)
+				if (cJSON_IsString(e))
+					add_path(s, c, e->valuestring);
+	}
+}
+
+/* Refuses |c| if a deny rule covers one of its paths; returns 1 if so.
+ * The child checks again on what it actually opens. */
+static int
+check_deny(struct srv *s, struct call *c)
+{
+	const struct tc_deny *r;
+	unsigned access;
+	char rule[320], msg[1024];
+	size_t i;
+
+	access = (c->call.tool->flags & TC_TOOL_NEEDS_WRITE) ?
+	    TC_ACCESS_WRITE : TC_ACCESS_READ;
+	for (i = 0; i < c->npaths; i++) {
+		if ((r = tc_deny_match(&s->pol, c->abs[i], c->rel[i],
+		    access)) == NULL)
+			continue;
+		tc_deny_str(r, rule, sizeof(rule));
+		snprintf(msg, sizeof(msg), "'%s': denied by policy rule %s",
+		    c->abs[i], rule);
+		deny(s, c, "policy", rule, msg);
+		return 1;
+	}
+	return 0;
+}
+
 static void
 tools_call(void *ctx, struct tc_request *req)
 {
 	struct srv *s = ctx;
 	struct tc_diag d = { "", 0 };
+	const struct tc_consent_rule *rule;
 	const struct tc_tool *t;
 	const cJSON *name;
 	cJSON *args;
 	struct call *c;
+	char msg[640];
 
 	if (req->id == NULL) {
 		tc_request_free(req);
@@ -199,8 +331,6 @@ tools_call(void *ctx, struct tc_request *req)
 		return;
 	}
 	if ((t = visible_tool(s, name->valuestring)) == NULL) {
-		char msg[160];
-
 		snprintf(msg, sizeof(msg), "unknown tool '%.100s'",
 		    name->valuestring);
 		tc_proto_error(req, TC_RPC_INVALID_PARAMS, msg);
@@ -227,41 +357,55 @@ tools_call(void *ctx, struct tc_request *req)
 		    "a request with this id is still in progress");
 		return;
 	}
-	if (req->has_nul) {
-		tool_error(req, "invalid arguments for '%s': strings must not "
-		    "contain U+0000", t->name);
-		return;
-	}
-	if (tc_args_check(t->args, args, &d) != 0) {
-		tool_error(req, "invalid arguments for '%s': %s", t->name,
-		    d.msg);
-		return;
-	}
-	if (s->ncalls >= s->pol.limits.max_inflight &&
-	    s->nqueued >= MAX_QUEUED) {
-		tool_error(req, "the server is busy with %u calls and %u "
-		    "waiting; try again when one has finished", s->ncalls,
-		    s->nqueued);
-		return;
-	}
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
 		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
 		return;
 	}
+	c->srv = s;
 	c->req = req;
+	c->seq = ++s->next_seq;
+	c->received_ms = tc_now_ms();
 	c->call.tool = t;
 	c->call.args = args;
 	c->call.policy = &s->pol;
 	c->pfd = -1;
-	if (s->ncalls < s->pol.limits.max_inflight) {
-		start_call(s, c);
+	tc_run_init(&c->run);
+	if (req->has_nul) {
+		snprintf(msg, sizeof(msg), "invalid arguments for '%s': "
+		    "strings must not contain U+0000", t->name);
+		deny(s, c, "validation", NULL, msg);
 		return;
 	}
-	/* Over the limit of running calls: wait in line.  The deadline
-	 * starts when the call does. */
-	*s->queue_tail = c;
-	s->queue_tail = &c->next;
-	s->nqueued++;
+	if (tc_args_check(t->args, args, &d) != 0) {
+		snprintf(msg, sizeof(msg), "invalid arguments for '%s': %s",
+		    t->name, d.msg);
+		deny(s, c, "validation", NULL, msg);
+		return;
+	}
+	if (s->ncalls >= s->pol.limits.max_inflight &&
+	    s->nqueued + s->nasking >= MAX_QUEUED) {
+		snprintf(msg, sizeof(msg), "the server is busy with %u calls "
+		    "and %u waiting; try again when one has finished",
+		    s->ncalls, s->nqueued + s->nasking);
+		deny(s, c, "busy", NULL, msg);
+		return;
+	}
+	collect_paths(s, c);
+	if (check_deny(s, c))
+		return;
+	if ((rule = tc_consent_rule(s, c)) != NULL) {
+		if (!tc_consent_remembered(s, c, rule)) {
+			tc_consent_ask(s, c, rule);
+			return;
+		}
+		if ((c->consent = calloc(1, sizeof(*c->consent))) != NULL) {
+			c->consent->rule = rule;
+			c->consent->means = "session";
+			c->consent->answer = "allow-session";
+			c->consent->elicit_id = -1;
+		}
+	}
+	tc_srv_admit(s, c);
 }
 
 static void
@@ -273,9 +417,16 @@ on_cancel(void *ctx, const char *id_key)
 	if ((c = find_call(s, id_key)) == NULL)
 		return;		/* finished already, or never known */
 	tc_debug("call %s cancelled", c->call.tool->name);
+	if (c->consent != NULL && c->consent->answer == NULL) {
+		tc_consent_abandon(s, c, "cancelled by the client while "
+		    "consent was asked");
+		tc_request_free(c->req);
+		tc_srv_free_call(c);
+		return;
+	}
 	if (unqueue(s, c)) {
 		tc_request_free(c->req);
-		free(c);
+		tc_srv_free_call(c);
 		return;
 	}
 	c->cancelled = 1;
@@ -286,11 +437,14 @@ on_cancel(void *ctx, const char *id_key)
 static void
 finish(struct srv *s, struct call *c)
 {
+	struct tc_diag d = { "", 0 };
 	cJSON *res;
 
 	res = tc_run_take_result(&c->run);
 	tc_debug("call %s done in %lld ms", c->call.tool->name,
 	    (long long)(tc_now_ms() - c->run.start_ms));
+	if (tc_record_result(s, c, res, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 	if (c->cancelled) {
 		/* A cancelled request gets no response. */
 		cJSON_Delete(res);
@@ -300,13 +454,187 @@ finish(struct srv *s, struct call *c)
 	else
 		tc_proto_reply(c->req, res);
 	tc_run_release(&c->run);
-	free(c);
+	tc_srv_free_call(c);
 	s->ncalls--;
 }
 
+/* --- The client's roots --- */
+
+static int
+hexval(char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Returns the local path of "file://" URI |uri|, percent-decoded, or NULL
+ * if it is not one. */
+static char *
+uri_path(const char *uri)
+{
+	const char *p;
+	char *out, *w;
+	int hi, lo;
+
+	if (strncmp(uri, "file://", 7) != 0)
+		return NULL;
+	p = uri + 7;
+	if (strncmp(p, "localhost/", 10) == 0)
+		p += 9;
+	if (*p != '/' || (out = malloc(strlen(p) + 1)) == NULL)
+		return NULL;
+	for (w = out; *p != '\0' && *p != '?' && *p != '#'; p++) {
+		if (*p != '%') {
+			*w++ = *p;
+			continue;
+		}
+		if ((hi = hexval(p[1])) < 0 || (lo = hexval(p[2])) < 0 ||
+		    (hi == 0 && lo == 0)) {
+			free(out);	/* malformed, or a NUL */
+			return NULL;
+		}
+		*w++ = (char)(hi << 4 | lo);
+		p += 2;
+	}
+	*w = '\0';
+	return out;
+}
+
+static void
+forget_new_roots(struct srv *s)
+{
+	tc_strv_free(s->roots_new);
+	s->roots_new = NULL;
+	s->nroots_new = 0;
+}
+
+/* Takes the client's answer to roots/list, to apply once no call runs. */
+static void
+on_roots(void *ctx, const cJSON *result, const cJSON *error)
+{
+	struct srv *s = ctx;
+	const cJSON *roots, *r, *uri;
+	char *path;
+	size_t n = 0;
+
+	s->roots_id = -1;
+	if (result == NULL) {
+		const cJSON *m = cJSON_GetObjectItemCaseSensitive(error,
+		    "message");
+
+		tc_warn("roots/list failed (%s): serving the policy's "
+		    "directories", cJSON_IsString(m) ? m->valuestring :
+		    "no answer");
+		return;
+	}
+	roots = cJSON_GetObjectItemCaseSensitive(result, "roots");
+	if (!cJSON_IsArray(roots)) {
+		tc_warn("roots/list answered without a roots array: serving "
+		    "the policy's directories");
+		return;
+	}
+	forget_new_roots(s);
+	if ((s->roots_new = calloc((size_t)cJSON_GetArraySize(roots) + 1,
+	    sizeof(char *))) == NULL) {
+		tc_warn("out of memory: the client's roots are not applied");
+		return;
+	}
+	cJSON_ArrayForEach(r, roots) {
+		uri = cJSON_GetObjectItemCaseSensitive(r, "uri");
+		if (!cJSON_IsString(uri))
+			continue;
+		if ((path = uri_path(uri->valuestring)) == NULL) {
+			tc_warn("client root '%.200s' is not a file:// URI: "
+			    "left out", uri->valuestring);
+			continue;
+		}
+		s->roots_new[n++] = path;
+	}
+	s->nroots_new = n;
+	s->roots_apply = 1;
+}
+
+/* Asks the client for its roots, if it has them. */
+static void
+ask_roots(struct srv *s)
+{
+	if (!tc_proto_client_has(&s->proto, "roots"))
+		return;
+	if (s->roots_id >= 0)
+		tc_proto_forget(&s->proto, s->roots_id);
+	s->roots_id = tc_proto_request(&s->proto, "roots/list", NULL,
+	    on_roots, s);
+	s->roots_deadline_ms = tc_now_ms() + s->pol.roots_timeout_ms;
+}
+
+/* Narrows the roots in force to the client's, once no call runs. */
+static void
+apply_roots(struct srv *s)
+{
+	struct tc_diag d = { "", 0 };
+	size_t i;
+
+	s->roots_apply = 0;
+	if (tc_policy_narrow(&s->pol, s->roots_new, s->nroots_new, &d) != 0) {
+		tc_warn("the client's roots are not applied: %s", d.msg);
+		forget_new_roots(s);
+		return;
+	}
+	if (tc_sandbox_reroot(&s->sb, &d) != 0) {
+		tc_log(TC_LOG_ERROR, "cannot confine calls to the client's "
+		    "roots (%s): refusing every call", d.msg);
+		s->roots_broken = 1;
+	}
+	if (s->pol.nroots == 0)
+		tc_warn("the client's roots leave no allowed directory: every "
+		    "path is refused");
+	for (i = 0; i < s->pol.nroots; i++)
+		tc_debug("root in force: %s (%s)", s->pol.roots[i].path,
+		    (s->pol.roots[i].flags & TC_ROOT_WRITE) ? "read-write" :
+		    "read-only");
+	if (tc_record_roots(s, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	forget_new_roots(s);
+}
+
+/* The client's roots changed: ask again. */
+static void
+on_roots_changed(void *ctx, struct tc_request *req)
+{
+	tc_request_free(req);
+	ask_roots(ctx);
+}
+
+/* Returns 1 while calls must wait for the client's roots. */
+static int
+roots_pending(const struct srv *s)
+{
+	return s->roots_id >= 0 || s->roots_apply;
+}
+
+/* The client is ready: it said who it is at initialize. */
+static void
+on_initialized(void *ctx, struct tc_request *req)
+{
+	struct srv *s = ctx;
+	struct tc_diag d = { "", 0 };
+
+	tc_request_free(req);
+	if (tc_record_client(s, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	ask_roots(s);
+}
+
 static const struct tc_method methods[] = {
-	{ "tools/call",	tools_call },
-	{ "tools/list",	tools_list },
+	{ "notifications/initialized",	on_initialized },
+	{ "notifications/roots/list_changed", on_roots_changed },
+	{ "tools/call",			tools_call },
+	{ "tools/list",			tools_list },
 };
 
 /* --- Set-up --- */
@@ -553,10 +881,16 @@ stop_all(struct srv *s)
 {
 	struct call *c;
 
+	while ((c = s->asking) != NULL) {
+		tc_consent_abandon(s, c, "the server stopped while consent "
+		    "was asked");
+		tc_request_free(c->req);
+		tc_srv_free_call(c);
+	}
 	while ((c = s->queue) != NULL) {
 		s->queue = c->next;
 		tc_request_free(c->req);
-		free(c);
+		tc_srv_free_call(c);
 	}
 	s->queue_tail = &s->queue;
 	s->nqueued = 0;
@@ -576,9 +910,9 @@ serve(struct srv *s)
 {
 	struct signalfd_siginfo si;
 	struct pollfd *pfd = NULL;
-	struct call *c, **cp;
+	struct call *c, **cp, *next;
 	size_t npfd, cap = 0;
-	int64_t now, timeout;
+	int64_t now, timeout, t;
 	int n;
 
 	for (;;) {
@@ -590,8 +924,9 @@ serve(struct srv *s)
 		 * (clone, confinement: CPU-bound) would slow down. */
 		if (!s->proto.eof && s->calls == NULL)
 			tc_sandbox_refill(&s->sb);
-		if (cap < 2 + 2 * (size_t)s->ncalls) {
-			cap = 2 + 2 * (size_t)s->ncalls + 16;
+		if (cap < 2 + 2 * (size_t)s->ncalls + 3 * (size_t)s->nasking) {
+			cap = 2 + 2 * (size_t)s->ncalls +
+			    3 * (size_t)s->nasking + 16;
 			free(pfd);
 			if ((pfd = calloc(cap, sizeof(*pfd))) == NULL)
 				tc_fatal("out of memory");
@@ -611,6 +946,17 @@ serve(struct srv *s)
 			    (timeout < 0 || c->run.deadline_ms - now < timeout))
 				timeout = c->run.deadline_ms - now;
 		}
+		for (c = s->asking; c != NULL; c = c->next) {
+			c->pfd = (int)npfd;
+			c->npfd = tc_consent_pollfds(c, pfd + npfd);
+			npfd += (size_t)c->npfd;
+		}
+		if ((t = tc_consent_next_deadline(s)) >= 0 &&
+		    (timeout < 0 || t - now < timeout))
+			timeout = t - now;
+		if (s->roots_id >= 0 && (timeout < 0 ||
+		    s->roots_deadline_ms - now < timeout))
+			timeout = s->roots_deadline_ms - now;
 		if (timeout > INT_MAX)
 			timeout = INT_MAX;
 		n = poll(pfd, (nfds_t)npfd, timeout < 0 ? -1 :
@@ -621,6 +967,7 @@ serve(struct srv *s)
 			while (read(s->sigfd, &si, sizeof(si)) == sizeof(si)) {
 				tc_info("signal %u: stopping", si.ssi_signo);
 				s->stop = 1;
+				s->stop_reason = "signal";
 			}
 		}
 		/* Calls first: a new call started by this round's input has
@@ -634,8 +981,24 @@ serve(struct srv *s)
 			} else
 				cp = &c->next;
 		}
+		/* Settling consent unlinks the call (and may start it): walk
+		 * a snapshot of the list. */
+		for (c = s->asking; c != NULL; c = next) {
+			next = c->next;
+			if (c->pfd >= 0)
+				tc_consent_step(s, c, c->npfd ? pfd + c->pfd :
+				    NULL, c->npfd, now);
+		}
 		if (n > 0 && pfd[1].fd >= 0 && pfd[1].revents)
 			tc_proto_read(&s->proto);
+		if (s->roots_id >= 0 && tc_now_ms() >= s->roots_deadline_ms) {
+			tc_warn("no answer to roots/list within %d ms: serving "
+			    "the policy's directories", s->pol.roots_timeout_ms);
+			tc_proto_forget(&s->proto, s->roots_id);
+			s->roots_id = -1;
+		}
+		if (s->roots_apply && s->calls == NULL)
+			apply_roots(s);
 		start_queued(s);
 	}
 	free(pfd);
@@ -671,6 +1034,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	memset(&cl, 0, sizeof(cl));
 	s.def = def;
 	s.queue_tail = &s.queue;
+	s.roots_id = -1;
 	tc_log_init(def->name, level);
 	tc_policy_init(&s.pol);
 	while ((ch = getopt_long(argc, argv, "p:wt:u:vqVh", opts, NULL)) !=
@@ -739,6 +1103,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		tc_policy_release(&s.pol);
 		return 0;
 	}
+	/* What a consent hook may need (the desktop session, the
+	 * terminal), kept before everything else goes. */
+	tc_hook_env_capture();
 	scrub_environment();
 	if (tc_sandbox_init(&s.sb, &s.pol, &d) != 0)
 		tc_fatal("%s", d.msg);
@@ -774,9 +1141,34 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	pc.out_fd = STDOUT_FILENO;
 	tc_proto_init(&s.proto, &pc);
 	tc_sandbox_prefork(&s.sb, s.profiles);
+	/* Opened after the spawner is forked, so that it never holds the
+	 * log (the fd is close-on-exec and children close all fds anyway). */
+	if (s.pol.audit_file != NULL) {
+		struct tc_audit_opts ao;
+
+		memset(&ao, 0, sizeof(ao));
+		ao.path = s.pol.audit_file;
+		ao.key_file = s.pol.audit_key_file;
+		ao.sync = s.pol.audit_sync;
+		ao.rotate_bytes = s.pol.audit_rotate_bytes;
+		ao.keep = s.pol.audit_keep;
+		if (tc_audit_open(&s.audit, &ao, &d) != 0)
+			tc_fatal("audit log: %s", d.msg);
+		if (tc_record_start(&s, &d) != 0)
+			tc_fatal("audit log: %s", d.msg);
+	}
 
 	serve(&s);
 
+	if (tc_record_stop(&s, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	tc_audit_close(s.audit);
+	while (s.allowed != NULL) {
+		struct allowance *a = s.allowed;
+
+		s.allowed = a->next;
+		free(a);
+	}
 	tc_proto_release(&s.proto);
 	cJSON_Delete(s.tools);
 	tc_buf_release(&s.instructions);

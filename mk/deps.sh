@@ -30,6 +30,7 @@ debname() {
 	libcap)		echo libcap-dev ;;
 	libcjson)	echo libcjson-dev ;;
 	sqlite3)	echo libsqlite3-dev ;;
+	nettle)		echo nettle-dev ;;
 	*)		echo "$1" ;;
 	esac
 }

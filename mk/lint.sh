@@ -6,9 +6,10 @@ set -u
 rc=0
 
 # Unsafe or stdout-writing calls have no place in common/ or servers/: the
-# server's stdout carries MCP messages only, written by protocol.c.
+# server's stdout carries MCP messages only, written by protocol.c.  The
+# unsafe ones are banned from toolcell-audit (audit/) too.
 banned='\b(sprintf|vsprintf|strcpy|strcat|atoi|atol|strtok|sscanf|gets|system|popen)\s*\('
-if grep -nE "$banned" common/*.c servers/*/*.c; then
+if grep -nE "$banned" common/*.c servers/*/*.c audit/*.c; then
 	echo "lint: banned calls above" >&2
 	rc=1
 fi
@@ -19,7 +20,7 @@ if grep -nE "$stdout" common/*.c servers/*/*.c | grep -v '^common/protocol\.c:';
 fi
 
 if command -v mandoc >/dev/null 2>&1; then
-	for m in servers/*/*.1 servers/*/*.5; do
+	for m in servers/*/*.1 servers/*/*.5 audit/*.1; do
 		mandoc -Tlint -Wwarning "$m" 2>&1 | grep -v 'mandoc.db' && rc=1
 	done
 else

@@ -3,11 +3,12 @@
 #
 #	BUILD=build sh tests/run.sh
 #
-# In order: the unit test binaries $BUILD/tests/test-*, the raw end-to-end
-# cases (tests/e2e/raw/run.sh), the official SDK's tests (tests/e2e/sdk/),
-# then, when root, the raw and SDK tests again with TOOLCELL_AS=nobody, so
-# the servers also run unprivileged.  Each step's TAP is shown as it runs and
-# counted; the last line is
+# In order: the unit test binaries $BUILD/tests/test-*, toolcell-audit on
+# logs written by the real writer (tests/e2e/audit/run.sh), the raw
+# end-to-end cases (tests/e2e/raw/run.sh), the official SDK's tests
+# (tests/e2e/sdk/), then, when root, the raw and SDK tests again with
+# TOOLCELL_AS=nobody, so the servers also run unprivileged.  Each step's
+# TAP is shown as it runs and counted; the last line is
 #
 #	toolcell: N passed, M failed, K skipped
 #
@@ -153,6 +154,9 @@ for t in "$BUILD"/tests/test-*; do
 	tap_step "unit ${t##*/}" "$t"
 done
 [ "$units" -gt 0 ] || echo "# --- unit: no $BUILD/tests/test-* binaries"
+
+# (a2) the audit log's reader on real logs
+tap_step "audit" sh tests/e2e/audit/run.sh
 
 # (b) raw end-to-end, (c) SDK
 raw "raw"

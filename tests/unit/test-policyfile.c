@@ -6,9 +6,14 @@
  *	D/proj, D/scratch, D/with space, D/q"uote, D/back\slash, D/hash#dir
  *	D/home/proj				for ~/ expansion
  *	D/file					a regular file, not a directory
+ *	D/hook.sh, D/noexec			a consent hook, and one not
+ *						executable
+ *	D/ex					$HOME for the shipped examples
  *
- * In a policy's text, "@D@" stands for D.  Every invalid case checks the
- * exact messages reported, one per line.
+ * In a policy's text, "@D@" stands for D, and HOME is D unless a test says
+ * otherwise.  Policies are loaded for toolcell-fs and its five tools, as
+ * load_policy() in server.c does.  Every invalid case checks the exact
+ * messages reported, one per line.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -28,6 +33,15 @@
 
 static char D[PATH_MAX];		/* the scratch directory, canonical */
 static char repo[PATH_MAX];		/* the working directory at start */
+
+/* toolcell-fs's tools, in its table's order (servers/fs/main.c). */
+static const char *const fs_tools[] = {
+	"list_allowed_directories", "read_text_file", "read_file",
+	"list_directory", "get_file_info",
+};
+#define FS_TOOLS	"list_allowed_directories, read_text_file, " \
+			"read_file, list_directory, get_file_info"
+static unsigned features;		/* TC_POLICY_F_* of the next load */
 
 /* Returns |text| with each "@D@" replaced by D; the caller frees it. */
 static char *
@@ -98,6 +112,9 @@ load_mode(struct result *r, const char *text, mode_t mode)
 	memset(r, 0, sizeof(*r));
 	tc_buf_init(&r->errs, 1u << 20);
 	tc_policy_init(&r->p);
+	if (tc_policy_set_server(&r->p, "toolcell-fs", fs_tools,
+	    TC_NITEMS(fs_tools), features) != 0)
+		abort();
 	put("t.policy", text, mode);
 	r->rc = tc_policy_load(&r->p, "t.policy", collect, &r->errs, &r->d);
 	if (r->errs.data == NULL)
@@ -151,6 +168,41 @@ bad_line(const char *line, const char *msg)
 	invalid(text, want, line);
 }
 
+/* As bad_line(), with line |first| between the allow line and |line|,
+ * which is line 3. */
+static void
+bad_after(const char *first, const char *line, const char *msg)
+{
+	char text[1024], want[1024];
+
+	snprintf(text, sizeof(text), "allow read @D@/proj\n%s\n%s\n", first,
+	    line);
+	snprintf(want, sizeof(want), "t.policy:3: %s\n", msg);
+	invalid(text, want, line);
+}
+
+/* Returns what tc_policy_print() writes for |p|; the caller frees it. */
+static char *
+printed(const struct tc_policy *p)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if ((f = open_memstream(&out, &len)) == NULL)
+		abort();
+	is_int(tc_policy_print(p, f), 0, "printed");
+	fclose(f);
+	return out;
+}
+
+/* Finishes |r|'s policy as the server does after loading it. */
+static void
+finish(struct result *r)
+{
+	is_int(tc_policy_finish(&r->p, &r->d), 0, "finished");
+}
+
 static int
 rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
 {
@@ -166,7 +218,8 @@ setup(void)
 	static const char *const dirs[] = {
 		"proj", "scratch", "with space", "q\"uote", "back\\slash",
 		"hash#dir", "home", "home/proj", "sub", "ex", "ex/src",
-		"ex/src/project", "ex/src/project scratch",
+		"ex/src/project", "ex/src/project scratch", "ex/.config",
+		"ex/.config/toolcell", "ex/.config/toolcell/hooks",
 	};
 	char tmpl[PATH_MAX];
 	const char *tmp;
@@ -186,6 +239,10 @@ setup(void)
 			exit(2);
 		}
 	put("file", "not a directory\n", 0644);
+	put("hook.sh", "#!/bin/sh\nexit 1\n", 0755);
+	put("noexec", "#!/bin/sh\nexit 1\n", 0644);
+	put("ex/.config/toolcell/hooks/desktop", "#!/bin/sh\nexit 1\n",
+	    0755);
 }
 
 /* --- Valid policies --- */
@@ -394,13 +451,28 @@ test_bounds(void)
 	}
 }
 
+/* The built-in deny rules, as --check prints them. */
+#define BUILT_IN_DENY							\
+	"  read-write  **/.env  (built in)\n"				\
+	"  read-write  **/.env.*  (built in)\n"				\
+	"  read-write  **/.ssh  (built in)\n"				\
+	"  read-write  **/.gnupg  (built in)\n"				\
+	"  read-write  **/.aws  (built in)\n"				\
+	"  read-write  **/.netrc  (built in)\n"				\
+	"  read-write  **/.git-credentials  (built in)\n"		\
+	"  read-write  **/*.pem  (built in)\n"				\
+	"  read-write  **/*.key  (built in)\n"				\
+	"  read-write  **/id_rsa  (built in)\n"				\
+	"  read-write  **/id_ecdsa  (built in)\n"			\
+	"  read-write  **/id_ed25519  (built in)\n"			\
+	"  write       **/.git/hooks  (built in)\n"			\
+	"  write       **/.git/config  (built in)\n"
+
 static void
 test_print(void)
 {
 	struct result r;
-	char *out = NULL, *want;
-	size_t len = 0;
-	FILE *f;
+	char *out, *want;
 
 	valid(&r,
 	    "allow read @D@/proj\n"
@@ -411,10 +483,8 @@ test_print(void)
 	tc_policy_add_root(&r.p, "sub", 0, &r.d);
 	r.p.limits.deadline_ms = 1500;
 	r.p.set_at[TC_SET_TIMEOUT] = TC_SET_CMDLINE;
-	if ((f = open_memstream(&out, &len)) == NULL)
-		abort();
-	is_int(tc_policy_print(&r.p, f), 0, "printed");
-	fclose(f);
+	finish(&r);
+	out = printed(&r.p);
 	want = subst(
 	    "policy: t.policy\n"
 	    "directories:\n"
@@ -429,11 +499,158 @@ test_print(void)
 	    "  files       256     (default)\n"
 	    "  processes   64      (default)\n"
 	    "  filesize    1G      (default)\n"
+	    "deny (wins over allow):\n"
+	    BUILT_IN_DENY
+	    "tools:\n"
+	    "  list_allowed_directories    on\n"
+	    "  read_text_file              on\n"
+	    "  read_file                   on\n"
+	    "  list_directory              on\n"
+	    "  get_file_info               on\n"
+	    "  (a tool that changes files is listed only when a directory is "
+	    "writable)\n"
+	    "consent:\n"
+	    "  no call needs it\n"
+	    "  asked by: elicitation (when the client supports it), else "
+	    "denied  (default)\n"
+	    "  timeout: 30s  (default)\n"
+	    "network: off  (default)\n"
+	    "audit: off\n"
+	    "roots-timeout: 5s  (default)\n"
 	    "run-as: none (calls run as the server's user)\n"
 	    "allow-degraded: seccomp (line 5)\n");
 	is_str(out, want, "the effective policy");
 	free(out);
 	free(want);
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\ndefault-deny off\n",
+	    "default-deny off, printed");
+	finish(&r);
+	out = printed(&r.p);
+	like(out, "\ndeny (wins over allow):\n  nothing (default-deny off)\n"
+	    "tools:\n", "default-deny off: no deny rule");
+	free(out);
+	release(&r);
+}
+
+/* Every keyword at once, and the whole of what --check prints for it. */
+static void
+test_print_everything(void)
+{
+	struct result r;
+	char *out, *want;
+
+	valid(&r,
+	    "# Everything a policy can say.\n"
+	    "[fs]\n"
+	    "allow read @D@/proj\n"
+	    "allow write \"@D@/with space\"\n"
+	    "timeout 20s\n"
+	    "limit memory 512M\n"
+	    "limit output 8M\n"
+	    "default-deny on\n"
+	    "deny **/secrets\n"
+	    "deny write ~/proj/locked\n"
+	    "tools read_text_file read_file list_directory get_file_info\n"
+	    "tool read_file off\n"
+	    "tool read_text_file timeout 5s\n"
+	    "tool read_text_file limit memory 64M\n"
+	    "tool list_directory limit output 1M\n"
+	    "network off\n"
+	    "consent * ~/proj/private **/*.sql\n"
+	    "consent get_file_info\n"
+	    "consent-by hook elicitation\n"
+	    "consent-hook ~/hook.sh --ask \"two words\"\n"
+	    "consent-timeout 2m\n"
+	    "roots-timeout 1500ms\n"
+	    "audit ~/audit.jsonl\n"
+	    "audit-key \"@D@/audit key\"\n"
+	    "audit-sync none\n"
+	    "audit-rotate 10M keep 5\n"
+	    "allow-degraded seccomp\n", "everything");
+	finish(&r);
+	out = printed(&r.p);
+	want = subst(
+	    "policy: t.policy\n"
+	    "directories:\n"
+	    "  read-only   @D@/proj  (line 3)\n"
+	    "  read-write  @D@/with space  (line 4)\n"
+	    "limits per call:\n"
+	    "  timeout     20s     (line 5)\n"
+	    "  memory      512M    (line 6)\n"
+	    "  cpu         30s     (default)\n"
+	    "  output      8M      (line 7)\n"
+	    "  files       256     (default)\n"
+	    "  processes   64      (default)\n"
+	    "  filesize    1G      (default)\n"
+	    "deny (wins over allow):\n"
+	    BUILT_IN_DENY
+	    "  read-write  **/secrets  (line 9)\n"
+	    "  write       @D@/proj/locked  (line 10)\n"
+	    "tools:\n"
+	    "  list_allowed_directories    off  (not on the 'tools' line, "
+	    "line 11)\n"
+	    "  read_text_file              on   timeout 5s (line 13), "
+	    "memory 64M (line 14)\n"
+	    "  read_file                   off  (tool read_file off, line "
+	    "12)\n"
+	    "  list_directory              on   output 1M (line 15)\n"
+	    "  get_file_info               on\n"
+	    "  (a tool that changes files is listed only when a directory is "
+	    "writable)\n"
+	    "consent:\n"
+	    "  every tool on paths matching @D@/proj/private, **/*.sql  "
+	    "(line 17)\n"
+	    "  get_file_info  (line 18)\n"
+	    "  asked by: hook, elicitation (when the client supports it), "
+	    "else denied  (line 19)\n"
+	    "  hook: @D@/hook.sh --ask two words  (line 20)\n"
+	    "  timeout: 2m  (line 21)\n"
+	    "network: off  (line 16)\n"
+	    "audit: @D@/audit.jsonl  (line 23)\n"
+	    "  chain: HMAC-SHA-256, key in\n"
+	    "    @D@/audit key\n"
+	    "  sync: none (left to the kernel)\n"
+	    "  rotate: at 10M, keeping 5 files\n"
+	    "roots-timeout: 1500ms  (line 22)\n"
+	    "run-as: none (calls run as the server's user)\n"
+	    "allow-degraded: seccomp (line 27)\n");
+	is_str(out, want, "everything: the effective policy");
+	free(out);
+	free(want);
+	release(&r);
+
+	/* The other forms of the audit and consent lines. */
+	valid(&r,
+	    "allow read @D@/proj\n"
+	    "audit @D@/a.jsonl\n"
+	    "audit-rotate 64K\n"
+	    "consent-hook @D@/hook.sh\n", "audit without a key");
+	finish(&r);
+	out = printed(&r.p);
+	want = subst(
+	    "consent:\n"
+	    "  no call needs it\n"
+	    "  asked by: elicitation (when the client supports it), hook, "
+	    "else denied  (default)\n"
+	    "  hook: @D@/hook.sh  (line 4)\n"
+	    "  timeout: 30s  (default)\n"
+	    "network: off  (default)\n"
+	    "audit: @D@/a.jsonl  (line 2)\n"
+	    "  chain: SHA-256\n"
+	    "  sync: fsync after every record\n"
+	    "  rotate: at 64K, keeping every file\n");
+	like(out, want, "audit without a key: printed");
+	free(want);
+	free(out);
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\naudit @D@/a.jsonl\n",
+	    "audit without rotation");
+	out = printed(&r.p);
+	like(out, "  rotate: never\n", "audit without rotation: printed");
+	free(out);
 	release(&r);
 }
 
@@ -442,13 +659,14 @@ test_print(void)
 static void
 test_unknown_keywords(void)
 {
-	bad_line("deny **/.env", "unknown keyword 'deny'");
 	bad_line("alow read /x", "unknown keyword 'alow'");
-	bad_line("tools read_text_file", "unknown keyword 'tools'");
-	bad_line("consent write_file elicitation", "unknown keyword 'consent'");
-	bad_line("audit /var/log/toolcell.jsonl", "unknown keyword 'audit'");
-	bad_line("network off", "unknown keyword 'network'");
 	bad_line("Allow read /x", "unknown keyword 'Allow'");
+	bad_line("DENY **/.env", "unknown keyword 'DENY'");
+	bad_line("tool-off read_file", "unknown keyword 'tool-off'");
+	bad_line("consent-hooks /bin/true", "unknown keyword "
+	    "'consent-hooks'");
+	bad_line("audit-file /x.jsonl", "unknown keyword 'audit-file'");
+	bad_line("allow-network on", "unknown keyword 'allow-network'");
 	bad_line("\"allow\" read", "allow read: missing the directory");
 	bad_line("include other.policy", "unknown keyword 'include'");
 	bad_line("limit threads 4", "limit: unknown limit 'threads' (known: "
@@ -598,14 +816,14 @@ test_many_errors(void)
 	load(&r,
 	    "# Four errors, and valid lines between them.\n"
 	    "allow read @D@/proj\n"
-	    "deny **/.env\n"
+	    "deny ../.env\n"
 	    "allow read relative\n"
 	    "timeout 5s\n"
 	    "limit memory lots\n"
 	    "allow write @D@/scratch\n"
 	    "timeout 6s\n");
 	want = subst(
-	    "t.policy:3: unknown keyword 'deny'\n"
+	    "t.policy:3: deny: '../.env': a pattern cannot contain '..'\n"
 	    "t.policy:4: allow read: 'relative' is a relative path: write an "
 	    "absolute path (or one starting with ~/)\n"
 	    "t.policy:6: limit memory: 'lots' is not a size: write a whole "
@@ -758,13 +976,811 @@ test_run_as(void)
 	is_int(tc_policy_run_as(&p, "4294967295", &d), TC_EINVAL, "uid -1");
 }
 
-/* The shipped examples load, with a home that has their directories
- * (copied, since a checkout's modes depend on the umask). */
+/* --- Deny rules --- */
+
+static void
+test_deny(void)
+{
+	struct result r;
+	size_t i;
+
+	valid(&r,
+	    "allow read @D@/proj\n"
+	    "deny **/.env.local\n"
+	    "deny write /etc/**\n"
+	    "deny \"notes/my secrets\"\n"
+	    "deny ~/private\n"
+	    "deny a..b/..c/d..\n", "deny lines");
+	is_int(r.p.ndeny, 5, "deny: five rules, none built in yet");
+	if (r.p.ndeny == 5) {
+		is_str(r.p.deny[0].pattern, "**/.env.local", "deny: pattern");
+		is_int(r.p.deny[0].access, TC_ACCESS_READ | TC_ACCESS_WRITE,
+		    "deny: reading and writing");
+		is_int(r.p.deny[0].line, 2, "deny: its line");
+		is_str(r.p.deny[1].pattern, "/etc/**", "deny write: pattern");
+		is_int(r.p.deny[1].access, TC_ACCESS_WRITE,
+		    "deny write: writing only");
+		is_str(r.p.deny[2].pattern, "notes/my secrets",
+		    "deny: a quoted pattern");
+		is_str(r.p.deny[3].pattern, S("@D@/private"),
+		    "deny: ~/ expanded");
+		is_str(r.p.deny[4].pattern, "a..b/..c/d..",
+		    "deny: '..' inside a component is not '..'");
+	}
+	is_int(r.p.default_deny, 1, "default-deny: on by default");
+
+	/* tc_policy_finish() puts the built-in rules first, once. */
+	finish(&r);
+	is_int(r.p.ndeny, 19, "finished: 14 built-in rules, then the file's");
+	if (r.p.ndeny == 19) {
+		is_str(r.p.deny[0].pattern, "**/.env", "built in: first");
+		is_int(r.p.deny[0].line, 0, "built in: line 0");
+		is_int(r.p.deny[0].access, TC_ACCESS_READ | TC_ACCESS_WRITE,
+		    "built in: .env for reading and writing");
+		is_str(r.p.deny[12].pattern, "**/.git/hooks",
+		    "built in: git hooks");
+		is_int(r.p.deny[12].access, TC_ACCESS_WRITE,
+		    "built in: git hooks for writing only");
+		is_str(r.p.deny[13].pattern, "**/.git/config",
+		    "built in: git config, last");
+		is_int(r.p.deny[13].access, TC_ACCESS_WRITE,
+		    "built in: git config for writing only");
+		is_str(r.p.deny[14].pattern, "**/.env.local",
+		    "the file's rules follow, in order");
+		is_int(r.p.deny[14].line, 2, "with their lines");
+		is_str(r.p.deny[18].pattern, "a..b/..c/d..", "the last one");
+		for (i = 0; i < 14 && r.p.deny[i].line == 0; i++)
+			;
+		is_int(i, 14, "every built-in rule has line 0");
+	}
+	is_int(r.p.default_added, 1, "default_added");
+	finish(&r);
+	is_int(r.p.ndeny, 19, "finishing again adds nothing");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\ndefault-deny off\ndeny **/x\n",
+	    "default-deny off");
+	is_int(r.p.default_deny, 0, "default-deny off: stored");
+	is_int(r.p.set_at[TC_SET_DEFAULT_DENY], 2, "default-deny: line 2");
+	finish(&r);
+	is_int(r.p.ndeny, 1, "default-deny off: no built-in rule");
+	is_int(r.p.default_added, 0, "default-deny off: none added");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\ndefault-deny on\n", "default-deny on");
+	is_int(r.p.set_at[TC_SET_DEFAULT_DENY], 2, "default-deny on: line 2");
+	finish(&r);
+	is_int(r.p.ndeny, 14, "default-deny on: the built-in rules");
+	release(&r);
+
+	bad_line("deny", "deny: missing the pattern (like **/.env)");
+	bad_line("deny write", "deny write: missing the pattern (like "
+	    "**/.env)");
+	bad_line("deny a b", "deny: unexpected 'b' after the pattern (one "
+	    "pattern per line; a pattern with blanks goes in double quotes)");
+	bad_line("deny write a b", "deny write: unexpected 'b' after the "
+	    "pattern (one pattern per line; a pattern with blanks goes in "
+	    "double quotes)");
+	bad_line("deny \"\"", "deny: empty pattern");
+	bad_line("deny write \"\"", "deny write: empty pattern");
+	bad_line("deny ..", "deny: '..': a pattern cannot contain '..'");
+	bad_line("deny ../x", "deny: '../x': a pattern cannot contain '..'");
+	bad_line("deny a/../b", "deny: 'a/../b': a pattern cannot contain "
+	    "'..'");
+	bad_line("deny write /a/..", "deny write: '/a/..': a pattern cannot "
+	    "contain '..'");
+	bad_line("deny ~/../x", "deny: '~/../x': a pattern cannot contain "
+	    "'..'");
+	bad_line("deny ./x", "deny: './x': write it without './' (a pattern "
+	    "without a leading '/' is relative to each directory served)");
+	bad_line("deny write ./.env", "deny write: './.env': write it "
+	    "without './' (a pattern without a leading '/' is relative to "
+	    "each directory served)");
+	bad_line("default-deny", "default-deny: missing 'on' or 'off'");
+	bad_line("default-deny yes", "default-deny: expected 'on' or 'off', "
+	    "not 'yes'");
+	bad_line("default-deny off on", "default-deny: unexpected 'on' at "
+	    "the end of the line");
+}
+
+/* --- Tools --- */
+
+static void
+test_tools(void)
+{
+	const struct tc_tool_policy *t;
+	struct result r;
+	size_t i;
+
+	valid(&r, "allow read @D@/proj\n", "no tools line");
+	is_int(r.p.ntools, 5, "one entry per tool of the server");
+	for (i = 0; i < r.p.ntools && r.p.tools[i].enabled; i++)
+		;
+	is_int(i, 5, "without a tools line, every tool is on");
+	is_int(r.p.set_at[TC_SET_TOOLS], 0, "tools: default");
+	ok(tc_policy_tool(&r.p, "write_file") == NULL,
+	    "tc_policy_tool: NULL for a tool the server has not");
+	release(&r);
+
+	valid(&r,
+	    "allow read @D@/proj\n"
+	    "tools read_text_file list_directory\n"
+	    "tools get_file_info read_text_file\n", "two tools lines");
+	is_int(r.p.set_at[TC_SET_TOOLS], 2, "tools: the first line");
+	t = tc_policy_tool(&r.p, "read_text_file");
+	ok(t != NULL && t->enabled && t->named && t->line == 2,
+	    "read_text_file: named at line 2, on");
+	t = tc_policy_tool(&r.p, "get_file_info");
+	ok(t != NULL && t->enabled && t->line == 3,
+	    "get_file_info: named at line 3, on");
+	t = tc_policy_tool(&r.p, "list_directory");
+	ok(t != NULL && t->enabled, "list_directory: on");
+	t = tc_policy_tool(&r.p, "read_file");
+	ok(t != NULL && !t->enabled && !t->named && t->line == 0,
+	    "read_file: not named, off");
+	t = tc_policy_tool(&r.p, "list_allowed_directories");
+	ok(t != NULL && !t->enabled, "list_allowed_directories: off");
+	release(&r);
+
+	/* "enabled" is computed at the end of the file: the order of the
+	 * lines does not matter. */
+	valid(&r,
+	    "allow read @D@/proj\n"
+	    "tool read_file off\n"
+	    "tools read_file read_text_file\n", "tool off, then tools");
+	t = tc_policy_tool(&r.p, "read_file");
+	ok(t != NULL && !t->enabled && t->named && t->off_line == 2 &&
+	    t->line == 2, "read_file: named, but off at line 2");
+	t = tc_policy_tool(&r.p, "read_text_file");
+	ok(t != NULL && t->enabled, "read_text_file: on");
+	t = tc_policy_tool(&r.p, "list_directory");
+	ok(t != NULL && !t->enabled, "list_directory: not named, off");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\ntool get_file_info off\n",
+	    "tool off without tools");
+	for (i = 0; i < r.p.ntools; i++)
+		if (r.p.tools[i].enabled != (strcmp(r.p.tools[i].name,
+		    "get_file_info") != 0))
+			break;
+	is_int(i, 5, "only get_file_info is off");
+	release(&r);
+
+	bad_line("tools", "tools: missing the names of the tools to enable");
+	bad_line("tools write_file", "tools: toolcell-fs has no tool "
+	    "'write_file' (it has: " FS_TOOLS ")");
+	bad_line("tools read_file Read_text_file list_directory", "tools: "
+	    "toolcell-fs has no tool 'Read_text_file' (it has: " FS_TOOLS ")");
+	invalid("allow read @D@/proj\ntools nope read_file nix\n",
+	    "t.policy:2: tools: toolcell-fs has no tool 'nope' (it has: "
+	    FS_TOOLS ")\n"
+	    "t.policy:2: tools: toolcell-fs has no tool 'nix' (it has: "
+	    FS_TOOLS ")\n", "two unknown tools: both reported");
+	bad_line("tool", "tool: missing the tool's name");
+	bad_line("tool nope off", "tool: toolcell-fs has no tool 'nope' (it "
+	    "has: " FS_TOOLS ")");
+	bad_line("tool read_file", "tool read_file: missing 'off', 'timeout' "
+	    "or 'limit'");
+	bad_line("tool read_file on", "tool read_file: expected 'off', "
+	    "'timeout' or 'limit', not 'on'");
+	bad_line("tool read_file off now", "tool read_file: unexpected 'now' "
+	    "at the end of the line");
+	bad_line("tool read_file timeout", "tool read_file timeout: missing "
+	    "duration: write a whole number and a unit, ms, s, m or h (like "
+	    "30s)");
+	bad_line("tool read_file timeout 2h", "tool read_file timeout: '2h' "
+	    "is out of range: 1ms to 1h");
+	bad_line("tool read_file timeout 5", "tool read_file timeout: '5' is "
+	    "not a duration: write a whole number and a unit, ms, s, m or h "
+	    "(like 30s)");
+	bad_line("tool read_file timeout 1s 2s", "tool read_file timeout: "
+	    "unexpected '2s' at the end of the line");
+	bad_line("tool read_file limit", "tool read_file limit: missing what "
+	    "to limit (cpu, files, filesize, memory, output or processes)");
+	bad_line("tool read_file limit threads 2", "tool read_file limit: "
+	    "unknown limit 'threads' (known: cpu, files, filesize, memory, "
+	    "output, processes)");
+	bad_line("tool read_file limit memory 1M", "tool read_file limit "
+	    "memory: '1M' is out of range: 16M to 1T");
+	bad_line("tool read_file limit cpu 1500ms", "tool read_file limit "
+	    "cpu: '1500ms' is not a whole number of seconds");
+	bad_line("tool read_file limit files", "tool read_file limit files: "
+	    "missing number: write a whole number");
+}
+
+static void
+test_tool_limits(void)
+{
+	const struct tc_tool_policy *t;
+	struct tc_limits l;
+	struct result r;
+
+	valid(&r,
+	    "allow read @D@/proj\n"
+	    "limit memory 256M\n"
+	    "timeout 10s\n"
+	    "tool read_text_file timeout 5s\n"
+	    "tool read_text_file limit memory 64M\n"
+	    "tool read_text_file limit cpu 2s\n"
+	    "tool list_directory limit output 2M\n"
+	    "tool list_directory limit files 32\n"
+	    "tool list_directory limit processes 2\n"
+	    "tool list_directory limit filesize 0\n"
+	    "limit cpu 20s\n", "per-tool limits");
+	t = tc_policy_tool(&r.p, "read_text_file");
+	ok(t != NULL && t->set_at[TC_SET_TIMEOUT] == 4 &&
+	    t->set_at[TC_SET_MEMORY] == 5 && t->set_at[TC_SET_CPU] == 6 &&
+	    t->set_at[TC_SET_OUTPUT] == 0 && t->line == 4,
+	    "read_text_file: the lines of its own settings");
+	ok(t != NULL && t->enabled, "a tool with limits stays on");
+
+	tc_policy_limits(&r.p, "read_text_file", &l);
+	is_int(l.deadline_ms, 5000, "read_text_file: its own timeout");
+	is_int(l.mem_bytes, 64ull << 20, "read_text_file: its own memory");
+	is_int(l.cpu_sec, 2, "read_text_file: its own cpu");
+	is_int(l.max_result, 64ull << 20, "read_text_file: the server's "
+	    "output (the default)");
+	is_int(l.nofile, 256, "read_text_file: the server's files");
+
+	tc_policy_limits(&r.p, "list_directory", &l);
+	is_int(l.deadline_ms, 10000, "list_directory: the server's timeout");
+	is_int(l.mem_bytes, 256ull << 20, "list_directory: the server's "
+	    "memory");
+	is_int(l.cpu_sec, 20, "list_directory: the server's cpu, set after");
+	is_int(l.max_result, 2ull << 20, "list_directory: its own output");
+	is_int(l.nofile, 32, "list_directory: its own files");
+	is_int(l.nproc, 2, "list_directory: its own processes");
+	is_int(l.fsize_bytes, 0, "list_directory: its own filesize 0");
+
+	tc_policy_limits(&r.p, "get_file_info", &l);
+	ok(memcmp(&l, &r.p.limits, sizeof(l)) == 0,
+	    "get_file_info: the server's limits");
+	tc_policy_limits(&r.p, "write_file", &l);
+	ok(memcmp(&l, &r.p.limits, sizeof(l)) == 0,
+	    "a tool the server has not: the server's limits");
+	is_int(r.p.limits.mem_bytes, 256ull << 20,
+	    "the server's limits are not changed by a tool's");
+	release(&r);
+
+	/* A tool's setting and the server's of the same kind are two
+	 * settings; two of a tool's are a duplicate. */
+	valid(&r, "allow read @D@/proj\ntimeout 1s\ntool read_file timeout "
+	    "1s\ntool read_text_file timeout 1s\n", "a timeout each");
+	release(&r);
+	invalid("allow read @D@/proj\ntool read_file timeout 1s\n"
+	    "tool read_file timeout 2s\n",
+	    "t.policy:3: tool read_file timeout: already set at line 2\n",
+	    "a tool's timeout twice");
+	invalid("allow read @D@/proj\ntool read_file limit cpu 1s\n"
+	    "tool read_file off\ntool read_file limit cpu 2s\n",
+	    "t.policy:4: tool read_file limit cpu: already set at line 2\n",
+	    "a tool's limit twice");
+}
+
+/* --- Network --- */
+
+static void
+test_network(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n", "network: default");
+	is_int(r.p.network, 0, "network: off by default");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nnetwork off\n", "network off");
+	is_int(r.p.network, 0, "network off: stored");
+	is_int(r.p.set_at[TC_SET_NETWORK], 2, "network off: line 2");
+	release(&r);
+
+	bad_line("network on", "network on: toolcell-fs has no tool that "
+	    "uses a network; its calls never reach one");
+	bad_line("network", "network: missing 'on' or 'off'");
+	bad_line("network maybe", "network: expected 'on' or 'off', not "
+	    "'maybe'");
+	bad_line("network off please", "network: unexpected 'please' at the "
+	    "end of the line");
+
+	/* A server with a tool that may use a network accepts "on". */
+	features = TC_POLICY_F_NETWORK;
+	valid(&r, "allow read @D@/proj\nnetwork on\n",
+	    "network on, for a server with a network");
+	is_int(r.p.network, 1, "network on: stored");
+	release(&r);
+	features = 0;
+}
+
+/* --- Consent --- */
+
+static void
+test_consent(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n", "consent: defaults");
+	is_int(r.p.nconsent, 0, "no consent rule");
+	is_int(r.p.nconsent_by, 0, "consent-by: none before finishing");
+	ok(r.p.consent_hook == NULL, "no hook");
+	is_int(r.p.consent_timeout_ms, 30000, "consent-timeout: 30s");
+	finish(&r);
+	is_int(r.p.nconsent_by, 1, "finished: asked by one means");
+	is_int(r.p.consent_by[0], TC_CONSENT_ELICIT,
+	    "finished: elicitation, without a hook");
+	finish(&r);
+	is_int(r.p.nconsent_by, 1, "finishing again adds nothing");
+	release(&r);
+
+	valid(&r,
+	    "allow read @D@/proj\n"
+	    "consent read_text_file\n"
+	    "consent * ~/proj/private \"**/my notes\" /srv/**\n"
+	    "consent list_directory a..b\n"
+	    "consent read_text_file **/*.sql\n"
+	    "consent-timeout 1500ms\n", "consent lines");
+	is_int(r.p.nconsent, 4, "four rules");
+	if (r.p.nconsent == 4) {
+		is_str(r.p.consent[0].tool, "read_text_file", "rule 1: tool");
+		is_int(r.p.consent[0].npatterns, 0, "rule 1: any path");
+		ok(r.p.consent[0].patterns != NULL &&
+		    r.p.consent[0].patterns[0] == NULL,
+		    "rule 1: an empty, NULL-terminated list");
+		is_int(r.p.consent[0].line, 2, "rule 1: line 2");
+		is_str(r.p.consent[1].tool, "*", "rule 2: every tool");
+		is_int(r.p.consent[1].npatterns, 3, "rule 2: three patterns");
+		if (r.p.consent[1].npatterns == 3) {
+			is_str(r.p.consent[1].patterns[0],
+			    S("@D@/proj/private"), "rule 2: ~/ expanded");
+			is_str(r.p.consent[1].patterns[1], "**/my notes",
+			    "rule 2: a quoted pattern");
+			is_str(r.p.consent[1].patterns[2], "/srv/**",
+			    "rule 2: an absolute pattern");
+			ok(r.p.consent[1].patterns[3] == NULL,
+			    "rule 2: NULL-terminated");
+		}
+		is_str(r.p.consent[3].tool, "read_text_file",
+		    "a tool may have several rules");
+	}
+	is_int(r.p.consent_timeout_ms, 1500, "consent-timeout 1500ms");
+	is_int(r.p.set_at[TC_SET_CONSENT_TIMEOUT], 6, "consent-timeout: line");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\nconsent-timeout 1s\n",
+	    "consent-timeout 1s");
+	is_int(r.p.consent_timeout_ms, 1000, "consent-timeout: 1s, the least");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nconsent-timeout 10m\n",
+	    "consent-timeout 10m");
+	is_int(r.p.consent_timeout_ms, 600000, "consent-timeout: 10m, the "
+	    "most");
+	release(&r);
+
+	bad_line("consent", "consent: missing the tool ('*' for every tool)");
+	bad_line("consent write_file", "consent: toolcell-fs has no tool "
+	    "'write_file' (it has: " FS_TOOLS ")");
+	bad_line("consent ** x", "consent: toolcell-fs has no tool '**' (it "
+	    "has: " FS_TOOLS ")");
+	bad_line("consent * ../x", "consent: '../x': a pattern cannot "
+	    "contain '..'");
+	bad_line("consent read_file ./x", "consent: './x': write it without "
+	    "'./' (a pattern without a leading '/' is relative to each "
+	    "directory served)");
+	bad_line("consent * \"\"", "consent: empty pattern");
+	invalid("allow read @D@/proj\nconsent * ok ../a b/.. fine\n",
+	    "t.policy:2: consent: '../a': a pattern cannot contain '..'\n"
+	    "t.policy:2: consent: 'b/..': a pattern cannot contain '..'\n",
+	    "consent: each bad pattern reported");
+	bad_line("consent-timeout", "consent-timeout: missing duration: write "
+	    "a whole number and a unit, ms, s, m or h (like 30s)");
+	bad_line("consent-timeout 999ms", "consent-timeout: '999ms' is out of "
+	    "range: 1s to 10m");
+	bad_line("consent-timeout 11m", "consent-timeout: '11m' is out of "
+	    "range: 1s to 10m");
+	bad_line("consent-timeout 30", "consent-timeout: '30' is not a "
+	    "duration: write a whole number and a unit, ms, s, m or h (like "
+	    "30s)");
+}
+
+static void
+test_consent_hook(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n"
+	    "consent-hook @D@/hook.sh --ask \"two words\" ~/not-expanded\n",
+	    "consent-hook with arguments");
+	ok(r.p.consent_hook != NULL, "the hook is stored");
+	if (r.p.consent_hook != NULL) {
+		is_str(r.p.consent_hook[0], S("@D@/hook.sh"), "argv[0]");
+		is_str(r.p.consent_hook[1], "--ask", "argv[1]");
+		is_str(r.p.consent_hook[2], "two words", "argv[2], quoted");
+		is_str(r.p.consent_hook[3], "~/not-expanded",
+		    "argv[3]: only the program is expanded");
+		ok(r.p.consent_hook[4] == NULL, "NULL-terminated");
+	}
+	is_int(r.p.set_at[TC_SET_CONSENT_HOOK], 2, "consent-hook: line 2");
+	finish(&r);
+	is_int(r.p.nconsent_by, 2, "finished: two means");
+	is_int(r.p.consent_by[0], TC_CONSENT_ELICIT,
+	    "finished: elicitation first");
+	is_int(r.p.consent_by[1], TC_CONSENT_HOOK, "finished: then the hook");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\nconsent-hook ~/hook.sh\n",
+	    "consent-hook ~/");
+	if (r.p.consent_hook != NULL) {
+		is_str(r.p.consent_hook[0], S("@D@/hook.sh"), "~/ expanded");
+		ok(r.p.consent_hook[1] == NULL, "no arguments");
+	} else
+		ok(0, "the hook is stored");
+	release(&r);
+
+	bad_line("consent-hook", "consent-hook: missing the program");
+	bad_line("consent-hook @D@/noexec", "consent-hook: '@D@/noexec': not "
+	    "an executable file");
+	bad_line("consent-hook @D@", "consent-hook: '@D@': not an "
+	    "executable file");
+	put("groupw", "#!/bin/sh\nexit 0\n", 0775);
+	bad_line("consent-hook @D@/groupw", "consent-hook: '@D@/groupw': "
+	    "writable by group or others; chmod go-w @D@/groupw");
+	bad_line("consent-hook @D@/missing --x", "consent-hook: "
+	    "'@D@/missing': No such file or directory");
+	bad_line("consent-hook ~/missing", "consent-hook: '@D@/missing': No "
+	    "such file or directory");
+	bad_line("consent-hook @D@/file/x", "consent-hook: '@D@/file/x': Not "
+	    "a directory");
+	bad_line("consent-hook hook.sh", "consent-hook: 'hook.sh' is a "
+	    "relative path: write an absolute path (or one starting with ~/)");
+	bad_line("consent-hook \"\"", "consent-hook: empty path");
+}
+
+static void
+test_consent_by(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\nconsent-by hook elicitation\n"
+	    "consent-hook @D@/hook.sh\n", "consent-by hook elicitation");
+	is_int(r.p.nconsent_by, 2, "two means");
+	is_int(r.p.consent_by[0], TC_CONSENT_HOOK, "the hook first");
+	is_int(r.p.consent_by[1], TC_CONSENT_ELICIT, "then elicitation");
+	is_int(r.p.set_at[TC_SET_CONSENT_BY], 2, "consent-by: line 2");
+	finish(&r);
+	is_int(r.p.nconsent_by, 2, "finishing keeps them");
+	is_int(r.p.consent_by[0], TC_CONSENT_HOOK, "in their order");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\nconsent-by elicitation\n"
+	    "consent-hook @D@/hook.sh\n", "consent-by elicitation, a hook");
+	finish(&r);
+	is_int(r.p.nconsent_by, 1, "only elicitation, though a hook is set");
+	is_int(r.p.consent_by[0], TC_CONSENT_ELICIT, "elicitation");
+	release(&r);
+
+	bad_line("consent-by", "consent-by: missing the means, in order: "
+	    "elicitation, hook, or both");
+	bad_line("consent-by tty", "consent-by: unknown means 'tty' (known: "
+	    "elicitation, hook; a call no means answers is denied)");
+	bad_line("consent-by elicitation elicitation", "consent-by: "
+	    "'elicitation' named twice");
+	invalid("allow read @D@/proj\nconsent-by elicitation hook\n",
+	    "t.policy: consent-by hook (line 2): no 'consent-hook PROGRAM' "
+	    "line names the hook\n", "consent-by hook without a hook");
+}
+
+/* --- Audit --- */
+
+static void
+test_audit(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n", "audit: defaults");
+	ok(r.p.audit_file == NULL, "no audit log");
+	ok(r.p.audit_key_file == NULL, "no key");
+	is_int(r.p.audit_sync, TC_AUDIT_SYNC_EVERY, "fsync every record");
+	is_int(r.p.audit_rotate_bytes, 0, "never rotated");
+	is_int(r.p.audit_keep, 0, "keep: 0");
+	release(&r);
+
+	valid(&r,
+	    "allow read @D@/proj\n"
+	    "audit ~/audit.jsonl\n"
+	    "audit-key \"@D@/audit key\"\n"
+	    "audit-sync none\n"
+	    "audit-rotate 10M keep 5\n", "every audit setting");
+	is_str(r.p.audit_file, S("@D@/audit.jsonl"), "audit: ~/ expanded");
+	is_str(r.p.audit_key_file, S("@D@/audit key"), "audit-key: quoted");
+	is_int(r.p.audit_sync, TC_AUDIT_SYNC_NONE, "audit-sync none");
+	is_int(r.p.audit_rotate_bytes, 10ull << 20, "audit-rotate 10M");
+	is_int(r.p.audit_keep, 5, "keep 5");
+	is_int(r.p.set_at[TC_SET_AUDIT], 2, "audit: line 2");
+	is_int(r.p.set_at[TC_SET_AUDIT_KEY], 3, "audit-key: line 3");
+	is_int(r.p.set_at[TC_SET_AUDIT_SYNC], 4, "audit-sync: line 4");
+	is_int(r.p.set_at[TC_SET_AUDIT_ROTATE], 5, "audit-rotate: line 5");
+	release(&r);
+
+	valid(&r, "audit-key ~/k\nallow read @D@/proj\naudit-sync every\n"
+	    "audit-rotate 64K\naudit /var/log/tc.jsonl\n",
+	    "audit after the others, and the bounds");
+	is_str(r.p.audit_key_file, S("@D@/k"), "audit-key: ~/ expanded");
+	is_int(r.p.audit_sync, TC_AUDIT_SYNC_EVERY, "audit-sync every");
+	is_int(r.p.audit_rotate_bytes, 64 << 10, "audit-rotate 64K, the "
+	    "least");
+	is_int(r.p.audit_keep, 0, "without keep: 0, every file");
+	release(&r);
+	valid(&r, "allow read @D@/proj\naudit /a.jsonl\n"
+	    "audit-rotate 1T keep 10000\n", "audit-rotate: the most");
+	is_int(r.p.audit_rotate_bytes, 1ull << 40, "audit-rotate 1T");
+	is_int(r.p.audit_keep, 10000, "keep 10000");
+	release(&r);
+
+	bad_line("audit", "audit: missing the log file");
+	bad_line("audit /a b", "audit: unexpected 'b' at the end of the line");
+	bad_line("audit log.jsonl", "audit: 'log.jsonl' is a relative path: "
+	    "write an absolute path (or one starting with ~/)");
+	bad_line("audit \"\"", "audit: empty path");
+
+#define AUDIT	"audit /a.jsonl"
+	bad_after(AUDIT, "audit-key", "audit-key: missing the key file");
+	bad_after(AUDIT, "audit-key /k x", "audit-key: unexpected 'x' at the "
+	    "end of the line");
+	bad_after(AUDIT, "audit-key k", "audit-key: 'k' is a relative path: "
+	    "write an absolute path (or one starting with ~/)");
+	bad_after(AUDIT, "audit-sync", "audit-sync: missing 'every' or "
+	    "'none'");
+	bad_after(AUDIT, "audit-sync always", "audit-sync: expected 'every' "
+	    "(fsync each record) or 'none', not 'always'");
+	bad_after(AUDIT, "audit-sync none now", "audit-sync: unexpected "
+	    "'now' at the end of the line");
+	bad_after(AUDIT, "audit-rotate", "audit-rotate: missing size: write "
+	    "a whole number of bytes, or one followed by K, M, G or T (like "
+	    "512M)");
+	bad_after(AUDIT, "audit-rotate 63K", "audit-rotate: '63K' is out of "
+	    "range: 64K to 1T");
+	bad_after(AUDIT, "audit-rotate 2T", "audit-rotate: '2T' is out of "
+	    "range: 64K to 1T");
+	bad_after(AUDIT, "audit-rotate 10MB", "audit-rotate: '10MB' is not a "
+	    "size: write a whole number of bytes, or one followed by K, M, G "
+	    "or T (like 512M)");
+	bad_after(AUDIT, "audit-rotate 1M keep", "audit-rotate keep: missing "
+	    "number");
+	bad_after(AUDIT, "audit-rotate 1M keep 0", "audit-rotate keep: '0' "
+	    "is out of range: 1 to 10000");
+	bad_after(AUDIT, "audit-rotate 1M keep 10001", "audit-rotate keep: "
+	    "'10001' is out of range: 1 to 10000");
+	bad_after(AUDIT, "audit-rotate 1M keep many", "audit-rotate keep: "
+	    "'many' is not a whole number");
+	bad_after(AUDIT, "audit-rotate 1M keep 3 4", "audit-rotate keep: "
+	    "unexpected '4' at the end of the line");
+	bad_after(AUDIT, "audit-rotate 1M retain 3", "audit-rotate: expected "
+	    "'keep N' after the size, not 'retain'");
+	bad_after(AUDIT, "audit-rotate 1M 3", "audit-rotate: expected 'keep "
+	    "N' after the size, not '3'");
+#undef AUDIT
+
+	/* The other audit settings need the log. */
+	invalid("allow read @D@/proj\naudit-key /k\naudit-sync none\n"
+	    "audit-rotate 1M\n",
+	    "t.policy: audit-key (line 2): no 'audit FILE' line names the "
+	    "log\n"
+	    "t.policy: audit-sync (line 3): no 'audit FILE' line names the "
+	    "log\n"
+	    "t.policy: audit-rotate (line 4): no 'audit FILE' line names the "
+	    "log\n", "audit-* without audit");
+	invalid("allow read @D@/proj\naudit-sync every\n",
+	    "t.policy: audit-sync (line 2): no 'audit FILE' line names the "
+	    "log\n", "audit-sync every (the default) without audit");
+}
+
+static void
+test_roots_timeout(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n", "roots-timeout: default");
+	is_int(r.p.roots_timeout_ms, 5000, "roots-timeout: 5s");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nroots-timeout 100ms\n",
+	    "roots-timeout 100ms");
+	is_int(r.p.roots_timeout_ms, 100, "roots-timeout: 100ms, the least");
+	is_int(r.p.set_at[TC_SET_ROOTS_TIMEOUT], 2, "roots-timeout: line 2");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nroots-timeout 1m\n",
+	    "roots-timeout 1m");
+	is_int(r.p.roots_timeout_ms, 60000, "roots-timeout: 1m, the most");
+	release(&r);
+
+	bad_line("roots-timeout 99ms", "roots-timeout: '99ms' is out of "
+	    "range: 100ms to 1m");
+	bad_line("roots-timeout 61s", "roots-timeout: '61s' is out of range: "
+	    "100ms to 1m");
+	bad_line("roots-timeout", "roots-timeout: missing duration: write a "
+	    "whole number and a unit, ms, s, m or h (like 30s)");
+	bad_line("roots-timeout 1s 2s", "roots-timeout: unexpected '2s' at "
+	    "the end of the line");
+}
+
+/* --- Sections --- */
+
+static void
+test_sections(void)
+{
+	struct result r;
+
+	valid(&r, "[fs]\nallow read @D@/proj\n", "[fs] for toolcell-fs");
+	is_int(r.p.nroots, 1, "[fs]: its lines are read");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\n[fs]\ntimeout 2s\n  [fs]  # again\n"
+	    "limit cpu 3s\n", "lines before [fs], and [fs] twice");
+	is_int(r.p.limits.deadline_ms, 2000, "[fs]: timeout read");
+	is_int(r.p.limits.cpu_sec, 3, "[fs] again: limit read");
+	release(&r);
+
+	/* Another server's section: refused once, its lines skipped (even
+	 * wrong ones), and reading goes on at the next header. */
+	load(&r,
+	    "allow read @D@/proj\n"
+	    "[shell]\n"
+	    "allow read relative\n"
+	    "no such keyword\n"
+	    "timeout 1s\n"
+	    "[fs]\n"
+	    "timeout 2s\n"
+	    "[sqlite]\n"
+	    "timeout 3s\n");
+	is_int(r.rc, TC_EINVAL, "foreign sections: refused");
+	is_str(r.errs.data,
+	    "t.policy:2: section [shell] is for toolcell-shell; each server "
+	    "reads a policy file of its own\n"
+	    "t.policy:8: section [sqlite] is for toolcell-sqlite; each server "
+	    "reads a policy file of its own\n",
+	    "foreign sections: one message at each header");
+	is_int(r.p.limits.deadline_ms, 2000, "foreign sections: skipped, "
+	    "[fs] read");
+	is_int(r.p.set_at[TC_SET_TIMEOUT], 7, "foreign sections: the timeout "
+	    "of [fs]");
+	release(&r);
+
+	invalid("[shell]\nallow read @D@/proj\n",
+	    "t.policy:1: section [shell] is for toolcell-shell; each server "
+	    "reads a policy file of its own\n"
+	    "t.policy: no 'allow' line: write 'allow read /path/to/dir' (or "
+	    "'allow write ...') for each directory to serve\n",
+	    "an allow line in a foreign section does not count");
+
+	bad_line("[fs", "a section header is one word in brackets, like "
+	    "[fs]");
+	bad_line("[fs] x", "a section header is one word in brackets, like "
+	    "[fs]");
+	bad_line("[ fs ]", "a section header is one word in brackets, like "
+	    "[fs]");
+	bad_line("[]", "a section header is one word in brackets, like [fs]");
+	bad_line("[fs]x", "a section header is one word in brackets, like "
+	    "[fs]");
+	bad_line("[audit]", "unknown section [audit] (known: [fs], [shell], "
+	    "[sqlite])");
+	bad_line("[FS]", "unknown section [FS] (known: [fs], [shell], "
+	    "[sqlite])");
+	invalid("allow read @D@/proj\n[fs\nbogus\n[nope]\nbogus\n[fs]\n"
+	    "bogus\n",
+	    "t.policy:2: a section header is one word in brackets, like "
+	    "[fs]\n"
+	    "t.policy:4: unknown section [nope] (known: [fs], [shell], "
+	    "[sqlite])\n"
+	    "t.policy:7: unknown keyword 'bogus'\n",
+	    "after a bad header, lines are skipped up to the next one");
+}
+
+/* --- ~/ in the new keywords, and duplicates --- */
+
+static void
+test_home_patterns(void)
+{
+	struct result r;
+
+	setenv("HOME", S("@D@/home"), 1);
+	valid(&r,
+	    "allow read ~/proj\n"
+	    "deny ~/proj/.private\n"
+	    "deny write \"~/proj/read only\"\n"
+	    "consent * ~/proj/ask/**\n"
+	    "consent-hook ~/../hook.sh\n"
+	    "audit ~/log/audit.jsonl\n"
+	    "audit-key ~/.config/key\n", "~/ in every path and pattern");
+	if (r.p.ndeny == 2) {
+		is_str(r.p.deny[0].pattern, S("@D@/home/proj/.private"),
+		    "deny ~/");
+		is_str(r.p.deny[1].pattern, S("@D@/home/proj/read only"),
+		    "deny write ~/, quoted");
+	} else
+		ok(0, "two deny rules");
+	if (r.p.nconsent == 1 && r.p.consent[0].npatterns == 1)
+		is_str(r.p.consent[0].patterns[0], S("@D@/home/proj/ask/**"),
+		    "consent ~/");
+	else
+		ok(0, "one consent rule with one pattern");
+	if (r.p.consent_hook != NULL)
+		is_str(r.p.consent_hook[0], S("@D@/home/../hook.sh"),
+		    "consent-hook ~/, not canonicalised");
+	else
+		ok(0, "a hook");
+	is_str(r.p.audit_file, S("@D@/home/log/audit.jsonl"), "audit ~/");
+	is_str(r.p.audit_key_file, S("@D@/home/.config/key"), "audit-key ~/");
+	release(&r);
+
+	/* Only "~/" is expanded: "~user/" and "~" alone are not. */
+	valid(&r, "allow read @D@/proj\ndeny ~root/x\ndeny ~\n",
+	    "deny ~root/x and ~");
+	if (r.p.ndeny == 2) {
+		is_str(r.p.deny[0].pattern, "~root/x", "~root/x as written");
+		is_str(r.p.deny[1].pattern, "~", "~ as written");
+	} else
+		ok(0, "two deny rules");
+	release(&r);
+	bad_line("audit ~root/a.jsonl", "audit: '~root/a.jsonl' is a relative "
+	    "path: write an absolute path (or one starting with ~/)");
+	setenv("HOME", D, 1);
+}
+
+static void
+test_new_duplicates(void)
+{
+	static const struct {
+		const char	*line;
+		const char	*what;
+	} cases[] = {
+		{ "default-deny off",		"default-deny" },
+		{ "network off",		"network" },
+		{ "consent-by elicitation",	"consent-by" },
+		{ "consent-hook @D@/hook.sh",	"consent-hook" },
+		{ "consent-timeout 5s",		"consent-timeout" },
+		{ "roots-timeout 5s",		"roots-timeout" },
+		{ "audit /a.jsonl",		"audit" },
+		{ "audit-key /k",		"audit-key" },
+		{ "audit-sync every",		"audit-sync" },
+		{ "audit-rotate 1M",		"audit-rotate" },
+		{ "tool read_file timeout 1s",	"tool read_file timeout" },
+		{ "tool read_file limit memory 1G",
+		    "tool read_file limit memory" },
+	};
+	char text[512], want[256];
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(cases); i++) {
+		/* The audit-* lines need an audit line (line 2); the two
+		 * lines under test are 3 and 5. */
+		snprintf(text, sizeof(text), "allow read @D@/proj\n%s\n%s\n"
+		    "# between\n%s\n", strncmp(cases[i].line, "audit-", 6) ?
+		    "# no audit" : "audit /log.jsonl", cases[i].line,
+		    cases[i].line);
+		snprintf(want, sizeof(want), "t.policy:5: %s: already set at "
+		    "line 3\n", cases[i].what);
+		invalid(text, want, cases[i].line);
+	}
+	/* Lines that may repeat. */
+	{
+		struct result r;
+
+		valid(&r, "allow read @D@/proj\ndeny **/x\ndeny **/x\n"
+		    "consent read_file\nconsent read_file\n"
+		    "tools read_file\ntools read_file\n",
+		    "deny, consent and tools may repeat");
+		is_int(r.p.ndeny, 2, "two deny rules");
+		is_int(r.p.nconsent, 2, "two consent rules");
+		release(&r);
+	}
+}
+
+/* The shipped examples load for toolcell-fs, with a home that has their
+ * directories and hook (copied, since a checkout's modes depend on the
+ * umask).  A new example is added to |names|. */
 static void
 test_examples(void)
 {
 	static const char *const names[] = {
-		"read-only-project.policy", "scratch-dir.policy",
+		"audited.policy", "read-only-project.policy",
+		"read-only-secrets.policy", "scratch-consent.policy",
+		"scratch-dir.policy",
 	};
 	struct result r;
 	struct tc_buf text;
@@ -787,6 +1803,8 @@ test_examples(void)
 		fclose(f);
 		valid(&r, text.data, names[i]);
 		ok(r.p.nroots > 0, "%s: serves a directory", names[i]);
+		is_int(tc_policy_finish(&r.p, &r.d), 0, "%s: finished",
+		    names[i]);
 		release(&r);
 		tc_buf_release(&text);
 	}
@@ -806,6 +1824,7 @@ main(void)
 	test_home();
 	test_bounds();
 	test_print();
+	test_print_everything();
 	test_unknown_keywords();
 	test_bad_paths();
 	test_bad_values();
@@ -815,6 +1834,18 @@ main(void)
 	test_file_checks();
 	test_long_and_nul();
 	test_run_as();
+	test_deny();
+	test_tools();
+	test_tool_limits();
+	test_network();
+	test_consent();
+	test_consent_hook();
+	test_consent_by();
+	test_audit();
+	test_roots_timeout();
+	test_sections();
+	test_home_patterns();
+	test_new_duplicates();
 	test_examples();
 	if (chdir("/") == 0)
 		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

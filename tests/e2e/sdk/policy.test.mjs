@@ -69,7 +69,7 @@ describe('--check', () => {
 		const r = await run(['--policy', p, '--check']);
 		assert.equal(r.stderr, '');
 		assert.equal(r.status, 0);
-		assert.equal(r.stdout, [
+		assert.ok(r.stdout.startsWith([
 			`policy: ${p}`,
 			'directories:',
 			`  read-only   ${base}/proj  (line 2)`,
@@ -82,10 +82,17 @@ describe('--check', () => {
 			'  files       256     (default)',
 			'  processes   64      (default)',
 			'  filesize    1G      (default)',
+		].join('\n') + '\n'), r.stdout);
+		assert.match(r.stdout, /^deny \(wins over allow\):\n {2}read-write {2}\*\*\/\.env {2}\(built in\)$/m);
+		assert.match(r.stdout, /^ {2}read_text_file {14}on$/m);
+		assert.match(r.stdout, /^consent:\n {2}no call needs it$/m);
+		assert.match(r.stdout, /^network: off {2}\(default\)$/m);
+		assert.match(r.stdout, /^audit: off$/m);
+		assert.ok(r.stdout.endsWith([
 			'run-as: none (calls run as the server\'s user)',
 			'allow-degraded: seccomp (line 7)',
 			'',
-		].join('\n'));
+		].join('\n')), r.stdout);
 	});
 
 	test('command-line options override the policy, and add directories', async () => {
@@ -111,7 +118,7 @@ describe('--check', () => {
 	test('prints every error, file:line: message, on stderr and exits 1', async () => {
 		const p = await policy('bad.policy', [
 			`allow read ${base}/proj`,
-			'deny **/.env',
+			'deny ../.env',
 			'allow read relative/dir',
 			`allow read ${base}/nonexistent`,
 			'timeout 30',
@@ -124,7 +131,7 @@ describe('--check', () => {
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '', 'nothing on stdout');
 		assert.equal(r.stderr, [
-			`toolcell-fs: error: ${p}:2: unknown keyword 'deny'`,
+			`toolcell-fs: error: ${p}:2: deny: '../.env': a pattern cannot contain '..'`,
 			`toolcell-fs: error: ${p}:3: allow read: 'relative/dir' is a relative path: write an absolute path (or one starting with ~/)`,
 			`toolcell-fs: error: ${p}:4: allow read: '${base}/nonexistent': No such file or directory`,
 			`toolcell-fs: error: ${p}:5: timeout: '30' is not a duration: write a whole number and a unit, ms, s, m or h (like 30s)`,
@@ -212,11 +219,11 @@ describe('serving from a policy', () => {
 	});
 
 	test('refuses to start on an error, with nothing on stdout', async () => {
-		const p = await policy('unknown.policy', `allow read ${base}/proj\nnetwork off\n`);
+		const p = await policy('unknown.policy', `allow read ${base}/proj\nnetwork-access off\n`);
 		const r = await run(['--policy', p]);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '');
-		assert.equal(r.stderr, `toolcell-fs: error: ${p}:2: unknown keyword 'network'\n`
+		assert.equal(r.stderr, `toolcell-fs: error: ${p}:2: unknown keyword 'network-access'\n`
 		    + 'toolcell-fs: 1 error: not starting\n');
 	});
 

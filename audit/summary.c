@@ -1,0 +1,463 @@
+/*
+ * summary.c: toolcell-audit summary [--since TIME] [--until TIME] [--json]
+ * FILE...: over the records whose time is in [since, until), the calls per
+ * tool (run and denied), the denials by what denied them, the results by
+ * outcome other than "ok", and the ten slowest calls.  Nothing is verified
+ * here (verify does that); lines that are not records are skipped with a
+ * warning.
+ */
+#include <getopt.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+#include "log.h"
+
+#define SLOWEST		10
+#define NAME_SHOWN	256		/* bytes of a name shown */
+
+/* A name and its counts: for tools calls, run, denied; else n[0]. */
+struct tally {
+	char		*name;
+	unsigned long long n[3];
+};
+
+/* Tallies sorted by name, for bsearch. */
+struct tallies {
+	struct tally	*t;
+	size_t		 len;
+	size_t		 cap;
+};
+
+struct slow {
+	unsigned long long duration;
+	unsigned long long seq;
+	unsigned long long call;
+	int		 has_call;
+	char		*time;
+	char		*tool;
+	char		*outcome;
+};
+
+struct summary {
+	long long	 since, until;	/* ms; LLONG_MIN, LLONG_MAX: open */
+	unsigned long long records;
+	char		*first, *last;	/* the earliest and latest time */
+	long long	 first_ms, last_ms;
+	struct tallies	 tools, denials, errors;
+	struct slow	 slowest[SLOWEST];
+	size_t		 nslow;
+	int		 nomem;
+};
+
+/* --- Counting --- */
+
+static int
+tally_cmp(const void *key, const void *t)
+{
+	return strcmp(key, ((const struct tally *)t)->name);
+}
+
+/* Returns the tally of |name| in |ts|, added if new; NULL if out of
+ * memory. */
+static struct tally *
+tally(struct tallies *ts, const char *name)
+{
+	struct tally *t, *grown;
+	size_t lo = 0, hi = ts->len, mid;
+	int c;
+
+	if (ts->len > 0 && (t = bsearch(name, ts->t, ts->len, sizeof(*t),
+	    tally_cmp)) != NULL)
+		return t;
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		c = strcmp(name, ts->t[mid].name);
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if (ts->len == ts->cap) {
+		grown = realloc(ts->t, (ts->cap * 2 + 8) * sizeof(*grown));
+		if (grown == NULL)
+			return NULL;
+		ts->t = grown;
+		ts->cap = ts->cap * 2 + 8;
+	}
+	memmove(&ts->t[lo + 1], &ts->t[lo], (ts->len - lo) * sizeof(*t));
+	t = &ts->t[lo];
+	memset(t, 0, sizeof(*t));
+	if ((t->name = strdup(name)) == NULL) {
+		memmove(&ts->t[lo], &ts->t[lo + 1], (ts->len - lo) *
+		    sizeof(*t));
+		return NULL;
+	}
+	ts->len++;
+	return t;
+}
+
+static void
+tallies_free(struct tallies *ts)
+{
+	size_t i;
+
+	for (i = 0; i < ts->len; i++)
+		free(ts->t[i].name);
+	free(ts->t);
+}
+
+/* Adds 1 to count |i| of |name| in |ts|. */
+static void
+count(struct summary *s, struct tallies *ts, const char *name, int i)
+{
+	struct tally *t = tally(ts, name);
+
+	if (t == NULL)
+		s->nomem = 1;
+	else
+		t->n[i]++;
+}
+
+static void
+slow_free(struct slow *w)
+{
+	free(w->time);
+	free(w->tool);
+	free(w->outcome);
+}
+
+/* Keeps the result |o| among the slowest if it is one; ties keep the
+ * earlier record first. */
+static void
+consider_slow(struct summary *s, const cJSON *o, const char *time)
+{
+	const char *tool = member_str(o, "tool");
+	const char *outcome = member_str(o, "outcome");
+	struct slow w;
+	size_t at;
+
+	memset(&w, 0, sizeof(w));
+	if (member_uint(o, "duration_ms", &w.duration) != 0)
+		return;
+	for (at = s->nslow; at > 0 && s->slowest[at - 1].duration <
+	    w.duration; at--)
+		continue;
+	if (at == SLOWEST)
+		return;
+	member_uint(o, "seq", &w.seq);
+	w.has_call = member_uint(o, "call", &w.call) == 0;
+	if ((w.time = strdup(time)) == NULL ||
+	    (w.tool = strdup(tool != NULL ? tool : "?")) == NULL ||
+	    (w.outcome = strdup(outcome != NULL ? outcome : "?")) == NULL) {
+		slow_free(&w);
+		s->nomem = 1;
+		return;
+	}
+	if (s->nslow == SLOWEST)
+		slow_free(&s->slowest[--s->nslow]);
+	memmove(&s->slowest[at + 1], &s->slowest[at], (s->nslow - at) *
+	    sizeof(w));
+	s->slowest[at] = w;
+	s->nslow++;
+}
+
+/* Keeps |time| as the first or last time if it is. */
+static void
+span(struct summary *s, const char *time, long long ms)
+{
+	char *dup;
+
+	if (s->first == NULL || ms < s->first_ms) {
+		if ((dup = strdup(time)) == NULL) {
+			s->nomem = 1;
+			return;
+		}
+		free(s->first);
+		s->first = dup;
+		s->first_ms = ms;
+	}
+	if (s->last == NULL || ms >= s->last_ms) {
+		if ((dup = strdup(time)) == NULL) {
+			s->nomem = 1;
+			return;
+		}
+		free(s->last);
+		s->last = dup;
+		s->last_ms = ms;
+	}
+}
+
+/* Counts the record |o| if its time is in the range. */
+static void
+take(struct summary *s, const cJSON *o, const char *where)
+{
+	const char *time = member_str(o, "time"), *event, *tool, *name;
+	long long ms;
+
+	if (time == NULL || tc_audit_parse_time(time, &ms) != 0) {
+		tc_warn("%s: no valid \"time\": skipped", where);
+		return;
+	}
+	if (ms < s->since || ms >= s->until)
+		return;
+	s->records++;
+	span(s, time, ms);
+	if ((event = member_str(o, "event")) == NULL)
+		return;
+	tool = member_str(o, "tool") != NULL ? member_str(o, "tool") : "?";
+	if (strcmp(event, "call") == 0) {
+		count(s, &s->tools, tool, 0);
+		name = member_str(o, "decision");
+		if (name != NULL && strcmp(name, "run") == 0)
+			count(s, &s->tools, tool, 1);
+		if (name != NULL && strcmp(name, "denied") == 0) {
+			count(s, &s->tools, tool, 2);
+			name = member_str(o, "by");
+			count(s, &s->denials, name != NULL ? name : "?", 0);
+		}
+	} else if (strcmp(event, "result") == 0) {
+		name = member_str(o, "outcome");
+		if (name == NULL || strcmp(name, "ok") != 0)
+			count(s, &s->errors, name != NULL ? name : "?", 0);
+		consider_slow(s, o, time);
+	}
+}
+
+/* Reads every record of |file|; returns 0, or -1 after saying why. */
+static int
+read_file(struct summary *s, const char *file)
+{
+	char where[PATH_MAX + 32], name[PATH_MAX];
+	struct lines in;
+	cJSON *o;
+	int rc;
+
+	if (lines_open(&in, file) != 0)
+		return -1;
+	while ((rc = lines_next(&in)) > 0 && !s->nomem) {
+		snprintf(where, sizeof(where), "%s:%lu", clean(file, name,
+		    sizeof(name)), in.line);
+		o = in.toolong ? NULL : cJSON_ParseWithLength(in.buf, in.len);
+		if (cJSON_IsObject(o))
+			take(s, o, where);
+		else
+			tc_warn("%s: not a JSON record: skipped", where);
+		cJSON_Delete(o);
+	}
+	lines_close(&in);
+	if (s->nomem) {
+		tc_log(TC_LOG_ERROR, "out of memory");
+		return -1;
+	}
+	return rc < 0 ? -1 : 0;
+}
+
+/* --- Printing --- */
+
+/* Prints one section of tallies with their first count. */
+static void
+print_tallies(const char *title, const struct tallies *ts)
+{
+	char name[NAME_SHOWN];
+	size_t i;
+
+	printf("%s:\n", title);
+	if (ts->len == 0)
+		printf("  (none)\n");
+	for (i = 0; i < ts->len; i++)
+		printf("  %-24s %6llu\n", clean(ts->t[i].name, name,
+		    sizeof(name)), ts->t[i].n[0]);
+}
+
+static void
+print_text(const struct summary *s)
+{
+	char a[NAME_SHOWN], b[NAME_SHOWN], c[NAME_SHOWN];
+	const struct slow *w;
+	size_t i;
+
+	printf("records: %llu", s->records);
+	if (s->records > 0)
+		printf(" (%s to %s)", clean(s->first, a, sizeof(a)),
+		    clean(s->last, b, sizeof(b)));
+	printf("\ncalls by tool:\n");
+	if (s->tools.len == 0)
+		printf("  (none)\n");
+	for (i = 0; i < s->tools.len; i++)
+		printf("  %-24s %6llu  (%llu run, %llu denied)\n",
+		    clean(s->tools.t[i].name, a, sizeof(a)),
+		    s->tools.t[i].n[0], s->tools.t[i].n[1],
+		    s->tools.t[i].n[2]);
+	print_tallies("denials", &s->denials);
+	print_tallies("errors by outcome", &s->errors);
+	printf("slowest calls:\n");
+	if (s->nslow == 0)
+		printf("  (none)\n");
+	for (i = 0; i < s->nslow; i++) {
+		w = &s->slowest[i];
+		printf("  %8llu ms  %s  #%llu  call ", w->duration,
+		    clean(w->time, a, sizeof(a)), w->seq);
+		if (w->has_call)
+			printf("%llu", w->call);
+		else
+			printf("?");
+		printf("  %s  %s\n", clean(w->tool, b, sizeof(b)),
+		    clean(w->outcome, c, sizeof(c)));
+	}
+}
+
+/* Adds |ts| to |o| as {"name": count, ...} under |key|. */
+static int
+add_counts(cJSON *o, const char *key, const struct tallies *ts)
+{
+	cJSON *m;
+	size_t i;
+
+	if ((m = cJSON_AddObjectToObject(o, key)) == NULL)
+		return -1;
+	for (i = 0; i < ts->len; i++)
+		if (cJSON_AddNumberToObject(m, ts->t[i].name,
+		    (double)ts->t[i].n[0]) == NULL)
+			return -1;
+	return 0;
+}
+
+/* Adds the tools as {"tool": {"calls":N,"run":N,"denied":N}, ...}. */
+static int
+add_tools(cJSON *o, const struct tallies *ts)
+{
+	cJSON *m, *t;
+	size_t i;
+
+	if ((m = cJSON_AddObjectToObject(o, "tools")) == NULL)
+		return -1;
+	for (i = 0; i < ts->len; i++)
+		if ((t = cJSON_AddObjectToObject(m, ts->t[i].name)) == NULL ||
+		    !cJSON_AddNumberToObject(t, "calls",
+		    (double)ts->t[i].n[0]) ||
+		    !cJSON_AddNumberToObject(t, "run", (double)ts->t[i].n[1]) ||
+		    !cJSON_AddNumberToObject(t, "denied",
+		    (double)ts->t[i].n[2]))
+			return -1;
+	return 0;
+}
+
+/* Adds the slowest calls as an array of objects. */
+static int
+add_slowest(cJSON *o, const struct summary *s)
+{
+	const struct slow *w;
+	cJSON *arr, *e;
+	size_t i;
+
+	if ((arr = cJSON_AddArrayToObject(o, "slowest")) == NULL)
+		return -1;
+	for (i = 0; i < s->nslow; i++) {
+		w = &s->slowest[i];
+		if ((e = cJSON_CreateObject()) == NULL ||
+		    !cJSON_AddItemToArray(arr, e) ||
+		    !cJSON_AddStringToObject(e, "time", w->time) ||
+		    !cJSON_AddNumberToObject(e, "seq", (double)w->seq) ||
+		    !(w->has_call ? cJSON_AddNumberToObject(e, "call",
+		    (double)w->call) : cJSON_AddNullToObject(e, "call")) ||
+		    !cJSON_AddStringToObject(e, "tool", w->tool) ||
+		    !cJSON_AddStringToObject(e, "outcome", w->outcome) ||
+		    !cJSON_AddNumberToObject(e, "duration_ms",
+		    (double)w->duration))
+			return -1;
+	}
+	return 0;
+}
+
+static int
+print_summary_json(const struct summary *s)
+{
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    !cJSON_AddNumberToObject(o, "records", (double)s->records) ||
+	    !(s->first != NULL ? cJSON_AddStringToObject(o, "first",
+	    s->first) : cJSON_AddNullToObject(o, "first")) ||
+	    !(s->last != NULL ? cJSON_AddStringToObject(o, "last", s->last) :
+	    cJSON_AddNullToObject(o, "last")) ||
+	    add_tools(o, &s->tools) != 0 ||
+	    add_counts(o, "denials", &s->denials) != 0 ||
+	    add_counts(o, "errors", &s->errors) != 0 ||
+	    add_slowest(o, s) != 0) {
+		cJSON_Delete(o);
+		tc_log(TC_LOG_ERROR, "out of memory");
+		return -1;
+	}
+	return print_json(o);
+}
+
+/* --- The command --- */
+
+/* Reads the TIME of --since or --until into |ms|. */
+static int
+range_arg(const char *opt, const char *arg, long long *ms)
+{
+	if (tc_audit_parse_time(arg, ms) == 0)
+		return 0;
+	tc_log(TC_LOG_ERROR, "--%s '%s': not a time (RFC 3339, as "
+	    "2026-11-23T10:00:00Z, or a date, as 2026-11-23)", opt, arg);
+	return -1;
+}
+
+static void
+summary_free(struct summary *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->nslow; i++)
+		slow_free(&s->slowest[i]);
+	tallies_free(&s->tools);
+	tallies_free(&s->denials);
+	tallies_free(&s->errors);
+	free(s->first);
+	free(s->last);
+}
+
+int
+cmd_summary(int argc, char *argv[])
+{
+	static const struct option opts[] = {
+		{ "json",	no_argument,		NULL,	'j' },
+		{ "since",	required_argument,	NULL,	's' },
+		{ "until",	required_argument,	NULL,	'u' },
+		{ NULL,		0,			NULL,	0 }
+	};
+	struct summary s;
+	int c, i, json = 0, rc = 0;
+
+	memset(&s, 0, sizeof(s));
+	s.since = LLONG_MIN;
+	s.until = LLONG_MAX;
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "js:u:", opts, NULL)) != -1) {
+		if (c == 'j')
+			json = 1;
+		else if (c == 's' || c == 'u') {
+			if (range_arg(c == 's' ? "since" : "until", optarg,
+			    c == 's' ? &s.since : &s.until) != 0)
+				return EXIT_TROUBLE;
+		} else
+			goto usage;
+	}
+	if (optind == argc)
+		goto usage;
+	for (i = optind; i < argc && rc == 0; i++)
+		rc = read_file(&s, argv[i]);
+	if (rc == 0 && json)
+		rc = print_summary_json(&s);
+	else if (rc == 0)
+		print_text(&s);
+	summary_free(&s);
+	return rc == 0 ? EXIT_INTACT : EXIT_TROUBLE;
+usage:
+	fputs("usage: toolcell-audit summary [--since TIME] [--until TIME] "
+	    "[--json] FILE...\n", stderr);
+	return EXIT_TROUBLE;
+}

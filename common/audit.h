@@ -1,0 +1,191 @@
+/*
+ * audit.h: the audit log, a tamper-evident record of what a server did.
+ *
+ * The log is JSON Lines: one object a line, written by a single write(2)
+ * to a file opened O_APPEND and held under flock(2).  The writer adds the
+ * chain fields around each record's own members:
+ *
+ *	{"seq":N,"time":"2026-11-23T10:00:00.123Z",<members>,
+ *	 "prev":"<64 hex>","hash":"<64 hex>"}
+ *
+ * seq counts records from 1 and never restarts (not across rotation
+ * either); time is UTC with milliseconds; prev is the digest of the record
+ * before (64 zeros for the first record of a log); hash is SHA-256 of the
+ * exact bytes of the line before ',"hash":', so prev and seq are covered.
+ * With a key, the last member is "hmac", HMAC-SHA-256 with the key over the
+ * same bytes.  The line ends with that member and '}' (no blanks), then
+ * '\n': the last TC_AUDIT_TAIL_LEN bytes of a line are its digest.
+ *
+ * What verification (toolcell-audit verify) detects from the files alone:
+ * an altered record (its digest no longer matches), a removed one (a seq
+ * gap, or a prev that is not the digest before it), reordered and inserted
+ * ones (seq not one more than the record before, or a prev that skips a
+ * record), a partial last line.  It cannot detect a cut tail of whole
+ * records, nor, without a key, a log rewritten from some record on with
+ * freshly computed digests: a plain SHA-256 chain shows accidents and
+ * careless edits, an HMAC chain shows forgery by anyone without the key.
+ */
+#ifndef TC_AUDIT_H
+#define TC_AUDIT_H
+
+#include <stddef.h>
+#include <time.h>
+
+#include <cjson/cJSON.h>
+
+#include "err.h"
+#include "policy.h"		/* enum tc_audit_sync */
+
+#define TC_AUDIT_DIGEST_LEN	32		/* SHA-256, HMAC-SHA-256 */
+#define TC_AUDIT_HEX_LEN	64
+#define TC_AUDIT_TAIL_LEN	75		/* ,"hash":"<64 hex>"} */
+#define TC_AUDIT_KEY_MIN	16		/* bytes of key, at least */
+#define TC_AUDIT_KEY_MAX	4096		/* and at most */
+#define TC_AUDIT_MAX_LINE	(1u << 20)	/* bytes in a line, less '\n' */
+#define TC_AUDIT_ARGS_MAX	(64u << 10)	/* tc_audit_args() result */
+#define TC_AUDIT_STRING_MAX	256		/* longer strings: digested */
+#define TC_AUDIT_DEPTH_MAX	16		/* nesting kept in arguments */
+
+struct tc_audit;
+
+struct tc_audit_opts {
+	const char	*path;		/* the log, JSON Lines */
+	const char	*key_file;	/* NULL: SHA-256 chain; else HMAC */
+	int		 sync;		/* enum tc_audit_sync */
+	unsigned long long rotate_bytes;	/* 0: never rotate */
+	unsigned	 keep;		/* rotated files kept; 0: all */
+	/* Where the time of a record comes from; NULL: CLOCK_REALTIME.
+	 * Tests set it to write logs with known times. */
+	void		(*now)(struct timespec *ts);
+};
+
+/* An HMAC key, as read from a key file. */
+struct tc_audit_key {
+	unsigned char	*bytes;
+	size_t		 len;
+};
+
+/* What a line's chain fields say. */
+struct tc_audit_link {
+	unsigned long long seq;
+	int		 keyed;		/* carries "hmac", not "hash" */
+	char		 prev[TC_AUDIT_HEX_LEN + 1];
+	char		 digest[TC_AUDIT_HEX_LEN + 1];	/* as written */
+	size_t		 signed_len;	/* the bytes the digest covers */
+};
+
+/*
+ * Opens the log o->path for appending, creating it (mode 0600) if need be:
+ * O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC|O_NOFOLLOW, then an exclusive
+ * flock(2), so that a log held by another process is refused.  When the
+ * log has records, the chain continues from its last one (when it is empty
+ * and o->path.1 exists, from that file's last record, as after a rotation);
+ * a last line that is partial, is not a chained record, or does not match
+ * its digest (or is keyed differently) is refused, with a message saying to
+ * run toolcell-audit verify: the writer never extends a log it cannot
+ * continue.  Only the last record is checked, not the whole log.
+ *
+ * With o->key_file, the key is its bytes with one trailing newline removed,
+ * at least TC_AUDIT_KEY_MIN of them; the file must be a regular file owned
+ * by root or the effective user, neither readable nor writable by group or
+ * others.
+ *
+ * Returns 0 and sets |out| to a writer for tc_audit_close(); or TC_EINVAL
+ * (bad options, insecure key, log that cannot be continued), TC_ESYS (open,
+ * lock, read; |d| has errno) or TC_ENOMEM, with |d| saying why and |out|
+ * NULL.  Does not keep |o| or its strings.
+ */
+int	tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
+	    struct tc_diag *d);
+
+/*
+ * Appends |rec|, an object with the event's own members (none of them
+ * named seq, time, prev, hash or hmac), as one line with one write(2), and
+ * fsync(2)s it under TC_AUDIT_SYNC_EVERY.  A short or failed write, or a
+ * failed fsync, is undone with ftruncate(2) to the size before, so the log
+ * never keeps half a record, and the record's seq is not used up.  Whoever
+ * lowers RLIMIT_FSIZE in the calling process must ignore SIGXFSZ, so that
+ * an oversized write fails instead of killing it.
+ *
+ * When the log has reached o->rotate_bytes after the record, it is rotated:
+ * path.N becomes path.N+1 (beyond o->keep, removed), path becomes path.1,
+ * and a new path continues the same chain.  If that fails, the record
+ * stands and 0 is returned; the rotation is tried again before the next
+ * record, which fails if it fails again.
+ *
+ * Returns 0; TC_EINVAL (|rec| not an object, a reserved member, or the
+ * writer broken by an undo that failed), TC_ETOOBIG (line over
+ * TC_AUDIT_MAX_LINE), TC_ESYS or TC_ENOMEM, with |d| saying why.  The caller
+ * refuses the action the record describes when this fails (fail closed).
+ * Does not take ownership of |rec|.
+ */
+int	tc_audit_append(struct tc_audit *a, const cJSON *rec,
+	    struct tc_diag *d);
+
+/* Closes the log (releasing its lock) and frees |a|; NULL is a no-op. */
+void	tc_audit_close(struct tc_audit *a);
+
+/*
+ * Returns a copy of the tool arguments |args| fit for the log: members
+ * whose names look like secrets (password, passwd, secret, token, api_key,
+ * apikey, authorization, cookie, private_key, credential; any case, '-' as
+ * '_', anywhere in the name) and strings that look like secrets (a PEM
+ * private key, GitHub, OpenAI, Slack, GitLab or AWS tokens, "Bearer ..."
+ * credentials) become "[redacted]"; strings longer than
+ * TC_AUDIT_STRING_MAX bytes become {"length":N,"sha256":"<hex>"} (and
+ * member names that long become "sha256:<hex>"); nesting
+ * deeper than TC_AUDIT_DEPTH_MAX becomes "[too deep]"; and a copy whose
+ * compact JSON exceeds TC_AUDIT_ARGS_MAX becomes {"length":N,"sha256":...}
+ * of it.  NULL |args| gives {}.  Returns a new tree the caller deletes, or
+ * NULL if out of memory.
+ */
+cJSON  *tc_audit_args(const cJSON *args);
+
+/*
+ * Reads the key file |file| into |k| with the checks of tc_audit_open().
+ * Returns 0, or TC_EINVAL/TC_ESYS/TC_ENOMEM with |d| saying why.
+ */
+int	tc_audit_key_load(struct tc_audit_key *k, const char *file,
+	    struct tc_diag *d);
+
+/* Wipes and frees the key; |k| is left empty. */
+void	tc_audit_key_release(struct tc_audit_key *k);
+
+/*
+ * Parses one line of a log, |len| bytes at |line| without the newline,
+ * into |l|: a JSON object whose first members are seq (an integer from 1)
+ * and time (a string), whose last are prev and hash or hmac (64 lowercase
+ * hex digits each), no other member having those names, ending exactly as
+ * the writer ends it.  If |rec| is not NULL, it receives the parsed object,
+ * which the caller deletes.  Returns 0; TC_EBADJSON if the line is not a
+ * JSON object; TC_EINVAL if its chain fields are missing or malformed;
+ * TC_ENOMEM; with |d| saying why.
+ */
+int	tc_audit_parse_line(const char *line, size_t len,
+	    struct tc_audit_link *l, cJSON **rec, struct tc_diag *d);
+
+/*
+ * Writes into |hex| the lowercase hex digest of |n| bytes at |p|:
+ * HMAC-SHA-256 with |key|, or SHA-256 when |key| is NULL.
+ */
+void	tc_audit_digest(const struct tc_audit_key *key, const void *p,
+	    size_t n, char hex[TC_AUDIT_HEX_LEN + 1]);
+
+/*
+ * Returns 1 if the digest written in |line| (parsed into |l|) is the one
+ * of its signed bytes, computed with |key| (NULL: SHA-256), else 0.  The
+ * comparison takes the same time wherever the digests differ.
+ */
+int	tc_audit_line_ok(const char *line, const struct tc_audit_link *l,
+	    const struct tc_audit_key *key);
+
+/*
+ * Parses a time as RFC 3339 gives it ("2026-11-23T10:00:00.123Z", with
+ * 't' or ' ' for 'T', any number of fraction digits, and 'Z' or an offset
+ * "+01:00"), or a date alone ("2026-11-23": its midnight UTC), into
+ * milliseconds since the epoch (fractions cut, not rounded).  Returns 0,
+ * or TC_EINVAL if |s| is neither.
+ */
+int	tc_audit_parse_time(const char *s, long long *ms);
+
+#endif /* TC_AUDIT_H */

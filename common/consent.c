@@ -1,0 +1,511 @@
+/*
+ * consent.c: asking a person before a call runs.
+ *
+ * A call that a consent rule covers waits, before anything is forked for
+ * it, on the server's "asking" list while the policy's means are tried in
+ * order: an MCP elicitation/create request when the client declared the
+ * elicitation capability, the consent hook when the policy names one.  The
+ * first means available asks; its answer settles the call, and only an
+ * explicit yes admits it.  A means that is not available (no capability,
+ * no hook, the client answering the request with an error) passes to the
+ * next; when none is left, the call is denied.  The serving loop goes on
+ * meanwhile: pings, cancellations and other calls are served.
+ *
+ * "Allow for this session" is remembered in memory, per tool and rule, for
+ * the life of the process, and the audit log records it.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glob.h"
+#include "log.h"
+#include "server-int.h"
+
+const char *
+tc_consent_rule_str(const struct tc_consent_rule *rule, char *buf,
+    size_t len)
+{
+	size_t n, i;
+
+	n = (size_t)snprintf(buf, len, "consent %s", rule->tool);
+	for (i = 0; i < rule->npatterns && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, " %s",
+		    rule->patterns[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, " (line %d)", rule->line);
+	return buf;
+}
+
+/* Returns 1 if some path of |c| matches one of |rule|'s patterns. */
+static int
+paths_match(const struct call *c, const struct tc_consent_rule *rule)
+{
+	const char *pat;
+	size_t i, k;
+
+	for (k = 0; k < rule->npatterns; k++) {
+		pat = rule->patterns[k];
+		for (i = 0; i < c->npaths; i++)
+			if (tc_glob_match(pat, pat[0] == '/' ? c->abs[i] :
+			    c->rel[i]))
+				return 1;
+	}
+	return 0;
+}
+
+const struct tc_consent_rule *
+tc_consent_rule(const struct srv *s, const struct call *c)
+{
+	const struct tc_consent_rule *r;
+	size_t i;
+
+	for (i = 0; i < s->pol.nconsent; i++) {
+		r = &s->pol.consent[i];
+		if (strcmp(r->tool, "*") != 0 &&
+		    strcmp(r->tool, c->call.tool->name) != 0)
+			continue;
+		if (r->npatterns == 0 || paths_match(c, r))
+			return r;
+	}
+	return NULL;
+}
+
+int
+tc_consent_remembered(const struct srv *s, const struct call *c,
+    const struct tc_consent_rule *rule)
+{
+	const struct allowance *a;
+
+	for (a = s->allowed; a != NULL; a = a->next)
+		if (a->rule == rule && strcmp(a->tool, c->call.tool->name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Remembers a session-long yes for |c|'s tool under its rule. */
+static void
+remember(struct srv *s, const struct call *c)
+{
+	struct allowance *a;
+
+	if (tc_consent_remembered(s, c, c->consent->rule))
+		return;
+	if ((a = calloc(1, sizeof(*a))) == NULL) {
+		tc_warn("out of memory: 'allow for this session' is not "
+		    "remembered");
+		return;
+	}
+	a->tool = c->call.tool->name;	/* static: the tool table's */
+	a->rule = c->consent->rule;
+	a->next = s->allowed;
+	s->allowed = a;
+}
+
+/* Takes |c| off the asking list. */
+static void
+unlist(struct srv *s, struct call *c)
+{
+	struct call **cp;
+
+	for (cp = &s->asking; *cp != NULL; cp = &(*cp)->next)
+		if (*cp == c) {
+			*cp = c->next;
+			c->next = NULL;
+			s->nasking--;
+			return;
+		}
+}
+
+/* Ends the asking: admits |c| if |allowed|, else refuses it with |why|. */
+static void
+settle(struct srv *s, struct call *c, int allowed, const char *why)
+{
+	struct consent *k = c->consent;
+	struct tc_diag d = { "", 0 };
+	char rule[256], msg[768];
+
+	unlist(s, c);
+	if (k->hook_running) {
+		tc_hook_kill(&k->hook);
+		k->hook_running = 0;
+	}
+	tc_hook_release(&k->hook);
+	if (k->elicit_id >= 0) {
+		tc_proto_forget(&s->proto, k->elicit_id);
+		k->elicit_id = -1;
+	}
+	tc_debug("call %s: consent %s by %s%s%s", c->call.tool->name,
+	    k->answer, k->means, k->detail[0] ? ": " : "", k->detail);
+	if (allowed) {
+		if (strcmp(k->answer, "allow-session") == 0)
+			remember(s, c);
+		tc_srv_admit(s, c);
+		return;
+	}
+	tc_consent_rule_str(k->rule, rule, sizeof(rule));
+	if (tc_record_call(s, c, "denied", "consent", rule, why, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	snprintf(msg, sizeof(msg), "The call was not run: %s. (Policy rule "
+	    "'%s' asks a person before this call.)", why, rule);
+	tc_srv_refuse(s, c, msg);
+}
+
+static void	ask_next(struct srv *s, struct call *c);
+
+/* --- Elicitation --- */
+
+/* Handles the client's answer to the elicitation request for a call. */
+static void
+on_elicit(void *ctx, const cJSON *result, const cJSON *error)
+{
+	struct call *c = ctx;
+	struct srv *s = c->srv;
+	struct consent *k = c->consent;
+	const cJSON *action, *content, *allow, *remember_it, *msg;
+	char why[320];
+
+	k->elicit_id = -1;		/* answered: nothing to forget */
+	k->means = "elicitation";
+	if (result == NULL) {
+		/* An error answer: the client could not ask.  Try the next
+		 * means, as if it had none. */
+		msg = cJSON_GetObjectItemCaseSensitive(error, "message");
+		snprintf(k->detail, sizeof(k->detail), "the client could not "
+		    "ask: %s", cJSON_IsString(msg) ? msg->valuestring :
+		    "an error");
+		tc_debug("call %s: %s", c->call.tool->name, k->detail);
+		ask_next(s, c);
+		return;
+	}
+	action = cJSON_GetObjectItemCaseSensitive(result, "action");
+	content = cJSON_GetObjectItemCaseSensitive(result, "content");
+	allow = cJSON_GetObjectItemCaseSensitive(content, "allow");
+	remember_it = cJSON_GetObjectItemCaseSensitive(content, "session");
+	if (cJSON_IsString(action) &&
+	    strcmp(action->valuestring, "accept") == 0 && cJSON_IsTrue(allow)) {
+		k->answer = cJSON_IsTrue(remember_it) ? "allow-session" :
+		    "allow";
+		settle(s, c, 1, NULL);
+		return;
+	}
+	if (cJSON_IsString(action) &&
+	    strcmp(action->valuestring, "accept") == 0) {
+		k->answer = "deny";
+		snprintf(why, sizeof(why), "the user answered no");
+	} else if (cJSON_IsString(action) &&
+	    strcmp(action->valuestring, "decline") == 0) {
+		k->answer = "decline";
+		snprintf(why, sizeof(why), "the user declined it");
+	} else if (cJSON_IsString(action) &&
+	    strcmp(action->valuestring, "cancel") == 0) {
+		k->answer = "cancel";
+		snprintf(why, sizeof(why), "the user dismissed the request "
+		    "for consent, which counts as no");
+	} else {
+		k->answer = "error";
+		snprintf(why, sizeof(why), "the client's answer to the request "
+		    "for consent was not understood, which counts as no");
+	}
+	settle(s, c, 0, why);
+}
+
+/* Describes the call for a person, in |buf|. */
+static void
+describe(const struct srv *s, const struct call *c, char *buf, size_t len)
+{
+	size_t n, i;
+
+	n = (size_t)snprintf(buf, len, "%s wants to run '%s'",
+	    s->proto.client_name != NULL ? s->proto.client_name :
+	    "The client", c->call.tool->name);
+	for (i = 0; i < c->npaths && n < len; i++)
+		n += (size_t)snprintf(buf + n, len - n, "%s%s",
+		    i ? ", " : " on ", c->abs[i]);
+	if (n < len)
+		snprintf(buf + n, len - n, " (%s). Allow it?", s->def->name);
+}
+
+/* Sends the elicitation request; returns 0, or -1 if it could not. */
+static int
+elicit(struct srv *s, struct call *c)
+{
+	struct consent *k = c->consent;
+	cJSON *params, *schema, *props, *p, *req;
+	char msg[1024];
+
+	describe(s, c, msg, sizeof(msg));
+	if ((params = cJSON_CreateObject()) == NULL)
+		return -1;
+	cJSON_AddStringToObject(params, "message", msg);
+	schema = cJSON_AddObjectToObject(params, "requestedSchema");
+	cJSON_AddStringToObject(schema, "type", "object");
+	props = cJSON_AddObjectToObject(schema, "properties");
+	p = cJSON_AddObjectToObject(props, "allow");
+	cJSON_AddStringToObject(p, "type", "boolean");
+	cJSON_AddStringToObject(p, "title", "Allow this call");
+	cJSON_AddBoolToObject(p, "default", 0);
+	p = cJSON_AddObjectToObject(props, "session");
+	cJSON_AddStringToObject(p, "type", "boolean");
+	cJSON_AddStringToObject(p, "title", "Also allow such calls for the "
+	    "rest of this session");
+	cJSON_AddBoolToObject(p, "default", 0);
+	req = cJSON_AddArrayToObject(schema, "required");
+	cJSON_AddItemToArray(req, cJSON_CreateString("allow"));
+	if (p == NULL || req == NULL) {
+		cJSON_Delete(params);
+		return -1;
+	}
+	k->elicit_id = tc_proto_request(&s->proto, "elicitation/create",
+	    params, on_elicit, c);
+	return k->elicit_id < 0 ? -1 : 0;
+}
+
+/* --- The hook --- */
+
+/* Returns the JSON document the hook reads, or NULL. */
+static char *
+hook_input(const struct srv *s, const struct call *c)
+{
+	const struct tc_tool *t = c->call.tool;
+	cJSON *o, *a, *cl, *paths;
+	char rule[256], *text;
+	size_t i;
+
+	if ((o = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddStringToObject(o, "server", s->def->name);
+	cJSON_AddStringToObject(o, "tool", t->name);
+	cJSON_AddItemToObject(o, "arguments",
+	    cJSON_Duplicate(c->call.args, 1));
+	a = cJSON_AddObjectToObject(o, "annotations");
+	cJSON_AddBoolToObject(a, "readOnlyHint", !!(t->flags &
+	    TC_TOOL_READONLY));
+	cJSON_AddBoolToObject(a, "destructiveHint", !!(t->flags &
+	    TC_TOOL_DESTRUCTIVE));
+	cJSON_AddBoolToObject(a, "idempotentHint", !!(t->flags &
+	    TC_TOOL_IDEMPOTENT));
+	cJSON_AddBoolToObject(a, "openWorldHint", !!(t->flags &
+	    TC_TOOL_OPEN_WORLD));
+	cJSON_AddStringToObject(o, "rule",
+	    tc_consent_rule_str(c->consent->rule, rule, sizeof(rule)));
+	cl = cJSON_AddObjectToObject(o, "client");
+	if (s->proto.client_name != NULL)
+		cJSON_AddStringToObject(cl, "name", s->proto.client_name);
+	if (s->proto.client_version != NULL)
+		cJSON_AddStringToObject(cl, "version",
+		    s->proto.client_version);
+	paths = cJSON_AddArrayToObject(o, "paths");
+	for (i = 0; i < c->npaths; i++)
+		cJSON_AddItemToArray(paths, cJSON_CreateString(c->abs[i]));
+	text = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return text;
+}
+
+/* Starts the hook; returns 0, or -1 after settling the call (a hook that
+ * cannot be started denies, like one that fails). */
+static int
+run_hook(struct srv *s, struct call *c)
+{
+	struct consent *k = c->consent;
+	struct tc_diag d = { "", 0 };
+	char *in, why[400];
+
+	k->means = "hook";
+	if ((in = hook_input(s, c)) == NULL) {
+		k->answer = "error";
+		settle(s, c, 0, "out of memory while asking for consent");
+		return -1;
+	}
+	if (tc_hook_start(&k->hook, s->pol.consent_hook, in, strlen(in),
+	    s->pol.consent_timeout_ms, &d) != 0) {
+		free(in);
+		k->answer = "error";
+		snprintf(k->detail, sizeof(k->detail), "%s", d.msg);
+		snprintf(why, sizeof(why), "the consent hook could not be run "
+		    "(%s), which counts as no", d.msg);
+		settle(s, c, 0, why);
+		return -1;
+	}
+	free(in);
+	k->hook_running = 1;
+	return 0;
+}
+
+/* Settles |c| with its hook's answer. */
+static void
+hook_done(struct srv *s, struct call *c)
+{
+	struct consent *k = c->consent;
+	struct tc_hook *h = &k->hook;
+	char why[400];
+
+	k->hook_running = 0;
+	snprintf(k->detail, sizeof(k->detail), "%s", h->reason[0] ?
+	    h->reason : h->why);
+	switch (h->answer) {
+	case TC_HOOK_ALLOW:
+		k->answer = "allow";
+		settle(s, c, 1, NULL);
+		return;
+	case TC_HOOK_ALLOW_SESSION:
+		k->answer = "allow-session";
+		settle(s, c, 1, NULL);
+		return;
+	case TC_HOOK_DENY:
+		k->answer = "deny";
+		break;
+	case TC_HOOK_FAILED:
+		k->answer = h->failure == TC_HOOK_FAIL_TIMEOUT ? "timeout" :
+		    "error";
+		snprintf(k->detail, sizeof(k->detail), "%s", h->why);
+		break;
+	}
+	/* h->why is a whole sentence: who decided, how, and the reason. */
+	snprintf(why, sizeof(why), "%s%s", h->why,
+	    h->answer == TC_HOOK_FAILED ? ", which counts as no" : "");
+	settle(s, c, 0, why);
+}
+
+/* --- Asking --- */
+
+/* Tries the policy's means from k->next on; denies when none is left. */
+static void
+ask_next(struct srv *s, struct call *c)
+{
+	struct consent *k = c->consent;
+	enum tc_consent_means m;
+	char why[512];
+
+	while (k->next < s->pol.nconsent_by) {
+		m = s->pol.consent_by[k->next++];
+		if (m == TC_CONSENT_ELICIT) {
+			if (!tc_proto_client_has(&s->proto, "elicitation"))
+				continue;
+			if (elicit(s, c) == 0) {
+				k->deadline_ms = tc_now_ms() +
+				    s->pol.consent_timeout_ms;
+				return;
+			}
+			snprintf(k->detail, sizeof(k->detail), "the "
+			    "elicitation request could not be sent");
+			continue;
+		}
+		if (m == TC_CONSENT_HOOK && s->pol.consent_hook != NULL) {
+			k->deadline_ms = -1;	/* the hook has its own */
+			run_hook(s, c);
+			return;
+		}
+	}
+	k->means = "none";
+	k->answer = "deny";
+	if (k->detail[0] != '\0')
+		snprintf(why, sizeof(why), "nobody could be asked for consent "
+		    "(%s), so it is denied", k->detail);
+	else
+		snprintf(why, sizeof(why), "nobody could be asked for consent "
+		    "(the client does not support elicitation%s), so it is "
+		    "denied", s->pol.consent_hook == NULL ? " and the policy "
+		    "names no consent-hook" : "");
+	settle(s, c, 0, why);
+}
+
+void
+tc_consent_ask(struct srv *s, struct call *c,
+    const struct tc_consent_rule *rule)
+{
+	struct consent *k;
+
+	if ((k = calloc(1, sizeof(*k))) == NULL) {
+		tc_srv_refuse(s, c, "out of memory while asking for consent");
+		return;
+	}
+	k->rule = rule;
+	k->elicit_id = -1;
+	k->deadline_ms = -1;
+	tc_hook_init(&k->hook);
+	c->consent = k;
+	c->next = s->asking;
+	s->asking = c;
+	s->nasking++;
+	ask_next(s, c);
+}
+
+int
+tc_consent_pollfds(const struct call *c, struct pollfd *pfd)
+{
+	if (c->consent == NULL || !c->consent->hook_running)
+		return 0;
+	return tc_hook_pollfds(&c->consent->hook, pfd);
+}
+
+void
+tc_consent_step(struct srv *s, struct call *c, const struct pollfd *pfd,
+    int npfd, int64_t now_ms)
+{
+	struct consent *k = c->consent;
+	char why[160];
+
+	if (k->hook_running) {
+		if (tc_hook_step(&k->hook, pfd, npfd, now_ms))
+			hook_done(s, c);
+		return;
+	}
+	if (k->elicit_id >= 0 && k->deadline_ms >= 0 &&
+	    now_ms >= k->deadline_ms) {
+		/* Tell the client to take its question down. */
+		cJSON *p = cJSON_CreateObject();
+
+		cJSON_AddNumberToObject(p, "requestId",
+		    (double)k->elicit_id);
+		cJSON_AddStringToObject(p, "reason", "no answer in time");
+		tc_proto_notify(&s->proto, "notifications/cancelled", p);
+		k->answer = "timeout";
+		snprintf(why, sizeof(why), "no answer to the request for "
+		    "consent within %d s, which counts as no",
+		    s->pol.consent_timeout_ms / 1000);
+		settle(s, c, 0, why);
+	}
+}
+
+int64_t
+tc_consent_next_deadline(const struct srv *s)
+{
+	const struct call *c;
+	int64_t t, best = -1;
+
+	for (c = s->asking; c != NULL; c = c->next) {
+		if (c->consent->hook_running)
+			t = c->consent->hook.deadline_ms;
+		else
+			t = c->consent->deadline_ms;
+		if (t >= 0 && (best < 0 || t < best))
+			best = t;
+	}
+	return best;
+}
+
+void
+tc_consent_abandon(struct srv *s, struct call *c, const char *why)
+{
+	struct consent *k = c->consent;
+	struct tc_diag d = { "", 0 };
+	char rule[256];
+
+	unlist(s, c);
+	if (k->hook_running) {
+		tc_hook_kill(&k->hook);
+		k->hook_running = 0;
+	}
+	tc_hook_release(&k->hook);
+	if (k->elicit_id >= 0) {
+		tc_proto_forget(&s->proto, k->elicit_id);
+		k->elicit_id = -1;
+	}
+	k->answer = "cancel";
+	tc_consent_rule_str(k->rule, rule, sizeof(rule));
+	if (tc_record_call(s, c, "cancelled", "client", rule, why, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+}

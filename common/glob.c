@@ -1,0 +1,416 @@
+/*
+ * glob.c: matching deny patterns against paths, component by component,
+ * and finding the rule of a policy that refuses a path.
+ *
+ * Both levels use the same iterative matcher: a wildcard ('*' within a
+ * component, "**" over components) remembers where it started, every other
+ * token consumes exactly one unit (a byte, a component), and on a mismatch
+ * the last wildcard takes one more unit and matching resumes after it.
+ * Because the other tokens have a fixed width, going back to the last
+ * wildcard only is enough, and no pattern can make it exponential: the
+ * work is bounded by the product of the lengths (Kirk Krauss's wildcard
+ * matcher, twice).  The rule "a directory's pattern covers what is beneath
+ * it" is an implicit "**" at the end of every pattern: once the pattern
+ * is used up, the rest of the path matches.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "glob.h"
+#include "policy.h"
+
+/* Formats a reason into |why| (if any) and returns 0, for invalid(). */
+static int __attribute__((format(printf, 3, 4)))
+invalid(char *why, size_t n, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (why != NULL && n > 0) {
+		va_start(ap, fmt);
+		vsnprintf(why, n, fmt, ap);
+		va_end(ap);
+	}
+	return 0;
+}
+
+/*
+ * Returns the ']' that closes the class opening at |p| ('['), or NULL if
+ * none does before |end|.  A ']' right after "[", "[!" or "[^" is a member,
+ * and so is a byte escaped with '\'.
+ */
+static const char *
+class_end(const char *p, const char *end)
+{
+	p++;
+	if (p < end && (*p == '!' || *p == '^'))
+		p++;
+	if (p < end && *p == ']')
+		p++;
+	while (p < end && *p != ']') {
+		if (*p == '\\' && p + 1 < end)
+			p++;
+		p++;
+	}
+	return p < end ? p : NULL;
+}
+
+/* Reads one class member byte at *|pp| (before |close|), escape and all. */
+static unsigned char
+class_byte(const char **pp, const char *close)
+{
+	const char *p = *pp;
+
+	if (*p == '\\' && p + 1 < close)
+		p++;
+	*pp = p + 1;
+	return (unsigned char)*p;
+}
+
+/* Returns 1 if byte |c| is in the class from |p| ('[') to |close| (']'). */
+static int
+class_match(const char *p, const char *close, unsigned char c)
+{
+	unsigned char lo, hi;
+	int neg = 0, hit = 0;
+
+	p++;
+	if (*p == '!' || *p == '^') {
+		neg = 1;
+		p++;
+	}
+	while (p < close) {
+		lo = hi = class_byte(&p, close);
+		if (p + 1 < close && *p == '-') {
+			p++;
+			hi = class_byte(&p, close);
+		}
+		if (lo <= c && c <= hi)
+			hit = 1;
+	}
+	return hit != neg;
+}
+
+/*
+ * Matches the single-byte token at *|pp| (before |pe|: a literal, an
+ * escaped byte, '?' or a class) against |c|.  Returns 1 and moves *|pp|
+ * past the token if it matches, else 0.
+ */
+static int
+token_match(const char **pp, const char *pe, unsigned char c)
+{
+	const char *p = *pp, *close;
+	int hit;
+
+	switch (*p) {
+	case '?':
+		hit = 1;
+		p++;
+		break;
+	case '[':
+		if ((close = class_end(p, pe)) != NULL) {
+			hit = class_match(p, close, c);
+			p = close + 1;
+			break;
+		}
+		/* An unterminated class is a literal '['. */
+		hit = c == '[';
+		p++;
+		break;
+	case '\\':
+		if (p + 1 < pe)
+			p++;
+		/* FALLTHROUGH */
+	default:
+		hit = (unsigned char)*p == c;
+		p++;
+		break;
+	}
+	if (hit)
+		*pp = p;
+	return hit;
+}
+
+/* Returns 1 if the component pattern [p, pe) matches all of [s, se). */
+static int
+match_component(const char *p, const char *pe, const char *s, const char *se)
+{
+	const char *star_p = NULL, *star_s = NULL;
+
+	while (s < se) {
+		if (p < pe && *p == '*') {
+			while (p < pe && *p == '*')
+				p++;
+			star_p = p;
+			star_s = s;
+			continue;
+		}
+		if (p < pe && token_match(&p, pe, (unsigned char)*s)) {
+			s++;
+			continue;
+		}
+		if (star_p == NULL)
+			return 0;
+		/* The last '*' takes one more byte. */
+		p = star_p;
+		s = ++star_s;
+	}
+	while (p < pe && *p == '*')
+		p++;
+	return p == pe;
+}
+
+/*
+ * Moves *|s| to the start of the next component of a path, skipping
+ * slashes and empty or "." components, and returns its end (*|s| itself
+ * at the end of the string).
+ */
+static const char *
+path_next(const char **s)
+{
+	const char *p = *s, *e;
+
+	for (;;) {
+		while (*p == '/')
+			p++;
+		e = p + strcspn(p, "/");
+		if (e - p == 1 && *p == '.') {
+			p = e;
+			continue;
+		}
+		*s = p;
+		return e;
+	}
+}
+
+/* As path_next(), for a pattern: only slashes are skipped. */
+static const char *
+pat_next(const char **p)
+{
+	while (**p == '/')
+		(*p)++;
+	return *p + strcspn(*p, "/");
+}
+
+int
+tc_glob_match(const char *pattern, const char *path)
+{
+	const char *p, *pe, *s, *se, *star_p = NULL, *star_s = NULL;
+
+	if ((pattern[0] == '/') != (path[0] == '/'))
+		return 0;
+	p = pattern;
+	s = path;
+	path_next(&s);
+	if (*s == '\0')
+		return 0;	/* a root itself */
+	for (;;) {
+		pe = pat_next(&p);
+		se = path_next(&s);
+		if (p == pe)
+			return 1;	/* the rest lies beneath a match */
+		if (s == se) {
+			/* The path is used up: only "**" may be left. */
+			while (pe - p == 2 && p[0] == '*' && p[1] == '*') {
+				p = pe;
+				pe = pat_next(&p);
+			}
+			return p == pe;
+		}
+		if (pe - p == 2 && p[0] == '*' && p[1] == '*') {
+			star_p = p = pe;
+			star_s = s;
+			continue;
+		}
+		if (match_component(p, pe, s, se)) {
+			p = pe;
+			s = se;
+			continue;
+		}
+		if (star_p == NULL)
+			return 0;
+		/* The last "**" takes one more component. */
+		p = star_p;
+		s = star_s;
+		star_s = path_next(&s);
+		s = star_s;
+	}
+}
+
+/*
+ * Checks the component [b, e) of a pattern: no "**" but as the whole of
+ * it, classes closed within it, escapes with something to escape.
+ * Returns 1, or 0 with the reason in |why|.
+ */
+static int
+component_valid(const char *b, const char *e, char *why, size_t n)
+{
+	const char *p, *close, *q;
+	unsigned char lo, hi;
+
+	if (e - b == 2 && b[0] == '*' && b[1] == '*')
+		return 1;
+	if ((e - b == 1 && b[0] == '.') ||
+	    (e - b == 2 && b[0] == '.' && b[1] == '.'))
+		return invalid(why, n, "'%.*s' as a component never matches "
+		    "a canonical path", (int)(e - b), b);
+	for (p = b; p < e; p++) {
+		switch (*p) {
+		case '\\':
+			if (p + 1 == e)
+				return invalid(why, n, "'\\' at the end of a "
+				    "component escapes nothing");
+			p++;
+			break;
+		case '*':
+			if (p + 1 < e && p[1] == '*')
+				return invalid(why, n, "'**' must be a whole "
+				    "component, as in 'a/**/b'");
+			break;
+		case '[':
+			if ((close = class_end(p, e)) == NULL)
+				return invalid(why, n, "'[' without a matching "
+				    "']' in the same component");
+			q = p + 1;
+			if (*q == '!' || *q == '^')
+				q++;
+			if (*q == ':' || memmem(q, (size_t)(close - q), "[:",
+			    2) != NULL)
+				return invalid(why, n, "character class names "
+				    "such as '[:alpha:]' are not supported; "
+				    "escape the ':' as '\\:' to match it");
+			while (q < close) {
+				lo = hi = class_byte(&q, close);
+				if (q + 1 < close && *q == '-') {
+					q++;
+					hi = class_byte(&q, close);
+				}
+				if (lo > hi)
+					return invalid(why, n, "reversed range "
+					    "'%c-%c' in a class", lo, hi);
+			}
+			p = close;
+			break;
+		default:
+			break;
+		}
+	}
+	return 1;
+}
+
+int
+tc_glob_valid(const char *pattern, char *why, size_t n)
+{
+	const char *b, *e;
+	size_t len;
+
+	if (why != NULL && n > 0)
+		why[0] = '\0';
+	if (pattern == NULL || pattern[0] == '\0')
+		return invalid(why, n, "empty pattern");
+	if ((len = strlen(pattern)) > TC_GLOB_MAX)
+		return invalid(why, n, "pattern longer than %d bytes",
+		    TC_GLOB_MAX);
+	if (strcmp(pattern, "/") == 0)
+		return invalid(why, n, "'/' alone would deny every path");
+	b = pattern[0] == '/' ? pattern + 1 : pattern;
+	for (;;) {
+		e = b + strcspn(b, "/");
+		if (e == b)
+			return invalid(why, n, *e == '\0' ? "a trailing '/': "
+			    "a pattern that matches a directory already "
+			    "matches everything beneath it" :
+			    "an empty component ('//')");
+		if (!component_valid(b, e, why, n))
+			return 0;
+		if (*e == '\0')
+			return 1;
+		b = e + 1;
+	}
+}
+
+/*
+ * Returns the rest of |path| after |root| if |root| names |path| or one of
+ * its ancestors, component by component ("/a" is not an ancestor of
+ * "/ab"); else NULL.
+ */
+static const char *
+beneath(const char *path, const char *root, size_t rootlen)
+{
+	if (rootlen == 1 && root[0] == '/')
+		return path + 1;
+	if (strncmp(path, root, rootlen) != 0)
+		return NULL;
+	if (path[rootlen] == '\0')
+		return path + rootlen;
+	if (path[rootlen] == '/')
+		return path + rootlen + 1;
+	return NULL;
+}
+
+/* Returns 1 if |rel| names a root itself. */
+static int
+is_root_rel(const char *rel)
+{
+	const char *s = rel;
+
+	path_next(&s);
+	return *s == '\0';
+}
+
+int
+tc_deny_any(const struct tc_policy *p, unsigned access)
+{
+	size_t i;
+
+	for (i = 0; i < p->ndeny; i++)
+		if (p->deny[i].access & access)
+			return 1;
+	return 0;
+}
+
+/* Returns 1 if relative |pattern| matches |abs| relative to some root. */
+static int
+match_any_root(const struct tc_policy *p, const char *pattern,
+    const char *abs)
+{
+	const char *rest;
+	size_t i;
+
+	for (i = 0; i < p->nroots; i++) {
+		rest = beneath(abs, p->roots[i].path, p->roots[i].pathlen);
+		if (rest != NULL && tc_glob_match(pattern, rest))
+			return 1;
+	}
+	return 0;
+}
+
+const struct tc_deny *
+tc_deny_match(const struct tc_policy *p, const char *abs, const char *rel,
+    unsigned access)
+{
+	const struct tc_deny *r;
+	size_t i;
+
+	if (rel != NULL && is_root_rel(rel))
+		return NULL;
+	if (abs != NULL)
+		for (i = 0; i < p->nroots; i++)
+			if (strcmp(abs, p->roots[i].path) == 0)
+				return NULL;
+	for (i = 0; i < p->ndeny; i++) {
+		r = &p->deny[i];
+		if ((r->access & access) == 0 || r->pattern == NULL)
+			continue;
+		if (r->pattern[0] == '/') {
+			if (abs != NULL && tc_glob_match(r->pattern, abs))
+				return r;
+			continue;
+		}
+		if (rel != NULL && tc_glob_match(r->pattern, rel))
+			return r;
+		if (abs != NULL && match_any_root(p, r->pattern, abs))
+			return r;
+	}
+	return NULL;
+}

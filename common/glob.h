@@ -1,0 +1,91 @@
+/*
+ * glob.h: the path patterns of deny rules (toolcell-policy(5)), and which
+ * rule of a policy refuses a path.
+ *
+ * A pattern is a '/'-separated list of components, matched byte for byte
+ * (case-sensitive, no locale, no brace expansion) against a path's
+ * components:
+ *
+ *	*	any run of bytes within one component, empty too; it matches
+ *		a leading '.', so "*.key" matches ".key" and "*" ".env"
+ *	?	any one byte within a component
+ *	[...]	one byte of the class: single bytes and ranges "a-z"; "[!...]"
+ *		or "[^...]" negates it; a ']' first ("[]x]") and a '-' first
+ *		or last are literal
+ *	**	as a whole component: any number of components, none too
+ *	\c	the byte c itself ("\*", "\[", "\\")
+ *
+ * A pattern that matches a directory matches everything beneath it:
+ * "**" "/.ssh" matches ".ssh", "a/.ssh" and "a/.ssh/id_rsa".  A pattern with
+ * a leading '/' is matched against a canonical absolute path; one without,
+ * against a path relative to a root ("**" "/.env": ".env" at any depth;
+ * ".git/hooks": only at a root's top).
+ *
+ * (In these comments a pattern with "**" next to a '/' is written as
+ * adjacent C strings, "**" "/.ssh", since the pair would end or open a
+ * comment.)
+ *
+ * tc_glob_valid() refuses, with a reason:
+ *	- the empty pattern, and one longer than TC_GLOB_MAX bytes;
+ *	- "/" alone, a trailing '/' and an empty component ("a//b"): a
+ *	  directory's pattern already covers what is beneath it;
+ *	- "." or ".." as a component, which a canonical path never has;
+ *	- "**" that is not a whole component ("a**", "**b", "***");
+ *	- a '[' without its ']' in the same component ('/' cannot be in a
+ *	  class), a range whose ends are reversed ("[z-a]"), and "[:", which
+ *	  would start a class name ("[:alpha:]") that is not supported: write
+ *	  "[\:]" for a literal ':' after '[';
+ *	- a '\' that ends a component, with nothing to escape.
+ */
+#ifndef TC_GLOB_H
+#define TC_GLOB_H
+
+#include <stddef.h>
+
+struct tc_policy;
+struct tc_deny;
+
+/* Patterns longer than this are refused (as paths are, by PATH_MAX). */
+#define TC_GLOB_MAX	4096
+
+/*
+ * Returns 1 if |pattern| is a valid pattern, else 0 with the reason in
+ * |why| (|n| bytes, if |why| is not NULL): "'**' must be a whole
+ * component, as in 'a/' '**' '/b'" (as one string).
+ */
+int	tc_glob_valid(const char *pattern, char *why, size_t n);
+
+/*
+ * Returns 1 if |pattern| matches |path| or one of its ancestors, else 0.
+ * An absolute pattern only matches an absolute path, a relative one only a
+ * relative path.  Empty and "." components of |path| are ignored; a path
+ * with no components left ("", ".", "/": a root itself) is never matched.
+ * Time is at most proportional to the product of the two lengths, whatever
+ * the pattern (a chain of "**" components included); nothing is allocated.
+ * A pattern tc_glob_valid() refuses gives some answer without harm: an
+ * unterminated '[' is a literal, "**" within a component is a '*'.
+ */
+int	tc_glob_match(const char *pattern, const char *path);
+
+/*
+ * Returns 1 if some rule of |p| applies to |access| (TC_ACCESS_* bits),
+ * else 0: without one, nothing need be checked.
+ */
+int	tc_deny_any(const struct tc_policy *p, unsigned access);
+
+/*
+ * Returns the first deny rule of |p| that refuses |access| (any of the
+ * TC_ACCESS_* bits given) on a path, or NULL.  The path is given as |abs|,
+ * canonical and absolute, and as |rel|, relative to the root it was reached
+ * through; either may be NULL, and then rules of that kind are not tried.
+ * A relative pattern is tried against |rel| and against |abs| made
+ * relative to every other root that holds it, so that the answer does not
+ * depend on the root a path was named through.  A root itself (|rel| "."
+ * or "", or |abs| equal to a root's canonical path) is never refused: the
+ * policy allows it by name, and a rule covering it leaves it listed but
+ * with nothing in it.  Returns a pointer into p->deny.
+ */
+const struct tc_deny *tc_deny_match(const struct tc_policy *p,
+	    const char *abs, const char *rel, unsigned access);
+
+#endif /* TC_GLOB_H */

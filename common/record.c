@@ -1,0 +1,275 @@
+/*
+ * record.c: what the server writes to its audit log, one JSON object per
+ * event (audit.c adds the sequence number, the time and the chain).
+ *
+ *	start	once, before serving: versions, kernel features in force,
+ *		the policy and its digest
+ *	client	once the client has said who it is
+ *	call	every tools/call, whatever becomes of it: the decision
+ *		("run", "denied", "cancelled"), who made it (policy,
+ *		consent, validation, busy, client) and the rule or answer
+ *	result	every call that ran: outcome, duration, bytes, status
+ *	stop	at exit
+ *
+ * A "call" record is written before the call is forked: when it cannot be,
+ * the call does not run (the log fails closed).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <nettle/sha2.h>
+
+#include "log.h"
+#include "server-int.h"
+
+/* Appends |rec| (consumed) to the log, if there is one. */
+static int
+append(struct srv *s, cJSON *rec, struct tc_diag *d)
+{
+	int rc;
+
+	if (s->audit == NULL) {
+		cJSON_Delete(rec);
+		return 0;
+	}
+	if (rec == NULL)
+		return tc_diag(d, TC_ENOMEM, "out of memory"), -1;
+	rc = tc_audit_append(s->audit, rec, d);
+	cJSON_Delete(rec);
+	return rc == 0 ? 0 : -1;
+}
+
+/* Writes the SHA-256 of file |path| in hex into |hex| (65 bytes); returns
+ * 0 or -1. */
+static int
+file_digest(const char *path, char *hex)
+{
+	struct sha256_ctx ctx;
+	uint8_t buf[8192], dig[SHA256_DIGEST_SIZE];
+	ssize_t n;
+	int fd, i;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK)) < 0)
+		return -1;
+	sha256_init(&ctx);
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		sha256_update(&ctx, (size_t)n, buf);
+	close(fd);
+	if (n < 0)
+		return -1;
+	sha256_digest(&ctx, sizeof(dig), dig);
+	for (i = 0; i < SHA256_DIGEST_SIZE; i++)
+		snprintf(hex + 2 * i, 3, "%02x", dig[i]);
+	return 0;
+}
+
+int
+tc_record_start(struct srv *s, struct tc_diag *d)
+{
+	struct utsname u;
+	cJSON *r, *deg, *ns;
+	char hex[2 * SHA256_DIGEST_SIZE + 1];
+
+	if (s->audit == NULL)
+		return 0;
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "event", "start");
+	cJSON_AddStringToObject(r, "server", s->def->name);
+	cJSON_AddStringToObject(r, "version", s->def->version);
+	cJSON_AddNumberToObject(r, "pid", (double)getpid());
+	cJSON_AddNumberToObject(r, "uid", (double)geteuid());
+	if (uname(&u) == 0)
+		cJSON_AddStringToObject(r, "kernel", u.release);
+	cJSON_AddNumberToObject(r, "landlock_abi",
+	    (s->sb.degraded & TC_DEGRADE_LANDLOCK) ? 0 : s->sb.landlock_abi);
+	cJSON_AddBoolToObject(r, "seccomp",
+	    !(s->sb.degraded & TC_DEGRADE_SECCOMP));
+	ns = cJSON_AddArrayToObject(r, "namespaces");
+	if (!(s->sb.degraded & TC_DEGRADE_NAMESPACES))
+		cJSON_AddItemToArray(ns, cJSON_CreateString("user, net, pid, "
+		    "ipc, uts for programs"));
+	deg = cJSON_AddArrayToObject(r, "degraded");
+	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
+		cJSON_AddItemToArray(deg, cJSON_CreateString("landlock"));
+	if (s->sb.degraded & TC_DEGRADE_SECCOMP)
+		cJSON_AddItemToArray(deg, cJSON_CreateString("seccomp"));
+	if (s->sb.degraded & TC_DEGRADE_NAMESPACES)
+		cJSON_AddItemToArray(deg, cJSON_CreateString("namespaces"));
+	if (s->pol.file != NULL) {
+		cJSON_AddStringToObject(r, "policy", s->pol.file);
+		if (file_digest(s->pol.file, hex) == 0)
+			cJSON_AddStringToObject(r, "policy_sha256", hex);
+	} else
+		cJSON_AddNullToObject(r, "policy");
+	if (s->pol.run_as) {
+		cJSON_AddNumberToObject(r, "run_uid", (double)s->pol.run_uid);
+		cJSON_AddNumberToObject(r, "run_gid", (double)s->pol.run_gid);
+	}
+	return append(s, r, d);
+}
+
+int
+tc_record_client(struct srv *s, struct tc_diag *d)
+{
+	cJSON *r, *c;
+
+	if (s->audit == NULL)
+		return 0;
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "event", "client");
+	c = cJSON_AddObjectToObject(r, "client");
+	if (s->proto.client_name != NULL)
+		cJSON_AddStringToObject(c, "name", s->proto.client_name);
+	if (s->proto.client_version != NULL)
+		cJSON_AddStringToObject(c, "version", s->proto.client_version);
+	cJSON_AddStringToObject(r, "protocol", s->proto.version);
+	cJSON_AddBoolToObject(r, "elicitation",
+	    tc_proto_client_has(&s->proto, "elicitation"));
+	cJSON_AddBoolToObject(r, "roots",
+	    tc_proto_client_has(&s->proto, "roots"));
+	return append(s, r, d);
+}
+
+int
+tc_record_call(struct srv *s, const struct call *c, const char *decision,
+    const char *by, const char *rule, const char *reason, struct tc_diag *d)
+{
+	const struct consent *k = c->consent;
+	cJSON *r, *o;
+
+	if (s->audit == NULL)
+		return 0;
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "event", "call");
+	cJSON_AddNumberToObject(r, "call", (double)c->seq);
+	if (c->req != NULL && c->req->id != NULL)
+		cJSON_AddStringToObject(r, "request_id", c->req->id);
+	cJSON_AddStringToObject(r, "tool", c->call.tool != NULL ?
+	    c->call.tool->name : "?");
+	if (c->call.args != NULL)
+		cJSON_AddItemToObject(r, "args", tc_audit_args(c->call.args));
+	cJSON_AddStringToObject(r, "decision", decision);
+	if (by != NULL)
+		cJSON_AddStringToObject(r, "by", by);
+	if (rule != NULL)
+		cJSON_AddStringToObject(r, "rule", rule);
+	if (k != NULL && k->answer != NULL) {
+		o = cJSON_AddObjectToObject(r, "consent");
+		cJSON_AddStringToObject(o, "means", k->means != NULL ?
+		    k->means : "none");
+		cJSON_AddStringToObject(o, "answer", k->answer);
+		if (k->detail[0] != '\0')
+			cJSON_AddStringToObject(o, "detail", k->detail);
+	}
+	if (reason != NULL)
+		cJSON_AddStringToObject(r, "reason", reason);
+	return append(s, r, d);
+}
+
+static const char *
+outcome_name(const struct tc_run *run, const cJSON *result)
+{
+	switch (run->outcome) {
+	case TC_OUT_OK:
+		return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result,
+		    "isError")) ? "tool-error" : "ok";
+	case TC_OUT_TIMEOUT:
+		return "timeout";
+	case TC_OUT_CANCELLED:
+		return "cancelled";
+	case TC_OUT_TOOBIG:
+		return "over-limit";
+	case TC_OUT_BADFRAME:
+		return "bad-result";
+	case TC_OUT_CRASHED:
+		return "crashed";
+	case TC_OUT_NORESULT:
+		return "no-result";
+	case TC_OUT_CONFINE:
+		return "confinement";
+	case TC_OUT_SPAWN:
+		return "spawn";
+	}
+	return "unknown";
+}
+
+int
+tc_record_result(struct srv *s, const struct call *c, const cJSON *result,
+    struct tc_diag *d)
+{
+	const struct tc_run *run = &c->run;
+	const cJSON *sc, *tr;
+	cJSON *r;
+	int st = run->status;
+
+	if (s->audit == NULL)
+		return 0;
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "event", "result");
+	cJSON_AddNumberToObject(r, "call", (double)c->seq);
+	cJSON_AddStringToObject(r, "tool", c->call.tool->name);
+	cJSON_AddStringToObject(r, "outcome", outcome_name(run, result));
+	cJSON_AddNumberToObject(r, "duration_ms",
+	    (double)(tc_now_ms() - run->start_ms));
+	/* The child is reaped later when its answer came first. */
+	if (run->pidfd < 0 && WIFEXITED(st))
+		cJSON_AddNumberToObject(r, "exit", WEXITSTATUS(st));
+	else if (run->pidfd < 0 && WIFSIGNALED(st))
+		cJSON_AddStringToObject(r, "signal", sigabbrev_np(WTERMSIG(st)) ?
+		    sigabbrev_np(WTERMSIG(st)) : "?");
+	cJSON_AddNumberToObject(r, "bytes", (double)run->result_bytes);
+	sc = cJSON_GetObjectItemCaseSensitive(result, "structuredContent");
+	tr = cJSON_GetObjectItemCaseSensitive(sc, "truncated");
+	cJSON_AddBoolToObject(r, "truncated", cJSON_IsTrue(tr));
+	if (run->outcome != TC_OUT_OK && run->why[0] != '\0')
+		cJSON_AddStringToObject(r, "detail", run->why);
+	return append(s, r, d);
+}
+
+int
+tc_record_stop(struct srv *s, struct tc_diag *d)
+{
+	cJSON *r;
+
+	if (s->audit == NULL)
+		return 0;
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "event", "stop");
+	cJSON_AddStringToObject(r, "reason", s->stop_reason != NULL ?
+	    s->stop_reason : "eof");
+	cJSON_AddNumberToObject(r, "calls", (double)s->ncalls_total);
+	return append(s, r, d);
+}
+
+int
+tc_record_roots(struct srv *s, struct tc_diag *d)
+{
+	const struct tc_root *rt;
+	cJSON *r, *a, *o;
+	size_t i;
+
+	if (s->audit == NULL)
+		return 0;
+	r = cJSON_CreateObject();
+	cJSON_AddStringToObject(r, "event", "roots");
+	a = cJSON_AddArrayToObject(r, "client");
+	for (i = 0; i < s->nroots_new; i++)
+		cJSON_AddItemToArray(a, cJSON_CreateString(s->roots_new[i]));
+	a = cJSON_AddArrayToObject(r, "in_force");
+	for (i = 0; i < s->pol.nroots; i++) {
+		rt = &s->pol.roots[i];
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "path", rt->path);
+		cJSON_AddStringToObject(o, "access",
+		    (rt->flags & TC_ROOT_WRITE) ? "read-write" : "read-only");
+		cJSON_AddItemToArray(a, o);
+	}
+	return append(s, r, d);
+}

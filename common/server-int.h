@@ -1,0 +1,154 @@
+/*
+ * server-int.h: the serving loop's state, shared by the files that make up
+ * the loop: server.c (commands, the loop, tools/call), consent.c (asking a
+ * person before a call runs) and record.c (the audit log's records).
+ * Nothing outside them includes it.
+ */
+#ifndef TC_SERVER_INT_H
+#define TC_SERVER_INT_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "audit.h"
+#include "hook.h"
+#include "policy.h"
+#include "protocol.h"
+#include "sandbox.h"
+#include "server.h"
+
+/* The most paths of one call that deny and consent rules look at. */
+#define TC_CALL_PATHS	16
+
+/* How a call's consent was settled, for its answer and its record. */
+struct consent {
+	const struct tc_consent_rule *rule;	/* the rule that asked */
+	size_t		 next;		/* index into consent_by to try */
+	const char	*means;		/* "elicitation", "hook", "session" */
+	const char	*answer;	/* "allow", "allow-session", "deny",
+					   "decline", "cancel", "timeout",
+					   "error" */
+	char		 detail[256];	/* the hook's reason, an error */
+	int64_t		 elicit_id;	/* outgoing request, or -1 */
+	int64_t		 deadline_ms;	/* monotonic */
+	struct tc_hook	 hook;
+	int		 hook_running;
+};
+
+struct call {
+	struct srv		*srv;
+	struct tc_request	*req;
+	struct tc_call		 call;
+	struct tc_run		 run;
+	uint64_t		 seq;		/* the call's number in the log */
+	int64_t			 received_ms;
+	int			 cancelled;
+	int			 pfd;		/* first pollfd, or -1 */
+	int			 npfd;
+	/* The paths the call names, resolved for deny and consent. */
+	char			*abs[TC_CALL_PATHS];	/* canonical root + rel */
+	char			*rel[TC_CALL_PATHS];
+	size_t			 npaths;
+	struct consent		*consent;	/* while asking, or after */
+	struct call		*next;
+};
+
+/* A session-long yes: calls of |tool| under |rule| are not asked again. */
+struct allowance {
+	const char			*tool;
+	const struct tc_consent_rule	*rule;
+	struct allowance		*next;
+};
+
+struct srv {
+	const struct tc_server	*def;
+	struct tc_policy	 pol;
+	struct tc_sandbox	 sb;
+	struct tc_proto		 proto;
+	cJSON			*tools;		/* the tools/list array */
+	struct tc_buf		 instructions;
+	struct call		*calls;		/* running */
+	unsigned		 ncalls;
+	struct call		*queue;		/* waiting for a free slot */
+	struct call		**queue_tail;
+	unsigned		 nqueued;
+	struct call		*asking;	/* waiting for consent */
+	unsigned		 nasking;
+	struct allowance	*allowed;	/* "allow for this session" */
+	struct tc_audit		*audit;		/* NULL: no log */
+	uint64_t		 next_seq;	/* numbers tools/call requests */
+	uint64_t		 ncalls_total;
+	/* The client's roots (MCP roots), which narrow the policy's. */
+	int64_t			 roots_id;	/* roots/list asked, or -1 */
+	int64_t			 roots_deadline_ms;
+	char			**roots_new;	/* answered, to apply when idle */
+	size_t			 nroots_new;
+	int			 roots_apply;
+	int			 roots_broken;	/* re-rooting failed: refuse */
+	int			 sigfd;
+	int			 stop;
+	const char		*stop_reason;
+	unsigned		 profiles;	/* of the visible tools */
+};
+
+/* --- server.c --- */
+
+/* Runs |c| now or queues it, after its "call" record is written; or
+ * refuses it when the record cannot be (the log fails closed). */
+void	tc_srv_admit(struct srv *s, struct call *c);
+
+/* Answers |c| with an isError result saying |msg| and frees it. */
+void	tc_srv_refuse(struct srv *s, struct call *c, const char *msg);
+
+void	tc_srv_free_call(struct call *c);
+
+/* --- consent.c --- */
+
+/* Returns the first consent rule that applies to |c|, or NULL. */
+const struct tc_consent_rule *tc_consent_rule(const struct srv *s,
+	    const struct call *c);
+
+/* Returns 1 if a session-long yes covers |c| under |rule|. */
+int	tc_consent_remembered(const struct srv *s, const struct call *c,
+	    const struct tc_consent_rule *rule);
+
+/*
+ * Starts asking for consent to |c| under |rule| by the policy's means in
+ * order; the call waits on s->asking until an answer admits or refuses it.
+ */
+void	tc_consent_ask(struct srv *s, struct call *c,
+	    const struct tc_consent_rule *rule);
+
+/* Up to 3 pollfds for |c|'s hook; returns how many. */
+int	tc_consent_pollfds(const struct call *c, struct pollfd *pfd);
+
+/* Advances |c|'s consent after poll(); settles it at its deadline. */
+void	tc_consent_step(struct srv *s, struct call *c,
+	    const struct pollfd *pfd, int npfd, int64_t now_ms);
+
+/* The earliest consent deadline, or -1 if none is waiting. */
+int64_t	tc_consent_next_deadline(const struct srv *s);
+
+/* Stops asking about |c| (cancelled, or the server is stopping). */
+void	tc_consent_abandon(struct srv *s, struct call *c, const char *why);
+
+/* --- record.c --- */
+
+/* The records of the audit log; each returns 0, or -1 with |d| set when
+ * the record could not be written. */
+int	tc_record_start(struct srv *s, struct tc_diag *d);
+int	tc_record_client(struct srv *s, struct tc_diag *d);
+int	tc_record_call(struct srv *s, const struct call *c,
+	    const char *decision, const char *by, const char *rule,
+	    const char *reason, struct tc_diag *d);
+int	tc_record_result(struct srv *s, const struct call *c,
+	    const cJSON *result, struct tc_diag *d);
+int	tc_record_stop(struct srv *s, struct tc_diag *d);
+int	tc_record_roots(struct srv *s, struct tc_diag *d);
+
+/* Describes |rule| as "consent write_file (line 12)" into |buf|. */
+const char *tc_consent_rule_str(const struct tc_consent_rule *rule,
+	    char *buf, size_t len);
+
+#endif /* TC_SERVER_INT_H */

@@ -1,0 +1,275 @@
+#!/bin/sh
+# tests/e2e/audit/run.sh: toolcell-audit on logs written by the real
+# writer, as TAP.  Run from anywhere; BUILD (default build) names the build
+# directory, relative to the top of the tree or absolute.
+#
+# Logs are written by $BUILD/tests/audit-mklog (tests/e2e/audit/mklog.c)
+# from session.jsonl, whose records carry their times, so every output is
+# known in advance: expect/NAME holds the exact standard output of case
+# NAME (or its standard error, for the usage cases).  Tampered logs are
+# made here with sed, awk and sha256sum, the way someone editing a log by
+# hand would: altered, removed, swapped, inserted and forged records.
+set -u
+
+here=$(cd "$(dirname "$0")" && pwd)
+top=$(cd "$here/../../.." && pwd)
+BUILD=${BUILD:-build}
+case $BUILD in
+/*) build=$BUILD ;;
+*) build=$top/$BUILD ;;
+esac
+audit=$build/toolcell-audit
+mklog=$build/tests/audit-mklog
+
+for b in "$audit" "$mklog"; do
+	if [ ! -x "$b" ]; then
+		echo "Bail out! $b is not built (make)"
+		exit 1
+	fi
+done
+for c in sha256sum awk sed diff; do
+	if ! command -v "$c" >/dev/null 2>&1; then
+		echo "Bail out! $c is required"
+		exit 1
+	fi
+done
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/toolcell-audit.XXXXXX") || exit 1
+trap 'rm -rf "$tmp"' EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+umask 077
+
+n=0 failed=0
+
+ok() {		# description
+	n=$((n + 1))
+	echo "ok $n - $1"
+}
+
+not_ok() {	# description, then the diagnostic file $tmp/why
+	n=$((n + 1))
+	failed=$((failed + 1))
+	echo "not ok $n - $1"
+	sed 's/^/# /' "$tmp/why"
+}
+
+# check NAME STATUS CMD...: runs CMD in $tmp; passes if it exits STATUS
+# and its standard output is expect/NAME exactly.
+check() {
+	name=$1 want=$2
+	shift 2
+	(cd "$tmp" && "$@") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	compare "$name" "$want" "$tmp/out"
+}
+
+# check_err NAME STATUS CMD...: the same with standard error.
+check_err() {
+	name=$1 want=$2
+	shift 2
+	(cd "$tmp" && "$@") >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	compare "$name" "$want" "$tmp/err"
+}
+
+compare() {	# name, status wanted, file to compare
+	if [ "$rc" -ne "$2" ]; then
+		{ echo "exit status $rc, not $2"; cat "$tmp/out" "$tmp/err"; } \
+		    >"$tmp/why"
+		not_ok "$1"
+	elif ! diff -u "$here/expect/$1" "$3" >"$tmp/why" 2>&1; then
+		not_ok "$1"
+	else
+		ok "$1"
+	fi
+}
+
+# mk LOG [OPTIONS]: writes LOG in $tmp from session.jsonl.
+mk() {
+	log=$1
+	shift
+	if (cd "$tmp" && "$mklog" "$@" "$log" <"$here/session.jsonl") \
+	    >"$tmp/why" 2>&1; then
+		ok "audit-mklog $* $log"
+	else
+		not_ok "audit-mklog $* $log"
+	fi
+}
+
+# Prints line $2 of $tmp/$1.
+line() {
+	sed -n "${2}p" "$tmp/$1"
+}
+
+# Prints the digest at the end of a line (hash or hmac).
+digest_of() {
+	printf '%s\n' "$1" | sed 's/.*":"\([0-9a-f]*\)"}$/\1/'
+}
+
+# seal BODY FIELD: prints BODY (a line up to its prev) completed with
+# FIELD (hash or hmac) holding the plain SHA-256 of BODY, as a forger
+# without the key would compute it.
+seal() {
+	d=$(printf '%s' "$1" | sha256sum | cut -c1-64)
+	printf '%s,"%s":"%s"}\n' "$1" "$2" "$d"
+}
+
+# Prints a line without its digest member.
+body_of() {
+	printf '%s\n' "$1" |
+	    sed 's/,"hash":"[0-9a-f]*"}$//; s/,"hmac":"[0-9a-f]*"}$//'
+}
+
+printf '%s\n' 0123456789abcdef0123456789abcdef >"$tmp/key"
+printf '%s\n' fedcba9876543210fedcba9876543210 >"$tmp/other.key"
+chmod 600 "$tmp/key" "$tmp/other.key"
+
+# --- A plain SHA-256 chain ---
+
+mk log
+check verify-intact 0 "$audit" verify log
+check verify-intact.json 0 "$audit" verify --json log
+
+# One byte of record 4 changed: 12 ms becomes 13 ms.
+sed '4s/"duration_ms":12,/"duration_ms":13,/' "$tmp/log" >"$tmp/altered"
+check verify-altered 1 "$audit" verify altered
+check verify-altered.json 1 "$audit" verify --json altered
+
+sed '5d' "$tmp/log" >"$tmp/removed"
+check verify-removed 1 "$audit" verify removed
+
+awk 'NR == 5 { held = $0; next } NR == 6 { print; print held; next }
+    { print }' "$tmp/log" >"$tmp/swapped"
+check verify-swapped 1 "$audit" verify swapped
+
+# A forged record with its own correct hash, linked to record 4, put
+# after it without renumbering the rest.
+prev=$(digest_of "$(line log 4)")
+forged=$(seal "{\"seq\":5,\"time\":\"2026-11-23T10:00:01.500Z\",\"event\":\
+\"call\",\"call\":9,\"tool\":\"write_file\",\"decision\":\"run\",\"prev\":\"$prev\"" \
+    hash)
+{ sed -n '1,4p' "$tmp/log"; printf '%s\n' "$forged"; sed '1,4d' "$tmp/log"; } \
+    >"$tmp/inserted"
+check verify-inserted 1 "$audit" verify inserted
+
+# A copy of record 3 put after record 7.
+awk 'NR == 3 { held = $0 } { print } NR == 7 { print held }' "$tmp/log" \
+    >"$tmp/copied"
+check verify-copied 1 "$audit" verify copied
+
+size=$(wc -c <"$tmp/log")
+head -c $((size - 20)) "$tmp/log" >"$tmp/partial"
+check verify-partial 1 "$audit" verify partial
+
+# Whole records cut from the end cannot be seen from the file alone.
+sed '$d' "$tmp/log" | sed '$d' >"$tmp/cut"
+check verify-cut-tail 0 "$audit" verify cut
+
+sed '3s/^/{"not json/' "$tmp/log" >"$tmp/notjson"
+check verify-not-json 1 "$audit" verify notjson
+
+sed '6s/,"prev":"[0-9a-f]*"//' "$tmp/log" >"$tmp/noprev"
+check verify-no-prev 1 "$audit" verify noprev
+
+check verify-plain-with-key 1 "$audit" verify --key key log
+
+# --- An HMAC-SHA-256 chain ---
+
+mk klog -k key
+check verify-hmac 0 "$audit" verify --key key klog
+check verify-hmac-nokey 2 "$audit" verify klog
+check verify-hmac-nokey.json 2 "$audit" verify --json klog
+check verify-hmac-wrongkey 1 "$audit" verify --key other.key klog
+
+# Record 3 changed from run to denied, sealed with a plain SHA-256: as
+# "hash", then in the "hmac" member.
+b=$(body_of "$(line klog 3)" | sed 's/"decision":"run"/"decision":"denied"/')
+{ sed -n '1,2p' "$tmp/klog"; seal "$b" hash; sed '1,3d' "$tmp/klog"; } \
+    >"$tmp/forged-hash"
+check verify-hmac-forged-hash 1 "$audit" verify --key key forged-hash
+{ sed -n '1,2p' "$tmp/klog"; seal "$b" hmac; sed '1,3d' "$tmp/klog"; } \
+    >"$tmp/forged-hmac"
+check verify-hmac-forged-hmac 1 "$audit" verify --key key forged-hmac
+
+# The whole log rewritten as a plain chain: without the key that is not
+# seen (the chain is consistent), with the key it is.
+prev=0000000000000000000000000000000000000000000000000000000000000000
+while IFS= read -r l; do
+	b=$(body_of "$l" | sed "s/\"prev\":\"[0-9a-f]*\"\$/\"prev\":\"$prev\"/")
+	l=$(seal "$b" hash)
+	printf '%s\n' "$l"
+	prev=$(digest_of "$l")
+done <"$tmp/klog" >"$tmp/rewritten"
+check verify-rewritten-nokey 0 "$audit" verify rewritten
+check verify-rewritten-key 1 "$audit" verify --key key rewritten
+
+# --- Rotation ---
+
+mk rlog -r 1500
+check verify-rotated 0 "$audit" verify rlog.3 rlog.2 rlog.1 rlog
+check verify-rotated-one 0 "$audit" verify rlog.1
+check verify-rotated-order 1 "$audit" verify rlog.2 rlog.3 rlog.1 rlog
+mk klog-r -k key -r 1500 -n 2
+check verify-rotated-keep 0 "$audit" verify --key key klog-r.2 klog-r.1 \
+    klog-r
+if [ -e "$tmp/klog-r.3" ]; then
+	echo "klog-r.3 exists with -n 2" >"$tmp/why"
+	not_ok "rotation keeps 2 files"
+else
+	ok "rotation keeps 2 files"
+fi
+
+# --- tail and summary ---
+
+check tail-4 0 "$audit" tail -n 4 log
+check tail-default 0 "$audit" tail log
+tail -n 2 "$tmp/log" >"$tmp/last2"
+check_json_tail() {
+	(cd "$tmp" && "$audit" tail --json -n 2 log) >"$tmp/out" 2>"$tmp/err"
+	if [ $? -eq 0 ] && cmp -s "$tmp/out" "$tmp/last2"; then
+		ok "tail --json: the last lines as they are"
+	else
+		diff -u "$tmp/last2" "$tmp/out" >"$tmp/why" 2>&1
+		not_ok "tail --json: the last lines as they are"
+	fi
+}
+check_json_tail
+head -n 4 "$tmp/notjson" >"$tmp/short"
+check tail-notjson 0 "$audit" tail -n 2 short
+
+check summary 0 "$audit" summary log
+check summary.json 0 "$audit" summary --json log
+check summary-since 0 "$audit" summary --since 2026-11-24 log
+check summary-until 0 "$audit" summary --until 2026-11-24 log
+check summary-range.json 0 "$audit" summary --json \
+    --since 2026-11-23T10:00:03Z --until 2026-11-23T11:00:36.950+01:00 log
+check summary.json 0 "$audit" summary --json rlog.3 rlog.2 rlog.1 rlog
+
+# Twelve results: the ten slowest are shown.
+i=1
+while [ $i -le 12 ]; do
+	printf '{"time":"2026-11-25T10:00:%02d.000Z","event":"result",' "$i"
+	printf '"call":%d,"tool":"t%d","outcome":"ok","duration_ms":%d}\n' \
+	    "$i" "$i" $((i * 10))
+	i=$((i + 1))
+done >"$tmp/twelve.jsonl"
+if (cd "$tmp" && "$mklog" twelve <twelve.jsonl) >"$tmp/why" 2>&1; then
+	ok "audit-mklog twelve"
+else
+	not_ok "audit-mklog twelve"
+fi
+check summary-top10 0 "$audit" summary twelve
+
+# --- Usage and I/O errors ---
+
+check_err usage-verify 2 "$audit" verify
+check_err usage-command 2 "$audit" frobnicate
+check_err missing-file 2 "$audit" verify no-such-log
+check_err bad-since 2 "$audit" summary --since yesterday log
+check_err bad-count 2 "$audit" tail -n -1 log
+chmod 640 "$tmp/other.key"
+check_err key-open 2 "$audit" verify --key other.key klog
+
+echo "1..$n"
+[ "$failed" -eq 0 ]
