@@ -144,6 +144,12 @@ install: all
 	install -m 644 $(wildcard servers/*/*.1) audit/toolcell-audit.1 \
 	    $(DESTDIR)$(PREFIX)/share/man/man1/
 	install -m 644 $(wildcard servers/*/*.5) $(DESTDIR)$(PREFIX)/share/man/man5/
+	install -d $(DESTDIR)$(PREFIX)/share/toolcell/hooks \
+	    $(DESTDIR)$(PREFIX)/share/toolcell/examples
+	install -m 755 policy/hooks/desktop policy/hooks/allow-read-only \
+	    policy/hooks/ask-tty $(DESTDIR)$(PREFIX)/share/toolcell/hooks/
+	install -m 644 policy/examples/*.policy \
+	    $(DESTDIR)$(PREFIX)/share/toolcell/examples/
 
 clean:
 	rm -rf build build-san
