@@ -382,6 +382,13 @@ match_any_root(const struct tc_policy *p, const char *pattern,
 		if (rest != NULL && tc_glob_match(pattern, rest))
 			return 1;
 	}
+	/* Narrowed by the client's roots: a pattern is still relative to
+	 * the policy's own directories. */
+	for (i = 0; i < p->nceiling; i++) {
+		rest = beneath(abs, p->ceiling[i].path, p->ceiling[i].pathlen);
+		if (rest != NULL && tc_glob_match(pattern, rest))
+			return 1;
+	}
 	return 0;
 }
 

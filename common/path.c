@@ -1,6 +1,10 @@
-/* path.c: mapping client paths to roots, and opening them beneath a root. */
+/*
+ * path.c: mapping client paths to roots, opening them beneath a root, and
+ * refusing what the deny rules name, both as given and as opened.
+ */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <linux/openat2.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,8 +12,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "glob.h"
 #include "path.h"
 #include "policy.h"
+
+/* What /proc shows for a file whose last name was removed. */
+#define DELETED		" (deleted)"
 
 /*
  * Returns the rest of |path| after |root| if |root| names |path| or one of
@@ -174,6 +182,295 @@ tc_path_openat(const struct tc_policy *pol, const struct tc_path *p,
 	return tc_path_openat_in(pol->roots[p->root].fd, p->rel, flags, mode);
 }
 
+/* Returns 1 if |s| is |n| bytes of "..". */
+static int
+is_dotdot(const char *s, size_t n)
+{
+	return n == 2 && s[0] == '.' && s[1] == '.';
+}
+
+int
+tc_path_check(const struct tc_policy *pol, struct tc_path *p,
+    unsigned access)
+{
+	const struct tc_root *r;
+	const char *s, *rel;
+	char *abs, *w;
+	size_t n;
+
+	p->denied_by = NULL;
+	p->unchecked = NULL;
+	if (p->root >= pol->nroots) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!tc_deny_any(pol, access))
+		return 0;
+	r = &pol->roots[p->root];
+	if ((abs = malloc(r->pathlen + strlen(p->rel) + 2)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	/* The root's canonical path, then the components of rel without
+	 * "." and empty ones, up to the first "..": the kernel resolves
+	 * that one, through whatever symlinks came before it. */
+	memcpy(abs, r->path, r->pathlen);
+	w = abs + (r->pathlen == 1 ? 0 : r->pathlen);
+	rel = w + 1;
+	for (s = p->rel; *s != '\0'; s += n) {
+		while (*s == '/')
+			s++;
+		n = strcspn(s, "/");
+		if (n == 0 || (n == 1 && s[0] == '.'))
+			continue;
+		if (is_dotdot(s, n))
+			break;
+		*w++ = '/';
+		memcpy(w, s, n);
+		w += n;
+	}
+	*w = '\0';
+	if (w >= rel)
+		p->denied_by = tc_deny_match(pol, abs, rel, access);
+	free(abs);
+	if (p->denied_by != NULL) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Reads where |fd| is from /proc/self/fd into |buf| (|size| bytes).
+ * Returns 0, or -1 with errno set (ENAMETOOLONG; ENOENT for what has no
+ * path, such as a pipe).
+ */
+static int
+fd_path(int fd, char *buf, size_t size)
+{
+	char link[32];
+	ssize_t n;
+
+	snprintf(link, sizeof(link), "/proc/self/fd/%d", fd);
+	if ((n = readlinkat(AT_FDCWD, link, buf, size)) < 0)
+		return -1;
+	if ((size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[n] = '\0';
+	if (buf[0] != '/') {
+		errno = ENOENT;
+		return -1;
+	}
+	return 0;
+}
+
+int
+tc_path_where(const struct tc_policy *pol, size_t root, int fd,
+    struct tc_where *w, const char **why)
+{
+	char rootpath[PATH_MAX];
+	const char *rest;
+	size_t rootlen;
+
+	memset(w, 0, sizeof(*w));
+	*why = NULL;
+	if (root >= pol->nroots) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((w->abs = malloc(PATH_MAX)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	/* The root's current path, not the one it had at start: if it has
+	 * moved since, what lies beneath it is still named right. */
+	if (fd_path(pol->roots[root].fd, rootpath, sizeof(rootpath)) != 0 ||
+	    fd_path(fd, w->abs, PATH_MAX) != 0) {
+		*why = errno == ENAMETOOLONG ? "its path is too long" :
+		    "/proc/self/fd does not say where it is";
+		goto fail;
+	}
+	rootlen = strlen(rootpath);
+	if (rootlen == 1)
+		rest = w->abs + 1;
+	else if (strncmp(w->abs, rootpath, rootlen) == 0 &&
+	    (w->abs[rootlen] == '/' || w->abs[rootlen] == '\0'))
+		rest = w->abs + rootlen + (w->abs[rootlen] == '/');
+	else {
+		/* Beneath the root by openat2(), yet not by name: the root
+		 * or the file was removed or moved meanwhile. */
+		*why = "it is no longer beneath its allowed directory";
+		goto fail;
+	}
+	w->rel = *rest != '\0' ? rest : ".";
+	return 0;
+fail:
+	tc_where_release(w);
+	errno = EACCES;
+	return -1;
+}
+
+void
+tc_where_release(struct tc_where *w)
+{
+	free(w->abs);
+	w->abs = NULL;
+	w->rel = NULL;
+}
+
+/*
+ * Returns the rule that refuses |w| for |access|, or NULL.  A file whose
+ * name was removed shows with " (deleted)" after it: it is checked with
+ * and without, since a file may also have that in its name.
+ */
+static const struct tc_deny *
+where_denied(const struct tc_policy *pol, struct tc_where *w,
+    unsigned access)
+{
+	const struct tc_deny *rule;
+	size_t n = strlen(w->abs), k = sizeof(DELETED) - 1;
+
+	if ((rule = tc_deny_match(pol, w->abs, w->rel, access)) != NULL)
+		return rule;
+	if (n > k && strcmp(w->abs + n - k, DELETED) == 0) {
+		w->abs[n - k] = '\0';
+		rule = tc_deny_match(pol, w->abs, w->rel, access);
+		w->abs[n - k] = DELETED[0];
+	}
+	return rule;
+}
+
+/*
+ * Checks the file open as |fd| beneath p's root against the deny rules.
+ * Returns 0, or -1 with errno EACCES and p->denied_by or p->unchecked
+ * set, or ENOMEM.
+ */
+static int
+check_fd(const struct tc_policy *pol, struct tc_path *p, int fd,
+    unsigned access)
+{
+	struct tc_where w;
+
+	if (tc_path_where(pol, p->root, fd, &w, &p->unchecked) != 0)
+		return -1;
+	p->denied_by = where_denied(pol, &w, access);
+	tc_where_release(&w);
+	if (p->denied_by != NULL) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+int
+tc_path_entry_denied(const struct tc_policy *pol, const struct tc_where *dir,
+    const char *name, unsigned access, const struct tc_deny **rule)
+{
+	char buf[PATH_MAX + NAME_MAX + 2];
+	size_t dlen = strlen(dir->abs), reloff;
+	int n;
+
+	*rule = NULL;
+	/* The entry's rel is a suffix of its abs, as the directory's is. */
+	if (strcmp(dir->rel, ".") == 0)
+		reloff = dlen + (dlen > 1);
+	else
+		reloff = (size_t)(dir->rel - dir->abs);
+	n = snprintf(buf, sizeof(buf), "%s%s%s", dir->abs, dlen > 1 ? "/" :
+	    "", name);
+	if (n < 0 || (size_t)n >= sizeof(buf))
+		return 1;
+	*rule = tc_deny_match(pol, buf, buf + reloff, access);
+	return *rule != NULL;
+}
+
+/*
+ * tc_path_open() for flags that change the file as it opens: resolve and
+ * check the parent, check the last component by name, and open it within
+ * the parent without following a symlink.
+ */
+static int
+open_for_change(const struct tc_policy *pol, struct tc_path *p, int flags,
+    unsigned mode, unsigned access)
+{
+	const char *slash, *name;
+	struct tc_where w;
+	char *parent;
+	int dfd, fd, saved;
+
+	if (p->rel[strlen(p->rel) - 1] == '/') {
+		errno = EISDIR;
+		return -1;
+	}
+	if ((slash = strrchr(p->rel, '/')) != NULL) {
+		parent = strndup(p->rel, (size_t)(slash - p->rel));
+		name = slash + 1;
+	} else {
+		parent = strdup(".");
+		name = p->rel;
+	}
+	if (parent == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	if (strcmp(name, ".") == 0 || is_dotdot(name, strlen(name))) {
+		free(parent);
+		errno = EISDIR;
+		return -1;
+	}
+	dfd = tc_path_openat_in(pol->roots[p->root].fd, parent,
+	    O_PATH | O_DIRECTORY, 0);
+	free(parent);
+	if (dfd < 0)
+		return -1;
+	fd = -1;
+	if (tc_path_where(pol, p->root, dfd, &w, &p->unchecked) != 0)
+		goto out;
+	if ((p->denied_by = where_denied(pol, &w, access)) != NULL ||
+	    tc_path_entry_denied(pol, &w, name, access, &p->denied_by)) {
+		if (p->denied_by == NULL)
+			p->unchecked = "its path is too long";
+		tc_where_release(&w);
+		errno = EACCES;
+		goto out;
+	}
+	tc_where_release(&w);
+	fd = tc_path_openat_in(dfd, name, flags | O_NOFOLLOW, mode);
+out:
+	saved = errno;
+	close(dfd);
+	errno = saved;
+	return fd;
+}
+
+int
+tc_path_open(const struct tc_policy *pol, struct tc_path *p, int flags,
+    unsigned mode, unsigned access)
+{
+	int fd, saved;
+
+	if (tc_path_check(pol, p, access) != 0)
+		return -1;
+	if (!tc_deny_any(pol, access))
+		return tc_path_openat(pol, p, flags, mode);
+	if (flags & (O_CREAT | O_TRUNC))
+		fd = open_for_change(pol, p, flags, mode, access);
+	else
+		fd = tc_path_openat(pol, p, flags, mode);
+	if (fd < 0)
+		return -1;
+	/* What was opened, wherever symlinks and renames took the path. */
+	if (check_fd(pol, p, fd, access) != 0) {
+		saved = errno;
+		close(fd);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
 int
 tc_path_error(struct tc_diag *d, const char *user, int err)
 {
@@ -198,4 +495,41 @@ tc_path_error(struct tc_diag *d, const char *user, int err)
 	default:
 		return tc_diag(d, TC_ESYS, "'%s': %s", user, strerror(err));
 	}
+}
+
+int
+tc_path_denied(struct tc_diag *d, const char *user, const struct tc_deny *rule)
+{
+	const char *what;
+	char where[32];
+
+	switch (rule->access & (TC_ACCESS_READ | TC_ACCESS_WRITE)) {
+	case TC_ACCESS_WRITE:
+		what = "write ";
+		break;
+	case TC_ACCESS_READ:
+		what = "read ";
+		break;
+	default:
+		what = "";
+		break;
+	}
+	if (rule->line > 0)
+		snprintf(where, sizeof(where), "line %d", rule->line);
+	else
+		snprintf(where, sizeof(where), "built in");
+	return tc_diag(d, TC_EDENIED, "'%s': denied by policy rule "
+	    "'deny %s%s' (%s)", user, what, rule->pattern, where);
+}
+
+int
+tc_path_open_error(struct tc_diag *d, const struct tc_path *p,
+    const char *user, int err)
+{
+	if (err == EACCES && p->denied_by != NULL)
+		return tc_path_denied(d, user, p->denied_by);
+	if (err == EACCES && p->unchecked != NULL)
+		return tc_diag(d, TC_EDENIED, "'%s': cannot be checked against "
+		    "the deny rules: %s", user, p->unchecked);
+	return tc_path_error(d, user, err);
 }

@@ -1,11 +1,22 @@
 /*
- * path.h: resolving a path a client gave to a file beneath an allowed root.
+ * path.h: resolving a path a client gave to a file beneath an allowed root,
+ * and refusing what the policy's deny rules name.
  *
  * The guard is the kernel: every open is openat2() from a root's directory
  * fd with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, so "..", absolute
  * symlinks, symlinks that climb out and /proc magic links all fail inside
  * the one system call that opens the file, with no window between a check
  * and its use.  The string work here only decides which root a path names.
+ *
+ * Deny rules (glob.h) are checked twice by tc_path_open(): on the path as
+ * given, before anything is opened, for a clear early answer; and on the
+ * file actually opened, by the path /proc/self/fd shows for its fd, so that
+ * a symlink inside a root ("notes" -> ".env", "cfg" -> ".ssh") or a rename
+ * between the check and the open cannot reach a denied file.  What the
+ * second check cannot see: a hard link to a denied file under another
+ * name, and a bind mount of a denied directory elsewhere in a root, are
+ * allowed by the name they have.  A file renamed after it was opened and
+ * checked is read under the name it had when checked.
  */
 #ifndef TC_PATH_H
 #define TC_PATH_H
@@ -15,11 +26,24 @@
 #include "err.h"
 
 struct tc_policy;
+struct tc_deny;
 
 struct tc_path {
 	size_t		 root;		/* index into policy->roots */
 	char		*rel;		/* relative to the root; "." for itself */
 	char		*display;	/* absolute form, for messages */
+
+	/* Why the last tc_path_check() or tc_path_open() failed with EACCES
+	 * for the deny rules, if it did: the rule (in policy->deny), or why
+	 * they could not be checked (a static string). */
+	const struct tc_deny *denied_by;
+	const char	*unchecked;
+};
+
+/* Where an open file is now, as /proc/self/fd shows it. */
+struct tc_where {
+	char		*abs;		/* canonical and absolute */
+	const char	*rel;		/* in |abs|, after the root; or "." */
 };
 
 /*
@@ -37,7 +61,8 @@ void	tc_path_release(struct tc_path *p);
 /*
  * Opens |p| beneath its root with openat2(|flags|, |mode|) and
  * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS (retrying on EAGAIN).  Returns an
- * fd, or -1 with errno set (EXDEV: it resolves outside its root).
+ * fd, or -1 with errno set (EXDEV: it resolves outside its root).  Applies
+ * no deny rule: handlers use tc_path_open().
  */
 int	tc_path_openat(const struct tc_policy *pol, const struct tc_path *p,
 	    int flags, unsigned mode);
@@ -45,8 +70,57 @@ int	tc_path_openat(const struct tc_policy *pol, const struct tc_path *p,
 /*
  * Like tc_path_openat(), relative to an fd already beneath a root, for
  * walking a tree: |dirfd| must itself have been opened beneath the root.
+ * Applies no deny rule.
  */
 int	tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode);
+
+/*
+ * Checks |p| as given, without touching a file, against the deny rules of
+ * |pol| for |access| (TC_ACCESS_*): its components up to the first ".."
+ * (what follows one depends on the files, and is left to the check of the
+ * opened file), relative to the root and made absolute.  Returns 0, or -1
+ * with errno EACCES and p->denied_by set, or ENOMEM.
+ */
+int	tc_path_check(const struct tc_policy *pol, struct tc_path *p,
+	    unsigned access);
+
+/*
+ * Opens |p| as tc_path_openat() does, for |access| (TC_ACCESS_READ or
+ * TC_ACCESS_WRITE; only rules for that access apply), refusing what the
+ * deny rules name: tc_path_check() first, then the file opened, by where
+ * it really is.  With O_CREAT or O_TRUNC, which change a file as it is
+ * opened, the parent directory is opened and checked first and the last
+ * component then opened within it with O_NOFOLLOW, so a symlink there is
+ * refused (ELOOP) rather than followed to a file no check has seen.
+ * Returns an fd, or -1 with errno set: EACCES with p->denied_by or
+ * p->unchecked set when the deny rules refused it (tc_path_open_error()
+ * words it), else as tc_path_openat().  Without a rule for |access| in the
+ * policy it is tc_path_openat().
+ */
+int	tc_path_open(const struct tc_policy *pol, struct tc_path *p,
+	    int flags, unsigned mode, unsigned access);
+
+/*
+ * Finds where |fd|, opened beneath root |root|, is now: its path from
+ * /proc/self/fd, and the same relative to the root's own current path.
+ * Returns 0 and fills |w| (released with tc_where_release()); or -1 with
+ * errno ENOMEM, or EACCES and *|why| a static reason (no /proc, or the
+ * file is no longer beneath the root).
+ */
+int	tc_path_where(const struct tc_policy *pol, size_t root, int fd,
+	    struct tc_where *w, const char **why);
+
+void	tc_where_release(struct tc_where *w);
+
+/*
+ * Returns 1 if the entry |name| of the directory at |dir| is refused for
+ * |access|, with the rule in *|rule| (NULL if the entry's path is too long
+ * to check, which also refuses it); else 0.  For leaving denied entries
+ * out of listings.
+ */
+int	tc_path_entry_denied(const struct tc_policy *pol,
+	    const struct tc_where *dir, const char *name, unsigned access,
+	    const struct tc_deny **rule);
 
 /*
  * Returns a message for a failed resolution of |user| with errno |err|:
@@ -54,5 +128,23 @@ int	tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode);
  * Formats into |d| and returns a TC_E* code.
  */
 int	tc_path_error(struct tc_diag *d, const char *user, int err);
+
+/*
+ * Formats the refusal of |user| by |rule| into |d|: "'x/.env': denied by
+ * policy rule 'deny **' '/.env' (line 4)", or "(built in)" for a rule of
+ * no line; "deny write ..." for a rule on writes only.  Returns TC_EDENIED.
+ */
+int	tc_path_denied(struct tc_diag *d, const char *user,
+	    const struct tc_deny *rule);
+
+/*
+ * Returns a message for a failed tc_path_check() or tc_path_open() of |p|
+ * (mapped from |user|) with errno |err|: tc_path_denied()'s when a rule
+ * refused it, "'x': cannot be checked against the deny rules: ..." when
+ * none could be checked, else tc_path_error()'s.  Formats into |d| and
+ * returns a TC_E* code.
+ */
+int	tc_path_open_error(struct tc_diag *d, const struct tc_path *p,
+	    const char *user, int err);
 
 #endif /* TC_PATH_H */

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "glob.h"
 #include "policy.h"
 
 /*
@@ -390,8 +391,8 @@ beneath(const char *path, const char *dir)
 
 /* Adds |real| (canonical, beneath or equal to |from|) to |out|. */
 static int
-add_narrowed(struct tc_root *out, size_t *nout, const struct tc_root *from,
-    const char *real)
+add_narrowed(const struct tc_policy *p, struct tc_root *out, size_t *nout,
+    const struct tc_root *from, const char *real)
 {
 	struct tc_root *r = &out[*nout];
 	const char *rest;
@@ -419,6 +420,19 @@ add_narrowed(struct tc_root *out, size_t *nout, const struct tc_root *from,
 			r->scope = strdup(*rest != '\0' ? rest : from->scope);
 		if (r->scope == NULL)
 			goto fail;
+	}
+	/* A client root the policy denies is no root: the rules stay
+	 * relative to the policy's own directories. */
+	for (i = 0; r->scope != NULL && i < p->ndeny; i++) {
+		const struct tc_deny *dn = &p->deny[i];
+
+		if ((dn->access & TC_ACCESS_READ) && tc_glob_match(dn->pattern,
+		    dn->pattern[0] == '/' ? real : r->scope)) {
+			free(r->path);
+			free(r->given);
+			free(r->scope);
+			return 0;
+		}
 	}
 	if ((r->fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		free(r->path);
@@ -454,11 +468,11 @@ tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 			continue;	/* the client names what is not here */
 		for (i = 0; i < nceil && nout < TC_ROOTS_MAX; i++) {
 			if (beneath(real, ceil[i].path)) {
-				if (add_narrowed(out, &nout, &ceil[i],
+				if (add_narrowed(p, out, &nout, &ceil[i],
 				    real) != 0)
 					goto oom;
 			} else if (beneath(ceil[i].path, real)) {
-				if (add_narrowed(out, &nout, &ceil[i],
+				if (add_narrowed(p, out, &nout, &ceil[i],
 				    ceil[i].path) != 0)
 					goto oom;
 			}

@@ -27,13 +27,19 @@
 
 #include "sandbox-int.h"
 
-/* What every handler needs: memory, its own fds, time, leaving. */
+/* What every handler needs: memory, its own fds, time, leaving, and
+ * where its files are. */
 static const int base_calls[] = {
 	SCMP_SYS(read), SCMP_SYS(write), SCMP_SYS(readv), SCMP_SYS(writev),
 	SCMP_SYS(pread64), SCMP_SYS(lseek), SCMP_SYS(close),
 	SCMP_SYS(fstat), SCMP_SYS(newfstatat), SCMP_SYS(statx),
 	SCMP_SYS(fcntl), SCMP_SYS(getdents64),
 	SCMP_SYS(openat), SCMP_SYS(openat2),	/* Landlock decides where */
+	/* Where an opened file really is, from /proc/self/fd, for the deny
+	 * rules (path.c).  Landlock does not cover readlink: like stat, it
+	 * can read a symlink's target anywhere, which names but opens
+	 * nothing. */
+	SCMP_SYS(readlinkat),
 	SCMP_SYS(brk), SCMP_SYS(munmap), SCMP_SYS(mremap),
 	SCMP_SYS(madvise),
 	SCMP_SYS(futex), SCMP_SYS(getrandom),

@@ -1,6 +1,8 @@
 /*
  * fs_tools.c: toolcell-fs's handlers.  They run in the confined child; every
- * path goes through tc_path_map() and an openat2() beneath its root.
+ * path goes through tc_path_map() and tc_path_open(): an openat2() beneath
+ * its root, with the policy's deny rules checked on the path as given and
+ * on the file opened.  Listings leave denied entries out.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -14,6 +16,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "glob.h"
 #include "path.h"
 #include "policy.h"
 
@@ -36,8 +39,32 @@ type_name(mode_t m)
 }
 
 /*
- * Maps and opens |user| with |flags|; on failure makes |res| a tool error
- * and returns -1.  |p| is filled on success; the caller releases it.
+ * Opens the mapped path |p| with |flags| for reading, deny rules and all;
+ * on failure makes |res| a tool error naming |user| and returns -1 with
+ * errno kept.
+ */
+static int
+open_mapped(const struct tc_call *call, const char *user, int flags,
+    struct tc_path *p, struct tc_result *res)
+{
+	struct tc_diag d = { "", 0 };
+	int fd, saved;
+
+	if ((fd = tc_path_open(call->policy, p, flags, 0,
+	    TC_ACCESS_READ)) < 0) {
+		saved = errno;
+		tc_path_open_error(&d, p, user, saved);
+		tc_result_error(res, "%s", d.msg);
+		errno = saved;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Maps and opens |user| with |flags| for reading; on failure makes |res| a
+ * tool error and returns -1.  |p| is filled on success; the caller
+ * releases it.
  */
 static int
 open_user_path(const struct tc_call *call, const char *user, int flags,
@@ -50,12 +77,11 @@ open_user_path(const struct tc_call *call, const char *user, int flags,
 		tc_result_error(res, "%s", d.msg);
 		return -1;
 	}
-	if ((fd = tc_path_openat(call->policy, p, flags, 0)) < 0) {
+	if ((fd = open_mapped(call, user, flags, p, res)) < 0) {
 		saved = errno;
-		tc_path_error(&d, user, saved);
-		tc_result_error(res, "%s", d.msg);
 		tc_path_release(p);
-		/* The caller may refine the message by the open's errno. */
+		/* The caller may refine the message by the open's errno,
+		 * unless a deny rule refused it. */
 		errno = saved;
 		return -1;
 	}
@@ -92,15 +118,11 @@ open_regular(const struct tc_call *call, const char *user, struct tc_path *p,
 		    user, type_name(st->st_mode));
 		goto fail;
 	}
-	fd = tc_path_openat(call->policy, p, O_RDONLY | O_NONBLOCK | O_NOCTTY,
-	    0);
-	if (fd < 0) {
-		struct tc_diag d = { "", 0 };
-
-		tc_path_error(&d, user, errno);
-		tc_result_error(res, "%s", d.msg);
+	/* Opened a second time, checked a second time: the path may have
+	 * changed in between. */
+	if ((fd = open_mapped(call, user, O_RDONLY | O_NONBLOCK | O_NOCTTY,
+	    p, res)) < 0)
 		goto fail;
-	}
 	if (fstat(fd, &st2) != 0 || st2.st_dev != st->st_dev ||
 	    st2.st_ino != st->st_ino || !S_ISREG(st2.st_mode)) {
 		close(fd);
@@ -570,14 +592,27 @@ dt_tag(int t)
 	}
 }
 
+/*
+ * Lists a directory in name order.  Entries a deny rule refuses for
+ * reading are left out before anything else is done with them (not even
+ * stat'ed): they are not named, not counted in "total", and take no place
+ * in the order that offset and next_offset page through, so the pages of
+ * a listing are those of a directory without them.  The scan cap
+ * (FS_LIST_SCAN_MAX) counts the entries kept, so that it reveals nothing
+ * about the others either.  A directory whose entries are all denied
+ * lists as "(no entries)".
+ */
 int
 fs_list_directory(const struct tc_call *call, struct tc_result *res)
 {
 	const char *user = tc_arg_str(call, "path");
 	size_t offset = (size_t)tc_arg_int(call, "offset", 0);
 	size_t limit = (size_t)tc_arg_int(call, "limit", 0);
+	struct tc_where where = { NULL, NULL };
+	const struct tc_deny *rule;
 	struct entry *v = NULL, *nv;
 	size_t n = 0, cap = 0, i, end;
+	const char *why;
 	struct tc_buf name;
 	struct tc_path p;
 	struct dirent *de;
@@ -592,8 +627,21 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 			tc_result_error(res, "'%s': not a directory", user);
 		return 0;
 	}
+	/* Where the directory really is, to name its entries for the deny
+	 * rules. */
+	if (tc_deny_any(call->policy, TC_ACCESS_READ) &&
+	    tc_path_where(call->policy, p.root, fd, &where, &why) != 0) {
+		close(fd);
+		tc_path_release(&p);
+		if (errno == ENOMEM)
+			return tc_result_error(res, "'%s': out of memory",
+			    user);
+		return tc_result_error(res, "'%s': cannot be checked against "
+		    "the deny rules: %s", user, why);
+	}
 	if ((dir = fdopendir(fd)) == NULL) {
 		close(fd);
+		tc_where_release(&where);
 		tc_path_release(&p);
 		return tc_result_error(res, "'%s': %s", user, strerror(errno));
 	}
@@ -601,6 +649,9 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	while ((errno = 0, de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
+			continue;
+		if (where.abs != NULL && tc_path_entry_denied(call->policy,
+		    &where, de->d_name, TC_ACCESS_READ, &rule))
 			continue;
 		if (n == FS_LIST_SCAN_MAX) {
 			complete = 0;
@@ -623,7 +674,9 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 			goto nomem;
 		n++;
 	}
-	qsort(v, n, sizeof(*v), cmp_entry);
+	/* With nothing kept v is NULL, which qsort() may not be given. */
+	if (n > 0)
+		qsort(v, n, sizeof(*v), cmp_entry);
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", p.display);
 	arr = cJSON_AddArrayToObject(o, "entries");
@@ -640,7 +693,7 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	if (end < n)
 		cJSON_AddNumberToObject(o, "next_offset", (double)end);
 	if (n == 0)
-		tc_result_printf(res, "(empty directory)\n");
+		tc_result_printf(res, "(no entries)\n");
 	if (end < n)
 		tc_result_printf(res, "[entries %zu-%zu of %zu shown; call "
 		    "list_directory again with offset=%zu to continue]\n",
@@ -658,6 +711,7 @@ out:
 	free(v);
 	tc_buf_release(&name);
 	closedir(dir);
+	tc_where_release(&where);
 	tc_path_release(&p);
 	return 0;
 }

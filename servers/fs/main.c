@@ -10,7 +10,8 @@ static const struct tc_arg no_args[] = {
 
 static const struct tc_arg read_text_file_args[] = {
 	{ .name = "path", .type = TC_ARG_STRING,
-	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY, .max_len = PATH_MAX,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
 	  .description = "File to read: absolute within an allowed "
 	      "directory, or relative to the first one." },
 	{ .name = "head", .type = TC_ARG_INT, .min = 1, .max = INT_MAX,
@@ -32,7 +33,8 @@ static const struct tc_arg read_text_file_args[] = {
 
 static const struct tc_arg path_arg[] = {
 	{ .name = "path", .type = TC_ARG_STRING,
-	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY, .max_len = PATH_MAX,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
 	  .description = "Absolute within an allowed directory, or "
 	      "relative to the first one." },
 	{ NULL }
@@ -40,7 +42,8 @@ static const struct tc_arg path_arg[] = {
 
 static const struct tc_arg list_directory_args[] = {
 	{ .name = "path", .type = TC_ARG_STRING,
-	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY, .max_len = PATH_MAX,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
 	  .description = "Directory to list: absolute within an allowed "
 	      "directory, or relative to the first one." },
 	{ .name = "offset", .type = TC_ARG_INT, .min = 0,
@@ -81,7 +84,7 @@ static const char list_directory_out[] =
     "\"properties\":{\"name\":{\"type\":\"string\"},"
     "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"directory\",\"symlink\",\"other\"]}},"
     "\"required\":[\"name\",\"type\"]}},"
-    "\"total\":{\"type\":\"integer\",\"description\":\"entries in the directory\"},"
+    "\"total\":{\"type\":\"integer\",\"description\":\"entries in the directory, less those the policy denies\"},"
     "\"truncated\":{\"type\":\"boolean\"},"
     "\"next_offset\":{\"type\":\"integer\"}},"
     "\"required\":[\"path\",\"entries\",\"total\",\"truncated\"]}";
@@ -120,7 +123,8 @@ static const struct tc_tool fs_tools[] = {
 	{ "list_directory", "List directory",
 	  "List a directory's entries in name order, each marked [DIR], "
 	  "[FILE], [LINK] or [OTHER]; at most limit (default 2000) entries, "
-	  "with offset to page through larger ones.",
+	  "with offset to page through larger ones. Entries the policy "
+	  "denies are left out and not counted.",
 	  list_directory_args, list_directory_out, fs_list_directory,
 	  TC_PROFILE_FS_READ, RO },
 	{ "get_file_info", "Get file info",

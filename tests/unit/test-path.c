@@ -12,6 +12,19 @@
  *	R/allowed-evil/secret			the root's prefix twin
  *	R/outside/secret
  *	R/link -> allowed			the root through a symlink
+ *
+ * and, for the deny rules:
+ *
+ *	R/allowed/.env, sub/.env, .ssh/id_rsa, secrets/s.txt,
+ *	    private/p.txt, .git/hooks/pre-commit, sub/.git/hooks/h
+ *	R/allowed/notes -> .env			a symlink to a denied file
+ *	R/allowed/cfg -> .ssh			a symlink to a denied directory
+ *	R/allowed/sub/up -> ../.env		relative, climbing to one
+ *	R/allowed/pl -> private			to a directory an absolute
+ *						pattern denies
+ *	R/allowed/wlink -> secrets/s.txt	for writes through a symlink
+ *	R/allowed/dl -> .ssh/new_key		dangling, into a denied one
+ *	R/allowed/hl				a hard link to .env
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -24,6 +37,7 @@
 #include <unistd.h>
 
 #include "err.h"
+#include "glob.h"
 #include "path.h"
 #include "policy.h"
 #include "tap.h"
@@ -92,6 +106,28 @@ make_tree(void)
 	must(symlink("nope", at("allowed/dangling")), "dangling");
 	must(symlink(at("outside/planted"), at("allowed/plant")), "plant");
 	must(symlink("allowed", at("link")), "link");
+
+	must(mkdir(at("allowed/.ssh"), 0700), "mkdir .ssh");
+	must(mkdir(at("allowed/secrets"), 0755), "mkdir secrets");
+	must(mkdir(at("allowed/private"), 0755), "mkdir private");
+	must(mkdir(at("allowed/.git"), 0755), "mkdir .git");
+	must(mkdir(at("allowed/.git/hooks"), 0755), "mkdir .git/hooks");
+	must(mkdir(at("allowed/sub/.git"), 0755), "mkdir sub/.git");
+	must(mkdir(at("allowed/sub/.git/hooks"), 0755), "mkdir sub hooks");
+	put("allowed/.env", "ENV");
+	put("allowed/sub/.env", "SUBENV");
+	put("allowed/.ssh/id_rsa", "KEY");
+	put("allowed/secrets/s.txt", "secret");
+	put("allowed/private/p.txt", "private");
+	put("allowed/.git/hooks/pre-commit", "hook");
+	put("allowed/sub/.git/hooks/h", "subhook");
+	must(symlink(".env", at("allowed/notes")), "notes");
+	must(symlink(".ssh", at("allowed/cfg")), "cfg");
+	must(symlink("../.env", at("allowed/sub/up")), "up");
+	must(symlink("private", at("allowed/pl")), "pl");
+	must(symlink("secrets/s.txt", at("allowed/wlink")), "wlink");
+	must(symlink(".ssh/new_key", at("allowed/dl")), "dl");
+	must(link(at("allowed/.env"), at("allowed/hl")), "hl");
 }
 
 static int
@@ -383,6 +419,399 @@ test_roots(void)
 	tc_policy_release(&pol);
 }
 
+/* Adds a deny rule to |pol|; released by drop_rules(). */
+static void
+add_rule(struct tc_policy *pol, const char *pattern, unsigned access,
+    int line)
+{
+	struct tc_deny *v;
+
+	v = reallocarray(pol->deny, pol->ndeny + 1, sizeof(*v));
+	if (v == NULL || (v[pol->ndeny].pattern = strdup(pattern)) == NULL)
+		abort();
+	v[pol->ndeny].access = access;
+	v[pol->ndeny].line = line;
+	pol->deny = v;
+	pol->ndeny++;
+}
+
+/* Frees the rules add_rule() made, before tc_policy_release(). */
+static void
+drop_rules(struct tc_policy *pol)
+{
+	size_t i;
+
+	for (i = 0; i < pol->ndeny; i++)
+		free(pol->deny[i].pattern);
+	free(pol->deny);
+	pol->deny = NULL;
+	pol->ndeny = 0;
+}
+
+/*
+ * Maps |user| and opens it with tc_path_open(|flags|, 0600, |access|).
+ * Returns the fd, or -1 with errno set and the message in |d|; a mapping
+ * failure returns -2.
+ */
+static int
+open_checked(const struct tc_policy *pol, const char *user, int flags,
+    unsigned access, struct tc_diag *d)
+{
+	struct tc_path p;
+	int fd, saved;
+
+	memset(d, 0, sizeof(*d));
+	if (tc_path_map(pol, user, &p, d) != 0)
+		return -2;
+	if ((fd = tc_path_open(pol, &p, flags, 0600, access)) < 0) {
+		saved = errno;
+		tc_path_open_error(d, &p, user, saved);
+		errno = saved;
+	}
+	tc_path_release(&p);
+	return fd;
+}
+
+/* Checks that |user| opens for reading despite the rules, holding |want|. */
+static void
+allowed_read(const struct tc_policy *pol, const char *user, const char *want,
+    const char *name)
+{
+	struct tc_diag d;
+	int fd;
+
+	fd = open_checked(pol, user, O_RDONLY, TC_ACCESS_READ, &d);
+	if (fd < 0)
+		printf("#   %s\n", d.msg);
+	is_str(slurp(fd), want, "%s: opens", name);
+}
+
+/*
+ * Checks that |user| is refused for |access| with |flags|: errno EACCES
+ * and the message |msg|.
+ */
+static void
+denied(const struct tc_policy *pol, const char *user, int flags,
+    unsigned access, const char *msg, const char *name)
+{
+	struct tc_diag d;
+	int fd;
+
+	errno = 0;
+	fd = open_checked(pol, user, flags, access, &d);
+	if (fd >= 0)
+		close(fd);
+	if (is_int(fd, -1, "%s: refused", name))
+		is_int(errno, EACCES, "%s: errno EACCES", name);
+	is_str(d.msg, msg, "%s: message", name);
+}
+
+/* Checks what tc_path_check() says of |user| alone, touching no file. */
+static void
+lexical(const struct tc_policy *pol, const char *user,
+    const struct tc_deny *want, const char *name)
+{
+	struct tc_path p;
+	int rc;
+
+	if (tc_path_map(pol, user, &p, NULL) != 0) {
+		ok(0, "%s: maps", name);
+		return;
+	}
+	errno = 0;
+	rc = tc_path_check(pol, &p, TC_ACCESS_READ);
+	if (want == NULL)
+		ok(rc == 0 && p.denied_by == NULL, "%s: passes the check "
+		    "as given", name);
+	else
+		ok(rc == -1 && errno == EACCES && p.denied_by == want,
+		    "%s: refused as given, by rule '%s'", name, want->pattern);
+	tc_path_release(&p);
+}
+
+static void
+test_deny(void)
+{
+	char private[PATH_MAX + 16], msg[PATH_MAX + 256];
+	struct tc_policy pol;
+	struct tc_where w;
+	struct tc_path p;
+	struct tc_diag d;
+	const struct tc_deny *rule;
+	const char *why;
+	struct stat st;
+	int fd;
+
+	tc_policy_init(&pol);
+	if (tc_policy_add_root(&pol, allowed, 0, &d) != 0)
+		abort();
+
+	/* No rules: tc_path_open() is tc_path_openat(). */
+	allowed_read(&pol, ".env", "ENV", "no rules: .env");
+
+	if (snprintf(private, sizeof(private), "%s/private", allowed) >=
+	    (int)sizeof(private))
+		abort();
+	add_rule(&pol, "**/.env", TC_ACCESS_READ | TC_ACCESS_WRITE, 4);
+	add_rule(&pol, "**/.ssh", TC_ACCESS_READ | TC_ACCESS_WRITE, 0);
+	add_rule(&pol, "secrets", TC_ACCESS_WRITE, 6);
+	add_rule(&pol, private, TC_ACCESS_READ | TC_ACCESS_WRITE, 7);
+	add_rule(&pol, ".git/hooks", TC_ACCESS_READ | TC_ACCESS_WRITE, 8);
+
+	/* As given: refused before anything is opened. */
+	lexical(&pol, ".env", &pol.deny[0], "'.env'");
+	lexical(&pol, "sub/.env", &pol.deny[0], "'sub/.env'");
+	lexical(&pol, "./sub//.env", &pol.deny[0], "'./sub//.env'");
+	lexical(&pol, at("allowed/sub/.env"), &pol.deny[0],
+	    "absolute R/allowed/sub/.env");
+	lexical(&pol, "missing/.env", &pol.deny[0],
+	    "'missing/.env', which does not exist");
+	lexical(&pol, ".ssh/id_rsa", &pol.deny[1], "'.ssh/id_rsa'");
+	lexical(&pol, ".ssh/../file.txt", &pol.deny[1],
+	    "'.ssh/../file.txt' (named through a denied directory)");
+	lexical(&pol, "private/p.txt", &pol.deny[3], "'private/p.txt'");
+	lexical(&pol, "notes", NULL, "'notes' (a symlink to .env)");
+	lexical(&pol, "sub/../.env", NULL, "'sub/../.env' (after '..')");
+	lexical(&pol, ".", NULL, "the root");
+
+	denied(&pol, ".env", O_RDONLY, TC_ACCESS_READ,
+	    "'.env': denied by policy rule 'deny **/.env' (line 4)",
+	    "'.env'");
+	denied(&pol, "sub/.env", O_RDONLY, TC_ACCESS_READ,
+	    "'sub/.env': denied by policy rule 'deny **/.env' (line 4)",
+	    "'sub/.env'");
+	denied(&pol, ".ssh/id_rsa", O_RDONLY, TC_ACCESS_READ,
+	    "'.ssh/id_rsa': denied by policy rule 'deny **/.ssh' (built in)",
+	    "'.ssh/id_rsa', a built-in rule");
+	denied(&pol, ".ssh", O_RDONLY | O_DIRECTORY, TC_ACCESS_READ,
+	    "'.ssh': denied by policy rule 'deny **/.ssh' (built in)",
+	    "the denied directory itself");
+
+	/* As opened: symlinks to denied files and directories. */
+	denied(&pol, "notes", O_RDONLY, TC_ACCESS_READ,
+	    "'notes': denied by policy rule 'deny **/.env' (line 4)",
+	    "'notes' -> .env");
+	denied(&pol, "notes", O_PATH, TC_ACCESS_READ,
+	    "'notes': denied by policy rule 'deny **/.env' (line 4)",
+	    "'notes' -> .env, O_PATH (as get_file_info opens)");
+	denied(&pol, "cfg/id_rsa", O_RDONLY, TC_ACCESS_READ,
+	    "'cfg/id_rsa': denied by policy rule 'deny **/.ssh' (built in)",
+	    "'cfg/id_rsa', cfg -> .ssh");
+	denied(&pol, "cfg", O_RDONLY | O_DIRECTORY, TC_ACCESS_READ,
+	    "'cfg': denied by policy rule 'deny **/.ssh' (built in)",
+	    "listing 'cfg' -> .ssh");
+	denied(&pol, "sub/up", O_RDONLY, TC_ACCESS_READ,
+	    "'sub/up': denied by policy rule 'deny **/.env' (line 4)",
+	    "'sub/up' -> ../.env");
+	snprintf(msg, sizeof(msg), "'pl/p.txt': denied by policy rule "
+	    "'deny %s' (line 7)", private);
+	denied(&pol, "pl/p.txt", O_RDONLY, TC_ACCESS_READ, msg, "'pl/p.txt', "
+	    "pl -> private, which an absolute pattern denies");
+
+	/* ".." forms. */
+	denied(&pol, "sub/../.env", O_RDONLY, TC_ACCESS_READ,
+	    "'sub/../.env': denied by policy rule 'deny **/.env' (line 4)",
+	    "'sub/../.env'");
+	snprintf(msg, sizeof(msg), "'%s': denied by policy rule "
+	    "'deny **/.env' (line 4)", at("allowed/sub/../.env"));
+	denied(&pol, at("allowed/sub/../.env"), O_RDONLY, TC_ACCESS_READ,
+	    msg, "absolute R/allowed/sub/../.env");
+	denied(&pol, "sub/../cfg/../.ssh/id_rsa", O_RDONLY, TC_ACCESS_READ,
+	    "'sub/../cfg/../.ssh/id_rsa': denied by policy rule "
+	    "'deny **/.ssh' (built in)", "'sub/../cfg/../.ssh/id_rsa'");
+	errno = 0;
+	fd = open_checked(&pol, "sub/../../allowed/.env", O_RDONLY,
+	    TC_ACCESS_READ, &d);
+	ok(fd == -1 && errno == EXDEV, "'sub/../../allowed/.env' leaves the "
+	    "root on the way: EXDEV, before any deny rule");
+	if (fd >= 0)
+		close(fd);
+
+	/* What is allowed stays allowed. */
+	allowed_read(&pol, "file.txt", "hello", "'file.txt'");
+	allowed_read(&pol, "sub/../file.txt", "hello", "'sub/../file.txt'");
+	allowed_read(&pol, "in-rel", "inner", "'in-rel' -> sub/inner.txt");
+	allowed_read(&pol, "secrets/s.txt", "secret",
+	    "'secrets/s.txt': a write-only rule does not refuse reads");
+	allowed_read(&pol, "wlink", "secret",
+	    "'wlink' -> secrets/s.txt, read");
+	allowed_read(&pol, "sub/.git/hooks/h", "subhook",
+	    "'sub/.git/hooks/h': '.git/hooks' is anchored at the root");
+	denied(&pol, ".git/hooks/pre-commit", O_RDONLY, TC_ACCESS_READ,
+	    "'.git/hooks/pre-commit': denied by policy rule "
+	    "'deny .git/hooks' (line 8)", "'.git/hooks/pre-commit'");
+	fd = open_checked(&pol, ".", O_RDONLY | O_DIRECTORY, TC_ACCESS_READ,
+	    &d);
+	ok(fd >= 0, "the root opens");
+	if (fd >= 0)
+		close(fd);
+
+	/* The documented limit: a hard link is allowed by its own name. */
+	allowed_read(&pol, "hl", "ENV", "'hl', a hard link to .env (a "
+	    "documented limit)");
+
+	/* Writes: only rules for writes count. */
+	denied(&pol, "secrets/s.txt", O_WRONLY, TC_ACCESS_WRITE,
+	    "'secrets/s.txt': denied by policy rule 'deny write secrets' "
+	    "(line 6)", "'secrets/s.txt' for writing");
+	denied(&pol, "secrets/new", O_WRONLY | O_CREAT | O_EXCL,
+	    TC_ACCESS_WRITE, "'secrets/new': denied by policy rule "
+	    "'deny write secrets' (line 6)", "creating 'secrets/new'");
+	ok(stat(at("allowed/secrets/new"), &st) != 0 && errno == ENOENT,
+	    "and it was not created");
+	denied(&pol, "wlink", O_WRONLY, TC_ACCESS_WRITE,
+	    "'wlink': denied by policy rule 'deny write secrets' (line 6)",
+	    "'wlink' -> secrets/s.txt, for writing");
+	errno = 0;
+	fd = open_checked(&pol, "wlink", O_WRONLY | O_TRUNC, TC_ACCESS_WRITE,
+	    &d);
+	ok(fd == -1 && errno == ELOOP, "truncating through a symlink: ELOOP");
+	if (fd >= 0)
+		close(fd);
+	ok(stat(at("allowed/secrets/s.txt"), &st) == 0 && st.st_size == 6,
+	    "and secrets/s.txt was not truncated");
+	errno = 0;
+	fd = open_checked(&pol, "dl", O_WRONLY | O_CREAT, TC_ACCESS_WRITE,
+	    &d);
+	ok(fd == -1 && errno == ELOOP,
+	    "creating through a dangling symlink into .ssh: ELOOP");
+	if (fd >= 0)
+		close(fd);
+	ok(stat(at("allowed/.ssh/new_key"), &st) != 0,
+	    "and nothing was created in .ssh");
+	denied(&pol, "sub/../.ssh/new_key", O_WRONLY | O_CREAT,
+	    TC_ACCESS_WRITE, "'sub/../.ssh/new_key': denied by policy rule "
+	    "'deny **/.ssh' (built in)", "creating '.ssh/new_key' after '..'");
+	ok(stat(at("allowed/.ssh/new_key"), &st) != 0,
+	    "and nothing was created in .ssh");
+	denied(&pol, "cfg/new_key", O_WRONLY | O_CREAT, TC_ACCESS_WRITE,
+	    "'cfg/new_key': denied by policy rule 'deny **/.ssh' "
+	    "(built in)", "creating in cfg -> .ssh");
+	fd = open_checked(&pol, "sub/made.txt", O_WRONLY | O_CREAT | O_EXCL,
+	    TC_ACCESS_WRITE, &d);
+	ok(fd >= 0, "creating an allowed file works");
+	if (fd >= 0)
+		close(fd);
+	ok(stat(at("allowed/sub/made.txt"), &st) == 0 && (st.st_mode &
+	    0777) == 0600, "with the mode given");
+	fd = open_checked(&pol, "made.txt", O_WRONLY | O_CREAT | O_TRUNC,
+	    TC_ACCESS_WRITE, &d);
+	ok(fd >= 0, "creating one in the root itself works");
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = open_checked(&pol, "sub/", O_WRONLY | O_CREAT, TC_ACCESS_WRITE,
+	    &d);
+	ok(fd == -1 && errno == EISDIR, "creating 'sub/': EISDIR");
+
+	/* Where an fd is, and entries of a directory. */
+	if (tc_path_map(&pol, "sub", &p, NULL) != 0)
+		abort();
+	fd = tc_path_openat(&pol, &p, O_RDONLY | O_DIRECTORY, 0);
+	tc_path_release(&p);
+	is_int(tc_path_where(&pol, 0, fd, &w, &why), 0, "where 'sub' is");
+	is_str(w.abs, at("allowed/sub"), "its absolute path");
+	is_str(w.rel, "sub", "its path in the root");
+	is_int(tc_path_entry_denied(&pol, &w, ".env", TC_ACCESS_READ, &rule),
+	    1, "entry sub/.env is denied");
+	ok(rule == &pol.deny[0], "by '**/.env'");
+	is_int(tc_path_entry_denied(&pol, &w, "inner.txt", TC_ACCESS_READ,
+	    &rule), 0, "entry sub/inner.txt is not");
+	ok(rule == NULL, "and no rule is given");
+	is_int(tc_path_entry_denied(&pol, &w, ".git", TC_ACCESS_READ, &rule),
+	    0, "entry sub/.git is not");
+	tc_where_release(&w);
+	close(fd);
+	is_int(tc_path_where(&pol, 0, pol.roots[0].fd, &w, &why), 0,
+	    "where the root is");
+	is_str(w.rel, ".", "the root's rel is '.'");
+	is_int(tc_path_entry_denied(&pol, &w, ".ssh", TC_ACCESS_READ, &rule),
+	    1, "entry .ssh is denied");
+	is_int(tc_path_entry_denied(&pol, &w, ".git", TC_ACCESS_READ, &rule),
+	    0, "entry .git is not");
+	is_int(tc_path_entry_denied(&pol, &w, "secrets", TC_ACCESS_READ,
+	    &rule), 0, "entry secrets is not, for reading");
+	is_int(tc_path_entry_denied(&pol, &w, "secrets", TC_ACCESS_WRITE,
+	    &rule), 1, "but is for writing");
+	tc_where_release(&w);
+
+	/* A file moved out of its root after it was opened. */
+	if (tc_path_map(&pol, "sub/inner.txt", &p, NULL) != 0)
+		abort();
+	fd = tc_path_openat(&pol, &p, O_RDONLY, 0);
+	must(rename(at("allowed/sub/inner.txt"), at("outside/inner.txt")),
+	    "rename");
+	errno = 0;
+	is_int(tc_path_where(&pol, 0, fd, &w, &why), -1,
+	    "where a file moved out of its root is: unknown");
+	is_int(errno, EACCES, "errno EACCES");
+	is_str(why, "it is no longer beneath its allowed directory",
+	    "and why");
+	ok(w.abs == NULL, "nothing to release");
+	p.unchecked = why;
+	tc_path_open_error(&d, &p, "sub/inner.txt", EACCES);
+	is_str(d.msg, "'sub/inner.txt': cannot be checked against the deny "
+	    "rules: it is no longer beneath its allowed directory",
+	    "the message");
+	must(rename(at("outside/inner.txt"), at("allowed/sub/inner.txt")),
+	    "rename back");
+	tc_path_release(&p);
+	close(fd);
+
+	drop_rules(&pol);
+
+	/* A rule covering everything still leaves the root itself. */
+	add_rule(&pol, "**", TC_ACCESS_READ | TC_ACCESS_WRITE, 1);
+	fd = open_checked(&pol, ".", O_RDONLY | O_DIRECTORY, TC_ACCESS_READ,
+	    &d);
+	ok(fd >= 0, "'deny **': the root still opens");
+	if (fd >= 0)
+		close(fd);
+	fd = open_checked(&pol, allowed, O_PATH, TC_ACCESS_READ, &d);
+	ok(fd >= 0, "'deny **': the root, named absolutely, too");
+	if (fd >= 0)
+		close(fd);
+	denied(&pol, "file.txt", O_RDONLY, TC_ACCESS_READ,
+	    "'file.txt': denied by policy rule 'deny **' (line 1)",
+	    "'deny **': what is in it does not");
+	drop_rules(&pol);
+	tc_policy_release(&pol);
+}
+
+static void
+test_denied_message(void)
+{
+	char pat[] = "**/.env";
+	struct tc_deny r = { pat, TC_ACCESS_READ | TC_ACCESS_WRITE, 4 };
+	struct tc_path p;
+	struct tc_diag d;
+
+	memset(&d, 0, sizeof(d));
+	is_int(tc_path_denied(&d, "x/.env", &r), TC_EDENIED, "TC_EDENIED");
+	is_str(d.msg, "'x/.env': denied by policy rule 'deny **/.env' "
+	    "(line 4)", "a rule of a line");
+	r.line = 0;
+	tc_path_denied(&d, "x/.env", &r);
+	is_str(d.msg, "'x/.env': denied by policy rule 'deny **/.env' "
+	    "(built in)", "a built-in rule");
+	r.access = TC_ACCESS_WRITE;
+	r.line = 12;
+	tc_path_denied(&d, "x/.env", &r);
+	is_str(d.msg, "'x/.env': denied by policy rule 'deny write **/.env' "
+	    "(line 12)", "a rule on writes");
+	memset(&p, 0, sizeof(p));
+	p.denied_by = &r;
+	is_int(tc_path_open_error(&d, &p, "y", EACCES), TC_EDENIED,
+	    "open error with a rule: TC_EDENIED");
+	like(d.msg, "'y': denied by policy rule", "and names it");
+	p.denied_by = NULL;
+	is_int(tc_path_open_error(&d, &p, "y", EACCES), TC_EDENIED,
+	    "EACCES without a rule: TC_EDENIED");
+	is_str(d.msg, "'y': permission denied", "as tc_path_error() says");
+	is_int(tc_path_open_error(&d, &p, "y", ENOENT), TC_ENOTFOUND,
+	    "ENOENT: as tc_path_error()");
+}
+
 static void
 test_errors(void)
 {
@@ -419,6 +848,8 @@ main(void)
 	tc_policy_release(&pol);
 	test_roots();
 	test_errors();
+	test_deny();
+	test_denied_message();
 	rc = done_testing();
 	nftw(R, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;

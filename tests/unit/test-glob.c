@@ -1,0 +1,405 @@
+/*
+ * test-glob.c: deny patterns (glob.h): a table of pattern, path and the
+ * expected answer; the patterns tc_glob_valid() refuses, each with its
+ * reason; patterns built to make a backtracking matcher go exponential;
+ * and tc_deny_match() on a policy made by hand.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "glob.h"
+#include "policy.h"
+#include "tap.h"
+
+static const struct {
+	const char	*pattern;
+	const char	*path;
+	int		 want;
+} cases[] = {
+	/* Literal components, anchored at the root. */
+	{ ".env",		".env",			1 },
+	{ ".env",		"a/.env",		0 },
+	{ ".env",		".envrc",		0 },
+	{ ".env",		".en",			0 },
+	{ "a/b",		"a/b",			1 },
+	{ "a/b",		"a",			0 },
+	{ "a/b",		"b",			0 },
+	{ ".git/hooks",		".git/hooks",		1 },
+	{ ".git/hooks",		".git/hooks/pre-commit", 1 },
+	{ ".git/hooks",		"a/.git/hooks",		0 },
+	{ ".git/hooks",		".git",			0 },
+	{ ".git/hooks",		".git/hooksx",		0 },
+	{ ".git/hooks",		".git/config",		0 },
+
+	/* A directory's pattern covers everything beneath it. */
+	{ ".env",		".env/x/y",		1 },
+	{ "**/.ssh",		".ssh",			1 },
+	{ "**/.ssh",		".ssh/id_rsa",		1 },
+	{ "**/.ssh",		"home/me/.ssh/id_rsa",	1 },
+	{ "**/.ssh",		"home/me/.sshx/id_rsa",	0 },
+	{ "**/.ssh",		"home/me/x.ssh",	0 },
+
+	/* "**" at any depth, none included. */
+	{ "**/.env",		".env",			1 },
+	{ "**/.env",		"a/.env",		1 },
+	{ "**/.env",		"a/b/c/d/.env",		1 },
+	{ "**/.env",		"a/.envrc",		0 },
+	{ "**/.env",		"a/x.env",		0 },
+	{ "**/.env",		"a/.ENV",		0 },
+	{ "**",			"a",			1 },
+	{ "**",			"a/b/c",		1 },
+	{ "a/**",		"a",			1 },
+	{ "a/**",		"a/b",			1 },
+	{ "a/**",		"b",			0 },
+	{ "a/**/b",		"a/b",			1 },
+	{ "a/**/b",		"a/x/y/b",		1 },
+	{ "a/**/b",		"a/x/y/b/c",		1 },
+	{ "a/**/b",		"a/x/y/c",		0 },
+	{ "a/**/b",		"x/a/b",		0 },
+	{ "**/a/**/b",		"x/a/y/b",		1 },
+	{ "**/a/**/b",		"a/b",			1 },
+	{ "**/a/**/b",		"x/a/y/c",		0 },
+	{ "**/**/x",		"x",			1 },
+	{ "**/*/x",		"a/b/x",		1 },
+	{ "**/*/x",		"x",			0 },
+	{ "**/b/c",		"a/b/b/c",		1 },
+	{ "**/b/c",		"b/b/x/c",		0 },
+
+	/* '*' and '?' stay within a component and match a leading '.'. */
+	{ "*",			"anything",		1 },
+	{ "*",			".env",			1 },
+	{ "*",			"a/b",			1 },	/* "a" */
+	{ "*.key",		"a.key",		1 },
+	{ "*.key",		".key",			1 },
+	{ "*.key",		"a.key.bak",		0 },
+	{ "*.key",		"dir/a.key",		0 },
+	{ "**/*.key",		"dir/a.key",		1 },
+	{ "a*c",		"ab/c",			0 },
+	{ "a*c",		"abbbc",		1 },
+	{ "a*c",		"ac",			1 },
+	{ "*a*b*c",		"xaybzc",		1 },
+	{ "*a*b*c",		"xaybz",		0 },
+	{ "*a*b*c",		"abcabc",		1 },
+	{ "a**",		"ab",			1 },	/* invalid */
+	{ "?",			"a",			1 },
+	{ "?",			"ab",			0 },
+	{ "a?c",		"abc",			1 },
+	{ "a?c",		"a/c",			0 },
+	{ "a?c",		"ac",			0 },
+
+	/* Classes. */
+	{ "[abc]",		"b",			1 },
+	{ "[abc]",		"d",			0 },
+	{ "[!abc]",		"d",			1 },
+	{ "[!abc]",		"a",			0 },
+	{ "[^abc]",		"d",			1 },
+	{ "[^abc]",		"c",			0 },
+	{ "[a-c]x",		"bx",			1 },
+	{ "[a-c]x",		"dx",			0 },
+	{ "[!a-c]x",		"dx",			1 },
+	{ "[0-9][0-9]",		"42",			1 },
+	{ "[0-9][0-9]",		"4x",			0 },
+	{ "[]]",		"]",			1 },
+	{ "[]a]",		"a",			1 },
+	{ "[!]]",		"a",			1 },
+	{ "[!]]",		"]",			0 },
+	{ "[-a]",		"-",			1 },
+	{ "[a-]",		"-",			1 },
+	{ "[a-]",		"b",			0 },
+	{ "[\\]]",		"]",			1 },
+	{ "[\\!a]",		"!",			1 },
+	{ "[.]env",		".env",			1 },
+	{ "x[",			"x[",			1 },	/* invalid */
+
+	/* Escapes. */
+	{ "\\*",		"*",			1 },
+	{ "\\*",		"a",			0 },
+	{ "\\?",		"?",			1 },
+	{ "\\?",		"a",			0 },
+	{ "\\[x]",		"[x]",			1 },
+	{ "\\[x]",		"x",			0 },
+	{ "a\\\\b",		"a\\b",			1 },
+	{ "\\a",		"a",			1 },
+
+	/* Bytes, not characters; case-sensitive. */
+	{ "?",			"\xc3\xa9",		0 },
+	{ "??",			"\xc3\xa9",		1 },
+	{ "caf\xc3\xa9",	"caf\xc3\xa9",		1 },
+	{ "CAF*",		"caf\xc3\xa9",		0 },
+	{ "[\x80-\xff]",	"\xc3",			1 },
+
+	/* Absolute patterns match absolute paths only. */
+	{ "/etc/shadow",	"/etc/shadow",		1 },
+	{ "/etc/shadow",	"etc/shadow",		0 },
+	{ "/etc/shadow",	"/etc/shadow.bak",	0 },
+	{ "/etc/shadow",	"/etc",			0 },
+	{ "/etc/shadow",	"/x/etc/shadow",	0 },
+	{ "/home/*/.aws",	"/home/me/.aws/credentials", 1 },
+	{ "/home/*/.aws",	"/home/me/x/.aws",	0 },
+	{ "/**/id_rsa",		"/home/me/.ssh/id_rsa",	1 },
+	{ "/**/id_rsa",		"/id_rsa",		1 },
+	{ ".env",		"/.env",		0 },
+	{ "**",			"/a",			0 },
+	{ "/**",		"/a",			1 },
+
+	/* A root itself is never matched. */
+	{ "**",			".",			0 },
+	{ "**",			"",			0 },
+	{ "*",			".",			0 },
+	{ "/**",		"/",			0 },
+
+	/* Empty and "." components of the path are ignored. */
+	{ "a/b",		"a//b",			1 },
+	{ "a/b",		"./a/./b",		1 },
+	{ "a/b",		"a/b/",			1 },
+	{ "/a/b",		"//a///b",		1 },
+};
+
+static const struct {
+	const char	*pattern;
+	const char	*why;
+} bad[] = {
+	{ "",		"empty pattern" },
+	{ "/",		"'/' alone would deny every path" },
+	{ "a/",		"a trailing '/': a pattern that matches a directory "
+			"already matches everything beneath it" },
+	{ "/etc/",	"a trailing '/'" },
+	{ "a//b",	"an empty component ('//')" },
+	{ "//a",	"an empty component ('//')" },
+	{ "a**b",	"'**' must be a whole component, as in 'a/**/b'" },
+	{ "a**",	"'**' must be a whole component" },
+	{ "**b",	"'**' must be a whole component" },
+	{ "***",	"'**' must be a whole component" },
+	{ "x/**.env",	"'**' must be a whole component" },
+	{ "[abc",	"'[' without a matching ']' in the same component" },
+	{ "[a/b]",	"'[' without a matching ']' in the same component" },
+	{ "[]",		"'[' without a matching ']'" },
+	{ "[!]",	"'[' without a matching ']'" },
+	{ "a/[",	"'[' without a matching ']'" },
+	{ "[z-a]",	"reversed range 'z-a' in a class" },
+	{ "[[:alpha:]]", "character class names such as '[:alpha:]' are not "
+			"supported" },
+	{ "[:alpha:]",	"character class names" },
+	{ "a\\",	"'\\' at the end of a component escapes nothing" },
+	{ "a\\/b",	"'\\' at the end of a component escapes nothing" },
+	{ "./a",	"'.' as a component never matches a canonical path" },
+	{ "a/../b",	"'..' as a component never matches a canonical path" },
+	{ "a/.",	"'.' as a component" },
+};
+
+static const char *const good[] = {
+	"**", "/**", "**/.env", ".git/hooks", "/etc/shadow", "a/**/b", "*",
+	"[]]", "[!a-z]", "[^a]", "\\*", "\\**", "[\\:]", "[a:]", "..x", ".a",
+	"*.key", "a*b*c", "?", "[-]", "caf\xc3\xa9",
+};
+
+static void
+test_table(void)
+{
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(cases); i++)
+		is_int(tc_glob_match(cases[i].pattern, cases[i].path),
+		    cases[i].want, "'%s' %s '%s'", cases[i].pattern,
+		    cases[i].want ? "matches" : "does not match",
+		    cases[i].path);
+}
+
+static void
+test_valid(void)
+{
+	char why[256], *big;
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(bad); i++) {
+		snprintf(why, sizeof(why), "(unset)");
+		is_int(tc_glob_valid(bad[i].pattern, why, sizeof(why)), 0,
+		    "'%s' is refused", bad[i].pattern);
+		like(why, bad[i].why, "'%s': reason", bad[i].pattern);
+	}
+	for (i = 0; i < TC_NITEMS(good); i++) {
+		snprintf(why, sizeof(why), "(unset)");
+		is_int(tc_glob_valid(good[i], why, sizeof(why)), 1,
+		    "'%s' is valid", good[i]);
+		is_str(why, "", "'%s': no reason", good[i]);
+	}
+	is_int(tc_glob_valid(NULL, why, sizeof(why)), 0, "NULL is refused");
+	is_int(tc_glob_valid("a//b", NULL, 0), 0, "no buffer for the reason");
+	is_int(tc_glob_valid("a**b", why, 8), 0, "a short buffer");
+	is_str(why, "'**' mu", "the reason is cut to the buffer");
+
+	if ((big = malloc(TC_GLOB_MAX + 2)) == NULL)
+		abort();
+	memset(big, 'a', TC_GLOB_MAX);
+	big[TC_GLOB_MAX] = '\0';
+	for (i = 100; i < TC_GLOB_MAX; i += 100)
+		big[i] = '/';
+	is_int(tc_glob_valid(big, why, sizeof(why)), 1,
+	    "a pattern of %d bytes is valid", TC_GLOB_MAX);
+	big[TC_GLOB_MAX] = 'a';
+	big[TC_GLOB_MAX + 1] = '\0';
+	is_int(tc_glob_valid(big, why, sizeof(why)), 0, "one more is refused");
+	is_str(why, "pattern longer than 4096 bytes", "and why");
+	free(big);
+}
+
+/* Returns |n| copies of |unit| followed by |tail|; the caller frees it. */
+static char *
+repeat(const char *unit, size_t n, const char *tail)
+{
+	size_t ul = strlen(unit), tl = strlen(tail), i;
+	char *s, *w;
+
+	if ((s = malloc(ul * n + tl + 1)) == NULL)
+		abort();
+	for (w = s, i = 0; i < n; i++, w += ul)
+		memcpy(w, unit, ul);
+	memcpy(w, tail, tl + 1);
+	return s;
+}
+
+/*
+ * Patterns that take a naive backtracking matcher exponential time: they
+ * must finish, with the right answer.  (No timing is asserted; a matcher
+ * that went exponential would not finish in any run's lifetime.)
+ */
+static void
+test_pathological(void)
+{
+	char *pat, *path;
+
+	pat = repeat("**/", 40, "a/b");
+	path = repeat("x/", 3000, "a/x");
+	is_int(tc_glob_match(pat, path), 0,
+	    "40 '**' against 3000 components, no match");
+	free(path);
+	path = repeat("x/", 3000, "a/b/c");
+	is_int(tc_glob_match(pat, path), 1,
+	    "40 '**' against 3000 components, a match");
+	free(path);
+	free(pat);
+
+	pat = repeat("*a", 60, "b");
+	path = repeat("a", 4000, "");
+	is_int(tc_glob_match(pat, path), 0,
+	    "'*a' 60 times then 'b' against 4000 a's, no match");
+	free(path);
+	path = repeat("a", 4000, "b");
+	is_int(tc_glob_match(pat, path), 1,
+	    "'*a' 60 times then 'b' against 4000 a's and a b, a match");
+	free(path);
+	free(pat);
+
+	/* Both levels at once. */
+	pat = repeat("**/*a*a*a*a*a*a*a*a/", 20, "c");
+	path = repeat("aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa/", 500, "b");
+	is_int(tc_glob_match(pat, path), 0,
+	    "nested wildcards at both levels, no match");
+	free(path);
+	free(pat);
+}
+
+/* A policy by hand: no fds, only what tc_deny_match() reads. */
+static char rootA[] = "/r", rootB[] = "/r/sub", rootC[] = "/";
+static char p_env[] = "**/.env", p_secrets[] = "secrets",
+    p_shadow[] = "/etc/shadow", p_hooks[] = ".git/hooks", p_all[] = "**",
+    p_abs_r[] = "/r/private", p_ssh[] = "**/.ssh";
+
+static void
+test_deny_match(void)
+{
+	struct tc_root roots[2];
+	struct tc_deny rules[] = {
+		{ p_env, TC_ACCESS_READ | TC_ACCESS_WRITE, 4 },
+		{ p_secrets, TC_ACCESS_WRITE, 5 },
+		{ p_shadow, TC_ACCESS_READ | TC_ACCESS_WRITE, 0 },
+		{ p_hooks, TC_ACCESS_READ | TC_ACCESS_WRITE, 7 },
+		{ p_abs_r, TC_ACCESS_READ | TC_ACCESS_WRITE, 8 },
+		{ p_ssh, TC_ACCESS_READ, 9 },
+		{ p_ssh, TC_ACCESS_READ | TC_ACCESS_WRITE, 10 },
+	};
+	struct tc_deny all = { p_all, TC_ACCESS_READ | TC_ACCESS_WRITE, 1 };
+	struct tc_policy p;
+	const struct tc_deny *r;
+
+	memset(&p, 0, sizeof(p));
+	memset(roots, 0, sizeof(roots));
+	roots[0].path = rootA;
+	roots[0].pathlen = strlen(rootA);
+	roots[1].path = rootB;
+	roots[1].pathlen = strlen(rootB);
+	p.roots = roots;
+	p.nroots = 1;
+	p.deny = rules;
+	p.ndeny = TC_NITEMS(rules);
+
+	is_int(tc_deny_any(&p, TC_ACCESS_READ), 1, "rules for reads");
+	is_int(tc_deny_any(&p, TC_ACCESS_WRITE), 1, "rules for writes");
+	ok(tc_deny_match(&p, "/r/a/.env", "a/.env", TC_ACCESS_READ) ==
+	    &rules[0], "a/.env: read refused by '**/.env'");
+	ok(tc_deny_match(&p, "/r/a/.env", "a/.env", TC_ACCESS_WRITE) ==
+	    &rules[0], "a/.env: write refused by '**/.env'");
+	ok(tc_deny_match(&p, "/r/a/.env.example", "a/.env.example",
+	    TC_ACCESS_READ) == NULL, "a/.env.example: allowed");
+	ok(tc_deny_match(&p, "/r/secrets/x", "secrets/x", TC_ACCESS_WRITE) ==
+	    &rules[1], "secrets/x: write refused by 'deny write secrets'");
+	ok(tc_deny_match(&p, "/r/secrets/x", "secrets/x", TC_ACCESS_READ) ==
+	    NULL, "secrets/x: a write-only rule does not refuse reads");
+	ok(tc_deny_match(&p, "/etc/shadow", "etc/shadow", TC_ACCESS_READ) ==
+	    &rules[2], "/etc/shadow: refused by the absolute rule");
+	ok(tc_deny_match(&p, NULL, "etc/shadow", TC_ACCESS_READ) == NULL,
+	    "without abs, absolute rules are not tried");
+	ok(tc_deny_match(&p, "/r/private/k", NULL, TC_ACCESS_READ) ==
+	    &rules[4], "/r/private/k: an absolute rule within a root");
+	ok(tc_deny_match(&p, "/r/x/.ssh/id", "x/.ssh/id", TC_ACCESS_READ) ==
+	    &rules[5], "the first rule that applies wins");
+	ok(tc_deny_match(&p, "/r/x/.ssh/id", "x/.ssh/id", TC_ACCESS_WRITE) ==
+	    &rules[6], "a read-only rule is passed over for writes");
+	ok(tc_deny_match(&p, "/r/a/.env", "a/.env", 0) == NULL,
+	    "no access asked: nothing refused");
+
+	/* Relative rules against every root that holds the path. */
+	ok(tc_deny_match(&p, "/r/sub/.git/hooks/x", "sub/.git/hooks/x",
+	    TC_ACCESS_READ) == NULL, "one root: sub/.git/hooks is allowed");
+	p.nroots = 2;
+	ok(tc_deny_match(&p, "/r/sub/.git/hooks/x", "sub/.git/hooks/x",
+	    TC_ACCESS_READ) == &rules[3],
+	    "with /r/sub a root too: refused through either");
+	ok(tc_deny_match(&p, "/r/sub/.git/hooks/x", NULL, TC_ACCESS_READ) ==
+	    &rules[3], "without rel: the roots give it");
+
+	/* A root itself is never refused. */
+	p.deny = &all;
+	p.ndeny = 1;
+	ok(tc_deny_match(&p, "/r/a", "a", TC_ACCESS_READ) == &all,
+	    "'deny **' refuses what is in a root");
+	ok(tc_deny_match(&p, "/r", ".", TC_ACCESS_READ) == NULL,
+	    "but not the root itself (rel '.')");
+	ok(tc_deny_match(&p, NULL, "", TC_ACCESS_READ) == NULL,
+	    "nor rel ''");
+	ok(tc_deny_match(&p, "/r/sub", "sub", TC_ACCESS_READ) == NULL,
+	    "nor a nested root, reached through the outer one");
+	roots[0].path = rootC;
+	roots[0].pathlen = 1;
+	p.nroots = 1;
+	ok(tc_deny_match(&p, "/x", "x", TC_ACCESS_READ) == &all,
+	    "root '/': '/x' is refused");
+	ok(tc_deny_match(&p, "/", ".", TC_ACCESS_READ) == NULL,
+	    "root '/': '/' itself is not");
+
+	p.ndeny = 0;
+	is_int(tc_deny_any(&p, TC_ACCESS_READ), 0, "no rules: none apply");
+	r = tc_deny_match(&p, "/x", "x", TC_ACCESS_READ);
+	ok(r == NULL, "no rules: nothing refused");
+}
+
+int
+main(void)
+{
+	test_table();
+	test_valid();
+	test_pathological();
+	test_deny_match();
+	return done_testing();
+}
