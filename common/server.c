@@ -235,18 +235,31 @@ deny(struct srv *s, struct call *c, const char *by, const char *rule,
 	tc_srv_refuse(s, c, msg);
 }
 
-/* Adds the path |user| names to |c|'s paths, if it lies in a root. */
-static void
-add_path(struct srv *s, struct call *c, const char *user)
+/*
+ * Adds the path |user| names to |c|'s paths, if it lies in a root, and
+ * checks it against the deny rules as given (the child checks again on
+ * what it opens).  Returns 0, or -1 after refusing the call.
+ */
+static int
+add_path(struct srv *s, struct call *c, const char *user, unsigned access)
 {
 	struct tc_diag d = { "", 0 };
 	const struct tc_root *r;
 	struct tc_path tp;
+	char rule[320];
 	char *abs;
 
 	if (c->npaths == TC_CALL_PATHS ||
 	    tc_path_map(&s->pol, user, &tp, &d) != 0)
-		return;		/* the handler reports it, as ever */
+		return 0;	/* the handler reports it, as ever */
+	if (tc_path_check(&s->pol, &tp, access) != 0 &&
+	    tp.denied_by != NULL) {
+		tc_path_denied(&d, user, tp.denied_by);
+		tc_deny_str(tp.denied_by, rule, sizeof(rule));
+		tc_path_release(&tp);
+		deny(s, c, "policy", rule, d.msg);
+		return -1;
+	}
 	r = &s->pol.roots[tp.root];
 	if (strcmp(tp.rel, ".") == 0)
 		abs = strdup(r->path);
@@ -255,55 +268,42 @@ add_path(struct srv *s, struct call *c, const char *user)
 		abs = NULL;
 	if (abs == NULL) {
 		tc_path_release(&tp);
-		return;
+		return 0;
 	}
 	c->abs[c->npaths] = abs;
 	c->rel[c->npaths++] = tp.rel;
 	tp.rel = NULL;
 	tc_path_release(&tp);
+	return 0;
 }
 
-/* Collects the paths |c|'s arguments name (TC_ARG_PATH). */
-static void
+/*
+ * Collects the paths |c|'s arguments name (TC_ARG_PATH) for consent rules,
+ * refusing the call if a deny rule covers one.  Returns 0, or -1 once the
+ * call is refused.
+ */
+static int
 collect_paths(struct srv *s, struct call *c)
 {
 	const struct tc_arg *a;
 	const cJSON *v, *e;
+	unsigned access;
 
+	access = (c->call.tool->flags & TC_TOOL_NEEDS_WRITE) ?
+	    TC_ACCESS_WRITE : TC_ACCESS_READ;
 	for (a = c->call.tool->args; a != NULL && a->name != NULL; a++) {
 		if (!(a->flags & TC_ARG_PATH))
 			continue;
 		v = cJSON_GetObjectItemCaseSensitive(c->call.args, a->name);
-		if (cJSON_IsString(v))
-			add_path(s, c, v->valuestring);
-		else if (cJSON_IsArray(v))
+		if (cJSON_IsString(v)) {
+			if (add_path(s, c, v->valuestring, access) != 0)
+				return -1;
+		} else if (cJSON_IsArray(v)) {
 			cJSON_ArrayForEach(e, v)
-				if (cJSON_IsString(e))
-					add_path(s, c, e->valuestring);
-	}
-}
-
-/* Refuses |c| if a deny rule covers one of its paths; returns 1 if so.
- * The child checks again on what it actually opens. */
-static int
-check_deny(struct srv *s, struct call *c)
-{
-	const struct tc_deny *r;
-	unsigned access;
-	char rule[320], msg[1024];
-	size_t i;
-
-	access = (c->call.tool->flags & TC_TOOL_NEEDS_WRITE) ?
-	    TC_ACCESS_WRITE : TC_ACCESS_READ;
-	for (i = 0; i < c->npaths; i++) {
-		if ((r = tc_deny_match(&s->pol, c->abs[i], c->rel[i],
-		    access)) == NULL)
-			continue;
-		tc_deny_str(r, rule, sizeof(rule));
-		snprintf(msg, sizeof(msg), "'%s': denied by policy rule %s",
-		    c->abs[i], rule);
-		deny(s, c, "policy", rule, msg);
-		return 1;
+				if (cJSON_IsString(e) &&
+				    add_path(s, c, e->valuestring, access) != 0)
+					return -1;
+		}
 	}
 	return 0;
 }
@@ -390,8 +390,7 @@ tools_call(void *ctx, struct tc_request *req)
 		deny(s, c, "busy", NULL, msg);
 		return;
 	}
-	collect_paths(s, c);
-	if (check_deny(s, c))
+	if (collect_paths(s, c) != 0)
 		return;
 	if ((rule = tc_consent_rule(s, c)) != NULL) {
 		if (!tc_consent_remembered(s, c, rule)) {
