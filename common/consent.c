@@ -154,6 +154,24 @@ settle(struct srv *s, struct call *c, int allowed, const char *why)
 
 static void	ask_next(struct srv *s, struct call *c);
 
+/* Takes the elicitation request for |c| down, if one is out: the client
+ * is told to close its question, and its answer will be ignored. */
+static void
+withdraw(struct srv *s, struct consent *k, const char *why)
+{
+	cJSON *p;
+
+	if (k->elicit_id < 0)
+		return;
+	if ((p = cJSON_CreateObject()) != NULL) {
+		cJSON_AddNumberToObject(p, "requestId", (double)k->elicit_id);
+		cJSON_AddStringToObject(p, "reason", why);
+		tc_proto_notify(&s->proto, "notifications/cancelled", p);
+	}
+	tc_proto_forget(&s->proto, k->elicit_id);
+	k->elicit_id = -1;
+}
+
 /* --- Elicitation --- */
 
 /* Handles the client's answer to the elicitation request for a call. */
@@ -385,6 +403,7 @@ ask_next(struct srv *s, struct call *c)
 			if (!tc_proto_client_has(&s->proto, "elicitation"))
 				continue;
 			if (elicit(s, c) == 0) {
+				k->means = "elicitation";
 				k->deadline_ms = tc_now_ms() +
 				    s->pol.consent_timeout_ms;
 				return;
@@ -455,13 +474,7 @@ tc_consent_step(struct srv *s, struct call *c, const struct pollfd *pfd,
 	}
 	if (k->elicit_id >= 0 && k->deadline_ms >= 0 &&
 	    now_ms >= k->deadline_ms) {
-		/* Tell the client to take its question down. */
-		cJSON *p = cJSON_CreateObject();
-
-		cJSON_AddNumberToObject(p, "requestId",
-		    (double)k->elicit_id);
-		cJSON_AddStringToObject(p, "reason", "no answer in time");
-		tc_proto_notify(&s->proto, "notifications/cancelled", p);
+		withdraw(s, k, "no answer in time");
 		k->answer = "timeout";
 		snprintf(why, sizeof(why), "no answer to the request for "
 		    "consent within %d s, which counts as no",
@@ -500,10 +513,7 @@ tc_consent_abandon(struct srv *s, struct call *c, const char *why)
 		k->hook_running = 0;
 	}
 	tc_hook_release(&k->hook);
-	if (k->elicit_id >= 0) {
-		tc_proto_forget(&s->proto, k->elicit_id);
-		k->elicit_id = -1;
-	}
+	withdraw(s, k, why);
 	k->answer = "cancel";
 	tc_consent_rule_str(k->rule, rule, sizeof(rule));
 	if (tc_record_call(s, c, "cancelled", "client", rule, why, &d) != 0)

@@ -152,7 +152,7 @@ tc_record_call(struct srv *s, const struct call *c, const char *decision,
 	if (c->req != NULL && c->req->id != NULL)
 		cJSON_AddStringToObject(r, "request_id", c->req->id);
 	cJSON_AddStringToObject(r, "tool", c->call.tool != NULL ?
-	    c->call.tool->name : "?");
+	    c->call.tool->name : c->name != NULL ? c->name : "?");
 	if (c->call.args != NULL)
 		cJSON_AddItemToObject(r, "args", tc_audit_args(c->call.args));
 	cJSON_AddStringToObject(r, "decision", decision);

@@ -39,6 +39,7 @@ struct consent {
 struct call {
 	struct srv		*srv;
 	struct tc_request	*req;
+	const char		*name;		/* as asked, for an unknown tool */
 	struct tc_call		 call;
 	struct tc_run		 run;
 	uint64_t		 seq;		/* the call's number in the log */

@@ -9,6 +9,7 @@
  * served while other calls run.
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <getopt.h>
 #include <limits.h>
 #include <poll.h>
@@ -236,44 +237,102 @@ deny(struct srv *s, struct call *c, const char *by, const char *rule,
 }
 
 /*
- * Adds the path |user| names to |c|'s paths, if it lies in a root, and
- * checks it against the deny rules as given (the child checks again on
- * what it opens).  Returns 0, or -1 after refusing the call.
+ * Resolves |tp| to where it really leads, beneath its root: the file
+ * itself (symbolic links and ".." followed, by the kernel, within the
+ * root), or for one that does not exist yet, its parent directory and its
+ * last name.  Fills *|abs| (canonical) and *|rel| (to the root) and returns
+ * 0, or returns -1 when it cannot (the child then reports why).
+ */
+static int
+resolve(struct srv *s, const struct tc_path *tp, char **abs, char **rel)
+{
+	struct tc_path parent;
+	struct tc_where w;
+	const char *why, *last = NULL;
+	char *dir = NULL, *slash;
+	int fd, rc = -1;
+
+	*abs = *rel = NULL;
+	fd = tc_path_openat(&s->pol, tp, O_PATH | O_CLOEXEC, 0);
+	if (fd < 0 && errno == ENOENT && strcmp(tp->rel, ".") != 0) {
+		if ((dir = strdup(tp->rel)) == NULL)
+			return -1;
+		if ((slash = strrchr(dir, '/')) != NULL) {
+			*slash = '\0';
+			last = tp->rel + (slash - dir) + 1;
+		} else {
+			dir[0] = '.';		/* fits: rel is not empty */
+			dir[1] = '\0';
+			last = tp->rel;
+		}
+		if (strcmp(last, "..") == 0 || strcmp(last, ".") == 0)
+			goto out;
+		parent = *tp;
+		parent.rel = dir;
+		fd = tc_path_openat(&s->pol, &parent, O_PATH | O_DIRECTORY |
+		    O_CLOEXEC, 0);
+	}
+	if (fd < 0)
+		goto out;
+	if (tc_path_where(&s->pol, tp->root, fd, &w, &why) != 0)
+		goto out;
+	if (last == NULL) {
+		*abs = strdup(w.abs);
+		*rel = strdup(w.rel);
+	} else {
+		if (asprintf(abs, "%s%s%s", w.abs, strcmp(w.abs, "/") ? "/" :
+		    "", last) < 0)
+			*abs = NULL;
+		if (strcmp(w.rel, ".") == 0)
+			*rel = strdup(last);
+		else if (asprintf(rel, "%s/%s", w.rel, last) < 0)
+			*rel = NULL;
+	}
+	tc_where_release(&w);
+	if (*abs == NULL || *rel == NULL) {
+		free(*abs);
+		free(*rel);
+		*abs = *rel = NULL;
+	} else
+		rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	free(dir);
+	return rc;
+}
+
+/*
+ * Adds the path |user| names to |c|'s paths, resolved to where it really
+ * leads, and checks it against the deny rules, as given and as resolved
+ * (the child checks again on what it opens).  Returns 0, or -1 after
+ * refusing the call.
  */
 static int
 add_path(struct srv *s, struct call *c, const char *user, unsigned access)
 {
 	struct tc_diag d = { "", 0 };
-	const struct tc_root *r;
+	const struct tc_deny *rule = NULL;
 	struct tc_path tp;
-	char rule[320];
-	char *abs;
+	char rs[320], *abs, *rel;
 
 	if (c->npaths == TC_CALL_PATHS ||
 	    tc_path_map(&s->pol, user, &tp, &d) != 0)
 		return 0;	/* the handler reports it, as ever */
-	if (tc_path_check(&s->pol, &tp, access) != 0 &&
-	    tp.denied_by != NULL) {
-		tc_path_denied(&d, user, tp.denied_by);
-		tc_deny_str(tp.denied_by, rule, sizeof(rule));
-		tc_path_release(&tp);
-		deny(s, c, "policy", rule, d.msg);
+	if (tc_path_check(&s->pol, &tp, access) != 0)
+		rule = tp.denied_by;
+	if (rule == NULL && resolve(s, &tp, &abs, &rel) == 0) {
+		rule = tc_deny_match(&s->pol, abs, rel, access);
+		c->abs[c->npaths] = abs;
+		c->rel[c->npaths++] = rel;
+	}
+	tc_path_release(&tp);
+	if (rule != NULL) {
+		tc_path_denied(&d, user, rule);
+		tc_deny_str(rule, rs, sizeof(rs));
+		deny(s, c, "policy", rs, d.msg);
 		return -1;
 	}
-	r = &s->pol.roots[tp.root];
-	if (strcmp(tp.rel, ".") == 0)
-		abs = strdup(r->path);
-	else if (asprintf(&abs, "%s%s%s", r->path, r->pathlen > 1 ? "/" : "",
-	    tp.rel) < 0)
-		abs = NULL;
-	if (abs == NULL) {
-		tc_path_release(&tp);
-		return 0;
-	}
-	c->abs[c->npaths] = abs;
-	c->rel[c->npaths++] = tp.rel;
-	tp.rel = NULL;
-	tc_path_release(&tp);
 	return 0;
 }
 
@@ -331,8 +390,19 @@ tools_call(void *ctx, struct tc_request *req)
 		return;
 	}
 	if ((t = visible_tool(s, name->valuestring)) == NULL) {
+		struct call unknown;
+
 		snprintf(msg, sizeof(msg), "unknown tool '%.100s'",
 		    name->valuestring);
+		/* Recorded too: a model probing for tools it was not given
+		 * is worth seeing in the log. */
+		memset(&unknown, 0, sizeof(unknown));
+		unknown.req = req;
+		unknown.name = name->valuestring;
+		unknown.seq = ++s->next_seq;
+		if (tc_record_call(s, &unknown, "denied", "validation", NULL,
+		    msg, &d) != 0)
+			tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 		tc_proto_error(req, TC_RPC_INVALID_PARAMS, msg);
 		return;
 	}

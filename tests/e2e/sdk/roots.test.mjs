@@ -1,0 +1,495 @@
+// roots.test.mjs: a client that declares the MCP roots capability is asked
+// for its roots (roots/list) once it is initialized, and again whenever it
+// says they changed; the server then serves the intersection of the
+// client's roots with the policy's directories.  It never widens them: a
+// client root outside every policy directory adds nothing, and one above a
+// policy directory gives just that directory.  Calls wait until the answer
+// is applied, or until roots-timeout passes without one.
+import assert from 'node:assert/strict';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import {
+	CALL_TIMEOUT, call, makeTree, runAs, serverCommand, symlink, textOf, withTimeout,
+} from './lib.mjs';
+
+const ROOTS = { roots: { listChanged: true } };
+
+let tree;
+let base;
+let nfix = 0;
+
+async function policy(lines) {
+	const p = path.join(base, `roots-${++nfix}.policy`);
+	await fsp.writeFile(p, lines.join('\n') + '\n');
+	await fsp.chmod(p, 0o644);
+	return p;
+}
+
+/* The default policy: proj read-only, scratch read-write. */
+async function projPolicy(extra = []) {
+	return policy([`allow read ${tree.p('proj')}`, `allow write ${tree.p('scratch')}`, ...extra]);
+}
+
+const fileUri = (p) => `file://${p.split('/').map(encodeURIComponent).join('/')}`;
+
+/*
+ * A roots/list handler answering with |roots| (paths, made file:// URIs,
+ * or {uri} objects as they are); h.set() changes the answer, h.requests
+ * counts the requests.
+ */
+function rootsHandler(roots) {
+	let current = roots;
+	const h = async (req) => {
+		h.requests.push(req);
+		if (typeof current === 'function')
+			return current(req);
+		return { roots: current.map((r) => (typeof r === 'string' ? { uri: fileUri(r) } : r)) };
+	};
+	h.requests = [];
+	h.set = (r) => { current = r; };
+	return h;
+}
+
+/*
+ * Starts toolcell-fs with |args| and connects the official client with
+ * opts.capabilities and opts.roots as its roots/list handler, both in
+ * place before initialize (the server asks for the roots right after).
+ * Returns {client, received, stderr(), close()}.
+ */
+async function startClient(args, opts = {}) {
+	const cmd = await serverCommand(args);
+	const transport = new StdioClientTransport({
+		command: cmd.command, args: cmd.args, stderr: 'pipe',
+	});
+	let errText = '';
+	transport.stderr.setEncoding('utf8');
+	transport.stderr.on('data', (s) => { errText += s; });
+	const received = [];
+	const origStart = transport.start.bind(transport);
+	transport.start = async () => {
+		const handler = transport.onmessage;
+		transport.onmessage = (m) => {
+			received.push(m);
+			handler?.(m);
+		};
+		await origStart();
+	};
+	const client = new Client({ name: 'toolcell-roots', version: '0.0.1' },
+	    { capabilities: opts.capabilities ?? {} });
+	if (opts.roots)
+		client.setRequestHandler(ListRootsRequestSchema, opts.roots);
+	try {
+		await client.connect(transport, { timeout: CALL_TIMEOUT });
+	} catch (e) {
+		await transport.close().catch(() => {});
+		e.message += `\nserver stderr:\n${errText}`;
+		throw e;
+	}
+	const child = transport._process;
+	const exit = new Promise((resolve) => {
+		if (child.exitCode !== null || child.signalCode !== null)
+			resolve({ code: child.exitCode, signal: child.signalCode });
+		else
+			child.once('exit', (code, signal) => resolve({ code, signal }));
+	});
+	return {
+		client, received, exit,
+		stderr: () => errText,
+		close: async () => {
+			await client.close();
+			return exit;
+		},
+	};
+}
+
+/* The directories list_allowed_directories gives. */
+async function allowed(srv) {
+	const r = await call(srv, 'list_allowed_directories', {});
+	assert.notEqual(r.isError, true, JSON.stringify(r.content));
+	return r.structuredContent.directories;
+}
+
+/* Reads |p|; returns its content, or throws with the tool's error text. */
+async function read(srv, p) {
+	const r = await call(srv, 'read_text_file', { path: p });
+	if (r.isError)
+		throw new Error(textOf(r));
+	return r.structuredContent.content;
+}
+
+const RO = (p) => ({ path: p, access: 'read-only' });
+const RW = (p) => ({ path: p, access: 'read-write' });
+
+const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function until(fn, ms, what) {
+	const end = Date.now() + ms;
+	for (;;) {
+		const v = await fn();
+		if (v)
+			return v;
+		if (Date.now() > end)
+			throw new Error(`${what}: not within ${ms} ms`);
+		await sleep(20);
+	}
+}
+
+before(async () => {
+	tree = await makeTree({
+		'proj/top.txt': 'top\n',
+		'proj/a/x.txt': 'xray\n',
+		'proj/a/up': symlink('../b/y.txt'),
+		'proj/b/y.txt': 'yankee\n',
+		'proj/with space/w.txt': 'whiskey\n',
+		'proj/pct%41/p.txt': 'papa\n',
+		'scratch/s/z.txt': 'zulu\n',
+		'other/o.txt': 'oscar\n',
+	});
+	// Reading this takes seconds (64 GiB of zeros, no newline to skip to).
+	const fh = await fsp.open(tree.p('proj/huge'), 'w');
+	await fh.truncate(64 * 2 ** 30);
+	await fh.close();
+	await fsp.chmod(tree.p('proj/huge'), 0o644);
+	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-roots-')));
+	await fsp.chmod(base, 0o755);
+});
+
+after(async () => {
+	await tree?.cleanup();
+	if (base)
+		await fsp.rm(base, { recursive: true, force: true });
+});
+
+describe('the client\'s roots narrow the policy\'s', () => {
+	test('a root inside a policy directory: only it is served', async () => {
+		const h = rootsHandler([tree.p('proj/a')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a'))]);
+			assert.equal(h.requests.length, 1);
+			assert.equal(await read(srv, tree.p('proj/a/x.txt')), 'xray\n');
+			// Relative paths are taken from the first root in force.
+			assert.equal(await read(srv, 'x.txt'), 'xray\n');
+			for (const p of [tree.p('proj/b/y.txt'), tree.p('proj/top.txt'),
+			    tree.p('scratch/s/z.txt')])
+				await assert.rejects(read(srv, p), /outside the allowed directories/, p);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('".." and symbolic links do not lead out of the narrowed root', async () => {
+		const h = rootsHandler([tree.p('proj/a')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a'))]);
+			for (const p of ['../b/y.txt', `${tree.p('proj/a')}/../b/y.txt`, 'up', '../top.txt']) {
+				const r = await call(srv, 'read_text_file', { path: p });
+				assert.equal(r.isError, true, `${p}: ${JSON.stringify(r.content)}`);
+				assert.ok(!textOf(r).includes('yankee') && !textOf(r).includes('top\n'), p);
+			}
+			const l = await call(srv, 'list_directory', { path: '..' });
+			assert.equal(l.isError, true, JSON.stringify(l.content));
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a narrowed root keeps the access of the policy directory it lies in', async () => {
+		const h = rootsHandler([tree.p('scratch/s'), tree.p('proj/b')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RW(tree.p('scratch/s')), RO(tree.p('proj/b'))]);
+			assert.equal(await read(srv, 'z.txt'), 'zulu\n');
+			assert.equal(await read(srv, tree.p('proj/b/y.txt')), 'yankee\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a client root outside every policy directory adds nothing', async () => {
+		const h = rootsHandler([tree.p('other'), tree.p('proj/a'), '/etc', base]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a'))]);
+			await assert.rejects(read(srv, tree.p('other/o.txt')), /outside the allowed directories/);
+			await assert.rejects(read(srv, '/etc/hostname'), /outside the allowed directories/);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a client root above the policy\'s directories gives just those', async () => {
+		const h = rootsHandler([tree.root]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			await assert.rejects(read(srv, tree.p('other/o.txt')), /outside the allowed directories/);
+			assert.equal(await read(srv, 'top.txt'), 'top\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('client roots all outside: no directory is served, every path is refused', async () => {
+		const h = rootsHandler([tree.p('other')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), []);
+			for (const p of [tree.p('proj/top.txt'), 'top.txt', tree.p('other/o.txt')]) {
+				const r = await call(srv, 'read_text_file', { path: p });
+				assert.equal(r.isError, true, `${p}: ${JSON.stringify(r.content)}`);
+			}
+			assert.deepEqual(await srv.client.ping(), {});
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('an empty list of roots serves nothing', async () => {
+		const h = rootsHandler([]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), []);
+			const r = await call(srv, 'read_text_file', { path: tree.p('proj/top.txt') });
+			assert.equal(r.isError, true);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('file://localhost/ and percent-encoded URIs name local paths', async () => {
+		const h = rootsHandler([
+			{ uri: `file://localhost${tree.p('proj/a')}` },
+			{ uri: fileUri(tree.p('proj/with space')) },
+			{ uri: `file://${tree.p('proj/pct%2541')}` },
+		]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a')),
+			    RO(tree.p('proj/with space')), RO(tree.p('proj/pct%41'))]);
+			assert.equal(await read(srv, tree.p('proj/with space/w.txt')), 'whiskey\n');
+			assert.equal(await read(srv, tree.p('proj/pct%41/p.txt')), 'papa\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('URIs that are not local file paths are left out', async () => {
+		const h = rootsHandler([
+			{ uri: 'https://example.com/' },
+			{ uri: 'file://example.com/etc' },
+			{ uri: 'file:relative/dir' },
+			{ uri: `file://${tree.p('proj/a')}%00/../b` },
+			{ uri: `file://${tree.p('proj/a')}%zz` },
+			{ uri: `file://${tree.p('proj/nonexistent')}` },
+			tree.p('proj/b'),
+		]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/b'))]);
+			await until(() => /client root 'https:\/\/example\.com\/' is not a file:\/\/ URI: left out/.test(srv.stderr()), 2000,
+			    'the warning on stderr');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a client root given twice is served once', async () => {
+		const h = rootsHandler([tree.p('proj/a'), `${tree.p('proj/a')}/`, tree.p('proj/b/../a')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a'))]);
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
+describe('asking for the roots', () => {
+	test('a client without the roots capability is never asked, and gets the policy\'s', async () => {
+		const srv = await startClient(['--policy', await projPolicy()]);
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.ok(!srv.received.some((m) => m.method === 'roots/list'), 'roots/list was sent');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('roots/list is asked once, after initialized', async () => {
+		const h = rootsHandler([tree.p('proj/a')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			await allowed(srv);
+			await sleep(100);
+			const asks = srv.received.filter((m) => m.method === 'roots/list');
+			assert.equal(asks.length, 1);
+			assert.ok(asks[0].id !== undefined, 'roots/list is a request');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('notifications/roots/list_changed: asked again, narrowed from the policy anew', async () => {
+		const h = rootsHandler([tree.p('proj/a')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a'))]);
+			// proj/b is outside the roots in force, but inside the policy's.
+			h.set([tree.p('proj/b'), tree.p('scratch')]);
+			await srv.client.sendRootsListChanged();
+			// The next call waits for the new answer, so no polling is needed.
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/b')), RW(tree.p('scratch'))]);
+			assert.equal(h.requests.length, 2);
+			assert.equal(await read(srv, tree.p('proj/b/y.txt')), 'yankee\n');
+			await assert.rejects(read(srv, tree.p('proj/a/x.txt')), /outside the allowed directories/);
+			// And wider again: back to everything the policy allows.
+			h.set([tree.root]);
+			await srv.client.sendRootsListChanged();
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.equal(h.requests.length, 3);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('new roots are applied once the running calls have finished', async () => {
+		const h = rootsHandler([tree.p('proj')]);
+		const srv = await startClient(['--policy', await projPolicy(['timeout 1s'])],
+		    { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj'))]);
+			const t0 = Date.now();
+			const slow = call(srv, 'read_text_file', { path: 'huge', offset: 1 });
+			await sleep(100);
+			h.set([tree.p('proj/a')]);
+			await srv.client.sendRootsListChanged();
+			const dirs = await allowed(srv);
+			const ms = Date.now() - t0;
+			const r = await slow;
+			assert.equal(textOf(r), 'the call was stopped at its deadline of 1000 ms');
+			assert.deepEqual(dirs, [RO(tree.p('proj/a'))]);
+			assert.ok(ms >= 900, `the call after list_changed ran after ${ms} ms, while the `
+			    + 'slow call still ran under the old roots');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('no answer within roots-timeout: calls wait, then run under the policy\'s directories', async () => {
+		const h = rootsHandler(() => new Promise(() => {}));
+		const p = await projPolicy(['roots-timeout 700ms']);
+		const t0 = Date.now();
+		const srv = await startClient(['--policy', p], { capabilities: ROOTS, roots: h });
+		try {
+			// Pings are answered meanwhile, before the call waiting for
+			// the roots.
+			const order = [];
+			const waiting = allowed(srv).then((d) => { order.push('call'); return d; });
+			const ping = srv.client.ping().then((r) => { order.push('ping'); return r; });
+			assert.deepEqual(await withTimeout(ping, 5000, 'ping'), {});
+			const dirs = await waiting;
+			const ms = Date.now() - t0;
+			assert.deepEqual(order, ['ping', 'call']);
+			assert.deepEqual(dirs, [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.ok(ms >= 650 && ms < 5000, `the first call ran after ${ms} ms`);
+			assert.equal(h.requests.length, 1);
+			// Later calls do not wait.
+			const t1 = Date.now();
+			assert.equal(await read(srv, 'top.txt'), 'top\n');
+			assert.ok(Date.now() - t1 < 500, `a later call took ${Date.now() - t1} ms`);
+			await until(() => /no answer to roots\/list within 700 ms: serving the policy's directories/.test(srv.stderr()), 2000,
+			    'the warning on stderr');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('an answer after roots-timeout is ignored', async () => {
+		const h = rootsHandler(() => sleep(900).then(() => ({ roots: [{ uri: fileUri(tree.p('proj/a')) }] })));
+		const p = await projPolicy(['roots-timeout 300ms']);
+		const srv = await startClient(['--policy', p], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			await sleep(1000);
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('an error answer: the policy\'s directories, without waiting for the timeout', async () => {
+		const h = rootsHandler(() => { throw new Error('roots are secret'); });
+		const p = await projPolicy(['roots-timeout 10s']);
+		const t0 = Date.now();
+		const srv = await startClient(['--policy', p], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.ok(Date.now() - t0 < 3000, `took ${Date.now() - t0} ms`);
+			await until(() => /roots\/list failed \(roots are secret\): serving the policy's directories/.test(srv.stderr()), 2000,
+			    'the warning on stderr');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('the roots capability without a handler (method not found): the policy\'s directories', async () => {
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('roots-timeout in the policy: --check shows it, and its bounds', async () => {
+		const { spawnSync } = await import('node:child_process');
+		for (const [v, ok] of [['100ms', true], ['1m', true], ['99ms', false], ['61s', false]]) {
+			const p = await projPolicy([`roots-timeout ${v}`]);
+			const cmd = await serverCommand(['--policy', p, '--check']);
+			const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8' });
+			if (ok) {
+				assert.equal(r.status, 0, r.stderr);
+				assert.match(r.stdout, new RegExp(`^roots-timeout: ${v}  \\(line 3\\)$`, 'm'));
+			} else {
+				assert.equal(r.status, 1);
+				assert.equal(r.stderr, `toolcell-fs: error: ${p}:3: roots-timeout: '${v}' is out `
+				    + 'of range: 100ms to 1m\ntoolcell-fs: 1 error\n');
+			}
+		}
+	});
+
+	test('the audit log records each set of roots applied', async () => {
+		const d = path.join(base, `logs-${++nfix}`);
+		await fsp.mkdir(d, { mode: 0o700 });
+		const as = runAs();
+		if (as)
+			await fsp.chown(d, as.uid, as.gid);
+		const log = path.join(d, 'audit.jsonl');
+		const h = rootsHandler([tree.p('proj/a'), tree.p('other')]);
+		const srv = await startClient(['--policy', await projPolicy([`audit ${log}`])],
+		    { capabilities: ROOTS, roots: h });
+		try {
+			await allowed(srv);
+			h.set([tree.p('scratch')]);
+			await srv.client.sendRootsListChanged();
+			await allowed(srv);
+		} finally {
+			await srv.close();
+		}
+		const recs = (await fsp.readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+		const roots = recs.filter((r) => r.event === 'roots');
+		assert.deepEqual(roots.map((r) => [r.client, r.in_force]), [
+			[[tree.p('proj/a'), tree.p('other')], [RO(tree.p('proj/a'))]],
+			[[tree.p('scratch')], [RW(tree.p('scratch'))]],
+		]);
+	});
+});

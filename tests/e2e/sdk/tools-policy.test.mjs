@@ -1,0 +1,383 @@
+// tools-policy.test.mjs: the policy's say over tools and paths, seen by the
+// official client: 'tools' and 'tool NAME off' decide which tools are
+// offered (a tool that is off is not listed, and a call to it is a call to
+// an unknown tool); 'tool NAME timeout' and 'tool NAME limit' give one tool
+// its own limits while the others keep the server's; 'deny' refuses paths
+// whatever the allow lines say.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fsp from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import {
+	call, makeTree, serverCommand, startServer, symlink, textOf,
+} from './lib.mjs';
+
+const ALL = ['list_allowed_directories', 'read_text_file', 'read_file', 'list_directory',
+    'get_file_info'];
+const FS_TOOLS = ALL.join(', ');
+
+let tree;
+let base;
+let nfix = 0;
+
+async function policy(lines) {
+	const p = path.join(base, `tools-${++nfix}.policy`);
+	await fsp.writeFile(p, lines.join('\n') + '\n');
+	await fsp.chmod(p, 0o644);
+	return p;
+}
+
+/* Runs toolcell-fs --check on |lines|; returns {status, stdout, stderr, p}. */
+async function check(lines) {
+	const p = await policy(lines);
+	const cmd = await serverCommand(['--policy', p, '--check']);
+	const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8', timeout: 10_000 });
+	if (r.error)
+		throw r.error;
+	return { ...r, p };
+}
+
+/* Starts a server on a policy of |lines|. */
+async function serve(lines) {
+	return startServer(['--policy', await policy([`allow read ${tree.root}`, ...lines])]);
+}
+
+/* The names tools/list gives, in its order. */
+async function listed(srv) {
+	const { tools } = await srv.client.listTools();
+	return tools.map((t) => t.name);
+}
+
+/* Asserts that calling |name| is refused as a call to an unknown tool. */
+async function assertUnknown(srv, name, args = {}) {
+	await assert.rejects(call(srv, name, args), (e) => {
+		assert.ok(e instanceof McpError, String(e));
+		assert.equal(e.code, -32602);
+		assert.match(e.message, new RegExp(`unknown tool '${name}'`));
+		return true;
+	});
+	// In raw form: a JSON-RPC error, not a tool result.
+	const req = srv.sent.filter((m) => m.method === 'tools/call' && m.params.name === name).at(-1);
+	const res = srv.messages.find((m) => m.id === req.id);
+	assert.equal(res.result, undefined);
+	assert.deepEqual(res.error, { code: -32602, message: `unknown tool '${name}'` });
+}
+
+/* Asserts |r| is a success; returns its structuredContent. */
+function ok(r, what) {
+	assert.notEqual(r.isError, true, `${what}: ${JSON.stringify(r.content)}`);
+	return r.structuredContent;
+}
+
+before(async () => {
+	const many = {};
+	for (let i = 0; i < 100; i++)
+		many[`many/entry-with-a-longish-name-${String(i).padStart(3, '0')}`] = '';
+	tree = await makeTree({
+		'a.txt': 'alpha\n',
+		'big.txt': 'x'.repeat(8191) + '\n',
+		...many,
+		'secret/s.txt': 'sierra\n',
+		'sub/c.txt': 'charlie\n',
+		'sub/.env': 'API_KEY=1\n',
+		'to-secret': symlink('secret/s.txt'),
+		'notes.key': 'key\n',
+	});
+	// Reading this takes seconds: no newline to skip to in 64 GiB.
+	const fh = await fsp.open(tree.p('huge'), 'w');
+	await fh.truncate(64 * 2 ** 30);
+	await fh.close();
+	await fsp.chmod(tree.p('huge'), 0o644);
+	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-tools-')));
+	await fsp.chmod(base, 0o755);
+});
+
+after(async () => {
+	await tree?.cleanup();
+	if (base)
+		await fsp.rm(base, { recursive: true, force: true });
+});
+
+describe('which tools are offered', () => {
+	test('without a tools line, every tool', async () => {
+		const srv = await serve([]);
+		try {
+			assert.deepEqual(await listed(srv), ALL);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('tools NAME...: only those are listed, and the others are unknown', async () => {
+		const srv = await serve(['tools read_text_file list_allowed_directories']);
+		try {
+			assert.deepEqual(await listed(srv), ['list_allowed_directories', 'read_text_file']);
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read')
+			    .content, 'alpha\n');
+			ok(await call(srv, 'list_allowed_directories', {}), 'list_allowed');
+			await assertUnknown(srv, 'list_directory', { path: '.' });
+			await assertUnknown(srv, 'read_file', { path: 'a.txt' });
+			await assertUnknown(srv, 'get_file_info', { path: 'a.txt' });
+			// Serving goes on.
+			assert.deepEqual(await srv.client.ping(), {});
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('several tools lines add up', async () => {
+		const srv = await serve(['tools read_text_file', 'tools get_file_info']);
+		try {
+			assert.deepEqual(await listed(srv), ['read_text_file', 'get_file_info']);
+			ok(await call(srv, 'get_file_info', { path: 'a.txt' }), 'info');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('tool NAME off hides that tool only', async () => {
+		const srv = await serve(['tool read_file off']);
+		try {
+			assert.deepEqual(await listed(srv), ALL.filter((n) => n !== 'read_file'));
+			await assertUnknown(srv, 'read_file', { path: 'a.txt' });
+			ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read_text_file');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('off wins over a tools line, whatever the order of the lines', async () => {
+		for (const lines of [['tools read_text_file list_directory', 'tool list_directory off'],
+		    ['tool list_directory off', 'tools read_text_file list_directory']]) {
+			const srv = await serve(lines);
+			try {
+				assert.deepEqual(await listed(srv), ['read_text_file'], lines.join('; '));
+				await assertUnknown(srv, 'list_directory', { path: '.' });
+			} finally {
+				await srv.close();
+			}
+		}
+	});
+
+	test('a tool that is off is unknown even to a consent rule naming it', async () => {
+		const srv = await serve(['tool list_directory off', 'consent list_directory']);
+		try {
+			await assertUnknown(srv, 'list_directory', { path: '.' });
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('--check lists every tool, on or off and why, with its own limits', async () => {
+		const r = await check([`allow read ${tree.root}`, 'tools read_text_file list_directory',
+		    'tool list_directory off', 'tool read_text_file timeout 200ms',
+		    'tool read_text_file limit output 1K', 'tool read_text_file limit memory 64M']);
+		assert.equal(r.stderr, '');
+		assert.equal(r.status, 0);
+		assert.ok(r.stdout.includes([
+			'tools:',
+			'  list_allowed_directories    off  (not on the \'tools\' line, line 2)',
+			'  read_text_file              on   timeout 200ms (line 4), memory 64M (line 6), output 1K (line 5)',
+			'  read_file                   off  (not on the \'tools\' line, line 2)',
+			'  list_directory              off  (tool list_directory off, line 3)',
+			'  get_file_info               off  (not on the \'tools\' line, line 2)',
+			'  (a tool that changes files is listed only when a directory is writable)',
+			'',
+		].join('\n')), r.stdout);
+		// The server's own limits are unchanged.
+		assert.match(r.stdout, /^ {2}timeout {5}30s {5}\(default\)$/m);
+		assert.match(r.stdout, /^ {2}output {6}64M {5}\(default\)$/m);
+	});
+
+	test('every mistake in tools and tool lines is reported, with its line', async () => {
+		const r = await check([
+			`allow read ${tree.root}`,
+			'tools read_text_file nosuch',
+			'tools',
+			'tool',
+			'tool get_file_info',
+			'tool nosuch off',
+			'tool read_file off',
+			'tool read_file off',
+			'tool read_text_file frob',
+			'tool read_text_file timeout 0ms',
+			'tool read_text_file timeout 2h',
+			'tool get_file_info timeout 1s',
+			'tool get_file_info timeout 2s',
+			'tool read_text_file limit output 512',
+			'tool read_text_file limit bogus 1',
+			'tool read_text_file off now',
+		]);
+		assert.equal(r.status, 1);
+		assert.equal(r.stdout, '');
+		const e = (n, msg) => `toolcell-fs: error: ${r.p}:${n}: ${msg}`;
+		assert.equal(r.stderr, [
+			e(2, `tools: toolcell-fs has no tool 'nosuch' (it has: ${FS_TOOLS})`),
+			e(3, 'tools: missing the names of the tools to enable'),
+			e(4, 'tool: missing the tool\'s name'),
+			e(5, 'tool get_file_info: missing \'off\', \'timeout\' or \'limit\''),
+			e(6, `tool: toolcell-fs has no tool 'nosuch' (it has: ${FS_TOOLS})`),
+			e(8, 'tool read_file off: already set at line 7'),
+			e(9, 'tool read_text_file: expected \'off\', \'timeout\' or \'limit\', not \'frob\''),
+			e(10, 'tool read_text_file timeout: \'0ms\' is out of range: 1ms to 1h'),
+			e(11, 'tool read_text_file timeout: \'2h\' is out of range: 1ms to 1h'),
+			e(13, 'tool get_file_info timeout: already set at line 12'),
+			e(14, 'tool read_text_file limit output: \'512\' is out of range: 1K to 1G'),
+			e(15, 'tool read_text_file limit: unknown limit \'bogus\' (known: cpu, files, '
+			    + 'filesize, memory, output, processes)'),
+			e(16, 'tool read_text_file: unexpected \'now\' at the end of the line'),
+			'toolcell-fs: 13 errors',
+			'',
+		].join('\n'));
+	});
+});
+
+describe('per-tool limits', () => {
+	test('tool read_text_file timeout: that tool is stopped at its deadline, the others at the server\'s', async () => {
+		const srv = await serve(['timeout 2s', 'tool read_text_file timeout 200ms']);
+		try {
+			let t0 = Date.now();
+			let r = await call(srv, 'read_text_file', { path: 'huge', offset: 1 });
+			let ms = Date.now() - t0;
+			assert.equal(r.isError, true);
+			assert.equal(textOf(r), 'the call was stopped at its deadline of 200 ms');
+			assert.ok(ms >= 190 && ms < 1900, `stopped after ${ms} ms`);
+			// A normal call of the same tool still works.
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read')
+			    .content, 'alpha\n');
+			// The alias is another tool: the server's deadline.
+			t0 = Date.now();
+			r = await call(srv, 'read_file', { path: 'huge', offset: 1 });
+			ms = Date.now() - t0;
+			assert.equal(textOf(r), 'the call was stopped at its deadline of 2000 ms');
+			assert.ok(ms >= 1900, `stopped after ${ms} ms`);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('tool read_text_file limit output 1K: a large read fails, other tools keep the server\'s limit', async () => {
+		const srv = await serve(['tool read_text_file limit output 1K']);
+		try {
+			const r = await call(srv, 'read_text_file', { path: 'big.txt' });
+			assert.equal(r.isError, true);
+			assert.equal(textOf(r), 'the result exceeded the 1024-byte limit and was discarded; '
+			    + 'ask for less at a time');
+			assert.equal(r.structuredContent, undefined);
+			// Small reads still fit.
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'small')
+			    .content, 'alpha\n');
+			// The same file through the alias, and a long listing, are not limited.
+			const f = ok(await call(srv, 'read_file', { path: 'big.txt' }), 'read_file');
+			assert.equal(f.content.length, 8192);
+			const l = ok(await call(srv, 'list_directory', { path: 'many' }), 'list');
+			assert.equal(l.entries.length, 100);
+			assert.ok(JSON.stringify(l).length > 4096);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a tool\'s limit may be above the server\'s', async () => {
+		const srv = await serve(['limit output 1K', 'tool read_file limit output 64K']);
+		try {
+			const r = await call(srv, 'read_text_file', { path: 'big.txt' });
+			assert.equal(textOf(r), 'the result exceeded the 1024-byte limit and was discarded; '
+			    + 'ask for less at a time');
+			const f = ok(await call(srv, 'read_file', { path: 'big.txt' }), 'read_file');
+			assert.equal(f.content, 'x'.repeat(8191) + '\n');
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
+describe('deny rules', () => {
+	/* Asserts |r| is the refusal of |given| (the path as given) by |rule|. */
+	function assertDenied(r, given, rule, what) {
+		assert.equal(r.isError, true, `${what}: ${JSON.stringify(r.content)}`);
+		assert.equal(textOf(r), `'${given}': denied by policy rule ${rule}`, what);
+	}
+
+	test('deny PATTERN refuses a path by its relative and its absolute name', async () => {
+		const srv = await serve(['deny secret']);
+		try {
+			const abs = tree.p('secret/s.txt');
+			for (const p of ['secret/s.txt', abs, `${tree.root}//secret/./s.txt`])
+				assertDenied(await call(srv, 'read_text_file', { path: p }), p,
+				    '\'deny secret\' (line 2)', p);
+			assertDenied(await call(srv, 'get_file_info', { path: 'secret' }), 'secret',
+			    '\'deny secret\' (line 2)', 'the directory itself');
+			assertDenied(await call(srv, 'list_directory', { path: 'secret' }), 'secret',
+			    '\'deny secret\' (line 2)', 'listing it');
+			// What the rule does not match is served.
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'a')
+			    .content, 'alpha\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a ".." or a symbolic link does not get around a deny rule', async () => {
+		const srv = await serve(['deny secret']);
+		try {
+			for (const p of ['sub/../secret/s.txt', 'to-secret']) {
+				const r = await call(srv, 'read_text_file', { path: p });
+				assert.equal(r.isError, true, `${p}: ${JSON.stringify(r.content)}`);
+				assert.ok(!JSON.stringify(r).includes('sierra'), `${p}: the file was read`);
+			}
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('the built-in rules deny secrets: .env, *.key', async () => {
+		const srv = await serve([]);
+		try {
+			assertDenied(await call(srv, 'read_text_file', { path: 'sub/.env' }), 'sub/.env',
+			    '\'deny **/.env\' (built in)', '.env');
+			assertDenied(await call(srv, 'read_text_file', { path: 'notes.key' }),
+			    'notes.key', '\'deny **/*.key\' (built in)', 'notes.key');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('default-deny off drops the built-in rules', async () => {
+		const srv = await serve(['default-deny off']);
+		try {
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'sub/.env' }), '.env')
+			    .content, 'API_KEY=1\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('deny write leaves reading alone', async () => {
+		const srv = await serve(['deny write secret']);
+		try {
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'secret/s.txt' }),
+			    'read').content, 'sierra\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a denied entry is left out of directory listings', async () => {
+		const srv = await serve(['deny secret', 'deny **/c.txt']);
+		try {
+			const top = ok(await call(srv, 'list_directory', { path: '.' }), 'list .');
+			assert.ok(!top.entries.some((e) => e.name === 'secret'),
+			    JSON.stringify(top.entries.map((e) => e.name)));
+			const sub = ok(await call(srv, 'list_directory', { path: 'sub' }), 'list sub');
+			assert.deepEqual(sub.entries.map((e) => e.name), []);
+		} finally {
+			await srv.close();
+		}
+	});
+});
