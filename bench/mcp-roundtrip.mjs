@@ -9,7 +9,9 @@
 // the next standby child is ready), and prints p50 and p99 in
 // microseconds, with the time from spawn to the initialize result.  A ping
 // row, answered by the server without a child, is the floor that the
-// client, the SDK and the pipes set in the same run.
+// client, the SDK and the pipes set in the same run.  Then the same calls,
+// 5 ms apart, with an audit log (two records a call), left to the kernel
+// and fsynced after every record.
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -66,6 +68,31 @@ const ping = await run(5, () => client.ping());
 const b2b = await run(0);
 const apart = await run(5);
 await client.close();
+
+/* The same calls through a server that keeps an audit log. */
+async function audited(sync) {
+	const pol = path.join(dir, `audit-${sync}.policy`);
+	await fsp.writeFile(pol, `allow read ${dir}\naudit ${dir}/audit-${sync}.log\n`
+	    + `audit-sync ${sync}\n`, { mode: 0o600 });
+	const t = new StdioClientTransport({
+		command: path.join(build, 'toolcell-fs'),
+		args: ['--policy', pol],
+		stderr: 'inherit',
+	});
+	const c = new Client({ name: 'toolcell-bench', version: '0' });
+	await c.connect(t);
+	const one = async () => {
+		const r = await c.callTool(args);
+		if (r.isError)
+			throw new Error(`call failed: ${JSON.stringify(r)}`);
+	};
+	await run(0, one);
+	const v = await run(5, one);
+	await c.close();
+	return v;
+}
+const auditNone = await audited('none');
+const auditEvery = await audited('every');
 await fsp.rm(dir, { recursive: true, force: true });
 
 console.log(`${n} requests per row, uid ${process.getuid()}\n`);
@@ -75,4 +102,6 @@ const row = (name, v) => console.log(`| ${name.padEnd(27)} | ${pct(v, 50).toFixe
 row('ping, 5 ms apart', ping);
 row('back to back', b2b);
 row('5 ms apart', apart);
+row('5 ms apart, audit log', auditNone);
+row('5 ms apart, audit + fsync', auditEvery);
 console.log(`\nspawn to initialize result: ${(startUs / 1000).toFixed(1)} ms`);

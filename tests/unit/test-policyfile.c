@@ -1811,6 +1811,78 @@ test_examples(void)
 	setenv("HOME", D, 1);
 }
 
+/*
+ * Random policies built from the language's own words, fragments of them
+ * and stray bytes: whatever the text, loading returns 0 or TC_EINVAL, every
+ * message is "t.policy: ..." or "t.policy:LINE: ...", and nothing crashes
+ * (the sanitizer build checks the memory).  The seed is fixed, so a failure
+ * repeats; TOOLCELL_FUZZ_ROUNDS raises the count.
+ */
+static void
+test_fuzz(void)
+{
+	static const char *const words[] = {
+		"allow", "read", "write", "deny", "default-deny", "on", "off",
+		"tools", "tool", "read_text_file", "list_directory", "timeout",
+		"limit", "memory", "cpu", "output", "files", "processes",
+		"filesize", "network", "consent", "consent-by", "elicitation",
+		"hook", "consent-hook", "consent-timeout", "roots-timeout",
+		"audit", "audit-key", "audit-sync", "every", "none",
+		"audit-rotate", "keep", "run-as", "nobody", "allow-degraded",
+		"landlock", "seccomp", "[fs]", "[shell]", "[x", "*", "**",
+		"**/.env", "a/**/b", "[a-", "\\", "..", ".", "./x", "~/",
+		"@D@/proj", "@D@/hook.sh", "@D@/log", "/", "10s", "0", "1K",
+		"99999999999999999999", "\"q w\"", "\"unterminated", "#", "\"\"",
+		"-1", "5m", "64M", "1T", "keep 0", "x\ty",
+	};
+	struct tc_buf text;
+	struct result r;
+	unsigned long seed = 20261123, rounds = 400, n, k, bad = 0;
+	const char *env, *e, *line;
+	int i, nl, nw;
+
+	if ((env = getenv("TOOLCELL_FUZZ_ROUNDS")) != NULL)
+		rounds = strtoul(env, NULL, 10);
+	for (n = 0; n < rounds; n++) {
+		tc_buf_init(&text, 1u << 20);
+		nl = 1 + (int)((seed = seed * 6364136223846793005ULL + 1) >> 33)
+		    % 12;
+		for (i = 0; i < nl; i++) {
+			nw = (int)((seed = seed * 6364136223846793005ULL + 1) >>
+			    33) % 6;
+			for (k = 0; k < (unsigned long)nw; k++) {
+				seed = seed * 6364136223846793005ULL + 1;
+				if ((seed >> 40) % 17 == 0) {
+					char c = (char)(1 + (seed >> 20) % 255);
+
+					tc_buf_append(&text, &c, 1);
+				} else
+					tc_buf_append_str(&text,
+					    words[(seed >> 33) %
+					    TC_NITEMS(words)]);
+				tc_buf_append_str(&text, " ");
+			}
+			tc_buf_append_str(&text, "\n");
+		}
+		load(&r, text.data != NULL ? text.data : "");
+		if (r.rc != 0 && r.rc != TC_EINVAL)
+			bad++;
+		for (line = r.errs.data; line != NULL && *line != '\0';
+		    line = e + 1) {
+			if (strncmp(line, "t.policy:", 9) != 0)
+				bad++;
+			if ((e = strchr(line, '\n')) == NULL)
+				break;
+		}
+		if (tc_policy_finish(&r.p, &r.d) != 0)
+			bad++;
+		release(&r);
+		tc_buf_release(&text);
+	}
+	is_int((long long)bad, 0, "%lu random policies: each loads or is "
+	    "refused with file:line messages", rounds);
+}
+
 int
 main(void)
 {
@@ -1847,6 +1919,7 @@ main(void)
 	test_home_patterns();
 	test_new_duplicates();
 	test_examples();
+	test_fuzz();
 	if (chdir("/") == 0)
 		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return done_testing();

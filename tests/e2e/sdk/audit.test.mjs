@@ -237,6 +237,7 @@ describe('the audit log of a session', () => {
 			['call', 2], ['result', 2],
 			['call', 3],
 			['call', 4], ['result', 4],
+			['call', 5],		// no_such_tool: recorded, denied
 			['stop', null],
 		]);
 		checkChain(lines);
