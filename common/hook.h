@@ -32,7 +32,7 @@
  *	 "annotations":{"readOnlyHint":false,"destructiveHint":true,...},
  *	 "rule":"consent write_file (line 12)",
  *	 "client":{"name":"claude-ai","version":"0.1"},
- *	 "paths":["/home/me/project/notes.txt"]}
+ *	 "paths":["/srv/me/project/notes.txt"]}
  *
  *    "server" and "tool" are names; "arguments" the call's arguments as
  *    the client sent them (validated against the tool's schema);
