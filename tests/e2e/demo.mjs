@@ -186,6 +186,13 @@ async function main() {
 	expectRefused(await callTool('read_text_file', { path: '/etc/passwd' }), 'outside path');
 	expectRefused(await callTool('read_text_file', { path: '../../etc/passwd' }), 'traversal');
 
+	heading('refused: secrets inside it are denied by the built-in rules');
+	expectRefused(await callTool('read_text_file', { path: '.env' }), 'deny rule');
+	const again = await callTool('list_directory', { path: '.' });
+	if (again.structuredContent?.entries?.some((e) => e.name === '.env'))
+		throw new Error('list_directory named .env, which a deny rule covers');
+	out('    (and list_directory does not name it)');
+
 	await client.close();
 	out();
 	out(green('demo finished: every answer was as expected'));
