@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "glob.h"
 #include "log.h"
 #include "server-int.h"
@@ -229,20 +230,101 @@ on_elicit(void *ctx, const cJSON *result, const cJSON *error)
 	settle(s, c, 0, why);
 }
 
-/* Describes the call for a person, in |buf|. */
-static void
-describe(const struct srv *s, const struct call *c, char *buf, size_t len)
-{
-	size_t n, i;
+/* The most paths a question names, and the most bytes of each. */
+#define ASK_PATHS	4
+#define ASK_PATH_BYTES	160
 
-	n = (size_t)snprintf(buf, len, "%s wants to run '%s'",
-	    s->proto.client_name != NULL ? s->proto.client_name :
-	    "The client", c->call.tool->name);
-	for (i = 0; i < c->npaths && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, "%s%s",
-		    i ? ", " : " on ", c->abs[i]);
-	if (n < len)
-		snprintf(buf + n, len - n, " (%s). Allow it?", s->def->name);
+/*
+ * Returns the code point of the UTF-8 sequence at |p| (|n| bytes left) and
+ * its length in *|len|, or -1 with *|len| 1 for a byte that starts no
+ * valid sequence.
+ */
+static long
+utf8_next(const unsigned char *p, size_t n, size_t *len)
+{
+	static const long min[] = { 0, 0, 0x80, 0x800, 0x10000 };
+	size_t k, i;
+	long cp;
+
+	*len = 1;
+	if (p[0] < 0x80)
+		return p[0];
+	k = p[0] >= 0xf0 && p[0] <= 0xf4 ? 4 : p[0] >= 0xe0 && p[0] < 0xf0 ?
+	    3 : p[0] >= 0xc2 && p[0] < 0xe0 ? 2 : 0;
+	if (k == 0 || k > n)
+		return -1;
+	cp = p[0] & (0x7f >> k);
+	for (i = 1; i < k; i++) {
+		if ((p[i] & 0xc0) != 0x80)
+			return -1;
+		cp = cp << 6 | (p[i] & 0x3f);
+	}
+	if (cp < min[k] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+		return -1;
+	*len = k;
+	return cp;
+}
+
+/*
+ * Appends |str| to |b| in quotes, at most |max| bytes of it.  Control
+ * characters, line and paragraph separators, the marks that reorder
+ * text and bytes that are not UTF-8 are shown as '?', and a quote as \",
+ * so that a file name the model chose cannot pass for the server's words.
+ */
+static void
+put_quoted(struct tc_buf *b, const char *str, size_t max)
+{
+	const unsigned char *p = (const unsigned char *)str;
+	size_t n = strlen(str), used = 0, len;
+	long cp;
+
+	tc_buf_append_str(b, "\"");
+	while (n > 0) {
+		cp = utf8_next(p, n, &len);
+		if (used + len > max) {
+			tc_buf_append_str(b, "...");
+			break;
+		}
+		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
+		    cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
+		    (cp >= 0x2028 && cp <= 0x202e) ||
+		    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff)
+			tc_buf_append_str(b, "?");
+		else if (cp == '"' || cp == '\\') {
+			tc_buf_append_str(b, "\\");
+			tc_buf_append(b, p, 1);
+		} else
+			tc_buf_append(b, p, len);
+		used += len;
+		p += len;
+		n -= len;
+	}
+	tc_buf_append_str(b, "\"");
+}
+
+/*
+ * Describes the call for a person, into |b|: who asks, for which tool, on
+ * which paths (quoted and bounded: the model chose them), and the server
+ * that asks.
+ */
+static void
+describe(const struct srv *s, const struct call *c, struct tc_buf *b)
+{
+	size_t i;
+
+	if (s->proto.client_name != NULL) {
+		tc_buf_append_str(b, "The client ");
+		put_quoted(b, s->proto.client_name, 64);
+	} else
+		tc_buf_append_str(b, "The client");
+	tc_buf_printf(b, " wants to run the tool '%s'", c->call.tool->name);
+	for (i = 0; i < c->npaths && i < ASK_PATHS; i++) {
+		tc_buf_append_str(b, i ? ", " : " on ");
+		put_quoted(b, c->abs[i], ASK_PATH_BYTES);
+	}
+	if (c->npaths > ASK_PATHS)
+		tc_buf_printf(b, " and %zu more paths", c->npaths - ASK_PATHS);
+	tc_buf_printf(b, ". Allow it? (asked by %s)", s->def->name);
 }
 
 /* Sends the elicitation request; returns 0, or -1 if it could not. */
@@ -251,12 +333,16 @@ elicit(struct srv *s, struct call *c)
 {
 	struct consent *k = c->consent;
 	cJSON *params, *schema, *props, *p, *req;
-	char msg[1024];
+	struct tc_buf msg;
 
-	describe(s, c, msg, sizeof(msg));
-	if ((params = cJSON_CreateObject()) == NULL)
+	tc_buf_init(&msg, 4096);
+	describe(s, c, &msg);
+	if (msg.data == NULL || (params = cJSON_CreateObject()) == NULL) {
+		tc_buf_release(&msg);
 		return -1;
-	cJSON_AddStringToObject(params, "message", msg);
+	}
+	cJSON_AddStringToObject(params, "message", msg.data);
+	tc_buf_release(&msg);
 	schema = cJSON_AddObjectToObject(params, "requestedSchema");
 	cJSON_AddStringToObject(schema, "type", "object");
 	props = cJSON_AddObjectToObject(schema, "properties");

@@ -453,7 +453,7 @@ int
 tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
     struct tc_diag *d)
 {
-	const struct tc_root *ceil;
+	const struct tc_root *ceil, *best;
 	struct tc_root *out;
 	size_t nceil, nout = 0, i, k, cap;
 	char *real;
@@ -466,16 +466,24 @@ tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 	for (k = 0; k < n; k++) {
 		if ((real = realpath(dirs[k], NULL)) == NULL)
 			continue;	/* the client names what is not here */
+		/* A client root inside allowed directories takes the access
+		 * of the innermost one, as a path there would: a read-only
+		 * directory nested in a writable one stays read-only. */
+		best = NULL;
+		for (i = 0; i < nceil; i++)
+			if (beneath(real, ceil[i].path) && (best == NULL ||
+			    ceil[i].pathlen > best->pathlen))
+				best = &ceil[i];
+		if (best != NULL && nout < TC_ROOTS_MAX &&
+		    add_narrowed(p, out, &nout, best, real) != 0)
+			goto oom;
+		/* Allowed directories inside it stay, each as it was. */
 		for (i = 0; i < nceil && nout < TC_ROOTS_MAX; i++) {
-			if (beneath(real, ceil[i].path)) {
-				if (add_narrowed(p, out, &nout, &ceil[i],
-				    real) != 0)
-					goto oom;
-			} else if (beneath(ceil[i].path, real)) {
-				if (add_narrowed(p, out, &nout, &ceil[i],
-				    ceil[i].path) != 0)
-					goto oom;
-			}
+			if (strcmp(ceil[i].path, real) != 0 &&
+			    beneath(ceil[i].path, real) &&
+			    add_narrowed(p, out, &nout, &ceil[i],
+			    ceil[i].path) != 0)
+				goto oom;
 		}
 		free(real);
 		real = NULL;

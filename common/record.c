@@ -8,7 +8,8 @@
  *	call	every tools/call, whatever becomes of it: the decision
  *		("run", "denied", "cancelled"), who made it (policy,
  *		consent, validation, busy, client) and the rule or answer
- *	result	every call that ran: outcome, duration, bytes, status
+ *	result	every call admitted to run: outcome, duration, bytes,
+ *		status (one cancelled before it started is "cancelled")
  *	stop	at exit
  *
  * A "call" record is written before the call is forked: when it cannot be,
@@ -216,14 +217,22 @@ tc_record_result(struct srv *s, const struct call *c, const cJSON *result,
 	cJSON_AddNumberToObject(r, "call", (double)c->seq);
 	cJSON_AddStringToObject(r, "tool", c->call.tool->name);
 	cJSON_AddStringToObject(r, "outcome", outcome_name(run, result));
-	cJSON_AddNumberToObject(r, "duration_ms",
-	    (double)(tc_now_ms() - run->start_ms));
-	/* The child is reaped later when its answer came first. */
-	if (run->pidfd < 0 && WIFEXITED(st))
+	cJSON_AddNumberToObject(r, "duration_ms", run->start_ms > 0 ?
+	    (double)(tc_now_ms() - run->start_ms) : 0);
+	/* Known only when the child was reaped before the call ended: one
+	 * that answered first is reaped after its record is written. */
+	if (run->pid > 0 && run->pidfd < 0 && WIFEXITED(st))
 		cJSON_AddNumberToObject(r, "exit", WEXITSTATUS(st));
-	else if (run->pidfd < 0 && WIFSIGNALED(st))
-		cJSON_AddStringToObject(r, "signal", sigabbrev_np(WTERMSIG(st)) ?
-		    sigabbrev_np(WTERMSIG(st)) : "?");
+	else if (run->pid > 0 && run->pidfd < 0 && WIFSIGNALED(st)) {
+		char sig[32];
+		const char *abbrev = sigabbrev_np(WTERMSIG(st));
+
+		if (abbrev != NULL)
+			snprintf(sig, sizeof(sig), "SIG%s", abbrev);
+		else
+			snprintf(sig, sizeof(sig), "%d", WTERMSIG(st));
+		cJSON_AddStringToObject(r, "signal", sig);
+	}
 	cJSON_AddNumberToObject(r, "bytes", (double)run->result_bytes);
 	sc = cJSON_GetObjectItemCaseSensitive(result, "structuredContent");
 	tr = cJSON_GetObjectItemCaseSensitive(sc, "truncated");

@@ -156,22 +156,36 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 int
 tc_sandbox_reroot(struct tc_sandbox *sb, struct tc_diag *d)
 {
+	int fresh[TC_PROFILE_COUNT];
 	unsigned warm = sb->warm;
-	int i, fd;
+	int i, rc = 0;
 
+	/* The spawner and the standby children hold the old roots. */
 	tc_sandbox_stop(sb);
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+	/* All new rulesets or none: a half-replaced set would confine some
+	 * profiles to the old roots and some to the new. */
+	for (i = 0; i < TC_PROFILE_COUNT; i++)
+		fresh[i] = -1;
+	for (i = 0; i < TC_PROFILE_COUNT && rc == 0; i++) {
 		if (sb->ruleset[i] < 0)
 			continue;
-		fd = tc_landlock_build(sb->policy, (enum tc_profile)i,
+		fresh[i] = tc_landlock_build(sb->policy, (enum tc_profile)i,
 		    sb->landlock_abi, d);
-		if (fd < 0)
-			return TC_ESYS;	/* the old ruleset stays */
-		close(sb->ruleset[i]);
-		sb->ruleset[i] = fd;
+		if (fresh[i] < 0)
+			rc = TC_ESYS;
 	}
-	tc_sandbox_prefork(sb, warm);
-	return 0;
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (fresh[i] < 0)
+			continue;
+		if (rc == 0) {
+			close(sb->ruleset[i]);
+			sb->ruleset[i] = fresh[i];
+		} else
+			close(fresh[i]);
+	}
+	if (rc == 0)
+		tc_sandbox_prefork(sb, warm);
+	return rc;
 }
 
 void

@@ -76,13 +76,21 @@ struct srv {
 	unsigned		 nqueued;
 	struct call		*asking;	/* waiting for consent */
 	unsigned		 nasking;
+	struct call		*held;		/* waiting for the roots */
+	struct call		**held_tail;
+	unsigned		 nheld;
 	struct allowance	*allowed;	/* "allow for this session" */
 	struct tc_audit		*audit;		/* NULL: no log */
 	uint64_t		 next_seq;	/* numbers tools/call requests */
 	uint64_t		 ncalls_total;
-	/* The client's roots (MCP roots), which narrow the policy's. */
+	/* The client's roots (MCP roots), which narrow the policy's.  A
+	 * call that arrives while they are unsettled is held, undecided,
+	 * until they are applied: its paths, deny rules and consent are
+	 * decided once, against the roots it will run under. */
+	int			 initialized;	/* notifications/initialized */
+	int			 roots_gave_up;	/* no initialized in time */
 	int64_t			 roots_id;	/* roots/list asked, or -1 */
-	int64_t			 roots_deadline_ms;
+	int64_t			 roots_deadline_ms;	/* of the wait */
 	char			**roots_new;	/* answered, to apply when idle */
 	size_t			 nroots_new;
 	int			 roots_apply;

@@ -14,7 +14,6 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,21 +72,6 @@ tools_list(void *ctx, struct tc_request *req)
 	tc_proto_reply(req, res);
 }
 
-static void	tool_error(struct tc_request *req, const char *fmt, ...)
-		    __attribute__((format(printf, 2, 3)));
-
-static void
-tool_error(struct tc_request *req, const char *fmt, ...)
-{
-	char msg[512];
-	va_list ap;
-
-	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
-	tc_proto_reply(req, tc_result_error_json(msg));
-}
-
 #define MAX_QUEUED	256
 
 static int	roots_pending(const struct srv *);
@@ -106,25 +90,37 @@ find_call(struct srv *s, const char *id_key)
 	for (c = s->asking; c != NULL; c = c->next)
 		if (strcmp(c->req->id_key, id_key) == 0)
 			return c;
+	for (c = s->held; c != NULL; c = c->next)
+		if (strcmp(c->req->id_key, id_key) == 0)
+			return c;
 	return NULL;
 }
 
-/* Removes |c| from the queue if it is there; returns 1 if it was. */
+/* Removes |c| from the list at |head| (tail |tail|) if it is there;
+ * returns 1 if it was. */
 static int
-unqueue(struct srv *s, struct call *c)
+unlink_call(struct call **head, struct call ***tail, struct call *c)
 {
 	struct call **cp;
 
-	for (cp = &s->queue; *cp != NULL; cp = &(*cp)->next) {
+	for (cp = head; *cp != NULL; cp = &(*cp)->next) {
 		if (*cp == c) {
 			*cp = c->next;
-			if (s->queue_tail == &c->next)
-				s->queue_tail = cp;
-			s->nqueued--;
+			if (*tail == &c->next)
+				*tail = cp;
+			c->next = NULL;
 			return 1;
 		}
 	}
 	return 0;
+}
+
+static void
+append_call(struct call ***tail, struct call *c)
+{
+	c->next = NULL;
+	**tail = c;
+	*tail = &c->next;
 }
 
 
@@ -150,17 +146,47 @@ tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
 	tc_srv_free_call(c);
 }
 
+/*
+ * Ends |c|, which was admitted ("run" is in the log) but never started,
+ * with |outcome| in its result record; answers it with |msg| unless it
+ * was cancelled.
+ */
+static void
+end_unstarted(struct srv *s, struct call *c, enum tc_run_outcome outcome,
+    const char *msg)
+{
+	struct tc_diag d = { "", 0 };
+
+	c->run.outcome = outcome;
+	snprintf(c->run.why, sizeof(c->run.why), "%s", msg);
+	if (tc_record_result(s, c, NULL, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	if (outcome == TC_OUT_CANCELLED) {
+		tc_request_free(c->req);
+		c->req = NULL;
+		tc_srv_free_call(c);
+	} else
+		tc_srv_refuse(s, c, msg);
+}
+
 /* Forks |c|'s child, or answers its request with the reason it cannot. */
 static void
 start_call(struct srv *s, struct call *c)
 {
 	struct tc_diag d = { "", 0 };
+	char msg[400];
 
+	if (s->roots_broken) {
+		end_unstarted(s, c, TC_OUT_SPAWN, "The call was not run: the "
+		    "server could not confine calls to the client's roots; "
+		    "see its log.");
+		return;
+	}
 	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
 		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
-		tool_error(c->req, "the call could not be started: %s", d.msg);
-		c->req = NULL;
-		tc_srv_free_call(c);
+		snprintf(msg, sizeof(msg), "the call could not be started: "
+		    "%s", d.msg);
+		end_unstarted(s, c, TC_OUT_SPAWN, msg);
 		return;
 	}
 	tc_debug("call %s (pid %d)", c->call.tool->name, (int)c->run.pid);
@@ -175,11 +201,9 @@ start_queued(struct srv *s)
 {
 	struct call *c;
 
-	while (s->queue != NULL && s->ncalls < s->pol.limits.max_inflight &&
-	    !roots_pending(s)) {
+	while (s->queue != NULL && s->ncalls < s->pol.limits.max_inflight) {
 		c = s->queue;
-		if ((s->queue = c->next) == NULL)
-			s->queue_tail = &s->queue;
+		unlink_call(&s->queue, &s->queue_tail, c);
 		s->nqueued--;
 		start_call(s, c);
 	}
@@ -212,15 +236,13 @@ tc_srv_admit(struct srv *s, struct call *c)
 		return;
 	}
 	s->ncalls_total++;
-	if (s->ncalls < s->pol.limits.max_inflight && !roots_pending(s)) {
+	if (s->ncalls < s->pol.limits.max_inflight) {
 		start_call(s, c);
 		return;
 	}
 	/* Over the limit of running calls: wait in line.  The deadline
 	 * starts when the call does. */
-	c->next = NULL;
-	*s->queue_tail = c;
-	s->queue_tail = &c->next;
+	append_call(&s->queue_tail, c);
 	s->nqueued++;
 }
 
@@ -367,12 +389,13 @@ collect_paths(struct srv *s, struct call *c)
 	return 0;
 }
 
+static void	decide(struct srv *, struct call *);
+
 static void
 tools_call(void *ctx, struct tc_request *req)
 {
 	struct srv *s = ctx;
 	struct tc_diag d = { "", 0 };
-	const struct tc_consent_rule *rule;
 	const struct tc_tool *t;
 	const cJSON *name;
 	cJSON *args;
@@ -452,14 +475,34 @@ tools_call(void *ctx, struct tc_request *req)
 		deny(s, c, "validation", NULL, msg);
 		return;
 	}
-	if (s->ncalls >= s->pol.limits.max_inflight &&
-	    s->nqueued + s->nasking >= MAX_QUEUED) {
+	if (s->nqueued + s->nasking + s->nheld >= MAX_QUEUED) {
 		snprintf(msg, sizeof(msg), "the server is busy with %u calls "
 		    "and %u waiting; try again when one has finished",
-		    s->ncalls, s->nqueued + s->nasking);
+		    s->ncalls, s->nqueued + s->nasking + s->nheld);
 		deny(s, c, "busy", NULL, msg);
 		return;
 	}
+	if (roots_pending(s)) {
+		/* Decided once the roots it will run under are known. */
+		if (s->held == NULL && s->roots_id < 0 && !s->roots_apply)
+			s->roots_deadline_ms = tc_now_ms() +
+			    s->pol.roots_timeout_ms;
+		append_call(&s->held_tail, c);
+		s->nheld++;
+		return;
+	}
+	decide(s, c);
+}
+
+/*
+ * Decides |c| against the roots in force: deny rules on the paths it
+ * names, then consent, then admission.
+ */
+static void
+decide(struct srv *s, struct call *c)
+{
+	const struct tc_consent_rule *rule;
+
 	if (collect_paths(s, c) != 0)
 		return;
 	if ((rule = tc_consent_rule(s, c)) != NULL) {
@@ -493,7 +536,20 @@ on_cancel(void *ctx, const char *id_key)
 		tc_srv_free_call(c);
 		return;
 	}
-	if (unqueue(s, c)) {
+	if (unlink_call(&s->queue, &s->queue_tail, c)) {
+		s->nqueued--;
+		end_unstarted(s, c, TC_OUT_CANCELLED, "cancelled by the "
+		    "client before it started");
+		return;
+	}
+	if (unlink_call(&s->held, &s->held_tail, c)) {
+		struct tc_diag d = { "", 0 };
+
+		s->nheld--;
+		if (tc_record_call(s, c, "cancelled", "client", NULL,
+		    "cancelled by the client while the server waited for "
+		    "its roots", &d) != 0)
+			tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 		tc_request_free(c->req);
 		tc_srv_free_call(c);
 		return;
@@ -634,14 +690,20 @@ ask_roots(struct srv *s)
 {
 	if (!tc_proto_client_has(&s->proto, "roots"))
 		return;
-	if (s->roots_id >= 0)
+	if (s->roots_id >= 0) {
+		/* Asked again before an answer: the first deadline holds,
+		 * so that a client repeating list_changed cannot keep
+		 * calls waiting for ever. */
 		tc_proto_forget(&s->proto, s->roots_id);
+	} else
+		s->roots_deadline_ms = tc_now_ms() + s->pol.roots_timeout_ms;
 	s->roots_id = tc_proto_request(&s->proto, "roots/list", NULL,
 	    on_roots, s);
-	s->roots_deadline_ms = tc_now_ms() + s->pol.roots_timeout_ms;
 }
 
-/* Narrows the roots in force to the client's, once no call runs. */
+/* Narrows the roots in force to the client's, once no call runs, waits
+ * or is being asked about: every call is decided and run under one set
+ * of roots. */
 static void
 apply_roots(struct srv *s)
 {
@@ -658,7 +720,8 @@ apply_roots(struct srv *s)
 		tc_log(TC_LOG_ERROR, "cannot confine calls to the client's "
 		    "roots (%s): refusing every call", d.msg);
 		s->roots_broken = 1;
-	}
+	} else
+		s->roots_broken = 0;
 	if (s->pol.nroots == 0)
 		tc_warn("the client's roots leave no allowed directory: every "
 		    "path is refused");
@@ -679,11 +742,33 @@ on_roots_changed(void *ctx, struct tc_request *req)
 	ask_roots(ctx);
 }
 
-/* Returns 1 while calls must wait for the client's roots. */
+/*
+ * Returns 1 while new calls must wait for the client's roots: when it has
+ * them, from initialize until its answer is applied (or not given in
+ * time), and again after each notifications/roots/list_changed.
+ */
 static int
 roots_pending(const struct srv *s)
 {
-	return s->roots_id >= 0 || s->roots_apply;
+	if (s->roots_id >= 0 || s->roots_apply)
+		return 1;
+	return !s->initialized && !s->roots_gave_up && !s->proto.eof &&
+	    tc_proto_client_has(&s->proto, "roots");
+}
+
+/* Decides the calls held for the roots, in the order they came, once the
+ * roots are settled. */
+static void
+release_held(struct srv *s)
+{
+	struct call *c;
+
+	while (s->held != NULL && !roots_pending(s)) {
+		c = s->held;
+		unlink_call(&s->held, &s->held_tail, c);
+		s->nheld--;
+		decide(s, c);
+	}
 }
 
 /* The client is ready: it said who it is at initialize. */
@@ -694,6 +779,9 @@ on_initialized(void *ctx, struct tc_request *req)
 	struct tc_diag d = { "", 0 };
 
 	tc_request_free(req);
+	if (s->initialized)
+		return;		/* said twice */
+	s->initialized = 1;
 	if (tc_record_client(s, &d) != 0)
 		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 	ask_roots(s);
@@ -956,13 +1044,24 @@ stop_all(struct srv *s)
 		tc_request_free(c->req);
 		tc_srv_free_call(c);
 	}
-	while ((c = s->queue) != NULL) {
-		s->queue = c->next;
+	while ((c = s->held) != NULL) {
+		struct tc_diag d = { "", 0 };
+
+		unlink_call(&s->held, &s->held_tail, c);
+		s->nheld--;
+		if (tc_record_call(s, c, "cancelled", "server", NULL, "the "
+		    "server stopped while it waited for the client's roots",
+		    &d) != 0)
+			tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 		tc_request_free(c->req);
 		tc_srv_free_call(c);
 	}
-	s->queue_tail = &s->queue;
-	s->nqueued = 0;
+	while ((c = s->queue) != NULL) {
+		unlink_call(&s->queue, &s->queue_tail, c);
+		s->nqueued--;
+		end_unstarted(s, c, TC_OUT_CANCELLED, "the server stopped "
+		    "before the call started");
+	}
 	for (c = s->calls; c != NULL; c = c->next) {
 		c->cancelled = 1;
 		tc_run_kill(&c->run, TC_OUT_CANCELLED);
@@ -972,6 +1071,19 @@ stop_all(struct srv *s)
 		s->calls = c->next;
 		finish(s, c);
 	}
+}
+
+/*
+ * Lowers *|timeout| (in ms, -1 for none) to |left|, the time to a
+ * deadline; one already past means now, not never.
+ */
+static void
+sooner(int64_t *timeout, int64_t left)
+{
+	if (left < 0)
+		left = 0;
+	if (*timeout < 0 || left < *timeout)
+		*timeout = left;
 }
 
 static void
@@ -985,8 +1097,8 @@ serve(struct srv *s)
 	int n;
 
 	for (;;) {
-		if (s->proto.dead || s->stop ||
-		    (s->proto.eof && s->calls == NULL && s->queue == NULL))
+		if (s->proto.dead || s->stop || (s->proto.eof &&
+		    s->calls == NULL && s->queue == NULL && s->held == NULL))
 			break;
 		/* Nothing is running: prepare the standby children the calls
 		 * used up.  Not while a call runs, which preparing a child
@@ -1011,25 +1123,22 @@ serve(struct srv *s)
 			c->pfd = (int)npfd;
 			c->npfd = tc_run_pollfds(&c->run, pfd + npfd);
 			npfd += (size_t)c->npfd;
-			if (!c->run.killed &&
-			    (timeout < 0 || c->run.deadline_ms - now < timeout))
-				timeout = c->run.deadline_ms - now;
+			if (!c->run.killed)
+				sooner(&timeout, c->run.deadline_ms - now);
 		}
 		for (c = s->asking; c != NULL; c = c->next) {
 			c->pfd = (int)npfd;
 			c->npfd = tc_consent_pollfds(c, pfd + npfd);
 			npfd += (size_t)c->npfd;
 		}
-		if ((t = tc_consent_next_deadline(s)) >= 0 &&
-		    (timeout < 0 || t - now < timeout))
-			timeout = t - now;
-		if (s->roots_id >= 0 && (timeout < 0 ||
-		    s->roots_deadline_ms - now < timeout))
-			timeout = s->roots_deadline_ms - now;
+		if ((t = tc_consent_next_deadline(s)) >= 0)
+			sooner(&timeout, t - now);
+		if (s->roots_id >= 0 || (s->held != NULL &&
+		    roots_pending(s) && !s->roots_apply))
+			sooner(&timeout, s->roots_deadline_ms - now);
 		if (timeout > INT_MAX)
 			timeout = INT_MAX;
-		n = poll(pfd, (nfds_t)npfd, timeout < 0 ? -1 :
-		    (int)(timeout > 0 ? timeout : 0));
+		n = poll(pfd, (nfds_t)npfd, (int)timeout);
 		if (n < 0 && errno != EINTR)
 			tc_fatal("poll: %s", strerror(errno));
 		if (n > 0 && pfd[0].revents) {
@@ -1060,14 +1169,25 @@ serve(struct srv *s)
 		}
 		if (n > 0 && pfd[1].fd >= 0 && pfd[1].revents)
 			tc_proto_read(&s->proto);
-		if (s->roots_id >= 0 && tc_now_ms() >= s->roots_deadline_ms) {
+		now = tc_now_ms();
+		if (s->roots_id >= 0 && (now >= s->roots_deadline_ms ||
+		    s->proto.eof)) {
 			tc_warn("no answer to roots/list within %d ms: serving "
-			    "the policy's directories", s->pol.roots_timeout_ms);
+			    "the roots in force", s->pol.roots_timeout_ms);
 			tc_proto_forget(&s->proto, s->roots_id);
 			s->roots_id = -1;
 		}
-		if (s->roots_apply && s->calls == NULL)
+		if (s->held != NULL && !s->initialized && !s->roots_gave_up &&
+		    now >= s->roots_deadline_ms) {
+			tc_warn("tools/call before notifications/initialized, "
+			    "which did not come within %d ms: serving the "
+			    "policy's directories", s->pol.roots_timeout_ms);
+			s->roots_gave_up = 1;
+		}
+		if (s->roots_apply && s->calls == NULL && s->queue == NULL &&
+		    s->asking == NULL)
 			apply_roots(s);
+		release_held(s);
 		start_queued(s);
 	}
 	free(pfd);
@@ -1103,6 +1223,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	memset(&cl, 0, sizeof(cl));
 	s.def = def;
 	s.queue_tail = &s.queue;
+	s.held_tail = &s.held;
 	s.roots_id = -1;
 	tc_log_init(def->name, level);
 	tc_policy_init(&s.pol);

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/sysmacros.h>
@@ -651,6 +652,49 @@ test_standby(struct tc_sandbox *sb)
 	    "standby: retired with the spawner");
 }
 
+/*
+ * Re-rooting builds every profile's ruleset anew or changes none: when a
+ * build fails (here no fd can be had), the rulesets in force stay, whole.
+ */
+static void
+test_reroot(struct tc_sandbox *sb)
+{
+	int before[TC_PROFILE_COUNT], i, fd, same = 1, valid = 1;
+	struct tc_diag d = { "", 0 };
+	struct rlimit old, none;
+	struct tc_run r;
+
+	if (sb->degraded & TC_DEGRADE_LANDLOCK) {
+		skip("reroot: the kernel has no Landlock");
+		return;
+	}
+	for (i = 0; i < TC_PROFILE_COUNT; i++)
+		before[i] = sb->ruleset[i];
+	if ((fd = dup(0)) < 0 || getrlimit(RLIMIT_NOFILE, &old) != 0) {
+		ok(0, "reroot: dup or getrlimit: %s", strerror(errno));
+		return;
+	}
+	close(fd);
+	/* The lowest free descriptor is fd: none at or above it. */
+	none = old;
+	none.rlim_cur = (rlim_t)fd;
+	setrlimit(RLIMIT_NOFILE, &none);
+	is_int(tc_sandbox_reroot(sb, &d), TC_ESYS, "reroot: fails without "
+	    "descriptors");
+	setrlimit(RLIMIT_NOFILE, &old);
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		same &= sb->ruleset[i] == before[i];
+		valid &= before[i] < 0 || fcntl(before[i], F_GETFD) >= 0;
+	}
+	ok(same && valid, "reroot: a failed one leaves every ruleset as it "
+	    "was");
+	is_int(tc_sandbox_reroot(sb, &d), 0, "reroot: succeeds with them");
+	if (run(sb, "hello", &r) == 0)
+		is_int(r.outcome, TC_OUT_OK, "reroot: calls run after it");
+	tc_run_release(&r);
+	tc_sandbox_prefork(sb, 0);
+}
+
 int
 main(void)
 {
@@ -689,6 +733,7 @@ main(void)
 	test_leftovers(&sb, &pol);
 	test_confinement(&sb);
 	test_standby(&sb);
+	test_reroot(&sb);
 
 	tc_sandbox_release(&sb);
 	w = waitpid(-1, NULL, WNOHANG);

@@ -587,6 +587,8 @@ describe('what the log says of calls', () => {
 		const res = (await records(log)).find((r) => r.event === 'result');
 		assert.equal(res.outcome, 'timeout');
 		assert.ok(res.duration_ms >= 290 && res.duration_ms < 5000, String(res.duration_ms));
+		// Killed, and reaped before the answer: its signal is known.
+		assert.equal(res.signal, 'SIGKILL', JSON.stringify(res));
 	});
 
 	test('a running call the client cancels: run, then a result that says cancelled', async () => {
@@ -617,6 +619,43 @@ describe('what the log says of calls', () => {
 		const res1 = recs.find((r) => r.event === 'result' && r.call === 1);
 		assert.ok(res1.duration_ms >= 250 && res1.duration_ms < 5000, String(res1.duration_ms));
 		assert.equal(res1.tool, 'read_text_file');
+	});
+
+	test('a call cancelled while it waited for a free slot: run, then a result that says cancelled', async () => {
+		const d = await ownedDir();
+		const log = path.join(d, 'queued.jsonl');
+		const p = await policy([`allow read ${tree.root}`, `audit ${log}`, 'timeout 1s']);
+		const srv = await startClient(['--policy', p]);
+		try {
+			// Sixteen calls run at once: these fill every slot.
+			const slow = [];
+			for (let i = 0; i < 16; i++)
+				slow.push(call(srv, 'read_text_file', { path: 'huge', offset: 1 }));
+			const ac = new AbortController();
+			const queued = call(srv, 'read_text_file', { path: 'a.txt' }, { signal: ac.signal });
+			await sleep(200);
+			ac.abort('enough');
+			await assert.rejects(queued);
+			for (const r of await Promise.all(slow))
+				assert.equal(textOf(r), 'the call was stopped at its deadline of 1000 ms');
+			const r = await call(srv, 'read_text_file', { path: 'a.txt' });
+			assert.equal(r.structuredContent.content, 'alpha\n');
+		} finally {
+			await srv.close();
+		}
+		const recs = await records(log);
+		const of = (n) => recs.filter((r) => r.call === n)
+		    .map((r) => [r.event, r.decision ?? r.outcome]);
+		assert.deepEqual(of(17), [['call', 'run'], ['result', 'cancelled']]);
+		const res = recs.find((r) => r.event === 'result' && r.call === 17);
+		assert.equal(res.duration_ms, 0);
+		assert.equal(res.detail, 'cancelled by the client before it started');
+		assert.equal('exit' in res || 'signal' in res, false, JSON.stringify(res));
+		// The slow ones were killed at their deadline.
+		for (let n = 1; n <= 16; n++)
+			assert.deepEqual(of(n), [['call', 'run'], ['result', 'timeout']]);
+		assert.equal(recs.at(-1).event, 'stop');
+		assert.equal(recs.at(-1).calls, 18);
 	});
 
 	test('a client that declares elicitation and roots: its record says so', async () => {

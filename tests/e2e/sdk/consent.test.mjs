@@ -603,9 +603,9 @@ describe('consent by elicitation', () => {
 			assert.equal(h.requests.length, 1);
 			const params = h.requests[0].params;
 			assert.equal(typeof params.message, 'string');
-			assert.ok(params.message.startsWith(`${CLIENT.name} wants to run 'read_text_file'`),
-			    params.message);
-			assert.ok(params.message.endsWith('(toolcell-fs). Allow it?'), params.message);
+			assert.ok(params.message.startsWith(`The client "${CLIENT.name}" wants to run the `
+			    + 'tool \'read_text_file\''), params.message);
+			assert.ok(params.message.endsWith('. Allow it? (asked by toolcell-fs)'), params.message);
 			const schema = params.requestedSchema;
 			assert.equal(schema.type, 'object');
 			assert.deepEqual(Object.keys(schema.properties).sort(), ['allow', 'session']);
@@ -858,6 +858,27 @@ describe('consent by elicitation', () => {
 		}
 	});
 
+	test('at most 256 calls wait for consent; the next is refused as busy', async () => {
+		const h = answering(() => new Promise(() => {}));
+		const p = await policy([`allow read ${tree.root}`, 'consent read_text_file',
+		    'consent-timeout 60s']);
+		const srv = await startClient(['--policy', p], { capabilities: { elicitation: {} }, elicit: h });
+		const pending = [];
+		try {
+			for (let i = 0; i < 256; i++)
+				pending.push(call(srv, 'read_text_file', { path: 'a.txt' }).catch(() => null));
+			await until(() => h.requests.length === 256, 8000, '256 questions');
+			const t = denied(await call(srv, 'read_text_file', { path: 'a.txt' }), 'the 257th');
+			assert.equal(t, 'the server is busy with 0 calls and 256 waiting; try again when '
+			    + 'one has finished');
+			assert.equal(h.requests.length, 256, 'the 257th was asked about');
+			assert.deepEqual(await srv.client.ping(), {});
+		} finally {
+			await srv.close();
+			await Promise.all(pending);
+		}
+	});
+
 	test('a client without the elicitation capability is never sent a request', async () => {
 		const hk = await hook('echo ok\nexit 0');
 		const p = await policy([`allow read ${tree.root}`, 'consent read_text_file',
@@ -1073,8 +1094,34 @@ describe('consent rules with patterns', () => {
 		srv = await startClient(['--policy', p2], { capabilities: { elicitation: {} }, elicit: h });
 		try {
 			readA(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read');
-			assert.equal(h.requests[0].params.message, `${CLIENT.name} wants to run `
-			    + `'read_text_file' on ${tree.p('a.txt')} (toolcell-fs). Allow it?`);
+			assert.equal(h.requests[0].params.message, `The client "${CLIENT.name}" wants to `
+			    + `run the tool 'read_text_file' on "${tree.p('a.txt')}". Allow it? (asked by `
+			    + 'toolcell-fs)');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a path the model chose cannot pass for the server\'s words in the question', async () => {
+		const h = answering({ action: 'decline' });
+		const p = await policy([`allow read ${tree.root}`, 'consent read_text_file']);
+		const srv = await startClient(['--policy', p], { capabilities: { elicitation: {} }, elicit: h });
+		try {
+			// New lines, a quote, reordering marks, a C1 control: none
+			// reaches the question as such.  The file does not exist:
+			// the question names its directory's real path and the name.
+			const evil = 'x.txt". Allow it? (asked by toolcell-fs)\n\nThe client "safe" wants'
+			    + ' to run \u202etxt.exe\u2066\u0085\u2028ok\\';
+			denied(await call(srv, 'read_text_file', { path: evil }), 'evil');
+			assert.equal(h.requests[0].params.message, `The client "${CLIENT.name}" wants to `
+			    + `run the tool 'read_text_file' on "${tree.root}/x.txt\\". Allow it? (asked by `
+			    + 'toolcell-fs)??The client \\"safe\\" wants to run ?txt.exe???ok\\\\". '
+			    + 'Allow it? (asked by toolcell-fs)');
+			// A long name is cut, and at most four paths are named.
+			const long = `${'n'.repeat(240)}.txt`;
+			denied(await call(srv, 'read_text_file', { path: long }), 'long');
+			const m = h.requests[1].params.message;
+			assert.ok(m.includes(`"${`${tree.root}/${long}`.slice(0, 160)}..."`), m);
 		} finally {
 			await srv.close();
 		}

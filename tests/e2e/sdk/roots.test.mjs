@@ -214,6 +214,20 @@ describe('the client\'s roots narrow the policy\'s', () => {
 		}
 	});
 
+	test('a read-only directory inside a writable one stays read-only when narrowed', async () => {
+		const h = rootsHandler([tree.p('scratch/s')]);
+		const p = await policy([`allow write ${tree.p('scratch')}`, `allow read ${tree.p('scratch/s')}`]);
+		const srv = await startClient(['--policy', p], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('scratch/s'))]);
+			h.set([tree.p('scratch')]);
+			await srv.client.sendRootsListChanged();
+			assert.deepEqual(await allowed(srv), [RW(tree.p('scratch')), RO(tree.p('scratch/s'))]);
+		} finally {
+			await srv.close();
+		}
+	});
+
 	test('a client root outside every policy directory adds nothing', async () => {
 		const h = rootsHandler([tree.p('other'), tree.p('proj/a'), '/etc', base]);
 		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
@@ -406,8 +420,120 @@ describe('asking for the roots', () => {
 			const t1 = Date.now();
 			assert.equal(await read(srv, 'top.txt'), 'top\n');
 			assert.ok(Date.now() - t1 < 500, `a later call took ${Date.now() - t1} ms`);
-			await until(() => /no answer to roots\/list within 700 ms: serving the policy's directories/.test(srv.stderr()), 2000,
+			await until(() => /no answer to roots\/list within 700 ms: serving the roots in force/.test(srv.stderr()), 2000,
 			    'the warning on stderr');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a call sent before the roots are known is decided under them, consent included', async () => {
+		// Under the policy's directory x.txt names proj/x.txt, which no
+		// rule asks about; under the client's root it names proj/a/x.txt,
+		// which a consent rule covers.  The call is asked about as what
+		// it will run on.
+		const hk = path.join(base, `deny-${++nfix}.sh`);
+		await fsp.writeFile(hk, '#!/bin/sh\necho "not that one"\nexit 1\n');
+		await fsp.chmod(hk, 0o755);
+		const h = rootsHandler(() => sleep(300).then(() => ({ roots: [{ uri: fileUri(tree.p('proj/a')) }] })));
+		const p = await projPolicy([`consent read_text_file ${tree.p('proj/a')}/**`, `consent-hook ${hk}`]);
+		const srv = await startClient(['--policy', p], { capabilities: ROOTS, roots: h });
+		try {
+			const r = await call(srv, 'read_text_file', { path: 'x.txt' });
+			assert.equal(r.isError, true, JSON.stringify(r));
+			assert.match(textOf(r), /not that one/);
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a'))]);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	/* Starts toolcell-fs with |args| for a client that speaks raw JSON-RPC;
+	 * returns {send, next(pred), got, stderr(), close()}. */
+	async function rawClient(args) {
+		const cmd = await serverCommand(args);
+		const transport = new StdioClientTransport({
+			command: cmd.command, args: cmd.args, stderr: 'pipe',
+		});
+		let errText = '';
+		transport.stderr.setEncoding('utf8');
+		transport.stderr.on('data', (t) => { errText += t; });
+		const got = [];
+		transport.onmessage = (m) => got.push(m);
+		await transport.start();
+		return {
+			got,
+			send: (m) => transport.send({ jsonrpc: '2.0', ...m }),
+			next: (pred, what) => until(() => got.find(pred), 5000, what),
+			stderr: () => errText,
+			close: () => transport.close(),
+		};
+	}
+
+	const INIT = { id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18',
+	    capabilities: ROOTS, clientInfo: { name: 'early', version: '1' } } };
+
+	test('a call sent between initialize and initialized waits for the roots', async () => {
+		const c = await rawClient(['--policy', await projPolicy()]);
+		try {
+			await c.send(INIT);
+			await c.next((m) => m.id === 1, 'the initialize result');
+			await c.send({ id: 2, method: 'tools/call', params: { name: 'read_text_file',
+			    arguments: { path: 'x.txt' } } });
+			await sleep(300);
+			assert.equal(c.got.find((m) => m.id === 2), undefined, 'answered before the roots');
+			assert.equal(c.got.find((m) => m.method === 'roots/list'), undefined,
+			    'roots/list before initialized');
+			await c.send({ method: 'notifications/initialized' });
+			const ask = await c.next((m) => m.method === 'roots/list', 'roots/list');
+			await c.send({ id: ask.id, result: { roots: [{ uri: fileUri(tree.p('proj/a')) }] } });
+			const r = await c.next((m) => m.id === 2, 'the call\'s answer');
+			assert.equal(r.result.structuredContent.content, 'xray\n', JSON.stringify(r));
+		} finally {
+			await c.close();
+		}
+	});
+
+	test('no initialized within roots-timeout: the early call runs under the policy\'s directories', async () => {
+		const c = await rawClient(['--policy', await projPolicy(['roots-timeout 500ms'])]);
+		try {
+			await c.send(INIT);
+			await c.next((m) => m.id === 1, 'the initialize result');
+			const t0 = Date.now();
+			await c.send({ id: 2, method: 'tools/call', params: { name: 'read_text_file',
+			    arguments: { path: 'top.txt' } } });
+			const r = await c.next((m) => m.id === 2, 'the call\'s answer');
+			const ms = Date.now() - t0;
+			assert.equal(r.result.structuredContent.content, 'top\n', JSON.stringify(r));
+			assert.ok(ms >= 450 && ms < 5000, `answered after ${ms} ms`);
+			await until(() => /tools\/call before notifications\/initialized, which did not come within 500 ms/
+			    .test(c.stderr()), 2000, 'the warning on stderr');
+		} finally {
+			await c.close();
+		}
+	});
+
+	test('list_changed over and over does not keep calls waiting past roots-timeout', async () => {
+		const h = rootsHandler(() => new Promise(() => {}));
+		const p = await projPolicy(['roots-timeout 700ms']);
+		const srv = await startClient(['--policy', p], { capabilities: ROOTS, roots: h });
+		try {
+			await allowed(srv);		// the first ask timed out
+			await srv.client.sendRootsListChanged();
+			let spamming = true;
+			const spam = (async () => {
+				while (spamming) {
+					await sleep(150);
+					await srv.client.sendRootsListChanged();
+				}
+			})();
+			const t0 = Date.now();
+			const dirs = await allowed(srv);
+			const ms = Date.now() - t0;
+			spamming = false;
+			await spam;
+			assert.deepEqual(dirs, [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.ok(ms < 2500, `the call waited ${ms} ms while the client kept saying its roots changed`);
 		} finally {
 			await srv.close();
 		}
