@@ -352,6 +352,24 @@ tc_proto_error(struct tc_request *req, int code, const char *msg)
 }
 
 void
+tc_proto_error_data(struct tc_request *req, int code, const char *msg,
+    cJSON *data)
+{
+	cJSON *m;
+
+	if (req->id != NULL && (m = error_message(req->id, code, msg)) !=
+	    NULL) {
+		if (data != NULL)
+			cJSON_AddItemToObject(cJSON_GetObjectItemCaseSensitive(m,
+			    "error"), "data", data);
+		data = NULL;
+		deliver(req->proto, req->batch, m);
+	}
+	cJSON_Delete(data);
+	tc_request_free(req);
+}
+
+void
 tc_proto_notify(struct tc_proto *p, const char *method, cJSON *params)
 {
 	cJSON *m;

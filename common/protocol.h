@@ -33,6 +33,7 @@
 #define TC_RPC_METHOD_NOT_FOUND	-32601
 #define TC_RPC_INVALID_PARAMS	-32602
 #define TC_RPC_INTERNAL_ERROR	-32603
+#define TC_RPC_RESOURCE_NOT_FOUND	-32002	/* MCP, up to 2025-11-25 */
 
 /* The protocol revisions spoken, newest first. */
 #define TC_PROTO_LATEST		"2025-11-25"
@@ -123,6 +124,10 @@ void	tc_proto_reply(struct tc_request *req, cJSON *result);
 
 /* Answers |req| with a JSON-RPC error and frees |req|. */
 void	tc_proto_error(struct tc_request *req, int code, const char *msg);
+
+/* As tc_proto_error(), with |data| (consumed, may be NULL) as error.data. */
+void	tc_proto_error_data(struct tc_request *req, int code, const char *msg,
+	    cJSON *data);
 
 /* Frees |req| without answering (a cancelled request gets no answer). */
 void	tc_request_free(struct tc_request *req);

@@ -86,6 +86,14 @@ int
 tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
     struct tc_diag *d)
 {
+	return tc_sandbox_init_profiles(sb, pol, (1u << TC_PROFILE_COUNT) - 1,
+	    d);
+}
+
+int
+tc_sandbox_init_profiles(struct tc_sandbox *sb, const struct tc_policy *pol,
+    unsigned profiles, struct tc_diag *d)
+{
 	int i;
 
 	memset(sb, 0, sizeof(*sb));
@@ -107,7 +115,10 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	if ((sb->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
 
-	if ((sb->ns_flags = tc_ns_probe()) != TC_NS_ALL)
+	/* Only programs run in namespaces of their own, and the probe
+	 * (a clone and its id maps) is the slowest step of a start. */
+	if ((profiles & 1u << TC_PROFILE_SHELL_EXEC) &&
+	    (sb->ns_flags = tc_ns_probe()) != TC_NS_ALL)
 		sb->degraded |= TC_DEGRADE_NAMESPACES;
 	/* A filter at a bad address: EFAULT where seccomp filters exist,
 	 * EINVAL where the kernel has none. */
@@ -122,7 +133,12 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 		}
 		sb->degraded |= TC_DEGRADE_SECCOMP;
 	}
+	/* Filters and rulesets for the profiles the server's tools use; a
+	 * call of any other profile fails to confine itself (an empty
+	 * filter and no ruleset are refused), never runs unconfined. */
 	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (!(profiles & 1u << i))
+			continue;
 		if (tc_seccomp_build((enum tc_profile)i, &sb->seccomp[i],
 		    d) != 0) {
 			tc_sandbox_release(sb);
@@ -143,6 +159,8 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 		return 0;
 	}
 	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (!(profiles & 1u << i))
+			continue;
 		sb->ruleset[i] = tc_landlock_build(pol, (enum tc_profile)i,
 		    sb->landlock_abi, d);
 		if (sb->ruleset[i] < 0) {

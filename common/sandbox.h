@@ -140,6 +140,11 @@ unsigned long	tc_sandbox_ns(const struct tc_sandbox *sb,
  */
 int	tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	    struct tc_diag *d);
+
+/* As tc_sandbox_init(), preparing only the profiles in |profiles| (a mask
+ * of 1 << TC_PROFILE_*): the others' calls fail to confine themselves. */
+int	tc_sandbox_init_profiles(struct tc_sandbox *sb,
+	    const struct tc_policy *pol, unsigned profiles, struct tc_diag *d);
 void	tc_sandbox_release(struct tc_sandbox *sb);
 
 /*

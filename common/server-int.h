@@ -52,6 +52,11 @@ struct call {
 	char			*rel[TC_CALL_PATHS];
 	size_t			 npaths;
 	struct consent		*consent;	/* while asking, or after */
+	/* A resources/read: the URI asked for, and the arguments made of
+	 * it for the resource tool (both owned).  Its answer is a
+	 * ReadResourceResult or a JSON-RPC error, not a CallToolResult. */
+	char			*resource_uri;
+	cJSON			*own_args;
 	struct call		*next;
 };
 

@@ -33,14 +33,12 @@ extern char **environ;
 
 /* --- Methods --- */
 
+/* Returns |t| if the policy lets it run, or NULL. */
 static const struct tc_tool *
-visible_tool(const struct srv *s, const char *name)
+allowed_tool(const struct srv *s, const struct tc_tool *t)
 {
-	const struct tc_tool *t;
-
 	const struct tc_tool_policy *tp;
 
-	t = tc_tool_find(s->def->tools, s->def->ntools, name);
 	if (t == NULL)
 		return NULL;
 	if ((t->flags & TC_TOOL_NEEDS_WRITE) && !tc_policy_writable(&s->pol))
@@ -48,6 +46,31 @@ visible_tool(const struct srv *s, const char *name)
 	if ((tp = tc_policy_tool(&s->pol, t->name)) != NULL && !tp->enabled)
 		return NULL;
 	return t;
+}
+
+/* Returns the tool named |name| if tools/list shows it, or NULL. */
+static const struct tc_tool *
+visible_tool(const struct srv *s, const char *name)
+{
+	const struct tc_tool *t;
+
+	t = tc_tool_find(s->def->tools, s->def->ntools, name);
+	if (t == NULL || (t->flags & TC_TOOL_RESOURCE))
+		return NULL;
+	return allowed_tool(s, t);
+}
+
+/* Returns the handler of resources/read if the server has one and the
+ * policy lets it run, or NULL: then there are no resources. */
+static const struct tc_tool *
+resource_tool(const struct srv *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->def->ntools; i++)
+		if (s->def->tools[i].flags & TC_TOOL_RESOURCE)
+			return allowed_tool(s, &s->def->tools[i]);
+	return NULL;
 }
 
 static void
@@ -134,14 +157,30 @@ tc_srv_free_call(struct call *c)
 		free(c->rel[i]);
 	}
 	free(c->consent);
+	free(c->resource_uri);
+	cJSON_Delete(c->own_args);
 	free(c);
+}
+
+/* Answers a resources/read that could not be served. */
+static void
+resource_error(struct call *c, int code, const char *msg)
+{
+	cJSON *data = cJSON_CreateObject();
+
+	cJSON_AddStringToObject(data, "uri", c->resource_uri);
+	tc_proto_error_data(c->req, code, msg, data);
+	c->req = NULL;
 }
 
 void
 tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
 {
 	(void)s;
-	tc_proto_reply(c->req, tc_result_error_json(msg));
+	if (c->resource_uri != NULL)
+		resource_error(c, TC_RPC_RESOURCE_NOT_FOUND, msg);
+	else
+		tc_proto_reply(c->req, tc_result_error_json(msg));
 	c->req = NULL;
 	tc_srv_free_call(c);
 }
@@ -391,6 +430,9 @@ collect_paths(struct srv *s, struct call *c)
 
 static void	decide(struct srv *, struct call *);
 
+static void	new_call(struct srv *, struct tc_request *,
+		    const struct tc_tool *, cJSON *, char *);
+
 static void
 tools_call(void *ctx, struct tc_request *req)
 {
@@ -399,7 +441,6 @@ tools_call(void *ctx, struct tc_request *req)
 	const struct tc_tool *t;
 	const cJSON *name;
 	cJSON *args;
-	struct call *c;
 	char msg[640];
 
 	if (req->id == NULL) {
@@ -445,14 +486,40 @@ tools_call(void *ctx, struct tc_request *req)
 		    "tools/call arguments must be an object");
 		return;
 	}
+	new_call(s, req, t, args, NULL);
+}
+
+/*
+ * Takes request |req| for tool |t| with |args| (a member of the request's
+ * params, or for a resources/read, owned with |uri|) through validation,
+ * then decides it, or holds it while the client's roots are unsettled.
+ */
+static void
+new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
+    cJSON *args, char *uri)
+{
+	struct tc_diag d = { "", 0 };
+	struct call *c;
+	char msg[640];
+
 	if (find_call(s, req->id_key) != NULL) {
+		if (uri != NULL)
+			cJSON_Delete(args);
+		free(uri);
 		tc_proto_error(req, TC_RPC_INVALID_REQUEST,
 		    "a request with this id is still in progress");
 		return;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		if (uri != NULL)
+			cJSON_Delete(args);
+		free(uri);
 		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
 		return;
+	}
+	if (uri != NULL) {
+		c->resource_uri = uri;
+		c->own_args = args;
 	}
 	c->srv = s;
 	c->req = req;
@@ -558,6 +625,54 @@ on_cancel(void *ctx, const char *id_key)
 	tc_run_kill(&c->run, TC_OUT_CANCELLED);
 }
 
+/*
+ * Answers a resources/read with what its handler returned (|res|, a
+ * CallToolResult, consumed): the body in content[0].text, as text or as
+ * base64, and structuredContent's mimeType and encoding.  A tool error is
+ * a resource not found (outside the roots, denied, missing, too large),
+ * anything else that went wrong an internal error.
+ */
+static void
+reply_resource(struct call *c, cJSON *res)
+{
+	const cJSON *sc, *mime, *enc, *text;
+	cJSON *out, *arr, *o, *item;
+
+	item = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res,
+	    "content"), 0);
+	text = cJSON_GetObjectItemCaseSensitive(item, "text");
+	if (cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(res, "isError")) ||
+	    !cJSON_IsString(text)) {
+		resource_error(c, c->run.outcome == TC_OUT_OK ?
+		    TC_RPC_RESOURCE_NOT_FOUND : TC_RPC_INTERNAL_ERROR,
+		    cJSON_IsString(text) ? text->valuestring :
+		    "the resource could not be read");
+		cJSON_Delete(res);
+		return;
+	}
+	sc = cJSON_GetObjectItemCaseSensitive(res, "structuredContent");
+	mime = cJSON_GetObjectItemCaseSensitive(sc, "mimeType");
+	enc = cJSON_GetObjectItemCaseSensitive(sc, "encoding");
+	out = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(out, "contents");
+	o = cJSON_CreateObject();
+	cJSON_AddStringToObject(o, "uri", c->resource_uri);
+	if (cJSON_IsString(mime))
+		cJSON_AddStringToObject(o, "mimeType", mime->valuestring);
+	/* The body moves, not copied: it may be megabytes. */
+	cJSON_AddItemToObject(o, cJSON_IsString(enc) &&
+	    strcmp(enc->valuestring, "base64") == 0 ? "blob" : "text",
+	    cJSON_DetachItemFromObjectCaseSensitive(item, "text"));
+	cJSON_AddItemToArray(arr, o);
+	cJSON_Delete(res);
+	if (arr == NULL || o == NULL) {
+		cJSON_Delete(out);
+		tc_proto_error(c->req, TC_RPC_INTERNAL_ERROR, "out of memory");
+	} else
+		tc_proto_reply(c->req, out);
+	c->req = NULL;
+}
+
 /* Answers a finished call and frees it. */
 static void
 finish(struct srv *s, struct call *c)
@@ -576,6 +691,8 @@ finish(struct srv *s, struct call *c)
 		tc_request_free(c->req);
 	} else if (res == NULL)
 		tc_proto_error(c->req, TC_RPC_INTERNAL_ERROR, "out of memory");
+	else if (c->resource_uri != NULL)
+		reply_resource(c, res);
 	else
 		tc_proto_reply(c->req, res);
 	tc_run_release(&c->run);
@@ -732,6 +849,9 @@ apply_roots(struct srv *s)
 	if (tc_record_roots(s, &d) != 0)
 		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 	forget_new_roots(s);
+	if (resource_tool(s) != NULL)
+		tc_proto_notify(&s->proto,
+		    "notifications/resources/list_changed", NULL);
 }
 
 /* The client's roots changed: ask again. */
@@ -787,9 +907,201 @@ on_initialized(void *ctx, struct tc_request *req)
 	ask_roots(s);
 }
 
+/* --- Resources: files beneath the roots, read by the resource tool --- */
+
+/* Appends |path| to |b| as the path of a file:// URI, percent-encoded. */
+static void
+put_uri_path(struct tc_buf *b, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+	char esc[3];
+
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p) != NULL) {
+			tc_buf_append(b, p, 1);
+			continue;
+		}
+		esc[0] = '%';
+		esc[1] = hex[*p >> 4];
+		esc[2] = hex[*p & 15];
+		tc_buf_append(b, esc, 3);
+	}
+}
+
+/* Returns "file://ROOT/" + |suffix| for root |i|, or NULL. */
+static char *
+root_uri(const struct srv *s, size_t i, const char *suffix)
+{
+	const char *path = s->pol.roots[i].path;
+	struct tc_buf b;
+
+	tc_buf_init(&b, 4 * PATH_MAX + 64);
+	tc_buf_append_str(&b, "file://");
+	put_uri_path(&b, path);
+	if (strcmp(path, "/") != 0)
+		tc_buf_append_str(&b, "/");
+	if (tc_buf_append_str(&b, suffix) != 0) {
+		tc_buf_release(&b);
+		return NULL;
+	}
+	return tc_buf_steal(&b);
+}
+
+/* Answers |req| with a list built by |item| for each root in force. */
+static void
+list_roots(struct srv *s, struct tc_request *req, const char *member,
+    cJSON *(*item)(const struct srv *, size_t))
+{
+	cJSON *res, *arr;
+	size_t i;
+
+	if (resource_tool(s) == NULL) {
+		tc_proto_error(req, TC_RPC_METHOD_NOT_FOUND, "method not "
+		    "found: this server's policy offers no resources");
+		return;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(req->params, "cursor") != NULL) {
+		tc_proto_error(req, TC_RPC_INVALID_PARAMS, "invalid cursor");
+		return;
+	}
+	res = cJSON_CreateObject();
+	arr = cJSON_AddArrayToObject(res, member);
+	for (i = 0; i < s->pol.nroots; i++)
+		cJSON_AddItemToArray(arr, item(s, i));
+	if (arr == NULL) {
+		cJSON_Delete(res);
+		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	tc_proto_reply(req, res);
+}
+
+static const char *
+access_name(const struct tc_root *r)
+{
+	return (r->flags & TC_ROOT_WRITE) ? "read-write" : "read-only";
+}
+
+/* A root as a Resource: the directory itself. */
+static cJSON *
+root_resource(const struct srv *s, size_t i)
+{
+	const struct tc_root *r = &s->pol.roots[i];
+	char *uri, desc[PATH_MAX + 64];
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    (uri = root_uri(s, i, "")) == NULL)
+		return o;
+	cJSON_AddStringToObject(o, "uri", uri);
+	cJSON_AddStringToObject(o, "name", r->path);
+	snprintf(desc, sizeof(desc), "Allowed directory %s (%s): reading "
+	    "it lists its entries", r->path, access_name(r));
+	cJSON_AddStringToObject(o, "description", desc);
+	cJSON_AddStringToObject(o, "mimeType", "inode/directory");
+	free(uri);
+	return o;
+}
+
+/* A root as a ResourceTemplate: any file beneath it. */
+static cJSON *
+root_template(const struct srv *s, size_t i)
+{
+	const struct tc_root *r = &s->pol.roots[i];
+	char *uri, name[PATH_MAX + 16], desc[PATH_MAX + 96];
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    (uri = root_uri(s, i, "{+path}")) == NULL)
+		return o;
+	cJSON_AddStringToObject(o, "uriTemplate", uri);
+	snprintf(name, sizeof(name), "files in %s", r->path);
+	cJSON_AddStringToObject(o, "name", name);
+	snprintf(desc, sizeof(desc), "A file or directory beneath %s (%s), "
+	    "under the same rules as the tools", r->path, access_name(r));
+	cJSON_AddStringToObject(o, "description", desc);
+	free(uri);
+	return o;
+}
+
+static void
+resources_list(void *ctx, struct tc_request *req)
+{
+	list_roots(ctx, req, "resources", root_resource);
+}
+
+static void
+resources_templates_list(void *ctx, struct tc_request *req)
+{
+	list_roots(ctx, req, "resourceTemplates", root_template);
+}
+
+/*
+ * resources/read: the file:// URI becomes a call of the resource tool on
+ * its path, taken through everything a tools/call is (deny rules,
+ * consent, the audit log, a confined child).
+ */
+static void
+resources_read(void *ctx, struct tc_request *req)
+{
+	struct srv *s = ctx;
+	const struct tc_tool *t;
+	const cJSON *uri;
+	struct tc_diag d = { "", 0 };
+	char *path, *u, msg[300];
+	size_t n;
+	cJSON *args, *data;
+
+	if ((t = resource_tool(s)) == NULL) {
+		tc_proto_error(req, TC_RPC_METHOD_NOT_FOUND, "method not "
+		    "found: this server's policy offers no resources");
+		return;
+	}
+	uri = cJSON_GetObjectItemCaseSensitive(req->params, "uri");
+	if (!cJSON_IsString(uri)) {
+		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
+		    "resources/read needs params.uri, a string");
+		return;
+	}
+	if ((path = uri_path(uri->valuestring)) == NULL) {
+		data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "uri", uri->valuestring);
+		tc_proto_error_data(req, TC_RPC_RESOURCE_NOT_FOUND, "resource "
+		    "not found: only file:// URIs of local paths are served",
+		    data);
+		return;
+	}
+	/* "file:///srv/p/" names the directory /srv/p. */
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	args = cJSON_CreateObject();
+	cJSON_AddStringToObject(args, "path", path);
+	free(path);
+	if (tc_args_check(t->args, args, &d) != 0) {
+		snprintf(msg, sizeof(msg), "resource not found: %s", d.msg);
+		cJSON_Delete(args);
+		data = cJSON_CreateObject();
+		cJSON_AddStringToObject(data, "uri", uri->valuestring);
+		tc_proto_error_data(req, TC_RPC_RESOURCE_NOT_FOUND, msg, data);
+		return;
+	}
+	if ((u = strdup(uri->valuestring)) == NULL) {
+		cJSON_Delete(args);
+		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	new_call(s, req, t, args, u);
+}
+
 static const struct tc_method methods[] = {
 	{ "notifications/initialized",	on_initialized },
 	{ "notifications/roots/list_changed", on_roots_changed },
+	{ "resources/list",		resources_list },
+	{ "resources/read",		resources_read },
+	{ "resources/templates/list",	resources_templates_list },
 	{ "tools/call",			tools_call },
 	{ "tools/list",			tools_list },
 };
@@ -996,6 +1308,7 @@ build_instructions(struct srv *s)
 static void
 build_tools(struct srv *s)
 {
+	const struct tc_tool *rt;
 	struct tc_diag d = { "", 0 };
 	size_t i;
 
@@ -1010,6 +1323,8 @@ build_tools(struct srv *s)
 		    tc_tool_describe(&s->def->tools[i]));
 		s->profiles |= 1u << s->def->tools[i].profile;
 	}
+	if ((rt = resource_tool(s)) != NULL)
+		s->profiles |= 1u << rt->profile;
 }
 
 static int
@@ -1297,7 +1612,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	 * terminal), kept before everything else goes. */
 	tc_hook_env_capture();
 	scrub_environment();
-	if (tc_sandbox_init(&s.sb, &s.pol, &d) != 0)
+	/* The tools first: the sandbox prepares only their profiles. */
+	build_tools(&s);
+	if (tc_sandbox_init_profiles(&s.sb, &s.pol, s.profiles, &d) != 0)
 		tc_fatal("%s", d.msg);
 	if (s.sb.degraded & TC_DEGRADE_SECCOMP)
 		tc_warn("running without seccomp (--allow-degraded seccomp): "
@@ -1308,7 +1625,6 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		    "only");
 	else
 		tc_debug("Landlock ABI %d in force", s.sb.landlock_abi);
-	build_tools(&s);
 	build_instructions(&s);
 	if ((s.sb.degraded & TC_DEGRADE_NAMESPACES) &&
 	    (s.profiles & 1u << TC_PROFILE_SHELL_EXEC))
@@ -1321,7 +1637,11 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	pc.title = def->title;
 	pc.version = def->version;
 	pc.instructions = s.instructions.data;
-	pc.capabilities = "{\"tools\":{}}";
+	/* Resources are declared only when the policy lets them be read;
+	 * their list follows the roots, which the client may narrow. */
+	pc.capabilities = resource_tool(&s) != NULL ?
+	    "{\"tools\":{},\"resources\":{\"listChanged\":true}}" :
+	    "{\"tools\":{}}";
 	pc.methods = methods;
 	pc.nmethods = TC_NITEMS(methods);
 	pc.on_cancel = on_cancel;

@@ -16,7 +16,8 @@ struct tc_server {
 	const char		*version;
 	const char		*summary;	/* one line for --help */
 	const char		*touches;	/* "files and directories" */
-	const struct tc_tool	*tools;
+	const struct tc_tool	*tools;		/* with at most one that has
+						   TC_TOOL_RESOURCE */
 	size_t			 ntools;
 	unsigned		 policy_features;	/* TC_POLICY_F_* */
 };

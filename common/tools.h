@@ -64,6 +64,7 @@ enum tc_tool_flags {
 	TC_TOOL_IDEMPOTENT	= 1 << 2,	/* idempotentHint */
 	TC_TOOL_OPEN_WORLD	= 1 << 3,	/* openWorldHint */
 	TC_TOOL_NEEDS_WRITE	= 1 << 4,	/* hidden without a writable root */
+	TC_TOOL_RESOURCE	= 1 << 5,	/* reads resources; not a tool */
 };
 
 struct tc_call;

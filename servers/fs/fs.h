@@ -12,10 +12,12 @@
 #define FS_LIST_DEFAULT_ENTRIES	2000
 #define FS_LIST_MAX_ENTRIES	10000
 #define FS_LIST_SCAN_MAX	1000000	/* entries read before giving up */
+#define FS_RESOURCE_MAX_BYTES	(8u << 20)	/* a file read as a resource */
 
 tc_tool_fn	fs_list_allowed_directories;
 tc_tool_fn	fs_read_text_file;
 tc_tool_fn	fs_list_directory;
 tc_tool_fn	fs_get_file_info;
+tc_tool_fn	fs_read_resource;	/* resources/read, not a tool */
 
 #endif /* TC_FS_H */

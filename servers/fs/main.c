@@ -101,6 +101,13 @@ static const char get_file_info_out[] =
     "\"changed\":{\"type\":\"string\"},\"created\":{\"type\":\"string\"}},"
     "\"required\":[\"path\",\"type\",\"size\",\"permissions\",\"uid\",\"gid\",\"links\",\"modified\",\"accessed\",\"changed\"]}";
 
+static const char read_resource_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"mimeType\":{\"type\":\"string\"},"
+    "\"encoding\":{\"type\":\"string\",\"enum\":[\"text\",\"base64\"]},"
+    "\"size\":{\"type\":\"integer\"}},"
+    "\"required\":[\"mimeType\",\"encoding\"]}";
+
 #define RO	(TC_TOOL_READONLY | TC_TOOL_IDEMPOTENT)
 
 static const struct tc_tool fs_tools[] = {
@@ -132,6 +139,15 @@ static const struct tc_tool fs_tools[] = {
 	  "times, without reading its contents.",
 	  path_arg, get_file_info_out, fs_get_file_info,
 	  TC_PROFILE_FS_READ, RO },
+	/* Not a tool: what resources/read runs for a file:// URI (only
+	 * "path" is given; a directory is listed through list_directory,
+	 * hence its arguments).  The policy switches resources off with
+	 * "tool read_resource off". */
+	{ "read_resource", "Read resource",
+	  "Read a file whole (as text if it is UTF-8, else base64) or list "
+	  "a directory, for resources/read.",
+	  list_directory_args, read_resource_out, fs_read_resource,
+	  TC_PROFILE_FS_READ, RO | TC_TOOL_RESOURCE },
 };
 
 int

@@ -1209,7 +1209,8 @@ describe('consent in the policy', () => {
 		]);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '');
-		const tools = 'list_allowed_directories, read_text_file, read_file, list_directory, get_file_info';
+		const tools = 'list_allowed_directories, read_text_file, read_file, list_directory, '
+		    + 'get_file_info, read_resource';
 		assert.equal(r.stderr, [
 			`toolcell-fs: error: ${r.p}:2: consent: toolcell-fs has no tool 'nosuch' (it has: ${tools})`,
 			`toolcell-fs: error: ${r.p}:3: consent: missing the tool ('*' for every tool)`,

@@ -61,12 +61,13 @@ describe('initialize and tools/list', () => {
 		assert.ok(!text.includes('read-write'), text);
 	});
 
-	test('capabilities declare tools and nothing else', () => {
+	test('capabilities declare tools and resources, and nothing else', () => {
 		const caps = srv.initResult.capabilities;
-		assert.deepEqual(Object.keys(caps), ['tools']);
+		assert.deepEqual(Object.keys(caps).sort(), ['resources', 'tools']);
 		assert.equal(typeof caps.tools, 'object');
 		assert.notEqual(caps.tools.listChanged, true, 'listChanged without notifications');
-		assert.deepEqual(Object.keys(srv.client.getServerCapabilities()), ['tools']);
+		assert.deepEqual(caps.resources, { listChanged: true });
+		assert.deepEqual(Object.keys(srv.client.getServerCapabilities()).sort(), ['resources', 'tools']);
 	});
 
 	test('the initialize result has no undeclared members', () => {

@@ -19,7 +19,9 @@ import {
 
 const ALL = ['list_allowed_directories', 'read_text_file', 'read_file', 'list_directory',
     'get_file_info'];
-const FS_TOOLS = ALL.join(', ');
+// What a policy may name: the tools, and read_resource, which serves
+// resources/read and is not listed.
+const FS_TOOLS = [...ALL, 'read_resource'].join(', ');
 
 let tree;
 let base;
@@ -186,6 +188,7 @@ describe('which tools are offered', () => {
 			'  read_file                   off  (not on the \'tools\' line, line 2)',
 			'  list_directory              off  (tool list_directory off, line 3)',
 			'  get_file_info               off  (not on the \'tools\' line, line 2)',
+			'  read_resource               off  (not on the \'tools\' line, line 2)',
 			'  (a tool that changes files is listed only when a directory is writable)',
 			'',
 		].join('\n')), r.stdout);
