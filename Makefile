@@ -4,7 +4,9 @@
 #   make demo       build, then a scripted session with the official client
 #   make test       build, then every test (unit, protocol, end-to-end)
 #   make check      the same suite built with ASan and UBSan in build-san
-#   make bench      what a confined call costs, layer by layer
+#   make bench      what a confined call costs, layer by layer; then
+#                   toolcell-fs against the reference server from npm
+#                   (BENCH_QUICK=1 for a short smoke run)
 #   make lint       clang-format, banned calls, mandoc
 #   make install    binaries and man pages under $(DESTDIR)$(PREFIX)
 
@@ -114,6 +116,7 @@ $(BENCH): $(BUILD)/bench/bench-runner.o $(LIB)
 bench: all $(SDK_STAMP)
 	$(BENCH) $(BENCH_N)
 	node bench/mcp-roundtrip.mjs $(BUILD)
+	node bench/fs-vs-ref.mjs $(BUILD)
 
 # The official MCP client for the end-to-end tests and the demo, pinned by
 # tests/e2e/sdk/package-lock.json.
