@@ -610,6 +610,31 @@ check_item(const cJSON *it, struct tc_diag *d)
 			    type->valuestring);
 		return 0;
 	}
+	/* An embedded resource (read_media_file's other files): a blob
+	 * or a text, under a URI. */
+	if (strcmp(type->valuestring, "resource") == 0) {
+		static const char *const res_keys[] = { "type", "resource",
+		    NULL };
+		static const char *const body_keys[] = { "uri", "mimeType",
+		    "blob", "text", NULL };
+		const cJSON *r = cJSON_GetObjectItemCaseSensitive(it,
+		    "resource"), *blob, *text, *mime;
+
+		if (!cJSON_IsObject(r) || !only_keys(it, res_keys) ||
+		    !only_keys(r, body_keys))
+			return tc_diag(d, TC_EINVAL, "malformed resource item");
+		blob = cJSON_GetObjectItemCaseSensitive(r, "blob");
+		text = cJSON_GetObjectItemCaseSensitive(r, "text");
+		mime = cJSON_GetObjectItemCaseSensitive(r, "mimeType");
+		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r,
+		    "uri")) || (mime != NULL && !cJSON_IsString(mime)) ||
+		    (blob != NULL) == (text != NULL) ||
+		    (blob != NULL && (!cJSON_IsString(blob) ||
+		    !is_base64(blob->valuestring))) ||
+		    (text != NULL && !cJSON_IsString(text)))
+			return tc_diag(d, TC_EINVAL, "malformed resource item");
+		return 0;
+	}
 	return tc_diag(d, TC_EINVAL, "content item of unknown type");
 }
 

@@ -168,7 +168,8 @@ cJSON	*tc_result_to_json(const struct tc_result *r);
 
 /*
  * Checks a CallToolResult received from a child (text of |len| bytes):
- * valid UTF-8, an object with only content (text, image or audio items),
+ * valid UTF-8, an object with only content (text, image, audio or
+ * embedded resource items),
  * structuredContent (an object) and isError.  Returns 0 and a new object in
  * *|out|, or TC_EBADJSON/TC_EINVAL with |d| set.
  */

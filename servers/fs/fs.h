@@ -20,4 +20,65 @@ tc_tool_fn	fs_list_directory;
 tc_tool_fn	fs_get_file_info;
 tc_tool_fn	fs_read_resource;	/* resources/read, not a tool */
 
+/*
+ * read_media_file, read_multiple_files and list_directory_with_sizes
+ * (fs_read.c).  A media file is refused, not cut, past its cap: part of
+ * an image is not an image.
+ */
+/* 7 MiB of file is about 9.3 MiB of base64: the official MCP client
+ * (TypeScript SDK) closes the connection on a message over 10 MiB unless
+ * its maxBufferSize is raised. */
+#define FS_MEDIA_DEFAULT_BYTES	(7u << 20)
+#define FS_MEDIA_MAX_BYTES	(32u << 20)	/* base64 of it fits the 64 MiB
+						   result cap */
+/* Paths of one read_multiple_files call: the server checks the deny and
+ * consent rules on at most TC_CALL_PATHS (16) paths of a call, so more
+ * would let the rest skip consent. */
+#define FS_MULTI_MAX_FILES	16
+#define FS_MULTI_DEFAULT_TOTAL	(256u << 10)
+#define FS_MULTI_MAX_TOTAL	(16u << 20)	/* twice over, with escapes,
+						   within the result cap */
+
+tc_tool_fn	fs_read_media_file;
+tc_tool_fn	fs_read_multiple_files;
+tc_tool_fn	fs_list_directory_with_sizes;
+
+/* What fs_tools.c lends fs_read.c. */
+struct stat;
+struct tc_path;
+
+struct fs_lines {
+	unsigned long long	 lines;		/* whole lines returned */
+	unsigned long long	 total_lines;	/* when total_known */
+	int			 total_known;
+	int			 truncated;	/* cut by max_bytes */
+	int			 more;		/* lines follow what was read */
+	int			 cut_line;	/* one line longer than the cap */
+};
+
+/*
+ * Opens |user| for reading as read_text_file does: deny rules, no FIFO,
+ * device or directory.  Returns an fd and fills |p| (the caller releases
+ * it) and |st|; or -1 with |res| made a tool error naming |user|.
+ */
+int	fs_open_regular(const struct tc_call *call, const char *user,
+	    struct tc_path *p, struct stat *st, struct tc_result *res);
+
+/*
+ * Opens the directory |user| as list_directory does.  Returns an fd and
+ * fills |p| (the caller releases it); or -1 with |res| made a tool error
+ * naming |user|.
+ */
+int	fs_open_dir(const struct tc_call *call, const char *user,
+	    struct tc_path *p, struct tc_result *res);
+
+/*
+ * Reads whole lines from the start of |fd| into |out| (whose cap is at
+ * least |max_bytes|, which is at least 1), as read_text_file without
+ * head, tail, offset or limit.  Returns 0 or a TC_E* code (TC_ESYS with
+ * errno set).
+ */
+int	fs_read_lines(int fd, size_t max_bytes, struct tc_buf *out,
+	    struct fs_lines *g);
+
 #endif /* TC_FS_H */

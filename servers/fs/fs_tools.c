@@ -773,3 +773,41 @@ fs_get_file_info(const struct tc_call *call, struct tc_result *res)
 	tc_path_release(&p);
 	return 0;
 }
+
+/* --- lent to fs_read.c (fs.h) --- */
+
+int
+fs_open_regular(const struct tc_call *call, const char *user,
+    struct tc_path *p, struct stat *st, struct tc_result *res)
+{
+	return open_regular(call, user, p, st, res);
+}
+
+int
+fs_open_dir(const struct tc_call *call, const char *user, struct tc_path *p,
+    struct tc_result *res)
+{
+	int fd;
+
+	if ((fd = open_user_path(call, user, O_RDONLY | O_DIRECTORY, p,
+	    res)) < 0 && errno == ENOTDIR)
+		tc_result_error(res, "'%s': not a directory", user);
+	return fd;
+}
+
+int
+fs_read_lines(int fd, size_t max_bytes, struct tc_buf *out,
+    struct fs_lines *g)
+{
+	struct range r;
+	int rc;
+
+	rc = read_forward(fd, 0, UINT64_MAX, max_bytes, out, &r);
+	g->lines = r.lines;
+	g->total_lines = r.total_lines;
+	g->total_known = r.total_known;
+	g->truncated = r.truncated;
+	g->more = r.more;
+	g->cut_line = r.cut_line;
+	return rc;
+}

@@ -107,6 +107,111 @@ static const char read_resource_out[] =
     "\"encoding\":{\"type\":\"string\",\"enum\":[\"text\",\"base64\"]},"
     "\"size\":{\"type\":\"integer\"}},"
     "\"required\":[\"mimeType\",\"encoding\"]}";
+/* --- read_media_file, read_multiple_files, list_directory_with_sizes
+ * (fs_read.c) --- */
+
+static const struct tc_arg read_media_file_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "Image, audio or other file to read: absolute "
+	      "within an allowed directory, or relative to the first one." },
+	{ .name = "max_bytes", .type = TC_ARG_INT,
+	  .flags = TC_ARG_DEFAULT, .def = FS_MEDIA_DEFAULT_BYTES,
+	  .min = 1, .max = FS_MEDIA_MAX_BYTES,
+	  .description = "Refuse a file larger than this many bytes "
+	      "(default 7 MiB, whose base64 fits the 10 MiB messages the "
+	      "official client accepts by default)." },
+	{ NULL }
+};
+
+static const struct tc_arg read_multiple_files_args[] = {
+	{ .name = "paths", .type = TC_ARG_STRING_ARRAY,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = FS_MULTI_MAX_FILES, .item_max_len = PATH_MAX,
+	  .description = "Files to read (1 to 16): each absolute within an "
+	      "allowed directory, or relative to the first one." },
+	{ .name = "max_bytes", .type = TC_ARG_INT,
+	  .flags = TC_ARG_DEFAULT, .def = FS_READ_DEFAULT_BYTES,
+	  .min = 1, .max = FS_MULTI_MAX_TOTAL,
+	  .description = "Return at most this many bytes of each file "
+	      "(whole lines where possible)." },
+	{ .name = "max_total_bytes", .type = TC_ARG_INT,
+	  .flags = TC_ARG_DEFAULT, .def = FS_MULTI_DEFAULT_TOTAL,
+	  .min = 1, .max = FS_MULTI_MAX_TOTAL,
+	  .description = "Return at most this many bytes of all the files "
+	      "together; files past it are truncated." },
+	{ NULL }
+};
+
+static const char *const sort_by_enum[] = { "name", "size", NULL };
+
+static const struct tc_arg list_directory_with_sizes_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "Directory to list: absolute within an allowed "
+	      "directory, or relative to the first one." },
+	{ .name = "sortBy", .type = TC_ARG_STRING, .enums = sort_by_enum,
+	  .description = "Order: \"name\" (default) or \"size\" (largest "
+	      "files first, then entries without a size by name)." },
+	{ .name = "offset", .type = TC_ARG_INT, .min = 0,
+	  .max = FS_LIST_SCAN_MAX,
+	  .description = "Skip this many entries (in the chosen order); use "
+	      "the next_offset of a truncated listing to continue." },
+	{ .name = "limit", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_LIST_DEFAULT_ENTRIES, .min = 1, .max = FS_LIST_MAX_ENTRIES,
+	  .description = "Return at most this many entries." },
+	{ NULL }
+};
+
+static const char read_media_file_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"mimeType\":{\"type\":\"string\"},"
+    "\"size\":{\"type\":\"integer\",\"description\":\"bytes of the file, all sent\"},"
+    "\"type\":{\"type\":\"string\",\"enum\":[\"image\",\"audio\",\"resource\"],"
+    "\"description\":\"the content item that carries the base64 data\"},"
+    "\"detected\":{\"type\":\"string\",\"enum\":[\"content\",\"extension\",\"none\"],"
+    "\"description\":\"what the MIME type was taken from\"},"
+    "\"extension_type\":{\"type\":\"string\",\"description\":\"the type the name suggests, when the content says otherwise\"}},"
+    "\"required\":[\"path\",\"mimeType\",\"size\",\"type\",\"detected\"]}";
+
+static const char read_multiple_files_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"path\":{\"type\":\"string\",\"description\":\"as given\"},"
+    "\"resolved\":{\"type\":\"string\"},"
+    "\"content\":{\"type\":\"string\"},"
+    "\"error\":{\"type\":\"string\"},"
+    "\"size\":{\"type\":\"integer\",\"description\":\"file size in bytes\"},"
+    "\"lines\":{\"type\":\"integer\",\"description\":\"lines returned\"},"
+    "\"truncated\":{\"type\":\"boolean\"},"
+    "\"next_offset\":{\"type\":\"integer\",\"description\":\"read_text_file offset that continues it\"},"
+    "\"invalid_utf8\":{\"type\":\"boolean\"}},"
+    "\"required\":[\"path\",\"truncated\"]}},"
+    "\"truncated\":{\"type\":\"boolean\"},"
+    "\"bytes\":{\"type\":\"integer\",\"description\":\"bytes of file content returned\"},"
+    "\"errors\":{\"type\":\"integer\",\"description\":\"files that could not be read\"}},"
+    "\"required\":[\"files\",\"truncated\",\"bytes\",\"errors\"]}";
+
+static const char list_directory_with_sizes_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"sortBy\":{\"type\":\"string\",\"enum\":[\"name\",\"size\"]},"
+    "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"name\":{\"type\":\"string\"},"
+    "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"directory\",\"symlink\",\"other\"]},"
+    "\"size\":{\"type\":\"integer\",\"description\":\"regular files only\"}},"
+    "\"required\":[\"name\",\"type\"]}},"
+    "\"total\":{\"type\":\"integer\",\"description\":\"entries in the directory, less those the policy denies\"},"
+    "\"files\":{\"type\":\"integer\"},"
+    "\"directories\":{\"type\":\"integer\"},"
+    "\"others\":{\"type\":\"integer\",\"description\":\"symbolic links and special files\"},"
+    "\"total_size\":{\"type\":\"integer\",\"description\":\"bytes in the regular files of the whole directory, not only this page\"},"
+    "\"truncated\":{\"type\":\"boolean\"},"
+    "\"next_offset\":{\"type\":\"integer\"}},"
+    "\"required\":[\"path\",\"sortBy\",\"entries\",\"total\",\"files\",\"directories\",\"others\",\"total_size\",\"truncated\"]}";
 
 #define RO	(TC_TOOL_READONLY | TC_TOOL_IDEMPOTENT)
 
@@ -139,6 +244,30 @@ static const struct tc_tool fs_tools[] = {
 	  "times, without reading its contents.",
 	  path_arg, get_file_info_out, fs_get_file_info,
 	  TC_PROFILE_FS_READ, RO },
+	/* fs_read.c */
+	{ "read_media_file", "Read media file",
+	  "Read an image or audio file and return it as an image or audio "
+	  "content item (base64, with its MIME type, checked against the "
+	  "file's first bytes); any other file comes as an embedded resource "
+	  "blob. Files larger than max_bytes (default 7 MiB, at most "
+	  "32 MiB) are refused.",
+	  read_media_file_args, read_media_file_out, fs_read_media_file,
+	  TC_PROFILE_FS_READ, RO },
+	{ "read_multiple_files", "Read multiple files",
+	  "Read up to 16 text files at once, each as read_text_file would "
+	  "(at most max_bytes of each, default 64 KiB, and max_total_bytes "
+	  "of all, default 256 KiB). A file that cannot be read is reported "
+	  "in its place and does not stop the others; a truncated file says "
+	  "the offset to continue it with read_text_file.",
+	  read_multiple_files_args, read_multiple_files_out,
+	  fs_read_multiple_files, TC_PROFILE_FS_READ, RO },
+	{ "list_directory_with_sizes", "List directory with sizes",
+	  "List a directory's entries with the size of each file, sorted by "
+	  "name or by size, with totals for the whole directory; at most "
+	  "limit (default 2000) entries, with offset to page through larger "
+	  "ones. Entries the policy denies are left out and not counted.",
+	  list_directory_with_sizes_args, list_directory_with_sizes_out,
+	  fs_list_directory_with_sizes, TC_PROFILE_FS_READ, RO },
 	/* Not a tool: what resources/read runs for a file:// URI (only
 	 * "path" is given; a directory is listed through list_directory,
 	 * hence its arguments).  The policy switches resources off with
