@@ -367,10 +367,13 @@ out:
  * Adds the path |user| names to |c|'s paths, resolved to where it really
  * leads, and checks it against the deny rules, as given and as resolved
  * (the child checks again on what it opens).  Returns 0, or -1 after
- * refusing the call.
+ * refusing the call.  A path that is one of several (|one_of|, an array
+ * member) and that a rule denies is only left out: the child refuses that
+ * one path, and the call's other paths are read.
  */
 static int
-add_path(struct srv *s, struct call *c, const char *user, unsigned access)
+add_path(struct srv *s, struct call *c, const char *user, unsigned access,
+    int one_of)
 {
 	struct tc_diag d = { "", 0 };
 	const struct tc_deny *rule = NULL;
@@ -383,11 +386,18 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access)
 	if (tc_path_check(&s->pol, &tp, access) != 0)
 		rule = tp.denied_by;
 	if (rule == NULL && resolve(s, &tp, &abs, &rel) == 0) {
-		rule = tc_deny_match(&s->pol, abs, rel, access);
-		c->abs[c->npaths] = abs;
-		c->rel[c->npaths++] = rel;
+		if ((rule = tc_deny_match(&s->pol, abs, rel, access)) != NULL &&
+		    one_of) {
+			free(abs);
+			free(rel);
+		} else {
+			c->abs[c->npaths] = abs;
+			c->rel[c->npaths++] = rel;
+		}
 	}
 	tc_path_release(&tp);
+	if (rule != NULL && one_of)
+		return 0;
 	if (rule != NULL) {
 		tc_path_denied(&d, user, rule);
 		tc_deny_str(rule, rs, sizeof(rs));
@@ -416,12 +426,12 @@ collect_paths(struct srv *s, struct call *c)
 			continue;
 		v = cJSON_GetObjectItemCaseSensitive(c->call.args, a->name);
 		if (cJSON_IsString(v)) {
-			if (add_path(s, c, v->valuestring, access) != 0)
+			if (add_path(s, c, v->valuestring, access, 0) != 0)
 				return -1;
 		} else if (cJSON_IsArray(v)) {
 			cJSON_ArrayForEach(e, v)
 				if (cJSON_IsString(e) &&
-				    add_path(s, c, e->valuestring, access) != 0)
+				    add_path(s, c, e->valuestring, access, 1) != 0)
 					return -1;
 		}
 	}

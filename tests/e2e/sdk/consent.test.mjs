@@ -22,7 +22,8 @@ import {
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	CALL_TIMEOUT, call, makeTree, runAs, serverCommand, symlink, textOf, withTimeout,
+	CALL_TIMEOUT, FS_POLICY_NAMES, call, makeTree, runAs, serverCommand, symlink, textOf,
+	withTimeout,
 } from './lib.mjs';
 
 const CLIENT = { name: 'toolcell-consent', version: '4.5.6' };
@@ -1209,8 +1210,7 @@ describe('consent in the policy', () => {
 		]);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '');
-		const tools = 'list_allowed_directories, read_text_file, read_file, list_directory, '
-		    + 'get_file_info, read_resource';
+		const tools = FS_POLICY_NAMES.join(', ');
 		assert.equal(r.stderr, [
 			`toolcell-fs: error: ${r.p}:2: consent: toolcell-fs has no tool 'nosuch' (it has: ${tools})`,
 			`toolcell-fs: error: ${r.p}:3: consent: missing the tool ('*' for every tool)`,

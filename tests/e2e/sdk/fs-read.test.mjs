@@ -297,13 +297,17 @@ describe('toolcell-fs read tools', () => {
 			assert.ok(!/root:x?:?0:0:/.test(t));
 		});
 
-		test('a path the deny rules refuse refuses the whole call before anything is read', async () => {
+		test('a path the deny rules refuse fails alone, in the child; the others are read', async () => {
 			const r = await call(srv, 'read_multiple_files', { paths: ['a.txt', '.env', 'b.txt'] });
-			assert.equal(err(r, 'denied'), "'.env': denied by policy rule 'deny **/.env' (built in)");
-			assert.ok(!JSON.stringify(r).includes('alpha'));
+			const sc = ok(r, 'denied');
+			assert.equal(sc.files[0].content, 'alpha\n');
+			assert.deepEqual(sc.files[1], { path: '.env',
+			    error: "'.env': denied by policy rule 'deny **/.env' (built in)", truncated: false });
+			assert.equal(sc.files[2].content, 'bravo\n');
 			assert.ok(!JSON.stringify(r).includes(secret));
 			const r2 = await call(srv, 'read_multiple_files', { paths: ['conf/.env.local'] });
-			assert.equal(err(r2, 'denied 2'), "'conf/.env.local': denied by policy rule 'deny **/.env.*' (built in)");
+			assert.deepEqual(ok(r2, 'denied 2').files, [{ path: 'conf/.env.local',
+			    error: "'conf/.env.local': denied by policy rule 'deny **/.env.*' (built in)", truncated: false }]);
 		});
 
 		test('max_bytes truncates a file at a line and says where to continue', async () => {

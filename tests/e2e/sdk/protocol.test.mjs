@@ -9,11 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import { McpError, LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	CALL_TIMEOUT, call, makeTree, runAs, serverCommand, startServer, textOf, withTimeout,
+	CALL_TIMEOUT, FS_TOOL_NAMES, call, makeTree, runAs, serverCommand, startServer, textOf,
+	withTimeout,
 } from './lib.mjs';
 
-const TOOLS = ['get_file_info', 'list_allowed_directories', 'list_directory', 'read_file',
-    'read_text_file'];
+const TOOLS = [...FS_TOOL_NAMES].sort();
 
 /* Asserts |text| names |dir| with |access| right after it (within 20 chars). */
 function assertMentions(text, dir, access) {

@@ -14,14 +14,11 @@ import { after, before, describe, test } from 'node:test';
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	call, makeTree, serverCommand, startServer, symlink, textOf,
+	FS_POLICY_NAMES, FS_TOOL_NAMES, call, makeTree, serverCommand, startServer, symlink, textOf,
 } from './lib.mjs';
 
-const ALL = ['list_allowed_directories', 'read_text_file', 'read_file', 'list_directory',
-    'get_file_info'];
-// What a policy may name: the tools, and read_resource, which serves
-// resources/read and is not listed.
-const FS_TOOLS = [...ALL, 'read_resource'].join(', ');
+const ALL = FS_TOOL_NAMES;
+const FS_TOOLS = FS_POLICY_NAMES.join(', ');
 
 let tree;
 let base;
@@ -188,7 +185,7 @@ describe('which tools are offered', () => {
 			'  read_file                   off  (not on the \'tools\' line, line 2)',
 			'  list_directory              off  (tool list_directory off, line 3)',
 			'  get_file_info               off  (not on the \'tools\' line, line 2)',
-			'  read_resource               off  (not on the \'tools\' line, line 2)',
+			...FS_POLICY_NAMES.slice(5).map((n) => `  ${n.padEnd(28)}off  (not on the 'tools' line, line 2)`),
 			'  (a tool that changes files is listed only when a directory is writable)',
 			'',
 		].join('\n')), r.stdout);
