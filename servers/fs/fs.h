@@ -12,6 +12,7 @@
 #define FS_LIST_DEFAULT_ENTRIES	2000
 #define FS_LIST_MAX_ENTRIES	10000
 #define FS_LIST_SCAN_MAX	1000000	/* entries read before giving up */
+#define FS_BODY_ONCE_BYTES	(1u << 20)	/* larger: in the text only */
 #define FS_RESOURCE_MAX_BYTES	(8u << 20)	/* a file read as a resource */
 
 tc_tool_fn	fs_list_allowed_directories;

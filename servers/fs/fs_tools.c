@@ -512,8 +512,16 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	tc_result_text(res, body.data ? body.data : "", body.len);
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", p.display);
-	cJSON_AddStringToObject(o, "content", res->text.data ?
-	    res->text.data : "");
+	/* The body goes in both places, because clients differ in which
+	 * they show (Claude Desktop the text, Claude Code and Cursor the
+	 * structured content), except past FS_BODY_ONCE_BYTES, more than a
+	 * model's context holds anyway: then once, in the text, which every
+	 * client passes on, and its reading cost is not doubled. */
+	if (res->text.len <= FS_BODY_ONCE_BYTES)
+		cJSON_AddStringToObject(o, "content", res->text.data ?
+		    res->text.data : "");
+	else
+		cJSON_AddBoolToObject(o, "content_in_text", 1);
 	cJSON_AddNumberToObject(o, "size", (double)st.st_size);
 	if (!has_tail || g.total_known)
 		cJSON_AddNumberToObject(o, "start_line",

@@ -631,3 +631,36 @@ describe('toolcell-fs confinement (EscapeRoute)', () => {
 		assert.ok(!srv.stderr().includes(secret), 'secret on stderr');
 	});
 });
+
+describe('a large read carries its body once', () => {
+	let tree, srv;
+	const line = `${'x'.repeat(99)}\n`;
+	const big = line.repeat(15 * 1024);	// 1.5 MiB
+
+	before(async () => {
+		tree = await makeTree({ 'big.txt': big, 'small.txt': line });
+		srv = await startServer([tree.root]);
+	});
+	after(async () => {
+		await srv?.close();
+		await tree?.cleanup();
+	});
+
+	test('over 1 MiB: in the text only, and structuredContent says so', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 2 * 2 ** 20 });
+		assert.equal(r.content[0].text, big);
+		assert.equal(r.structuredContent.content, undefined);
+		assert.equal(r.structuredContent.content_in_text, true);
+		assert.equal(r.structuredContent.lines, 15 * 1024);
+		assert.equal(r.structuredContent.truncated, false);
+	});
+
+	test('up to 1 MiB: in both, as clients differ in which they show', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 2 ** 20 });
+		assert.equal(r.structuredContent.content, r.content[0].text);
+		assert.equal(r.structuredContent.content_in_text, undefined);
+		assert.equal(r.structuredContent.truncated, true);
+		const s = await call(srv, 'read_text_file', { path: 'small.txt' });
+		assert.equal(s.structuredContent.content, line);
+	});
+});
