@@ -839,8 +839,13 @@ parse_frames(struct tc_run *r)
 			fail(r, TC_OUT_TOOBIG, "");
 			return;
 		}
-		if (r->in.len - used - TC_FRAME_HDR < len)
+		if (r->in.len - used - TC_FRAME_HDR < len) {
+			/* Room for the whole frame at once, rather than
+			 * doubling up to twice its size. */
+			(void)tc_buf_reserve(&r->in, TC_FRAME_HDR + len -
+			    (r->in.len - used));
 			break;
+		}
 		if (type == TC_FRAME_RESULT && r->result == NULL) {
 			if (tc_result_check((const char *)h + TC_FRAME_HDR,
 			    len, &r->result, &d) != 0) {
@@ -859,6 +864,10 @@ parse_frames(struct tc_run *r)
 		memmove(r->in.data, r->in.data + used, r->in.len - used);
 		r->in.len -= used;
 	}
+	/* The result is parsed: its bytes, maybe megabytes, are not
+	 * needed while it waits to be sent. */
+	if (r->result != NULL && r->in.len == 0)
+		tc_buf_release(&r->in);
 }
 
 /* Reads what the child sent; at EOF closes the pipe. */
