@@ -217,7 +217,8 @@ describe('toolcell-fs read tools', () => {
 		});
 
 		test('max_bytes raises the cap: 7 MiB + 1 byte comes whole', async () => {
-			const r = await call(srv, 'read_media_file', { path: 'big.png', max_bytes: 7340033 });
+			const r = await call(srv, 'read_media_file', { path: 'big.png', max_bytes: 7340033 },
+			    { timeout: 60_000 });
 			const sc = ok(r, 'big raised');
 			assert.equal(sc.size, 7340033);
 			assert.equal(sc.mimeType, 'application/octet-stream');
