@@ -82,4 +82,26 @@ int	fs_open_dir(const struct tc_call *call, const char *user,
 int	fs_read_lines(int fd, size_t max_bytes, struct tc_buf *out,
 	    struct fs_lines *g);
 
+/* The walking tools (fs_walk.c). */
+#define FS_TREE_DEFAULT_DEPTH		8
+#define FS_TREE_MAX_DEPTH		64
+#define FS_TREE_DEFAULT_ENTRIES		2000
+#define FS_TREE_MAX_ENTRIES		10000
+#define FS_SEARCH_DEFAULT_RESULTS	1000
+#define FS_SEARCH_MAX_RESULTS		10000
+#define FS_SEARCH_MAX_OFFSET		10000000
+#define FS_GREP_DEFAULT_RESULTS		500
+#define FS_GREP_MAX_RESULTS		5000
+#define FS_GREP_MAX_CONTEXT		10
+#define FS_GREP_DEFAULT_FILE_BYTES	(10u << 20)
+#define FS_GREP_MAX_FILE_BYTES		(1u << 30)
+#define FS_GREP_DEFAULT_BUDGET_MS	5000
+#define FS_GREP_MAX_BUDGET_MS		60000
+#define FS_WALK_PATTERN_MAX		1024
+#define FS_WALK_MAX_EXCLUDES		64
+
+tc_tool_fn	fs_directory_tree;
+tc_tool_fn	fs_search_files;
+tc_tool_fn	fs_search_file_contents;
+
 #endif /* TC_FS_H */

@@ -214,6 +214,167 @@ static const char list_directory_with_sizes_out[] =
     "\"next_offset\":{\"type\":\"integer\"}},"
     "\"required\":[\"path\",\"sortBy\",\"entries\",\"total\",\"files\",\"directories\",\"others\",\"total_size\",\"truncated\"]}";
 
+/* --- directory_tree, search_files, search_file_contents (fs_walk.c) --- */
+
+static const struct tc_arg directory_tree_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "Directory to show: absolute within an allowed "
+	      "directory, or relative to the first one." },
+	{ .name = "excludePatterns", .type = TC_ARG_STRING_ARRAY,
+	  .max_len = FS_WALK_MAX_EXCLUDES,
+	  .item_max_len = FS_WALK_PATTERN_MAX,
+	  .description = "Globs of entries to leave out (and not descend "
+	      "into), on the path relative to path; one without '/' "
+	      "matches a name at any depth (\"node_modules\", \"*.log\")." },
+	{ .name = "maxDepth", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_TREE_DEFAULT_DEPTH, .min = 1, .max = FS_TREE_MAX_DEPTH,
+	  .description = "Levels to show; directories at the last level "
+	      "are not opened." },
+	{ .name = "maxEntries", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_TREE_DEFAULT_ENTRIES, .min = 1,
+	  .max = FS_TREE_MAX_ENTRIES,
+	  .description = "Stop after this many entries." },
+	{ NULL }
+};
+
+static const struct tc_arg search_files_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "Directory to search: absolute within an allowed "
+	      "directory, or relative to the first one." },
+	{ .name = "pattern", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY,
+	  .max_len = FS_WALK_PATTERN_MAX,
+	  .description = "Glob matched against each entry's path relative "
+	      "to path: without '/' it matches the name at any depth "
+	      "(\"*.ts\" finds nested files too); with '/' the whole "
+	      "relative path (\"src/**/*.c\"); a leading '/' anchors it "
+	      "at the top (\"/*.ts\")." },
+	{ .name = "excludePatterns", .type = TC_ARG_STRING_ARRAY,
+	  .max_len = FS_WALK_MAX_EXCLUDES,
+	  .item_max_len = FS_WALK_PATTERN_MAX,
+	  .description = "Globs of entries to leave out and not descend "
+	      "into, with the same rules as pattern." },
+	{ .name = "maxResults", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_SEARCH_DEFAULT_RESULTS, .min = 1,
+	  .max = FS_SEARCH_MAX_RESULTS,
+	  .description = "Return at most this many paths." },
+	{ .name = "offset", .type = TC_ARG_INT, .min = 0,
+	  .max = FS_SEARCH_MAX_OFFSET,
+	  .description = "Skip this many matches first; use the "
+	      "next_offset of a truncated search to continue." },
+	{ .name = "maxDepth", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_TREE_MAX_DEPTH, .min = 1, .max = FS_TREE_MAX_DEPTH,
+	  .description = "Levels to search below path." },
+	{ NULL }
+};
+
+static const struct tc_arg search_file_contents_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "Directory to search: absolute within an allowed "
+	      "directory, or relative to the first one." },
+	{ .name = "pattern", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY,
+	  .max_len = FS_WALK_PATTERN_MAX,
+	  .description = "Text to find in each line: literal unless regex "
+	      "is true." },
+	{ .name = "regex", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "pattern is a POSIX extended regular expression." },
+	{ .name = "ignoreCase", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "Match ASCII letters in either case." },
+	{ .name = "include", .type = TC_ARG_STRING, .flags = TC_ARG_NONEMPTY,
+	  .max_len = FS_WALK_PATTERN_MAX,
+	  .description = "Search only files matching this glob, with the "
+	      "rules of search_files' pattern (\"*.c\")." },
+	{ .name = "excludePatterns", .type = TC_ARG_STRING_ARRAY,
+	  .max_len = FS_WALK_MAX_EXCLUDES,
+	  .item_max_len = FS_WALK_PATTERN_MAX,
+	  .description = "Globs of files and directories to skip." },
+	{ .name = "contextLines", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = 0, .min = 0, .max = FS_GREP_MAX_CONTEXT,
+	  .description = "Lines of context before and after each match." },
+	{ .name = "maxResults", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_GREP_DEFAULT_RESULTS, .min = 1, .max = FS_GREP_MAX_RESULTS,
+	  .description = "Return at most this many matching lines." },
+	{ .name = "offset", .type = TC_ARG_INT, .min = 0,
+	  .max = FS_SEARCH_MAX_OFFSET,
+	  .description = "Skip this many matching lines first; use the "
+	      "next_offset of a truncated search to continue." },
+	{ .name = "maxFileBytes", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_GREP_DEFAULT_FILE_BYTES, .min = 1,
+	  .max = FS_GREP_MAX_FILE_BYTES,
+	  .description = "Skip files larger than this." },
+	{ .name = "timeBudget", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_GREP_DEFAULT_BUDGET_MS, .min = 100,
+	  .max = FS_GREP_MAX_BUDGET_MS,
+	  .description = "Milliseconds to search before answering with "
+	      "what was found (kept within the call's deadline)." },
+	{ .name = "maxDepth", .type = TC_ARG_INT, .flags = TC_ARG_DEFAULT,
+	  .def = FS_TREE_MAX_DEPTH, .min = 1, .max = FS_TREE_MAX_DEPTH,
+	  .description = "Levels to search below path." },
+	{ NULL }
+};
+
+#define WALK_CUT_SCHEMA \
+    "\"truncated\":{\"type\":\"boolean\"}," \
+    "\"truncated_by\":{\"type\":\"array\",\"items\":{\"type\":\"string\"," \
+    "\"enum\":[\"maxEntries\",\"maxResults\",\"maxDepth\",\"timeBudget\"," \
+    "\"directorySize\",\"unreadable\",\"outputSize\",\"pathLength\"]}}"
+
+static const char directory_tree_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"tree\":{\"type\":\"array\",\"description\":\"entries as "
+    "{name, type, children}, as the reference server gives them\","
+    "\"items\":{\"type\":\"object\",\"properties\":{"
+    "\"name\":{\"type\":\"string\"},"
+    "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"directory\",\"symlink\",\"other\"]},"
+    "\"children\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+    "\"truncated\":{\"type\":\"boolean\",\"description\":\"the children shown are not all\"},"
+    "\"error\":{\"type\":\"string\"}},"
+    "\"required\":[\"name\",\"type\"]}},"
+    "\"entries\":{\"type\":\"integer\"},"
+    WALK_CUT_SCHEMA "},"
+    "\"required\":[\"path\",\"tree\",\"entries\",\"truncated\"]}";
+
+static const char search_files_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"string\"}},"
+    WALK_CUT_SCHEMA ","
+    "\"next_offset\":{\"type\":\"integer\"}},"
+    "\"required\":[\"path\",\"matches\",\"truncated\"]}";
+
+static const char search_file_contents_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"matches\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"file\":{\"type\":\"string\"},"
+    "\"line\":{\"type\":\"integer\"},"
+    "\"column\":{\"type\":\"integer\",\"description\":\"1-based byte offset of the match\"},"
+    "\"text\":{\"type\":\"string\"},"
+    "\"cut\":{\"type\":\"boolean\",\"description\":\"only part of the line is shown\"},"
+    "\"before\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}},"
+    "\"after\":{\"type\":\"array\",\"items\":{\"type\":\"object\"}}},"
+    "\"required\":[\"file\",\"line\",\"column\",\"text\"]}},"
+    WALK_CUT_SCHEMA ","
+    "\"next_offset\":{\"type\":\"integer\"},"
+    "\"files_scanned\":{\"type\":\"integer\"},"
+    "\"files_matched\":{\"type\":\"integer\"},"
+    "\"files_skipped\":{\"type\":\"object\",\"properties\":{"
+    "\"binary\":{\"type\":\"integer\"},\"too_large\":{\"type\":\"integer\"},"
+    "\"unreadable\":{\"type\":\"integer\"},\"symlinks\":{\"type\":\"integer\"},"
+    "\"special\":{\"type\":\"integer\"}}},"
+    "\"long_lines\":{\"type\":\"integer\"}},"
+    "\"required\":[\"path\",\"matches\",\"truncated\",\"files_scanned\",\"files_matched\",\"files_skipped\"]}";
+
 #define RO	(TC_TOOL_READONLY | TC_TOOL_IDEMPOTENT)
 
 static const struct tc_tool fs_tools[] = {
@@ -269,6 +430,32 @@ static const struct tc_tool fs_tools[] = {
 	  "ones. Entries the policy denies are left out and not counted.",
 	  list_directory_with_sizes_args, list_directory_with_sizes_out,
 	  fs_list_directory_with_sizes, TC_PROFILE_FS_READ, RO },
+	/* --- the walking tools (fs_walk.c) --- */
+	{ "directory_tree", "Directory tree",
+	  "Show a directory's tree as JSON {name, type, children}, indented "
+	  "two spaces, in name order. Bounded: maxDepth levels (default 8) "
+	  "and maxEntries entries (default 2000); directories cut short "
+	  "are marked \"truncated\". Symlinks are shown, never followed; "
+	  "entries the policy denies are left out.",
+	  directory_tree_args, directory_tree_out, fs_directory_tree,
+	  TC_PROFILE_FS_READ, RO },
+	{ "search_files", "Search files by name",
+	  "Find files and directories whose path matches a glob: \"*.ts\" "
+	  "at any depth, \"src/*.ts\" directly in src, \"**\" for any "
+	  "number of levels. Returns full paths, one per line, in name "
+	  "order; at most maxResults (default 1000), with offset to page. "
+	  "Symlinks are not followed; denied entries are left out.",
+	  search_files_args, search_files_out, fs_search_files,
+	  TC_PROFILE_FS_READ, RO },
+	{ "search_file_contents", "Search file contents",
+	  "Find lines containing a text (or a POSIX extended regex with "
+	  "regex=true) in the files under a directory, like grep -rn: "
+	  "\"path:line:text\", with contextLines around each match. Binary "
+	  "files, files over maxFileBytes, symlinks and special files are "
+	  "skipped; at most maxResults matches (default 500) within "
+	  "timeBudget ms (default 5000), with offset to continue.",
+	  search_file_contents_args, search_file_contents_out,
+	  fs_search_file_contents, TC_PROFILE_FS_READ, RO },
 	/* Not a tool: what resources/read runs for a file:// URI (only
 	 * "path" is given; a directory is listed through list_directory,
 	 * hence its arguments).  The policy switches resources off with
