@@ -15,6 +15,12 @@
 #define FS_BODY_ONCE_BYTES	(1u << 20)	/* larger: in the text only */
 #define FS_RESOURCE_MAX_BYTES	(8u << 20)	/* a file read as a resource */
 
+/* The write tools (fs_write.c). */
+#define FS_WRITE_MAX_BYTES	(32u << 20)	/* write_file's content */
+#define FS_EDIT_MAX_BYTES	(10u << 20)	/* a file edit_file edits */
+#define FS_DIFF_MAX_BYTES	(1u << 20)	/* of a diff sent back */
+#define FS_EDIT_MAX_EDITS	1000
+
 tc_tool_fn	fs_list_allowed_directories;
 tc_tool_fn	fs_read_text_file;
 tc_tool_fn	fs_list_directory;
@@ -103,5 +109,12 @@ int	fs_read_lines(int fd, size_t max_bytes, struct tc_buf *out,
 tc_tool_fn	fs_directory_tree;
 tc_tool_fn	fs_search_files;
 tc_tool_fn	fs_search_file_contents;
+
+/* The write tools, in fs_write.c. */
+tc_tool_fn	fs_write_file;
+tc_tool_fn	fs_edit_file;
+tc_tool_fn	fs_create_directory;
+tc_tool_fn	fs_move_file;
+tc_tool_fn	fs_delete_file;
 
 #endif /* TC_FS_H */

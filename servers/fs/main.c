@@ -375,6 +375,136 @@ static const char search_file_contents_out[] =
     "\"long_lines\":{\"type\":\"integer\"}},"
     "\"required\":[\"path\",\"matches\",\"truncated\",\"files_scanned\",\"files_matched\",\"files_skipped\"]}";
 
+/* --- The write tools (fs_write.c): only listed with a writable root. --- */
+
+static const char *const write_encodings[] = { "utf8", "base64", NULL };
+
+static const struct tc_arg write_file_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "File to create or replace, under a read-write "
+	      "directory: absolute within an allowed directory, or relative "
+	      "to the first one." },
+	{ .name = "content", .type = TC_ARG_STRING, .flags = TC_ARG_REQUIRED,
+	  .max_len = FS_WRITE_MAX_BYTES,
+	  .description = "The file's new content, whole." },
+	{ .name = "encoding", .type = TC_ARG_STRING, .enums = write_encodings,
+	  .description = "How content is given: utf8 (the default) or "
+	      "base64, for bytes that are not text." },
+	{ NULL }
+};
+
+static const struct tc_arg edit_item_args[] = {
+	{ .name = "oldText", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY,
+	  .max_len = FS_EDIT_MAX_BYTES,
+	  .description = "Text to find, exactly (blanks and line endings "
+	      "included); it must occur once unless replaceAll is set." },
+	{ .name = "newText", .type = TC_ARG_STRING, .flags = TC_ARG_REQUIRED,
+	  .max_len = FS_EDIT_MAX_BYTES,
+	  .description = "Text to put in its place." },
+	{ .name = "replaceAll", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "Replace every occurrence instead of requiring "
+	      "exactly one." },
+	{ NULL }
+};
+
+static const struct tc_arg edit_file_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "File to edit, under a read-write directory: "
+	      "absolute within an allowed directory, or relative to the "
+	      "first one." },
+	{ .name = "edits", .type = TC_ARG_OBJECT_ARRAY,
+	  .flags = TC_ARG_REQUIRED, .max_len = FS_EDIT_MAX_EDITS,
+	  .items = edit_item_args,
+	  .description = "Edits applied in order, each to the result of the "
+	      "one before; if one fails, nothing is written." },
+	{ .name = "dryRun", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "Only return the diff; write nothing." },
+	{ NULL }
+};
+
+static const struct tc_arg move_file_args[] = {
+	{ .name = "source", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "File or directory to move or rename, under a "
+	      "read-write directory." },
+	{ .name = "destination", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "Its new path, under a read-write directory." },
+	{ .name = "overwrite", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "Replace what is at destination (never a directory "
+	      "that is not empty); refused by default." },
+	{ NULL }
+};
+
+static const struct tc_arg delete_file_args[] = {
+	{ .name = "path", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = PATH_MAX,
+	  .description = "File or symbolic link (the link itself) to delete, "
+	      "under a read-write directory." },
+	{ .name = "directory", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "Also delete path if it is an empty directory; a "
+	      "directory that is not empty is never deleted." },
+	{ NULL }
+};
+
+static const char write_file_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"size\":{\"type\":\"integer\",\"description\":\"bytes written\"},"
+    "\"created\":{\"type\":\"boolean\",\"description\":\"false when an existing file was replaced\"},"
+    "\"encoding\":{\"type\":\"string\",\"enum\":[\"utf8\",\"base64\"]}},"
+    "\"required\":[\"path\",\"size\",\"created\",\"encoding\"]}";
+
+static const char edit_file_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"dryRun\":{\"type\":\"boolean\"},"
+    "\"changed\":{\"type\":\"boolean\"},"
+    "\"replacements\":{\"type\":\"integer\"},"
+    "\"edits\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"properties\":{\"replacements\":{\"type\":\"integer\"}},"
+    "\"required\":[\"replacements\"]}},"
+    "\"size\":{\"type\":\"integer\",\"description\":\"bytes after the edits\"},"
+    "\"diff\":{\"type\":\"string\",\"description\":\"unified diff, 3 lines of context\"},"
+    "\"diff_truncated\":{\"type\":\"boolean\"}},"
+    "\"required\":[\"path\",\"dryRun\",\"changed\",\"replacements\",\"edits\",\"size\",\"diff\"]}";
+
+static const char create_directory_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"created\":{\"type\":\"boolean\",\"description\":\"false when it existed already\"}},"
+    "\"required\":[\"path\",\"created\"]}";
+
+static const char move_file_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"source\":{\"type\":\"string\"},"
+    "\"destination\":{\"type\":\"string\"},"
+    "\"type\":{\"type\":\"string\"},"
+    "\"replaced\":{\"type\":\"boolean\"}},"
+    "\"required\":[\"source\",\"destination\",\"type\",\"replaced\"]}";
+
+static const char delete_file_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"path\":{\"type\":\"string\"},"
+    "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"symlink\",\"directory\"]}},"
+    "\"required\":[\"path\",\"type\"]}";
+
+#define W	TC_TOOL_NEEDS_WRITE
+
+/* --- End of the write tools' tables. --- */
+
 #define RO	(TC_TOOL_READONLY | TC_TOOL_IDEMPOTENT)
 
 static const struct tc_tool fs_tools[] = {
@@ -456,6 +586,39 @@ static const struct tc_tool fs_tools[] = {
 	  "timeBudget ms (default 5000), with offset to continue.",
 	  search_file_contents_args, search_file_contents_out,
 	  fs_search_file_contents, TC_PROFILE_FS_READ, RO },
+	/* The write tools (fs_write.c). */
+	{ "write_file", "Write file",
+	  "Create a file, or replace one whole, under a read-write directory. "
+	  "The content is written to a new file beside it and renamed over "
+	  "it, so the file is never seen half written. A symbolic link, or a "
+	  "file with more than one hard link, is refused, never followed.",
+	  write_file_args, write_file_out, fs_write_file,
+	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE | TC_TOOL_IDEMPOTENT },
+	{ "edit_file", "Edit file",
+	  "Replace exact text in a file: each edit's oldText must occur "
+	  "exactly once (or set replaceAll). Edits apply in order; if one "
+	  "fails nothing is written, and the error shows the closest text "
+	  "and any difference in blanks or line endings. Returns a unified "
+	  "diff; dryRun returns it without writing.",
+	  edit_file_args, edit_file_out, fs_edit_file,
+	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE },
+	{ "create_directory", "Create directory",
+	  "Create a directory and any missing parents under a read-write "
+	  "directory; succeeds if it already exists.",
+	  path_arg, create_directory_out, fs_create_directory,
+	  TC_PROFILE_FS_WRITE, W | TC_TOOL_IDEMPOTENT },
+	{ "move_file", "Move file",
+	  "Move or rename a file or directory within the read-write "
+	  "directories. An existing destination is refused unless overwrite "
+	  "is set.",
+	  move_file_args, move_file_out, fs_move_file,
+	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE },
+	{ "delete_file", "Delete file",
+	  "Delete a file or a symbolic link (the link, not what it points "
+	  "to) under a read-write directory; with directory: true also an "
+	  "empty directory. Never a directory that is not empty.",
+	  delete_file_args, delete_file_out, fs_delete_file,
+	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE },
 	/* Not a tool: what resources/read runs for a file:// URI (only
 	 * "path" is given; a directory is listed through list_directory,
 	 * hence its arguments).  The policy switches resources off with

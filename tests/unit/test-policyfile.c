@@ -38,9 +38,13 @@ static char repo[PATH_MAX];		/* the working directory at start */
 static const char *const fs_tools[] = {
 	"list_allowed_directories", "read_text_file", "read_file",
 	"list_directory", "get_file_info",
+	"write_file", "edit_file", "create_directory", "move_file",
+	"delete_file",
 };
 #define FS_TOOLS	"list_allowed_directories, read_text_file, " \
-			"read_file, list_directory, get_file_info"
+			"read_file, list_directory, get_file_info, " \
+			"write_file, edit_file, create_directory, " \
+			"move_file, delete_file"
 static unsigned features;		/* TC_POLICY_F_* of the next load */
 
 /* Returns |text| with each "@D@" replaced by D; the caller frees it. */
@@ -507,6 +511,11 @@ test_print(void)
 	    "  read_file                   on\n"
 	    "  list_directory              on\n"
 	    "  get_file_info               on\n"
+	    "  write_file                  on\n"
+	    "  edit_file                   on\n"
+	    "  create_directory            on\n"
+	    "  move_file                   on\n"
+	    "  delete_file                 on\n"
 	    "  (a tool that changes files is listed only when a directory is "
 	    "writable)\n"
 	    "consent:\n"
@@ -597,6 +606,16 @@ test_print_everything(void)
 	    "12)\n"
 	    "  list_directory              on   output 1M (line 15)\n"
 	    "  get_file_info               on\n"
+	    "  write_file                  off  (not on the 'tools' line, "
+	    "line 11)\n"
+	    "  edit_file                   off  (not on the 'tools' line, "
+	    "line 11)\n"
+	    "  create_directory            off  (not on the 'tools' line, "
+	    "line 11)\n"
+	    "  move_file                   off  (not on the 'tools' line, "
+	    "line 11)\n"
+	    "  delete_file                 off  (not on the 'tools' line, "
+	    "line 11)\n"
 	    "  (a tool that changes files is listed only when a directory is "
 	    "writable)\n"
 	    "consent:\n"
@@ -1093,12 +1112,12 @@ test_tools(void)
 	size_t i;
 
 	valid(&r, "allow read @D@/proj\n", "no tools line");
-	is_int(r.p.ntools, 5, "one entry per tool of the server");
+	is_int(r.p.ntools, 10, "one entry per tool of the server");
 	for (i = 0; i < r.p.ntools && r.p.tools[i].enabled; i++)
 		;
-	is_int(i, 5, "without a tools line, every tool is on");
+	is_int(i, 10, "without a tools line, every tool is on");
 	is_int(r.p.set_at[TC_SET_TOOLS], 0, "tools: default");
-	ok(tc_policy_tool(&r.p, "write_file") == NULL,
+	ok(tc_policy_tool(&r.p, "copy_file") == NULL,
 	    "tc_policy_tool: NULL for a tool the server has not");
 	release(&r);
 
@@ -1143,12 +1162,12 @@ test_tools(void)
 		if (r.p.tools[i].enabled != (strcmp(r.p.tools[i].name,
 		    "get_file_info") != 0))
 			break;
-	is_int(i, 5, "only get_file_info is off");
+	is_int(i, 10, "only get_file_info is off");
 	release(&r);
 
 	bad_line("tools", "tools: missing the names of the tools to enable");
-	bad_line("tools write_file", "tools: toolcell-fs has no tool "
-	    "'write_file' (it has: " FS_TOOLS ")");
+	bad_line("tools copy_file", "tools: toolcell-fs has no tool "
+	    "'copy_file' (it has: " FS_TOOLS ")");
 	bad_line("tools read_file Read_text_file list_directory", "tools: "
 	    "toolcell-fs has no tool 'Read_text_file' (it has: " FS_TOOLS ")");
 	invalid("allow read @D@/proj\ntools nope read_file nix\n",
@@ -1235,7 +1254,7 @@ test_tool_limits(void)
 	tc_policy_limits(&r.p, "get_file_info", &l);
 	ok(memcmp(&l, &r.p.limits, sizeof(l)) == 0,
 	    "get_file_info: the server's limits");
-	tc_policy_limits(&r.p, "write_file", &l);
+	tc_policy_limits(&r.p, "copy_file", &l);
 	ok(memcmp(&l, &r.p.limits, sizeof(l)) == 0,
 	    "a tool the server has not: the server's limits");
 	is_int(r.p.limits.mem_bytes, 256ull << 20,
@@ -1354,8 +1373,8 @@ test_consent(void)
 	release(&r);
 
 	bad_line("consent", "consent: missing the tool ('*' for every tool)");
-	bad_line("consent write_file", "consent: toolcell-fs has no tool "
-	    "'write_file' (it has: " FS_TOOLS ")");
+	bad_line("consent copy_file", "consent: toolcell-fs has no tool "
+	    "'copy_file' (it has: " FS_TOOLS ")");
 	bad_line("consent ** x", "consent: toolcell-fs has no tool '**' (it "
 	    "has: " FS_TOOLS ")");
 	bad_line("consent * ../x", "consent: '../x': a pattern cannot "
