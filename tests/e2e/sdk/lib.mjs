@@ -24,13 +24,16 @@ export const REPO = path.resolve(fileURLToPath(new URL('../../..', import.meta.u
 export const BUILD = path.resolve(REPO, process.env.BUILD || 'build');
 export const SERVER = path.join(BUILD, 'toolcell-fs');
 
-/* toolcell-fs's tools in the order of its table (tools/list's order). */
+/* toolcell-fs's tools in the order of its table (tools/list's order) that
+ * a read-only policy offers, and those a writable directory adds. */
 export const FS_TOOL_NAMES = ['list_allowed_directories', 'read_text_file', 'read_file',
     'list_directory', 'get_file_info', 'read_media_file', 'read_multiple_files',
-    'list_directory_with_sizes'];
+    'list_directory_with_sizes', 'directory_tree', 'search_files', 'search_file_contents'];
+export const FS_WRITE_TOOL_NAMES = ['write_file', 'edit_file', 'create_directory', 'move_file',
+    'delete_file'];
 
-/* What a policy may name: the tools and read_resource (resources/read). */
-export const FS_POLICY_NAMES = [...FS_TOOL_NAMES, 'read_resource'];
+/* What a policy may name: every tool, and read_resource (resources/read). */
+export const FS_POLICY_NAMES = [...FS_TOOL_NAMES, ...FS_WRITE_TOOL_NAMES, 'read_resource'];
 
 /* Per-call timeout (ms) for tool calls made by the tests. */
 export const CALL_TIMEOUT = 10_000;
