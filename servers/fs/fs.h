@@ -5,6 +5,7 @@
 #ifndef TC_FS_H
 #define TC_FS_H
 
+#include "path.h"
 #include "tools.h"
 
 #define FS_READ_DEFAULT_BYTES	(64u << 10)
@@ -71,13 +72,30 @@ struct fs_lines {
 int	fs_open_regular(const struct tc_call *call, const char *user,
 	    struct tc_path *p, struct stat *st, struct tc_result *res);
 
+/* A directory's entries, as the listings read them. */
+struct fs_entry {
+	char			*name;		/* invalid UTF-8 replaced */
+	int			 type;		/* DT_* */
+	int			 has_size;	/* regular files, when asked */
+	unsigned long long	 size;
+};
+
+struct fs_dir {
+	struct tc_path		 path;		/* the caller releases it */
+	struct fs_entry		*v;		/* in readdir order */
+	size_t			 n;
+	int			 complete;	/* not cut at FS_LIST_SCAN_MAX */
+};
+
 /*
- * Opens the directory |user| as list_directory does.  Returns an fd and
- * fills |p| (the caller releases it); or -1 with |res| made a tool error
- * naming |user|.
+ * Reads the entries of directory |user|, those the deny rules refuse left
+ * out unseen, with the sizes of regular files if |sizes|.  Returns 0 with
+ * |out| filled (free with fs_entries_free() and tc_path_release()), or -1
+ * with |res| made a tool error naming |user|.
  */
-int	fs_open_dir(const struct tc_call *call, const char *user,
-	    struct tc_path *p, struct tc_result *res);
+int	fs_read_dir(const struct tc_call *call, const char *user, int sizes,
+	    struct fs_dir *out, struct tc_result *res);
+void	fs_entries_free(struct fs_entry *v, size_t n);
 
 /*
  * Reads whole lines from the start of |fd| into |out| (whose cap is at

@@ -579,25 +579,18 @@ fs_read_multiple_files(const struct tc_call *call, struct tc_result *res)
 
 /* --- list_directory_with_sizes --- */
 
-struct sized {
-	char			*name;
-	int			 type;		/* DT_* */
-	int			 has_size;	/* regular files only */
-	unsigned long long	 size;
-};
-
 static int
 cmp_name(const void *a, const void *b)
 {
-	return strcmp(((const struct sized *)a)->name,
-	    ((const struct sized *)b)->name);
+	return strcmp(((const struct fs_entry *)a)->name,
+	    ((const struct fs_entry *)b)->name);
 }
 
 /* Largest files first; entries without a size after them, by name. */
 static int
 cmp_size(const void *a, const void *b)
 {
-	const struct sized *x = a, *y = b;
+	const struct fs_entry *x = a, *y = b;
 
 	if (x->has_size != y->has_size)
 		return x->has_size ? -1 : 1;
@@ -665,79 +658,24 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 	const char *sort_by = tc_arg_str(call, "sortBy");
 	size_t offset = (size_t)tc_arg_int(call, "offset", 0);
 	size_t limit = (size_t)tc_arg_int(call, "limit", 0);
-	struct tc_where where = { NULL, NULL };
-	const struct tc_deny *rule;
-	struct sized *v = NULL, *nv;
-	size_t n = 0, cap = 0, i, end, nfiles = 0, ndirs = 0, nother = 0;
+	size_t n, i, end, nfiles = 0, ndirs = 0, nother = 0;
 	unsigned long long total_size = 0;
-	const char *why;
-	struct tc_buf name;
-	struct tc_path p;
-	struct dirent *de;
-	struct stat st;
+	struct fs_entry *v;
+	struct fs_dir d;
 	cJSON *o, *arr, *e;
 	char hs[32];
-	DIR *dir;
-	int fd, complete = 1, by_size;
+	int by_size;
 
 	by_size = sort_by != NULL && strcmp(sort_by, "size") == 0;
-	if ((fd = fs_open_dir(call, user, &p, res)) < 0)
+	if (fs_read_dir(call, user, 1, &d, res) != 0)
 		return 0;
-	if (tc_deny_any(call->policy, TC_ACCESS_READ) &&
-	    tc_path_where(call->policy, p.root, fd, &where, &why) != 0) {
-		close(fd);
-		tc_path_release(&p);
-		if (errno == ENOMEM)
-			return tc_result_error(res, "'%s': out of memory",
-			    user);
-		return tc_result_error(res, "'%s': cannot be checked against "
-		    "the deny rules: %s", user, why);
-	}
-	if ((dir = fdopendir(fd)) == NULL) {
-		close(fd);
-		tc_where_release(&where);
-		tc_path_release(&p);
-		return tc_result_error(res, "'%s': %s", user, strerror(errno));
-	}
-	tc_buf_init(&name, 4096);
-	while ((errno = 0, de = readdir(dir)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (where.abs != NULL && tc_path_entry_denied(call->policy,
-		    &where, de->d_name, TC_ACCESS_READ, &rule))
-			continue;
-		if (n == FS_LIST_SCAN_MAX) {
-			complete = 0;
-			break;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 256;
-			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
-				goto nomem;
-			v = nv;
-		}
-		v[n].type = de->d_type;
-		v[n].has_size = 0;
-		v[n].size = 0;
-		if ((de->d_type == DT_REG || de->d_type == DT_UNKNOWN) &&
-		    fstatat(dirfd(dir), de->d_name, &st,
-		    AT_SYMLINK_NOFOLLOW) == 0) {
-			v[n].type = IFTODT(st.st_mode);
-			if (S_ISREG(st.st_mode)) {
-				v[n].has_size = 1;
-				v[n].size = (unsigned long long)st.st_size;
-			}
-		}
-		tc_buf_reset(&name);
-		if (tc_buf_append_utf8(&name, de->d_name,
-		    strlen(de->d_name)) != 0 ||
-		    (v[n].name = strdup(name.data)) == NULL)
-			goto nomem;
-		switch (v[n].type) {
+	v = d.v;
+	n = d.n;
+	for (i = 0; i < n; i++) {
+		switch (v[i].type) {
 		case DT_REG:
 			nfiles++;
-			total_size += v[n].size;
+			total_size += v[i].size;
 			break;
 		case DT_DIR:
 			ndirs++;
@@ -746,12 +684,11 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 			nother++;
 			break;
 		}
-		n++;
 	}
 	if (n > 0)
 		qsort(v, n, sizeof(*v), by_size ? cmp_size : cmp_name);
 	o = tc_result_obj(res);
-	cJSON_AddStringToObject(o, "path", p.display);
+	cJSON_AddStringToObject(o, "path", d.path.display);
 	cJSON_AddStringToObject(o, "sortBy", by_size ? "size" : "name");
 	arr = cJSON_AddArrayToObject(o, "entries");
 	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
@@ -776,7 +713,7 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 	cJSON_AddNumberToObject(o, "directories", (double)ndirs);
 	cJSON_AddNumberToObject(o, "others", (double)nother);
 	cJSON_AddNumberToObject(o, "total_size", (double)total_size);
-	cJSON_AddBoolToObject(o, "truncated", end < n || !complete);
+	cJSON_AddBoolToObject(o, "truncated", end < n || !d.complete);
 	if (end < n)
 		cJSON_AddNumberToObject(o, "next_offset", (double)end);
 	if (n == 0)
@@ -794,20 +731,11 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 		    "list_directory_with_sizes again with offset=%zu and "
 		    "sortBy=%s to continue]\n", offset + 1, end, n, end,
 		    by_size ? "size" : "name");
-	if (!complete)
+	if (!d.complete)
 		tc_result_printf(res, "[the directory has more than %u "
 		    "entries; only the first %u read were sorted and "
 		    "counted]\n", FS_LIST_SCAN_MAX, FS_LIST_SCAN_MAX);
-	goto out;
-nomem:
-	tc_result_error(res, "'%s': too many entries to list", user);
-out:
-	for (i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
-	tc_buf_release(&name);
-	closedir(dir);
-	tc_where_release(&where);
-	tc_path_release(&p);
+	fs_entries_free(d.v, d.n);
+	tc_path_release(&d.path);
 	return 0;
 }

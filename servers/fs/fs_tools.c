@@ -566,16 +566,11 @@ out:
 
 /* --- list_directory --- */
 
-struct entry {
-	char	*name;
-	int	 type;		/* DT_* */
-};
-
 static int
 cmp_entry(const void *a, const void *b)
 {
-	return strcmp(((const struct entry *)a)->name,
-	    ((const struct entry *)b)->name);
+	return strcmp(((const struct fs_entry *)a)->name,
+	    ((const struct fs_entry *)b)->name);
 }
 
 static const char *
@@ -600,58 +595,67 @@ dt_tag(int t)
 	}
 }
 
+void
+fs_entries_free(struct fs_entry *v, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		free(v[i].name);
+	free(v);
+}
+
 /*
- * Lists a directory in name order.  Entries a deny rule refuses for
+ * Reads the entries of directory |user|.  Entries a deny rule refuses for
  * reading are left out before anything else is done with them (not even
- * stat'ed): they are not named, not counted in "total", and take no place
- * in the order that offset and next_offset page through, so the pages of
- * a listing are those of a directory without them.  The scan cap
- * (FS_LIST_SCAN_MAX) counts the entries kept, so that it reveals nothing
- * about the others either.  A directory whose entries are all denied
- * lists as "(no entries)".
+ * stat'ed): they are not named, not counted, and take no place in any
+ * order built on the result, so that it reveals nothing about them.  The
+ * scan cap (FS_LIST_SCAN_MAX) counts the entries kept, for the same
+ * reason.  With |sizes|, regular files are stat'ed (never following a
+ * link: a link's target could be outside the root or denied).
  */
 int
-fs_list_directory(const struct tc_call *call, struct tc_result *res)
+fs_read_dir(const struct tc_call *call, const char *user, int sizes,
+    struct fs_dir *out, struct tc_result *res)
 {
-	const char *user = tc_arg_str(call, "path");
-	size_t offset = (size_t)tc_arg_int(call, "offset", 0);
-	size_t limit = (size_t)tc_arg_int(call, "limit", 0);
 	struct tc_where where = { NULL, NULL };
 	const struct tc_deny *rule;
-	struct entry *v = NULL, *nv;
-	size_t n = 0, cap = 0, i, end;
+	struct fs_entry *v = NULL, *nv, *e;
+	size_t cap = 0;
 	const char *why;
 	struct tc_buf name;
-	struct tc_path p;
 	struct dirent *de;
 	struct stat st;
-	cJSON *o, *arr, *e;
 	DIR *dir;
-	int fd, complete = 1;
+	int fd;
 
-	if ((fd = open_user_path(call, user, O_RDONLY | O_DIRECTORY, &p,
-	    res)) < 0) {
+	memset(out, 0, sizeof(*out));
+	out->complete = 1;
+	if ((fd = open_user_path(call, user, O_RDONLY | O_DIRECTORY,
+	    &out->path, res)) < 0) {
 		if (errno == ENOTDIR)
 			tc_result_error(res, "'%s': not a directory", user);
-		return 0;
+		return -1;
 	}
 	/* Where the directory really is, to name its entries for the deny
 	 * rules. */
 	if (tc_deny_any(call->policy, TC_ACCESS_READ) &&
-	    tc_path_where(call->policy, p.root, fd, &where, &why) != 0) {
+	    tc_path_where(call->policy, out->path.root, fd, &where,
+	    &why) != 0) {
 		close(fd);
-		tc_path_release(&p);
+		tc_path_release(&out->path);
 		if (errno == ENOMEM)
 			return tc_result_error(res, "'%s': out of memory",
-			    user);
+			    user), -1;
 		return tc_result_error(res, "'%s': cannot be checked against "
-		    "the deny rules: %s", user, why);
+		    "the deny rules: %s", user, why), -1;
 	}
 	if ((dir = fdopendir(fd)) == NULL) {
 		close(fd);
 		tc_where_release(&where);
-		tc_path_release(&p);
-		return tc_result_error(res, "'%s': %s", user, strerror(errno));
+		tc_path_release(&out->path);
+		return tc_result_error(res, "'%s': %s", user,
+		    strerror(errno)), -1;
 	}
 	tc_buf_init(&name, 4096);
 	while ((errno = 0, de = readdir(dir)) != NULL) {
@@ -661,43 +665,87 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 		if (where.abs != NULL && tc_path_entry_denied(call->policy,
 		    &where, de->d_name, TC_ACCESS_READ, &rule))
 			continue;
-		if (n == FS_LIST_SCAN_MAX) {
-			complete = 0;
+		if (out->n == FS_LIST_SCAN_MAX) {
+			out->complete = 0;
 			break;
 		}
-		if (n == cap) {
+		if (out->n == cap) {
 			cap = cap ? cap * 2 : 256;
 			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
 				goto nomem;
 			v = nv;
 		}
-		v[n].type = de->d_type;
-		if (de->d_type == DT_UNKNOWN && fstatat(dirfd(dir), de->d_name,
-		    &st, AT_SYMLINK_NOFOLLOW) == 0)
-			v[n].type = IFTODT(st.st_mode);
+		e = &v[out->n];
+		memset(e, 0, sizeof(*e));
+		e->type = de->d_type;
+		if ((de->d_type == DT_UNKNOWN || (sizes &&
+		    de->d_type == DT_REG)) && fstatat(dirfd(dir), de->d_name,
+		    &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			e->type = IFTODT(st.st_mode);
+			if (sizes && S_ISREG(st.st_mode)) {
+				e->has_size = 1;
+				e->size = (unsigned long long)st.st_size;
+			}
+		}
 		tc_buf_reset(&name);
 		if (tc_buf_append_utf8(&name, de->d_name,
 		    strlen(de->d_name)) != 0 ||
-		    (v[n].name = strdup(name.data)) == NULL)
+		    (e->name = strdup(name.data)) == NULL)
 			goto nomem;
-		n++;
+		out->n++;
 	}
+	tc_buf_release(&name);
+	closedir(dir);
+	tc_where_release(&where);
+	out->v = v;
+	return 0;
+nomem:
+	fs_entries_free(v, out->n);
+	out->n = 0;
+	tc_buf_release(&name);
+	closedir(dir);
+	tc_where_release(&where);
+	tc_path_release(&out->path);
+	return tc_result_error(res, "'%s': too many entries to list",
+	    user), -1;
+}
+
+/*
+ * Lists a directory in name order (see fs_read_dir() for what is left
+ * out).  offset and next_offset page through the listing of a directory
+ * without its denied entries; one whose entries are all denied lists as
+ * "(no entries)".
+ */
+int
+fs_list_directory(const struct tc_call *call, struct tc_result *res)
+{
+	const char *user = tc_arg_str(call, "path");
+	size_t offset = (size_t)tc_arg_int(call, "offset", 0);
+	size_t limit = (size_t)tc_arg_int(call, "limit", 0);
+	struct fs_dir d;
+	size_t i, end, n;
+	cJSON *o, *arr, *e;
+
+	if (fs_read_dir(call, user, 0, &d, res) != 0)
+		return 0;
+	n = d.n;
 	/* With nothing kept v is NULL, which qsort() may not be given. */
 	if (n > 0)
-		qsort(v, n, sizeof(*v), cmp_entry);
+		qsort(d.v, n, sizeof(*d.v), cmp_entry);
 	o = tc_result_obj(res);
-	cJSON_AddStringToObject(o, "path", p.display);
+	cJSON_AddStringToObject(o, "path", d.path.display);
 	arr = cJSON_AddArrayToObject(o, "entries");
 	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
 	for (i = offset; i < end; i++) {
 		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", v[i].name);
-		cJSON_AddStringToObject(e, "type", dt_name(v[i].type));
+		cJSON_AddStringToObject(e, "name", d.v[i].name);
+		cJSON_AddStringToObject(e, "type", dt_name(d.v[i].type));
 		cJSON_AddItemToArray(arr, e);
-		tc_result_printf(res, "%s %s\n", dt_tag(v[i].type), v[i].name);
+		tc_result_printf(res, "%s %s\n", dt_tag(d.v[i].type),
+		    d.v[i].name);
 	}
 	cJSON_AddNumberToObject(o, "total", (double)n);
-	cJSON_AddBoolToObject(o, "truncated", end < n || !complete);
+	cJSON_AddBoolToObject(o, "truncated", end < n || !d.complete);
 	if (end < n)
 		cJSON_AddNumberToObject(o, "next_offset", (double)end);
 	if (n == 0)
@@ -706,21 +754,12 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 		tc_result_printf(res, "[entries %zu-%zu of %zu shown; call "
 		    "list_directory again with offset=%zu to continue]\n",
 		    offset + 1, end, n, end);
-	if (!complete)
+	if (!d.complete)
 		tc_result_printf(res, "[the directory has more than %u "
 		    "entries; only the first %u read were sorted]\n",
 		    FS_LIST_SCAN_MAX, FS_LIST_SCAN_MAX);
-	goto out;
-nomem:
-	tc_result_error(res, "'%s': too many entries to list", user);
-out:
-	for (i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
-	tc_buf_release(&name);
-	closedir(dir);
-	tc_where_release(&where);
-	tc_path_release(&p);
+	fs_entries_free(d.v, d.n);
+	tc_path_release(&d.path);
 	return 0;
 }
 
@@ -789,18 +828,6 @@ fs_open_regular(const struct tc_call *call, const char *user,
     struct tc_path *p, struct stat *st, struct tc_result *res)
 {
 	return open_regular(call, user, p, st, res);
-}
-
-int
-fs_open_dir(const struct tc_call *call, const char *user, struct tc_path *p,
-    struct tc_result *res)
-{
-	int fd;
-
-	if ((fd = open_user_path(call, user, O_RDONLY | O_DIRECTORY, p,
-	    res)) < 0 && errno == ENOTDIR)
-		tc_result_error(res, "'%s': not a directory", user);
-	return fd;
 }
 
 int
