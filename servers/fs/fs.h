@@ -16,7 +16,7 @@
 #define FS_BODY_ONCE_BYTES	(1u << 20)	/* larger: in the text only */
 #define FS_RESOURCE_MAX_BYTES	(8u << 20)	/* a file read as a resource */
 
-/* The write tools (fs_write.c). */
+/* The write tools (fs_write.c, fs_edit.c). */
 #define FS_WRITE_MAX_BYTES	(32u << 20)	/* write_file's content */
 #define FS_EDIT_MAX_BYTES	(10u << 20)	/* a file edit_file edits */
 #define FS_DIFF_MAX_BYTES	(1u << 20)	/* of a diff sent back */
@@ -128,7 +128,7 @@ tc_tool_fn	fs_directory_tree;
 tc_tool_fn	fs_search_files;
 tc_tool_fn	fs_search_file_contents;
 
-/* The write tools, in fs_write.c. */
+/* The write tools, in fs_write.c (edit_file in fs_edit.c). */
 tc_tool_fn	fs_write_file;
 tc_tool_fn	fs_edit_file;
 tc_tool_fn	fs_create_directory;

@@ -375,7 +375,7 @@ static const char search_file_contents_out[] =
     "\"long_lines\":{\"type\":\"integer\"}},"
     "\"required\":[\"path\",\"matches\",\"truncated\",\"files_scanned\",\"files_matched\",\"files_skipped\"]}";
 
-/* --- The write tools (fs_write.c): only listed with a writable root. --- */
+/* --- Write tools (fs_write.c, fs_edit.c), only listed with a writable root */
 
 static const char *const write_encodings[] = { "utf8", "base64", NULL };
 
@@ -586,7 +586,7 @@ static const struct tc_tool fs_tools[] = {
 	  "timeBudget ms (default 5000), with offset to continue.",
 	  search_file_contents_args, search_file_contents_out,
 	  fs_search_file_contents, TC_PROFILE_FS_READ, RO },
-	/* The write tools (fs_write.c). */
+	/* The write tools (fs_write.c, fs_edit.c). */
 	{ "write_file", "Write file",
 	  "Create a file, or replace one whole, under a read-write directory. "
 	  "The content is written to a new file beside it and renamed over "
