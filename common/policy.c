@@ -38,6 +38,10 @@ static const struct {
 	{ "**/id_ed25519",	RW },
 	{ "**/.git/hooks",	TC_ACCESS_WRITE },
 	{ "**/.git/config",	TC_ACCESS_WRITE },
+	/* And the rest of a repository's metadata, the ".git" file that
+	 * points elsewhere included: a gitdir written anywhere else with a
+	 * config of its own runs code on the next git command. */
+	{ "**/.git",		TC_ACCESS_WRITE },
 };
 #undef RW
 

@@ -98,6 +98,13 @@ int	fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 void	fs_entries_free(struct fs_entry *v, size_t n);
 
 /*
+ * Returns |name| for a line of text, in |buf| (of |len| bytes) when it has
+ * control characters, which are shown as '?': a file named "x\n[FILE]
+ * .env" must not pose as two entries.  structuredContent keeps the name.
+ */
+const char *fs_line_name(const char *name, char *buf, size_t len);
+
+/*
  * Reads whole lines from the start of |fd| into |out| (whose cap is at
  * least |max_bytes|, which is at least 1), as read_text_file without
  * head, tail, offset or limit.  Returns 0 or a TC_E* code (TC_ESYS with

@@ -663,7 +663,7 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 	struct fs_entry *v;
 	struct fs_dir d;
 	cJSON *o, *arr, *e;
-	char hs[32];
+	char hs[32], line[NAME_MAX * 4 + 1];
 	int by_size;
 
 	by_size = sort_by != NULL && strcmp(sort_by, "size") == 0;
@@ -703,10 +703,11 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 		if (v[i].has_size) {
 			human_size(v[i].size, hs, sizeof(hs));
 			tc_result_printf(res, "%s %-30s %10s\n",
-			    sized_tag(v[i].type), v[i].name, hs);
+			    sized_tag(v[i].type), fs_line_name(v[i].name,
+			    line, sizeof(line)), hs);
 		} else
 			tc_result_printf(res, "%s %s\n", sized_tag(v[i].type),
-			    v[i].name);
+			    fs_line_name(v[i].name, line, sizeof(line)));
 	}
 	cJSON_AddNumberToObject(o, "total", (double)n);
 	cJSON_AddNumberToObject(o, "files", (double)nfiles);

@@ -110,7 +110,7 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 	struct stat st;
 	char *b64;
 	ssize_t n;
-	size_t len;
+	size_t len, want;
 	int fd, is_text;
 	cJSON *o;
 
@@ -160,15 +160,20 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 			    "was opened", user);
 		}
 	}
-	tc_buf_init(&body, FS_RESOURCE_MAX_BYTES);
+	tc_buf_init(&body, FS_RESOURCE_MAX_BYTES + 1);
 	for (;;) {
-		if (tc_buf_reserve(&body, 65536) != 0) {
+		/* One byte more than the cap can hold tells a file that grew
+		 * past it from one that ends at it. */
+		want = FS_RESOURCE_MAX_BYTES + 1 - body.len;
+		if (want > 65536)
+			want = 65536;
+		if (want == 0 || tc_buf_reserve(&body, want) != 0) {
 			close(fd);
 			tc_buf_release(&body);
 			return tc_result_error(res, "'%s': grew past %u bytes "
 			    "while it was read", user, FS_RESOURCE_MAX_BYTES);
 		}
-		n = read(fd, body.data + body.len, 65536);
+		n = read(fd, body.data + body.len, want);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)
@@ -179,6 +184,11 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 	if (n < 0) {
 		tc_buf_release(&body);
 		return tc_result_error(res, "'%s': %s", user, strerror(errno));
+	}
+	if (body.len > FS_RESOURCE_MAX_BYTES) {
+		tc_buf_release(&body);
+		return tc_result_error(res, "'%s': grew past %u bytes while it "
+		    "was read", user, FS_RESOURCE_MAX_BYTES);
 	}
 	len = body.len;
 	mime = mime_of(user);

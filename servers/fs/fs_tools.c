@@ -595,6 +595,24 @@ dt_tag(int t)
 	}
 }
 
+const char *
+fs_line_name(const char *name, char *buf, size_t len)
+{
+	const unsigned char *p;
+	size_t i;
+
+	for (p = (const unsigned char *)name; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			break;
+	if (*p == '\0' || len == 0)
+		return name;
+	for (i = 0; name[i] != '\0' && i + 1 < len; i++)
+		buf[i] = ((unsigned char)name[i] < 0x20 ||
+		    (unsigned char)name[i] == 0x7f) ? '?' : name[i];
+	buf[i] = '\0';
+	return buf;
+}
+
 void
 fs_entries_free(struct fs_entry *v, size_t n)
 {
@@ -725,6 +743,7 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	struct fs_dir d;
 	size_t i, end, n;
 	cJSON *o, *arr, *e;
+	char line[NAME_MAX * 4 + 1];
 
 	if (fs_read_dir(call, user, 0, &d, res) != 0)
 		return 0;
@@ -742,7 +761,7 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 		cJSON_AddStringToObject(e, "type", dt_name(d.v[i].type));
 		cJSON_AddItemToArray(arr, e);
 		tc_result_printf(res, "%s %s\n", dt_tag(d.v[i].type),
-		    d.v[i].name);
+		    fs_line_name(d.v[i].name, line, sizeof(line)));
 	}
 	cJSON_AddNumberToObject(o, "total", (double)n);
 	cJSON_AddBoolToObject(o, "truncated", end < n || !d.complete);

@@ -63,47 +63,88 @@ rename2(int ofd, const char *oname, int nfd, const char *nname,
 	return (int)syscall(SYS_renameat2, ofd, oname, nfd, nname, flags);
 }
 
-/* Reads where root |i|'s fd is now into |buf|. */
-static int
-root_now(const struct tc_policy *pol, size_t i, char *buf, size_t size)
+/*
+ * Returns the innermost root holding directory |dfd|: the first allowed
+ * directory met going up through ".." from it, compared by device and
+ * inode; or -1 if there is none (it was moved out of every root).  It is
+ * decided on the directory itself, not on paths read from /proc at
+ * different moments, so that moving directories about while a call runs
+ * cannot make a read-only directory nested in a writable one look like a
+ * part of the writable one.
+ */
+static long
+innermost_root(const struct tc_policy *pol, int dfd)
 {
-	char link[32];
-	ssize_t n;
+	struct stat st, up, rs;
+	long found = -1;
+	int cur, next, depth;
+	size_t i;
 
-	snprintf(link, sizeof(link), "/proc/self/fd/%d", pol->roots[i].fd);
-	if ((n = readlinkat(AT_FDCWD, link, buf, size)) < 0 ||
-	    (size_t)n >= size)
+	if ((cur = openat(dfd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return -1;
-	buf[n] = '\0';
-	return 0;
+	for (depth = 0; depth < PATH_MAX / 2 && found < 0; depth++) {
+		if (fstat(cur, &st) != 0)
+			break;
+		for (i = 0; i < pol->nroots && found < 0; i++)
+			if (fstat(pol->roots[i].fd, &rs) == 0 &&
+			    rs.st_dev == st.st_dev && rs.st_ino == st.st_ino)
+				found = (long)i;
+		if (found >= 0)
+			break;
+		next = openat(cur, "..", O_PATH | O_DIRECTORY | O_CLOEXEC);
+		if (next < 0)
+			break;
+		if (fstat(next, &up) != 0 || (up.st_dev == st.st_dev &&
+		    up.st_ino == st.st_ino)) {
+			close(next);	/* "/": nowhere further up */
+			break;
+		}
+		close(cur);
+		cur = next;
+	}
+	close(cur);
+	return found;
 }
 
 /*
- * Returns the innermost root that holds the absolute path |abs| (its
- * current path an ancestor of |abs| or |abs| itself), or -1.
+ * Returns the first root that lies beneath the directory |dir| (found by
+ * going up through ".." from each root), or -1.  Moving such a directory
+ * would move a root, and with it what is read-only inside a writable one.
  */
 static long
-innermost_root(const struct tc_policy *pol, const char *abs)
+root_beneath(const struct tc_policy *pol, const struct stat *dir)
 {
-	char rp[PATH_MAX];
-	size_t i, n, best = 0;
-	long found = -1;
+	struct stat st, up;
+	int cur, next, depth;
+	size_t i;
 
 	for (i = 0; i < pol->nroots; i++) {
-		if (root_now(pol, i, rp, sizeof(rp)) != 0)
-			continue;
-		n = strlen(rp);
-		if (n == 1)
-			n = 0;
-		if (strncmp(abs, rp, n) != 0 ||
-		    (abs[n] != '/' && abs[n] != '\0'))
-			continue;
-		if (found < 0 || n >= best) {
-			best = n;
-			found = (long)i;
+		if ((cur = openat(pol->roots[i].fd, "..", O_PATH |
+		    O_DIRECTORY | O_CLOEXEC)) < 0)
+			return (long)i;		/* cannot tell: refuse */
+		for (depth = 0; depth < PATH_MAX / 2; depth++) {
+			if (fstat(cur, &st) != 0)
+				break;
+			if (st.st_dev == dir->st_dev &&
+			    st.st_ino == dir->st_ino) {
+				close(cur);
+				return (long)i;
+			}
+			next = openat(cur, "..", O_PATH | O_DIRECTORY |
+			    O_CLOEXEC);
+			if (next < 0 || fstat(next, &up) != 0 ||
+			    (up.st_dev == st.st_dev &&
+			    up.st_ino == st.st_ino)) {
+				if (next >= 0)
+					close(next);
+				break;
+			}
+			close(cur);
+			cur = next;
 		}
+		close(cur);
 	}
-	return found;
+	return -1;
 }
 
 /* Returns 1 if |st| is one of the allowed directories themselves. */
@@ -259,7 +300,7 @@ fs_target_open(const struct tc_call *call, const char *user, unsigned access,
 	/* Read-write or not is the innermost root's say, where the parent
 	 * really is: "scratch/x" relative to a read-only project may lie in
 	 * a writable scratch root nested in it, and the other way round. */
-	if (rule == NULL && ((r = innermost_root(pol, w.abs)) < 0 ||
+	if (rule == NULL && ((r = innermost_root(pol, t->dfd)) < 0 ||
 	    !(pol->roots[r].flags & TC_ROOT_WRITE))) {
 		rootp = r < 0 ? NULL : pol->roots[r].path;
 		tc_where_release(&w);
@@ -695,7 +736,7 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 			    "the policy: %s", user, why);
 			goto out;
 		}
-		if ((r = innermost_root(pol, w.abs)) < 0) {
+		if ((r = innermost_root(pol, fd)) < 0) {
 			tc_result_error(res, "'%s': cannot be checked against "
 			    "the policy: it is no longer beneath an allowed "
 			    "directory", user);
@@ -913,6 +954,7 @@ fs_move_file(const struct tc_call *call, struct tc_result *res)
 	int overwrite = tc_arg_bool(call, "overwrite", 0), err, existed;
 	struct target s, t;
 	struct stat st, dt;
+	long r;
 	cJSON *o;
 
 	memset(&t, 0, sizeof(t));
@@ -929,6 +971,11 @@ fs_move_file(const struct tc_call *call, struct tc_result *res)
 	if (is_root(pol, &st)) {
 		tc_result_error(res, "'%s': is an allowed directory itself, "
 		    "which is never moved", suser);
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode) && (r = root_beneath(pol, &st)) >= 0) {
+		tc_result_error(res, "'%s': holds the allowed directory %s, "
+		    "which is never moved", suser, pol->roots[r].path);
 		goto out;
 	}
 	if (fs_target_open(call, duser, TC_ACCESS_WRITE, &t, res) != 0)

@@ -470,7 +470,8 @@ test_bounds(void)
 	"  read-write  **/id_ecdsa  (built in)\n"			\
 	"  read-write  **/id_ed25519  (built in)\n"			\
 	"  write       **/.git/hooks  (built in)\n"			\
-	"  write       **/.git/config  (built in)\n"
+	"  write       **/.git/config  (built in)\n"			\
+	"  write       **/.git  (built in)\n"
 
 static void
 test_print(void)
@@ -1030,8 +1031,8 @@ test_deny(void)
 
 	/* tc_policy_finish() puts the built-in rules first, once. */
 	finish(&r);
-	is_int(r.p.ndeny, 19, "finished: 14 built-in rules, then the file's");
-	if (r.p.ndeny == 19) {
+	is_int(r.p.ndeny, 20, "finished: 15 built-in rules, then the file's");
+	if (r.p.ndeny == 20) {
 		is_str(r.p.deny[0].pattern, "**/.env", "built in: first");
 		is_int(r.p.deny[0].line, 0, "built in: line 0");
 		is_int(r.p.deny[0].access, TC_ACCESS_READ | TC_ACCESS_WRITE,
@@ -1041,20 +1042,24 @@ test_deny(void)
 		is_int(r.p.deny[12].access, TC_ACCESS_WRITE,
 		    "built in: git hooks for writing only");
 		is_str(r.p.deny[13].pattern, "**/.git/config",
-		    "built in: git config, last");
+		    "built in: git config");
 		is_int(r.p.deny[13].access, TC_ACCESS_WRITE,
 		    "built in: git config for writing only");
-		is_str(r.p.deny[14].pattern, "**/.env.local",
+		is_str(r.p.deny[14].pattern, "**/.git",
+		    "built in: the rest of .git, last");
+		is_int(r.p.deny[14].access, TC_ACCESS_WRITE,
+		    "built in: .git for writing only");
+		is_str(r.p.deny[15].pattern, "**/.env.local",
 		    "the file's rules follow, in order");
-		is_int(r.p.deny[14].line, 2, "with their lines");
-		is_str(r.p.deny[18].pattern, "a..b/..c/d..", "the last one");
+		is_int(r.p.deny[15].line, 2, "with their lines");
+		is_str(r.p.deny[19].pattern, "a..b/..c/d..", "the last one");
 		for (i = 0; i < 14 && r.p.deny[i].line == 0; i++)
 			;
 		is_int(i, 14, "every built-in rule has line 0");
 	}
 	is_int(r.p.default_added, 1, "default_added");
 	finish(&r);
-	is_int(r.p.ndeny, 19, "finishing again adds nothing");
+	is_int(r.p.ndeny, 20, "finishing again adds nothing");
 	release(&r);
 
 	valid(&r, "allow read @D@/proj\ndefault-deny off\ndeny **/x\n",
@@ -1069,7 +1074,7 @@ test_deny(void)
 	valid(&r, "allow read @D@/proj\ndefault-deny on\n", "default-deny on");
 	is_int(r.p.set_at[TC_SET_DEFAULT_DENY], 2, "default-deny on: line 2");
 	finish(&r);
-	is_int(r.p.ndeny, 14, "default-deny on: the built-in rules");
+	is_int(r.p.ndeny, 15, "default-deny on: the built-in rules");
 	release(&r);
 
 	bad_line("deny", "deny: missing the pattern (like **/.env)");

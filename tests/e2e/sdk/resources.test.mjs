@@ -52,6 +52,8 @@ before(async () => {
 		'proj/latin1.txt': Buffer.from([0x63, 0x61, 0x66, 0xe9, 0x0a]),
 		'proj/.env': 'SECRET=1\n',
 		'proj/sub/b.txt': 'bravo\n',
+		'proj/odd/x\n[FILE] .env': 'odd\n',
+		'proj/almost.txt': 'a'.repeat(8 * 2 ** 20 - 100),
 		'proj/out': symlink('../other/o.txt'),
 		'proj/pipe': fifo(),
 		'other/o.txt': 'outside\n',
@@ -128,10 +130,28 @@ describe('resources of toolcell-fs', () => {
 		const uri = `${fileUri(tree.p('proj'))}/`;
 		const r = await read(srv, uri);
 		assert.equal(r.contents[0].mimeType, 'inode/directory');
-		assert.equal(r.contents[0].text, '[FILE] a.txt\n[FILE] big.txt\n[FILE] img.png\n'
-		    + '[FILE] latin1.txt\n[FILE] notes.md\n[LINK] out\n[OTHER] pipe\n[DIR] sub\n');
+		assert.equal(r.contents[0].text, '[FILE] a.txt\n[FILE] almost.txt\n[FILE] big.txt\n'
+		    + '[FILE] img.png\n[FILE] latin1.txt\n[FILE] notes.md\n[DIR] odd\n[LINK] out\n'
+		    + '[OTHER] pipe\n[DIR] sub\n');
 		const sub = fileUri(tree.p('proj/sub'));
 		assert.equal((await read(srv, sub)).contents[0].text, '[FILE] b.txt\n');
+	});
+
+	test('a file just under the cap is read whole', async () => {
+		const uri = fileUri(tree.p('proj/almost.txt'));
+		const r = await read(srv, uri);
+		assert.equal(r.contents[0].text.length, 8 * 2 ** 20 - 100);
+	});
+
+	test('a name with a new line cannot pose as another entry in a listing', async () => {
+		const uri = fileUri(tree.p('proj/odd'));
+		assert.equal((await read(srv, uri)).contents[0].text, '[FILE] x?[FILE] .env\n');
+		const l = await srv.client.callTool({ name: 'list_directory', arguments: { path: 'odd' } });
+		assert.equal(l.content[0].text, '[FILE] x?[FILE] .env\n');
+		assert.equal(l.structuredContent.entries[0].name, 'x\n[FILE] .env');
+		const w = await srv.client.callTool({ name: 'list_directory_with_sizes', arguments: { path: 'odd' } });
+		assert.ok(w.content[0].text.startsWith('[FILE] x?[FILE] .env'), w.content[0].text);
+		assert.equal(w.structuredContent.entries[0].name, 'x\n[FILE] .env');
 	});
 
 	test('a path with a blank, percent-encoded, under a second directory', async () => {
