@@ -72,6 +72,14 @@ struct fs_lines {
 int	fs_open_regular(const struct tc_call *call, const char *user,
 	    struct tc_path *p, struct stat *st, struct tc_result *res);
 
+/*
+ * Reads all of |fd| (|size| bytes by fstat) into a new NUL-terminated
+ * buffer in *|out|, at most |cap| bytes.  Returns 0, TC_ETOOBIG if there
+ * were more (the file grew), TC_ENOMEM, or TC_ESYS with errno set.
+ */
+int	fs_read_all(int fd, size_t size, size_t cap, char **out,
+	    size_t *len);
+
 /* A directory's entries, as the listings read them. */
 struct fs_entry {
 	char			*name;		/* invalid UTF-8 replaced */

@@ -639,34 +639,6 @@ cut_utf8(const char *s, size_t n, size_t max)
 	return ((unsigned char)s[k] & 0xc0) == 0x80 ? max : k;
 }
 
-/* Reads the whole of |fd| (|size| bytes by fstat) into a new buffer. */
-static int
-read_whole(int fd, size_t size, char **out, size_t *outlen)
-{
-	char *buf;
-	size_t got = 0;
-	ssize_t k;
-
-	if ((buf = malloc(size + 1)) == NULL)
-		return -1;
-	while (got < size) {
-		k = read(fd, buf + got, size - got);
-		if (k < 0 && errno == EINTR)
-			continue;
-		if (k < 0) {
-			free(buf);
-			return -1;
-		}
-		if (k == 0)
-			break;
-		got += (size_t)k;
-	}
-	buf[got] = '\0';
-	*out = buf;
-	*outlen = got;
-	return 0;
-}
-
 int
 fs_edit_file(const struct tc_call *call, struct tc_result *res)
 {
@@ -743,11 +715,13 @@ fs_edit_file(const struct tc_call *call, struct tc_result *res)
 		    "again", user);
 		goto done;
 	}
-	rc = read_whole(fd, (size_t)st2.st_size, &orig, &origlen);
+	rc = fs_read_all(fd, (size_t)st2.st_size, FS_EDIT_MAX_BYTES, &orig,
+	    &origlen);
 	close(fd);
 	if (rc != 0) {
 		tc_result_error(res, "'%s': cannot read: %s", user,
-		    strerror(errno));
+		    rc == TC_ETOOBIG ? "it grew past the size edit_file takes" :
+		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
 		goto done;
 	}
 	st = st2;

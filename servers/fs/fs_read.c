@@ -240,61 +240,6 @@ media_type(const char *user, const unsigned char *b, size_t n,
 	return OCTET_STREAM;
 }
 
-/*
- * Reads all of |fd| (|size| bytes by fstat) into a new buffer, at most
- * |cap| bytes.  Returns 0, TC_ETOOBIG if there were more (the file grew),
- * TC_ENOMEM, or TC_ESYS with errno set.
- */
-static int
-read_all(int fd, size_t size, size_t cap, unsigned char **out, size_t *len)
-{
-	unsigned char *b, *nb;
-	size_t alloc, n = 0;
-	ssize_t r;
-
-	*out = NULL;
-	*len = 0;
-	alloc = (size < cap ? size : cap) + 1;
-	if ((b = malloc(alloc)) == NULL)
-		return TC_ENOMEM;
-	for (;;) {
-		if (n == alloc) {
-			/* Larger than fstat said: room up to one past the
-			 * cap, to tell a file that grew past it. */
-			if (alloc > cap) {
-				free(b);
-				return TC_ETOOBIG;
-			}
-			alloc = cap + 1;
-			if ((nb = realloc(b, alloc)) == NULL) {
-				free(b);
-				return TC_ENOMEM;
-			}
-			b = nb;
-		}
-		r = read(fd, b + n, alloc - n);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r < 0) {
-			int saved = errno;
-
-			free(b);
-			errno = saved;
-			return TC_ESYS;
-		}
-		if (r == 0)
-			break;
-		n += (size_t)r;
-	}
-	if (n > cap) {
-		free(b);
-		return TC_ETOOBIG;
-	}
-	*out = b;
-	*len = n;
-	return 0;
-}
-
 /* Returns a new file: URI for the absolute path |abs|. */
 static char *
 file_uri(const char *abs)
@@ -351,7 +296,7 @@ fs_read_media_file(const struct tc_call *call, struct tc_result *res)
 		    "; read_media_file reads at most 33554432 bytes");
 		goto out;
 	}
-	rc = read_all(fd, (size_t)st.st_size, cap, &data, &len);
+	rc = fs_read_all(fd, (size_t)st.st_size, cap, (char **)&data, &len);
 	close(fd);
 	if (rc == TC_ETOOBIG) {
 		tc_result_error(res, "'%s': too large: it grew past the cap "

@@ -105,13 +105,12 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 	const char *user = tc_arg_str(call, "path");
 	const char *mime;
 	struct tc_diag d = { "", 0 };
-	struct tc_buf body;
 	struct tc_path p;
 	struct stat st;
 	char *b64;
-	ssize_t n;
-	size_t len, want;
-	int fd, is_text;
+	char *data = NULL;
+	size_t len;
+	int fd, rc, is_text;
 	cJSON *o;
 
 	if (tc_path_map(call->policy, user, &p, &d) != 0)
@@ -160,59 +159,37 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 			    "was opened", user);
 		}
 	}
-	tc_buf_init(&body, FS_RESOURCE_MAX_BYTES + 1);
-	for (;;) {
-		/* One byte more than the cap can hold tells a file that grew
-		 * past it from one that ends at it. */
-		want = FS_RESOURCE_MAX_BYTES + 1 - body.len;
-		if (want > 65536)
-			want = 65536;
-		if (want == 0 || tc_buf_reserve(&body, want) != 0) {
-			close(fd);
-			tc_buf_release(&body);
-			return tc_result_error(res, "'%s': grew past %u bytes "
-			    "while it was read", user, FS_RESOURCE_MAX_BYTES);
-		}
-		n = read(fd, body.data + body.len, want);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			break;
-		body.len += (size_t)n;
-	}
+	rc = fs_read_all(fd, (size_t)st.st_size, FS_RESOURCE_MAX_BYTES, &data,
+	    &len);
 	close(fd);
-	if (n < 0) {
-		tc_buf_release(&body);
-		return tc_result_error(res, "'%s': %s", user, strerror(errno));
-	}
-	if (body.len > FS_RESOURCE_MAX_BYTES) {
-		tc_buf_release(&body);
+	if (rc == TC_ETOOBIG)
 		return tc_result_error(res, "'%s': grew past %u bytes while it "
 		    "was read", user, FS_RESOURCE_MAX_BYTES);
-	}
-	len = body.len;
+	if (rc != 0)
+		return tc_result_error(res, "'%s': %s", user, rc == TC_ESYS ?
+		    strerror(errno) : tc_strerror(rc));
 	mime = mime_of(user);
 	is_text = (mime == NULL || strncmp(mime, "text/", 5) == 0 ||
 	    strstr(mime, "json") != NULL || strstr(mime, "xml") != NULL ||
 	    strstr(mime, "yaml") != NULL || strstr(mime, "toml") != NULL) &&
-	    memchr(body.data != NULL ? body.data : "", '\0', len) == NULL &&
-	    tc_utf8_valid(body.data != NULL ? body.data : "", len);
+	    memchr(data, '\0', len) == NULL &&
+	    tc_utf8_valid(data, len);
 	if ((o = tc_result_obj(res)) == NULL) {
-		tc_buf_release(&body);
+		free(data);
 		return tc_result_error(res, "out of memory");
 	}
 	if (is_text) {
-		tc_result_text(res, body.data != NULL ? body.data : "", len);
+		tc_result_text(res, data, len);
 		cJSON_AddStringToObject(o, "mimeType", mime != NULL ? mime :
 		    "text/plain");
 		cJSON_AddStringToObject(o, "encoding", "text");
 	} else {
 		if ((b64 = malloc(BASE64_ENCODE_RAW_LENGTH(len) + 1)) ==
 		    NULL) {
-			tc_buf_release(&body);
+			free(data);
 			return tc_result_error(res, "out of memory");
 		}
-		base64_encode_raw(b64, len, (const uint8_t *)body.data);
+		base64_encode_raw(b64, len, (const uint8_t *)data);
 		b64[BASE64_ENCODE_RAW_LENGTH(len)] = '\0';
 		tc_result_text(res, b64, BASE64_ENCODE_RAW_LENGTH(len));
 		free(b64);
@@ -221,6 +198,6 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 		cJSON_AddStringToObject(o, "encoding", "base64");
 	}
 	cJSON_AddNumberToObject(o, "size", (double)len);
-	tc_buf_release(&body);
+	free(data);
 	return 0;
 }

@@ -850,6 +850,57 @@ fs_open_regular(const struct tc_call *call, const char *user,
 }
 
 int
+fs_read_all(int fd, size_t size, size_t cap, char **out, size_t *len)
+{
+	char *b, *nb;
+	size_t alloc, n = 0;
+	ssize_t r;
+
+	*out = NULL;
+	*len = 0;
+	alloc = (size < cap ? size : cap) + 1;
+	if ((b = malloc(alloc)) == NULL)
+		return TC_ENOMEM;
+	for (;;) {
+		if (n == alloc) {
+			/* Larger than fstat said: room up to one past the
+			 * cap, to tell a file that grew past it. */
+			if (alloc > cap) {
+				free(b);
+				return TC_ETOOBIG;
+			}
+			alloc = cap + 1;
+			if ((nb = realloc(b, alloc)) == NULL) {
+				free(b);
+				return TC_ENOMEM;
+			}
+			b = nb;
+		}
+		r = read(fd, b + n, alloc - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0) {
+			int saved = errno;
+
+			free(b);
+			errno = saved;
+			return TC_ESYS;
+		}
+		if (r == 0)
+			break;
+		n += (size_t)r;
+	}
+	if (n > cap) {
+		free(b);
+		return TC_ETOOBIG;
+	}
+	b[n] = '\0';		/* fits: n <= cap < alloc */
+	*out = b;
+	*len = n;
+	return 0;
+}
+
+int
 fs_read_lines(int fd, size_t max_bytes, struct tc_buf *out,
     struct fs_lines *g)
 {
