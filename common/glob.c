@@ -15,6 +15,7 @@
  */
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "glob.h"
@@ -392,6 +393,32 @@ match_any_root(const struct tc_policy *p, const char *pattern,
 	return 0;
 }
 
+/* Returns 1 if rule |r| matches the path (|abs|, |rel|), roots or not. */
+static int
+rule_match(const struct tc_policy *p, const struct tc_deny *r,
+    const char *abs, const char *rel)
+{
+	if (r->pattern[0] == '/')
+		return abs != NULL && tc_glob_match(r->pattern, abs);
+	return (rel != NULL && tc_glob_match(r->pattern, rel)) ||
+	    (abs != NULL && match_any_root(p, r->pattern, abs));
+}
+
+/* Returns 1 if (|abs|, |rel|) names a root, which no rule refuses. */
+static int
+is_root(const struct tc_policy *p, const char *abs, const char *rel)
+{
+	size_t i;
+
+	if (rel != NULL && is_root_rel(rel))
+		return 1;
+	if (abs != NULL)
+		for (i = 0; i < p->nroots; i++)
+			if (strcmp(abs, p->roots[i].path) == 0)
+				return 1;
+	return 0;
+}
+
 const struct tc_deny *
 tc_deny_match(const struct tc_policy *p, const char *abs, const char *rel,
     unsigned access)
@@ -399,25 +426,94 @@ tc_deny_match(const struct tc_policy *p, const char *abs, const char *rel,
 	const struct tc_deny *r;
 	size_t i;
 
-	if (rel != NULL && is_root_rel(rel))
+	if (is_root(p, abs, rel))
 		return NULL;
-	if (abs != NULL)
-		for (i = 0; i < p->nroots; i++)
-			if (strcmp(abs, p->roots[i].path) == 0)
-				return NULL;
 	for (i = 0; i < p->ndeny; i++) {
 		r = &p->deny[i];
-		if ((r->access & access) == 0 || r->pattern == NULL)
-			continue;
-		if (r->pattern[0] == '/') {
-			if (abs != NULL && tc_glob_match(r->pattern, abs))
-				return r;
-			continue;
-		}
-		if (rel != NULL && tc_glob_match(r->pattern, rel))
-			return r;
-		if (abs != NULL && match_any_root(p, r->pattern, abs))
+		if ((r->access & access) != 0 && r->pattern != NULL &&
+		    rule_match(p, r, abs, rel))
 			return r;
 	}
 	return NULL;
+}
+
+/*
+ * The rules for the entries of one directory D.  A pattern whose last
+ * component L is not "**" matches D/name in one of two ways only: L
+ * matches name (the pattern ends with the path), or the pattern matches
+ * D or above it (everything beneath a match is matched).  The second is
+ * the same for every entry, so it is decided once; then an entry whose
+ * name L does not match is passed over without matching the whole path,
+ * which in a large directory is nearly all of them.
+ */
+enum { DD_SKIP, DD_ALL, DD_NAME, DD_FULL };
+
+int
+tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,
+    const char *abs, const char *rel, unsigned access)
+{
+	const struct tc_deny *r;
+	const char *last;
+	size_t i;
+
+	dd->pol = p;
+	dd->access = access;
+	if ((dd->mode = calloc(p->ndeny + 1, 1)) == NULL)
+		return -1;
+	for (i = 0; i < p->ndeny; i++) {
+		r = &p->deny[i];
+		if ((r->access & access) == 0 || r->pattern == NULL) {
+			dd->mode[i] = DD_SKIP;
+			continue;
+		}
+		last = strrchr(r->pattern, '/');
+		last = last != NULL ? last + 1 : r->pattern;
+		if (rule_match(p, r, abs, rel))
+			dd->mode[i] = DD_ALL;
+		else if (strcmp(last, "**") == 0)
+			dd->mode[i] = DD_FULL;
+		else
+			dd->mode[i] = DD_NAME;
+	}
+	return 0;
+}
+
+const struct tc_deny *
+tc_deny_dir_match(const struct tc_deny_dir *dd, const char *name,
+    const char *abs, const char *rel)
+{
+	const struct tc_policy *p = dd->pol;
+	const struct tc_deny *r;
+	const char *last;
+	size_t i;
+
+	if (is_root(p, abs, rel))
+		return NULL;
+	for (i = 0; i < p->ndeny; i++) {
+		r = &p->deny[i];
+		switch (dd->mode[i]) {
+		case DD_SKIP:
+			continue;
+		case DD_ALL:
+			return r;
+		case DD_NAME:
+			last = strrchr(r->pattern, '/');
+			last = last != NULL ? last + 1 : r->pattern;
+			if (!match_component(last, last + strlen(last), name,
+			    name + strlen(name)))
+				continue;
+			/* FALLTHROUGH */
+		default:
+			if (rule_match(p, r, abs, rel))
+				return r;
+		}
+	}
+	return NULL;
+}
+
+void
+tc_deny_dir_release(struct tc_deny_dir *dd)
+{
+	free(dd->mode);
+	dd->mode = NULL;
 }

@@ -88,4 +88,25 @@ int	tc_deny_any(const struct tc_policy *p, unsigned access);
 const struct tc_deny *tc_deny_match(const struct tc_policy *p,
 	    const char *abs, const char *rel, unsigned access);
 
+/*
+ * The deny rules for |access| as they apply to the entries of one
+ * directory, whose own path is (|abs|, |rel|): what the directory's path
+ * decides is worked out once, so that checking each entry costs little
+ * more than matching its name against the rules' last components.
+ * tc_deny_dir_match() answers as tc_deny_match() would for the entry
+ * |name| whose full path is (|abs|, |rel|).  Init returns 0, or -1 when
+ * out of memory.
+ */
+struct tc_deny_dir {
+	const struct tc_policy	*pol;
+	unsigned		 access;
+	unsigned char		*mode;		/* per rule */
+};
+
+int	tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,
+	    const char *abs, const char *rel, unsigned access);
+const struct tc_deny *tc_deny_dir_match(const struct tc_deny_dir *dd,
+	    const char *name, const char *abs, const char *rel);
+void	tc_deny_dir_release(struct tc_deny_dir *dd);
+
 #endif /* TC_GLOB_H */

@@ -364,23 +364,51 @@ check_fd(const struct tc_policy *pol, struct tc_path *p, int fd,
 	return 0;
 }
 
-int
-tc_path_entry_denied(const struct tc_policy *pol, const struct tc_where *dir,
-    const char *name, unsigned access, const struct tc_deny **rule)
+/*
+ * Writes the path of entry |name| of |dir| into |buf|; returns the offset
+ * of its rel there, or -1 if it is too long.
+ */
+static ssize_t
+entry_path(const struct tc_where *dir, const char *name, char *buf,
+    size_t len)
 {
-	char buf[PATH_MAX + NAME_MAX + 2];
 	size_t dlen = strlen(dir->abs), reloff;
 	int n;
 
-	*rule = NULL;
 	/* The entry's rel is a suffix of its abs, as the directory's is. */
 	if (strcmp(dir->rel, ".") == 0)
 		reloff = dlen + (dlen > 1);
 	else
 		reloff = (size_t)(dir->rel - dir->abs);
-	n = snprintf(buf, sizeof(buf), "%s%s%s", dir->abs, dlen > 1 ? "/" :
-	    "", name);
-	if (n < 0 || (size_t)n >= sizeof(buf))
+	n = snprintf(buf, len, "%s%s%s", dir->abs, dlen > 1 ? "/" : "", name);
+	if (n < 0 || (size_t)n >= len)
+		return -1;
+	return (ssize_t)reloff;
+}
+
+int
+tc_path_dir_entry_denied(const struct tc_deny_dir *dd,
+    const struct tc_where *dir, const char *name, const struct tc_deny **rule)
+{
+	char buf[PATH_MAX + NAME_MAX + 2];
+	ssize_t reloff;
+
+	*rule = NULL;
+	if ((reloff = entry_path(dir, name, buf, sizeof(buf))) < 0)
+		return 1;
+	*rule = tc_deny_dir_match(dd, name, buf, buf + reloff);
+	return *rule != NULL;
+}
+
+int
+tc_path_entry_denied(const struct tc_policy *pol, const struct tc_where *dir,
+    const char *name, unsigned access, const struct tc_deny **rule)
+{
+	char buf[PATH_MAX + NAME_MAX + 2];
+	ssize_t reloff;
+
+	*rule = NULL;
+	if ((reloff = entry_path(dir, name, buf, sizeof(buf))) < 0)
 		return 1;
 	*rule = tc_deny_match(pol, buf, buf + reloff, access);
 	return *rule != NULL;

@@ -24,6 +24,7 @@
 #include <stddef.h>
 
 #include "err.h"
+#include "glob.h"
 
 struct tc_policy;
 struct tc_deny;
@@ -120,6 +121,15 @@ void	tc_where_release(struct tc_where *w);
  */
 int	tc_path_entry_denied(const struct tc_policy *pol,
 	    const struct tc_where *dir, const char *name, unsigned access,
+	    const struct tc_deny **rule);
+
+/*
+ * The same for many entries of one directory: |dd| holds the rules as
+ * they apply there (tc_deny_dir_init() on the directory's own path), so
+ * that an entry costs little more than matching its name.
+ */
+int	tc_path_dir_entry_denied(const struct tc_deny_dir *dd,
+	    const struct tc_where *dir, const char *name,
 	    const struct tc_deny **rule);
 
 /*

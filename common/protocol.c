@@ -202,13 +202,41 @@ json_strict(const char *s, size_t n, int *has_nul)
 
 /* --- Output --- */
 
+/*
+ * Writes the |n| pieces of one message.  The message goes out whole: a
+ * short write continues where it stopped, so lines never interleave.
+ */
+static void
+send_iov(struct tc_proto *p, struct iovec *iov, int n)
+{
+	ssize_t w;
+
+	while (n > 0 && !p->dead) {
+		if ((w = writev(p->cfg.out_fd, iov, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			tc_log(TC_LOG_ERROR, "cannot write to stdout: %s",
+			    strerror(errno));
+			p->dead = 1;
+			break;
+		}
+		while (n > 0 && (size_t)w >= iov->iov_len) {
+			w -= (ssize_t)iov->iov_len;
+			iov++;
+			n--;
+		}
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+}
+
 static void
 send_json(struct tc_proto *p, cJSON *msg)
 {
 	struct iovec iov[2];
 	char *s;
-	size_t off = 0, total;
-	ssize_t w;
 
 	if (p->dead)
 		return;
@@ -220,31 +248,7 @@ send_json(struct tc_proto *p, cJSON *msg)
 	iov[0].iov_len = strlen(s);
 	iov[1].iov_base = (void *)(uintptr_t)"\n";
 	iov[1].iov_len = 1;
-	total = iov[0].iov_len + 1;
-	/* The message goes out whole: a short write continues where it
-	 * stopped, so lines never interleave. */
-	while (off < total) {
-		struct iovec v[2];
-		int nv = 0;
-
-		if (off < iov[0].iov_len) {
-			v[nv].iov_base = s + off;
-			v[nv++].iov_len = iov[0].iov_len - off;
-			v[nv++] = iov[1];
-		} else {
-			v[nv++] = iov[1];
-		}
-		w = writev(p->cfg.out_fd, v, nv);
-		if (w < 0) {
-			if (errno == EINTR)
-				continue;
-			tc_log(TC_LOG_ERROR, "cannot write to stdout: %s",
-			    strerror(errno));
-			p->dead = 1;
-			break;
-		}
-		off += (size_t)w;
-	}
+	send_iov(p, iov, 2);
 	cJSON_free(s);
 }
 
@@ -339,6 +343,32 @@ tc_proto_reply(struct tc_request *req, cJSON *result)
 		deliver(req->proto, req->batch, m);
 	} else
 		cJSON_Delete(result);
+	tc_request_free(req);
+}
+
+void
+tc_proto_reply_raw(struct tc_request *req, const char *json, size_t len)
+{
+	static const char head[] = "{\"jsonrpc\":\"2.0\",\"id\":";
+	static const char mid[] = ",\"result\":";
+	struct iovec iov[5];
+	cJSON *m;
+
+	if (req->id != NULL && req->batch != NULL) {
+		if ((m = envelope(req->id)) != NULL)
+			cJSON_AddItemToObject(m, "result", cJSON_CreateRaw(json));
+		deliver(req->proto, req->batch, m);
+	} else if (req->id != NULL && !req->proto->dead) {
+		/* Written around the text, which is not copied again. */
+		iov[0] = (struct iovec){ (void *)(uintptr_t)head,
+		    sizeof(head) - 1 };
+		iov[1] = (struct iovec){ req->id, strlen(req->id) };
+		iov[2] = (struct iovec){ (void *)(uintptr_t)mid,
+		    sizeof(mid) - 1 };
+		iov[3] = (struct iovec){ (void *)(uintptr_t)json, len };
+		iov[4] = (struct iovec){ (void *)(uintptr_t)"}\n", 2 };
+		send_iov(req->proto, iov, 5);
+	}
 	tc_request_free(req);
 }
 

@@ -122,6 +122,14 @@ void	tc_proto_handle_line(struct tc_proto *p, char *line, size_t len);
  */
 void	tc_proto_reply(struct tc_request *req, cJSON *result);
 
+/*
+ * Answers |req| with |json| (|len| bytes, NUL-terminated) as its result,
+ * sent as it is: the caller has checked that it is one JSON value in
+ * compact form (no newline outside strings).
+ */
+void	tc_proto_reply_raw(struct tc_request *req, const char *json,
+	    size_t len);
+
 /* Answers |req| with a JSON-RPC error and frees |req|. */
 void	tc_proto_error(struct tc_request *req, int code, const char *msg);
 

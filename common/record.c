@@ -176,12 +176,11 @@ tc_record_call(struct srv *s, const struct call *c, const char *decision,
 }
 
 static const char *
-outcome_name(const struct tc_run *run, const cJSON *result)
+outcome_name(const struct tc_run *run, const struct tc_result_info *info)
 {
 	switch (run->outcome) {
 	case TC_OUT_OK:
-		return cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(result,
-		    "isError")) ? "tool-error" : "ok";
+		return info != NULL && info->is_error ? "tool-error" : "ok";
 	case TC_OUT_TIMEOUT:
 		return "timeout";
 	case TC_OUT_CANCELLED:
@@ -203,11 +202,10 @@ outcome_name(const struct tc_run *run, const cJSON *result)
 }
 
 int
-tc_record_result(struct srv *s, const struct call *c, const cJSON *result,
-    struct tc_diag *d)
+tc_record_result(struct srv *s, const struct call *c,
+    const struct tc_result_info *info, struct tc_diag *d)
 {
 	const struct tc_run *run = &c->run;
-	const cJSON *sc, *tr;
 	cJSON *r;
 	int st = run->status;
 
@@ -217,7 +215,7 @@ tc_record_result(struct srv *s, const struct call *c, const cJSON *result,
 	cJSON_AddStringToObject(r, "event", "result");
 	cJSON_AddNumberToObject(r, "call", (double)c->seq);
 	cJSON_AddStringToObject(r, "tool", c->call.tool->name);
-	cJSON_AddStringToObject(r, "outcome", outcome_name(run, result));
+	cJSON_AddStringToObject(r, "outcome", outcome_name(run, info));
 	cJSON_AddNumberToObject(r, "duration_ms", run->start_ms > 0 ?
 	    (double)(tc_now_ms() - run->start_ms) : 0);
 	/* Known only when the child was reaped before the call ended: one
@@ -235,9 +233,8 @@ tc_record_result(struct srv *s, const struct call *c, const cJSON *result,
 		cJSON_AddStringToObject(r, "signal", sig);
 	}
 	cJSON_AddNumberToObject(r, "bytes", (double)run->result_bytes);
-	sc = cJSON_GetObjectItemCaseSensitive(result, "structuredContent");
-	tr = cJSON_GetObjectItemCaseSensitive(sc, "truncated");
-	cJSON_AddBoolToObject(r, "truncated", cJSON_IsTrue(tr));
+	cJSON_AddBoolToObject(r, "truncated", info != NULL &&
+	    info->truncated);
 	if (run->outcome != TC_OUT_OK && run->why[0] != '\0')
 		cJSON_AddStringToObject(r, "detail", run->why);
 	return append(s, r, d);

@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/uio.h>
 #include <sys/wait.h>
 #include <grp.h>
 #include <time.h>
@@ -538,13 +540,34 @@ int
 tc_frame_write(int fd, enum tc_frame_type type, const char *p, size_t n)
 {
 	unsigned char hdr[TC_FRAME_HDR];
+	struct iovec iov[2];
+	size_t off = 0, total = TC_FRAME_HDR + n;
+	ssize_t w;
 
 	if (n > UINT32_MAX)
 		return TC_ETOOBIG;
 	put_u32(hdr, (uint32_t)type);
 	put_u32(hdr + 4, (uint32_t)n);
-	if (write_all(fd, hdr, sizeof(hdr)) != 0 || write_all(fd, p, n) != 0)
-		return TC_ESYS;
+	/* Header and body in one write where the pipe takes it: the
+	 * server wakes once for the frame, not once for each part. */
+	while (off < total) {
+		int nv = 0;
+
+		if (off < TC_FRAME_HDR) {
+			iov[nv].iov_base = hdr + off;
+			iov[nv++].iov_len = TC_FRAME_HDR - off;
+		}
+		iov[nv].iov_base = (void *)(uintptr_t)(p + (off <
+		    TC_FRAME_HDR ? 0 : off - TC_FRAME_HDR));
+		iov[nv++].iov_len = off < TC_FRAME_HDR ? n :
+		    total - off;
+		if ((w = writev(fd, iov, nv)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return TC_ESYS;
+		}
+		off += (size_t)w;
+	}
 	return 0;
 }
 
@@ -592,8 +615,8 @@ prefault(void)
 {
 	volatile char stack[32 << 10];
 	struct tc_result res;
-	char *heap, *text;
-	cJSON *json;
+	struct tc_buf out;
+	char *heap;
 	size_t i;
 
 	for (i = 0; i < sizeof(stack); i += 4096)
@@ -605,11 +628,9 @@ prefault(void)
 	cJSON_Delete(cJSON_Parse("{\"path\":\"a\",\"n\":[1,true,null]}"));
 	tc_result_init(&res);
 	tc_result_printf(&res, "%s %d", "warm", 1);
-	if ((json = tc_result_to_json(&res)) != NULL) {
-		text = cJSON_PrintUnformatted(json);
-		free(text);
-		cJSON_Delete(json);
-	}
+	tc_buf_init(&out, 1u << 20);
+	(void)tc_result_serialize(&res, &out);
+	tc_buf_release(&out);
 	tc_result_release(&res);
 }
 
@@ -661,9 +682,9 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 	int keep[TC_KEEP_MAX];
 	struct tc_result res;
 	struct tc_call call;
+	struct tc_buf out;
 	size_t nkeep = 0, i;
-	cJSON *args = NULL, *json;
-	char *text;
+	cJSON *args = NULL;
 	int rc;
 
 	keep[nkeep++] = rfd;
@@ -693,10 +714,11 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 	if (rc != 0 && !res.is_error)
 		tc_result_error(&res, "%s failed: %s", call.tool->name,
 		    tc_strerror(rc));
-	if ((json = tc_result_to_json(&res)) == NULL ||
-	    (text = cJSON_PrintUnformatted(json)) == NULL)
-		_exit(TC_CHILD_EXIT_RESULT);
-	if (tc_frame_write(wfd, TC_FRAME_RESULT, text, strlen(text)) != 0)
+	/* The server's own cap on results refuses what is too large; this
+	 * one only keeps a runaway buffer in bounds. */
+	tc_buf_init(&out, (size_t)UINT32_MAX);
+	if (tc_result_serialize(&res, &out) != 0 ||
+	    tc_frame_write(wfd, TC_FRAME_RESULT, out.data, out.len) != 0)
 		_exit(TC_CHILD_EXIT_RESULT);
 	/* _exit: no atexit handlers, no stdio flushing of the parent's
 	 * buffers, no sanitizer leak report for memory the exit frees. */
@@ -815,7 +837,7 @@ tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd)
 static void
 fail(struct tc_run *r, enum tc_run_outcome why, const char *msg)
 {
-	if (r->outcome == TC_OUT_OK && r->result == NULL) {
+	if (r->outcome == TC_OUT_OK && !r->answered) {
 		r->outcome = why;
 		snprintf(r->why, sizeof(r->why), "%s", msg);
 	}
@@ -846,13 +868,22 @@ parse_frames(struct tc_run *r)
 			    (r->in.len - used));
 			break;
 		}
-		if (type == TC_FRAME_RESULT && r->result == NULL) {
+		if (type == TC_FRAME_RESULT && !r->answered) {
 			if (tc_result_check((const char *)h + TC_FRAME_HDR,
-			    len, &r->result, &d) != 0) {
+			    len, &r->info, &d) != 0) {
 				fail(r, TC_OUT_BADFRAME, d.msg);
 				return;
 			}
+			/* The result stays where it was read, to be sent on
+			 * as it is; anything after it is not looked at (the
+			 * child is killed once its result is in). */
+			r->answered = 1;
 			r->result_bytes = len;
+			r->answer = r->in;
+			r->answer_off = used + TC_FRAME_HDR;
+			r->answer.data[r->answer_off + len] = '\0';
+			tc_buf_init(&r->in, 0);
+			return;
 		} else if (type != TC_FRAME_PROGRESS) {
 			fail(r, TC_OUT_BADFRAME, type == TC_FRAME_RESULT ?
 			    "a second result" : "a frame of unknown type");
@@ -864,23 +895,28 @@ parse_frames(struct tc_run *r)
 		memmove(r->in.data, r->in.data + used, r->in.len - used);
 		r->in.len -= used;
 	}
-	/* The result is parsed: its bytes, maybe megabytes, are not
-	 * needed while it waits to be sent. */
-	if (r->result != NULL && r->in.len == 0)
-		tc_buf_release(&r->in);
 }
 
 /* Reads what the child sent; at EOF closes the pipe. */
 static void
 read_child(struct tc_run *r)
 {
-	/* Static: the parent is single-threaded, and a 64 KiB automatic
-	 * array would be zeroed on every read (-ftrivial-auto-var-init). */
-	static char chunk[1u << 16];
+	size_t room;
 	ssize_t n;
 
-	while (r->fd >= 0) {
-		n = read(r->fd, chunk, sizeof(chunk));
+	while (r->fd >= 0 && !r->answered) {
+		/* Straight into the frame buffer, which parse_frames() sizes
+		 * for a whole frame once its header is in. */
+		if (r->in.alloc - r->in.len <= 1) {
+			room = r->in.max - r->in.len;
+			if (room == 0 || tc_buf_reserve(&r->in, room <
+			    (1u << 16) ? room : (1u << 16)) != 0) {
+				fail(r, TC_OUT_TOOBIG, "");
+				return;
+			}
+		}
+		room = r->in.alloc - r->in.len - 1;
+		n = read(r->fd, r->in.data + r->in.len, room);
 		if (n < 0) {
 			if (errno == EINTR)
 				continue;
@@ -892,10 +928,8 @@ read_child(struct tc_run *r)
 			close_fd(&r->fd);
 			return;
 		}
-		if (tc_buf_append(&r->in, chunk, (size_t)n) != 0) {
-			fail(r, TC_OUT_TOOBIG, "");
-			return;
-		}
+		r->in.len += (size_t)n;
+		r->in.data[r->in.len] = '\0';
 		parse_frames(r);
 	}
 }
@@ -923,7 +957,7 @@ reap(struct tc_run *r)
 static void
 classify(struct tc_run *r)
 {
-	if (r->outcome != TC_OUT_OK || r->result != NULL)
+	if (r->outcome != TC_OUT_OK || r->answered)
 		return;
 	if (WIFSIGNALED(r->status))
 		r->outcome = TC_OUT_CRASHED;
@@ -951,11 +985,11 @@ tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
 	}
 	/* Answered: kill what is left of the call now; the reaping can
 	 * wait. */
-	if (r->result != NULL && !r->killed)
+	if (r->answered && !r->killed)
 		tc_run_kill(r, TC_OUT_OK);
 	if (r->pidfd >= 0 && !r->killed && now_ms >= r->deadline_ms)
 		fail(r, TC_OUT_TIMEOUT, "");
-	if ((r->pidfd < 0 || r->result != NULL) && r->fd < 0) {
+	if ((r->pidfd < 0 || r->answered) && r->fd < 0) {
 		r->state = TC_RUN_DONE;
 		classify(r);
 	}
@@ -967,7 +1001,7 @@ tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
 {
 	if (r->state != TC_RUN_RUNNING)
 		return;
-	if (r->outcome == TC_OUT_OK && r->result == NULL)
+	if (r->outcome == TC_OUT_OK && !r->answered)
 		r->outcome = why;
 	if (r->pidfd >= 0) {
 		/* The group first (the child may have forked), then the child
@@ -1000,21 +1034,24 @@ tc_run_wait(struct tc_run *r)
 	return 0;
 }
 
-cJSON *
-tc_run_take_result(struct tc_run *r)
+int
+tc_run_take_answer(struct tc_run *r, struct tc_answer *a)
 {
 	char msg[512];
 	const char *what;
-	cJSON *res;
 	int sig;
 
-	if (r->result != NULL && (r->outcome == TC_OUT_OK ||
+	memset(a, 0, sizeof(*a));
+	if (r->answered && (r->outcome == TC_OUT_OK ||
 	    r->outcome == TC_OUT_TIMEOUT)) {
 		/* A result that arrived whole counts, even if the child
 		 * lingered afterwards. */
-		res = r->result;
-		r->result = NULL;
-		return res;
+		a->mem = r->answer.data;
+		a->json = a->mem + r->answer_off;
+		a->len = r->result_bytes;
+		a->info = r->info;
+		tc_buf_init(&r->answer, 0);
+		return 0;
 	}
 	switch (r->outcome) {
 	case TC_OUT_TIMEOUT:
@@ -1057,7 +1094,32 @@ tc_run_take_result(struct tc_run *r)
 		    "status %d without a result", WEXITSTATUS(r->status));
 		break;
 	}
-	return tc_result_error_json(msg);
+	if ((a->mem = tc_result_error_text(msg)) == NULL)
+		return TC_ENOMEM;
+	a->json = a->mem;
+	a->len = strlen(a->mem);
+	a->info.is_error = 1;
+	return 0;
+}
+
+void
+tc_answer_release(struct tc_answer *a)
+{
+	free(a->mem);
+	memset(a, 0, sizeof(*a));
+}
+
+cJSON *
+tc_run_take_result(struct tc_run *r)
+{
+	struct tc_answer a;
+	cJSON *res;
+
+	if (tc_run_take_answer(r, &a) != 0)
+		return NULL;
+	res = cJSON_ParseWithLength(a.json, a.len);
+	tc_answer_release(&a);
+	return res;
 }
 
 void
@@ -1082,7 +1144,7 @@ tc_run_release(struct tc_run *r)
 			;
 	}
 	tc_buf_release(&r->in);
-	cJSON_Delete(r->result);
-	r->result = NULL;
+	tc_buf_release(&r->answer);
+	r->answered = 0;
 	r->state = TC_RUN_IDLE;
 }

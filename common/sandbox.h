@@ -211,8 +211,11 @@ struct tc_run {
 	int64_t			 deadline_ms;	/* monotonic */
 	size_t			 max_result;
 	struct tc_buf		 in;		/* frames read, not yet handled */
-	cJSON			*result;	/* the checked CallToolResult */
+	int			 answered;	/* a checked result is in */
+	struct tc_buf		 answer;	/* the frame that holds it */
+	size_t			 answer_off;	/* where its JSON starts */
 	size_t			 result_bytes;	/* its length as sent */
+	struct tc_result_info	 info;
 	char			 why[256];	/* for non-OK outcomes */
 };
 
@@ -257,10 +260,23 @@ void	tc_run_kill(struct tc_run *r, enum tc_run_outcome why);
  */
 int	tc_run_wait(struct tc_run *r);
 
+/* A finished call's CallToolResult, as JSON text. */
+struct tc_answer {
+	char			*mem;	/* what to free */
+	const char		*json;	/* NUL-terminated, inside mem */
+	size_t			 len;
+	struct tc_result_info	 info;
+};
+
 /*
- * Returns the run's CallToolResult (ownership passes to the caller): the
- * child's own for TC_OUT_OK, else an isError result that says what happened.
+ * Moves the run's CallToolResult into |a|: the child's own text, checked
+ * and unchanged, for TC_OUT_OK, else an isError result that says what
+ * happened.  Returns 0, or TC_ENOMEM with |a| empty.
  */
+int	tc_run_take_answer(struct tc_run *r, struct tc_answer *a);
+void	tc_answer_release(struct tc_answer *a);
+
+/* The same, parsed (for tests and the benchmark); NULL on failure. */
 cJSON	*tc_run_take_result(struct tc_run *r);
 
 /* Kills and reaps anything still running and frees everything. */

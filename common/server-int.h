@@ -157,7 +157,7 @@ int	tc_record_call(struct srv *s, const struct call *c,
 	    const char *decision, const char *by, const char *rule,
 	    const char *reason, struct tc_diag *d);
 int	tc_record_result(struct srv *s, const struct call *c,
-	    const cJSON *result, struct tc_diag *d);
+	    const struct tc_result_info *info, struct tc_diag *d);
 int	tc_record_stop(struct srv *s, struct tc_diag *d);
 int	tc_record_roots(struct srv *s, struct tc_diag *d);
 

@@ -177,10 +177,16 @@ void
 tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
 {
 	(void)s;
+	char *text;
+
 	if (c->resource_uri != NULL)
 		resource_error(c, TC_RPC_RESOURCE_NOT_FOUND, msg);
-	else
-		tc_proto_reply(c->req, tc_result_error_json(msg));
+	else if ((text = tc_result_error_text(msg)) == NULL)
+		tc_proto_error(c->req, TC_RPC_INTERNAL_ERROR, "out of memory");
+	else {
+		tc_proto_reply_raw(c->req, text, strlen(text));
+		free(text);
+	}
 	c->req = NULL;
 	tc_srv_free_call(c);
 }
@@ -643,11 +649,14 @@ on_cancel(void *ctx, const char *id_key)
  * anything else that went wrong an internal error.
  */
 static void
-reply_resource(struct call *c, cJSON *res)
+reply_resource(struct call *c, const struct tc_answer *a)
 {
 	const cJSON *sc, *mime, *enc, *text;
-	cJSON *out, *arr, *o, *item;
+	cJSON *res, *out, *arr, *o, *item;
 
+	/* The text was checked as a CallToolResult; a tree of it is
+	 * needed here to move the body into a resource's contents. */
+	res = cJSON_ParseWithLength(a->json, a->len);
 	item = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(res,
 	    "content"), 0);
 	text = cJSON_GetObjectItemCaseSensitive(item, "text");
@@ -688,23 +697,23 @@ static void
 finish(struct srv *s, struct call *c)
 {
 	struct tc_diag d = { "", 0 };
-	cJSON *res;
+	struct tc_answer a;
+	int rc;
 
-	res = tc_run_take_result(&c->run);
+	rc = tc_run_take_answer(&c->run, &a);
 	tc_debug("call %s done in %lld ms", c->call.tool->name,
 	    (long long)(tc_now_ms() - c->run.start_ms));
-	if (tc_record_result(s, c, res, &d) != 0)
+	if (tc_record_result(s, c, rc == 0 ? &a.info : NULL, &d) != 0)
 		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
-	if (c->cancelled) {
-		/* A cancelled request gets no response. */
-		cJSON_Delete(res);
+	if (c->cancelled)	/* a cancelled request gets no response */
 		tc_request_free(c->req);
-	} else if (res == NULL)
+	else if (rc != 0)
 		tc_proto_error(c->req, TC_RPC_INTERNAL_ERROR, "out of memory");
 	else if (c->resource_uri != NULL)
-		reply_resource(c, res);
+		reply_resource(c, &a);
 	else
-		tc_proto_reply(c->req, res);
+		tc_proto_reply_raw(c->req, a.json, a.len);
+	tc_answer_release(&a);
 	tc_run_release(&c->run);
 	tc_srv_free_call(c);
 	s->ncalls--;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "json.h"
 #include "log.h"
 #include "tools.h"
 
@@ -503,61 +504,134 @@ tc_result_obj(struct tc_result *r)
 	return r->structured;
 }
 
-static cJSON *
-text_item(const char *text)
+/* About how many bytes |v| takes as JSON: enough to size a buffer once. */
+static size_t
+json_size(const cJSON *v)
 {
-	cJSON *it;
+	const cJSON *it;
+	size_t n = 8;
 
-	if ((it = cJSON_CreateObject()) == NULL)
-		return NULL;
-	cJSON_AddStringToObject(it, "type", "text");
-	cJSON_AddStringToObject(it, "text", text);
-	return it;
+	if (cJSON_IsRaw(v) || cJSON_IsString(v))
+		n += strlen(v->valuestring);
+	else if (cJSON_IsNumber(v))
+		n += 16;
+	for (it = v->child; it != NULL; it = it->next)
+		n += json_size(it) + (it->string ? strlen(it->string) : 0);
+	return n;
 }
 
-cJSON *
-tc_result_to_json(const struct tc_result *r)
+int
+tc_result_serialize(const struct tc_result *r, struct tc_buf *b)
 {
-	cJSON *o, *content, *it;
+	const cJSON *it;
+	const char *text = r->text.data != NULL ? r->text.data : "";
+	size_t want = r->text.len + r->text.len / 8 + 64;
+	int rc;
 
-	if ((o = cJSON_CreateObject()) == NULL)
-		return NULL;
-	content = cJSON_AddArrayToObject(o, "content");
-	cJSON_AddItemToArray(content, text_item(r->text.data ?
-	    r->text.data : ""));
+	/* One pass into one buffer, sized once: the text is escaped
+	 * straight from the handler's buffer, and nothing is copied into a
+	 * tree first. */
+	if (r->content != NULL)
+		want += json_size(r->content);
+	if (r->structured != NULL && !r->is_error)
+		want += json_size(r->structured);
+	if ((rc = tc_buf_reserve(b, want)) ||
+	    (rc = tc_buf_append_str(b, "{\"content\":[{\"type\":\"text\","
+	    "\"text\":")) != 0 ||
+	    (rc = tc_json_put_string(b, text, r->text.len)) != 0 ||
+	    (rc = tc_buf_append(b, "}", 1)) != 0)
+		return rc;
 	if (r->content != NULL)
 		cJSON_ArrayForEach(it, r->content)
-			cJSON_AddItemToArray(content, cJSON_Duplicate(it, 1));
-	if (!r->is_error && r->structured != NULL)
-		cJSON_AddItemToObject(o, "structuredContent",
-		    cJSON_Duplicate(r->structured, 1));
-	if (r->is_error)
-		cJSON_AddTrueToObject(o, "isError");
-	return o;
+			if ((rc = tc_buf_append(b, ",", 1)) != 0 ||
+			    (rc = tc_json_put(b, it)) != 0)
+				return rc;
+	if ((rc = tc_buf_append(b, "]", 1)) != 0)
+		return rc;
+	if (!r->is_error && r->structured != NULL &&
+	    ((rc = tc_buf_append_str(b, ",\"structuredContent\":")) != 0 ||
+	    (rc = tc_json_put(b, r->structured)) != 0))
+		return rc;
+	if (r->is_error && (rc = tc_buf_append_str(b, ",\"isError\":true")))
+		return rc;
+	return tc_buf_append(b, "}", 1);
 }
 
-cJSON *
-tc_result_error_json(const char *msg)
+char *
+tc_result_error_text(const char *msg)
 {
-	cJSON *o, *content;
+	struct tc_result r;
+	struct tc_buf b;
 
-	if ((o = cJSON_CreateObject()) == NULL)
-		return NULL;
-	content = cJSON_AddArrayToObject(o, "content");
-	cJSON_AddItemToArray(content, text_item(msg));
-	cJSON_AddTrueToObject(o, "isError");
-	return o;
+	tc_result_init(&r);
+	tc_result_error(&r, "%s", msg);
+	tc_buf_init(&b, TC_RESULT_TEXT_MAX);
+	if (tc_result_serialize(&r, &b) != 0)
+		tc_buf_release(&b);
+	tc_result_release(&r);
+	return b.data;
+}
+
+/* --- Checking what a child sent --- */
+
+/*
+ * The members of one object, each allowed once: |keys| names them, and
+ * their values land in |v| by position.  Returns the end of the object,
+ * or NULL (with *|bad| set to TC_EBADJSON for text that is not JSON, or
+ * TC_EINVAL for an unknown or repeated member).
+ */
+static const char *
+members(const char *p, const char *e, int depth, const char *const *keys,
+    struct tc_json_span *v, int *bad)
+{
+	struct tc_json_span m;
+	size_t i;
+	int r;
+
+	for (i = 0; keys[i] != NULL; i++)
+		v[i].val = NULL;
+	*bad = TC_EBADJSON;
+	if (p >= e || *p != '{')
+		return *bad = TC_EINVAL, NULL;
+	while ((r = tc_json_member(&p, e, depth, &m)) == 1) {
+		for (i = 0; keys[i] != NULL; i++)
+			if (tc_json_key_is(&m, keys[i]))
+				break;
+		if (keys[i] == NULL || v[i].val != NULL)
+			return *bad = TC_EINVAL, NULL;
+		v[i] = m;
+	}
+	return r == 0 ? p : NULL;
 }
 
 static int
-is_base64(const char *s)
+is_string(const struct tc_json_span *v)
 {
-	size_t n = strlen(s), i;
+	return v->val != NULL && v->val[0] == '"';
+}
 
+static int
+string_is(const struct tc_json_span *v, const char *s)
+{
+	size_t n = strlen(s);
+
+	return is_string(v) && v->vallen == n + 2 &&
+	    memcmp(v->val + 1, s, n) == 0;
+}
+
+/* A string of base64, which JSON never needs to escape. */
+static int
+is_base64(const struct tc_json_span *v)
+{
+	size_t n, i;
+
+	if (!is_string(v))
+		return 0;
+	n = v->vallen - 2;
 	if (n % 4 != 0)
 		return 0;
 	for (i = 0; i < n; i++) {
-		char c = s[i];
+		char c = v->val[1 + i];
 
 		if (!((c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
 		    (c >= '0' && c <= '9') || c == '+' || c == '/' ||
@@ -567,124 +641,120 @@ is_base64(const char *s)
 	return 1;
 }
 
-static int
-only_keys(const cJSON *o, const char *const *keys)
+/* Checks the content item at |p|; returns its end, or NULL (*|bad|). */
+static const char *
+check_item(const char *p, const char *e, int *bad, struct tc_diag *d)
 {
-	const cJSON *v;
-	size_t i;
+	enum { TYPE, TEXT, DATA, MIME, RES };
+	static const char *const keys[] = { "type", "text", "data",
+	    "mimeType", "resource", NULL };
+	enum { URI, RMIME, BLOB, RTEXT };
+	static const char *const body_keys[] = { "uri", "mimeType", "blob",
+	    "text", NULL };
+	struct tc_json_span v[5], b[4];
+	const char *end;
 
-	cJSON_ArrayForEach(v, o) {
-		for (i = 0; keys[i] != NULL; i++)
-			if (strcmp(v->string, keys[i]) == 0)
-				break;
-		if (keys[i] == NULL)
-			return 0;
+	if ((end = members(p, e, 2, keys, v, bad)) == NULL) {
+		tc_diag(d, *bad, *bad == TC_EINVAL ? "malformed content "
+		    "item" : "result is not JSON");
+		return NULL;
 	}
-	return 1;
-}
-
-static int
-check_item(const cJSON *it, struct tc_diag *d)
-{
-	static const char *const text_keys[] = { "type", "text", NULL };
-	static const char *const media_keys[] = { "type", "data", "mimeType",
-	    NULL };
-	const cJSON *type = cJSON_GetObjectItemCaseSensitive(it, "type");
-	const cJSON *v;
-
-	if (!cJSON_IsObject(it) || !cJSON_IsString(type))
-		return tc_diag(d, TC_EINVAL, "content item without a type");
-	if (strcmp(type->valuestring, "text") == 0) {
-		v = cJSON_GetObjectItemCaseSensitive(it, "text");
-		if (!cJSON_IsString(v) || !only_keys(it, text_keys))
-			return tc_diag(d, TC_EINVAL, "malformed text item");
-		return 0;
+	*bad = TC_EINVAL;
+	if (!is_string(&v[TYPE]))
+		return tc_diag(d, TC_EINVAL, "content item without a type"),
+		    NULL;
+	if (string_is(&v[TYPE], "text")) {
+		if (!is_string(&v[TEXT]) || v[DATA].val || v[MIME].val ||
+		    v[RES].val)
+			return tc_diag(d, TC_EINVAL, "malformed text item"),
+			    NULL;
+		return end;
 	}
-	if (strcmp(type->valuestring, "image") == 0 ||
-	    strcmp(type->valuestring, "audio") == 0) {
-		v = cJSON_GetObjectItemCaseSensitive(it, "data");
-		if (!cJSON_IsString(v) || !is_base64(v->valuestring) ||
-		    !cJSON_IsString(cJSON_GetObjectItemCaseSensitive(it,
-		    "mimeType")) || !only_keys(it, media_keys))
-			return tc_diag(d, TC_EINVAL, "malformed %s item",
-			    type->valuestring);
-		return 0;
+	if (string_is(&v[TYPE], "image") || string_is(&v[TYPE], "audio")) {
+		if (!is_base64(&v[DATA]) || !is_string(&v[MIME]) ||
+		    v[TEXT].val || v[RES].val)
+			return tc_diag(d, TC_EINVAL, "malformed %.*s item",
+			    (int)v[TYPE].vallen - 2, v[TYPE].val + 1), NULL;
+		return end;
 	}
-	/* An embedded resource (read_media_file's other files): a blob
-	 * or a text, under a URI. */
-	if (strcmp(type->valuestring, "resource") == 0) {
-		static const char *const res_keys[] = { "type", "resource",
-		    NULL };
-		static const char *const body_keys[] = { "uri", "mimeType",
-		    "blob", "text", NULL };
-		const cJSON *r = cJSON_GetObjectItemCaseSensitive(it,
-		    "resource"), *blob, *text, *mime;
-
-		if (!cJSON_IsObject(r) || !only_keys(it, res_keys) ||
-		    !only_keys(r, body_keys))
-			return tc_diag(d, TC_EINVAL, "malformed resource item");
-		blob = cJSON_GetObjectItemCaseSensitive(r, "blob");
-		text = cJSON_GetObjectItemCaseSensitive(r, "text");
-		mime = cJSON_GetObjectItemCaseSensitive(r, "mimeType");
-		if (!cJSON_IsString(cJSON_GetObjectItemCaseSensitive(r,
-		    "uri")) || (mime != NULL && !cJSON_IsString(mime)) ||
-		    (blob != NULL) == (text != NULL) ||
-		    (blob != NULL && (!cJSON_IsString(blob) ||
-		    !is_base64(blob->valuestring))) ||
-		    (text != NULL && !cJSON_IsString(text)))
-			return tc_diag(d, TC_EINVAL, "malformed resource item");
-		return 0;
+	/* An embedded resource (read_media_file's other files): a blob or
+	 * a text, under a URI. */
+	if (string_is(&v[TYPE], "resource")) {
+		if (v[TEXT].val || v[DATA].val || v[MIME].val ||
+		    v[RES].val == NULL || members(v[RES].val, v[RES].val +
+		    v[RES].vallen, 3, body_keys, b, bad) == NULL ||
+		    !is_string(&b[URI]) ||
+		    (b[RMIME].val != NULL && !is_string(&b[RMIME])) ||
+		    (b[BLOB].val != NULL) == (b[RTEXT].val != NULL) ||
+		    (b[BLOB].val != NULL && !is_base64(&b[BLOB])) ||
+		    (b[RTEXT].val != NULL && !is_string(&b[RTEXT]))) {
+			*bad = TC_EINVAL;
+			return tc_diag(d, TC_EINVAL, "malformed resource "
+			    "item"), NULL;
+		}
+		return end;
 	}
-	return tc_diag(d, TC_EINVAL, "content item of unknown type");
+	return tc_diag(d, TC_EINVAL, "content item of unknown type"), NULL;
 }
 
 int
-tc_result_check(const char *text, size_t len, cJSON **out, struct tc_diag *d)
+tc_result_check(const char *text, size_t len, struct tc_result_info *info,
+    struct tc_diag *d)
 {
+	enum { CONTENT, STRUCT, ISERR };
 	static const char *const keys[] = { "content", "structuredContent",
 	    "isError", NULL };
-	const cJSON *content, *it, *v;
-	const char *end = NULL;
-	cJSON *o;
+	const char *e = text + len, *p, *q;
+	struct tc_json_span v[3], m;
+	int bad, n = 0;
 
-	*out = NULL;
+	memset(info, 0, sizeof(*info));
 	if (!tc_utf8_valid(text, len))
 		return tc_diag(d, TC_EBADJSON, "result is not valid UTF-8");
-	if ((o = cJSON_ParseWithLengthOpts(text, len, &end, 0)) == NULL)
-		return tc_diag(d, TC_EBADJSON, "result is not JSON");
-	while (end < text + len && (*end == ' ' || *end == '\n' ||
-	    *end == '\t' || *end == '\r'))
-		end++;
-	if (end != text + len) {
-		cJSON_Delete(o);
+	if ((p = members(text, e, 0, keys, v, &bad)) == NULL) {
+		if (bad == TC_EINVAL && (len == 0 || text[0] != '{') &&
+		    tc_json_scan(text, e, 0) != e)
+			bad = TC_EBADJSON;
+		return tc_diag(d, bad, bad == TC_EBADJSON ?
+		    "result is not JSON" : "result is not a CallToolResult");
+	}
+	if (p != e)
 		return tc_diag(d, TC_EBADJSON, "result has trailing data");
-	}
-	if (!cJSON_IsObject(o) || !only_keys(o, keys)) {
-		cJSON_Delete(o);
-		return tc_diag(d, TC_EINVAL, "result is not a CallToolResult");
-	}
-	content = cJSON_GetObjectItemCaseSensitive(o, "content");
-	if (!cJSON_IsArray(content) || cJSON_GetArraySize(content) == 0) {
-		cJSON_Delete(o);
+	/* Every member's text is JSON now; what is left is its shape. */
+	if (v[CONTENT].val == NULL || v[CONTENT].val[0] != '[')
 		return tc_diag(d, TC_EINVAL, "result has no content");
-	}
-	cJSON_ArrayForEach(it, content) {
-		if (check_item(it, d) != 0) {
-			cJSON_Delete(o);
-			return TC_EINVAL;
+	p = v[CONTENT].val;
+	q = p + v[CONTENT].vallen;
+	if (*++p != ']') {
+		for (;;) {
+			if ((p = check_item(p, q, &bad, d)) == NULL)
+				return bad;
+			n++;
+			if (*p++ == ']')
+				break;
 		}
 	}
-	v = cJSON_GetObjectItemCaseSensitive(o, "structuredContent");
-	if (v != NULL && !cJSON_IsObject(v)) {
-		cJSON_Delete(o);
-		return tc_diag(d, TC_EINVAL, "structuredContent is not an "
-		    "object");
+	if (n == 0)
+		return tc_diag(d, TC_EINVAL, "result has no content");
+	if (v[STRUCT].val != NULL) {
+		if (v[STRUCT].val[0] != '{')
+			return tc_diag(d, TC_EINVAL, "structuredContent is "
+			    "not an object");
+		/* The audit log records a truncated answer as such. */
+		p = v[STRUCT].val;
+		q = p + v[STRUCT].vallen;
+		while (tc_json_member(&p, q, 1, &m) == 1)
+			if (tc_json_key_is(&m, "truncated") &&
+			    m.vallen == 4 && memcmp(m.val, "true", 4) == 0)
+				info->truncated = 1;
 	}
-	v = cJSON_GetObjectItemCaseSensitive(o, "isError");
-	if (v != NULL && !cJSON_IsBool(v)) {
-		cJSON_Delete(o);
-		return tc_diag(d, TC_EINVAL, "isError is not a boolean");
+	if (v[ISERR].val != NULL) {
+		if (v[ISERR].vallen == 4 && memcmp(v[ISERR].val, "true", 4) == 0)
+			info->is_error = 1;
+		else if (v[ISERR].vallen != 5 ||
+		    memcmp(v[ISERR].val, "false", 5) != 0)
+			return tc_diag(d, TC_EINVAL, "isError is not a "
+			    "boolean");
 	}
-	*out = o;
 	return 0;
 }

@@ -161,22 +161,34 @@ int	tc_result_error(struct tc_result *r, const char *fmt, ...)
 cJSON	*tc_result_obj(struct tc_result *r);
 
 /*
- * Returns the result as a new CallToolResult object, or NULL on allocation
- * failure.
+ * Appends the result to |b| as the JSON text of a CallToolResult, written
+ * in one pass without building a tree.  Returns 0, TC_ETOOBIG or
+ * TC_ENOMEM.
  */
-cJSON	*tc_result_to_json(const struct tc_result *r);
+int	tc_result_serialize(const struct tc_result *r, struct tc_buf *b);
+
+/* What the server needs to know of a child's result besides its text. */
+struct tc_result_info {
+	int	is_error;	/* isError: true */
+	int	truncated;	/* structuredContent.truncated: true */
+};
 
 /*
- * Checks a CallToolResult received from a child (text of |len| bytes):
- * valid UTF-8, an object with only content (text, image, audio or
- * embedded resource items),
- * structuredContent (an object) and isError.  Returns 0 and a new object in
- * *|out|, or TC_EBADJSON/TC_EINVAL with |d| set.
+ * Checks a CallToolResult received from a child (text of |len| bytes)
+ * without building a tree, so that the text can be sent on as it came:
+ * valid UTF-8 and JSON in the compact form tc_result_serialize() writes
+ * (see json.h), an object with only content (text, image, audio or
+ * embedded resource items), structuredContent (an object) and isError,
+ * each member at most once.  Returns 0 with |info| filled, or
+ * TC_EBADJSON/TC_EINVAL with |d| set.
  */
-int	tc_result_check(const char *text, size_t len, cJSON **out,
-	    struct tc_diag *d);
+int	tc_result_check(const char *text, size_t len,
+	    struct tc_result_info *info, struct tc_diag *d);
 
-/* Returns a new CallToolResult with isError set and |msg| as its text. */
-cJSON	*tc_result_error_json(const char *msg);
+/*
+ * Returns the text of a CallToolResult with isError set and |msg| as its
+ * text (the caller frees it), or NULL on allocation failure.
+ */
+char	*tc_result_error_text(const char *msg);
 
 #endif /* TC_TOOLS_H */

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "json.h"
 #include "glob.h"
 #include "path.h"
 #include "policy.h"
@@ -638,6 +639,7 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 {
 	struct tc_where where = { NULL, NULL };
 	const struct tc_deny *rule;
+	struct tc_deny_dir dd;
 	struct fs_entry *v = NULL, *nv, *e;
 	size_t cap = 0;
 	const char *why;
@@ -675,13 +677,20 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 		return tc_result_error(res, "'%s': %s", user,
 		    strerror(errno)), -1;
 	}
+	if (where.abs != NULL && tc_deny_dir_init(&dd, call->policy,
+	    where.abs, where.rel, TC_ACCESS_READ) != 0) {
+		closedir(dir);
+		tc_where_release(&where);
+		tc_path_release(&out->path);
+		return tc_result_error(res, "'%s': out of memory", user), -1;
+	}
 	tc_buf_init(&name, 4096);
 	while ((errno = 0, de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (where.abs != NULL && tc_path_entry_denied(call->policy,
-		    &where, de->d_name, TC_ACCESS_READ, &rule))
+		if (where.abs != NULL && tc_path_dir_entry_denied(&dd,
+		    &where, de->d_name, &rule))
 			continue;
 		if (out->n == FS_LIST_SCAN_MAX) {
 			out->complete = 0;
@@ -714,6 +723,8 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	}
 	tc_buf_release(&name);
 	closedir(dir);
+	if (where.abs != NULL)
+		tc_deny_dir_release(&dd);
 	tc_where_release(&where);
 	out->v = v;
 	return 0;
@@ -722,6 +733,8 @@ nomem:
 	out->n = 0;
 	tc_buf_release(&name);
 	closedir(dir);
+	if (where.abs != NULL)
+		tc_deny_dir_release(&dd);
 	tc_where_release(&where);
 	tc_path_release(&out->path);
 	return tc_result_error(res, "'%s': too many entries to list",
@@ -741,9 +754,11 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	size_t offset = (size_t)tc_arg_int(call, "offset", 0);
 	size_t limit = (size_t)tc_arg_int(call, "limit", 0);
 	struct fs_dir d;
-	size_t i, end, n;
-	cJSON *o, *arr, *e;
+	struct tc_buf arr;
+	size_t i, end, n, shown;
+	cJSON *o;
 	char line[NAME_MAX * 4 + 1];
+	int rc = 0;
 
 	if (fs_read_dir(call, user, 0, &d, res) != 0)
 		return 0;
@@ -751,18 +766,41 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	/* With nothing kept v is NULL, which qsort() may not be given. */
 	if (n > 0)
 		qsort(d.v, n, sizeof(*d.v), cmp_entry);
+	/* The entries are written as JSON text straight away: thousands
+	 * of them as cJSON items would cost more than the listing. */
+	tc_buf_init(&arr, TC_RESULT_TEXT_MAX);
+	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
+	/* Sized once for names of about 24 bytes: growing by copies costs
+	 * more than the listing. */
+	shown = end > offset ? end - offset : 0;
+	if ((rc = tc_buf_reserve(&arr, shown * 56 + 2)) == 0 &&
+	    (rc = tc_buf_reserve(&res->text, shown * 32 + 256)) == 0)
+		rc = tc_buf_append(&arr, "[", 1);
+	for (i = offset; i < end && rc == 0; i++) {
+		if ((rc = tc_buf_append_str(&arr, i > offset ?
+		    ",{\"name\":" : "{\"name\":")) == 0 &&
+		    (rc = tc_json_put_string(&arr, d.v[i].name,
+		    strlen(d.v[i].name))) == 0 &&
+		    (rc = tc_buf_append_str(&arr, ",\"type\":\"")) == 0 &&
+		    (rc = tc_buf_append_str(&arr, dt_name(d.v[i].type))) == 0)
+			rc = tc_buf_append(&arr, "\"}", 2);
+		if (rc == 0)
+			rc = tc_result_printf(res, "%s %s\n",
+			    dt_tag(d.v[i].type), fs_line_name(d.v[i].name,
+			    line, sizeof(line)));
+	}
+	if (rc == 0)
+		rc = tc_buf_append(&arr, "]", 1);
+	if (rc != 0) {
+		tc_buf_release(&arr);
+		fs_entries_free(d.v, d.n);
+		tc_path_release(&d.path);
+		return tc_result_error(res, "'%s': too many entries to list; "
+		    "use a lower limit", user);
+	}
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", d.path.display);
-	arr = cJSON_AddArrayToObject(o, "entries");
-	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
-	for (i = offset; i < end; i++) {
-		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", d.v[i].name);
-		cJSON_AddStringToObject(e, "type", dt_name(d.v[i].type));
-		cJSON_AddItemToArray(arr, e);
-		tc_result_printf(res, "%s %s\n", dt_tag(d.v[i].type),
-		    fs_line_name(d.v[i].name, line, sizeof(line)));
-	}
+	cJSON_AddItemToObject(o, "entries", tc_json_raw_take(&arr));
 	cJSON_AddNumberToObject(o, "total", (double)n);
 	cJSON_AddBoolToObject(o, "truncated", end < n || !d.complete);
 	if (end < n)

@@ -48,6 +48,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "json.h"
 #include "fs_walk.h"
 #include "glob.h"
 #include "path.h"
@@ -325,18 +326,31 @@ read_dir(struct walk *w, DIR *dir, const struct tc_where *where,
     struct walk_ent **out, unsigned *cut)
 {
 	const struct tc_deny *rule;
+	struct tc_deny_dir dd;
 	struct walk_ent *v = NULL, *nv;
 	size_t n = 0, cap = 0, base = w->rel.len, i;
 	struct dirent *de;
 	struct stat st;
 
 	*out = NULL;
+	if (w->deny && tc_deny_dir_init(&dd, w->pol, where->abs, where->rel,
+	    TC_ACCESS_READ) != 0) {
+		errno = ENOMEM;
+		return -1;
+	}
 	while ((errno = 0, de = readdir(dir)) != NULL) {
+		/* Every entry read counts against the time budget, those
+		 * left out included: a directory of millions of denied or
+		 * excluded names is bounded by it too. */
+		if ((++w->ticks & 255) == 0 && fs_walk_out_of_time(w)) {
+			*cut |= CUT_TIME;
+			break;
+		}
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
 			continue;
-		if (w->deny && tc_path_entry_denied(w->pol, where, de->d_name,
-		    TC_ACCESS_READ, &rule))
+		if (w->deny && tc_path_dir_entry_denied(&dd, where,
+		    de->d_name, &rule))
 			continue;
 		if (w->nexcl > 0) {
 			int ex = 0;
@@ -368,16 +382,16 @@ read_dir(struct walk *w, DIR *dir, const struct tc_where *where,
 		if ((v[n].name = strdup(de->d_name)) == NULL)
 			goto nomem;
 		n++;
-		if ((++w->ticks & 255) == 0 && fs_walk_out_of_time(w)) {
-			*cut |= CUT_TIME;
-			break;
-		}
 	}
+	if (w->deny)
+		tc_deny_dir_release(&dd);
 	if (n > 0)
 		qsort(v, n, sizeof(*v), cmp_ent);
 	*out = v;
 	return (ssize_t)n;
 nomem:
+	if (w->deny)
+		tc_deny_dir_release(&dd);
 	for (i = 0; i < n; i++)
 		free(v[i].name);
 	free(v);
@@ -578,23 +592,6 @@ dtype_name(int t)
 	}
 }
 
-/* Appends |s| made valid UTF-8 to a new cJSON string; NULL on ENOMEM. */
-static cJSON *
-utf8_string(const char *s, size_t n)
-{
-	struct tc_buf b;
-	cJSON *j;
-
-	tc_buf_init(&b, 4 * n + 16);
-	if (tc_buf_append_utf8(&b, s, n) != 0 || tc_buf_append(&b, "", 0)) {
-		tc_buf_release(&b);
-		return NULL;
-	}
-	j = cJSON_CreateString(b.data != NULL ? b.data : "");
-	tc_buf_release(&b);
-	return j;
-}
-
 /*
  * Appends |s| (|n| bytes) to the text for a line-oriented listing: made
  * valid UTF-8, with control bytes shown as '?' so that a name holding a
@@ -614,91 +611,6 @@ fs_walk_text(struct tc_buf *t, const char *s, size_t n, int tabs)
 		    !(tabs && t->data[i] == '\t'))
 			t->data[i] = '?';
 	return 0;
-}
-
-/* Appends |s| as a JSON string (it is valid UTF-8 already). */
-static int
-json_string(struct tc_buf *b, const char *s)
-{
-	char esc[8];
-	int rc = tc_buf_append(b, "\"", 1);
-
-	for (; rc == 0 && *s != '\0'; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			esc[0] = '\\';
-			esc[1] = (char)c;
-			rc = tc_buf_append(b, esc, 2);
-		} else if (c == '\n')
-			rc = tc_buf_append(b, "\\n", 2);
-		else if (c == '\t')
-			rc = tc_buf_append(b, "\\t", 2);
-		else if (c < 0x20 || c == 0x7f) {
-			snprintf(esc, sizeof(esc), "\\u%04x", c);
-			rc = tc_buf_append(b, esc, 6);
-		} else
-			rc = tc_buf_append(b, s, 1);
-	}
-	return rc == 0 ? tc_buf_append(b, "\"", 1) : rc;
-}
-
-static int
-indent(struct tc_buf *b, int level)
-{
-	static const char sp[] = "                                ";
-	int rc = 0, k = level * 2;
-
-	while (rc == 0 && k > 0) {
-		rc = tc_buf_append(b, sp, k > 32 ? 32 : (size_t)k);
-		k -= 32;
-	}
-	return rc;
-}
-
-/*
- * Prints the tree |j| (arrays, objects, strings, booleans, numbers) as
- * JSON indented by two spaces, the layout of JSON.stringify(x, null, 2),
- * which is what the reference server sends.
- */
-static int
-json_pretty(struct tc_buf *b, const cJSON *j, int level)
-{
-	const cJSON *c;
-	char num[32];
-	int rc = 0, open = cJSON_IsArray(j) ? '[' : '{', first = 1;
-
-	if (cJSON_IsString(j))
-		return json_string(b, j->valuestring);
-	if (cJSON_IsBool(j))
-		return tc_buf_append_str(b, cJSON_IsTrue(j) ? "true" :
-		    "false");
-	if (cJSON_IsNumber(j)) {
-		snprintf(num, sizeof(num), "%.0f", j->valuedouble);
-		return tc_buf_append_str(b, num);
-	}
-	if (j->child == NULL)
-		return tc_buf_append_str(b, open == '[' ? "[]" : "{}");
-	rc = tc_buf_append(b, open == '[' ? "[\n" : "{\n", 2);
-	for (c = j->child; rc == 0 && c != NULL; c = c->next) {
-		if (!first)
-			rc = tc_buf_append(b, ",\n", 2);
-		first = 0;
-		if (rc == 0)
-			rc = indent(b, level + 1);
-		if (rc == 0 && open == '{') {
-			rc = json_string(b, c->string);
-			if (rc == 0)
-				rc = tc_buf_append(b, ": ", 2);
-		}
-		if (rc == 0)
-			rc = json_pretty(b, c, level + 1);
-	}
-	if (rc == 0)
-		rc = tc_buf_append(b, "\n", 1);
-	if (rc == 0)
-		rc = indent(b, level);
-	return rc == 0 ? tc_buf_append(b, open == '[' ? "]" : "}", 1) : rc;
 }
 
 /* Adds the reasons a walk was cut as an array of names. */
@@ -766,58 +678,110 @@ fs_walk_note_cuts(struct tc_buf *b, const struct walk *w, long budget)
 
 /* --- directory_tree --- */
 
+/*
+ * The tree is written as it is walked, depth first: its JSON (for
+ * structuredContent) and an outline (the text), without a tree in memory.
+ * A directory's "children" member is written with its first child, or
+ * when it is left, so that one that could not be opened has an "error"
+ * instead.
+ */
+enum { KIDS_PENDING, KIDS_OPEN, KIDS_SOME };
+
 struct tree {
-	cJSON		*stack[FS_TREE_MAX_DEPTH + 2];	/* children arrays */
-	cJSON		*last[FS_TREE_MAX_DEPTH + 2];	/* last node made */
+	struct tc_buf	 json;
+	struct tc_buf	*text;
+	unsigned char	 kids[FS_TREE_MAX_DEPTH + 2];	/* per depth */
 	size_t		 entries, max;
-	int		 nomem;
+	int		 err;
 };
+
+static void
+outline_line(struct tree *t, int depth, const char *s, size_t n,
+    const char *tail)
+{
+	static const char sp[] = "                                ";
+	int k;
+
+	for (k = 2 * (depth - 1); t->err == 0 && k > 0; k -= 32)
+		t->err = tc_buf_append(t->text, sp, k > 32 ? 32 : (size_t)k);
+	if (t->err == 0)
+		t->err = fs_walk_text(t->text, s, n, 0);
+	if (t->err == 0)
+		t->err = tc_buf_append_str(t->text, tail);
+}
+
+static void
+put(struct tree *t, const char *s)
+{
+	if (t->err == 0)
+		t->err = tc_buf_append_str(&t->json, s);
+}
 
 static int
 tree_visit(struct walk *w, const struct walk_item *it)
 {
 	struct tree *t = w->arg;
-	cJSON *node, *name, *kids;
+	struct tc_buf name;
+	int d = it->depth;
 
 	if (t->entries == t->max) {
 		w->cut |= CUT_CAP;
 		return WALK_STOP;
 	}
-	if ((node = cJSON_CreateObject()) == NULL ||
-	    (name = utf8_string(it->name, strlen(it->name))) == NULL) {
-		cJSON_Delete(node);
-		t->nomem = 1;
+	put(t, t->kids[d] == KIDS_PENDING ? ",\"children\":[" :
+	    t->kids[d] == KIDS_SOME ? "," : "");
+	t->kids[d] = KIDS_SOME;
+	tc_buf_init(&name, 4 * NAME_MAX + 16);
+	if (t->err == 0)
+		t->err = tc_buf_append_utf8(&name, it->name, strlen(it->name));
+	put(t, "{\"name\":");
+	if (t->err == 0 && name.data != NULL)
+		t->err = tc_json_put_string(&t->json, name.data, name.len);
+	tc_buf_release(&name);
+	put(t, ",\"type\":\"");
+	put(t, dtype_name(it->type));
+	put(t, it->type == DT_DIR ? "\"" : "\"}");
+	outline_line(t, d, it->name, strlen(it->name), it->type == DT_DIR ?
+	    "/\n" : "\n");
+	if (t->err != 0)
 		return WALK_STOP;
-	}
-	cJSON_AddItemToObject(node, "name", name);
-	cJSON_AddStringToObject(node, "type", dtype_name(it->type));
-	cJSON_AddItemToArray(t->stack[it->depth], node);
 	t->entries++;
-	t->last[it->depth] = node;
-	if (it->type == DT_DIR && it->depth < w->max_depth) {
-		if ((kids = cJSON_AddArrayToObject(node, "children")) ==
-		    NULL) {
-			t->nomem = 1;
-			return WALK_STOP;
-		}
-		t->stack[it->depth + 1] = kids;
-	}
+	if (it->type == DT_DIR && d < w->max_depth)
+		t->kids[d + 1] = KIDS_PENDING;
 	return WALK_NEXT;
 }
 
+/* Closes directory |it|, which the walk has left (see walk.leave). */
 static void
 tree_leave(struct walk *w, const struct walk_item *it, int how)
 {
 	struct tree *t = w->arg;
-	cJSON *node = t->last[it->depth];
+	int d = it->depth;
+	char msg[128];
 
-	if (node == NULL || how == 0)
-		return;
-	if (how < 0) {
-		cJSON_DeleteItemFromObject(node, "children");
-		cJSON_AddStringToObject(node, "error", strerror(-how));
+	if (d < w->max_depth) {
+		if (t->kids[d + 1] != KIDS_PENDING)
+			put(t, "]");
+		else if (how < 0) {
+			put(t, ",\"error\":");
+			if (t->err == 0)
+				t->err = tc_json_put_string(&t->json,
+				    strerror(-how), strlen(strerror(-how)));
+		} else
+			put(t, ",\"children\":[]");
 	}
-	cJSON_AddTrueToObject(node, "truncated");
+	if (how != 0)
+		put(t, ",\"truncated\":true");
+	put(t, "}");
+	if (how == 0)
+		return;
+	if (how < 0)
+		snprintf(msg, sizeof(msg), "[cannot be read: %s]",
+		    strerror(-how));
+	else
+		snprintf(msg, sizeof(msg), "%s", how == CUT_DEPTH ?
+		    "[not opened: maxDepth]" : "[more entries not shown]");
+	outline_line(t, d + 1, msg, strlen(msg), "\n");
 }
 
 int
@@ -827,7 +791,7 @@ fs_directory_tree(const struct tc_call *call, struct tc_result *res)
 	struct walk w;
 	struct tc_path p;
 	struct tc_buf note;
-	cJSON *o, *top;
+	cJSON *o;
 	long budget = fs_walk_budget_ms(call, WALK_BUDGET_MS);
 	int fd, how;
 
@@ -840,16 +804,22 @@ fs_directory_tree(const struct tc_call *call, struct tc_result *res)
 	    FS_TREE_DEFAULT_DEPTH);
 	t.max = (size_t)tc_arg_int(call, "maxEntries",
 	    FS_TREE_DEFAULT_ENTRIES);
+	tc_buf_init(&t.json, TC_RESULT_TEXT_MAX);
+	t.text = &res->text;
+	t.kids[1] = KIDS_OPEN;
+	put(&t, "[");
 	w.visit = tree_visit;
 	w.leave = tree_leave;
 	w.arg = &t;
 	fs_walk_budget(&w, budget);
-	o = tc_result_obj(res);
-	cJSON_AddStringToObject(o, "path", p.display);
-	top = cJSON_AddArrayToObject(o, "tree");
-	t.stack[1] = top;
 	how = fs_walk_run(&w, fd);
-	if (t.nomem || how == -ENOMEM || top == NULL) {
+	put(&t, "]");
+	if (t.err == TC_ETOOBIG) {
+		tc_result_error(res, "'%s': the tree is too large; lower "
+		    "maxEntries", tc_arg_str(call, "path"));
+		goto out;
+	}
+	if (t.err != 0 || how == -ENOMEM) {
 		tc_result_error(res, "'%s': out of memory; lower maxEntries",
 		    tc_arg_str(call, "path"));
 		goto out;
@@ -859,19 +829,18 @@ fs_directory_tree(const struct tc_call *call, struct tc_result *res)
 		    tc_arg_str(call, "path"), strerror(-how));
 		goto out;
 	}
+	if (t.entries == 0)
+		tc_result_printf(res, "(no entries)\n");
 	/* The directories still open when the walk stopped have lost the
 	 * rest of their children: tree_leave() marked them on the way out,
 	 * all but the start, which the top-level flag stands for. */
+	o = tc_result_obj(res);
+	cJSON_AddStringToObject(o, "path", p.display);
+	cJSON_AddItemToObject(o, "tree", tc_json_raw_take(&t.json));
 	cJSON_AddNumberToObject(o, "entries", (double)t.entries);
 	cJSON_AddBoolToObject(o, "truncated", w.cut != 0);
 	if (w.cut != 0)
 		fs_walk_reasons(o, w.cut, "maxEntries");
-	if (json_pretty(&res->text, top, 0) != 0 ||
-	    tc_buf_append(&res->text, "\n", 1) != 0) {
-		tc_result_error(res, "'%s': the tree is too large; lower "
-		    "maxEntries", tc_arg_str(call, "path"));
-		goto out;
-	}
 	if (w.cut != 0) {
 		tc_buf_init(&note, 4096);
 		tc_buf_printf(&note, "[tree truncated: %zu entr%s shown",
@@ -879,16 +848,17 @@ fs_directory_tree(const struct tc_call *call, struct tc_result *res)
 		if (w.cut & CUT_CAP)
 			tc_buf_printf(&note, "; maxEntries=%zu reached", t.max);
 		fs_walk_note_cuts(&note, &w, budget);
-		tc_buf_printf(&note, ". Directories marked \"truncated\": "
-		    "true are incomplete (those without \"children\" were "
-		    "not opened): call directory_tree on one of them, or "
-		    "raise maxEntries (at most %u) or maxDepth (at most "
-		    "%u), or add excludePatterns]", FS_TREE_MAX_ENTRIES,
+		tc_buf_printf(&note, ". Lines in brackets mark incomplete "
+		    "directories (\"truncated\": true in the structured "
+		    "tree): call directory_tree on one of them, or raise "
+		    "maxEntries (at most %u) or maxDepth (at most %u), or "
+		    "add excludePatterns]", FS_TREE_MAX_ENTRIES,
 		    FS_TREE_MAX_DEPTH);
 		fs_walk_note(res, note.data != NULL ? note.data : "[truncated]");
 		tc_buf_release(&note);
 	}
 out:
+	tc_buf_release(&t.json);
 	tc_path_release(&p);
 	fs_walk_release(&w);
 	return 0;

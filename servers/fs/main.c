@@ -562,11 +562,13 @@ static const struct tc_tool fs_tools[] = {
 	  fs_list_directory_with_sizes, TC_PROFILE_FS_READ, RO },
 	/* --- the walking tools (fs_walk.c) --- */
 	{ "directory_tree", "Directory tree",
-	  "Show a directory's tree as JSON {name, type, children}, indented "
-	  "two spaces, in name order. Bounded: maxDepth levels (default 8) "
-	  "and maxEntries entries (default 2000); directories cut short "
-	  "are marked \"truncated\". Symlinks are shown, never followed; "
-	  "entries the policy denies are left out.",
+	  "Show a directory's tree in name order: as text, an outline "
+	  "(two spaces a level, a '/' after directory names); as structured "
+	  "content, JSON {name, type, children}. Bounded: maxDepth levels "
+	  "(default 8) and maxEntries entries (default 2000); a directory "
+	  "cut short has a bracketed line under it in the outline and "
+	  "\"truncated\": true in the JSON. Symlinks are shown, never "
+	  "followed; entries the policy denies are left out.",
 	  directory_tree_args, directory_tree_out, fs_directory_tree,
 	  TC_PROFILE_FS_READ, RO },
 	{ "search_files", "Search files by name",

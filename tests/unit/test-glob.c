@@ -394,6 +394,87 @@ test_deny_match(void)
 	ok(r == NULL, "no rules: nothing refused");
 }
 
+/*
+ * tc_deny_dir_match() must answer as tc_deny_match() does, for every
+ * entry of every directory: compared over rules of every shape.
+ */
+static void
+test_deny_dir(void)
+{
+	static char pats[][32] = { "**/.env", "**/.env.*", "**/.ssh",
+	    "**/*.pem", "**/.git/hooks", "**/.git", "secrets", "/etc/shadow",
+	    ".git/hooks", "/r/private", "src/**/gen", "a/*/c", "*.log",
+	    "**/[ab]?.txt", "**/x\\*y", "/r/sub/**/z", "docs/**",
+	    "**/deep/**", "/r/*/k*" };
+	static const char *const dirs[][2] = {
+		{ "/r", "." }, { "/r/a", "a" }, { "/r/a/b", "a/b" },
+		{ "/r/sub", "sub" }, { "/r/sub/q", "sub/q" },
+		{ "/r/src/x/y", "src/x/y" }, { "/r/.git", ".git" },
+		{ "/r/docs", "docs" }, { "/r/docs/q", "docs/q" },
+		{ "/r/deep", "deep" }, { "/r/m/deep/n", "m/deep/n" },
+		{ "/r/private", "private" }, { "/r/k", "k" },
+	};
+	static const char *const names[] = { ".env", ".env.local", "a.log",
+	    "ab.txt", "zz.txt", "x*y", "xy", "gen", "c", "hooks", "z",
+	    "sub", "id.pem", "plain", ".ssh", "private", "k1", "secrets",
+	    ".git", "deep", "shadow" };
+	static const unsigned access[] = { TC_ACCESS_READ, TC_ACCESS_WRITE };
+	struct tc_deny rules[TC_NITEMS(pats)];
+	struct tc_root roots[2];
+	struct tc_deny_dir dd;
+	struct tc_policy p;
+	char abs[256];
+	const char *rel;
+	size_t i, j, k, a, wrong = 0, n = 0, hits = 0;
+	const struct tc_deny *want, *got;
+
+	memset(&p, 0, sizeof(p));
+	memset(roots, 0, sizeof(roots));
+	for (i = 0; i < TC_NITEMS(pats); i++) {
+		rules[i].pattern = pats[i];
+		rules[i].access = i % 3 == 1 ? TC_ACCESS_WRITE :
+		    TC_ACCESS_READ | TC_ACCESS_WRITE;
+		rules[i].line = (int)i + 1;
+	}
+	roots[0].path = rootA;
+	roots[0].pathlen = strlen(rootA);
+	roots[1].path = rootB;
+	roots[1].pathlen = strlen(rootB);
+	p.roots = roots;
+	p.deny = rules;
+	p.ndeny = TC_NITEMS(rules);
+	for (p.nroots = 1; p.nroots <= 2; p.nroots++)
+	for (i = 0; i < TC_NITEMS(dirs); i++)
+	for (a = 0; a < TC_NITEMS(access); a++) {
+		if (tc_deny_dir_init(&dd, &p, dirs[i][0], dirs[i][1],
+		    access[a]) != 0) {
+			ok(0, "tc_deny_dir_init");
+			return;
+		}
+		for (j = 0; j < TC_NITEMS(names); j++) {
+			snprintf(abs, sizeof(abs), "%s/%s", dirs[i][0],
+			    names[j]);
+			rel = abs + 3;	/* after "/r/": relative to /r */
+			want = tc_deny_match(&p, abs, rel, access[a]);
+			got = tc_deny_dir_match(&dd, names[j], abs, rel);
+			n++;
+			hits += want != NULL;
+			if (want != got && wrong++ < 5) {
+				for (k = 0; k < TC_NITEMS(rules) &&
+				    &rules[k] != want; k++)
+					;
+				printf("# %s (%s): want rule %zu, got %s\n",
+				    abs, access[a] == TC_ACCESS_READ ? "read" :
+				    "write", k, got ? got->pattern : "none");
+			}
+		}
+		tc_deny_dir_release(&dd);
+	}
+	is_int((int)wrong, 0, "per-directory rules agree with tc_deny_match "
+	    "on %zu entries (%zu refused)", n, hits);
+	ok(hits > n / 10 && hits < n, "the comparison has both answers");
+}
+
 int
 main(void)
 {
@@ -401,5 +482,6 @@ main(void)
 	test_valid();
 	test_pathological();
 	test_deny_match();
+	test_deny_dir();
 	return done_testing();
 }

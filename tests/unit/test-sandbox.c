@@ -325,7 +325,7 @@ run(struct tc_sandbox *sb, const char *name, struct tc_run *r)
 	is_int(r->state, TC_RUN_DONE, "%s: done", name);
 	/* Done: the pipe is closed, and the child reaped, or killed with its
 	 * group once its result was in (the reaping comes later). */
-	ok(r->fd < 0 && (r->pidfd < 0 || (r->killed && r->result != NULL)),
+	ok(r->fd < 0 && (r->pidfd < 0 || (r->killed && r->answered)),
 	    "%s: pipe closed, child reaped or killed when done", name);
 	return 0;
 }

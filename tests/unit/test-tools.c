@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "json.h"
 #include "tools.h"
 #include "dq.h"
 #include "tap.h"
@@ -372,44 +373,78 @@ test_validate(void)
 	cJSON_Delete(desc);
 }
 
-/* Prints |r| to JSON and checks it back; returns 1 if it round-trips. */
+/* Serializes |r|, checks the text and parses it back; returns 1 if what
+ * comes back is what |r| holds. */
 static int
 round_trip(const struct tc_result *r, const char *name)
 {
+	struct tc_result_info info;
 	struct tc_diag d;
-	cJSON *j, *back = NULL;
-	char *text;
+	struct tc_buf b;
+	const cJSON *content, *it, *want;
+	cJSON *back;
 	int rc, same;
 
 	memset(&d, 0, sizeof(d));
-	j = tc_result_to_json(r);
-	text = cJSON_PrintUnformatted(j);
-	rc = tc_result_check(text, strlen(text), &back, &d);
-	is_int(rc, 0, "%s: tc_result_check accepts it", name);
-	same = back != NULL && cJSON_Compare(j, back, 1);
+	tc_buf_init(&b, 1u << 20);
+	is_int(tc_result_serialize(r, &b), 0, "%s: serialized", name);
+	rc = tc_result_check(b.data, b.len, &info, &d);
+	is_int(rc, 0, "%s: tc_result_check accepts it%s%s", name,
+	    rc ? ": " : "", d.msg);
+	is_int(info.is_error, r->is_error, "%s: isError seen", name);
+	back = cJSON_Parse(b.data);
+	content = cJSON_GetObjectItemCaseSensitive(back, "content");
+	it = cJSON_GetArrayItem(content, 0);
+	same = back != NULL && strcmp(cJSON_GetStringValue(
+	    cJSON_GetObjectItem(it, "text")), r->text.data ? r->text.data :
+	    "") == 0;
+	want = r->content != NULL ? r->content->child : NULL;
+	for (it = it != NULL ? it->next : NULL; it != NULL; it = it->next) {
+		same = same && want != NULL && cJSON_Compare(it, want, 1);
+		want = want != NULL ? want->next : NULL;
+	}
+	same = same && want == NULL;
+	it = cJSON_GetObjectItemCaseSensitive(back, "structuredContent");
+	same = same && (r->is_error || r->structured == NULL ? it == NULL :
+	    cJSON_Compare(it, r->structured, 1));
+	same = same && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(back,
+	    "isError")) == r->is_error;
 	ok(same, "%s: round trip", name);
-	cJSON_free(text);
-	cJSON_Delete(j);
 	cJSON_Delete(back);
+	tc_buf_release(&b);
 	return same;
+}
+
+/* Serializes |r| and compares the text with |want|. */
+static void
+serializes_to(const struct tc_result *r, const char *want, const char *name)
+{
+	struct tc_buf b;
+
+	tc_buf_init(&b, 1u << 20);
+	is_int(tc_result_serialize(r, &b), 0, "%s: serialized", name);
+	is_str(b.data, want, "%s: text", name);
+	tc_buf_release(&b);
 }
 
 static void
 test_results(void)
 {
 	struct tc_result r;
-	cJSON *j, *want;
 	char *text;
 
 	tc_result_init(&r);
 	is_int(tc_result_printf(&r, "hello %d", 5), 0, "result printf");
 	cJSON_AddNumberToObject(tc_result_obj(&r), "n", 5);
-	j = tc_result_to_json(&r);
-	want = cJSON_Parse("{\"content\":[{\"type\":\"text\",\"text\":"
-	    "\"hello 5\"}],\"structuredContent\":{\"n\":5}}");
-	ok(cJSON_Compare(j, want, 1), "result to JSON");
-	cJSON_Delete(want);
-	cJSON_Delete(j);
+	cJSON_AddNumberToObject(tc_result_obj(&r), "half", 0.5);
+	cJSON_AddNumberToObject(tc_result_obj(&r), "big", 9007199254740991.0);
+	cJSON_AddStringToObject(tc_result_obj(&r), "s", "q\"\\\n\t\x01/\xc3\xa9");
+	cJSON_AddItemToObject(tc_result_obj(&r), "a", cJSON_Parse(
+	    "[true,false,null,{},[]]"));
+	serializes_to(&r, "{\"content\":[{\"type\":\"text\",\"text\":"
+	    "\"hello 5\"}],\"structuredContent\":{\"n\":5,\"half\":0.5,"
+	    "\"big\":9007199254740991,\"s\":\"q\\\"\\\\\\n\\t\\u0001/"
+	    "\xc3\xa9\",\"a\":[true,false,null,{},[]]}}", "result to JSON");
 	round_trip(&r, "text and structured");
 
 	is_int(tc_result_text(&r, " \xff\x00!", 4), 0, "result text");
@@ -421,12 +456,8 @@ test_results(void)
 	    "tc_result_error returns 0");
 	ok(r.is_error && r.structured == NULL, "error: flag set, no struct");
 	is_str(r.text.data, "'x': not found", "error: text replaced");
-	j = tc_result_to_json(&r);
-	text = cJSON_PrintUnformatted(j);
-	is_str(text, "{\"content\":[{\"type\":\"text\",\"text\":\"'x': not "
-	    "found\"}],\"isError\":true}", "error to JSON");
-	cJSON_free(text);
-	cJSON_Delete(j);
+	serializes_to(&r, "{\"content\":[{\"type\":\"text\",\"text\":\"'x': "
+	    "not found\"}],\"isError\":true}", "error to JSON");
 	round_trip(&r, "error");
 	tc_result_release(&r);
 
@@ -437,12 +468,10 @@ test_results(void)
 	round_trip(&r, "text and image");
 	tc_result_release(&r);
 
-	j = tc_result_error_json("boom");
-	text = cJSON_PrintUnformatted(j);
+	text = tc_result_error_text("boom");
 	is_str(text, "{\"content\":[{\"type\":\"text\",\"text\":\"boom\"}],"
-	    "\"isError\":true}", "tc_result_error_json");
-	cJSON_free(text);
-	cJSON_Delete(j);
+	    "\"isError\":true}", "tc_result_error_text");
+	free(text);
 }
 
 /* Checks that tc_result_check refuses |json| with |code| (and |msg|). */
@@ -450,18 +479,15 @@ static void
 refuse(const char *json, size_t len, int code, const char *msg,
     const char *name)
 {
-	static cJSON dummy;
+	struct tc_result_info info;
 	struct tc_diag d;
-	cJSON *out = &dummy;
 
 	memset(&d, 0, sizeof(d));
 	if (len == 0)
 		json = dq(json);
-	is_int(tc_result_check(json, len ? len : strlen(json), &out, &d), code,
-	    "result check refuses %s", name);
-	ok(out == NULL, "%s: no object returned", name);
-	if (out != &dummy)
-		cJSON_Delete(out);
+	is_int(tc_result_check(json, len ? len : strlen(json), &info, &d),
+	    code, "result check refuses %s", name);
+	ok(d.msg[0] != '\0', "%s: says why", name);
 	if (msg != NULL)
 		is_str(d.msg, msg, "%s: message", name);
 }
@@ -490,7 +516,10 @@ test_result_check(void)
 	refuse("{'content':[{'type':'text','text':5}]}", 0, TC_EINVAL,
 	    "malformed text item", "text not a string");
 	refuse("{'content':[{'type':'text','text':'a','x':1}]}", 0,
-	    TC_EINVAL, "malformed text item", "a text item with extra keys");
+	    TC_EINVAL, "malformed content item", "an item with an unknown "
+	    "key");
+	refuse("{'content':[{'type':'text','text':'a','data':'aGk='}]}", 0,
+	    TC_EINVAL, "malformed text item", "a text item with data");
 	refuse("{'content':[{'type':'image','data':'not base64!',"
 	    "'mimeType':'image/png'}]}", 0, TC_EINVAL, "malformed image item",
 	    "an image that is not base64");
@@ -507,6 +536,98 @@ test_result_check(void)
 	refuse(bad_utf8, sizeof(bad_utf8) - 1, TC_EBADJSON,
 	    "result is not valid UTF-8", "invalid UTF-8");
 	refuse(nul, sizeof(nul) - 1, TC_EBADJSON, NULL, "a trailing NUL byte");
+
+	/* The text is sent on as it came: only the compact form is let
+	 * through, and nothing a client could read two ways. */
+	refuse("{'content':[{'type':'text','text':'a'}]}\n", 0, TC_EBADJSON,
+	    NULL, "a trailing newline");
+	refuse("{'content':\n[{'type':'text','text':'a'}]}", 0, TC_EBADJSON,
+	    NULL, "a newline between tokens");
+	refuse("{'content': [{'type':'text','text':'a'}]}", 0, TC_EBADJSON,
+	    NULL, "a space between tokens");
+	refuse("{'content':[{'type':'text','text':'a\nb'}]}", 0, TC_EBADJSON,
+	    NULL, "a raw newline in a string");
+	refuse("{'content':[{'type':'text','text':'a\\x'}]}", 0,
+	    TC_EBADJSON, NULL, "an unknown escape");
+	refuse("{'content':[{'type':'text','text':'\\u00g0'}]}", 0,
+	    TC_EBADJSON, NULL, "a short \\u escape");
+	refuse("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'n':01}}", 0, TC_EBADJSON, NULL, "a number with a leading zero");
+	refuse("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'n':1.}}", 0, TC_EBADJSON, NULL, "a number ending in a dot");
+	refuse("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'n':-}}", 0, TC_EBADJSON, NULL, "a lone minus");
+	refuse("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'n':tru}}", 0, TC_EBADJSON, NULL, "a cut literal");
+	refuse("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'n':[1,]}}", 0, TC_EBADJSON, NULL, "a trailing comma");
+	refuse("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'n' 1}}", 0, TC_EBADJSON, NULL, "a member without a colon");
+	refuse("{'content':[{'type':'text','text':'a'}],'content':[{'type':"
+	    "'text','text':'b'}]}", 0, TC_EINVAL,
+	    "result is not a CallToolResult", "content twice");
+	refuse("{'content':[{'type':'text','text':'a','text':'b'}]}", 0,
+	    TC_EINVAL, "malformed content item", "an item's text twice");
+	refuse("{'content':[{'type':'image','type':'text','text':'a'}]}", 0,
+	    TC_EINVAL, "malformed content item", "an item's type twice");
+	refuse("{'content':[]}", 0, TC_EINVAL, "result has no content",
+	    "empty content");
+	refuse("{'content':[1]}", 0, TC_EINVAL, "malformed content item",
+	    "a content item that is a number");
+	refuse("{'content':[{'type':'resource','resource':{'uri':'u',"
+	    "'text':'a','blob':'aGk='}}]}", 0, TC_EINVAL,
+	    "malformed resource item", "a resource with text and blob");
+	refuse("{'content':[{'type':'image','data':'aGk\\u003d',"
+	    "'mimeType':'image/png'}]}", 0, TC_EINVAL, "malformed image item",
+	    "base64 written with an escape");
+}
+
+/* Nesting: TC_JSON_DEPTH levels are let through, deeper ones are not. */
+static void
+test_result_depth(void)
+{
+	static const char head[] = "{\"content\":[{\"type\":\"text\","
+	    "\"text\":\"a\"}],\"structuredContent\":{\"d\":";
+	struct tc_result_info info;
+	struct tc_diag d;
+	struct tc_buf b;
+	int depth, i, rc;
+
+	for (depth = TC_JSON_DEPTH - 2; depth <= TC_JSON_DEPTH; depth++) {
+		tc_buf_init(&b, 1u << 20);
+		tc_buf_append_str(&b, head);
+		for (i = 0; i < depth; i++)
+			tc_buf_append(&b, "[", 1);
+		for (i = 0; i < depth; i++)
+			tc_buf_append(&b, "]", 1);
+		tc_buf_append(&b, "}}", 2);
+		memset(&d, 0, sizeof(d));
+		rc = tc_result_check(b.data, b.len, &info, &d);
+		/* The array's own level: 2 under the result and the
+		 * structuredContent member. */
+		is_int(rc, depth + 1 <= TC_JSON_DEPTH ? 0 : TC_EBADJSON,
+		    "arrays nested %d deep in structuredContent", depth);
+		tc_buf_release(&b);
+	}
+}
+
+/* What the audit log is told: isError and a truncated answer. */
+static void
+test_result_info(void)
+{
+	struct tc_result_info info;
+	struct tc_diag d;
+	const char *t;
+
+	t = dq("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'x':{'truncated':true},'truncated':true},'isError':false}");
+	is_int(tc_result_check(t, strlen(t), &info, &d), 0, "info: accepted");
+	ok(info.truncated && !info.is_error, "info: truncated, not an error");
+	t = dq("{'content':[{'type':'text','text':'a'}],'structuredContent':"
+	    "{'x':{'truncated':true}},'isError':true}");
+	is_int(tc_result_check(t, strlen(t), &info, &d), 0, "info: accepted");
+	ok(!info.truncated && info.is_error,
+	    "info: a nested truncated is not the answer's; isError seen");
 }
 
 int
@@ -517,5 +638,7 @@ main(void)
 	test_validate();
 	test_results();
 	test_result_check();
+	test_result_depth();
+	test_result_info();
 	return done_testing();
 }

@@ -36,6 +36,23 @@ function note(result) {
 }
 
 /* Names of a tree, as nested [name, children?] for compact comparisons. */
+/* The outline directory_tree's text should be for structured |nodes|:
+ * two spaces a level, a '/' after directories, a bracketed line under an
+ * incomplete one. */
+function outline(nodes, depth = 0) {
+	const pad = '  '.repeat(depth);
+	let out = '';
+	for (const n of nodes) {
+		out += `${pad}${n.name.replace(/[\x00-\x1f\x7f]/g, '?')}${n.type === 'directory' ? '/' : ''}\n`;
+		if (n.children)
+			out += outline(n.children, depth + 1);
+		if (n.truncated)
+			out += `${pad}  ${n.error ? `[cannot be read: ${n.error}]`
+			    : n.children ? '[more entries not shown]' : '[not opened: maxDepth]'}\n`;
+	}
+	return out;
+}
+
 function shape(nodes) {
 	return nodes.map((n) => (n.children ? [n.name, shape(n.children)] : n.name));
 }
@@ -174,8 +191,10 @@ describe('walking tools', () => {
 			assert.equal(sc.entries, 28);
 			assert.equal(sc.truncated, false);
 			assert.equal(sc.truncated_by, undefined);
-			// The text is the same JSON, indented two spaces.
-			assert.equal(textOf(r), `${JSON.stringify(sc.tree, null, 2)}\n`);
+			// The text is an outline of the same tree.
+			assert.equal(textOf(r), outline(sc.tree));
+			assert.match(textOf(r), /^README\.md\na\.ts\nctx\.txt\nempty\/\nenv-link\n/);
+			assert.match(textOf(r), /\nsrc\/\n  b\.ts\n  c\.c\n  deep\/\n    er\/\n      e\.ts\n/);
 			assert.equal(r.content.length, 1);
 			const names = allNames(sc.tree);
 			for (const bad of ['.env', '.env.local', '.ssh', 'id_rsa', 'key.pem', 'private',
@@ -226,6 +245,8 @@ describe('walking tools', () => {
 			assert.deepEqual(sc.truncated_by, ['maxDepth']);
 			const src = sc.tree.find((n) => n.name === 'src');
 			assert.deepEqual(src, { name: 'src', type: 'directory', truncated: true });
+			assert.match(textOf(r), /\nsrc\/\n  \[not opened: maxDepth\]\nsub\/\n/);
+			assert.equal(textOf(r), outline(sc.tree));
 			assert.match(note(r), /6 directories at maxDepth=1 not opened/);
 			const sc2 = ok(await call(srv, 'directory_tree', { path: 'src', maxDepth: 2 }), 'depth2');
 			assert.deepEqual(sc2.tree.find((n) => n.name === 'deep'),
@@ -242,7 +263,7 @@ describe('walking tools', () => {
 			assert.deepEqual(sc.truncated_by, ['maxEntries']);
 			assert.deepEqual(shape(sc.tree), ['README.md', 'a.ts', 'ctx.txt', ['empty', []], 'env-link',
 			    'fifo', ['logs', ['app.log']]]);
-			assert.equal(textOf(r), `${JSON.stringify(sc.tree, null, 2)}\n`);
+			assert.equal(textOf(r), outline(sc.tree));
 			assert.match(note(r), /^\[tree truncated: 8 entries shown; maxEntries=8 reached/);
 			// Cut inside a subdirectory: it is marked.
 			const sc2 = ok(await call(srv, 'directory_tree', { path: 'src', maxEntries: 4 }), 'cap2');
@@ -251,6 +272,8 @@ describe('walking tools', () => {
 			assert.deepEqual(shape(sc2.tree), ['b.ts', 'c.c', ['deep', [['er', []]]]]);
 			assert.deepEqual(sc2.tree.find((n) => n.name === 'deep'), { name: 'deep', type: 'directory',
 			    children: [{ name: 'er', type: 'directory', children: [], truncated: true }] });
+			assert.equal(textOf(await call(srv, 'directory_tree', { path: 'src', maxEntries: 4 })),
+			    'b.ts\nc.c\ndeep/\n  er/\n    [more entries not shown]\n');
 			assert.equal(sc2.truncated, true);
 			// Exactly as many entries as the cap: not truncated.
 			const sc3 = ok(await call(srv, 'directory_tree', { path: 'src', maxEntries: 7 }), 'exact');
@@ -737,6 +760,7 @@ describe('unreadable entries and the output cap', () => {
 		const sc = ok(r, 'tree');
 		assert.deepEqual(sc.tree.find((n) => n.name === 'locked'),
 		    { name: 'locked', type: 'directory', error: 'Permission denied', truncated: true });
+		assert.match(textOf(r), /\nlocked\/\n  \[cannot be read: Permission denied\]\n/);
 		assert.equal(sc.truncated, true);
 		assert.deepEqual(sc.truncated_by, ['unreadable']);
 		assert.match(note(r), /1 directory could not be read/);

@@ -1,0 +1,295 @@
+/* json.c: writing JSON into a buffer, and scanning it without a tree. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "err.h"
+#include "json.h"
+
+/* --- Writing --- */
+
+int
+tc_json_put_string(struct tc_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const char *run = s, *end = s + n;
+	char esc[6];
+	int r;
+
+	if ((r = tc_buf_reserve(b, n + 2)) != 0)
+		return r;
+	b->data[b->len++] = '"';
+	for (; s < end; s++) {
+		unsigned char c = (unsigned char)*s;
+		size_t elen = 2;
+
+		if (c >= 0x20 && c != '"' && c != '\\')
+			continue;
+		if ((r = tc_buf_append(b, run, (size_t)(s - run))) != 0)
+			return r;
+		esc[0] = '\\';
+		switch (c) {
+		case '"':	esc[1] = '"';	break;
+		case '\\':	esc[1] = '\\';	break;
+		case '\b':	esc[1] = 'b';	break;
+		case '\f':	esc[1] = 'f';	break;
+		case '\n':	esc[1] = 'n';	break;
+		case '\r':	esc[1] = 'r';	break;
+		case '\t':	esc[1] = 't';	break;
+		default:
+			memcpy(esc + 1, "u00", 3);
+			esc[4] = hex[c >> 4];
+			esc[5] = hex[c & 15];
+			elen = 6;
+			break;
+		}
+		if ((r = tc_buf_append(b, esc, elen)) != 0)
+			return r;
+		run = s + 1;
+	}
+	if ((r = tc_buf_append(b, run, (size_t)(end - run))) != 0)
+		return r;
+	return tc_buf_append(b, "\"", 1);
+}
+
+static int
+put_number(struct tc_buf *b, double d)
+{
+	if (!isfinite(d))
+		return tc_buf_append(b, "null", 4);
+	/* Integers (sizes, counts, offsets) exactly; others round-trip. */
+	if (d == floor(d) && fabs(d) < 9007199254740992.0)
+		return tc_buf_printf(b, "%.0f", d);
+	return tc_buf_printf(b, "%.17g", d);
+}
+
+int
+tc_json_put(struct tc_buf *b, const cJSON *v)
+{
+	const cJSON *it;
+	int r = 0;
+
+	switch (v->type & 0xff) {
+	case cJSON_False:
+		return tc_buf_append(b, "false", 5);
+	case cJSON_True:
+		return tc_buf_append(b, "true", 4);
+	case cJSON_NULL:
+		return tc_buf_append(b, "null", 4);
+	case cJSON_Number:
+		return put_number(b, v->valuedouble);
+	case cJSON_String:
+		return tc_json_put_string(b, v->valuestring,
+		    strlen(v->valuestring));
+	case cJSON_Raw:
+		return tc_buf_append_str(b, v->valuestring);
+	case cJSON_Array:
+	case cJSON_Object:
+		if ((r = tc_buf_append(b, cJSON_IsArray(v) ? "[" : "{", 1)))
+			return r;
+		for (it = v->child; it != NULL && r == 0; it = it->next) {
+			if (it != v->child && (r = tc_buf_append(b, ",", 1)))
+				break;
+			if (cJSON_IsObject(v) && ((r = tc_json_put_string(b,
+			    it->string, strlen(it->string))) != 0 ||
+			    (r = tc_buf_append(b, ":", 1)) != 0))
+				break;
+			r = tc_json_put(b, it);
+		}
+		if (r != 0)
+			return r;
+		return tc_buf_append(b, cJSON_IsArray(v) ? "]" : "}", 1);
+	}
+	return TC_EINVAL;
+}
+
+/* --- Scanning --- */
+
+static const char *
+scan_string(const char *p, const char *e)
+{
+	static const char hexdig[] = "0123456789abcdefABCDEF";
+	int i;
+
+	if (p >= e || *p != '"')
+		return NULL;
+	for (p++; p < e; p++) {
+		unsigned char c = (unsigned char)*p;
+
+		if (c == '"')
+			return p + 1;
+		if (c < 0x20)
+			return NULL;
+		if (c != '\\')
+			continue;
+		if (++p >= e)
+			return NULL;
+		switch (*p) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+		case 'r': case 't':
+			break;
+		case 'u':
+			for (i = 0; i < 4; i++)
+				if (++p >= e || *p == '\0' ||
+				    strchr(hexdig, *p) == NULL)
+					return NULL;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const char *
+digits(const char *p, const char *e)
+{
+	const char *s = p;
+
+	while (p < e && *p >= '0' && *p <= '9')
+		p++;
+	return p == s ? NULL : p;
+}
+
+static const char *
+scan_number(const char *p, const char *e)
+{
+	if (p < e && *p == '-')
+		p++;
+	if (p < e && *p == '0')
+		p++;
+	else if ((p = digits(p, e)) == NULL)
+		return NULL;
+	if (p < e && *p == '.' && (p = digits(p + 1, e)) == NULL)
+		return NULL;
+	if (p < e && (*p == 'e' || *p == 'E')) {
+		p++;
+		if (p < e && (*p == '+' || *p == '-'))
+			p++;
+		if ((p = digits(p, e)) == NULL)
+			return NULL;
+	}
+	return p;
+}
+
+static const char *
+scan_word(const char *p, const char *e, const char *w)
+{
+	size_t n = strlen(w);
+
+	return (size_t)(e - p) >= n && memcmp(p, w, n) == 0 ? p + n : NULL;
+}
+
+int
+tc_json_member(const char **pp, const char *e, int depth,
+    struct tc_json_span *m)
+{
+	const char *p = *pp, *k, *v;
+
+	if (p >= e)
+		return -1;
+	if (*p == '{') {
+		if (++p < e && *p == '}') {
+			*pp = p + 1;
+			return 0;
+		}
+	} else if (*p == ',')
+		p++;
+	else if (*p == '}') {
+		*pp = p + 1;
+		return 0;
+	} else
+		return -1;
+	k = p;
+	if ((p = scan_string(p, e)) == NULL || p >= e || *p != ':')
+		return -1;
+	m->key = k + 1;
+	m->keylen = (size_t)(p - k - 2);
+	v = ++p;
+	if ((p = tc_json_scan(p, e, depth + 1)) == NULL ||
+	    p >= e || (*p != ',' && *p != '}'))
+		return -1;
+	m->val = v;
+	m->vallen = (size_t)(p - v);
+	*pp = p;
+	return 1;
+}
+
+int
+tc_json_element(const char **pp, const char *e, int depth, const char **v,
+    size_t *vlen)
+{
+	const char *p = *pp;
+
+	if (p >= e)
+		return -1;
+	if (*p == '[') {
+		if (++p < e && *p == ']') {
+			*pp = p + 1;
+			return 0;
+		}
+	} else if (*p == ',')
+		p++;
+	else if (*p == ']') {
+		*pp = p + 1;
+		return 0;
+	} else
+		return -1;
+	*v = p;
+	if ((p = tc_json_scan(p, e, depth + 1)) == NULL ||
+	    p >= e || (*p != ',' && *p != ']'))
+		return -1;
+	*vlen = (size_t)(p - *v);
+	*pp = p;
+	return 1;
+}
+
+const char *
+tc_json_scan(const char *p, const char *e, int depth)
+{
+	struct tc_json_span m;
+	const char *v;
+	size_t vlen;
+	int r;
+
+	if (p >= e || depth > TC_JSON_DEPTH)
+		return NULL;
+	switch (*p) {
+	case '{':
+		while ((r = tc_json_member(&p, e, depth, &m)) == 1)
+			;
+		return r == 0 ? p : NULL;
+	case '[':
+		while ((r = tc_json_element(&p, e, depth, &v, &vlen)) == 1)
+			;
+		return r == 0 ? p : NULL;
+	case '"':
+		return scan_string(p, e);
+	case 't':
+		return scan_word(p, e, "true");
+	case 'f':
+		return scan_word(p, e, "false");
+	case 'n':
+		return scan_word(p, e, "null");
+	default:
+		return scan_number(p, e);
+	}
+}
+
+int
+tc_json_key_is(const struct tc_json_span *m, const char *key)
+{
+	return m->keylen == strlen(key) && memcmp(m->key, key, m->keylen) == 0;
+}
+
+cJSON *
+tc_json_raw_take(struct tc_buf *b)
+{
+	cJSON *it;
+
+	if ((it = cJSON_CreateRaw("")) == NULL)
+		return NULL;
+	cJSON_free(it->valuestring);
+	it->valuestring = tc_buf_steal(b);
+	return it;
+}
