@@ -106,6 +106,14 @@ int	fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 void	fs_entries_free(struct fs_entry *v, size_t n);
 
 /*
+ * Appends entries [|from|, |to|) of |v| to |b| as a JSON array of {name,
+ * type} objects, with "size" where it is known.  Returns 0 or a TC_E*
+ * code.
+ */
+int	fs_entries_json(struct tc_buf *b, const struct fs_entry *v,
+	    size_t from, size_t to);
+
+/*
  * Returns |name| for a line of text, in |buf| (of |len| bytes) when it has
  * control characters, which are shown as '?': a file named "x\n[FILE]
  * .env" must not pose as two entries.  structuredContent keeps the name.

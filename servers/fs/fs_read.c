@@ -21,6 +21,7 @@
 #include <nettle/base64.h>
 
 #include "fs.h"
+#include "json.h"
 #include "glob.h"
 #include "path.h"
 #include "policy.h"
@@ -545,17 +546,6 @@ cmp_size(const void *a, const void *b)
 }
 
 static const char *
-sized_type(int t)
-{
-	switch (t) {
-	case DT_REG:	return "file";
-	case DT_DIR:	return "directory";
-	case DT_LNK:	return "symlink";
-	default:	return "other";
-	}
-}
-
-static const char *
 sized_tag(int t)
 {
 	switch (t) {
@@ -607,9 +597,10 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 	unsigned long long total_size = 0;
 	struct fs_entry *v;
 	struct fs_dir d;
-	cJSON *o, *arr, *e;
+	struct tc_buf arr;
+	cJSON *o;
 	char hs[32], line[NAME_MAX * 4 + 1];
-	int by_size;
+	int by_size, rc;
 
 	by_size = sort_by != NULL && strcmp(sort_by, "size") == 0;
 	if (fs_read_dir(call, user, 1, &d, res) != 0)
@@ -632,28 +623,31 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 	}
 	if (n > 0)
 		qsort(v, n, sizeof(*v), by_size ? cmp_size : cmp_name);
-	o = tc_result_obj(res);
-	cJSON_AddStringToObject(o, "path", d.path.display);
-	cJSON_AddStringToObject(o, "sortBy", by_size ? "size" : "name");
-	arr = cJSON_AddArrayToObject(o, "entries");
 	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
-	for (i = offset; i < end; i++) {
-		e = cJSON_CreateObject();
-		cJSON_AddStringToObject(e, "name", v[i].name);
-		cJSON_AddStringToObject(e, "type", sized_type(v[i].type));
-		if (v[i].has_size)
-			cJSON_AddNumberToObject(e, "size",
-			    (double)v[i].size);
-		cJSON_AddItemToArray(arr, e);
+	tc_buf_init(&arr, TC_RESULT_TEXT_MAX);
+	rc = fs_entries_json(&arr, v, offset, end);
+	for (i = offset; i < end && rc == 0; i++) {
 		if (v[i].has_size) {
 			human_size(v[i].size, hs, sizeof(hs));
-			tc_result_printf(res, "%s %-30s %10s\n",
+			rc = tc_result_printf(res, "%s %-30s %10s\n",
 			    sized_tag(v[i].type), fs_line_name(v[i].name,
 			    line, sizeof(line)), hs);
 		} else
-			tc_result_printf(res, "%s %s\n", sized_tag(v[i].type),
-			    fs_line_name(v[i].name, line, sizeof(line)));
+			rc = tc_result_printf(res, "%s %s\n",
+			    sized_tag(v[i].type), fs_line_name(v[i].name,
+			    line, sizeof(line)));
 	}
+	if (rc != 0) {
+		tc_buf_release(&arr);
+		fs_entries_free(d.v, d.n);
+		tc_path_release(&d.path);
+		return tc_result_error(res, "'%s': too many entries to list; "
+		    "use a lower limit", user);
+	}
+	o = tc_result_obj(res);
+	cJSON_AddStringToObject(o, "path", d.path.display);
+	cJSON_AddStringToObject(o, "sortBy", by_size ? "size" : "name");
+	cJSON_AddItemToObject(o, "entries", tc_json_raw_take(&arr));
 	cJSON_AddNumberToObject(o, "total", (double)n);
 	cJSON_AddNumberToObject(o, "files", (double)nfiles);
 	cJSON_AddNumberToObject(o, "directories", (double)ndirs);

@@ -614,6 +614,35 @@ fs_line_name(const char *name, char *buf, size_t len)
 	return buf;
 }
 
+int
+fs_entries_json(struct tc_buf *b, const struct fs_entry *v, size_t from,
+    size_t to)
+{
+	size_t i;
+	int rc;
+
+	/* Written as JSON text straight away, sized once: thousands of
+	 * entries as cJSON items, or a buffer grown by copies, would cost
+	 * more than reading the directory. */
+	if ((rc = tc_buf_reserve(b, (to > from ? to - from : 0) * 64 + 2)) ||
+	    (rc = tc_buf_append(b, "[", 1)) != 0)
+		return rc;
+	for (i = from; i < to && rc == 0; i++) {
+		if ((rc = tc_buf_append_str(b, i > from ? ",{\"name\":" :
+		    "{\"name\":")) == 0 &&
+		    (rc = tc_json_put_string(b, v[i].name,
+		    strlen(v[i].name))) == 0 &&
+		    (rc = tc_buf_append_str(b, ",\"type\":\"")) == 0 &&
+		    (rc = tc_buf_append_str(b, dt_name(v[i].type))) == 0)
+			rc = tc_buf_append(b, "\"", 1);
+		if (rc == 0 && v[i].has_size)
+			rc = tc_buf_printf(b, ",\"size\":%llu", v[i].size);
+		if (rc == 0)
+			rc = tc_buf_append(b, "}", 1);
+	}
+	return rc != 0 ? rc : tc_buf_append(b, "]", 1);
+}
+
 void
 fs_entries_free(struct fs_entry *v, size_t n)
 {
@@ -766,31 +795,15 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	/* With nothing kept v is NULL, which qsort() may not be given. */
 	if (n > 0)
 		qsort(d.v, n, sizeof(*d.v), cmp_entry);
-	/* The entries are written as JSON text straight away: thousands
-	 * of them as cJSON items would cost more than the listing. */
-	tc_buf_init(&arr, TC_RESULT_TEXT_MAX);
 	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
-	/* Sized once for names of about 24 bytes: growing by copies costs
-	 * more than the listing. */
 	shown = end > offset ? end - offset : 0;
-	if ((rc = tc_buf_reserve(&arr, shown * 56 + 2)) == 0 &&
-	    (rc = tc_buf_reserve(&res->text, shown * 32 + 256)) == 0)
-		rc = tc_buf_append(&arr, "[", 1);
-	for (i = offset; i < end && rc == 0; i++) {
-		if ((rc = tc_buf_append_str(&arr, i > offset ?
-		    ",{\"name\":" : "{\"name\":")) == 0 &&
-		    (rc = tc_json_put_string(&arr, d.v[i].name,
-		    strlen(d.v[i].name))) == 0 &&
-		    (rc = tc_buf_append_str(&arr, ",\"type\":\"")) == 0 &&
-		    (rc = tc_buf_append_str(&arr, dt_name(d.v[i].type))) == 0)
-			rc = tc_buf_append(&arr, "\"}", 2);
-		if (rc == 0)
-			rc = tc_result_printf(res, "%s %s\n",
-			    dt_tag(d.v[i].type), fs_line_name(d.v[i].name,
-			    line, sizeof(line)));
-	}
+	tc_buf_init(&arr, TC_RESULT_TEXT_MAX);
+	rc = fs_entries_json(&arr, d.v, offset, end);
 	if (rc == 0)
-		rc = tc_buf_append(&arr, "]", 1);
+		rc = tc_buf_reserve(&res->text, shown * 32 + 256);
+	for (i = offset; i < end && rc == 0; i++)
+		rc = tc_result_printf(res, "%s %s\n", dt_tag(d.v[i].type),
+		    fs_line_name(d.v[i].name, line, sizeof(line)));
 	if (rc != 0) {
 		tc_buf_release(&arr);
 		fs_entries_free(d.v, d.n);
