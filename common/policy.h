@@ -77,6 +77,7 @@ enum tc_setting {
 	TC_SET_AUDIT_SYNC,
 	TC_SET_AUDIT_ROTATE,
 	TC_SET_ROOTS_TIMEOUT,
+	TC_SET_WRITE_SYNC,
 	TC_SET_MAX
 };
 
@@ -166,6 +167,7 @@ struct tc_policy {
 	char		*audit_file;	/* JSON Lines log, or NULL */
 	char		*audit_key_file;	/* HMAC key, or NULL: SHA-256 */
 	enum tc_audit_sync audit_sync;
+	int		 write_sync;	/* fsync what the tools write */
 	unsigned long long audit_rotate_bytes;	/* 0: never */
 	unsigned	 audit_keep;	/* rotated files kept; 0: all */
 	int		 default_deny;	/* add the built-in deny rules */

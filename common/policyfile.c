@@ -1064,6 +1064,24 @@ kw_audit_sync(struct state *st, char **w, int nw)
 		    TC_AUDIT_SYNC_EVERY : TC_AUDIT_SYNC_NONE;
 }
 
+static void
+kw_write_sync(struct state *st, char **w, int nw)
+{
+	if (nw < 1) {
+		error(st, "write-sync: missing 'every' or 'none'");
+		return;
+	}
+	if (extra(st, w, nw, 1, "write-sync") != 0)
+		return;
+	if (strcmp(w[0], "every") != 0 && strcmp(w[0], "none") != 0) {
+		error(st, "write-sync: expected 'every' (fsync each file "
+		    "written before answering) or 'none', not '%s'", w[0]);
+		return;
+	}
+	if (set_once(st, TC_SET_WRITE_SYNC, "write-sync") == 0)
+		st->p->write_sync = strcmp(w[0], "every") == 0;
+}
+
 static const struct scalar rotate_setting =
 	{ "audit-rotate", SIZE, 64 * KIB, TIB, TC_SET_AUDIT_ROTATE };
 static const struct scalar keep_setting =
@@ -1121,6 +1139,7 @@ static const struct keyword keywords[] = {
 	{ "timeout",		kw_timeout },
 	{ "tool",		kw_tool },
 	{ "tools",		kw_tools },
+	{ "write-sync",		kw_write_sync },
 };
 
 static int
@@ -1569,6 +1588,10 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	print_consent(p, f);
 	fprintf(f, "network: %s  (%s)\n", p->network ? "on" : "off",
 	    origin(p->set_at[TC_SET_NETWORK], at, sizeof(at)));
+	fprintf(f, "write-sync: %s  (%s)\n", p->write_sync ?
+	    "every (fsync each file written before answering)" :
+	    "none (left to the kernel)",
+	    origin(p->set_at[TC_SET_WRITE_SYNC], at, sizeof(at)));
 	print_audit(p, f);
 	fprintf(f, "roots-timeout: %s  (%s)\n",
 	    fmt_duration((unsigned long long)p->roots_timeout_ms, val,

@@ -525,6 +525,8 @@ test_print(void)
 	    "denied  (default)\n"
 	    "  timeout: 30s  (default)\n"
 	    "network: off  (default)\n"
+	    "write-sync: every (fsync each file written before answering)  "
+	    "(default)\n"
 	    "audit: off\n"
 	    "roots-timeout: 5s  (default)\n"
 	    "run-as: none (calls run as the server's user)\n"
@@ -578,7 +580,8 @@ test_print_everything(void)
 	    "audit-key \"@D@/audit key\"\n"
 	    "audit-sync none\n"
 	    "audit-rotate 10M keep 5\n"
-	    "allow-degraded seccomp\n", "everything");
+	    "allow-degraded seccomp\n"
+	    "write-sync none\n", "everything");
 	finish(&r);
 	out = printed(&r.p);
 	want = subst(
@@ -628,6 +631,7 @@ test_print_everything(void)
 	    "  hook: @D@/hook.sh --ask two words  (line 20)\n"
 	    "  timeout: 2m  (line 21)\n"
 	    "network: off  (line 16)\n"
+	    "write-sync: none (left to the kernel)  (line 28)\n"
 	    "audit: @D@/audit.jsonl  (line 23)\n"
 	    "  chain: HMAC-SHA-256, key in\n"
 	    "    @D@/audit key\n"
@@ -657,6 +661,8 @@ test_print_everything(void)
 	    "  hook: @D@/hook.sh  (line 4)\n"
 	    "  timeout: 30s  (default)\n"
 	    "network: off  (default)\n"
+	    "write-sync: every (fsync each file written before answering)  "
+	    "(default)\n"
 	    "audit: @D@/a.jsonl  (line 2)\n"
 	    "  chain: SHA-256\n"
 	    "  sync: fsync after every record\n"
@@ -1596,6 +1602,29 @@ test_audit(void)
 }
 
 static void
+test_write_sync(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n", "write-sync: default");
+	is_int(r.p.write_sync, 1, "write-sync: every by default");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nwrite-sync none\n", "write-sync none");
+	is_int(r.p.write_sync, 0, "write-sync none: off");
+	is_int(r.p.set_at[TC_SET_WRITE_SYNC], 2, "write-sync: line 2");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nwrite-sync every\n",
+	    "write-sync every");
+	is_int(r.p.write_sync, 1, "write-sync every: on");
+	release(&r);
+	bad_line("write-sync", "write-sync: missing 'every' or 'none'");
+	bad_line("write-sync sometimes", "write-sync: expected 'every' (fsync "
+	    "each file written before answering) or 'none', not 'sometimes'");
+	bad_line("write-sync none now", "write-sync: unexpected 'now' at the "
+	    "end of the line");
+}
+
+static void
 test_roots_timeout(void)
 {
 	struct result r;
@@ -1939,6 +1968,7 @@ main(void)
 	test_consent_by();
 	test_audit();
 	test_roots_timeout();
+	test_write_sync();
 	test_sections();
 	test_home_patterns();
 	test_new_duplicates();
