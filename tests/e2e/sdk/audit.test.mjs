@@ -16,11 +16,9 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-
 import {
-	BUILD, CALL_TIMEOUT, call, makeTree, runAs, serverCommand, textOf,
+	BUILD, call, logLines, logRecords, makeScratch, makeTree, runServer, serverIds, sleep,
+	startServer, textOf,
 } from './lib.mjs';
 
 const AUDIT = path.join(BUILD, 'toolcell-audit');
@@ -30,34 +28,13 @@ const TAIL = 75;		/* ,"hash":"<64 hex>"} */
 const TOKEN = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;	/* 36 after ghp_ */
 
 let tree;
-let base;
-let nfix = 0;
+const base = await makeScratch('audit');	// policies, and directories of logs and keys
+const { policy, ownedDir } = base;
+let nkeys = 0;
 
-function serverIds() {
-	const as = runAs();
-	return as ? { uid: as.uid, gid: as.gid } : { uid: process.getuid(), gid: process.getgid() };
-}
-
-/* A fresh directory owned by the server's user, for a log. */
-async function ownedDir() {
-	const d = path.join(base, `logs-${++nfix}`);
-	await fsp.mkdir(d);
-	await fsp.chmod(d, 0o700);
-	const { uid, gid } = serverIds();
-	await fsp.chown(d, uid, gid);
-	return d;
-}
-
-async function policy(lines) {
-	const p = path.join(base, `audit-${++nfix}.policy`);
-	await fsp.writeFile(p, lines.join('\n') + '\n');
-	await fsp.chmod(p, 0o644);
-	return p;
-}
-
-/* A 32-byte key file, 0600, owned by the server's user. */
+/* A 32-byte key file in |dir|, 0600, owned by the server's user. */
 async function keyFile(dir) {
-	const k = path.join(dir, `key-${++nfix}`);
+	const k = path.join(dir, `key-${++nkeys}`);
 	const bytes = randomBytes(32);
 	await fsp.writeFile(k, bytes, { mode: 0o600 });
 	const { uid, gid } = serverIds();
@@ -65,61 +42,9 @@ async function keyFile(dir) {
 	return { file: k, bytes };
 }
 
-/*
- * Starts toolcell-fs with |args| and connects the official client (with
- * opts.capabilities); returns {client, sent, received, stderr(), pid,
- * exit, close()}, close() resolving once the server has exited.
- */
-async function startClient(args, opts = {}) {
-	const cmd = await serverCommand(args);
-	const transport = new StdioClientTransport({
-		command: cmd.command, args: cmd.args, stderr: 'pipe',
-	});
-	let errText = '';
-	transport.stderr.setEncoding('utf8');
-	transport.stderr.on('data', (s) => { errText += s; });
-	const sent = [];
-	const received = [];
-	const origSend = transport.send.bind(transport);
-	transport.send = (m, o) => {
-		sent.push(m);
-		return origSend(m, o);
-	};
-	const origStart = transport.start.bind(transport);
-	transport.start = async () => {
-		const handler = transport.onmessage;
-		transport.onmessage = (m) => {
-			received.push(m);
-			handler?.(m);
-		};
-		await origStart();
-	};
-	const client = new Client(CLIENT, { capabilities: opts.capabilities ?? {} });
-	for (const [schema, fn] of opts.handlers ?? [])
-		client.setRequestHandler(schema, fn);
-	try {
-		await client.connect(transport, { timeout: CALL_TIMEOUT });
-	} catch (e) {
-		await transport.close().catch(() => {});
-		e.message += `\nserver stderr:\n${errText}`;
-		throw e;
-	}
-	const child = transport._process;
-	const exit = new Promise((resolve) => {
-		if (child.exitCode !== null || child.signalCode !== null)
-			resolve({ code: child.exitCode, signal: child.signalCode });
-		else
-			child.once('exit', (code, signal) => resolve({ code, signal }));
-	});
-	await client.listTools(undefined, { timeout: CALL_TIMEOUT });
-	return {
-		client, sent, received, exit, pid: transport.pid,
-		stderr: () => errText,
-		close: async () => {
-			await client.close();
-			return exit;
-		},
-	};
+/* Starts toolcell-fs with |args| for the client CLIENT (opts as startServer's). */
+function startClient(args, opts = {}) {
+	return startServer(args, { ...opts, clientInfo: CLIENT });
 }
 
 /* Runs |cmd| |args| to completion; returns {status, stdout, stderr}. */
@@ -131,26 +56,8 @@ function run(cmd, args) {
 }
 
 /* Runs toolcell-audit |args| as the server's user, who owns logs and keys. */
-async function audit(args) {
-	const cmd = await serverCommand(args, AUDIT);
-	return run(cmd.command, cmd.args);
-}
-
-/* Runs toolcell-fs |args| (as the server's user) without a client. */
-async function runServer(args) {
-	const cmd = await serverCommand(args);
-	return run(cmd.command, cmd.args);
-}
-
-/* The lines of log |file|, each {text, rec}. */
-async function logLines(file) {
-	const text = await fsp.readFile(file, 'utf8');
-	assert.ok(text.endsWith('\n'), `${file} does not end with a newline`);
-	return text.slice(0, -1).split('\n').map((t) => ({ text: t, rec: JSON.parse(t) }));
-}
-
-async function records(file) {
-	return (await logLines(file)).map((l) => l.rec);
+function audit(args) {
+	return runServer(args, AUDIT);
 }
 
 /*
@@ -177,8 +84,6 @@ function checkChain(lines, { key = null, firstSeq = 1, prev = ZERO } = {}) {
 	return prev;
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
 before(async () => {
 	tree = await makeTree({
 		'a.txt': 'alpha\n',
@@ -193,14 +98,11 @@ before(async () => {
 	await fh.truncate(64 * 2 ** 30);
 	await fh.close();
 	await fsp.chmod(tree.p('huge'), 0o644);
-	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-audit-')));
-	await fsp.chmod(base, 0o755);
 });
 
 after(async () => {
 	await tree?.cleanup();
-	if (base)
-		await fsp.rm(base, { recursive: true, force: true });
+	await base.cleanup();
 });
 
 describe('the audit log of a session', () => {
@@ -223,7 +125,8 @@ describe('the audit log of a session', () => {
 			assert.equal(t.structuredContent.truncated, true);
 			await assert.rejects(call(srv, 'no_such_tool', {}));
 		} finally {
-			assert.deepEqual(await srv.close(), { code: 0, signal: null });
+			const { code, signal } = await srv.close();
+			assert.deepEqual({ code, signal }, { code: 0, signal: null });
 		}
 		sent = srv.sent;
 		lines = await logLines(log);
@@ -522,7 +425,7 @@ describe('what the log says of calls', () => {
 		const text = await fsp.readFile(log, 'utf8');
 		assert.ok(!text.includes(TOKEN), 'the token is in the log');
 		assert.ok(!text.includes(TOKEN.slice(4)), 'part of the token is in the log');
-		const calls = (await records(log)).filter((r) => r.event === 'call');
+		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
 		assert.deepEqual(calls.map((c) => [c.tool, c.args]), [
 			['read_text_file', { path: '[redacted]' }],
 			['get_file_info', { path: '[redacted]' }],
@@ -546,7 +449,7 @@ describe('what the log says of calls', () => {
 		} finally {
 			await srv.close();
 		}
-		const calls = (await records(log)).filter((r) => r.event === 'call');
+		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
 		assert.deepEqual(calls[0].args, { path: { length: long.length,
 		    sha256: createHash('sha256').update(long).digest('hex') } });
 		assert.deepEqual(calls[1].args, { path: kept });
@@ -565,7 +468,7 @@ describe('what the log says of calls', () => {
 		} finally {
 			await srv.close();
 		}
-		const res = (await records(log)).find((r) => r.event === 'result');
+		const res = (await logRecords(log)).find((r) => r.event === 'result');
 		assert.equal(res.outcome, 'over-limit');
 		assert.equal(res.tool, 'read_text_file');
 	});
@@ -584,7 +487,7 @@ describe('what the log says of calls', () => {
 		} finally {
 			await srv.close();
 		}
-		const res = (await records(log)).find((r) => r.event === 'result');
+		const res = (await logRecords(log)).find((r) => r.event === 'result');
 		assert.equal(res.outcome, 'timeout');
 		assert.ok(res.duration_ms >= 290 && res.duration_ms < 5000, String(res.duration_ms));
 		// Killed, and reaped before the answer: its signal is known.
@@ -611,7 +514,7 @@ describe('what the log says of calls', () => {
 		}
 		// The killed call is reaped when it is: its result may come
 		// after the next call's record.
-		const recs = await records(log);
+		const recs = await logRecords(log);
 		const of = (n) => recs.filter((r) => r.call === n)
 		    .map((r) => [r.event, r.decision ?? r.outcome]);
 		assert.deepEqual(of(1), [['call', 'run'], ['result', 'cancelled']]);
@@ -643,7 +546,7 @@ describe('what the log says of calls', () => {
 		} finally {
 			await srv.close();
 		}
-		const recs = await records(log);
+		const recs = await logRecords(log);
 		const of = (n) => recs.filter((r) => r.call === n)
 		    .map((r) => [r.event, r.decision ?? r.outcome]);
 		assert.deepEqual(of(17), [['call', 'run'], ['result', 'cancelled']]);
@@ -679,7 +582,7 @@ describe('what the log says of calls', () => {
 		} finally {
 			await srv.close();
 		}
-		const recs = await records(log);
+		const recs = await logRecords(log);
 		const c = recs.find((r) => r.event === 'client');
 		assert.equal(c.elicitation, true);
 		assert.equal(c.roots, true);
@@ -704,7 +607,7 @@ describe('what the log says of calls', () => {
 		} finally {
 			await srv.close();
 		}
-		const recs = await records(log);
+		const recs = await logRecords(log);
 		const c = recs.find((r) => r.event === 'call');
 		assert.equal(c.decision, 'denied');
 		assert.equal(c.by, 'policy');
@@ -725,7 +628,7 @@ describe('what the log says of calls', () => {
 		} finally {
 			await srv.close();
 		}
-		const recs = await records(log);
+		const recs = await logRecords(log);
 		const c = recs.find((r) => r.event === 'call');
 		assert.equal(c.tool, 'get_file_info');
 		assert.equal(c.decision, 'denied');
@@ -770,7 +673,7 @@ describe('the log fails closed', () => {
 
 	/* Mounts a tmpfs of 64K for the server's user; returns its path. */
 	async function smallFs() {
-		const mnt = path.join(base, `tmpfs-${++nfix}`);
+		const mnt = base.unique('tmpfs');
 		await fsp.mkdir(mnt);
 		const { uid, gid } = serverIds();
 		const r = run('mount', ['-t', 'tmpfs', '-o',

@@ -8,117 +8,39 @@
 // directories the hooks and the audit log write to belong to the server's
 // user, and everything else is 0755/0644.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import {
-	StdioClientTransport, getDefaultEnvironment,
-} from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	CALL_TIMEOUT, FS_POLICY_NAMES, call, makeTree, runAs, serverCommand, symlink, textOf,
-	withTimeout,
+	FS_POLICY_NAMES, call, logRecords, makeScratch, makeTree, runServer, startServer, symlink,
+	textOf, until, withTimeout,
 } from './lib.mjs';
 
 const CLIENT = { name: 'toolcell-consent', version: '4.5.6' };
 
 let tree;		// the served directory
-let base;		// policies, hooks, and what the hooks write
-let nfix = 0;
-
-/* The uid and gid the server (and so its hooks) runs as. */
-function serverIds() {
-	const as = runAs();
-	return as ? { uid: as.uid, gid: as.gid } : { uid: process.getuid(), gid: process.getgid() };
-}
-
-/* A fresh directory that the server's user owns (hooks write there). */
-async function ownedDir() {
-	const d = path.join(base, `out-${++nfix}`);
-	await fsp.mkdir(d);
-	await fsp.chmod(d, 0o700);
-	const { uid, gid } = serverIds();
-	await fsp.chown(d, uid, gid);
-	return d;
-}
+const base = await makeScratch('consent');	// policies, hooks, and what they write
+const { policy, ownedDir } = base;
 
 /* Writes the shell script |body| as an executable hook; returns its path. */
 async function hook(body, mode = 0o755) {
-	const p = path.join(base, `hook-${++nfix}.sh`);
+	const p = base.unique('hook', '.sh');
 	await fsp.writeFile(p, `#!/bin/sh\n${body}\n`);
 	await fsp.chmod(p, mode);
 	return p;
 }
 
-/* Writes a policy of |lines| (0644, like those of policy.test.mjs). */
-async function policy(lines) {
-	const p = path.join(base, `consent-${++nfix}.policy`);
-	await fsp.writeFile(p, lines.join('\n') + '\n');
-	await fsp.chmod(p, 0o644);
-	return p;
-}
-
 /*
- * Starts toolcell-fs with |args| and connects the official client, with
- * opts.capabilities and, when given, opts.elicit as its handler of
- * elicitation/create; both are in place before initialize, so the server
- * sees exactly what a real client declares.  (lib.mjs's startServer()
- * sets no request handler before connecting.)
- *
- * Returns {client, received (every message from the server, raw),
- * stderr(), exit (a promise of {code, signal}), close()}.
+ * Starts toolcell-fs with |args| for the client CLIENT, declaring
+ * opts.capabilities; opts.elicit, when given, answers elicitation/create.
  */
-async function startClient(args, opts = {}) {
-	const cmd = await serverCommand(args);
-	const transport = new StdioClientTransport({
-		command: cmd.command, args: cmd.args, stderr: 'pipe',
-		env: opts.env ? { ...getDefaultEnvironment(), ...opts.env } : undefined,
-	});
-	let errText = '';
-	transport.stderr.setEncoding('utf8');
-	transport.stderr.on('data', (s) => { errText += s; });
-	const received = [];
-	const origStart = transport.start.bind(transport);
-	transport.start = async () => {
-		const handler = transport.onmessage;
-		transport.onmessage = (m) => {
-			received.push(m);
-			handler?.(m);
-		};
-		await origStart();
-	};
-	const client = new Client(CLIENT, { capabilities: opts.capabilities ?? {} });
-	if (opts.elicit)
-		client.setRequestHandler(ElicitRequestSchema, opts.elicit);
-	try {
-		await client.connect(transport, { timeout: CALL_TIMEOUT });
-	} catch (e) {
-		await transport.close().catch(() => {});
-		e.message += `\nserver stderr:\n${errText}`;
-		throw e;
-	}
-	const child = transport._process;
-	const exit = new Promise((resolve) => {
-		if (child.exitCode !== null || child.signalCode !== null)
-			resolve({ code: child.exitCode, signal: child.signalCode });
-		else
-			child.once('exit', (code, signal) => resolve({ code, signal }));
-	});
-	await client.listTools(undefined, { timeout: CALL_TIMEOUT });
-	return {
-		client, received, exit,
-		stderr: () => errText,
-		close: async () => {
-			await client.close();
-			return exit;
-		},
-	};
+function startClient(args, opts = {}) {
+	return startServer(args, { capabilities: opts.capabilities, env: opts.env,
+	    clientInfo: CLIENT, handlers: opts.elicit ? [[ElicitRequestSchema, opts.elicit]] : [] });
 }
 
 /* An elicitation handler that counts its requests and answers |answer|. */
@@ -149,13 +71,6 @@ function readA(r, what) {
 	assert.equal(r.structuredContent.content, 'alpha\n', what);
 }
 
-/* The records of the audit log |file|, parsed. */
-async function records(file) {
-	const text = await fsp.readFile(file, 'utf8');
-	assert.ok(text.endsWith('\n'), 'the log ends with a whole line');
-	return text.slice(0, -1).split('\n').map((l) => JSON.parse(l));
-}
-
 /* Lines written by a hook into |file|, or [] if it does not exist. */
 async function lines(file) {
 	try {
@@ -178,21 +93,6 @@ function alive(pid) {
 	}
 }
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-/* Polls |fn| every 20 ms until it returns a truthy value, up to |ms|. */
-async function until(fn, ms, what) {
-	const end = Date.now() + ms;
-	for (;;) {
-		const v = await fn();
-		if (v)
-			return v;
-		if (Date.now() > end)
-			throw new Error(`${what}: not within ${ms} ms`);
-		await sleep(20);
-	}
-}
-
 before(async () => {
 	tree = await makeTree({
 		'a.txt': 'alpha\n',
@@ -201,14 +101,11 @@ before(async () => {
 		'sub/c.txt': 'charlie\n',
 		'to-secret': symlink('secret/s.txt'),
 	});
-	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-consent-')));
-	await fsp.chmod(base, 0o755);
 });
 
 after(async () => {
 	await tree?.cleanup();
-	if (base)
-		await fsp.rm(base, { recursive: true, force: true });
+	await base.cleanup();
 });
 
 describe('consent: nobody to ask', () => {
@@ -393,7 +290,7 @@ describe('consent by hook', () => {
 		} finally {
 			await srv.close();
 		}
-		const calls = (await records(log)).filter((r) => r.event === 'call');
+		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
 		assert.deepEqual(calls.map((r) => [r.tool, r.decision, r.by, r.rule, r.consent]), [
 			['read_text_file', 'run', 'consent', 'consent * (line 2)',
 			    { means: 'hook', answer: 'allow-session', detail: 'ok for today' }],
@@ -531,7 +428,7 @@ describe('consent by hook', () => {
 	});
 
 	test('a hook whose interpreter is missing denies, saying so', async () => {
-		const h = path.join(base, `hook-${++nfix}.sh`);
+		const h = base.unique('hook', '.sh');
 		await fsp.writeFile(h, '#!/nonexistent/interpreter\nexit 0\n');
 		await fsp.chmod(h, 0o755);
 		const p = await policy([`allow read ${tree.root}`, 'consent read_text_file',
@@ -669,7 +566,7 @@ describe('consent by elicitation', () => {
 		} finally {
 			await srv.close();
 		}
-		const calls = (await records(log)).filter((r) => r.event === 'call');
+		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
 		assert.deepEqual(calls.map((r) => [r.tool, r.decision, r.consent]), [
 			['read_text_file', 'run', { means: 'elicitation', answer: 'allow-session' }],
 			['read_text_file', 'run', { means: 'session', answer: 'allow-session' }],
@@ -703,9 +600,9 @@ describe('consent by elicitation', () => {
 			assert.equal(t, denial('no answer to the request for consent within 1 s, which '
 			    + 'counts as no', 'consent read_text_file (line 2)'));
 			assert.ok(ms >= 950 && ms < 5000, `denied after ${ms} ms`);
-			const req = srv.received.find((m) => m.method === 'elicitation/create');
+			const req = srv.messages.find((m) => m.method === 'elicitation/create');
 			assert.ok(req, 'no elicitation/create request');
-			const cancels = srv.received.filter((m) => m.method === 'notifications/cancelled');
+			const cancels = srv.messages.filter((m) => m.method === 'notifications/cancelled');
 			assert.equal(cancels.length, 1, JSON.stringify(cancels));
 			assert.equal(cancels[0].params.requestId, req.id);
 			assert.equal(typeof cancels[0].params.reason, 'string');
@@ -724,7 +621,7 @@ describe('consent by elicitation', () => {
 		} finally {
 			await srv.close();
 		}
-		const c = (await records(log)).find((r) => r.event === 'call');
+		const c = (await logRecords(log)).find((r) => r.event === 'call');
 		assert.equal(c.decision, 'denied');
 		assert.equal(c.by, 'consent');
 		assert.equal(c.rule, 'consent read_text_file (line 2)');
@@ -747,7 +644,7 @@ describe('consent by elicitation', () => {
 		} finally {
 			await srv.close();
 		}
-		const c = (await records(log)).find((r) => r.event === 'call');
+		const c = (await logRecords(log)).find((r) => r.event === 'call');
 		assert.equal(c.decision, 'run');
 		assert.deepEqual(c.consent, { means: 'hook', answer: 'allow',
 		    detail: 'the hook says yes' });
@@ -887,7 +784,7 @@ describe('consent by elicitation', () => {
 		const srv = await startClient(['--policy', p]);
 		try {
 			readA(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read');
-			assert.deepEqual(srv.received.filter((m) => m.method !== undefined && m.id !== undefined),
+			assert.deepEqual(srv.messages.filter((m) => m.method !== undefined && m.id !== undefined),
 			    [], 'the server sent a request');
 		} finally {
 			await srv.close();
@@ -921,7 +818,7 @@ describe('consent: the client cancels while asked', () => {
 		await until(() => h.requests.length === 1, 5000, 'the elicitation request');
 		ac.abort('changed my mind');
 		await assert.rejects(pending);
-		const req = srv.received.find((m) => m.method === 'elicitation/create');
+		const req = srv.messages.find((m) => m.method === 'elicitation/create');
 		return { srv, log, req, aborted: () => aborted };
 	}
 
@@ -934,7 +831,7 @@ describe('consent: the client cancels while asked', () => {
 		} finally {
 			await srv.close();
 		}
-		const recs = await records(log);
+		const recs = await logRecords(log);
 		const c = recs.find((r) => r.event === 'call' && r.tool === 'read_text_file');
 		assert.equal(c.decision, 'cancelled');
 		assert.equal(c.by, 'client');
@@ -949,14 +846,14 @@ describe('consent: the client cancels while asked', () => {
 	test('cancelled during elicitation: the record names elicitation as the means', async () => {
 		const { srv, log } = await cancelWhileAsked();
 		await srv.close();
-		const c = (await records(log)).find((r) => r.event === 'call');
+		const c = (await logRecords(log)).find((r) => r.event === 'call');
 		assert.deepEqual(c.consent, { means: 'elicitation', answer: 'cancel' });
 	});
 
 	test('cancelled during elicitation: the server takes its request down', async () => {
 		const { srv, req, aborted } = await cancelWhileAsked();
 		try {
-			await until(() => srv.received.some((m) => m.method === 'notifications/cancelled'
+			await until(() => srv.messages.some((m) => m.method === 'notifications/cancelled'
 			    && m.params?.requestId === req.id), 2000,
 			    'notifications/cancelled for the elicitation request');
 			await until(aborted, 2000, 'the client\'s handler to be aborted');
@@ -988,7 +885,7 @@ describe('consent: the client cancels while asked', () => {
 		} finally {
 			await srv.close();
 		}
-		const c = (await records(log)).find((r) => r.event === 'call');
+		const c = (await logRecords(log)).find((r) => r.event === 'call');
 		assert.equal(c.decision, 'cancelled');
 		assert.equal(c.by, 'client');
 		assert.equal(c.rule, 'consent read_text_file (line 2)');
@@ -999,18 +896,19 @@ describe('consent: the client cancels while asked', () => {
 	test('the server stopping while it asks records the call as cancelled', async () => {
 		const out = await ownedDir();
 		const log = path.join(out, 'audit.jsonl');
-		const hk = await hook('sleep 60\nexit 0');
+		const hk = await hook(`echo asked > "${out}/asked"\nsleep 60\nexit 0`);
 		const p = await policy([`allow read ${tree.root}`, 'consent read_text_file',
 		    `consent-hook ${hk}`, `audit ${log}`]);
 		const srv = await startClient(['--policy', p]);
 		const pending = call(srv, 'read_text_file', { path: 'a.txt' }).catch((e) => e);
-		await sleep(300);
+		await until(async () => (await lines(path.join(out, 'asked'))).length > 0, 5000,
+		    'the hook to be asked');
 		const t0 = Date.now();
-		const ex = await srv.close();
+		const { code, signal } = await srv.close();
 		assert.ok(Date.now() - t0 < 2000, 'the server waited for the hook before stopping');
-		assert.deepEqual(ex, { code: 0, signal: null });
+		assert.deepEqual({ code, signal }, { code: 0, signal: null });
 		await pending;
-		const recs = await records(log);
+		const recs = await logRecords(log);
 		const c = recs.find((r) => r.event === 'call');
 		assert.equal(c.decision, 'cancelled');
 		assert.equal(c.reason, 'the server stopped while consent was asked');
@@ -1133,11 +1031,7 @@ describe('consent in the policy', () => {
 	/* Runs toolcell-fs --check on |lines|; returns {status, stdout, stderr, p}. */
 	async function check(lines) {
 		const p = await policy(lines);
-		const cmd = await serverCommand(['--policy', p, '--check']);
-		const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8', timeout: 10_000 });
-		if (r.error)
-			throw r.error;
-		return { ...r, p };
+		return { ...await runServer(['--policy', p, '--check']), p };
 	}
 
 	test('--check shows the rules, the means in order, the hook and the timeout', async () => {
@@ -1177,7 +1071,7 @@ describe('consent in the policy', () => {
 	test('a hook that others may change, or that cannot run, is refused', async () => {
 		const gw = await hook('exit 0', 0o775);
 		const noexec = await hook('exit 0', 0o644);
-		const missing = path.join(base, 'no-such-hook');
+		const missing = path.join(base.root, 'no-such-hook');
 		const r = await check([`allow read ${tree.root}`, 'consent *', `consent-hook ${gw}`]);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '');

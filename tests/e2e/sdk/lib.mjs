@@ -64,6 +64,12 @@ export function runAs() {
 	return runAsCache;
 }
 
+/* The {uid, gid} the server (and so its hooks) runs as: runAs()'s, or ours. */
+export function serverIds() {
+	const as = runAs();
+	return as ? { uid: as.uid, gid: as.gid } : { uid: process.getuid(), gid: process.getgid() };
+}
+
 let copyDir = null;
 const copiedBinaries = new Map();
 
@@ -115,6 +121,11 @@ export async function serverCommand(args = [], server = SERVER) {
  * opts.listTools (default true): call tools/list once after connecting, so
  *   the SDK caches every tool's outputSchema and validates structuredContent.
  * opts.env: extra environment for the server.
+ * opts.capabilities: what the client declares (default none).
+ * opts.clientInfo: the client's {name, version} (default toolcell-e2e 0.0.0).
+ * opts.handlers: [schema, handler] pairs, the client's request handlers
+ *   (elicitation/create, roots/list), set before initialize: the server may
+ *   ask as soon as it is initialized.
  * opts.server: the binary to start instead of toolcell-fs.
  * opts.wrap: a command and arguments that start the server command (given
  *   as its last arguments) and exec it, e.g. a shell that opens an extra
@@ -128,6 +139,9 @@ export async function serverCommand(args = [], server = SERVER) {
  *   initResult   the raw result of initialize
  *   exit         a promise of {code, signal, at} (at: Date.now() at exit)
  *   clientErrors errors the SDK reported through client.onerror
+ *   close()      closes the client, and resolves to exit's value once the
+ *                server has exited (the SDK closes its stdin, then sends
+ *                SIGTERM after 2 s and SIGKILL 2 s later)
  */
 export async function startServer(args = [], opts = {}) {
 	const cmd = await serverCommand(args, opts.server ?? SERVER);
@@ -162,8 +176,10 @@ export async function startServer(args = [], opts = {}) {
 		await origStart();
 	};
 
-	const client = new Client({ name: 'toolcell-e2e', version: '0.0.0' },
+	const client = new Client(opts.clientInfo ?? { name: 'toolcell-e2e', version: '0.0.0' },
 	    { capabilities: opts.capabilities ?? {} });
+	for (const [schema, handler] of opts.handlers ?? [])
+		client.setRequestHandler(schema, handler);
 	const clientErrors = [];
 	client.onerror = (e) => { clientErrors.push(e); };
 
@@ -202,8 +218,25 @@ export async function startServer(args = [], opts = {}) {
 		exit,
 		pid,
 		clientErrors,
-		close: () => client.close(),
+		close: async () => {
+			await client.close();
+			return exit;
+		},
 	};
+}
+
+/*
+ * Runs toolcell-fs (or the binary |server|) with |args| and empty stdin to
+ * completion, without a client, honouring the run-as convention: for
+ * --check and for failures at start.  Returns spawnSync()'s {status,
+ * signal, stdout, stderr}; throws if it could not run or took over 10 s.
+ */
+export async function runServer(args, server = SERVER) {
+	const cmd = await serverCommand(args, server);
+	const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8', timeout: 10_000 });
+	if (r.error)
+		throw r.error;
+	return r;
 }
 
 /*
@@ -228,6 +261,25 @@ export function textOf(result) {
 /* Everything the server sent so far, as one string (for leak checks). */
 export function transcript(srv) {
 	return srv.messages.map((m) => JSON.stringify(m)).join('\n');
+}
+
+/* The file:// URI of absolute path |p|, each name percent-encoded. */
+export function fileUri(p) {
+	return `file://${p.split('/').map(encodeURIComponent).join('/')}`;
+}
+
+/* The lines of the audit log |file|, each {text, rec} (rec parsed); throws
+ * unless the log ends with a whole line. */
+export async function logLines(file) {
+	const text = await fsp.readFile(file, 'utf8');
+	if (!text.endsWith('\n'))
+		throw new Error(`${file} does not end with a newline`);
+	return text.slice(0, -1).split('\n').map((t) => ({ text: t, rec: JSON.parse(t) }));
+}
+
+/* The records of the audit log |file|, parsed. */
+export async function logRecords(file) {
+	return (await logLines(file)).map((l) => l.rec);
 }
 
 // ---------------------------------------------------------------- fixtures
@@ -305,10 +357,50 @@ export async function makeTree(spec = {}) {
 	};
 }
 
+/*
+ * Makes a scratch directory for what a test file writes besides its tree
+ * (policies, hooks, logs): fresh, canonical, 0755, named after |name|.
+ * Returns {root, unique(stem, ext), policy(lines), ownedDir(), cleanup()}:
+ *   unique(stem, ext)  a new path in it, "<stem>-<n><ext>"; nothing is made
+ *   policy(lines)      writes |lines| to a new 0644 file "<name>-<n>.policy";
+ *                      returns its path
+ *   ownedDir()         makes a new 0700 directory that the server's user owns
+ *                      (for logs, keys, what hooks write); returns its path
+ * The functions need no |this|: a test file may destructure them.
+ */
+export async function makeScratch(name) {
+	const root = await fsp.realpath(
+	    await fsp.mkdtemp(path.join(os.tmpdir(), `toolcell-${name}-`)));
+	await fsp.chmod(root, 0o755);
+	let n = 0;
+	const unique = (stem, ext = '') => path.join(root, `${stem}-${++n}${ext}`);
+	return {
+		root,
+		unique,
+		policy: async (lines) => {
+			const p = unique(name, '.policy');
+			await fsp.writeFile(p, lines.join('\n') + '\n');
+			await fsp.chmod(p, 0o644);
+			return p;
+		},
+		ownedDir: async () => {
+			const d = unique('owned');
+			await fsp.mkdir(d);
+			await fsp.chmod(d, 0o700);
+			const { uid, gid } = serverIds();
+			await fsp.chown(d, uid, gid);
+			return d;
+		},
+		cleanup: () => fsp.rm(root, { recursive: true, force: true }),
+	};
+}
+
 /* A string that cannot occur by accident: the content of "secret" files. */
 export function secretToken() {
 	return `TOOLCELL-SECRET-${randomUUID()}`;
 }
+
+// ---------------------------------------------------------------- waiting
 
 /* Rejects with |what| if |promise| has not settled within |ms|. */
 export function withTimeout(promise, ms, what) {
@@ -319,6 +411,29 @@ export function withTimeout(promise, ms, what) {
 			timer = setTimeout(() => reject(new Error(`${what}: no answer within ${ms} ms`)), ms);
 		}),
 	]).finally(() => clearTimeout(timer));
+}
+
+/*
+ * Calls |fn| (it may be async) every 20 ms until it returns a truthy value,
+ * and returns that value; throws "|what|: not within |ms| ms" once |ms| ms
+ * have passed.  The way to wait for something to happen.
+ */
+export async function until(fn, ms, what) {
+	const end = Date.now() + ms;
+	for (;;) {
+		const v = await fn();
+		if (v)
+			return v;
+		if (Date.now() > end)
+			throw new Error(`${what}: not within ${ms} ms`);
+		await sleep(20);
+	}
+}
+
+/* Resolves after |ms| ms: for pacing, or to give what must not happen the
+ * time to; to wait for something that does happen, use until(). */
+export function sleep(ms) {
+	return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 // For the demo, which lives outside this package and so cannot resolve the

@@ -4,28 +4,18 @@
 // deny rules, consent and audit log as the tools, in a confined child.
 import assert from 'node:assert/strict';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	CALL_TIMEOUT, fifo, makeTree, runAs, startServer, symlink,
+	CALL_TIMEOUT, fifo, fileUri, logRecords, makeScratch, makeTree, startServer, symlink, until,
 } from './lib.mjs';
 
 let tree;
-let base;
-let nfix = 0;
+const base = await makeScratch('res');	// policies and logs
+const { policy } = base;
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 0xff, 0x00]);
-
-async function policy(lines) {
-	const p = path.join(base, `res-${++nfix}.policy`);
-	await fsp.writeFile(p, lines.join('\n') + '\n');
-	await fsp.chmod(p, 0o644);
-	return p;
-}
-
-const fileUri = (p) => `file://${p.split('/').map(encodeURIComponent).join('/')}`;
 
 /* Reads |uri|; returns the result, or the McpError thrown. */
 async function read(srv, uri) {
@@ -63,14 +53,11 @@ before(async () => {
 	await fh.truncate(9 * 2 ** 20);
 	await fh.close();
 	await fsp.chmod(tree.p('proj/big.txt'), 0o644);
-	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-res-')));
-	await fsp.chmod(base, 0o755);
 });
 
 after(async () => {
 	await tree?.cleanup();
-	if (base)
-		await fsp.rm(base, { recursive: true, force: true });
+	await base.cleanup();
 });
 
 describe('resources of toolcell-fs', () => {
@@ -215,6 +202,32 @@ describe('resources in the policy', () => {
 		}
 	});
 
+	test('a read whose child fails is an internal error, not "not found", and serving goes on', async () => {
+		// The child's result is larger than read_resource's output limit:
+		// the server kills it and discards what it sent (run outcome
+		// over-limit), which no retry of the same read can change.
+		const srv = await startServer(['--policy', await policy([`allow read ${tree.p('proj')}`,
+		    'tool read_resource limit output 1K'])]);
+		try {
+			const uri = fileUri(tree.p('proj/almost.txt'));
+			const r = await read(srv, uri);
+			assert.ok(r instanceof Error, `expected an error, got ${JSON.stringify(r).slice(0, 200)}`);
+			assert.equal(r.code, -32603, r.message);
+			assert.match(r.message, /the result exceeded the 1024-byte limit and was discarded/);
+			assert.deepEqual(r.data, { uri });
+			// The same server still tells a missing file from a failed read.
+			const missing = fileUri(tree.p('proj/missing'));
+			notFound(await read(srv, missing), missing, /not found/);
+			// And it goes on serving: a read under the limit succeeds.
+			const a = fileUri(tree.p('proj/a.txt'));
+			assert.deepEqual(await read(srv, a),
+			    { contents: [{ uri: a, mimeType: 'text/plain', text: 'alpha\n' }] });
+			assert.deepEqual(await srv.client.ping(), {});
+		} finally {
+			await srv.close();
+		}
+	});
+
 	test('consent rules apply to resources/read by the name read_resource', async () => {
 		const srv = await startServer(['--policy', await policy([`allow read ${tree.p('proj')}`,
 		    'consent read_resource'])]);
@@ -227,12 +240,7 @@ describe('resources in the policy', () => {
 	});
 
 	test('the audit log records a read as a call of read_resource', async () => {
-		const d = path.join(base, `log-${++nfix}`);
-		await fsp.mkdir(d);
-		const as = runAs();
-		if (as)
-			await fsp.chown(d, as.uid, as.gid);
-		const log = path.join(d, 'fs.jsonl');
+		const log = path.join(await base.ownedDir(), 'fs.jsonl');
 		const srv = await startServer(['--policy', await policy([`allow read ${tree.p('proj')}`,
 		    `audit ${log}`])]);
 		try {
@@ -240,7 +248,7 @@ describe('resources in the policy', () => {
 		} finally {
 			await srv.close();
 		}
-		const recs = (await fsp.readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
+		const recs = await logRecords(log);
 		const call = recs.find((r) => r.event === 'call');
 		assert.equal(call.tool, 'read_resource');
 		assert.deepEqual(call.args, { path: tree.p('proj/a.txt') });
@@ -258,12 +266,10 @@ describe('resources in the policy', () => {
 			roots: [{ uri: fileUri(tree.p('proj/sub')) }] }));
 		await srv.client.sendRootsListChanged();
 		try {
-			for (let i = 0; i < 100; i++) {
+			await until(async () => {
 				const { resources } = await srv.client.listResources();
-				if (resources.length === 1 && resources[0].name === tree.p('proj/sub'))
-					break;
-				await new Promise((resolve) => setTimeout(resolve, 20));
-			}
+				return resources.length === 1 && resources[0].name === tree.p('proj/sub');
+			}, 5000, 'the resources narrowed to the client\'s root');
 			const { resources } = await srv.client.listResources();
 			assert.deepEqual(resources.map((r) => r.name), [tree.p('proj/sub')]);
 			assert.ok(srv.messages.some((m) => m.method === 'notifications/resources/list_changed'));

@@ -7,37 +7,27 @@
 // is applied, or until roots-timeout passes without one.
 import assert from 'node:assert/strict';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	CALL_TIMEOUT, call, makeTree, runAs, serverCommand, symlink, textOf, withTimeout,
+	call, fileUri, logRecords, makeScratch, makeTree, runServer, serverCommand, sleep,
+	startServer, symlink, textOf, until, withTimeout,
 } from './lib.mjs';
 
 const ROOTS = { roots: { listChanged: true } };
 
 let tree;
-let base;
-let nfix = 0;
-
-async function policy(lines) {
-	const p = path.join(base, `roots-${++nfix}.policy`);
-	await fsp.writeFile(p, lines.join('\n') + '\n');
-	await fsp.chmod(p, 0o644);
-	return p;
-}
+const base = await makeScratch('roots');	// policies, hooks and logs
+const { policy } = base;
 
 /* The default policy: proj read-only, scratch read-write. */
 async function projPolicy(extra = []) {
 	return policy([`allow read ${tree.p('proj')}`, `allow write ${tree.p('scratch')}`, ...extra]);
 }
-
-const fileUri = (p) => `file://${p.split('/').map(encodeURIComponent).join('/')}`;
 
 /*
  * A roots/list handler answering with |roots| (paths, made file:// URIs,
@@ -58,55 +48,13 @@ function rootsHandler(roots) {
 }
 
 /*
- * Starts toolcell-fs with |args| and connects the official client with
- * opts.capabilities and opts.roots as its roots/list handler, both in
- * place before initialize (the server asks for the roots right after).
- * Returns {client, received, stderr(), close()}.
+ * Starts toolcell-fs with |args| for a client declaring opts.capabilities,
+ * with opts.roots as its roots/list handler.  Tools are not listed first:
+ * the first request after initialize is the test's.
  */
-async function startClient(args, opts = {}) {
-	const cmd = await serverCommand(args);
-	const transport = new StdioClientTransport({
-		command: cmd.command, args: cmd.args, stderr: 'pipe',
-	});
-	let errText = '';
-	transport.stderr.setEncoding('utf8');
-	transport.stderr.on('data', (s) => { errText += s; });
-	const received = [];
-	const origStart = transport.start.bind(transport);
-	transport.start = async () => {
-		const handler = transport.onmessage;
-		transport.onmessage = (m) => {
-			received.push(m);
-			handler?.(m);
-		};
-		await origStart();
-	};
-	const client = new Client({ name: 'toolcell-roots', version: '0.0.1' },
-	    { capabilities: opts.capabilities ?? {} });
-	if (opts.roots)
-		client.setRequestHandler(ListRootsRequestSchema, opts.roots);
-	try {
-		await client.connect(transport, { timeout: CALL_TIMEOUT });
-	} catch (e) {
-		await transport.close().catch(() => {});
-		e.message += `\nserver stderr:\n${errText}`;
-		throw e;
-	}
-	const child = transport._process;
-	const exit = new Promise((resolve) => {
-		if (child.exitCode !== null || child.signalCode !== null)
-			resolve({ code: child.exitCode, signal: child.signalCode });
-		else
-			child.once('exit', (code, signal) => resolve({ code, signal }));
-	});
-	return {
-		client, received, exit,
-		stderr: () => errText,
-		close: async () => {
-			await client.close();
-			return exit;
-		},
-	};
+function startClient(args, opts = {}) {
+	return startServer(args, { capabilities: opts.capabilities, listTools: false,
+	    handlers: opts.roots ? [[ListRootsRequestSchema, opts.roots]] : [] });
 }
 
 /* The directories list_allowed_directories gives. */
@@ -127,20 +75,6 @@ async function read(srv, p) {
 const RO = (p) => ({ path: p, access: 'read-only' });
 const RW = (p) => ({ path: p, access: 'read-write' });
 
-const sleep = (ms) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until(fn, ms, what) {
-	const end = Date.now() + ms;
-	for (;;) {
-		const v = await fn();
-		if (v)
-			return v;
-		if (Date.now() > end)
-			throw new Error(`${what}: not within ${ms} ms`);
-		await sleep(20);
-	}
-}
-
 before(async () => {
 	tree = await makeTree({
 		'proj/top.txt': 'top\n',
@@ -157,14 +91,11 @@ before(async () => {
 	await fh.truncate(64 * 2 ** 30);
 	await fh.close();
 	await fsp.chmod(tree.p('proj/huge'), 0o644);
-	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-roots-')));
-	await fsp.chmod(base, 0o755);
 });
 
 after(async () => {
 	await tree?.cleanup();
-	if (base)
-		await fsp.rm(base, { recursive: true, force: true });
+	await base.cleanup();
 });
 
 describe('the client\'s roots narrow the policy\'s', () => {
@@ -229,7 +160,7 @@ describe('the client\'s roots narrow the policy\'s', () => {
 	});
 
 	test('a client root outside every policy directory adds nothing', async () => {
-		const h = rootsHandler([tree.p('other'), tree.p('proj/a'), '/etc', base]);
+		const h = rootsHandler([tree.p('other'), tree.p('proj/a'), '/etc', base.root]);
 		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
 		try {
 			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/a'))]);
@@ -332,7 +263,7 @@ describe('asking for the roots', () => {
 		const srv = await startClient(['--policy', await projPolicy()]);
 		try {
 			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
-			assert.ok(!srv.received.some((m) => m.method === 'roots/list'), 'roots/list was sent');
+			assert.ok(!srv.messages.some((m) => m.method === 'roots/list'), 'roots/list was sent');
 		} finally {
 			await srv.close();
 		}
@@ -344,7 +275,7 @@ describe('asking for the roots', () => {
 		try {
 			await allowed(srv);
 			await sleep(100);
-			const asks = srv.received.filter((m) => m.method === 'roots/list');
+			const asks = srv.messages.filter((m) => m.method === 'roots/list');
 			assert.equal(asks.length, 1);
 			assert.ok(asks[0].id !== undefined, 'roots/list is a request');
 		} finally {
@@ -432,7 +363,7 @@ describe('asking for the roots', () => {
 		// rule asks about; under the client's root it names proj/a/x.txt,
 		// which a consent rule covers.  The call is asked about as what
 		// it will run on.
-		const hk = path.join(base, `deny-${++nfix}.sh`);
+		const hk = base.unique('deny', '.sh');
 		await fsp.writeFile(hk, '#!/bin/sh\necho "not that one"\nexit 1\n');
 		await fsp.chmod(hk, 0o755);
 		const h = rootsHandler(() => sleep(300).then(() => ({ roots: [{ uri: fileUri(tree.p('proj/a')) }] })));
@@ -545,7 +476,11 @@ describe('asking for the roots', () => {
 		const srv = await startClient(['--policy', p], { capabilities: ROOTS, roots: h });
 		try {
 			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
-			await sleep(1000);
+			// The late answer is sent before the next call, so the server
+			// reads it first.
+			const ask = srv.messages.find((m) => m.method === 'roots/list');
+			await until(() => srv.sent.some((m) => m.id === ask.id && m.result), 5000,
+			    'the late answer to roots/list');
 			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
 		} finally {
 			await srv.close();
@@ -577,11 +512,9 @@ describe('asking for the roots', () => {
 	});
 
 	test('roots-timeout in the policy: --check shows it, and its bounds', async () => {
-		const { spawnSync } = await import('node:child_process');
 		for (const [v, ok] of [['100ms', true], ['1m', true], ['99ms', false], ['61s', false]]) {
 			const p = await projPolicy([`roots-timeout ${v}`]);
-			const cmd = await serverCommand(['--policy', p, '--check']);
-			const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8' });
+			const r = await runServer(['--policy', p, '--check']);
 			if (ok) {
 				assert.equal(r.status, 0, r.stderr);
 				assert.match(r.stdout, new RegExp(`^roots-timeout: ${v}  \\(line 3\\)$`, 'm'));
@@ -594,12 +527,7 @@ describe('asking for the roots', () => {
 	});
 
 	test('the audit log records each set of roots applied', async () => {
-		const d = path.join(base, `logs-${++nfix}`);
-		await fsp.mkdir(d, { mode: 0o700 });
-		const as = runAs();
-		if (as)
-			await fsp.chown(d, as.uid, as.gid);
-		const log = path.join(d, 'audit.jsonl');
+		const log = path.join(await base.ownedDir(), 'audit.jsonl');
 		const h = rootsHandler([tree.p('proj/a'), tree.p('other')]);
 		const srv = await startClient(['--policy', await projPolicy([`audit ${log}`])],
 		    { capabilities: ROOTS, roots: h });
@@ -611,8 +539,7 @@ describe('asking for the roots', () => {
 		} finally {
 			await srv.close();
 		}
-		const recs = (await fsp.readFile(log, 'utf8')).trim().split('\n').map((l) => JSON.parse(l));
-		const roots = recs.filter((r) => r.event === 'roots');
+		const roots = (await logRecords(log)).filter((r) => r.event === 'roots');
 		assert.deepEqual(roots.map((r) => [r.client, r.in_force]), [
 			[[tree.p('proj/a'), tree.p('other')], [RO(tree.p('proj/a'))]],
 			[[tree.p('scratch')], [RW(tree.p('scratch'))]],

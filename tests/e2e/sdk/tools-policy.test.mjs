@@ -5,40 +5,27 @@
 // its own limits while the others keep the server's; 'deny' refuses paths
 // whatever the allow lines say.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	FS_POLICY_NAMES, FS_TOOL_NAMES, call, makeTree, serverCommand, startServer, symlink, textOf,
+	FS_POLICY_NAMES, FS_TOOL_NAMES, call, makeScratch, makeTree, runServer, startServer, symlink,
+	textOf,
 } from './lib.mjs';
 
 const ALL = FS_TOOL_NAMES;
 const FS_TOOLS = FS_POLICY_NAMES.join(', ');
 
 let tree;
-let base;
-let nfix = 0;
-
-async function policy(lines) {
-	const p = path.join(base, `tools-${++nfix}.policy`);
-	await fsp.writeFile(p, lines.join('\n') + '\n');
-	await fsp.chmod(p, 0o644);
-	return p;
-}
+const base = await makeScratch('tools');	// policies
+const { policy } = base;
 
 /* Runs toolcell-fs --check on |lines|; returns {status, stdout, stderr, p}. */
 async function check(lines) {
 	const p = await policy(lines);
-	const cmd = await serverCommand(['--policy', p, '--check']);
-	const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8', timeout: 10_000 });
-	if (r.error)
-		throw r.error;
-	return { ...r, p };
+	return { ...await runServer(['--policy', p, '--check']), p };
 }
 
 /* Starts a server on a policy of |lines|. */
@@ -92,14 +79,11 @@ before(async () => {
 	await fh.truncate(64 * 2 ** 30);
 	await fh.close();
 	await fsp.chmod(tree.p('huge'), 0o644);
-	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-tools-')));
-	await fsp.chmod(base, 0o755);
 });
 
 after(async () => {
 	await tree?.cleanup();
-	if (base)
-		await fsp.rm(base, { recursive: true, force: true });
+	await base.cleanup();
 });
 
 describe('which tools are offered', () => {
