@@ -524,7 +524,7 @@ tc_consent_ask(struct srv *s, struct call *c,
 	struct consent *k;
 
 	if ((k = calloc(1, sizeof(*k))) == NULL) {
-		tc_srv_refuse(s, c, "out of memory while asking for consent");
+		tc_srv_fail(s, c, "out of memory while asking for consent");
 		return;
 	}
 	k->rule = rule;

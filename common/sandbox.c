@@ -714,6 +714,10 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 	if (rc != 0 && !res.is_error)
 		tc_result_error(&res, "%s failed: %s", call.tool->name,
 		    tc_strerror(rc));
+	else if (res.failed != 0 && !res.is_error)
+		tc_result_error(&res, "%s: the answer could not be built "
+		    "whole (%s); ask for less at a time", call.tool->name,
+		    tc_strerror(res.failed));
 	/* The server's own cap on results refuses what is too large; this
 	 * one only keeps a runaway buffer in bounds. */
 	tc_buf_init(&out, (size_t)UINT32_MAX);

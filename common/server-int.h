@@ -115,6 +115,13 @@ void	tc_srv_admit(struct srv *s, struct call *c);
 /* Answers |c| with an isError result saying |msg| and frees it. */
 void	tc_srv_refuse(struct srv *s, struct call *c, const char *msg);
 
+/*
+ * The same for a call that could not be run for a reason of the server's
+ * own (a fork that failed, an audit log that cannot be written): a
+ * resources/read gets -32603, not -32002.
+ */
+void	tc_srv_fail(struct srv *s, struct call *c, const char *msg);
+
 void	tc_srv_free_call(struct call *c);
 
 /* --- consent.c --- */

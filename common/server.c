@@ -173,14 +173,17 @@ resource_error(struct call *c, int code, const char *msg)
 	c->req = NULL;
 }
 
-void
-tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
+/*
+ * Answers |c| with |msg| without running it, and frees it: a tool call
+ * gets an isError result; a resources/read the JSON-RPC error |code|.
+ */
+static void
+answer_unrun(struct call *c, int code, const char *msg)
 {
-	(void)s;
 	char *text;
 
 	if (c->resource_uri != NULL)
-		resource_error(c, TC_RPC_RESOURCE_NOT_FOUND, msg);
+		resource_error(c, code, msg);
 	else if ((text = tc_result_error_text(msg)) == NULL)
 		tc_proto_error(c->req, TC_RPC_INTERNAL_ERROR, "out of memory");
 	else {
@@ -189,6 +192,20 @@ tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
 	}
 	c->req = NULL;
 	tc_srv_free_call(c);
+}
+
+void
+tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
+{
+	(void)s;
+	answer_unrun(c, TC_RPC_RESOURCE_NOT_FOUND, msg);
+}
+
+void
+tc_srv_fail(struct srv *s, struct call *c, const char *msg)
+{
+	(void)s;
+	answer_unrun(c, TC_RPC_INTERNAL_ERROR, msg);
 }
 
 /*
@@ -211,7 +228,7 @@ end_unstarted(struct srv *s, struct call *c, enum tc_run_outcome outcome,
 		c->req = NULL;
 		tc_srv_free_call(c);
 	} else
-		tc_srv_refuse(s, c, msg);
+		tc_srv_fail(s, c, msg);
 }
 
 /* Forks |c|'s child, or answers its request with the reason it cannot. */
@@ -262,7 +279,7 @@ tc_srv_admit(struct srv *s, struct call *c)
 	const char *by = NULL;
 
 	if (s->roots_broken) {
-		tc_srv_refuse(s, c, "The call was not run: the server could "
+		tc_srv_fail(s, c, "The call was not run: the server could "
 		    "not confine calls to the client's roots; see its log.");
 		return;
 	}
@@ -277,7 +294,7 @@ tc_srv_admit(struct srv *s, struct call *c)
 		snprintf(msg, sizeof(msg), "The call was not run: its record "
 		    "could not be written to the audit log (%s), and nothing "
 		    "runs unrecorded. Tell the user.", d.msg);
-		tc_srv_refuse(s, c, msg);
+		tc_srv_fail(s, c, msg);
 		return;
 	}
 	s->ncalls_total++;

@@ -438,6 +438,7 @@ tc_result_init(struct tc_result *r)
 	r->structured = NULL;
 	r->content = NULL;
 	r->is_error = 0;
+	r->failed = 0;
 }
 
 void
@@ -460,23 +461,29 @@ tc_result_printf(struct tc_result *r, const char *fmt, ...)
 	n = vsnprintf(small, sizeof(small), fmt, ap);
 	va_end(ap);
 	if (n < 0)
-		return TC_EINVAL;
+		return r->failed = TC_EINVAL;
 	if ((size_t)n >= sizeof(small)) {
 		if ((big = malloc((size_t)n + 1)) == NULL)
-			return TC_ENOMEM;
+			return r->failed = TC_ENOMEM;
 		va_start(ap, fmt);
 		vsnprintf(big, (size_t)n + 1, fmt, ap);
 		va_end(ap);
 	}
 	rc = tc_buf_append_utf8(&r->text, big ? big : small, (size_t)n);
 	free(big);
+	if (rc != 0)
+		r->failed = rc;
 	return rc;
 }
 
 int
 tc_result_text(struct tc_result *r, const void *p, size_t n)
 {
-	return tc_buf_append_utf8(&r->text, p, n);
+	int rc;
+
+	if ((rc = tc_buf_append_utf8(&r->text, p, n)) != 0)
+		r->failed = rc;
+	return rc;
 }
 
 int
@@ -492,6 +499,7 @@ tc_result_error(struct tc_result *r, const char *fmt, ...)
 	cJSON_Delete(r->structured);
 	r->structured = NULL;
 	r->is_error = 1;
+	r->failed = 0;
 	(void)tc_buf_append_utf8(&r->text, msg, strlen(msg));
 	return 0;
 }

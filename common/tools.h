@@ -97,6 +97,7 @@ struct tc_result {
 	cJSON		*structured;	/* structuredContent; NULL for errors */
 	cJSON		*content;	/* further content items (images...) */
 	int		 is_error;
+	int		 failed;	/* a TC_E* code: text could not be added */
 };
 
 #define TC_RESULT_TEXT_MAX	(64u << 20)
@@ -142,7 +143,11 @@ const cJSON	*tc_arg_json(const struct tc_call *c, const char *name);
 void	tc_result_init(struct tc_result *r);
 void	tc_result_release(struct tc_result *r);
 
-/* Appends to the text block.  Returns 0 or a TC_E* code. */
+/*
+ * Appends to the text block.  Returns 0 or a TC_E* code, which also stays
+ * in r->failed: a result whose text could not be built whole is sent as
+ * an error, never as a shorter answer that looks complete.
+ */
 int	tc_result_printf(struct tc_result *r, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 

@@ -8,7 +8,7 @@ import { chmod, mkdir, readFile, symlink as ln, truncate, writeFile } from 'node
 import { after, before, describe, test } from 'node:test';
 
 import {
-	call, dir, fifo, makeTree, secretToken, startServer, symlink,
+	call, dir, fifo, makeScratch, makeTree, secretToken, startServer, symlink,
 	textOf, transcript, withTimeout,
 } from './lib.mjs';
 
@@ -575,5 +575,39 @@ describe('read tools confinement (EscapeRoute)', () => {
 	test('the secret never appears anywhere the server wrote', () => {
 		assert.ok(!transcript(srv).includes(secret), 'secret in a response');
 		assert.ok(!srv.stderr().includes(secret), 'secret on stderr');
+	});
+});
+
+describe('an answer that cannot be built whole under a memory limit', () => {
+	let scratch;
+	let srv;
+	const body = 'x'.repeat(63) + '\n';
+
+	before(async () => {
+		scratch = await makeScratch('memlimit');
+		await writeFile(`${scratch.root}/big.txt`, body.repeat(8 * 1024 * 1024 / 64));
+		await writeFile(`${scratch.root}/small.txt`, 'small\n');
+		// 16M of address space: an 8 MiB body cannot be held twice.
+		const p = await scratch.policy([`allow read ${scratch.root}`,
+		    'tool read_text_file limit memory 16M']);
+		srv = await startServer(['--policy', p]);
+	});
+
+	after(async () => {
+		await srv?.close();
+		await scratch?.cleanup();
+	});
+
+	test('is an error, never a shorter answer that looks complete', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 9 * 1024 * 1024 });
+		if (r.isError !== true) {
+			// Whole, or not an answer at all.
+			assert.equal(textOf(r).length >= 8 * 1024 * 1024, true,
+			    `a success of ${textOf(r).length} bytes: ${JSON.stringify(r.structuredContent).slice(0, 200)}`);
+			assert.equal(r.structuredContent.truncated, false);
+		} else
+			assert.match(err(r, 'big'), /could not be built whole|out of memory|without a result|killed by signal/);
+		// The server keeps serving, the same tool included.
+		assert.equal(textOf(await call(srv, 'read_text_file', { path: 'small.txt' })).includes('small'), true);
 	});
 });
