@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "glob.h"
+#include "log.h"
 #include "policy.h"
 
 /*
@@ -440,10 +441,16 @@ add_narrowed(const struct tc_policy *p, struct tc_root *out, size_t *nout,
 		}
 	}
 	if ((r->fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		/* Gone, or not a directory: dropped.  Dropped too when the
+		 * server is short of descriptors or memory, which narrows
+		 * access, never widens it; but that is worth a word. */
+		if (errno != ENOENT && errno != ENOTDIR && errno != EACCES)
+			tc_log(TC_LOG_WARN, "client root '%s' left out: "
+			    "%s", real, strerror(errno));
 		free(r->path);
 		free(r->given);
 		free(r->scope);
-		return 0;		/* gone, or not a directory: dropped */
+		return 0;
 	}
 	(*nout)++;
 	return 0;
