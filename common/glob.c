@@ -478,6 +478,31 @@ tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,
 	return 0;
 }
 
+int
+tc_deny_dir_maybe(const struct tc_deny_dir *dd, const char *name)
+{
+	const struct tc_policy *p = dd->pol;
+	const char *last;
+	size_t i;
+
+	for (i = 0; i < p->ndeny; i++) {
+		switch (dd->mode[i]) {
+		case DD_SKIP:
+			continue;
+		case DD_NAME:
+			last = strrchr(p->deny[i].pattern, '/');
+			last = last != NULL ? last + 1 : p->deny[i].pattern;
+			if (!match_component(last, last + strlen(last), name,
+			    name + strlen(name)))
+				continue;
+			return 1;
+		default:
+			return 1;
+		}
+	}
+	return 0;
+}
+
 const struct tc_deny *
 tc_deny_dir_match(const struct tc_deny_dir *dd, const char *name,
     const char *abs, const char *rel)

@@ -107,6 +107,12 @@ int	tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,
 	    const char *abs, const char *rel, unsigned access);
 const struct tc_deny *tc_deny_dir_match(const struct tc_deny_dir *dd,
 	    const char *name, const char *abs, const char *rel);
+
+/*
+ * Returns 0 if no rule can refuse the entry |name| (then its path need
+ * not even be built), 1 if tc_deny_dir_match() must decide.
+ */
+int	tc_deny_dir_maybe(const struct tc_deny_dir *dd, const char *name);
 void	tc_deny_dir_release(struct tc_deny_dir *dd);
 
 #endif /* TC_GLOB_H */

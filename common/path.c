@@ -394,6 +394,8 @@ tc_path_dir_entry_denied(const struct tc_deny_dir *dd,
 	ssize_t reloff;
 
 	*rule = NULL;
+	if (!tc_deny_dir_maybe(dd, name))
+		return 0;
 	if ((reloff = entry_path(dir, name, buf, sizeof(buf))) < 0)
 		return 1;
 	*rule = tc_deny_dir_match(dd, name, buf, buf + reloff);

@@ -464,6 +464,7 @@ spawner_ask(struct tc_sandbox *sb, enum tc_profile profile)
 		close(req[1]);
 		return -1;
 	}
+	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	fds[0] = req[0];
 	fds[1] = res[1];
 	memset(&u, 0, sizeof(u));
@@ -561,6 +562,7 @@ fork_child(const struct tc_sandbox *sb, enum tc_profile profile,
 		close(req[1]);
 		return TC_ESYS;
 	}
+	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	if ((pid = clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
 	    &err)) > 0 && err != 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)

@@ -15,6 +15,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <sys/wait.h>
@@ -534,6 +535,15 @@ write_all(int fd, const void *p, size_t n)
 		n -= (size_t)w;
 	}
 	return 0;
+}
+
+void
+tc_stream_grow(int fd, int bytes)
+{
+	/* Node's child_process gives its children sockets, not pipes. */
+	if (fcntl(fd, F_SETPIPE_SZ, bytes) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes,
+		    sizeof(bytes));
 }
 
 int

@@ -282,6 +282,17 @@ cJSON	*tc_run_take_result(struct tc_run *r);
 /* Kills and reaps anything still running and frees everything. */
 void	tc_run_release(struct tc_run *r);
 
+/*
+ * Lets the pipe or socket |fd| hold |bytes| on its way (at most the
+ * system's pipe-max-size or wmem_max), so that a large answer crosses it
+ * in one write rather than in 64 KiB turns of writer and reader, each a
+ * wake-up on both sides.  Best effort: a refusal (the user's pipe quota,
+ * a file) leaves it as it was.
+ */
+void	tc_stream_grow(int fd, int bytes);
+
+#define TC_PIPE_BYTES	(1 << 20)
+
 /* In the child: sends one frame on |fd|.  Returns 0 or TC_ESYS. */
 int	tc_frame_write(int fd, enum tc_frame_type type, const char *p,
 	    size_t n);

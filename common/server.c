@@ -1685,6 +1685,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	pc.max_frame = max_frame;
 	pc.in_fd = STDIN_FILENO;
 	pc.out_fd = STDOUT_FILENO;
+	/* A client reading a large answer in one go, not 64 KiB at a time
+	 * while the server waits on each. */
+	tc_stream_grow(STDOUT_FILENO, 4 * TC_PIPE_BYTES);
 	tc_proto_init(&s.proto, &pc);
 	tc_sandbox_prefork(&s.sb, s.profiles);
 	/* Opened after the spawner is forked, so that it never holds the

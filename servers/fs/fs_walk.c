@@ -807,6 +807,11 @@ fs_directory_tree(const struct tc_call *call, struct tc_result *res)
 	tc_buf_init(&t.json, TC_RESULT_TEXT_MAX);
 	t.text = &res->text;
 	t.kids[1] = KIDS_OPEN;
+	/* Room for maxEntries entries of ordinary names, reserved once: a
+	 * buffer grown by copies costs more than the walk, while pages
+	 * reserved and never written cost nothing. */
+	if ((t.err = tc_buf_reserve(&t.json, t.max * 64 + 64)) == 0)
+		t.err = tc_buf_reserve(t.text, t.max * 32 + 64);
 	put(&t, "[");
 	w.visit = tree_visit;
 	w.leave = tree_leave;

@@ -457,6 +457,9 @@ test_deny_dir(void)
 			rel = abs + 3;	/* after "/r/": relative to /r */
 			want = tc_deny_match(&p, abs, rel, access[a]);
 			got = tc_deny_dir_match(&dd, names[j], abs, rel);
+			/* The shortcut may only ever skip what is allowed. */
+			if (want != NULL && !tc_deny_dir_maybe(&dd, names[j]))
+				got = NULL;
 			n++;
 			hits += want != NULL;
 			if (want != got && wrong++ < 5) {
