@@ -163,8 +163,13 @@ hs_output_flood(const struct tc_call *call, struct tc_result *res)
 		    sizeof(chunk)) == 0)
 			done += (long long)sizeof(chunk);
 		hs_int(res, "text_bytes", done);
-		return hs_outcome(res, 0, 0, "grew the text to %lld bytes",
+		(void)hs_outcome(res, 0, 0, "grew the text to %lld bytes",
 		    done);
+		/* Sent as it is, however much would not fit: the library
+		 * would make it an error, but the server's own cap on what
+		 * a child sends is what this tests. */
+		res->failed = 0;
+		return 0;
 	}
 	len = snprintf(line, sizeof(line), "{\"jsonrpc\":\"2.0\",\"method\":"
 	    "\"notifications/message\",\"params\":{\"level\":\"error\","
