@@ -148,6 +148,14 @@ add_rules(scmp_filter_ctx ctx, enum tc_profile profile)
 	    profile == TC_PROFILE_SHELL_EXEC)
 		if (allow(ctx, write_calls, TC_NITEMS(write_calls)) != 0)
 			return -1;
+	/* write_file names the unnamed (O_TMPFILE) file it wrote with
+	 * linkat() of its /proc/self/fd link, and needs no other form.
+	 * Landlock still decides where a link may be made (MAKE_REG, and
+	 * REFER across directories). */
+	if (profile == TC_PROFILE_FS_WRITE &&
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(linkat), 1,
+	    SCMP_A4(SCMP_CMP_EQ, AT_SYMLINK_FOLLOW)) != 0)
+		return -1;
 	if (profile == TC_PROFILE_SHELL_EXEC) {
 		if (allow(ctx, exec_calls, TC_NITEMS(exec_calls)) != 0)
 			return -1;

@@ -10,10 +10,12 @@
  * writing, a read-only directory nested in a writable one), and only then
  * is the last component created, renamed or removed with an *at() call on
  * that fd, which never follows it.  A file is written whole into a new
- * temporary file beside the target (O_CREAT | O_EXCL), synced, and renamed
- * over it, so a reader, a crash or a concurrent writer sees the old file or
- * a new one, never a mixture; a symlink there is refused rather than
- * followed, and so is a file with more than one hard link.
+ * file in the target's directory, synced, and renamed over it, so a
+ * reader, a crash or a concurrent writer sees the old file or a new one,
+ * never a mixture; a symlink there is refused rather than followed, and so
+ * is a file with more than one hard link.  The new file is unnamed
+ * (O_TMPFILE) until it is whole, where the filesystem allows it, so that
+ * a call killed meanwhile leaves nothing behind.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -234,6 +236,7 @@ fs_target_open(const struct tc_call *call, const char *user, unsigned access,
 	memset(t, 0, sizeof(*t));
 	t->dfd = -1;
 	t->user = user;
+	t->pol = pol;
 	if (tc_path_map(pol, user, &t->p, &d) != 0)
 		return tc_result_error(res, "%s", d.msg), -1;
 	if (tc_path_check(pol, &t->p, access) != 0) {
@@ -399,36 +402,113 @@ write_errstr(int err)
 	}
 }
 
+/*
+ * Makes, in |tmp|, a name for the new file beside the target: the
+ * target's name with ".tc-" and random hex after it, so that a listing
+ * shows what it belongs to; or ".tc-" and the hex alone where that name
+ * would be denied (".env.tc-..." matches the built-in rule for ".env.*"
+ * files), since a file a killed call left under it would be hidden from
+ * every tool, which could then neither show nor delete it.  Returns 0,
+ * or -1 with errno set.
+ */
+static int
+tmp_name(const struct target *t, char *tmp, size_t size)
+{
+	unsigned char rnd[8];
+	char stem[200], hex[2 * sizeof(rnd) + 1], *abs;
+	size_t i, dir;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return -1;
+	for (i = 0; i < sizeof(rnd); i++)
+		snprintf(hex + 2 * i, sizeof(hex) - 2 * i, "%02x", rnd[i]);
+	/* The stem stays well under NAME_MAX, cut on a character. */
+	snprintf(stem, sizeof(stem), "%s", t->name);
+	stem[tc_utf8_prefix(stem, strlen(stem))] = '\0';
+	snprintf(tmp, size, ".%s.tc-%s", stem, hex);
+	/* Decided where the name would be: the entry's place, with the
+	 * temporary name in place of its own. */
+	dir = strlen(t->abs) - strlen(t->name);
+	if ((abs = malloc(dir + strlen(tmp) + 1)) == NULL)
+		return -1;
+	memcpy(abs, t->abs, dir);
+	memcpy(abs + dir, tmp, strlen(tmp) + 1);
+	if (denied_at(t->pol, abs, t->reloff, TC_ACCESS_READ |
+	    TC_ACCESS_WRITE) != NULL)
+		snprintf(tmp, size, ".tc-%s", hex);
+	free(abs);
+	return 0;
+}
+
+/*
+ * Opens the new file for the target, in its directory: unnamed
+ * (O_TMPFILE) where the filesystem allows it, so that a call killed
+ * before the end (its deadline, a cancellation) leaves nothing behind;
+ * else created under a temporary name, O_EXCL.  *|tmp| is then that name,
+ * or "" while the file has none.  Returns the fd, or -1 with errno set.
+ */
+static int
+open_new(const struct target *t, mode_t mode, char *tmp, size_t size)
+{
+	int fd, tries;
+
+	tmp[0] = '\0';
+	fd = tc_path_openat_in(t->dfd, ".", O_TMPFILE | O_WRONLY | O_NOCTTY,
+	    mode);
+	/* EOPNOTSUPP: a filesystem without it; EISDIR: a kernel older
+	 * than O_TMPFILE, which sees only its O_DIRECTORY bit. */
+	if (fd >= 0 || (errno != EOPNOTSUPP && errno != EISDIR))
+		return fd;
+	for (tries = 0; tries < 16; tries++) {
+		if (tmp_name(t, tmp, size) != 0)
+			break;
+		fd = tc_path_openat_in(t->dfd, tmp, O_WRONLY | O_CREAT |
+		    O_EXCL | O_NOFOLLOW | O_NOCTTY, mode);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0)
+		tmp[0] = '\0';		/* nothing of ours to remove */
+	return fd;
+}
+
+/*
+ * Gives the unnamed file |fd| a temporary name in the target's directory,
+ * in |tmp|, just before it is renamed over the target: linkat() of its
+ * /proc/self/fd link (linkat's AT_EMPTY_PATH form wants
+ * CAP_DAC_READ_SEARCH, which a child never has).  /proc is there:
+ * fs_target_open() could not have decided where the directory is without
+ * it.  Returns 0, or -1 with errno set and *|tmp| "".
+ */
+static int
+name_new(const struct target *t, int fd, char *tmp, size_t size)
+{
+	char self[64];
+	int tries;
+
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	for (tries = 0; tries < 16; tries++) {
+		if (tmp_name(t, tmp, size) != 0)
+			break;
+		if (linkat(AT_FDCWD, self, t->dfd, tmp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			break;
+	}
+	tmp[0] = '\0';
+	return -1;
+}
+
 int
 fs_replace_file(const struct target *t, const char *data, size_t n,
     mode_t mode, int keep_mode, const struct stat *expect, const char *tool,
     struct tc_result *res)
 {
-	char tmp[NAME_MAX + 1], stem[200];
-	unsigned char rnd[8];
+	char tmp[NAME_MAX + 1];
 	struct stat st;
-	int fd = -1, tries, err;
-	size_t i, len;
+	int fd, err;
 
-	/* The temporary name starts with the target's, so a listing shows
-	 * what it belongs to, and stays under NAME_MAX. */
-	snprintf(stem, sizeof(stem), "%s", t->name);
-	len = tc_utf8_prefix(stem, strlen(stem));
-	stem[len] = '\0';
-	for (tries = 0; tries < 16 && fd < 0; tries++) {
-		if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
-			return tc_result_error(res, "'%s': no random bytes "
-			    "for a temporary name", t->user), -1;
-		len = (size_t)snprintf(tmp, sizeof(tmp), ".%s.tc-", stem);
-		for (i = 0; i < sizeof(rnd) && len + 2 < sizeof(tmp); i++)
-			len += (size_t)snprintf(tmp + len, sizeof(tmp) - len,
-			    "%02x", rnd[i]);
-		fd = tc_path_openat_in(t->dfd, tmp, O_WRONLY | O_CREAT |
-		    O_EXCL | O_NOFOLLOW | O_NOCTTY, keep_mode ? 0600 : 0644);
-		if (fd < 0 && errno != EEXIST)
-			break;
-	}
-	if (fd < 0)
+	if ((fd = open_new(t, keep_mode ? 0600 : 0644, tmp, sizeof(tmp))) < 0)
 		return tc_result_error(res, "'%s': cannot create a file in "
 		    "its directory: %s", t->user, write_errstr(errno)), -1;
 	if (write_all(fd, data, n) != 0) {
@@ -449,13 +529,6 @@ fs_replace_file(const struct target *t, const char *data, size_t n,
 		    write_errstr(errno));
 		goto fail;
 	}
-	if (close(fd) != 0) {
-		fd = -1;
-		tc_result_error(res, "'%s': cannot write: %s", t->user,
-		    write_errstr(errno));
-		goto fail;
-	}
-	fd = -1;
 	/* Checked once more as late as possible; a swap after this still
 	 * only replaces the name in this directory, never a file a link
 	 * leads to. */
@@ -477,6 +550,20 @@ fs_replace_file(const struct target *t, const char *data, size_t n,
 		    "edited; nothing was written", t->user);
 		goto fail;
 	}
+	/* The file gets a name only now, whole and synced: from here to
+	 * the rename is the only time a killed call leaves one behind. */
+	if (tmp[0] == '\0' && name_new(t, fd, tmp, sizeof(tmp)) != 0) {
+		tc_result_error(res, "'%s': cannot create a file in its "
+		    "directory: %s", t->user, write_errstr(errno));
+		goto fail;
+	}
+	err = close(fd);
+	fd = -1;
+	if (err != 0) {
+		tc_result_error(res, "'%s': cannot write: %s", t->user,
+		    write_errstr(errno));
+		goto fail;
+	}
 	if (rename2(t->dfd, tmp, t->dfd, t->name, 0) != 0) {
 		err = errno;
 		if (err == EISDIR)
@@ -490,7 +577,8 @@ fs_replace_file(const struct target *t, const char *data, size_t n,
 fail:
 	if (fd >= 0)
 		close(fd);
-	(void)unlinkat(t->dfd, tmp, 0);
+	if (tmp[0] != '\0')
+		(void)unlinkat(t->dfd, tmp, 0);
 	return -1;
 }
 
@@ -906,23 +994,26 @@ walk_dir(struct walk *wk, int fd, size_t sublen, int depth)
 
 /*
  * For a directory moved from |src| to |dst| (the entry now at |where|):
- * refuses, with |res|, if any entry beneath it is denied for writing at
- * either place.  Returns 0 or -1.
+ * checks every entry beneath it against the deny rules for writing at
+ * both places.  Returns 0; or -1 with |why| saying what refused it, and
+ * *|denied| set if a rule did (else not everything could be checked).
  */
 static int
 check_tree(const struct tc_policy *pol, const struct target *src,
-    const struct target *dst, const struct target *where,
-    struct tc_result *res, const char *when)
+    const struct target *dst, const struct target *where, char *why,
+    size_t len, int *denied)
 {
 	struct tc_diag d = { "", 0 };
 	struct walk *wk;
 	int fd, rc;
 
+	*denied = 0;
 	if (!tc_deny_any(pol, TC_ACCESS_WRITE))
 		return 0;
-	if ((wk = calloc(1, sizeof(*wk))) == NULL)
-		return tc_result_error(res, "'%s': out of memory", src->user),
-		    -1;
+	if ((wk = calloc(1, sizeof(*wk))) == NULL) {
+		snprintf(why, len, "there was no memory to do so");
+		return -1;
+	}
 	wk->pol = pol;
 	wk->at[0] = src;
 	wk->at[1] = dst;
@@ -935,14 +1026,94 @@ check_tree(const struct tc_policy *pol, const struct target *src,
 		rc = walk_dir(wk, fd, 0, 0);
 	if (rc != 0 && wk->rule != NULL) {
 		tc_path_denied(&d, wk->sub, wk->rule);
-		tc_result_error(res, "'%s': %s, for what is beneath it: %s",
-		    src->user, when, d.msg);
+		snprintf(why, len, "%s", d.msg);
+		*denied = 1;
 	} else if (rc != 0)
-		tc_result_error(res, "'%s': a directory is moved only once "
-		    "everything beneath it is checked against the deny rules, "
-		    "and %s", src->user, wk->why);
+		snprintf(why, len, "%s", wk->why);
 	free(wk);
 	return rc;
+}
+
+/*
+ * Makes, in |alt|, a name beside the source |s| for a directory moved back
+ * when something else took its old name meanwhile: the old name with
+ * ".tc-moved-" and random hex after it.  Returns where that is, a new
+ * string, or NULL if it cannot be made or the deny rules refuse it there.
+ */
+static char *
+moved_back_name(const struct tc_policy *pol, const struct target *s,
+    char *alt, size_t size)
+{
+	unsigned char rnd[4];
+	char stem[200], *abs;
+	size_t dir, n;
+
+	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
+		return NULL;
+	snprintf(stem, sizeof(stem), "%s", s->name);
+	stem[tc_utf8_prefix(stem, strlen(stem))] = '\0';
+	snprintf(alt, size, "%s.tc-moved-%02x%02x%02x%02x", stem, rnd[0],
+	    rnd[1], rnd[2], rnd[3]);
+	dir = strlen(s->abs) - strlen(s->name);
+	n = dir + strlen(alt) + 1;
+	if ((abs = malloc(n)) == NULL)
+		return NULL;
+	snprintf(abs, n, "%.*s%s", (int)dir, s->abs, alt);
+	if (denied_at(pol, abs, s->reloff, TC_ACCESS_WRITE) != NULL) {
+		free(abs);
+		return NULL;
+	}
+	return abs;
+}
+
+/*
+ * Undoes the move of the directory |s| to |t| after check_tree() refused
+ * it where it landed (|why|, |denied|), and makes |res| the error, which
+ * says where the directory is now.  It goes back under its old name only
+ * if that is still free (RENAME_NOREPLACE: never over what took the name
+ * meanwhile), else beside it under a new one: what the deny rules refuse
+ * is not left in the destination.  Only if both fail does it stay there,
+ * and the error names both places.
+ */
+static void
+undo_move(const struct tc_policy *pol, const struct target *s,
+    const struct target *t, const char *why, int denied,
+    struct tc_result *res)
+{
+	char alt[NAME_MAX + 1], cause[640], *abs;
+	int err;
+
+	if (denied)
+		snprintf(cause, sizeof(cause), "for what appeared beneath it "
+		    "during the move: %s", why);
+	else
+		snprintf(cause, sizeof(cause), "since a directory is moved "
+		    "only once everything beneath it is checked against the "
+		    "deny rules, and %s", why);
+	if (rename2(t->dfd, t->name, s->dfd, s->name, RENAME_NOREPLACE) == 0) {
+		tc_result_error(res, "'%s': moved back from '%s', %s",
+		    s->user, t->user, cause);
+		return;
+	}
+	err = errno;
+	/* EEXIST, or ENOTEMPTY from a filesystem that says so: the old
+	 * name was taken meanwhile. */
+	if ((err == EEXIST || err == ENOTEMPTY) &&
+	    (abs = moved_back_name(pol, s, alt, sizeof(alt))) != NULL) {
+		if (rename2(t->dfd, t->name, s->dfd, alt,
+		    RENAME_NOREPLACE) == 0) {
+			tc_result_error(res, "'%s': moved back from '%s' as "
+			    "'%s', since its old name was taken meanwhile, %s",
+			    s->user, t->user, abs, cause);
+			free(abs);
+			return;
+		}
+		free(abs);
+	}
+	tc_result_error(res, "'%s': moved to '%s', and still there: it could "
+	    "not be moved back (%s), %s", s->user, t->user,
+	    err == EEXIST || err == ENOTEMPTY ? "its old name was taken "
+	    "meanwhile" : strerror(err), cause);
 }
 
 int
@@ -952,8 +1123,10 @@ fs_move_file(const struct tc_call *call, struct tc_result *res)
 	const char *suser = tc_arg_str(call, "source");
 	const char *duser = tc_arg_str(call, "destination");
 	int overwrite = tc_arg_bool(call, "overwrite", 0), err, existed;
+	int denied;
 	struct target s, t;
 	struct stat st, dt;
+	char why[512];
 	long r;
 	cJSON *o;
 
@@ -991,9 +1164,17 @@ fs_move_file(const struct tc_call *call, struct tc_result *res)
 		    "true to replace it", duser);
 		goto out;
 	}
-	if (S_ISDIR(st.st_mode) && check_tree(pol, &s, &t, &s, res,
-	    "not moved") != 0)
+	if (S_ISDIR(st.st_mode) && check_tree(pol, &s, &t, &s, why,
+	    sizeof(why), &denied) != 0) {
+		if (denied)
+			tc_result_error(res, "'%s': not moved, for what is "
+			    "beneath it: %s", suser, why);
+		else
+			tc_result_error(res, "'%s': a directory is moved only "
+			    "once everything beneath it is checked against the "
+			    "deny rules, and %s", suser, why);
 		goto out;
+	}
 	if (rename2(s.dfd, s.name, t.dfd, t.name, overwrite ? 0 :
 	    RENAME_NOREPLACE) != 0) {
 		err = errno;
@@ -1034,13 +1215,9 @@ fs_move_file(const struct tc_call *call, struct tc_result *res)
 	}
 	/* Checked again where it is now: an entry made beneath it during
 	 * the move is not let into a denied place; the move is undone. */
-	if (S_ISDIR(st.st_mode) && check_tree(pol, &s, &t, &t, res,
-	    "moved back") != 0) {
-		if (rename2(t.dfd, t.name, s.dfd, s.name,
-		    RENAME_NOREPLACE) != 0)
-			tc_result_error(res, "'%s': moved to '%s' holds an "
-			    "entry the deny rules refuse, and could not be "
-			    "moved back: %s", suser, duser, strerror(errno));
+	if (S_ISDIR(st.st_mode) && check_tree(pol, &s, &t, &t, why,
+	    sizeof(why), &denied) != 0) {
+		undo_move(pol, &s, &t, why, denied, res);
 		goto out;
 	}
 	o = tc_result_obj(res);

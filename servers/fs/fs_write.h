@@ -17,6 +17,7 @@ struct stat;
 
 /* What a path names for a change: its parent, open, and its last name. */
 struct target {
+	const struct tc_policy *pol;	/* the call's */
 	const char	*user;		/* as the client gave it */
 	struct tc_path	 p;
 	int		 dfd;		/* the parent directory, O_PATH */
@@ -60,14 +61,19 @@ int	fs_replaceable(const struct target *t, const struct stat *st,
 
 /*
  * Replaces the target's entry with |n| bytes of |data| atomically: a new
- * file beside it, created O_EXCL under a random name, written, synced,
- * then renamed over the entry.  |mode| (permission bits) is given to the
- * new file if |keep_mode|, else it is created 0644 less the umask.  With
- * |expect|, the entry must still be that file (device, inode, size and
- * change time) just before the rename, else nothing changes.  The entry is
- * checked again just before the rename: a symlink or a hard-linked file
- * put there meanwhile is refused.  The temporary file is removed on every
- * failure.  Returns 0, or -1 with |res| set.
+ * file in its directory, written, synced, then renamed over the entry.
+ * The new file is unnamed (O_TMPFILE) while it is written, and linked
+ * under a random name just before the rename, so a call killed meanwhile
+ * leaves nothing; where the filesystem has no O_TMPFILE it is created
+ * under that name (O_EXCL) from the start.  The name starts with the
+ * entry's own, unless the deny rules would refuse that name.  |mode|
+ * (permission bits) is given to the new file if |keep_mode|, else it is
+ * created 0644 less the umask.  With |expect|, the entry must still be
+ * that file (device, inode, size and change time) just before the rename,
+ * else nothing changes.  The entry is checked again just before the
+ * rename: a symlink or a hard-linked file put there meanwhile is refused.
+ * The temporary file is removed on every failure.  Returns 0, or -1 with
+ * |res| set.
  */
 int	fs_replace_file(const struct target *t, const char *data, size_t n,
 	    mode_t mode, int keep_mode, const struct stat *expect,

@@ -5,13 +5,15 @@
 // every write tool (.., absolute paths outside, a prefix twin, symlinks out
 // at the target and as the parent, dangling symlinks, /proc/self/root, a
 // hard link to a file outside, a symlink swapped in during writes), deny
-// rules, and concurrent writers.
+// rules, concurrent writers, a write killed mid-way, and the undo of a
+// directory move that a denied entry appeared in.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody: the directories it
 // writes to are given to nobody (chown -hR), while the files outside stay
 // root's, as do the policy and the hard link made to an outside file.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -813,5 +815,235 @@ describe('concurrent writers', () => {
 		}
 		const names = await fsp.readdir(W.root);
 		assert.deepEqual(names.filter((n) => n.includes('.tc-')), []);
+	});
+});
+
+/* The pids of the processes whose parent is |pid|, from /proc. */
+function childrenOf(pid) {
+	const out = [];
+	for (const n of readdirSync('/proc')) {
+		if (!/^\d+$/.test(n))
+			continue;
+		let stat;
+		try {
+			stat = readFileSync(`/proc/${n}/stat`, 'utf8');
+		} catch {
+			continue;	/* gone meanwhile */
+		}
+		// "pid (comm) state ppid ...": comm may hold anything but ')'.
+		const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+		if (Number(f[1]) === pid)
+			out.push(Number(n));
+	}
+	return out;
+}
+
+/* A child of |pid| with a file open beneath |dir|, or 0. */
+function writerIn(pid, dir) {
+	for (const c of childrenOf(pid)) {
+		let fds;
+		try {
+			fds = readdirSync(`/proc/${c}/fd`);
+		} catch {
+			continue;
+		}
+		for (const fd of fds) {
+			try {
+				if (readlinkSync(`/proc/${c}/fd/${fd}`).startsWith(`${dir}/`))
+					return c;
+			} catch {
+				/* closed meanwhile */
+			}
+		}
+	}
+	return 0;
+}
+
+/* Waits until process |pid| is gone (or a zombie), for at most |ms|. */
+async function gone(pid, ms) {
+	const end = Date.now() + ms;
+	while (Date.now() < end) {
+		let stat;
+		try {
+			stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		} catch {
+			return true;
+		}
+		if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'))
+			return true;
+		await new Promise((resolve) => setTimeout(resolve, 10));
+	}
+	return false;
+}
+
+describe('a write killed mid-way', () => {
+	// The call's child is stopped while it holds the new file open (it is
+	// writing or syncing it), then killed by the server: at the call's
+	// deadline, or when the client cancels the call.  Nothing may be left
+	// in the directory: not the file, and no temporary file beside it,
+	// whose name would start with the target's and so could match a deny
+	// rule ('.env.tc-...' under '**/.env.*') that would hide it from every
+	// tool.
+	let K;
+	let ksrv;
+
+	before(async () => {
+		K = await ownTree({ 'keep.txt': 'kept\n' });
+		const pol = path.join(base, 'killed.policy');
+		await fsp.writeFile(pol, `allow write ${K.root}\ntool write_file timeout 4s\n`);
+		await fsp.chmod(pol, 0o644);
+		ksrv = await startServer(['--policy', pol]);
+	});
+
+	after(async () => {
+		await ksrv?.close();
+		await K?.cleanup();
+	});
+
+	/*
+	 * Calls write_file on |name| and stops its child once it has a file
+	 * open in K; then lets the deadline kill it, or cancels the call.
+	 * Returns the stopped child's pid, or 0 if the call ended first.
+	 */
+	async function killMidWay(name, how) {
+		const content = 'k'.repeat(8 << 20);
+		const ac = new AbortController();
+		let settled = false;
+		let caught = 0;
+		const p = call(ksrv, 'write_file', { path: name, content }, { timeout: 30_000, signal: ac.signal })
+		    .finally(() => { settled = true; });
+		while (!settled && caught === 0) {
+			const c = writerIn(ksrv.pid, K.root);
+			if (c !== 0) {
+				process.kill(c, 'SIGSTOP');
+				caught = c;
+			} else {
+				await new Promise((resolve) => setImmediate(resolve));
+			}
+		}
+		if (caught === 0) {
+			await p;	/* done, or out of time before it began */
+			await fsp.rm(K.p(name), { force: true });
+			return 0;
+		}
+		if (how === 'cancel') {
+			ac.abort();
+			await assert.rejects(p);
+		} else {
+			assert.match(err(await p, 'killed write'), /stopped at its deadline of 4000 ms/);
+		}
+		assert.ok(await gone(caught, 10_000), `child ${caught} still there`);
+		return caught;
+	}
+
+	for (const [name, how] of [['env', 'deadline'], ['big.txt', 'cancel']]) {
+		test(`leaves nothing behind ('${name}', killed by ${how})`, async () => {
+			const before_ = readdirSync(K.root).sort();
+			let caught = 0;
+			for (let attempt = 0; attempt < 5 && caught === 0; attempt++)
+				caught = await killMidWay(name, how);
+			assert.notEqual(caught, 0, 'the write was never caught with its file open');
+			assert.deepEqual(readdirSync(K.root).sort(), before_);
+			// The name is free, and a write that is not stopped works.
+			ok(await call(ksrv, 'write_file', { path: name, content: 'new\n' }), 'write after');
+			assert.equal(await read(K.p(name)), 'new\n');
+			assert.deepEqual(readdirSync(K.root).sort(), [...before_, name].sort());
+			await fsp.rm(K.p(name));
+		});
+	}
+});
+
+describe('move_file undone', () => {
+	// A directory is checked before it is moved and again where it lands;
+	// an entry the deny rules refuse that appears beneath it during the
+	// move (here made by another process the moment the destination
+	// exists) makes the move undone.  If something took the old name
+	// meanwhile, the directory is moved back beside it under a new name,
+	// never left holding the denied entry in the destination.
+	const FILES = 3000;	/* so that the check after the move takes a while */
+	const box = () => W.p('mvu/box');
+	const box2 = () => W.p('mvu/box2');
+
+	after(async () => {
+		await fsp.rm(W.p('mvu'), { recursive: true, force: true });
+	});
+
+	/* Makes mvu/box, full of files, with nothing else in mvu. */
+	async function freshBox() {
+		await fsp.rm(W.p('mvu'), { recursive: true, force: true });
+		await fsp.mkdir(box(), { recursive: true });
+		for (let i = 0; i < FILES; i++)
+			await fsp.writeFile(W.p(`mvu/box/f${String(i).padStart(4, '0')}`), '');
+		if (runAs())
+			execFileSync('chown', ['-R', `${runAs().uid}:${runAs().gid}`, W.p('mvu')]);
+	}
+
+	/*
+	 * Starts a process that, as soon as mvu/box2 exists, makes
+	 * mvu/box2/zz.lock (which the policy's 'deny write' of *.lock files
+	 * refuses) and, with |take|, then takes the name mvu/box.  Resolves,
+	 * once it is watching, to a function that stops it.
+	 */
+	async function racer(take) {
+		const code = [
+			"const fs = require('node:fs');",
+			'const [dst, src, take] = process.argv.slice(1);',
+			"process.stdout.write('ready\\n');",
+			'for (;;) {',
+			'	if (!fs.existsSync(dst)) continue;',
+			"	try { fs.writeFileSync(`${dst}/zz.lock`, 'x'); } catch {}",
+			"	if (take === '1') try { fs.mkdirSync(src); } catch {}",
+			'	break;',
+			'}',
+		].join('\n');
+		const child = spawn(process.execPath, ['-e', code, box2(), box(), take ? '1' : '0'],
+		    { stdio: ['ignore', 'pipe', 'inherit'] });
+		const exited = new Promise((resolve) => child.once('exit', resolve));
+		await new Promise((resolve, reject) => {
+			child.stdout.once('data', resolve);
+			child.once('error', reject);
+		});
+		return async () => {
+			const t = setTimeout(() => child.kill('SIGKILL'), 500);
+			await exited;
+			clearTimeout(t);
+		};
+	}
+
+	/* Moves mvu/box to mvu/box2 until the check after the move refuses
+	 * it; returns that error's text. */
+	async function moveUntilUndone(take) {
+		for (let attempt = 0; attempt < 40; attempt++) {
+			await freshBox();
+			const stop = await racer(take);
+			const r = await call(srv, 'move_file', { source: box(), destination: box2() });
+			await stop();
+			if (r.isError)
+				return textOf(r);
+		}
+		assert.fail('the check after the move never saw the denied entry');
+	}
+
+	const RULE = "'zz.lock': denied by policy rule 'deny write **/*.lock' (line 5)";
+
+	test('moved back when the old name is free', async () => {
+		const t = await moveUntilUndone(false);
+		assert.equal(t, `'${box()}': moved back from '${box2()}', for what appeared beneath it `
+		    + `during the move: ${RULE}`);
+		assert.deepEqual(readdirSync(W.p('mvu')), ['box']);
+		assert.equal(readdirSync(box()).length, FILES + 1);
+	});
+
+	test('moved back beside the old name when that was taken meanwhile', async () => {
+		const t = await moveUntilUndone(true);
+		const names = readdirSync(W.p('mvu')).sort();
+		assert.equal(names.length, 2, `mvu holds ${names}`);
+		assert.equal(names[0], 'box');
+		assert.match(names[1], /^box\.tc-moved-[0-9a-f]{8}$/);
+		assert.equal(t, `'${box()}': moved back from '${box2()}' as '${W.p(`mvu/${names[1]}`)}', `
+		    + `since its old name was taken meanwhile, for what appeared beneath it during the move: ${RULE}`);
+		// The name taken is what took it; what was moved is all beside it.
+		assert.deepEqual(readdirSync(box()), []);
+		assert.equal(readdirSync(W.p(`mvu/${names[1]}`)).length, FILES + 1);
 	});
 });
