@@ -14,7 +14,9 @@
 // Scenarios: cold start (spawn to the initialize result, fresh processes),
 // then, through one long-lived process of each server, read 1 KiB, read
 // 10 MiB, list 10,000 entries, search names in a 50,000-file tree, the
-// directory tree of 5,000 entries and write 1 KiB; last, the peak RSS
+// directory tree of 5,000 entries and write 1 KiB (again through a second
+// toolcell-fs whose policy says write-sync none: no fsync, as the
+// reference writes); last, the peak RSS
 // (VmHWM) of each server process.  Each scenario runs its iterations in two
 // rounds, toolcell-fs then the reference then toolcell-fs then the
 // reference, so that both see the same load on a shared machine.  Every
@@ -159,8 +161,8 @@ function generate() {
 		}
 	}
 
-	fs.mkdirSync(path.join(T.write, 'ours'), { recursive: true });
-	fs.mkdirSync(path.join(T.write, 'ref'), { recursive: true });
+	for (const side of ['ours', 'oursNoSync', 'ref'])
+		fs.mkdirSync(path.join(T.write, side), { recursive: true });
 	return performance.now() - t0;
 }
 
@@ -170,12 +172,20 @@ log(`generated in ${(genMs / 1000).toFixed(1)} s`);
 
 const policy = path.join(os.tmpdir(), `toolcell-vsref-${process.pid}.policy`);
 fs.writeFileSync(policy, `allow write ${root}\n`, { mode: 0o600 });
-process.on('exit', () => fs.rmSync(policy, { force: true }));
+// The same with write-sync none: write_file without fsync, as the
+// reference writes, for one row beside the default's.
+const policyNoSync = path.join(os.tmpdir(), `toolcell-vsref-${process.pid}-nosync.policy`);
+fs.writeFileSync(policyNoSync, `allow write ${root}\nwrite-sync none\n`, { mode: 0o600 });
+process.on('exit', () => {
+	fs.rmSync(policy, { force: true });
+	fs.rmSync(policyNoSync, { force: true });
+});
 
 // ---------------------------------------------------------------- servers
 
 const SIDES = {
 	ours: { label: 'toolcell-fs', command: ours, args: ['--policy', policy] },
+	oursNoSync: { label: 'toolcell-fs (write-sync none)', command: ours, args: ['--policy', policyNoSync] },
 	ref: { label: 'reference', command: process.execPath, args: [refEntry, root] },
 };
 
@@ -318,7 +328,19 @@ const SCENARIOS = [
 		after: (side) => (fs.readFileSync(path.join(T.write, side, 'w0.txt'), 'utf8') === writeBody
 		    ? undefined : 'the file written is not the content sent'),
 	},
+	{
+		// toolcell-fs with write-sync none: no fsync, as the reference.
+		id: 'write-nosync', title: 'write 1 KiB, toolcell-fs with write-sync none (write_file)',
+		tool: 'write_file', oursSide: 'oursNoSync',
+		n: [1000, 100], warm: [20, 5], target: 1, targetText: '≥ 1',
+		call: (side, tool, i) => ({ path: path.join(T.write, side, `w${i % 100}.txt`), content: writeBody }),
+		after: (side) => (fs.readFileSync(path.join(T.write, side, 'w0.txt'), 'utf8') === writeBody
+		    ? undefined : 'the file written is not the content sent'),
+	},
 ];
+
+/* The server that plays |side| ('ours' or 'ref') in scenario |sc|. */
+const serverOf = (sc, side) => (side === 'ours' ? sc.oursSide ?? 'ours' : side);
 
 /* Times |n| calls of one scenario on one server, adding to |r| (null for
  * untimed warm-up calls); stops when r.spent passes the time cap. */
@@ -372,7 +394,7 @@ const loadBefore = os.loadavg();
 }
 
 const srv = {};
-for (const side of ['ours', 'ref']) {
+for (const side of ['ours', 'ref', 'oursNoSync']) {
 	const s = await start(side);
 	const listed = await s.client.listTools(undefined, { timeout: 60_000 });
 	s.tools = new Map(listed.tools.map((t) => [t.name, t]));
@@ -388,13 +410,14 @@ for (const sc of SCENARIOS) {
 	const warm = sc.warm[quick ? 1 : 0];
 	const res = {};
 	for (const side of ['ours', 'ref']) {
-		if (!srv[side].tools.has(sc.tool))
+		if (!srv[serverOf(sc, side)].tools.has(sc.tool))
 			res[side] = { na: true };
 		else
 			res[side] = { samples: [], spent: 0, capped: false };
 	}
 	if (!res.ours.na) {
-		const shown = { ...sc.call('ours', srv.ours.tools.get(sc.tool), 0) };
+		const o = serverOf(sc, 'ours');
+		const shown = { ...sc.call(o, srv[o].tools.get(sc.tool), 0) };
 		if (typeof shown.content === 'string')
 			shown.content = `<${shown.content.length} bytes>`;
 		for (const k of ['path'])
@@ -411,7 +434,7 @@ for (const sc of SCENARIOS) {
 		if (res[side].na)
 			continue;
 		try {
-			await timeCalls(srv[side], side, sc, warm, 0, null);
+			await timeCalls(srv[serverOf(sc, side)], serverOf(sc, side), sc, warm, 0, null);
 		} catch (e) {
 			res[side] = { error: e.message };
 		}
@@ -422,7 +445,7 @@ for (const sc of SCENARIOS) {
 			if (r.na || r.error || r.capped || count === 0)
 				continue;
 			try {
-				await timeCalls(srv[side], side, sc, count, first, r);
+				await timeCalls(srv[serverOf(sc, side)], serverOf(sc, side), sc, count, first, r);
 			} catch (e) {
 				res[side] = { error: e.message };
 			}
@@ -431,15 +454,15 @@ for (const sc of SCENARIOS) {
 	}
 	for (const side of ['ours', 'ref']) {
 		if (sc.after && res[side].samples?.length) {
-			const note = sc.after(side);
+			const note = sc.after(serverOf(sc, side));
 			if (note)
-				srv[side].notes.push(`${sc.title}: ${note}`);
+				srv[serverOf(sc, side)].notes.push(`${sc.title}: ${note}`);
 		}
 	}
 	results.set(sc.id, res);
 }
 
-for (const side of ['ours', 'ref']) {
+for (const side of Object.keys(srv)) {
 	if (srv[side].exit.at !== null)
 		srv[side].notes.push(`the server exited during the run (${srv[side].exit.code ?? srv[side].exit.signal}); stderr: ${srv[side].stderr().trim().slice(-300)}`);
 	srv[side].peakRss = vmHWM(srv[side].pid);
@@ -518,7 +541,7 @@ out.push('');
 out.push(`- command: \`${cmd}\` (from the repo root; \`make bench\` runs it after the runner figures)`);
 out.push(`- machine: ${os.availableParallelism()} CPUs (${cpu}), ${Math.round(os.totalmem() / 2 ** 30)} GiB RAM, ${os.type()} ${os.release()} ${os.arch()}, node ${process.version}, uid ${process.getuid()}`);
 out.push(`- load average (1 min) before / after: ${loadBefore[0].toFixed(2)} / ${loadAfter[0].toFixed(2)}`);
-out.push(`- client: @modelcontextprotocol/sdk ${clientSdkVersion} (tests/e2e/sdk); reference: ${refPkg} ${refVersion} (serverInfo ${srv.ref.info?.name} ${srv.ref.info?.version}, its SDK ${refSdkVersion}), \`node ${path.relative(repo, refEntry)} DIR\`; toolcell-fs: serverInfo ${srv.ours.info?.name} ${srv.ours.info?.version}, \`${path.relative(repo, ours)} --policy P\` with P = \`allow write DIR\` (built-in deny rules on)`);
+out.push(`- client: @modelcontextprotocol/sdk ${clientSdkVersion} (tests/e2e/sdk); reference: ${refPkg} ${refVersion} (serverInfo ${srv.ref.info?.name} ${srv.ref.info?.version}, its SDK ${refSdkVersion}), \`node ${path.relative(repo, refEntry)} DIR\`; toolcell-fs: serverInfo ${srv.ours.info?.name} ${srv.ours.info?.version}, \`${path.relative(repo, ours)} --policy P\` with P = \`allow write DIR\` (built-in deny rules on; one row adds \`write-sync none\`)`);
 out.push(`- tree generated in ${(genMs / 1000).toFixed(1)} s under ${os.tmpdir()} and removed after; ${gapMs} ms pause before every timed call, for both servers; time cap ${capMs / 1000} s per server and scenario (\`*\` after N: stopped by it)`);
 out.push(`- toolcell-fs arguments: ${sentArgs.length ? sentArgs.map((s) => `\`${s}\``).join(', ') : '(none)'}; the reference gets the same without them`);
 out.push('');
@@ -526,7 +549,7 @@ out.push(...rows);
 out.push('');
 out.push('ref / ours: the reference\'s p50 over toolcell-fs\'s (peak RSS: the reference\'s over toolcell-fs\'s); above 1, toolcell-fs is faster or smaller. Peak RSS is VmHWM of the process the client started, read just before closing it: for toolcell-fs the server process only, not its spawner or the children that run the calls; for the reference the one node process.');
 const notes = [];
-for (const side of ['ours', 'ref'])
+for (const side of Object.keys(srv))
 	for (const note of srv[side].notes)
 		notes.push(`- ${SIDES[side].label}: ${note}`);
 if (notes.length) {

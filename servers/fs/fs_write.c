@@ -524,7 +524,9 @@ fs_replace_file(const struct target *t, const char *data, size_t n,
 		    write_errstr(errno));
 		goto fail;
 	}
-	if (fsync(fd) != 0) {
+	/* Durable before it takes the target's place, unless the policy
+	 * says write-sync none. */
+	if (t->pol->write_sync && fsync(fd) != 0) {
 		tc_result_error(res, "'%s': cannot write: %s", t->user,
 		    write_errstr(errno));
 		goto fail;
