@@ -19,6 +19,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <malloc.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -362,6 +363,13 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	    dup2(sb->devnull, STDOUT_FILENO) < 0 ||
 	    tc_close_fds_except(keep, nkeep) != 0)
 		_exit(1);
+	/* The heap its children inherit, consolidated once here and kept
+	 * so (no fastbins): otherwise each child's first large allocation
+	 * merged the free chunks left from the server's start, writing to
+	 * pages all over the heap, each one copied on write, which cost
+	 * more than the rest of a child's preparation. */
+	(void)mallopt(M_MXFAST, 0);
+	(void)malloc_trim(0);
 	/* What every child would do first, done once: its children inherit
 	 * it (and the spawner itself can never regain a capability through
 	 * exec).  It keeps its effective capabilities: root's children need
