@@ -12,7 +12,7 @@
 
 BUILD	?= build
 PREFIX	?= /usr/local
-PKGS	 = libseccomp libcap libcjson sqlite3 nettle
+PKGS	 = libseccomp libcap libcjson sqlite3 nettle libpcre2-8
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \

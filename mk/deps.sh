@@ -31,6 +31,7 @@ debname() {
 	libcjson)	echo libcjson-dev ;;
 	sqlite3)	echo libsqlite3-dev ;;
 	nettle)		echo nettle-dev ;;
+	libpcre2-8)	echo libpcre2-dev ;;
 	*)		echo "$1" ;;
 	esac
 }

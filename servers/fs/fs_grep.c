@@ -7,21 +7,28 @@
  * NUL byte in its first block is binary and skipped, as is one larger than
  * maxFileBytes.  Files are read in chunks; a line is searched in its first
  * LINE_SCAN_MAX bytes and shown in at most LINE_SHOW_MAX, round its match.
- * The pattern is a literal (memmem) or a POSIX extended regular expression
- * compiled once.  The answer is bounded by maxResults, by GREP_ANSWER_MAX
- * bytes and by the time budget; each says so, with an offset to go on from.
+ * The pattern is a literal (memmem) or a PCRE2 regular expression compiled
+ * once, without JIT (the child may not map executable memory).  A
+ * backtracking match can take exponential time, so each line's match is
+ * bounded in steps, depth, heap and time (GREP_RE_*); a line past a bound
+ * is given up and counted as slow, and the clock is read after each line.
+ * The answer is bounded by maxResults, by GREP_ANSWER_MAX bytes and by the
+ * time budget; each says so, with an offset to go on from.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <regex.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
 
 #include "fs.h"
 #include "fs_walk.h"
@@ -33,6 +40,26 @@
 #define LINE_SHOW_LEAD	100		/* shown before a match in a cut line */
 #define GREP_ANSWER_MAX	(2u << 20)	/* bytes a content search answers,
 					   text and structured content */
+
+/*
+ * What one pcre2_match() on one line may take.  Measured here (PCRE2
+ * 10.42, no JIT) on 64 KiB lines, the worst patterns found cost 10 to 100
+ * ns a step, so 200,000 steps is at most about 20 ms; (a?){5000}b, whose
+ * every step is a deep frame, stops at the depth bound after 30 ms and
+ * (a|aa)*c at it after 22 ms (at the heap bound alone it took 48 ms).
+ */
+#define GREP_RE_STEPS	200000		/* pcre2_set_match_limit */
+#define GREP_RE_DEPTH	10000		/* pcre2_set_depth_limit */
+#define GREP_RE_HEAP_KIB 4096		/* pcre2_set_heap_limit */
+/*
+ * Steps do not bound time: a counted repeat is one step however long, and
+ * .*a.{30000}c took 1.7 s on a 64 KiB line within 200,000 steps.  So the
+ * pattern is compiled with a callout before each item, which reads the
+ * clock every GREP_RE_TICKS of them; between two, an item repeats at most
+ * 65535 times (PCRE2's largest count).
+ */
+#define GREP_RE_LINE_MS	20		/* one line's match, at most */
+#define GREP_RE_TICKS	64
 
 /* One line kept for the answer: a match, or context around one. */
 struct kept {
@@ -53,8 +80,12 @@ struct prev {
 
 struct grep {
 	/* What to find. */
-	int		 regex, icase, has_re;
-	regex_t		 re;
+	int		 regex, icase;
+	pcre2_code	*re;
+	pcre2_match_data *md;		/* the match's offsets only */
+	pcre2_match_context *mctx;	/* the GREP_RE_* bounds */
+	struct timespec	 line_end;	/* the line's match gives up then */
+	unsigned	 re_ticks;
 	char		*lit;		/* literal, lowercased for icase */
 	size_t		 litlen;
 	struct exact	 include;
@@ -68,7 +99,7 @@ struct grep {
 	size_t		 seen, found;
 	size_t		 files_scanned, files_matched, skipped_binary,
 			 skipped_large, skipped_unreadable, skipped_special,
-			 skipped_symlinks, long_lines;
+			 skipped_symlinks, long_lines, slow_lines;
 	int		 nomem;
 	struct walk	*w;
 	struct tc_result *res;
@@ -76,7 +107,7 @@ struct grep {
 	/* Per file. */
 	char		*buf;		/* READ_CHUNK */
 	struct tc_buf	 line;		/* a line spanning chunks */
-	char		*fold;		/* LINE_SCAN_MAX + 1: a line's copy */
+	char		*fold;		/* LINE_SCAN_MAX: a line folded */
 	struct prev	*ring;		/* context before, |context| slots */
 	size_t		 ring_n, ring_head;
 	struct kept	*kept;
@@ -90,28 +121,55 @@ struct grep {
 };
 
 /*
+ * Called by pcre2_match() before each item of the pattern: returns 0 to go
+ * on, or a negative number, which pcre2_match() returns, once the line has
+ * had its GREP_RE_LINE_MS.
+ */
+static int
+grep_callout(pcre2_callout_block *cb, void *arg)
+{
+	struct grep *g = arg;
+	struct timespec now;
+
+	(void)cb;
+	if ((++g->re_ticks % GREP_RE_TICKS) != 0)
+		return 0;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (now.tv_sec > g->line_end.tv_sec || (now.tv_sec ==
+	    g->line_end.tv_sec && now.tv_nsec >= g->line_end.tv_nsec))
+		return PCRE2_ERROR_CALLOUT;
+	return 0;
+}
+
+/*
  * Finds the pattern in |p| (|n| bytes).  Returns 1 with the match's start
- * in *|at|, else 0.
+ * in *|at|, 0 when there is none, and -1 when the regular expression gave
+ * up on the line (a GREP_RE_* bound, or any other failure of the match).
  */
 static int
 grep_find(struct grep *g, const char *p, size_t n, size_t *at)
 {
-	regmatch_t m[1];
 	const char *hit;
 	size_t i;
+	int rc;
 
 	if (g->regex) {
-		/* REG_STARTEND: the line's length, not a NUL, ends it.  The
-		 * copy ends in a NUL all the same: glibc reads no further
-		 * than rm_eo, but not every regexec() (nor ASan's wrapper
-		 * of it) is so careful. */
-		memcpy(g->fold, p, n);
-		g->fold[n] = '\0';
-		m[0].rm_so = 0;
-		m[0].rm_eo = (regoff_t)n;
-		if (regexec(&g->re, g->fold, 1, m, REG_STARTEND) != 0)
+		clock_gettime(CLOCK_MONOTONIC, &g->line_end);
+		g->line_end.tv_nsec += GREP_RE_LINE_MS * 1000000L;
+		if (g->line_end.tv_nsec >= 1000000000L) {
+			g->line_end.tv_sec++;
+			g->line_end.tv_nsec -= 1000000000L;
+		}
+		g->re_ticks = 0;
+		rc = pcre2_match(g->re, (PCRE2_SPTR)p, n, 0, 0, g->md,
+		    g->mctx);
+		if (rc == PCRE2_ERROR_NOMATCH)
 			return 0;
-		*at = (size_t)m[0].rm_so;
+		if (rc < 0)
+			return -1;
+		/* rc 0 only says the one offset pair was too few for the
+		 * groups; the whole match's pair is there. */
+		*at = (size_t)pcre2_get_ovector_pointer(g->md)[0];
 		return 1;
 	}
 	if (g->icase) {
@@ -230,7 +288,10 @@ grep_line(struct grep *g, uint64_t no, const char *p, size_t n,
 	/* Once the answer is as large as it may be, no match is taken:
 	 * only the context after the last one. */
 	full = g->kept_bytes >= GREP_ANSWER_MAX;
-	hit = grep_find(g, p, n, &at);
+	if ((hit = grep_find(g, p, n, &at)) < 0) {
+		g->slow_lines++;
+		hit = 0;
+	}
 	if (hit && !full && g->seen++ >= g->offset && g->found < g->max) {
 		/* The context before: remembered lines not yet kept. */
 		for (i = 0; i < g->ring_n; i++) {
@@ -435,6 +496,10 @@ grep_file(struct walk *w, struct grep *g, const struct walk_item *it)
 				rc = grep_line(g, ++no, p, take, long_line);
 				long_line = 0;
 				p = nl + 1;
+				/* A line may cost a regular expression tens
+				 * of ms, and a chunk hold thousands. */
+				if (g->regex && fs_walk_out_of_time(w))
+					break;
 				continue;
 			}
 			if (g->line.len + take > LINE_SCAN_MAX) {
@@ -454,6 +519,8 @@ grep_file(struct walk *w, struct grep *g, const struct walk_item *it)
 			tc_buf_reset(&g->line);
 			long_line = 0;
 			p = nl + 1;
+			if (g->regex && fs_walk_out_of_time(w))
+				break;
 		}
 		if (rc != 0 || g->done)
 			break;
@@ -505,6 +572,53 @@ grep_visit(struct walk *w, const struct walk_item *it)
 	return w->cut & CUT_TIME ? WALK_STOP : WALK_NEXT;
 }
 
+/*
+ * Compiles |pat| into |g| with its match bounds; returns 0, or -1 with
+ * |res| an error.  What compiles is bounded too: the pattern's length here
+ * and in the argument's schema, the nesting of its parentheses and the
+ * size of the compiled code by PCRE2 (measured: (a?){5000} compiles in
+ * under 1 ms, and a pattern whose repetitions make it too large, such as
+ * ((a{1,100}){1,100}){1,100}, is refused at once).
+ */
+static int
+grep_compile(struct grep *g, const char *pat, struct tc_result *res)
+{
+	pcre2_compile_context *cctx;
+	PCRE2_UCHAR why[256];
+	PCRE2_SIZE off;
+	int ec;
+
+	if ((cctx = pcre2_compile_context_create(NULL)) == NULL)
+		goto nomem;
+	pcre2_set_max_pattern_length(cctx, FS_WALK_PATTERN_MAX);
+	/* Lines may hold any bytes: what is not UTF-8 is matched by
+	 * nothing but itself not being there, rather than refused. */
+	g->re = pcre2_compile((PCRE2_SPTR)pat, PCRE2_ZERO_TERMINATED,
+	    PCRE2_UTF | PCRE2_MATCH_INVALID_UTF | PCRE2_AUTO_CALLOUT |
+	    (g->icase ? PCRE2_CASELESS : 0), &ec, &off, cctx);
+	pcre2_compile_context_free(cctx);
+	if (g->re == NULL) {
+		if (pcre2_get_error_message(ec, why, sizeof(why)) < 0)
+			snprintf((char *)why, sizeof(why), "error %d", ec);
+		tc_result_error(res, "pattern '%s': not a valid regular "
+		    "expression (PCRE2 syntax): %s at offset %zu", pat,
+		    (const char *)why, (size_t)off);
+		return -1;
+	}
+	/* One offset pair: where the match starts is all that is used. */
+	if ((g->md = pcre2_match_data_create(1, NULL)) == NULL ||
+	    (g->mctx = pcre2_match_context_create(NULL)) == NULL)
+		goto nomem;
+	pcre2_set_match_limit(g->mctx, GREP_RE_STEPS);
+	pcre2_set_depth_limit(g->mctx, GREP_RE_DEPTH);
+	pcre2_set_heap_limit(g->mctx, GREP_RE_HEAP_KIB);
+	pcre2_set_callout(g->mctx, grep_callout, g);
+	return 0;
+nomem:
+	tc_result_error(res, "out of memory");
+	return -1;
+}
+
 /* Prepares what |g| looks for; returns 0, or -1 with |res| an error. */
 static int
 grep_prepare(const struct tc_call *call, struct grep *g,
@@ -526,30 +640,23 @@ grep_prepare(const struct tc_call *call, struct grep *g,
 	    FS_GREP_DEFAULT_FILE_BYTES);
 	tc_buf_init(&g->line, LINE_SCAN_MAX);
 	if (g->regex) {
-		/* Compiled once; REG_NEWLINE as each line is matched on its
-		 * own and "^"/"$" should mean its start and end. */
-		if ((rc = regcomp(&g->re, pat, REG_EXTENDED | REG_NEWLINE |
-		    (g->icase ? REG_ICASE : 0))) != 0) {
-			regerror(rc, &g->re, why, sizeof(why));
-			tc_result_error(res, "pattern '%s': not a valid POSIX "
-			    "extended regular expression: %s", pat, why);
+		/* Each line is matched on its own, without its newline, so
+		 * "^" and "$" are its start and end. */
+		if (grep_compile(g, pat, res) != 0)
 			return -1;
-		}
-		g->has_re = 1;
 	} else {
 		if ((g->lit = strdup(pat)) == NULL)
 			goto nomem;
 		g->litlen = strlen(pat);
-		/* ASCII case folding only, as with REG_ICASE in the C
-		 * locale the child runs in. */
+		/* ASCII case folding only: a literal is matched byte for
+		 * byte. */
 		for (i = 0; g->icase && i < g->litlen; i++)
 			if (g->lit[i] >= 'A' && g->lit[i] <= 'Z')
 				g->lit[i] = (char)(g->lit[i] + 32);
 	}
-	/* A line's copy: folded for a literal ignoring case, or
-	 * NUL-terminated for regexec(). */
-	if ((g->regex || g->icase) && (g->fold = malloc(LINE_SCAN_MAX +
-	    1)) == NULL)
+	/* A line's copy, folded for a literal ignoring case. */
+	if (!g->regex && g->icase && (g->fold = malloc(LINE_SCAN_MAX)) ==
+	    NULL)
 		goto nomem;
 	if (inc != NULL) {
 		if ((ipat = fs_walk_pattern(inc, why, sizeof(why))) == NULL) {
@@ -578,8 +685,9 @@ grep_release(struct grep *g)
 {
 	size_t i;
 
-	if (g->has_re)
-		regfree(&g->re);
+	pcre2_match_context_free(g->mctx);
+	pcre2_match_data_free(g->md);
+	pcre2_code_free(g->re);
 	free(g->lit);
 	free(g->fold);
 	free(g->buf);
@@ -657,6 +765,8 @@ fs_search_file_contents(const struct tc_call *call, struct tc_result *res)
 	}
 	if (g.long_lines > 0)
 		cJSON_AddNumberToObject(o, "long_lines", (double)g.long_lines);
+	if (g.slow_lines > 0)
+		cJSON_AddNumberToObject(o, "slow_lines", (double)g.slow_lines);
 	if (g.found == 0)
 		tc_result_printf(res, "No matches found\n");
 	tc_buf_init(&note, 4096);
@@ -673,6 +783,13 @@ fs_search_file_contents(const struct tc_call *call, struct tc_result *res)
 		    "bytes, searched in their first %u bytes only",
 		    g.long_lines, g.long_lines == 1 ? "" : "s", LINE_SCAN_MAX,
 		    LINE_SCAN_MAX);
+	if (g.slow_lines > 0)
+		tc_buf_printf(&note, "; %zu line%s given up: the regular "
+		    "expression took too long on %s (it may match there; a "
+		    "simpler pattern, or a literal one, searches %s)",
+		    g.slow_lines, g.slow_lines == 1 ? "" : "s",
+		    g.slow_lines == 1 ? "it" : "them",
+		    g.slow_lines == 1 ? "it" : "them");
 	if (w.cut != 0) {
 		tc_buf_printf(&note, "; truncated");
 		if (w.cut & CUT_CAP)

@@ -285,10 +285,13 @@ static const struct tc_arg search_file_contents_args[] = {
 	      "is true." },
 	{ .name = "regex", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
 	  .def = 0,
-	  .description = "pattern is a POSIX extended regular expression." },
+	  .description = "pattern is a regular expression in PCRE2 "
+	      "(Perl-compatible) syntax, matched on each line; a line it "
+	      "takes too long on is skipped and counted in slow_lines." },
 	{ .name = "ignoreCase", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
 	  .def = 0,
-	  .description = "Match ASCII letters in either case." },
+	  .description = "Match letters in either case (ASCII letters "
+	      "only for a literal pattern)." },
 	{ .name = "include", .type = TC_ARG_STRING, .flags = TC_ARG_NONEMPTY,
 	  .max_len = FS_WALK_PATTERN_MAX,
 	  .description = "Search only files matching this glob, with the "
@@ -372,7 +375,8 @@ static const char search_file_contents_out[] =
     "\"binary\":{\"type\":\"integer\"},\"too_large\":{\"type\":\"integer\"},"
     "\"unreadable\":{\"type\":\"integer\"},\"symlinks\":{\"type\":\"integer\"},"
     "\"special\":{\"type\":\"integer\"}}},"
-    "\"long_lines\":{\"type\":\"integer\"}},"
+    "\"long_lines\":{\"type\":\"integer\"},"
+    "\"slow_lines\":{\"type\":\"integer\"}},"
     "\"required\":[\"path\",\"matches\",\"truncated\",\"files_scanned\",\"files_matched\",\"files_skipped\"]}";
 
 /* --- Write tools (fs_write.c, fs_edit.c), only listed with a writable root */
@@ -580,8 +584,10 @@ static const struct tc_tool fs_tools[] = {
 	  search_files_args, search_files_out, fs_search_files,
 	  TC_PROFILE_FS_READ, RO },
 	{ "search_file_contents", "Search file contents",
-	  "Find lines containing a text (or a POSIX extended regex with "
-	  "regex=true) in the files under a directory, like grep -rn: "
+	  "Find lines containing a text (or, with regex=true, a PCRE2 "
+	  "Perl-compatible regex; a line it takes too long on is skipped "
+	  "and counted in slow_lines) in the files under a directory, "
+	  "like grep -rn: "
 	  "\"path:line:text\", with contextLines around each match. Binary "
 	  "files, files over maxFileBytes, symlinks and special files are "
 	  "skipped; at most maxResults matches (default 500) within "
