@@ -5,6 +5,8 @@
 #ifndef TC_FS_H
 #define TC_FS_H
 
+#include <sys/types.h>
+
 #include "path.h"
 #include "tools.h"
 
@@ -104,6 +106,12 @@ struct fs_dir {
 int	fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	    struct fs_dir *out, struct tc_result *res);
 void	fs_entries_free(struct fs_entry *v, size_t n);
+
+/* "file", "directory", "symlink", "fifo"... for a file type from stat. */
+const char *fs_mode_name(mode_t m);
+
+/* "file", "directory", "symlink" or "other" for a dirent d_type. */
+const char *fs_dtype_name(int t);
 
 /*
  * Appends entries [|from|, |to|) of |v| to |b| as a JSON array of {name,

@@ -24,8 +24,8 @@
 #define CHUNK		(64u << 10)
 #define COUNT_BUDGET	(64ull << 20)	/* bytes scanned just to count lines */
 
-static const char *
-type_name(mode_t m)
+const char *
+fs_mode_name(mode_t m)
 {
 	switch (m & S_IFMT) {
 	case S_IFREG:	return "file";
@@ -116,7 +116,7 @@ open_regular(const struct tc_call *call, const char *user, struct tc_path *p,
 	}
 	if (!S_ISREG(st->st_mode)) {
 		tc_result_error(res, "'%s': not a regular file (it is a %s)",
-		    user, type_name(st->st_mode));
+		    user, fs_mode_name(st->st_mode));
 		goto fail;
 	}
 	/* Opened a second time, checked a second time: the path may have
@@ -574,8 +574,8 @@ cmp_entry(const void *a, const void *b)
 	    ((const struct fs_entry *)b)->name);
 }
 
-static const char *
-dt_name(int t)
+const char *
+fs_dtype_name(int t)
 {
 	switch (t) {
 	case DT_REG:	return "file";
@@ -633,7 +633,7 @@ fs_entries_json(struct tc_buf *b, const struct fs_entry *v, size_t from,
 		    (rc = tc_json_put_string(b, v[i].name,
 		    strlen(v[i].name))) == 0 &&
 		    (rc = tc_buf_append_str(b, ",\"type\":\"")) == 0 &&
-		    (rc = tc_buf_append_str(b, dt_name(v[i].type))) == 0)
+		    (rc = tc_buf_append_str(b, fs_dtype_name(v[i].type))) == 0)
 			rc = tc_buf_append(b, "\"", 1);
 		if (rc == 0 && v[i].has_size)
 			rc = tc_buf_printf(b, ",\"size\":%llu", v[i].size);
@@ -872,7 +872,7 @@ fs_get_file_info(const struct tc_call *call, struct tc_result *res)
 	snprintf(perm, sizeof(perm), "%04o", sx.stx_mode & 07777);
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", p.display);
-	cJSON_AddStringToObject(o, "type", type_name(sx.stx_mode));
+	cJSON_AddStringToObject(o, "type", fs_mode_name(sx.stx_mode));
 	cJSON_AddNumberToObject(o, "size", (double)sx.stx_size);
 	cJSON_AddStringToObject(o, "permissions", perm);
 	cJSON_AddNumberToObject(o, "uid", sx.stx_uid);
@@ -880,7 +880,7 @@ fs_get_file_info(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddNumberToObject(o, "links", sx.stx_nlink);
 	tc_result_printf(res, "path: %s\ntype: %s\nsize: %llu\n"
 	    "permissions: %s\nuid: %u\ngid: %u\nlinks: %u\n", p.display,
-	    type_name(sx.stx_mode), (unsigned long long)sx.stx_size, perm,
+	    fs_mode_name(sx.stx_mode), (unsigned long long)sx.stx_size, perm,
 	    sx.stx_uid, sx.stx_gid, sx.stx_nlink);
 	add_time(o, res, "modified", &sx.stx_mtime);
 	add_time(o, res, "accessed", &sx.stx_atime);

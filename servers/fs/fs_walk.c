@@ -581,17 +581,6 @@ fs_walk_run(struct walk *w, int fd)
 
 /* --- output helpers --- */
 
-static const char *
-dtype_name(int t)
-{
-	switch (t) {
-	case DT_REG:	return "file";
-	case DT_DIR:	return "directory";
-	case DT_LNK:	return "symlink";
-	default:	return "other";
-	}
-}
-
 /*
  * Appends |s| (|n| bytes) to the text for a line-oriented listing: made
  * valid UTF-8, with control bytes shown as '?' so that a name holding a
@@ -739,7 +728,7 @@ tree_visit(struct walk *w, const struct walk_item *it)
 		t->err = tc_json_put_string(&t->json, name.data, name.len);
 	tc_buf_release(&name);
 	put(t, ",\"type\":\"");
-	put(t, dtype_name(it->type));
+	put(t, fs_dtype_name(it->type));
 	put(t, it->type == DT_DIR ? "\"" : "\"}");
 	outline_line(t, d, it->name, strlen(it->name), it->type == DT_DIR ?
 	    "/\n" : "\n");

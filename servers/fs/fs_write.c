@@ -41,21 +41,6 @@
 #define WALK_MAX	10000	/* entries of a moved directory checked */
 #define WALK_DEPTH	64
 
-static const char *
-type_name(mode_t m)
-{
-	switch (m & S_IFMT) {
-	case S_IFREG:	return "file";
-	case S_IFDIR:	return "directory";
-	case S_IFLNK:	return "symlink";
-	case S_IFIFO:	return "fifo";
-	case S_IFSOCK:	return "socket";
-	case S_IFCHR:	return "char-device";
-	case S_IFBLK:	return "block-device";
-	default:	return "other";
-	}
-}
-
 /* renameat2(): glibc turns flags 0 into renameat(2), which no profile
  * lists, so the system call is made directly. */
 static int
@@ -354,7 +339,7 @@ fs_replaceable(const struct target *t, const struct stat *st, const char *tool,
 		    -1;
 	if (!S_ISREG(st->st_mode))
 		return tc_result_error(res, "'%s': not a regular file (it is "
-		    "a %s)", t->user, type_name(st->st_mode)), -1;
+		    "a %s)", t->user, fs_mode_name(st->st_mode)), -1;
 	if (st->st_nlink > 1)
 		return tc_result_error(res, "'%s': has %ju hard links; %s "
 		    "refuses a file with more than one, since another of its "
@@ -1225,7 +1210,7 @@ fs_move_file(const struct tc_call *call, struct tc_result *res)
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "source", s.p.display);
 	cJSON_AddStringToObject(o, "destination", t.p.display);
-	cJSON_AddStringToObject(o, "type", type_name(st.st_mode));
+	cJSON_AddStringToObject(o, "type", fs_mode_name(st.st_mode));
 	cJSON_AddBoolToObject(o, "replaced", existed);
 	tc_result_printf(res, "Moved %s to %s%s\n", s.p.display, t.p.display,
 	    existed ? " (replacing what was there)" : "");
@@ -1269,7 +1254,7 @@ fs_delete_file(const struct tc_call *call, struct tc_result *res)
 	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode) &&
 	    !S_ISLNK(st.st_mode)) {
 		tc_result_error(res, "'%s': not a regular file or symbolic "
-		    "link (it is a %s)", user, type_name(st.st_mode));
+		    "link (it is a %s)", user, fs_mode_name(st.st_mode));
 		goto out;
 	}
 	if (unlinkat(t.dfd, t.name, S_ISDIR(st.st_mode) ? AT_REMOVEDIR :
@@ -1291,7 +1276,7 @@ fs_delete_file(const struct tc_call *call, struct tc_result *res)
 	}
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", t.p.display);
-	cJSON_AddStringToObject(o, "type", type_name(st.st_mode));
+	cJSON_AddStringToObject(o, "type", fs_mode_name(st.st_mode));
 	tc_result_printf(res, "Deleted %s %s\n", S_ISDIR(st.st_mode) ?
 	    "directory" : S_ISLNK(st.st_mode) ? "symbolic link" : "file",
 	    t.p.display);
