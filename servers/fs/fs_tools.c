@@ -805,11 +805,9 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 		rc = tc_result_printf(res, "%s %s\n", dt_tag(d.v[i].type),
 		    fs_line_name(d.v[i].name, line, sizeof(line)));
 	if (rc != 0) {
-		tc_buf_release(&arr);
-		fs_entries_free(d.v, d.n);
-		tc_path_release(&d.path);
-		return tc_result_error(res, "'%s': too many entries to list; "
-		    "use a lower limit", user);
+		tc_result_error(res, "'%s': too many entries to list; use a "
+		    "lower limit", user);
+		goto out;
 	}
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", d.path.display);
@@ -828,6 +826,8 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 		tc_result_printf(res, "[the directory has more than %u "
 		    "entries; only the first %u read were sorted]\n",
 		    FS_LIST_SCAN_MAX, FS_LIST_SCAN_MAX);
+out:
+	tc_buf_release(&arr);	/* empty once the entries were taken */
 	fs_entries_free(d.v, d.n);
 	tc_path_release(&d.path);
 	return 0;
