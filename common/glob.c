@@ -448,32 +448,108 @@ tc_deny_match(const struct tc_policy *p, const char *abs, const char *rel,
  */
 enum { DD_SKIP, DD_ALL, DD_NAME, DD_FULL };
 
+#define BIT_SET(set, c)		((set)[(c) >> 3] |= 1u << ((c) & 7))
+#define BIT_ISSET(set, c)	((set)[(c) >> 3] & 1u << ((c) & 7))
+
+/*
+ * A rule as the entries of one directory see it.  For DD_NAME, the last
+ * component L, and what any name it matches must have: L's literal bytes
+ * before its first special character as a prefix, those after its last
+ * as a suffix (a name can be passed over on those alone, which is most
+ * names and rules: "leaf-3.txt" against "*.pem" fails on its last byte
+ * rather than after a backtracking match at every offset); L itself
+ * when it has no special character at all.
+ */
+struct tc_deny_dir_rule {
+	unsigned char	 mode;
+	unsigned char	 literal;	/* L has no special character */
+	const char	*last;
+	size_t		 lastlen, headlen, taillen;
+};
+
+static int
+glob_special(char c)
+{
+	return c == '*' || c == '?' || c == '[' || c == ']' || c == '\\';
+}
+
+static void
+dir_rule_init(struct tc_deny_dir_rule *dr, const char *last)
+{
+	size_t n = strlen(last), h = 0, t = 0;
+
+	while (h < n && !glob_special(last[h]))
+		h++;
+	while (t < n && !glob_special(last[n - 1 - t]))
+		t++;
+	dr->last = last;
+	dr->lastlen = n;
+	dr->literal = h == n;
+	dr->headlen = h;
+	dr->taillen = t;
+}
+
+/* Returns 1 if |name| (|len| bytes) matches the last component of |dr|. */
+static int
+dir_rule_name(const struct tc_deny_dir_rule *dr, const char *name,
+    size_t len)
+{
+	if (dr->literal)
+		return len == dr->lastlen && memcmp(name, dr->last, len) == 0;
+	/* The head and the tail are different bytes of L, each matching
+	 * one byte of the name. */
+	if (len < dr->headlen + dr->taillen ||
+	    memcmp(name, dr->last, dr->headlen) != 0 ||
+	    memcmp(name + len - dr->taillen,
+	    dr->last + dr->lastlen - dr->taillen, dr->taillen) != 0)
+		return 0;
+	return match_component(dr->last, dr->last + dr->lastlen, name,
+	    name + len);
+}
+
 int
 tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,
     const char *abs, const char *rel, unsigned access)
 {
+	struct tc_deny_dir_rule *dr;
 	const struct tc_deny *r;
 	const char *last;
 	size_t i;
 
+	memset(dd, 0, sizeof(*dd));
 	dd->pol = p;
 	dd->access = access;
-	if ((dd->mode = calloc(p->ndeny + 1, 1)) == NULL)
+	if ((dd->rule = calloc(p->ndeny + 1, sizeof(*dd->rule))) == NULL)
 		return -1;
 	for (i = 0; i < p->ndeny; i++) {
 		r = &p->deny[i];
+		dr = &dd->rule[i];
 		if ((r->access & access) == 0 || r->pattern == NULL) {
-			dd->mode[i] = DD_SKIP;
+			dr->mode = DD_SKIP;
 			continue;
 		}
 		last = strrchr(r->pattern, '/');
 		last = last != NULL ? last + 1 : r->pattern;
 		if (rule_match(p, r, abs, rel))
-			dd->mode[i] = DD_ALL;
+			dr->mode = DD_ALL;
 		else if (strcmp(last, "**") == 0)
-			dd->mode[i] = DD_FULL;
+			dr->mode = DD_FULL;
+		else {
+			dr->mode = DD_NAME;
+			dir_rule_init(dr, last);
+		}
+		/* The names a rule can refuse start with its head's first
+		 * byte, or else end with its tail's last: one look at
+		 * each end of a name passes over most of them. */
+		if (dr->mode != DD_NAME)
+			dd->always = 1;
+		else if (dr->headlen > 0)
+			BIT_SET(dd->first, (unsigned char)last[0]);
+		else if (dr->taillen > 0)
+			BIT_SET(dd->last,
+			    (unsigned char)last[dr->lastlen - 1]);
 		else
-			dd->mode[i] = DD_NAME;
+			dd->always = 1;
 	}
 	return 0;
 }
@@ -481,19 +557,18 @@ tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,
 int
 tc_deny_dir_maybe(const struct tc_deny_dir *dd, const char *name)
 {
-	const struct tc_policy *p = dd->pol;
-	const char *last;
-	size_t i;
+	size_t i, len = strlen(name);
 
-	for (i = 0; i < p->ndeny; i++) {
-		switch (dd->mode[i]) {
+	if (!dd->always && (len == 0 ||
+	    (!BIT_ISSET(dd->first, (unsigned char)name[0]) &&
+	    !BIT_ISSET(dd->last, (unsigned char)name[len - 1]))))
+		return 0;
+	for (i = 0; i < dd->pol->ndeny; i++) {
+		switch (dd->rule[i].mode) {
 		case DD_SKIP:
 			continue;
 		case DD_NAME:
-			last = strrchr(p->deny[i].pattern, '/');
-			last = last != NULL ? last + 1 : p->deny[i].pattern;
-			if (!match_component(last, last + strlen(last), name,
-			    name + strlen(name)))
+			if (!dir_rule_name(&dd->rule[i], name, len))
 				continue;
 			return 1;
 		default:
@@ -509,23 +584,19 @@ tc_deny_dir_match(const struct tc_deny_dir *dd, const char *name,
 {
 	const struct tc_policy *p = dd->pol;
 	const struct tc_deny *r;
-	const char *last;
-	size_t i;
+	size_t i, len = strlen(name);
 
 	if (is_root(p, abs, rel))
 		return NULL;
 	for (i = 0; i < p->ndeny; i++) {
 		r = &p->deny[i];
-		switch (dd->mode[i]) {
+		switch (dd->rule[i].mode) {
 		case DD_SKIP:
 			continue;
 		case DD_ALL:
 			return r;
 		case DD_NAME:
-			last = strrchr(r->pattern, '/');
-			last = last != NULL ? last + 1 : r->pattern;
-			if (!match_component(last, last + strlen(last), name,
-			    name + strlen(name)))
+			if (!dir_rule_name(&dd->rule[i], name, len))
 				continue;
 			/* FALLTHROUGH */
 		default:
@@ -539,6 +610,6 @@ tc_deny_dir_match(const struct tc_deny_dir *dd, const char *name,
 void
 tc_deny_dir_release(struct tc_deny_dir *dd)
 {
-	free(dd->mode);
-	dd->mode = NULL;
+	free(dd->rule);
+	dd->rule = NULL;
 }

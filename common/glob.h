@@ -97,10 +97,15 @@ const struct tc_deny *tc_deny_match(const struct tc_policy *p,
  * |name| whose full path is (|abs|, |rel|).  Init returns 0, or -1 when
  * out of memory.
  */
+struct tc_deny_dir_rule;
+
 struct tc_deny_dir {
 	const struct tc_policy	*pol;
 	unsigned		 access;
-	unsigned char		*mode;		/* per rule */
+	struct tc_deny_dir_rule	*rule;		/* one per deny rule */
+	int			 always;	/* no shortcut: ask every rule */
+	unsigned char		 first[32];	/* bytes a refused name can */
+	unsigned char		 last[32];	/* start or end with */
 };
 
 int	tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,

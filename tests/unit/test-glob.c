@@ -405,7 +405,8 @@ test_deny_dir(void)
 	    "**/*.pem", "**/.git/hooks", "**/.git", "secrets", "/etc/shadow",
 	    ".git/hooks", "/r/private", "src/**/gen", "a/*/c", "*.log",
 	    "**/[ab]?.txt", "**/x\\*y", "/r/sub/**/z", "docs/**",
-	    "**/deep/**", "/r/*/k*" };
+	    "**/deep/**", "/r/*/k*", "**/ab*ba", "**/pre*mid*.tmp",
+	    "**/\\[lit]", "**/q?", "**/*-x.*" };
 	static const char *const dirs[][2] = {
 		{ "/r", "." }, { "/r/a", "a" }, { "/r/a/b", "a/b" },
 		{ "/r/sub", "sub" }, { "/r/sub/q", "sub/q" },
@@ -417,15 +418,17 @@ test_deny_dir(void)
 	static const char *const names[] = { ".env", ".env.local", "a.log",
 	    "ab.txt", "zz.txt", "x*y", "xy", "gen", "c", "hooks", "z",
 	    "sub", "id.pem", "plain", ".ssh", "private", "k1", "secrets",
-	    ".git", "deep", "shadow" };
+	    ".git", "deep", "shadow", "aba", "abba", "ab-ba", "pre.tmp",
+	    "premid.tmp", "pre-mid-x.tmp", "[lit]", "lit", "q", "qq" };
 	static const unsigned access[] = { TC_ACCESS_READ, TC_ACCESS_WRITE };
-	struct tc_deny rules[TC_NITEMS(pats)];
+	struct tc_deny rules[TC_NITEMS(pats)], some[TC_NITEMS(pats)];
+	size_t nsome = 0, shortcut = 0, set;
 	struct tc_root roots[2];
 	struct tc_deny_dir dd;
 	struct tc_policy p;
 	char abs[256];
 	const char *rel;
-	size_t i, j, k, a, wrong = 0, n = 0, hits = 0;
+	size_t i, j, a, wrong = 0, n = 0, hits = 0;
 	const struct tc_deny *want, *got;
 
 	memset(&p, 0, sizeof(p));
@@ -441,16 +444,31 @@ test_deny_dir(void)
 	roots[1].path = rootB;
 	roots[1].pathlen = strlen(rootB);
 	p.roots = roots;
-	p.deny = rules;
-	p.ndeny = TC_NITEMS(rules);
+	/* Again with only the rules whose last component has a literal
+	 * first or last byte: then a directory can take the shortcut on
+	 * a name's two ends (not with a "**" or "*x*" rule among them). */
+	for (i = 0; i < TC_NITEMS(pats); i++) {
+		const char *last = strrchr(pats[i], '/');
+		size_t len;
+
+		last = last != NULL ? last + 1 : pats[i];
+		len = strlen(last);
+		if (strcmp(last, "**") != 0 && (strchr("*?[]\\", last[0]) ==
+		    NULL || strchr("*?[]\\", last[len - 1]) == NULL))
+			some[nsome++] = rules[i];
+	}
+	for (set = 0; set < 2; set++)
 	for (p.nroots = 1; p.nroots <= 2; p.nroots++)
 	for (i = 0; i < TC_NITEMS(dirs); i++)
 	for (a = 0; a < TC_NITEMS(access); a++) {
+		p.deny = set == 0 ? rules : some;
+		p.ndeny = set == 0 ? TC_NITEMS(rules) : nsome;
 		if (tc_deny_dir_init(&dd, &p, dirs[i][0], dirs[i][1],
 		    access[a]) != 0) {
 			ok(0, "tc_deny_dir_init");
 			return;
 		}
+		shortcut += !dd.always;
 		for (j = 0; j < TC_NITEMS(names); j++) {
 			snprintf(abs, sizeof(abs), "%s/%s", dirs[i][0],
 			    names[j]);
@@ -463,12 +481,10 @@ test_deny_dir(void)
 			n++;
 			hits += want != NULL;
 			if (want != got && wrong++ < 5) {
-				for (k = 0; k < TC_NITEMS(rules) &&
-				    &rules[k] != want; k++)
-					;
-				printf("# %s (%s): want rule %zu, got %s\n",
+				printf("# %s (%s): want %s, got %s\n",
 				    abs, access[a] == TC_ACCESS_READ ? "read" :
-				    "write", k, got ? got->pattern : "none");
+				    "write", want ? want->pattern : "none",
+				    got ? got->pattern : "none");
 			}
 		}
 		tc_deny_dir_release(&dd);
@@ -476,6 +492,8 @@ test_deny_dir(void)
 	is_int((int)wrong, 0, "per-directory rules agree with tc_deny_match "
 	    "on %zu entries (%zu refused)", n, hits);
 	ok(hits > n / 10 && hits < n, "the comparison has both answers");
+	ok(shortcut > 0 && nsome > 5, "the shortcut on a name's ends was "
+	    "taken (%zu directories, %zu rules)", shortcut, nsome);
 }
 
 int
