@@ -56,7 +56,7 @@ tc_buf_reserve(struct tc_buf *b, size_t n)
 }
 
 int
-tc_buf_append(struct tc_buf *b, const void *p, size_t n)
+tc_buf_append_grow(struct tc_buf *b, const void *p, size_t n)
 {
 	int r;
 
@@ -67,12 +67,6 @@ tc_buf_append(struct tc_buf *b, const void *p, size_t n)
 	b->len += n;
 	b->data[b->len] = '\0';
 	return 0;
-}
-
-int
-tc_buf_append_str(struct tc_buf *b, const char *s)
-{
-	return tc_buf_append(b, s, strlen(s));
 }
 
 int
@@ -156,9 +150,19 @@ tc_utf8_prefix(const void *p, size_t n)
 {
 	const unsigned char *s = p;
 	size_t i = 0;
+	uint64_t w;
 	int k, bad;
 
 	while (i < n) {
+		/* Eight bytes at a time while they are ASCII without NUL:
+		 * most text is. */
+		if (n - i >= 8) {
+			memcpy(&w, s + i, 8);
+			if (((w | TC_HAS_ZERO(w)) & TC_BYTES(0x80)) == 0) {
+				i += 8;
+				continue;
+			}
+		}
 		if (s[i] < 0x80 && s[i] != 0) {
 			i++;
 			continue;

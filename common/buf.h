@@ -9,6 +9,19 @@
 #define TC_BUF_H
 
 #include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+/*
+ * Eight bytes at once, for scans that skip plain text (a word loaded with
+ * memcpy): TC_HAS_ZERO(w) is non-zero if and only if a byte of |w| is 0,
+ * TC_HAS_LESS(w, n) if and only if a byte is below |n| (n at most 128).
+ * Only the lowest bit set is exact (a borrow can mark a byte after a true
+ * hit, never one before): on a little-endian machine it finds the first.
+ */
+#define TC_BYTES(c)		(UINT64_C(0x0101010101010101) * (c))
+#define TC_HAS_LESS(w, n)	(((w) - TC_BYTES(n)) & ~(w) & TC_BYTES(0x80))
+#define TC_HAS_ZERO(w)		TC_HAS_LESS(w, 1)
 
 struct tc_buf {
 	char	*data;		/* NULL until the first append */
@@ -27,8 +40,31 @@ void	tc_buf_release(struct tc_buf *b);
 void	tc_buf_reset(struct tc_buf *b);
 
 /* Returns 0, TC_ETOOBIG (nothing appended) or TC_ENOMEM. */
-int	tc_buf_append(struct tc_buf *b, const void *p, size_t n);
-int	tc_buf_append_str(struct tc_buf *b, const char *s);
+int	tc_buf_append_grow(struct tc_buf *b, const void *p, size_t n);
+
+/*
+ * Appends |n| bytes.  Inline for the common case of a buffer with room:
+ * listings append a few bytes at a time, thousands of times.  A buffer has
+ * room only within its cap (alloc never passes max + 1).
+ */
+static inline int
+tc_buf_append(struct tc_buf *b, const void *p, size_t n)
+{
+	if (b->alloc - b->len <= n || b->data == NULL)
+		return tc_buf_append_grow(b, p, n);
+	if (n > 0)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return 0;
+}
+
+static inline int
+tc_buf_append_str(struct tc_buf *b, const char *s)
+{
+	return tc_buf_append(b, s, strlen(s));
+}
+
 int	tc_buf_printf(struct tc_buf *b, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
 

@@ -8,26 +8,58 @@
 
 /* --- Writing --- */
 
+/*
+ * Returns the first byte in [p, e) that a JSON string cannot hold as it
+ * is (a quote, a backslash, a control byte), or |e|: eight bytes at a
+ * time, as most text has none.
+ */
+static const char *
+plain_end(const char *p, const char *e)
+{
+	uint64_t w, hit;
+
+	while (e - p >= 8) {
+		memcpy(&w, p, 8);
+		hit = TC_HAS_LESS(w, 0x20) | TC_HAS_ZERO(w ^ TC_BYTES('"')) |
+		    TC_HAS_ZERO(w ^ TC_BYTES('\\'));
+		if (hit != 0) {
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+			/* The lowest bit set is exact: a false hit can only
+			 * follow a true one. */
+			return p + (__builtin_ctzll(hit) >> 3);
+#else
+			break;
+#endif
+		}
+		p += 8;
+	}
+	while (p < e && (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\')
+		p++;
+	return p;
+}
+
 int
 tc_json_put_string(struct tc_buf *b, const char *s, size_t n)
 {
 	static const char hex[] = "0123456789abcdef";
-	const char *run = s, *end = s + n;
+	const char *end = s + n, *q;
+	unsigned char c;
 	char esc[6];
+	size_t elen;
 	int r;
 
 	if ((r = tc_buf_reserve(b, n + 2)) != 0)
 		return r;
 	b->data[b->len++] = '"';
-	for (; s < end; s++) {
-		unsigned char c = (unsigned char)*s;
-		size_t elen = 2;
-
-		if (c >= 0x20 && c != '"' && c != '\\')
-			continue;
-		if ((r = tc_buf_append(b, run, (size_t)(s - run))) != 0)
+	for (;;) {
+		q = plain_end(s, end);
+		if ((r = tc_buf_append(b, s, (size_t)(q - s))) != 0)
 			return r;
+		if (q == end)
+			break;
+		c = (unsigned char)*q;
 		esc[0] = '\\';
+		elen = 2;
 		switch (c) {
 		case '"':	esc[1] = '"';	break;
 		case '\\':	esc[1] = '\\';	break;
@@ -45,10 +77,8 @@ tc_json_put_string(struct tc_buf *b, const char *s, size_t n)
 		}
 		if ((r = tc_buf_append(b, esc, elen)) != 0)
 			return r;
-		run = s + 1;
+		s = q + 1;
 	}
-	if ((r = tc_buf_append(b, run, (size_t)(end - run))) != 0)
-		return r;
 	return tc_buf_append(b, "\"", 1);
 }
 
@@ -113,15 +143,12 @@ scan_string(const char *p, const char *e)
 
 	if (p >= e || *p != '"')
 		return NULL;
-	for (p++; p < e; p++) {
-		unsigned char c = (unsigned char)*p;
-
-		if (c == '"')
-			return p + 1;
-		if (c < 0x20)
+	for (p++;; p++) {
+		if ((p = plain_end(p, e)) >= e || (unsigned char)*p < 0x20)
 			return NULL;
-		if (c != '\\')
-			continue;
+		if (*p == '"')
+			return p + 1;
+		/* A backslash. */
 		if (++p >= e)
 			return NULL;
 		switch (*p) {
@@ -138,7 +165,6 @@ scan_string(const char *p, const char *e)
 			return NULL;
 		}
 	}
-	return NULL;
 }
 
 static const char *
@@ -181,10 +207,9 @@ scan_word(const char *p, const char *e, const char *w)
 }
 
 int
-tc_json_member(const char **pp, const char *e, int depth,
-    struct tc_json_span *m)
+tc_json_member_key(const char **pp, const char *e, struct tc_json_span *m)
 {
-	const char *p = *pp, *k, *v;
+	const char *p = *pp, *k;
 
 	if (p >= e)
 		return -1;
@@ -205,7 +230,24 @@ tc_json_member(const char **pp, const char *e, int depth,
 		return -1;
 	m->key = k + 1;
 	m->keylen = (size_t)(p - k - 2);
-	v = ++p;
+	m->val = NULL;
+	m->vallen = 0;
+	*pp = p + 1;
+	return 1;
+}
+
+int
+tc_json_member(const char **pp, const char *e, int depth,
+    struct tc_json_span *m)
+{
+	const char *p = *pp, *v;
+	int r;
+
+	if ((r = tc_json_member_key(&p, e, m)) != 1) {
+		*pp = p;
+		return r;
+	}
+	v = p;
 	if ((p = tc_json_scan(p, e, depth + 1)) == NULL ||
 	    p >= e || (*p != ',' && *p != '}'))
 		return -1;

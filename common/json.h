@@ -63,6 +63,14 @@ int	tc_json_member(const char **pp, const char *e, int depth,
 	    struct tc_json_span *m);
 
 /*
+ * The first half of tc_json_member(): the member's key only, leaving
+ * *|pp| at its value, for a caller that reads the value itself and then
+ * must find ',' or '}' after it.  m->val is NULL.
+ */
+int	tc_json_member_key(const char **pp, const char *e,
+	    struct tc_json_span *m);
+
+/*
  * Iterates the elements of the array at |*pp| in the same way: returns 1
  * with the element's bytes in |v|/|vlen|, 0 at the closing ']', -1 on
  * malformed text.

@@ -705,6 +705,90 @@ check_item(const char *p, const char *e, int *bad, struct tc_diag *d)
 	return tc_diag(d, TC_EINVAL, "content item of unknown type"), NULL;
 }
 
+/*
+ * For a member whose value at |p| does not start as it must: a value of
+ * the wrong kind (TC_EINVAL, |msg|), or not JSON at all.  Returns NULL.
+ */
+static const char *
+wrong_value(const char *p, const char *e, int *bad, struct tc_diag *d,
+    const char *msg)
+{
+	const char *q = tc_json_scan(p, e, 1);
+
+	*bad = q != NULL && q < e && (*q == ',' || *q == '}') ? TC_EINVAL :
+	    TC_EBADJSON;
+	tc_diag(d, *bad, "%s", *bad == TC_EINVAL ? msg : "result is not JSON");
+	return NULL;
+}
+
+/*
+ * Checks the content array at |p|; returns its end, or NULL with *|bad| and
+ * |d| set.  Each item is read once, by check_item().
+ */
+static const char *
+check_content(const char *p, const char *e, int *bad, struct tc_diag *d)
+{
+	int n = 0;
+
+	if (p >= e || *p != '[')
+		return wrong_value(p, e, bad, d, "result has no content");
+	*bad = TC_EINVAL;
+	if (++p < e && *p != ']') {
+		for (;;) {
+			if ((p = check_item(p, e, bad, d)) == NULL)
+				return NULL;
+			n++;
+			if (p < e && *p == ',') {
+				p++;
+				continue;
+			}
+			if (p < e && *p == ']')
+				break;
+			*bad = TC_EBADJSON;
+			return tc_diag(d, TC_EBADJSON, "result is not JSON"),
+			    NULL;
+		}
+	}
+	if (p >= e) {
+		*bad = TC_EBADJSON;
+		return tc_diag(d, TC_EBADJSON, "result is not JSON"), NULL;
+	}
+	if (n == 0)
+		return tc_diag(d, TC_EINVAL, "result has no content"), NULL;
+	return p + 1;
+}
+
+/*
+ * Checks structuredContent at |p|, noting in |info| whether it says the
+ * answer was truncated (the audit log records that); returns its end, or
+ * NULL with *|bad| and |d| set.
+ */
+static const char *
+check_structured(const char *p, const char *e, struct tc_result_info *info,
+    int *bad, struct tc_diag *d)
+{
+	struct tc_json_span m;
+	int r;
+
+	if (p >= e || *p != '{')
+		return wrong_value(p, e, bad, d, "structuredContent is not an "
+		    "object");
+	while ((r = tc_json_member(&p, e, 1, &m)) == 1)
+		if (tc_json_key_is(&m, "truncated") && m.vallen == 4 &&
+		    memcmp(m.val, "true", 4) == 0)
+			info->truncated = 1;
+	if (r != 0) {
+		*bad = TC_EBADJSON;
+		return tc_diag(d, TC_EBADJSON, "result is not JSON"), NULL;
+	}
+	return p;
+}
+
+/*
+ * Reads the result once, front to back: each member's value is checked by
+ * what knows its shape, which also finds whether it is JSON at all, so a
+ * large answer is scanned one time.
+ */
 int
 tc_result_check(const char *text, size_t len, struct tc_result_info *info,
     struct tc_diag *d)
@@ -712,57 +796,56 @@ tc_result_check(const char *text, size_t len, struct tc_result_info *info,
 	enum { CONTENT, STRUCT, ISERR };
 	static const char *const keys[] = { "content", "structuredContent",
 	    "isError", NULL };
-	const char *e = text + len, *p, *q;
-	struct tc_json_span v[3], m;
-	int bad, n = 0;
+	const char *e = text + len, *p = text, *q;
+	struct tc_json_span m;
+	int seen[3] = { 0, 0, 0 }, bad, r;
+	size_t i;
 
 	memset(info, 0, sizeof(*info));
 	if (!tc_utf8_valid(text, len))
 		return tc_diag(d, TC_EBADJSON, "result is not valid UTF-8");
-	if ((p = members(text, e, 0, keys, v, &bad)) == NULL) {
-		if (bad == TC_EINVAL && (len == 0 || text[0] != '{') &&
-		    tc_json_scan(text, e, 0) != e)
-			bad = TC_EBADJSON;
+	if (len == 0 || text[0] != '{') {
+		bad = tc_json_scan(text, e, 0) == e ? TC_EINVAL : TC_EBADJSON;
 		return tc_diag(d, bad, bad == TC_EBADJSON ?
 		    "result is not JSON" : "result is not a CallToolResult");
 	}
+	while ((r = tc_json_member_key(&p, e, &m)) == 1) {
+		for (i = 0; keys[i] != NULL; i++)
+			if (tc_json_key_is(&m, keys[i]))
+				break;
+		if (keys[i] == NULL || seen[i]++)
+			return tc_diag(d, TC_EINVAL, "result is not a "
+			    "CallToolResult");
+		switch (i) {
+		case CONTENT:
+			q = check_content(p, e, &bad, d);
+			break;
+		case STRUCT:
+			q = check_structured(p, e, info, &bad, d);
+			break;
+		default:
+			if ((q = tc_json_scan(p, e, 1)) == NULL)
+				break;
+			if (q - p == 4 && memcmp(p, "true", 4) == 0)
+				info->is_error = 1;
+			else if (q - p != 5 || memcmp(p, "false", 5) != 0)
+				return tc_diag(d, TC_EINVAL, "isError is not "
+				    "a boolean");
+			break;
+		}
+		if (q == NULL && i == ISERR)
+			return tc_diag(d, TC_EBADJSON, "result is not JSON");
+		if (q == NULL)
+			return bad;
+		if (q >= e || (*q != ',' && *q != '}'))
+			return tc_diag(d, TC_EBADJSON, "result is not JSON");
+		p = q;
+	}
+	if (r != 0)
+		return tc_diag(d, TC_EBADJSON, "result is not JSON");
 	if (p != e)
 		return tc_diag(d, TC_EBADJSON, "result has trailing data");
-	/* Every member's text is JSON now; what is left is its shape. */
-	if (v[CONTENT].val == NULL || v[CONTENT].val[0] != '[')
+	if (!seen[CONTENT])
 		return tc_diag(d, TC_EINVAL, "result has no content");
-	p = v[CONTENT].val;
-	q = p + v[CONTENT].vallen;
-	if (*++p != ']') {
-		for (;;) {
-			if ((p = check_item(p, q, &bad, d)) == NULL)
-				return bad;
-			n++;
-			if (*p++ == ']')
-				break;
-		}
-	}
-	if (n == 0)
-		return tc_diag(d, TC_EINVAL, "result has no content");
-	if (v[STRUCT].val != NULL) {
-		if (v[STRUCT].val[0] != '{')
-			return tc_diag(d, TC_EINVAL, "structuredContent is "
-			    "not an object");
-		/* The audit log records a truncated answer as such. */
-		p = v[STRUCT].val;
-		q = p + v[STRUCT].vallen;
-		while (tc_json_member(&p, q, 1, &m) == 1)
-			if (tc_json_key_is(&m, "truncated") &&
-			    m.vallen == 4 && memcmp(m.val, "true", 4) == 0)
-				info->truncated = 1;
-	}
-	if (v[ISERR].val != NULL) {
-		if (v[ISERR].vallen == 4 && memcmp(v[ISERR].val, "true", 4) == 0)
-			info->is_error = 1;
-		else if (v[ISERR].vallen != 5 ||
-		    memcmp(v[ISERR].val, "false", 5) != 0)
-			return tc_diag(d, TC_EINVAL, "isError is not a "
-			    "boolean");
-	}
 	return 0;
 }

@@ -2,6 +2,7 @@
  * test-buf.c: capped buffers, and UTF-8 checking and repair (each maximal
  * ill-formed subpart becomes one U+FFFD, Unicode §3.9).
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -188,6 +189,47 @@ test_utf8(void)
 	tc_buf_release(&b);
 }
 
+/*
+ * Every case again at each offset of a longer ASCII text, so that the scan
+ * that takes eight bytes at a time meets it on and across every word edge.
+ */
+static void
+test_utf8_offsets(void)
+{
+	char in[64], want[128];
+	size_t i, k, n, wrong = 0, tried = 0;
+	const struct utf8_case *c;
+	struct tc_buf b;
+	int valid;
+
+	for (i = 0; i < TC_NITEMS(utf8_cases); i++) {
+		c = &utf8_cases[i];
+		n = c->len ? c->len : strlen(c->in);
+		valid = strcmp(c->in, c->out) == 0 && c->len == 0;
+		for (k = 0; k < 16; k++) {
+			memset(in, 'x', k);
+			memcpy(in + k, c->in, n);
+			memset(in + k + n, 'y', 13);
+			snprintf(want, sizeof(want), "%.*s%s%.13s", (int)k,
+			    in, c->out, "yyyyyyyyyyyyy");
+			tc_buf_init(&b, 1024);
+			tried++;
+			if (tc_utf8_prefix(in, k + n + 13) !=
+			    (valid ? k + n + 13 : k + c->prefix) ||
+			    tc_utf8_valid(in, k + n + 13) != valid ||
+			    tc_buf_append_utf8(&b, in, k + n + 13) != 0 ||
+			    strcmp(b.data, want) != 0) {
+				if (wrong++ == 0)
+					printf("# first wrong: %s at offset "
+					    "%zu\n", c->name, k);
+			}
+			tc_buf_release(&b);
+		}
+	}
+	is_int(wrong, 0, "every UTF-8 case at 16 offsets in a longer "
+	    "text (%zu)", tried);
+}
+
 int
 main(void)
 {
@@ -195,5 +237,6 @@ main(void)
 	test_printf();
 	test_steal();
 	test_utf8();
+	test_utf8_offsets();
 	return done_testing();
 }

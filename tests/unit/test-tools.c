@@ -630,9 +630,67 @@ test_result_info(void)
 	    "info: a nested truncated is not the answer's; isError seen");
 }
 
+/*
+ * Writing and scanning JSON strings, which look at eight bytes at a time:
+ * every byte value at every offset of a string longer than a word, each
+ * compared with what a byte-by-byte reading says (and with cJSON's
+ * parser for what tc_json_put_string() writes).
+ */
+static void
+test_json_strings(void)
+{
+	char s[32], raw[40];
+	size_t pos, wrong_put = 0, wrong_scan = 0, tried = 0;
+	struct tc_buf b;
+	cJSON *back;
+	const char *end;
+	int c, plain;
+
+	for (c = 1; c < 0x80; c++)
+	for (pos = 0; pos < 24; pos++) {
+		memset(s, 'a', 24);
+		s[24] = '\0';
+		s[pos] = (char)c;
+		tried++;
+
+		tc_buf_init(&b, 1024);
+		back = tc_json_put_string(&b, s, 24) == 0 ?
+		    cJSON_ParseWithLength(b.data, b.len) : NULL;
+		if (back == NULL || !cJSON_IsString(back) ||
+		    strcmp(back->valuestring, s) != 0 ||
+		    strpbrk(b.data, "\n\r\t") != NULL) {
+			if (wrong_put++ == 0)
+				printf("# put: first wrong: byte %d at %zu\n",
+				    c, pos);
+		}
+		cJSON_Delete(back);
+		if (b.data != NULL && tc_json_scan(b.data, b.data + b.len, 0) !=
+		    b.data + b.len && wrong_scan++ == 0)
+			printf("# scan of put: first wrong: byte %d at %zu\n",
+			    c, pos);
+		tc_buf_release(&b);
+
+		/* The same bytes between quotes as they are: a string only
+		 * if the byte needs no escape. */
+		raw[0] = '"';
+		memcpy(raw + 1, s, 24);
+		raw[25] = '"';
+		plain = c >= 0x20 && c != '"' && c != '\\';
+		end = tc_json_scan(raw, raw + 26, 0);
+		if ((end == raw + 26) != plain && wrong_scan++ == 0)
+			printf("# scan: first wrong: byte %d at %zu\n", c,
+			    pos);
+	}
+	is_int(wrong_put, 0, "tc_json_put_string: every ASCII byte at every "
+	    "offset reads back (%zu)", tried);
+	is_int(wrong_scan, 0, "tc_json_scan: a string with every ASCII byte "
+	    "at every offset, raw and escaped (%zu)", tried);
+}
+
 int
 main(void)
 {
+	test_json_strings();
 	test_args_check();
 	test_args_schema();
 	test_validate();
