@@ -27,7 +27,9 @@
 //
 // Environment: BENCH_QUICK=1 (few iterations: a smoke run), BENCH_GAP_MS,
 // BENCH_CAP_S (time cap per server and scenario, default 60, 20 when
-// quick).  Prints a markdown table on stdout; progress goes to stderr.
+// quick), BENCH_ONLY (scenario ids separated by commas, e.g. "cold,tree":
+// the others are left out of the run and the table).  Prints a markdown
+// table on stdout; progress goes to stderr.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -55,6 +57,8 @@ if (!fs.existsSync(ours)) {
 
 const quick = process.env.BENCH_QUICK === '1';
 const gapMs = Number(process.env.BENCH_GAP_MS ?? 5);
+const only = process.env.BENCH_ONLY ? new Set(process.env.BENCH_ONLY.split(',')) : null;
+const runs = (id) => only === null || only.has(id);
 const capMs = 1000 * Number(process.env.BENCH_CAP_S ?? (quick ? 20 : 60));
 const CALL_TIMEOUT = 600_000;
 
@@ -373,12 +377,19 @@ async function timeCalls(srv, side, sc, n, first, r) {
 
 // ---------------------------------------------------------------- the run
 
+for (const id of only ?? []) {
+	if (id !== 'cold' && !SCENARIOS.some((c) => c.id === id)) {
+		console.error(`fs-vs-ref: BENCH_ONLY: no scenario '${id}' (cold, ${SCENARIOS.map((c) => c.id).join(', ')})`);
+		process.exit(2);
+	}
+}
+
 const results = new Map();	// scenario id -> {ours, ref}, each {samples, capped} | {na} | {error}
 const startedAt = new Date();
 const loadBefore = os.loadavg();
 
 // Cold start: fresh processes, alternating, nothing called.
-{
+if (runs('cold')) {
 	const n = quick ? 5 : 20;
 	const cold = { ours: { samples: [] }, ref: { samples: [] } };
 	log(`cold start x${n}`);
@@ -405,7 +416,7 @@ for (const side of ['ours', 'ref', 'oursNoSync']) {
 }
 
 const sentArgs = [];
-for (const sc of SCENARIOS) {
+for (const sc of SCENARIOS.filter((c) => runs(c.id))) {
 	const n = sc.n[quick ? 1 : 0];
 	const warm = sc.warm[quick ? 1 : 0];
 	const res = {};
@@ -512,7 +523,7 @@ const all = [
 	{ id: 'cold', title: 'cold start (spawn to initialize result)', target: 20, targetText: '≥ 20' },
 	...SCENARIOS,
 ];
-for (const sc of all) {
+for (const sc of all.filter((c) => results.has(c.id))) {
 	const r = results.get(sc.id);
 	let ratio = NaN;
 	if (r.ours.samples?.length && r.ref.samples?.length)
@@ -525,7 +536,8 @@ const rssRow = (title, a, b) => {
 	row(title, '1 / 1', `${fmt(a)} MiB`, `${fmt(b)} MiB`, `${fmt(ratio)}×`, '≥ 10', verdict(ratio, 10));
 };
 rssRow('peak RSS, idle (after initialize, tools/list)', srv.ours.idleRss, srv.ref.idleRss);
-rssRow('peak RSS, after every scenario above', srv.ours.peakRss, srv.ref.peakRss);
+rssRow(only === null ? 'peak RSS, after every scenario above' : 'peak RSS, after the scenarios above',
+    srv.ours.peakRss, srv.ref.peakRss);
 
 const envShown = Object.entries(process.env)
     .filter(([k]) => k.startsWith('BENCH_'))
