@@ -267,27 +267,37 @@ fd_path(int fd, char *buf, size_t size)
 }
 
 int
-tc_path_where(const struct tc_policy *pol, size_t root, int fd,
-    struct tc_where *w, const char **why)
+tc_path_root_now(const struct tc_policy *pol, size_t root, char *buf,
+    const char **why)
 {
-	char rootpath[PATH_MAX];
-	const char *rest;
-	size_t rootlen;
-
-	memset(w, 0, sizeof(*w));
 	*why = NULL;
 	if (root >= pol->nroots) {
 		errno = EINVAL;
 		return -1;
 	}
+	if (fd_path(pol->roots[root].fd, buf, PATH_MAX) != 0) {
+		*why = errno == ENAMETOOLONG ? "its path is too long" :
+		    "/proc/self/fd does not say where it is";
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+int
+tc_path_where_under(const char *rootpath, int fd, struct tc_where *w,
+    const char **why)
+{
+	const char *rest;
+	size_t rootlen;
+
+	memset(w, 0, sizeof(*w));
+	*why = NULL;
 	if ((w->abs = malloc(PATH_MAX)) == NULL) {
 		errno = ENOMEM;
 		return -1;
 	}
-	/* The root's current path, not the one it had at start: if it has
-	 * moved since, what lies beneath it is still named right. */
-	if (fd_path(pol->roots[root].fd, rootpath, sizeof(rootpath)) != 0 ||
-	    fd_path(fd, w->abs, PATH_MAX) != 0) {
+	if (fd_path(fd, w->abs, PATH_MAX) != 0) {
 		*why = errno == ENAMETOOLONG ? "its path is too long" :
 		    "/proc/self/fd does not say where it is";
 		goto fail;
@@ -310,6 +320,20 @@ fail:
 	tc_where_release(w);
 	errno = EACCES;
 	return -1;
+}
+
+int
+tc_path_where(const struct tc_policy *pol, size_t root, int fd,
+    struct tc_where *w, const char **why)
+{
+	char rootpath[PATH_MAX];
+
+	memset(w, 0, sizeof(*w));
+	/* The root's current path, not the one it had at start: if it has
+	 * moved since, what lies beneath it is still named right. */
+	if (tc_path_root_now(pol, root, rootpath, why) != 0)
+		return -1;
+	return tc_path_where_under(rootpath, fd, w, why);
 }
 
 void

@@ -111,6 +111,23 @@ int	tc_path_open(const struct tc_policy *pol, struct tc_path *p,
 int	tc_path_where(const struct tc_policy *pol, size_t root, int fd,
 	    struct tc_where *w, const char **why);
 
+/*
+ * The same with the root's path as |rootpath| (from tc_path_root_now()):
+ * for many files beneath one root in a short while, such as a walk, which
+ * asks /proc once for the root rather than once per file.  Should the root
+ * move meanwhile, what is beneath it is found no longer beneath it and
+ * refused, as when it moves between the two readings of tc_path_where().
+ */
+int	tc_path_where_under(const char *rootpath, int fd, struct tc_where *w,
+	    const char **why);
+
+/*
+ * Writes root |root|'s current path into |buf| (PATH_MAX bytes).  Returns
+ * 0, or -1 with errno set and *|why| a static reason.
+ */
+int	tc_path_root_now(const struct tc_policy *pol, size_t root, char *buf,
+	    const char **why);
+
 void	tc_where_release(struct tc_where *w);
 
 /*

@@ -12,9 +12,10 @@
  * symlink fails to open rather than leading elsewhere.  Entries the deny
  * rules refuse are dropped as they are read, before anything else is done
  * with them: they are never named, counted or descended into.  Where each
- * directory really is comes from /proc/self/fd (tc_path_where()), as for
- * list_directory, so a directory renamed under a denied name during the walk
- * does not lend its contents the old name.
+ * directory really is comes from /proc/self/fd (tc_path_where_under(), with
+ * the root's own place read once per walk), as for list_directory, so a
+ * directory renamed under a denied name during the walk does not lend its
+ * contents the old name.
  *
  * Every walk is bounded: a depth limit, a cap on the entries read from one
  * directory, a time budget checked between entries (and between lines of a
@@ -68,9 +69,14 @@
 
 /* An entry read from a directory. */
 struct walk_ent {
-	char		*name;
+	union {
+		size_t	 off;		/* in the names, while reading */
+		char	*name;		/* then */
+	};
 	unsigned char	 type;		/* DT_* */
 };
+
+#define WALK_DENTS	32768		/* getdents64() buffer */
 
 /* --- patterns --- */
 
@@ -316,84 +322,109 @@ cmp_ent(const void *a, const void *b)
 }
 
 /*
- * Reads the entries of the directory |dir| (at |where|) that the deny
- * rules and excludes keep, in name order.  Returns the count, with the
- * array in *|out|, or -1 (ENOMEM).  Sets CUT_DIRSIZE in |*cut| when it
- * stopped at WALK_DIR_MAX.
+ * Reads the entries of the directory |fd| (at |where|) that the deny rules
+ * and excludes keep, in name order.  Returns the count, with the array in
+ * *|out| and the names it points into in one block, *|names|; or -1
+ * (ENOMEM).  Sets CUT_DIRSIZE in |*cut| when it stopped at WALK_DIR_MAX,
+ * CUT_UNREADABLE when the directory could not be read to its end.
+ *
+ * getdents64() straight into the walk's one buffer, and the names copied
+ * into one block per directory: opendir()'s own buffer, fstat() and fcntl()
+ * per directory and a strdup() per entry cost more than the rest of the
+ * walk's own work.
  */
 static ssize_t
-read_dir(struct walk *w, DIR *dir, const struct tc_where *where,
-    struct walk_ent **out, unsigned *cut)
+read_dir(struct walk *w, int fd, const struct tc_where *where,
+    struct walk_ent **out, char **names, unsigned *cut)
 {
 	const struct tc_deny *rule;
 	struct tc_deny_dir dd;
 	struct walk_ent *v = NULL, *nv;
+	struct tc_buf nb;
 	size_t n = 0, cap = 0, base = w->rel.len, i;
-	struct dirent *de;
+	struct dirent64 *de;
 	struct stat st;
+	ssize_t got, off;
 
 	*out = NULL;
+	*names = NULL;
+	tc_buf_init(&nb, SIZE_MAX / 2);
 	if (w->deny && tc_deny_dir_init(&dd, w->pol, where->abs, where->rel,
 	    TC_ACCESS_READ) != 0) {
 		errno = ENOMEM;
 		return -1;
 	}
-	while ((errno = 0, de = readdir(dir)) != NULL) {
-		/* Every entry read counts against the time budget, those
-		 * left out included: a directory of millions of denied or
-		 * excluded names is bounded by it too. */
-		if ((++w->ticks & 255) == 0 && fs_walk_out_of_time(w)) {
-			*cut |= CUT_TIME;
+	while ((got = getdents64(fd, w->dents, WALK_DENTS)) != 0) {
+		if (got < 0) {
+			*cut |= CUT_UNREADABLE;
 			break;
 		}
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (w->deny && tc_path_dir_entry_denied(&dd, where,
-		    de->d_name, &rule))
-			continue;
-		if (w->nexcl > 0) {
-			int ex = 0;
-
-			/* A path too long to build is left to walk_dir(),
-			 * which drops it. */
-			if ((base == 0 || tc_buf_append(&w->rel, "/", 1) == 0) &&
-			    tc_buf_append_str(&w->rel, de->d_name) == 0)
-				ex = excluded(w, w->rel.data);
-			w->rel.len = base;
-			w->rel.data[base] = '\0';
-			if (ex)
+		for (off = 0; off < got; off += de->d_reclen) {
+			de = (struct dirent64 *)(void *)(w->dents + off);
+			/* Every entry read counts against the time budget,
+			 * those left out included: a directory of millions
+			 * of denied or excluded names is bounded by it too. */
+			if ((++w->ticks & 255) == 0 && fs_walk_out_of_time(w)) {
+				*cut |= CUT_TIME;
+				goto done;
+			}
+			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
 				continue;
-		}
-		if (n == WALK_DIR_MAX) {
-			*cut |= CUT_DIRSIZE;
-			break;
-		}
-		if (n == cap) {
-			cap = cap ? cap * 2 : 64;
-			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+			if (w->deny && tc_path_dir_entry_denied(&dd, where,
+			    de->d_name, &rule))
+				continue;
+			if (w->nexcl > 0) {
+				int ex = 0;
+
+				/* A path too long to build is left to
+				 * walk_dir(), which drops it. */
+				if ((base == 0 ||
+				    tc_buf_append(&w->rel, "/", 1) == 0) &&
+				    tc_buf_append_str(&w->rel, de->d_name) == 0)
+					ex = excluded(w, w->rel.data);
+				w->rel.len = base;
+				w->rel.data[base] = '\0';
+				if (ex)
+					continue;
+			}
+			if (n == WALK_DIR_MAX) {
+				*cut |= CUT_DIRSIZE;
+				goto done;
+			}
+			if (n == cap) {
+				cap = cap ? cap * 2 : 64;
+				if ((nv = reallocarray(v, cap,
+				    sizeof(*v))) == NULL)
+					goto nomem;
+				v = nv;
+			}
+			v[n].type = de->d_type;
+			if (v[n].type == DT_UNKNOWN && fstatat(fd, de->d_name,
+			    &st, AT_SYMLINK_NOFOLLOW) == 0)
+				v[n].type = IFTODT(st.st_mode);
+			v[n].off = nb.len;
+			if (tc_buf_append(&nb, de->d_name,
+			    strlen(de->d_name) + 1) != 0)
 				goto nomem;
-			v = nv;
+			n++;
 		}
-		v[n].type = de->d_type;
-		if (v[n].type == DT_UNKNOWN && fstatat(dirfd(dir), de->d_name,
-		    &st, AT_SYMLINK_NOFOLLOW) == 0)
-			v[n].type = IFTODT(st.st_mode);
-		if ((v[n].name = strdup(de->d_name)) == NULL)
-			goto nomem;
-		n++;
 	}
+done:
 	if (w->deny)
 		tc_deny_dir_release(&dd);
+	/* The block holds them all now: offsets become pointers. */
+	for (i = 0; i < n; i++)
+		v[i].name = nb.data + v[i].off;
 	if (n > 0)
 		qsort(v, n, sizeof(*v), cmp_ent);
 	*out = v;
+	*names = nb.data;
 	return (ssize_t)n;
 nomem:
 	if (w->deny)
 		tc_deny_dir_release(&dd);
-	for (i = 0; i < n; i++)
-		free(v[i].name);
+	tc_buf_release(&nb);
 	free(v);
 	errno = ENOMEM;
 	return -1;
@@ -411,26 +442,21 @@ walk_dir(struct walk *w, int fd, int depth)
 	struct walk_item it;
 	struct walk_ent *v = NULL;
 	const char *why;
+	char *names = NULL;
 	unsigned cut = 0;
 	size_t base = w->rel.len, i;
 	ssize_t n;
-	DIR *dir;
 	int r, cfd, how, rc = 0;
 
-	if (w->deny && tc_path_where(w->pol, w->root, fd, &where, &why) != 0) {
+	if (w->deny && tc_path_where_under(w->rootpath, fd, &where,
+	    &why) != 0) {
 		/* Fail closed: without knowing where it is, nothing in it
 		 * can be checked against the deny rules. */
 		rc = -errno;
 		close(fd);
 		return rc;
 	}
-	if ((dir = fdopendir(fd)) == NULL) {
-		rc = -errno;
-		close(fd);
-		tc_where_release(&where);
-		return rc;
-	}
-	if ((n = read_dir(w, dir, &where, &v, &cut)) < 0) {
+	if ((n = read_dir(w, fd, &where, &v, &names, &cut)) < 0) {
 		rc = -ENOMEM;
 		w->nomem = w->stopped = 1;
 		goto out;
@@ -450,7 +476,7 @@ walk_dir(struct walk *w, int fd, int depth)
 		it.rel = w->rel.data;
 		it.type = v[i].type;
 		it.depth = depth;
-		it.dirfd = dirfd(dir);
+		it.dirfd = fd;
 		r = w->visit(w, &it);
 		if (r == WALK_STOP) {
 			w->stopped = 1;
@@ -462,7 +488,7 @@ walk_dir(struct walk *w, int fd, int depth)
 			w->cut |= CUT_DEPTH;
 			w->depth_limited++;
 			how = CUT_DEPTH;
-		} else if ((cfd = fs_walk_open(w, dirfd(dir), v[i].name,
+		} else if ((cfd = fs_walk_open(w, fd, v[i].name,
 		    O_RDONLY | O_DIRECTORY)) < 0) {
 			how = -errno;
 		} else
@@ -482,16 +508,20 @@ walk_dir(struct walk *w, int fd, int depth)
 		w->cut |= CUT_DIRSIZE;
 	if (cut & CUT_TIME)
 		w->cut |= CUT_TIME;
+	if (cut & CUT_UNREADABLE) {
+		w->cut |= CUT_UNREADABLE;
+		w->unreadable++;
+	}
 	rc = cut & CUT_TIME ? CUT_TIME : cut & CUT_CAP ? CUT_CAP :
-	    cut & CUT_DIRSIZE ? CUT_DIRSIZE : 0;
+	    cut & CUT_DIRSIZE ? CUT_DIRSIZE : cut & CUT_UNREADABLE ?
+	    CUT_UNREADABLE : 0;
 out:
-	for (i = 0; i < (size_t)(n > 0 ? n : 0); i++)
-		free(v[i].name);
 	free(v);
+	free(names);
 	w->rel.len = base;
 	if (w->rel.data != NULL)
 		w->rel.data[base] = '\0';
-	closedir(dir);
+	close(fd);
 	tc_where_release(&where);
 	return rc;
 }
@@ -559,6 +589,8 @@ fs_walk_release(struct walk *w)
 	for (i = 0; i < w->nexcl; i++)
 		free(w->excl[i]);
 	free(w->excl);
+	free(w->dents);
+	w->dents = NULL;
 	tc_buf_release(&w->rel);
 }
 
@@ -566,7 +598,21 @@ fs_walk_release(struct walk *w)
 int
 fs_walk_run(struct walk *w, int fd)
 {
-	int how = walk_dir(w, fd, 1);
+	const char *why;
+	int how;
+
+	/* Where the root is, once for the whole walk (tc_path_where_under()):
+	 * each directory is then placed by one question to /proc. */
+	if ((w->dents = malloc(WALK_DENTS)) == NULL) {
+		close(fd);
+		return -ENOMEM;
+	}
+	if (w->deny && tc_path_root_now(w->pol, w->root, w->rootpath,
+	    &why) != 0) {
+		how = -errno;
+		close(fd);
+	} else
+		how = walk_dir(w, fd, 1);
 
 	/* Out of memory anywhere: the caller says so rather than answer
 	 * with a tree that lacks what could not be held. */
@@ -712,6 +758,7 @@ tree_visit(struct walk *w, const struct walk_item *it)
 	struct tree *t = w->arg;
 	struct tc_buf name;
 	int d = it->depth;
+	size_t n;
 
 	if (t->entries == t->max) {
 		w->cut |= CUT_CAP;
@@ -720,18 +767,23 @@ tree_visit(struct walk *w, const struct walk_item *it)
 	put(t, t->kids[d] == KIDS_PENDING ? ",\"children\":[" :
 	    t->kids[d] == KIDS_SOME ? "," : "");
 	t->kids[d] = KIDS_SOME;
-	tc_buf_init(&name, 4 * NAME_MAX + 16);
-	if (t->err == 0)
-		t->err = tc_buf_append_utf8(&name, it->name, strlen(it->name));
 	put(t, "{\"name\":");
-	if (t->err == 0 && name.data != NULL)
-		t->err = tc_json_put_string(&t->json, name.data, name.len);
-	tc_buf_release(&name);
+	n = strlen(it->name);
+	if (t->err == 0 && tc_utf8_valid(it->name, n))
+		t->err = tc_json_put_string(&t->json, it->name, n);
+	else if (t->err == 0) {
+		/* Made valid first, as every name shown is. */
+		tc_buf_init(&name, 4 * NAME_MAX + 16);
+		t->err = tc_buf_append_utf8(&name, it->name, n);
+		if (t->err == 0)
+			t->err = tc_json_put_string(&t->json, name.data,
+			    name.len);
+		tc_buf_release(&name);
+	}
 	put(t, ",\"type\":\"");
 	put(t, fs_dtype_name(it->type));
 	put(t, it->type == DT_DIR ? "\"" : "\"}");
-	outline_line(t, d, it->name, strlen(it->name), it->type == DT_DIR ?
-	    "/\n" : "\n");
+	outline_line(t, d, it->name, n, it->type == DT_DIR ? "/\n" : "\n");
 	if (t->err != 0)
 		return WALK_STOP;
 	t->entries++;
@@ -769,7 +821,9 @@ tree_leave(struct walk *w, const struct walk_item *it, int how)
 		    strerror(-how));
 	else
 		snprintf(msg, sizeof(msg), "%s", how == CUT_DEPTH ?
-		    "[not opened: maxDepth]" : "[more entries not shown]");
+		    "[not opened: maxDepth]" : how == CUT_UNREADABLE ?
+		    "[cannot be read to its end]" :
+		    "[more entries not shown]");
 	outline_line(t, d + 1, msg, strlen(msg), "\n");
 }
 

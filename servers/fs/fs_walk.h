@@ -12,6 +12,7 @@
 #ifndef TC_FS_WALK_H
 #define TC_FS_WALK_H
 
+#include <limits.h>
 #include <stddef.h>
 #include <time.h>
 
@@ -66,6 +67,8 @@ struct walk {
 
 	struct tc_buf	 rel;
 	int		 deny;		/* deny rules apply to reads */
+	char		 rootpath[PATH_MAX];	/* the root's, read once */
+	char		*dents;		/* getdents64() buffer */
 	int		 noatime;	/* O_NOATIME still worth trying */
 	int		 stopped;
 	int		 nomem;		/* ran out of memory: stopped */
