@@ -290,6 +290,8 @@ hs_setuid_exec(const struct tc_call *call, struct tc_result *res)
 	hs_int(res, "seen_euid", seen);
 	hs_int(res, "seen_egid", seen_g);
 	hs_int(res, "observations", looks);
+	/* Gone before the first look: nothing could be seen, either way. */
+	hs_int(res, "ended_unwatched", ended && looks == 0);
 	hs_str(res, "output", out);
 	return hs_outcome(res, xerr == 0 && ((printed >= 0 && printed != me) ||
 	    seen >= 0 || seen_g >= 0), xerr, "exec '%s': %s; euid %ld, egid "
