@@ -767,7 +767,10 @@ tree_visit(struct walk *w, const struct walk_item *it)
 	put(t, t->kids[d] == KIDS_PENDING ? ",\"children\":[" :
 	    t->kids[d] == KIDS_SOME ? "," : "");
 	t->kids[d] = KIDS_SOME;
-	put(t, "{\"name\":");
+	/* A regular file is its name alone, the most of any tree: a fifth
+	 * of the bytes of an object, and for a client far less to parse. */
+	if (it->type != DT_REG)
+		put(t, "{\"name\":");
 	n = strlen(it->name);
 	if (t->err == 0 && tc_utf8_valid(it->name, n))
 		t->err = tc_json_put_string(&t->json, it->name, n);
@@ -780,9 +783,11 @@ tree_visit(struct walk *w, const struct walk_item *it)
 			    name.len);
 		tc_buf_release(&name);
 	}
-	put(t, ",\"type\":\"");
-	put(t, fs_dtype_name(it->type));
-	put(t, it->type == DT_DIR ? "\"" : "\"}");
+	if (it->type != DT_REG) {
+		put(t, ",\"type\":\"");
+		put(t, fs_dtype_name(it->type));
+		put(t, it->type == DT_DIR ? "\"" : "\"}");
+	}
 	outline_line(t, d, it->name, n, it->type == DT_DIR ? "/\n" : "\n");
 	if (t->err != 0)
 		return WALK_STOP;

@@ -35,7 +35,10 @@ function note(result) {
 	return result.content[1]?.text;
 }
 
-/* Names of a tree, as nested [name, children?] for compact comparisons. */
+/* A node's name: a regular file is its name alone, anything else an
+ * object. */
+const nameOf = (n) => (typeof n === 'string' ? n : n.name);
+
 /* The outline directory_tree's text should be for structured |nodes|:
  * two spaces a level, a '/' after directories, a bracketed line under an
  * incomplete one. */
@@ -43,7 +46,7 @@ function outline(nodes, depth = 0) {
 	const pad = '  '.repeat(depth);
 	let out = '';
 	for (const n of nodes) {
-		out += `${pad}${n.name.replace(/[\x00-\x1f\x7f]/g, '?')}${n.type === 'directory' ? '/' : ''}\n`;
+		out += `${pad}${nameOf(n).replace(/[\x00-\x1f\x7f]/g, '?')}${n.type === 'directory' ? '/' : ''}\n`;
 		if (n.children)
 			out += outline(n.children, depth + 1);
 		if (n.truncated)
@@ -53,14 +56,15 @@ function outline(nodes, depth = 0) {
 	return out;
 }
 
+/* Names of a tree, as nested [name, children?] for compact comparisons. */
 function shape(nodes) {
-	return nodes.map((n) => (n.children ? [n.name, shape(n.children)] : n.name));
+	return nodes.map((n) => (n.children ? [n.name, shape(n.children)] : nameOf(n)));
 }
 
 /* Every name anywhere in a tree. */
 function allNames(nodes, out = []) {
 	for (const n of nodes) {
-		out.push(n.name);
+		out.push(nameOf(n));
 		if (n.children)
 			allNames(n.children, out);
 	}
@@ -180,8 +184,10 @@ describe('walking tools', () => {
 				['sub', ['fifo2', 'ok.txt']],
 				'top.log',
 			]);
-			const byName = Object.fromEntries(sc.tree.map((n) => [n.name, n]));
-			assert.deepEqual(byName['a.ts'], { name: 'a.ts', type: 'file' });
+			const byName = Object.fromEntries(sc.tree.map((n) => [nameOf(n), n]));
+			// A regular file is its name alone; anything else an object.
+			assert.equal(byName['a.ts'], 'a.ts');
+			assert.equal(byName['README.md'], 'README.md');
 			assert.deepEqual(byName.empty, { name: 'empty', type: 'directory', children: [] });
 			assert.deepEqual(byName.fifo, { name: 'fifo', type: 'other' });
 			assert.deepEqual(byName['out-link'], { name: 'out-link', type: 'symlink' });
@@ -688,8 +694,8 @@ describe('a huge directory is bounded', () => {
 		assert.equal(sc.tree.length, 2000);
 		assert.equal(sc.truncated, true);
 		assert.deepEqual(sc.truncated_by, ['maxEntries']);
-		assert.equal(sc.tree[0].name, '.keep');
-		assert.equal(sc.tree[1999].name, 'f01998.txt');
+		assert.equal(sc.tree[0], '.keep');
+		assert.equal(sc.tree[1999], 'f01998.txt');
 		const r2 = await call(srv, 'directory_tree', { path: 'big', maxEntries: 10000 });
 		assert.equal(ok(r2, 'max').entries, 10000);
 	});
