@@ -15,6 +15,7 @@
 #define FS_LIST_DEFAULT_ENTRIES	2000
 #define FS_LIST_MAX_ENTRIES	10000
 #define FS_LIST_SCAN_MAX	1000000	/* entries read before giving up */
+#define FS_DENTS		32768	/* getdents64() buffer of a listing */
 #define FS_BODY_ONCE_BYTES	(1u << 20)	/* larger: in the text only */
 #define FS_RESOURCE_MAX_BYTES	(8u << 20)	/* a file read as a resource */
 
@@ -91,21 +92,22 @@ struct fs_entry {
 };
 
 struct fs_dir {
-	struct tc_path		 path;		/* the caller releases it */
+	struct tc_path		 path;
 	struct fs_entry		*v;		/* in readdir order */
 	size_t			 n;
+	char			*names;		/* what v's names point into */
 	int			 complete;	/* not cut at FS_LIST_SCAN_MAX */
 };
 
 /*
  * Reads the entries of directory |user|, those the deny rules refuse left
  * out unseen, with the sizes of regular files if |sizes|.  Returns 0 with
- * |out| filled (free with fs_entries_free() and tc_path_release()), or -1
- * with |res| made a tool error naming |user|.
+ * |out| filled (released with fs_dir_release()), or -1 with |res| made a
+ * tool error naming |user|.
  */
 int	fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	    struct fs_dir *out, struct tc_result *res);
-void	fs_entries_free(struct fs_entry *v, size_t n);
+void	fs_dir_release(struct fs_dir *d);
 
 /* "file", "directory", "symlink", "fifo"... for a file type from stat. */
 const char *fs_mode_name(mode_t m);
@@ -115,11 +117,11 @@ const char *fs_dtype_name(int t);
 
 /*
  * Appends entries [|from|, |to|) of |v| to |b| as a JSON array of {name,
- * type} objects, with "size" where it is known.  Returns 0 or a TC_E*
- * code.
+ * type} objects, with "size" where it is known; with |bare|, a regular
+ * file without a size is its name alone.  Returns 0 or a TC_E* code.
  */
 int	fs_entries_json(struct tc_buf *b, const struct fs_entry *v,
-	    size_t from, size_t to);
+	    size_t from, size_t to, int bare);
 
 /*
  * Returns |name| for a line of text, in |buf| (of |len| bytes) when it has

@@ -625,7 +625,7 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 		qsort(v, n, sizeof(*v), by_size ? cmp_size : cmp_name);
 	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
 	tc_buf_init(&arr, TC_RESULT_TEXT_MAX);
-	rc = fs_entries_json(&arr, v, offset, end);
+	rc = fs_entries_json(&arr, v, offset, end, 0);
 	for (i = offset; i < end && rc == 0; i++) {
 		if (v[i].has_size) {
 			human_size(v[i].size, hs, sizeof(hs));
@@ -675,7 +675,6 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 		    "counted]\n", FS_LIST_SCAN_MAX, FS_LIST_SCAN_MAX);
 out:
 	tc_buf_release(&arr);	/* empty once the entries were taken */
-	fs_entries_free(d.v, d.n);
-	tc_path_release(&d.path);
+	fs_dir_release(&d);
 	return 0;
 }

@@ -616,7 +616,7 @@ fs_line_name(const char *name, char *buf, size_t len)
 
 int
 fs_entries_json(struct tc_buf *b, const struct fs_entry *v, size_t from,
-    size_t to)
+    size_t to, int bare)
 {
 	size_t i;
 	int rc;
@@ -628,6 +628,12 @@ fs_entries_json(struct tc_buf *b, const struct fs_entry *v, size_t from,
 	    (rc = tc_buf_append(b, "[", 1)) != 0)
 		return rc;
 	for (i = from; i < to && rc == 0; i++) {
+		if (bare && v[i].type == DT_REG && !v[i].has_size) {
+			if (i == from || (rc = tc_buf_append(b, ",", 1)) == 0)
+				rc = tc_json_put_string(b, v[i].name,
+				    strlen(v[i].name));
+			continue;
+		}
 		if ((rc = tc_buf_append_str(b, i > from ? ",{\"name\":" :
 		    "{\"name\":")) == 0 &&
 		    (rc = tc_json_put_string(b, v[i].name,
@@ -644,13 +650,14 @@ fs_entries_json(struct tc_buf *b, const struct fs_entry *v, size_t from,
 }
 
 void
-fs_entries_free(struct fs_entry *v, size_t n)
+fs_dir_release(struct fs_dir *d)
 {
-	size_t i;
-
-	for (i = 0; i < n; i++)
-		free(v[i].name);
-	free(v);
+	free(d->v);
+	free(d->names);
+	d->v = NULL;
+	d->names = NULL;
+	d->n = 0;
+	tc_path_release(&d->path);
 }
 
 /*
@@ -670,13 +677,14 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	const struct tc_deny *rule;
 	struct tc_deny_dir dd;
 	struct fs_entry *v = NULL, *nv, *e;
-	size_t cap = 0;
-	const char *why;
-	struct tc_buf name;
-	struct dirent *de;
+	struct dirent64 *de;
+	struct tc_buf names;
 	struct stat st;
-	DIR *dir;
-	int fd;
+	size_t cap = 0, i;
+	const char *why;
+	char *dents;
+	ssize_t got, off;
+	int fd, deny;
 
 	memset(out, 0, sizeof(*out));
 	out->complete = 1;
@@ -688,7 +696,7 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	}
 	/* Where the directory really is, to name its entries for the deny
 	 * rules. */
-	if (tc_deny_any(call->policy, TC_ACCESS_READ) &&
+	if ((deny = tc_deny_any(call->policy, TC_ACCESS_READ)) &&
 	    tc_path_where(call->policy, out->path.root, fd, &where,
 	    &why) != 0) {
 		close(fd);
@@ -699,75 +707,89 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 		return tc_result_error(res, "'%s': cannot be checked against "
 		    "the deny rules: %s", user, why), -1;
 	}
-	if ((dir = fdopendir(fd)) == NULL) {
+	if ((dents = malloc(FS_DENTS)) == NULL || (deny &&
+	    tc_deny_dir_init(&dd, call->policy, where.abs, where.rel,
+	    TC_ACCESS_READ) != 0)) {
+		free(dents);
 		close(fd);
-		tc_where_release(&where);
-		tc_path_release(&out->path);
-		return tc_result_error(res, "'%s': %s", user,
-		    strerror(errno)), -1;
-	}
-	if (where.abs != NULL && tc_deny_dir_init(&dd, call->policy,
-	    where.abs, where.rel, TC_ACCESS_READ) != 0) {
-		closedir(dir);
 		tc_where_release(&where);
 		tc_path_release(&out->path);
 		return tc_result_error(res, "'%s': out of memory", user), -1;
 	}
-	tc_buf_init(&name, 4096);
-	while ((errno = 0, de = readdir(dir)) != NULL) {
-		if (strcmp(de->d_name, ".") == 0 ||
-		    strcmp(de->d_name, "..") == 0)
-			continue;
-		if (where.abs != NULL && tc_path_dir_entry_denied(&dd,
-		    &where, de->d_name, &rule))
-			continue;
-		if (out->n == FS_LIST_SCAN_MAX) {
-			out->complete = 0;
-			break;
+	/* getdents64() straight into one buffer, the names into one block:
+	 * readdir()'s own buffer and a strdup() per entry cost more than
+	 * the rest of a large listing's work. */
+	tc_buf_init(&names, SIZE_MAX / 2);
+	while (out->complete &&
+	    (got = getdents64(fd, dents, FS_DENTS)) != 0) {
+		if (got < 0) {
+			tc_result_error(res, "'%s': cannot be read: %s", user,
+			    strerror(errno));
+			goto fail;
 		}
-		if (out->n == cap) {
-			cap = cap ? cap * 2 : 256;
-			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
-				goto nomem;
-			v = nv;
-		}
-		e = &v[out->n];
-		memset(e, 0, sizeof(*e));
-		e->type = de->d_type;
-		if ((de->d_type == DT_UNKNOWN || (sizes &&
-		    de->d_type == DT_REG)) && fstatat(dirfd(dir), de->d_name,
-		    &st, AT_SYMLINK_NOFOLLOW) == 0) {
-			e->type = IFTODT(st.st_mode);
-			if (sizes && S_ISREG(st.st_mode)) {
-				e->has_size = 1;
-				e->size = (unsigned long long)st.st_size;
+		for (off = 0; off < got; off += de->d_reclen) {
+			de = (struct dirent64 *)(void *)(dents + off);
+			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
+			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
+				continue;
+			if (deny && tc_path_dir_entry_denied(&dd, &where,
+			    de->d_name, &rule))
+				continue;
+			if (out->n == FS_LIST_SCAN_MAX) {
+				out->complete = 0;
+				break;
 			}
+			if (out->n == cap) {
+				cap = cap ? cap * 2 : 256;
+				if ((nv = reallocarray(v, cap,
+				    sizeof(*v))) == NULL)
+					goto nomem;
+				v = nv;
+			}
+			e = &v[out->n];
+			memset(e, 0, sizeof(*e));
+			e->type = de->d_type;
+			if ((de->d_type == DT_UNKNOWN || (sizes &&
+			    de->d_type == DT_REG)) && fstatat(fd, de->d_name,
+			    &st, AT_SYMLINK_NOFOLLOW) == 0) {
+				e->type = IFTODT(st.st_mode);
+				if (sizes && S_ISREG(st.st_mode)) {
+					e->has_size = 1;
+					e->size = (unsigned long long)st.st_size;
+				}
+			}
+			/* An offset while the block grows. */
+			e->name = (char *)(uintptr_t)names.len;
+			if (tc_buf_append_utf8(&names, de->d_name,
+			    strlen(de->d_name)) != 0 ||
+			    tc_buf_append(&names, "", 1) != 0)
+				goto nomem;
+			out->n++;
 		}
-		tc_buf_reset(&name);
-		if (tc_buf_append_utf8(&name, de->d_name,
-		    strlen(de->d_name)) != 0 ||
-		    (e->name = strdup(name.data)) == NULL)
-			goto nomem;
-		out->n++;
 	}
-	tc_buf_release(&name);
-	closedir(dir);
-	if (where.abs != NULL)
+	for (i = 0; i < out->n; i++)
+		v[i].name = names.data + (uintptr_t)v[i].name;
+	free(dents);
+	close(fd);
+	if (deny)
 		tc_deny_dir_release(&dd);
 	tc_where_release(&where);
 	out->v = v;
+	out->names = names.data;
 	return 0;
 nomem:
-	fs_entries_free(v, out->n);
+	tc_result_error(res, "'%s': too many entries to list", user);
+fail:
+	free(v);
 	out->n = 0;
-	tc_buf_release(&name);
-	closedir(dir);
-	if (where.abs != NULL)
+	tc_buf_release(&names);
+	free(dents);
+	close(fd);
+	if (deny)
 		tc_deny_dir_release(&dd);
 	tc_where_release(&where);
 	tc_path_release(&out->path);
-	return tc_result_error(res, "'%s': too many entries to list",
-	    user), -1;
+	return -1;
 }
 
 /*
@@ -795,15 +817,22 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	/* With nothing kept v is NULL, which qsort() may not be given. */
 	if (n > 0)
 		qsort(d.v, n, sizeof(*d.v), cmp_entry);
+	tc_buf_init(&arr, TC_RESULT_TEXT_MAX);
 	end = offset >= n ? n : (n - offset > limit ? offset + limit : n);
 	shown = end > offset ? end - offset : 0;
-	tc_buf_init(&arr, TC_RESULT_TEXT_MAX);
-	rc = fs_entries_json(&arr, d.v, offset, end);
+	rc = fs_entries_json(&arr, d.v, offset, end, 1);
 	if (rc == 0)
 		rc = tc_buf_reserve(&res->text, shown * 32 + 256);
-	for (i = offset; i < end && rc == 0; i++)
-		rc = tc_result_printf(res, "%s %s\n", dt_tag(d.v[i].type),
-		    fs_line_name(d.v[i].name, line, sizeof(line)));
+	/* The names are valid UTF-8 already: appended as they are, with
+	 * control bytes shown as '?'. */
+	for (i = offset; i < end && rc == 0; i++) {
+		if ((rc = tc_buf_append_str(&res->text,
+		    dt_tag(d.v[i].type))) == 0 &&
+		    (rc = tc_buf_append(&res->text, " ", 1)) == 0 &&
+		    (rc = tc_buf_append_str(&res->text, fs_line_name(
+		    d.v[i].name, line, sizeof(line)))) == 0)
+			rc = tc_buf_append(&res->text, "\n", 1);
+	}
 	if (rc != 0) {
 		tc_result_error(res, "'%s': too many entries to list; use a "
 		    "lower limit", user);
@@ -828,8 +857,7 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 		    FS_LIST_SCAN_MAX, FS_LIST_SCAN_MAX);
 out:
 	tc_buf_release(&arr);	/* empty once the entries were taken */
-	fs_entries_free(d.v, d.n);
-	tc_path_release(&d.path);
+	fs_dir_release(&d);
 	return 0;
 }
 

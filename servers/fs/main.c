@@ -81,10 +81,12 @@ static const char read_text_file_out[] =
 static const char list_directory_out[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"path\":{\"type\":\"string\"},"
-    "\"entries\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"entries\":{\"type\":\"array\",\"description\":\"in name order: "
+    "a regular file as its name alone, anything else as {name, type}\","
+    "\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\","
     "\"properties\":{\"name\":{\"type\":\"string\"},"
-    "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"directory\",\"symlink\",\"other\"]}},"
-    "\"required\":[\"name\",\"type\"]}},"
+    "\"type\":{\"type\":\"string\",\"enum\":[\"directory\",\"symlink\",\"other\"]}},"
+    "\"required\":[\"name\",\"type\"]}]}},"
     "\"total\":{\"type\":\"integer\",\"description\":\"entries in the directory, less those the policy denies\"},"
     "\"truncated\":{\"type\":\"boolean\"},"
     "\"next_offset\":{\"type\":\"integer\"}},"
@@ -532,9 +534,10 @@ static const struct tc_tool fs_tools[] = {
 	  TC_PROFILE_FS_READ, RO },
 	{ "list_directory", "List directory",
 	  "List a directory's entries in name order, each marked [DIR], "
-	  "[FILE], [LINK] or [OTHER]; at most limit (default 2000) entries, "
-	  "with offset to page through larger ones. Entries the policy "
-	  "denies are left out and not counted.",
+	  "[FILE], [LINK] or [OTHER] (in structured content, a regular "
+	  "file is its name alone, anything else {name, type}); at most "
+	  "limit (default 2000) entries, with offset to page through larger "
+	  "ones. Entries the policy denies are left out and not counted.",
 	  list_directory_args, list_directory_out, fs_list_directory,
 	  TC_PROFILE_FS_READ, RO },
 	{ "get_file_info", "Get file info",

@@ -167,7 +167,9 @@ async function main() {
 	expectOk(await callTool('list_allowed_directories', {}), 'list_allowed_directories');
 	const ls = await callTool('list_directory', { path: '.' });
 	expectOk(ls, 'list_directory');
-	if (!ls.structuredContent?.entries?.some((e) => e.name === 'README.md'))
+	// A regular file is its name alone; anything else {name, type}.
+	const named = (e, n) => e === n || e?.name === n;
+	if (!ls.structuredContent?.entries?.some((e) => named(e, 'README.md')))
 		throw new Error('list_directory did not list README.md');
 
 	const head = await callTool('read_text_file', { path: 'README.md', head: 5 });
@@ -189,7 +191,7 @@ async function main() {
 	heading('refused: secrets inside it are denied by the built-in rules');
 	expectRefused(await callTool('read_text_file', { path: '.env' }), 'deny rule');
 	const again = await callTool('list_directory', { path: '.' });
-	if (again.structuredContent?.entries?.some((e) => e.name === '.env'))
+	if (again.structuredContent?.entries?.some((e) => named(e, '.env')))
 		throw new Error('list_directory named .env, which a deny rule covers');
 	out('    (and list_directory does not name it)');
 

@@ -16,7 +16,7 @@ import { after, before, describe, test } from 'node:test';
 import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	FS_POLICY_NAMES, call, logRecords, makeScratch, makeTree, runServer, startServer, symlink,
+	FS_POLICY_NAMES, call, entryName, logRecords, makeScratch, makeTree, runServer, startServer, symlink,
 	textOf, until, withTimeout,
 } from './lib.mjs';
 
@@ -121,7 +121,7 @@ describe('consent: nobody to ask', () => {
 			// Tools no rule covers run as ever.
 			const l = await call(srv, 'list_directory', { path: '.' });
 			assert.notEqual(l.isError, true, JSON.stringify(l.content));
-			assert.deepEqual(l.structuredContent.entries.map((e) => e.name),
+			assert.deepEqual(l.structuredContent.entries.map(entryName),
 			    ['a.txt', 'b.txt', 'secret', 'sub', 'to-secret']);
 			// The alias is another tool: the rule names read_text_file only.
 			readA(await call(srv, 'read_file', { path: 'a.txt' }), 'read_file');
@@ -724,7 +724,7 @@ describe('consent by elicitation', () => {
 			assert.deepEqual(await withTimeout(srv.client.ping(), 2000, 'ping'), {});
 			const l = await withTimeout(call(srv, 'list_directory', { path: 'sub' }), 5000,
 			    'list_directory');
-			assert.deepEqual(l.structuredContent.entries, [{ name: 'c.txt', type: 'file' }]);
+			assert.deepEqual(l.structuredContent.entries, ['c.txt']);
 			const r = await withTimeout(call(srv, 'read_file', { path: 'b.txt' }), 5000, 'read_file');
 			assert.equal(r.structuredContent.content, 'bravo\n');
 			assert.equal(settled, false, 'the asked call finished before the answer');

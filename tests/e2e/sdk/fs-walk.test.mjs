@@ -10,7 +10,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	call, dir, fifo, makeTree, secretToken, startServer, symlink, textOf,
+	call, dir, entryName, fifo, makeTree, secretToken, startServer, symlink, textOf,
 	transcript, withTimeout,
 } from './lib.mjs';
 
@@ -35,10 +35,6 @@ function note(result) {
 	return result.content[1]?.text;
 }
 
-/* A node's name: a regular file is its name alone, anything else an
- * object. */
-const nameOf = (n) => (typeof n === 'string' ? n : n.name);
-
 /* The outline directory_tree's text should be for structured |nodes|:
  * two spaces a level, a '/' after directories, a bracketed line under an
  * incomplete one. */
@@ -46,7 +42,7 @@ function outline(nodes, depth = 0) {
 	const pad = '  '.repeat(depth);
 	let out = '';
 	for (const n of nodes) {
-		out += `${pad}${nameOf(n).replace(/[\x00-\x1f\x7f]/g, '?')}${n.type === 'directory' ? '/' : ''}\n`;
+		out += `${pad}${entryName(n).replace(/[\x00-\x1f\x7f]/g, '?')}${n.type === 'directory' ? '/' : ''}\n`;
 		if (n.children)
 			out += outline(n.children, depth + 1);
 		if (n.truncated)
@@ -58,13 +54,13 @@ function outline(nodes, depth = 0) {
 
 /* Names of a tree, as nested [name, children?] for compact comparisons. */
 function shape(nodes) {
-	return nodes.map((n) => (n.children ? [n.name, shape(n.children)] : nameOf(n)));
+	return nodes.map((n) => (n.children ? [n.name, shape(n.children)] : entryName(n)));
 }
 
 /* Every name anywhere in a tree. */
 function allNames(nodes, out = []) {
 	for (const n of nodes) {
-		out.push(nameOf(n));
+		out.push(entryName(n));
 		if (n.children)
 			allNames(n.children, out);
 	}
@@ -184,7 +180,7 @@ describe('walking tools', () => {
 				['sub', ['fifo2', 'ok.txt']],
 				'top.log',
 			]);
-			const byName = Object.fromEntries(sc.tree.map((n) => [nameOf(n), n]));
+			const byName = Object.fromEntries(sc.tree.map((n) => [entryName(n), n]));
 			// A regular file is its name alone; anything else an object.
 			assert.equal(byName['a.ts'], 'a.ts');
 			assert.equal(byName['README.md'], 'README.md');

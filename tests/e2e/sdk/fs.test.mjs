@@ -7,7 +7,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	call, fifo, file, makeTree, runAs, secretToken, startServer, symlink,
+	call, entryName, entryType, fifo, file, makeTree, runAs, secretToken, startServer, symlink,
 	textOf, transcript, withTimeout,
 } from './lib.mjs';
 
@@ -297,11 +297,15 @@ describe('toolcell-fs tools (read-only root)', () => {
 			const r = await call(srv, 'list_directory', { path: tree.root });
 			const sc = ok(r, 'list root');
 			assert.equal(sc.path, tree.root);
-			const names = sc.entries.map((e) => e.name);
+			const names = sc.entries.map(entryName);
 			const expected = ['a.txt', 'b.txt', 'bad-utf8.txt', 'empty.txt', 'fifo', 'hundred.txt',
 			    'lines.txt', 'link', 'nonl.txt', 'page', 'private.txt', 'sub'].sort();
 			assert.deepEqual(names, expected);
-			const type = Object.fromEntries(sc.entries.map((e) => [e.name, e.type]));
+			const type = Object.fromEntries(sc.entries.map((e) => [entryName(e), entryType(e)]));
+			// A regular file is its name alone; anything else an object.
+			assert.ok(sc.entries.includes('a.txt'));
+			assert.deepEqual(sc.entries.find((e) => e.name === 'sub'), { name: 'sub', type: 'directory' });
+			assert.deepEqual(sc.entries.find((e) => e.name === 'fifo'), { name: 'fifo', type: 'other' });
 			assert.equal(type['a.txt'], 'file');
 			assert.equal(type.sub, 'directory');
 			assert.equal(type.page, 'directory');
@@ -320,7 +324,7 @@ describe('toolcell-fs tools (read-only root)', () => {
 
 		test('a relative path and "." name the first root', async () => {
 			const a = ok(await call(srv, 'list_directory', { path: 'sub' }), 'sub');
-			assert.deepEqual(a.entries.map((e) => e.name), ['inner.txt', 'up']);
+			assert.deepEqual(a.entries.map(entryName), ['inner.txt', 'up']);
 			const b = ok(await call(srv, 'list_directory', { path: '.' }), '.');
 			assert.equal(b.total, 12);
 		});
@@ -328,7 +332,7 @@ describe('toolcell-fs tools (read-only root)', () => {
 		test('offset and limit page through a directory', async () => {
 			const first = await call(srv, 'list_directory', { path: tree.p('page'), limit: 10 });
 			const sc = ok(first, 'page 1');
-			assert.deepEqual(sc.entries.map((e) => e.name),
+			assert.deepEqual(sc.entries.map(entryName),
 			    Array.from({ length: 10 }, (_, i) => `f0${i}`));
 			assert.equal(sc.total, 25);
 			assert.equal(sc.truncated, true);
@@ -341,7 +345,7 @@ describe('toolcell-fs tools (read-only root)', () => {
 				assert.ok(pages < 5, 'paging does not end');
 				const p = ok(await call(srv, 'list_directory',
 				    { path: tree.p('page'), offset, limit: 10 }), `offset ${offset}`);
-				all.push(...p.entries.map((e) => e.name));
+				all.push(...p.entries.map(entryName));
 				assert.equal(p.total, 25);
 				if (!p.truncated) {
 					assert.equal(p.entries.length, 5);

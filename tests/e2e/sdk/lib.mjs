@@ -32,6 +32,11 @@ export const FS_TOOL_NAMES = ['list_allowed_directories', 'read_text_file', 'rea
 export const FS_WRITE_TOOL_NAMES = ['write_file', 'edit_file', 'create_directory', 'move_file',
     'delete_file'];
 
+/* An entry of list_directory or directory_tree: a regular file is its name
+ * alone, anything else {name, type, ...}. */
+export const entryName = (e) => (typeof e === 'string' ? e : e.name);
+export const entryType = (e) => (typeof e === 'string' ? 'file' : e.type);
+
 /* What a policy may name: every tool, and read_resource (resources/read). */
 export const FS_POLICY_NAMES = [...FS_TOOL_NAMES, ...FS_WRITE_TOOL_NAMES, 'read_resource'];
 
