@@ -39,7 +39,9 @@ async function keyFile(dir) {
 	await fsp.writeFile(k, bytes, { mode: 0o600 });
 	const { uid, gid } = serverIds();
 	await fsp.chown(k, uid, gid);
-	return { file: k, bytes };
+	// A trailing newline is not part of the key (toolcell-audit(1)): one
+	// random key in 256 ends with one.
+	return { file: k, bytes: bytes.at(-1) === 0x0a ? bytes.subarray(0, -1) : bytes };
 }
 
 /* Starts toolcell-fs with |args| for the client CLIENT (opts as startServer's). */
