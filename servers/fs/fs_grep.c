@@ -734,19 +734,10 @@ fs_search_file_contents(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddStringToObject(o, "path", p.display);
 	g.matches = cJSON_AddArrayToObject(o, "matches");
 	how = g.matches == NULL ? -ENOMEM : fs_walk_run(&w, fd);
-	if (g.nomem || how == -ENOMEM) {
-		tc_result_error(res, "'%s': out of memory; lower maxResults "
-		    "or contextLines", user);
+	if (fs_walk_failed(how, g.nomem, user, "maxResults or contextLines",
+	    res))
 		goto out;
-	}
-	if (how < 0) {
-		tc_result_error(res, "'%s': cannot be read: %s", user,
-		    strerror(-how));
-		goto out;
-	}
-	cJSON_AddBoolToObject(o, "truncated", w.cut != 0);
-	if (w.cut != 0)
-		fs_walk_reasons(o, w.cut, "maxResults");
+	fs_walk_cut(o, w.cut, "maxResults");
 	if (w.cut & (CUT_CAP | CUT_TIME | CUT_OUTPUT))
 		cJSON_AddNumberToObject(o, "next_offset",
 		    (double)(g.offset + g.found));

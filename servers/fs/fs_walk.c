@@ -648,13 +648,31 @@ fs_walk_text(struct tc_buf *t, const char *s, size_t n, int tabs)
 	return 0;
 }
 
-/* Adds the reasons a walk was cut as an array of names. */
-void
-fs_walk_reasons(cJSON *o, unsigned cut, const char *cap_name)
+int
+fs_walk_failed(int how, int nomem, const char *user, const char *lower,
+    struct tc_result *res)
 {
-	cJSON *a = cJSON_AddArrayToObject(o, "truncated_by");
+	if (nomem || how == -ENOMEM) {
+		tc_result_error(res, "'%s': out of memory; lower %s", user,
+		    lower);
+		return 1;
+	}
+	if (how < 0) {
+		tc_result_error(res, "'%s': cannot be read: %s", user,
+		    strerror(-how));
+		return 1;
+	}
+	return 0;
+}
 
-	if (a == NULL)
+void
+fs_walk_cut(cJSON *o, unsigned cut, const char *cap_name)
+{
+	cJSON *a;
+
+	cJSON_AddBoolToObject(o, "truncated", cut != 0);
+	if (cut == 0 || (a = cJSON_AddArrayToObject(o, "truncated_by")) ==
+	    NULL)
 		return;
 	if (cut & CUT_CAP)
 		cJSON_AddItemToArray(a, cJSON_CreateString(cap_name));
@@ -872,16 +890,9 @@ fs_directory_tree(const struct tc_call *call, struct tc_result *res)
 		    "maxEntries", tc_arg_str(call, "path"));
 		goto out;
 	}
-	if (t.err != 0 || how == -ENOMEM) {
-		tc_result_error(res, "'%s': out of memory; lower maxEntries",
-		    tc_arg_str(call, "path"));
+	if (fs_walk_failed(how, t.err != 0, tc_arg_str(call, "path"),
+	    "maxEntries", res))
 		goto out;
-	}
-	if (how < 0) {
-		tc_result_error(res, "'%s': cannot be read: %s",
-		    tc_arg_str(call, "path"), strerror(-how));
-		goto out;
-	}
 	if (t.entries == 0)
 		tc_result_printf(res, "(no entries)\n");
 	/* The directories still open when the walk stopped have lost the
@@ -891,9 +902,7 @@ fs_directory_tree(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddStringToObject(o, "path", p.display);
 	cJSON_AddItemToObject(o, "tree", tc_json_raw_take(&t.json));
 	cJSON_AddNumberToObject(o, "entries", (double)t.entries);
-	cJSON_AddBoolToObject(o, "truncated", w.cut != 0);
-	if (w.cut != 0)
-		fs_walk_reasons(o, w.cut, "maxEntries");
+	fs_walk_cut(o, w.cut, "maxEntries");
 	if (w.cut != 0) {
 		tc_buf_init(&note, 4096);
 		tc_buf_printf(&note, "[tree truncated: %zu entr%s shown",
@@ -1008,19 +1017,9 @@ fs_search_files(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddStringToObject(o, "path", p.display);
 	s.matches = cJSON_AddArrayToObject(o, "matches");
 	how = s.matches == NULL ? -ENOMEM : fs_walk_run(&w, fd);
-	if (s.nomem || how == -ENOMEM) {
-		tc_result_error(res, "'%s': out of memory; lower maxResults",
-		    user);
+	if (fs_walk_failed(how, s.nomem, user, "maxResults", res))
 		goto out;
-	}
-	if (how < 0) {
-		tc_result_error(res, "'%s': cannot be read: %s", user,
-		    strerror(-how));
-		goto out;
-	}
-	cJSON_AddBoolToObject(o, "truncated", w.cut != 0);
-	if (w.cut != 0)
-		fs_walk_reasons(o, w.cut, "maxResults");
+	fs_walk_cut(o, w.cut, "maxResults");
 	if (w.cut & (CUT_CAP | CUT_TIME))
 		cJSON_AddNumberToObject(o, "next_offset",
 		    (double)(s.offset + s.found));

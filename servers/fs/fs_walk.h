@@ -141,9 +141,17 @@ int	fs_walk_full_path(struct tc_buf *b, const char *display,
  * (but tabs, with |tabs|). */
 int	fs_walk_text(struct tc_buf *t, const char *s, size_t n, int tabs);
 
-/* Adds "truncated_by" to |o|: the names of the CUT_* bits in |cut|, the
- * tool's cap called |cap_name|. */
-void	fs_walk_reasons(cJSON *o, unsigned cut, const char *cap_name);
+/*
+ * The end of a walk, as every walking tool says it.  fs_walk_failed():
+ * when the walk ran out of memory (|nomem|, or |how| -ENOMEM) or could not
+ * read its start (|how| < 0), makes |res| the error, naming |user| and, for
+ * memory, what to lower; returns 1 then, else 0.  fs_walk_cut(): adds
+ * "truncated" to |o| and, when cut, "truncated_by": the names of the CUT_*
+ * bits in |cut|, the tool's cap called |cap_name|.
+ */
+int	fs_walk_failed(int how, int nomem, const char *user,
+	    const char *lower, struct tc_result *res);
+void	fs_walk_cut(cJSON *o, unsigned cut, const char *cap_name);
 
 /* Adds |note| as a further text block of |res|. */
 void	fs_walk_note(struct tc_result *res, const char *note);
