@@ -343,7 +343,7 @@ static const char directory_tree_out[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"name\":{\"type\":\"string\"},"
     "\"type\":{\"type\":\"string\",\"enum\":[\"directory\",\"symlink\",\"other\"]},"
-    "\"children\":{\"type\":\"array\",\"items\":{\"type\":[\"string\",\"object\"]}},"
+    "\"children\":{\"type\":\"array\",\"items\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"object\"}]}},"
     "\"truncated\":{\"type\":\"boolean\",\"description\":\"the children shown are not all\"},"
     "\"error\":{\"type\":\"string\"}},"
     "\"required\":[\"name\",\"type\"]}]}},"

@@ -102,6 +102,18 @@ describe('initialize and tools/list', () => {
 				if (prop.type === 'array')
 					assert.ok(prop.items, `${t.name}.${name}: array without items`);
 			}
+			// The output schemas too, at every depth: no type unions
+			// (a value of two kinds is an anyOf of typed schemas), and
+			// every array says what it holds.
+			(function walk(sch, where) {
+				if (sch === null || typeof sch !== 'object')
+					return;
+				assert.ok(!Array.isArray(sch.type), `${where}: type union`);
+				if (sch.type === 'array')
+					assert.ok(sch.items, `${where}: array without items`);
+				for (const [k, v] of Object.entries(sch))
+					walk(v, `${where}.${k}`);
+			})(t.outputSchema, `${t.name} outputSchema`);
 		}
 		const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
 		assert.deepEqual(byName.read_text_file.inputSchema.required, ['path']);
