@@ -206,25 +206,46 @@ scan_word(const char *p, const char *e, const char *w)
 	return (size_t)(e - p) >= n && memcmp(p, w, n) == 0 ? p + n : NULL;
 }
 
-int
-tc_json_member_key(const char **pp, const char *e, struct tc_json_span *m)
+/*
+ * Steps to the next item of an object or array between |open| and |close|:
+ * past the opening bracket (on the first call) or the comma before it.
+ * Returns 1 with *|pp| at the item, 0 at the closing bracket (*|pp| past
+ * it), or -1.
+ */
+static int
+next_item(const char **pp, const char *e, char open, char close)
 {
-	const char *p = *pp, *k;
+	const char *p = *pp;
 
 	if (p >= e)
 		return -1;
-	if (*p == '{') {
-		if (++p < e && *p == '}') {
+	if (*p == open) {
+		if (++p < e && *p == close) {
 			*pp = p + 1;
 			return 0;
 		}
 	} else if (*p == ',')
 		p++;
-	else if (*p == '}') {
+	else if (*p == close) {
 		*pp = p + 1;
 		return 0;
 	} else
 		return -1;
+	*pp = p;
+	return 1;
+}
+
+int
+tc_json_member_key(const char **pp, const char *e, struct tc_json_span *m)
+{
+	const char *p = *pp, *k;
+	int r;
+
+	if ((r = next_item(&p, e, '{', '}')) != 1) {
+		if (r == 0)
+			*pp = p;
+		return r;
+	}
 	k = p;
 	if ((p = scan_string(p, e)) == NULL || p >= e || *p != ':')
 		return -1;
@@ -262,21 +283,13 @@ tc_json_element(const char **pp, const char *e, int depth, const char **v,
     size_t *vlen)
 {
 	const char *p = *pp;
+	int r;
 
-	if (p >= e)
-		return -1;
-	if (*p == '[') {
-		if (++p < e && *p == ']') {
-			*pp = p + 1;
-			return 0;
-		}
-	} else if (*p == ',')
-		p++;
-	else if (*p == ']') {
-		*pp = p + 1;
-		return 0;
-	} else
-		return -1;
+	if ((r = next_item(&p, e, '[', ']')) != 1) {
+		if (r == 0)
+			*pp = p;
+		return r;
+	}
 	*v = p;
 	if ((p = tc_json_scan(p, e, depth + 1)) == NULL ||
 	    p >= e || (*p != ',' && *p != ']'))
