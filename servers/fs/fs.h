@@ -15,7 +15,7 @@
 #define FS_LIST_DEFAULT_ENTRIES	2000
 #define FS_LIST_MAX_ENTRIES	10000
 #define FS_LIST_SCAN_MAX	1000000	/* entries read before giving up */
-#define FS_DENTS		32768	/* getdents64() buffer of a listing */
+#define FS_DENTS		32768	/* getdents64() buffer */
 #define FS_BODY_ONCE_BYTES	(1u << 20)	/* larger: in the text only */
 #define FS_RESOURCE_MAX_BYTES	(8u << 20)	/* a file read as a resource */
 
@@ -83,9 +83,28 @@ int	fs_open_regular(const struct tc_call *call, const char *user,
 int	fs_read_all(int fd, size_t size, size_t cap, char **out,
 	    size_t *len);
 
+/*
+ * Reading a directory: getdents64() straight into one buffer of FS_DENTS
+ * bytes (opendir()'s own buffer, with its fstat() and fcntl(), costs more
+ * than a large listing's own work).  fs_dents_next() returns the next
+ * entry, "." and ".." passed over, or NULL at the end or when a read
+ * failed (|err| is its errno then).
+ */
+struct fs_dents {
+	int		 fd;
+	char		*buf;
+	ssize_t		 got, off;
+	int		 err;
+};
+
+struct dirent64 *fs_dents_next(struct fs_dents *d);
+
 /* A directory's entries, as the listings read them. */
 struct fs_entry {
-	char			*name;		/* invalid UTF-8 replaced */
+	union {
+		size_t		 off;		/* in the names, while reading */
+		char		*name;		/* invalid UTF-8 replaced */
+	};
 	int			 type;		/* DT_* */
 	int			 has_size;	/* regular files, when asked */
 	unsigned long long	 size;

@@ -649,6 +649,28 @@ fs_entries_json(struct tc_buf *b, const struct fs_entry *v, size_t from,
 	return rc != 0 ? rc : tc_buf_append(b, "]", 1);
 }
 
+struct dirent64 *
+fs_dents_next(struct fs_dents *d)
+{
+	struct dirent64 *de;
+
+	for (;;) {
+		if (d->off >= d->got) {
+			d->off = 0;
+			if ((d->got = getdents64(d->fd, d->buf, FS_DENTS)) <= 0) {
+				d->err = d->got < 0 ? errno : 0;
+				d->got = 0;
+				return NULL;
+			}
+		}
+		de = (struct dirent64 *)(void *)(d->buf + d->off);
+		d->off += de->d_reclen;
+		if (de->d_name[0] != '.' || (de->d_name[1] != '\0' &&
+		    (de->d_name[1] != '.' || de->d_name[2] != '\0')))
+			return de;
+	}
+}
+
 void
 fs_dir_release(struct fs_dir *d)
 {
@@ -677,13 +699,12 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	const struct tc_deny *rule;
 	struct tc_deny_dir dd;
 	struct fs_entry *v = NULL, *nv, *e;
+	struct fs_dents it = { -1, NULL, 0, 0, 0 };
 	struct dirent64 *de;
 	struct tc_buf names;
 	struct stat st;
 	size_t cap = 0, i;
 	const char *why;
-	char *dents;
-	ssize_t got, off;
 	int fd, deny;
 
 	memset(out, 0, sizeof(*out));
@@ -707,69 +728,61 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 		return tc_result_error(res, "'%s': cannot be checked against "
 		    "the deny rules: %s", user, why), -1;
 	}
-	if ((dents = malloc(FS_DENTS)) == NULL || (deny &&
+	it.fd = fd;
+	if ((it.buf = malloc(FS_DENTS)) == NULL || (deny &&
 	    tc_deny_dir_init(&dd, call->policy, where.abs, where.rel,
 	    TC_ACCESS_READ) != 0)) {
-		free(dents);
+		free(it.buf);
 		close(fd);
 		tc_where_release(&where);
 		tc_path_release(&out->path);
 		return tc_result_error(res, "'%s': out of memory", user), -1;
 	}
-	/* getdents64() straight into one buffer, the names into one block:
-	 * readdir()'s own buffer and a strdup() per entry cost more than
+	/* The names go into one block: a strdup() per entry cost more than
 	 * the rest of a large listing's work. */
 	tc_buf_init(&names, SIZE_MAX / 2);
-	while (out->complete &&
-	    (got = getdents64(fd, dents, FS_DENTS)) != 0) {
-		if (got < 0) {
-			tc_result_error(res, "'%s': cannot be read: %s", user,
-			    strerror(errno));
-			goto fail;
+	while ((de = fs_dents_next(&it)) != NULL) {
+		if (deny && tc_path_dir_entry_denied(&dd, &where, de->d_name,
+		    &rule))
+			continue;
+		if (out->n == FS_LIST_SCAN_MAX) {
+			out->complete = 0;
+			break;
 		}
-		for (off = 0; off < got; off += de->d_reclen) {
-			de = (struct dirent64 *)(void *)(dents + off);
-			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
-			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-				continue;
-			if (deny && tc_path_dir_entry_denied(&dd, &where,
-			    de->d_name, &rule))
-				continue;
-			if (out->n == FS_LIST_SCAN_MAX) {
-				out->complete = 0;
-				break;
-			}
-			if (out->n == cap) {
-				cap = cap ? cap * 2 : 256;
-				if ((nv = reallocarray(v, cap,
-				    sizeof(*v))) == NULL)
-					goto nomem;
-				v = nv;
-			}
-			e = &v[out->n];
-			memset(e, 0, sizeof(*e));
-			e->type = de->d_type;
-			if ((de->d_type == DT_UNKNOWN || (sizes &&
-			    de->d_type == DT_REG)) && fstatat(fd, de->d_name,
-			    &st, AT_SYMLINK_NOFOLLOW) == 0) {
-				e->type = IFTODT(st.st_mode);
-				if (sizes && S_ISREG(st.st_mode)) {
-					e->has_size = 1;
-					e->size = (unsigned long long)st.st_size;
-				}
-			}
-			/* An offset while the block grows. */
-			e->name = (char *)(uintptr_t)names.len;
-			if (tc_buf_append_utf8(&names, de->d_name,
-			    strlen(de->d_name)) != 0 ||
-			    tc_buf_append(&names, "", 1) != 0)
+		if (out->n == cap) {
+			cap = cap ? cap * 2 : 256;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
 				goto nomem;
-			out->n++;
+			v = nv;
 		}
+		e = &v[out->n];
+		memset(e, 0, sizeof(*e));
+		e->type = de->d_type;
+		if ((de->d_type == DT_UNKNOWN || (sizes &&
+		    de->d_type == DT_REG)) && fstatat(fd, de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0) {
+			e->type = IFTODT(st.st_mode);
+			if (sizes && S_ISREG(st.st_mode)) {
+				e->has_size = 1;
+				e->size = (unsigned long long)st.st_size;
+			}
+		}
+		e->off = names.len;
+		if (tc_buf_append_utf8(&names, de->d_name,
+		    strlen(de->d_name)) != 0 ||
+		    tc_buf_append(&names, "", 1) != 0)
+			goto nomem;
+		out->n++;
 	}
+	if (it.err != 0) {
+		tc_result_error(res, "'%s': cannot be read: %s", user,
+		    strerror(it.err));
+		goto fail;
+	}
+	/* The block holds them all now: offsets become pointers. */
 	for (i = 0; i < out->n; i++)
-		v[i].name = names.data + (uintptr_t)v[i].name;
-	free(dents);
+		v[i].name = names.data + v[i].off;
+	free(it.buf);
 	close(fd);
 	if (deny)
 		tc_deny_dir_release(&dd);
@@ -783,7 +796,7 @@ fail:
 	free(v);
 	out->n = 0;
 	tc_buf_release(&names);
-	free(dents);
+	free(it.buf);
 	close(fd);
 	if (deny)
 		tc_deny_dir_release(&dd);

@@ -76,8 +76,6 @@ struct walk_ent {
 	unsigned char	 type;		/* DT_* */
 };
 
-#define WALK_DENTS	32768		/* getdents64() buffer */
-
 /* --- patterns --- */
 
 /*
@@ -328,10 +326,9 @@ cmp_ent(const void *a, const void *b)
  * (ENOMEM).  Sets CUT_DIRSIZE in |*cut| when it stopped at WALK_DIR_MAX,
  * CUT_UNREADABLE when the directory could not be read to its end.
  *
- * getdents64() straight into the walk's one buffer, and the names copied
- * into one block per directory: opendir()'s own buffer, fstat() and fcntl()
- * per directory and a strdup() per entry cost more than the rest of the
- * walk's own work.
+ * fs_dents_next() reads into the walk's one buffer, and the names are
+ * copied into one block per directory: a strdup() per entry cost more than
+ * the rest of the walk's own work.
  */
 static ssize_t
 read_dir(struct walk *w, int fd, const struct tc_where *where,
@@ -342,9 +339,9 @@ read_dir(struct walk *w, int fd, const struct tc_where *where,
 	struct walk_ent *v = NULL, *nv;
 	struct tc_buf nb;
 	size_t n = 0, cap = 0, base = w->rel.len, i;
+	struct fs_dents it = { fd, w->dents, 0, 0, 0 };
 	struct dirent64 *de;
 	struct stat st;
-	ssize_t got, off;
 
 	*out = NULL;
 	*names = NULL;
@@ -354,63 +351,51 @@ read_dir(struct walk *w, int fd, const struct tc_where *where,
 		errno = ENOMEM;
 		return -1;
 	}
-	while ((got = getdents64(fd, w->dents, WALK_DENTS)) != 0) {
-		if (got < 0) {
-			*cut |= CUT_UNREADABLE;
+	while ((de = fs_dents_next(&it)) != NULL) {
+		/* Every entry read counts against the time budget, those
+		 * left out included: a directory of millions of denied or
+		 * excluded names is bounded by it too. */
+		if ((++w->ticks & 255) == 0 && fs_walk_out_of_time(w)) {
+			*cut |= CUT_TIME;
 			break;
 		}
-		for (off = 0; off < got; off += de->d_reclen) {
-			de = (struct dirent64 *)(void *)(w->dents + off);
-			/* Every entry read counts against the time budget,
-			 * those left out included: a directory of millions
-			 * of denied or excluded names is bounded by it too. */
-			if ((++w->ticks & 255) == 0 && fs_walk_out_of_time(w)) {
-				*cut |= CUT_TIME;
-				goto done;
-			}
-			if (de->d_name[0] == '.' && (de->d_name[1] == '\0' ||
-			    (de->d_name[1] == '.' && de->d_name[2] == '\0')))
-				continue;
-			if (w->deny && tc_path_dir_entry_denied(&dd, where,
-			    de->d_name, &rule))
-				continue;
-			if (w->nexcl > 0) {
-				int ex = 0;
+		if (w->deny && tc_path_dir_entry_denied(&dd, where,
+		    de->d_name, &rule))
+			continue;
+		if (w->nexcl > 0) {
+			int ex = 0;
 
-				/* A path too long to build is left to
-				 * walk_dir(), which drops it. */
-				if ((base == 0 ||
-				    tc_buf_append(&w->rel, "/", 1) == 0) &&
-				    tc_buf_append_str(&w->rel, de->d_name) == 0)
-					ex = excluded(w, w->rel.data);
-				w->rel.len = base;
-				w->rel.data[base] = '\0';
-				if (ex)
-					continue;
-			}
-			if (n == WALK_DIR_MAX) {
-				*cut |= CUT_DIRSIZE;
-				goto done;
-			}
-			if (n == cap) {
-				cap = cap ? cap * 2 : 64;
-				if ((nv = reallocarray(v, cap,
-				    sizeof(*v))) == NULL)
-					goto nomem;
-				v = nv;
-			}
-			v[n].type = de->d_type;
-			if (v[n].type == DT_UNKNOWN && fstatat(fd, de->d_name,
-			    &st, AT_SYMLINK_NOFOLLOW) == 0)
-				v[n].type = IFTODT(st.st_mode);
-			v[n].off = nb.len;
-			if (tc_buf_append(&nb, de->d_name,
-			    strlen(de->d_name) + 1) != 0)
-				goto nomem;
-			n++;
+			/* A path too long to build is left to walk_dir(),
+			 * which drops it. */
+			if ((base == 0 || tc_buf_append(&w->rel, "/", 1) == 0) &&
+			    tc_buf_append_str(&w->rel, de->d_name) == 0)
+				ex = excluded(w, w->rel.data);
+			w->rel.len = base;
+			w->rel.data[base] = '\0';
+			if (ex)
+				continue;
 		}
+		if (n == WALK_DIR_MAX) {
+			*cut |= CUT_DIRSIZE;
+			break;
+		}
+		if (n == cap) {
+			cap = cap ? cap * 2 : 64;
+			if ((nv = reallocarray(v, cap, sizeof(*v))) == NULL)
+				goto nomem;
+			v = nv;
+		}
+		v[n].type = de->d_type;
+		if (v[n].type == DT_UNKNOWN && fstatat(fd, de->d_name, &st,
+		    AT_SYMLINK_NOFOLLOW) == 0)
+			v[n].type = IFTODT(st.st_mode);
+		v[n].off = nb.len;
+		if (tc_buf_append(&nb, de->d_name, strlen(de->d_name) + 1) != 0)
+			goto nomem;
+		n++;
 	}
-done:
+	if (it.err != 0)
+		*cut |= CUT_UNREADABLE;
 	if (w->deny)
 		tc_deny_dir_release(&dd);
 	/* The block holds them all now: offsets become pointers. */
@@ -603,7 +588,7 @@ fs_walk_run(struct walk *w, int fd)
 
 	/* Where the root is, once for the whole walk (tc_path_where_under()):
 	 * each directory is then placed by one question to /proc. */
-	if ((w->dents = malloc(WALK_DENTS)) == NULL) {
+	if ((w->dents = malloc(FS_DENTS)) == NULL) {
 		close(fd);
 		return -ENOMEM;
 	}
