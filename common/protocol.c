@@ -740,15 +740,32 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 		return;
 	}
 
+	m = find_method(p, req->method);
 	if (req->id == NULL) {			/* a notification */
+		/* Never answered.  Only a method declared a notification
+		 * reaches its handler: a request-only one (tools/call,
+		 * resources/read, ping, ...) sent without an id has no one
+		 * to answer and no key to match cancellations against, so
+		 * it is dropped here, in one place, for every method. */
 		if (strcmp(req->method, "notifications/cancelled") == 0)
 			do_cancelled(p, req->params, text, len);
-		else if (p->initialized &&
-		    (m = find_method(p, req->method)) != NULL) {
+		else if (p->initialized && m != NULL &&
+		    m->kind == TC_METHOD_NOTIFICATION) {
 			m->fn(p->cfg.ctx, req);
 			return;
-		}
+		} else if (m != NULL)
+			tc_debug("'%s' sent as a notification: dropped",
+			    m->name);
 		tc_request_free(req);
+		return;
+	}
+	if (strcmp(req->method, "notifications/cancelled") == 0 ||
+	    (m != NULL && m->kind == TC_METHOD_NOTIFICATION)) {
+		/* A notification sent with an id: there is no request of
+		 * that name, and a request must be answered. */
+		tc_proto_error(req, TC_RPC_METHOD_NOT_FOUND, "method not "
+		    "found: this method is a notification, sent without an "
+		    "id");
 		return;
 	}
 	if (strcmp(req->method, "ping") == 0) {
@@ -763,7 +780,6 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 			do_initialize(p, req);
 		return;
 	}
-	m = find_method(p, req->method);
 	if (!p->initialized) {
 		if (m != NULL)
 			tc_proto_error(req, TC_RPC_INVALID_REQUEST,

@@ -56,6 +56,9 @@ struct tc_request {
 /*
  * A method handler.  It owns |req| and must pass it to tc_proto_reply() or
  * tc_proto_error() exactly once (for a notification: tc_request_free()).
+ * A TC_METHOD_REQUEST handler always gets a request (req->id and
+ * req->id_key set), a TC_METHOD_NOTIFICATION handler always a
+ * notification (both NULL): the dispatch sees to it.
  */
 typedef void tc_method_fn(void *ctx, struct tc_request *req);
 
@@ -66,9 +69,21 @@ typedef void tc_response_fn(void *ctx, const cJSON *result,
 /* Called when a client cancels request |id_key| still in progress. */
 typedef void tc_cancel_fn(void *ctx, const char *id_key);
 
+/*
+ * What a method is.  A request-only method sent as a notification (no id)
+ * is dropped unanswered, as JSON-RPC wants, before any handler sees it; a
+ * notification-only method sent as a request gets -32601, since no
+ * request of that name exists and a request must be answered.
+ */
+enum tc_method_kind {
+	TC_METHOD_REQUEST = 0,		/* answered: needs an id */
+	TC_METHOD_NOTIFICATION,		/* never answered: has no id */
+};
+
 struct tc_method {
-	const char	*name;
-	tc_method_fn	*fn;
+	const char		*name;
+	tc_method_fn		*fn;
+	enum tc_method_kind	 kind;
 };
 
 struct tc_proto_config {

@@ -476,10 +476,6 @@ tools_call(void *ctx, struct tc_request *req)
 	cJSON *args;
 	char msg[640];
 
-	if (req->id == NULL) {
-		tc_request_free(req);
-		return;
-	}
 	name = cJSON_GetObjectItemCaseSensitive(req->params, "name");
 	if (!cJSON_IsString(name)) {
 		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
@@ -1133,13 +1129,16 @@ resources_read(void *ctx, struct tc_request *req)
 }
 
 static const struct tc_method methods[] = {
-	{ "notifications/initialized",	on_initialized },
-	{ "notifications/roots/list_changed", on_roots_changed },
-	{ "resources/list",		resources_list },
-	{ "resources/read",		resources_read },
-	{ "resources/templates/list",	resources_templates_list },
-	{ "tools/call",			tools_call },
-	{ "tools/list",			tools_list },
+	{ "notifications/initialized", on_initialized,
+	    TC_METHOD_NOTIFICATION },
+	{ "notifications/roots/list_changed", on_roots_changed,
+	    TC_METHOD_NOTIFICATION },
+	{ "resources/list",	resources_list,		TC_METHOD_REQUEST },
+	{ "resources/read",	resources_read,		TC_METHOD_REQUEST },
+	{ "resources/templates/list", resources_templates_list,
+	    TC_METHOD_REQUEST },
+	{ "tools/call",		tools_call,		TC_METHOD_REQUEST },
+	{ "tools/list",		tools_list,		TC_METHOD_REQUEST },
 };
 
 /* --- Set-up --- */

@@ -26,14 +26,26 @@ struct ctx {
 	int		 nresponse;	/* results for the server's requests */
 	int		 nerror;	/* errors for them */
 	int		 nended;	/* unanswered when the session ended */
+	int		 nnote;		/* notifications/test handled */
+	int		 nnote_id;	/* ... with an id */
+	int		 nbare;		/* request handlers given no id */
 };
 
 static int out_rfd = -1;		/* read end of the server's output */
 
+/* Counts a request handler's run without an id: the dispatch must never
+ * let one happen (a handler keyed on the id would crash). */
+static void
+check_id(struct ctx *c, const struct tc_request *req)
+{
+	if (req->id == NULL || req->id_key == NULL)
+		c->nbare++;
+}
+
 static void
 m_tools_list(void *vctx, struct tc_request *req)
 {
-	(void)vctx;
+	check_id(vctx, req);
 	tc_proto_reply(req, cJSON_Parse("{\"tools\":[]}"));
 }
 
@@ -43,6 +55,7 @@ m_echo(void *vctx, struct tc_request *req)
 	struct ctx *c = vctx;
 	cJSON *res = cJSON_CreateObject();
 
+	check_id(c, req);
 	c->has_nul = req->has_nul;
 	cJSON_AddStringToObject(res, "method", req->method);
 	if (req->params != NULL)
@@ -56,6 +69,7 @@ m_hold(void *vctx, struct tc_request *req)
 {
 	struct ctx *c = vctx;
 
+	check_id(c, req);
 	if (c->nheld < (int)TC_NITEMS(c->held))
 		c->held[c->nheld++] = req;
 	else
@@ -85,10 +99,22 @@ on_response(void *vctx, const cJSON *result, const cJSON *error)
 		c->nended++;
 }
 
+static void
+m_note(void *vctx, struct tc_request *req)
+{
+	struct ctx *c = vctx;
+
+	c->nnote++;
+	if (req->id != NULL)
+		c->nnote_id++;
+	tc_request_free(req);
+}
+
 static const struct tc_method methods[] = {
-	{ "tools/list",	m_tools_list },
-	{ "test/echo",	m_echo },
-	{ "test/hold",	m_hold },
+	{ "tools/list",	m_tools_list, TC_METHOD_REQUEST },
+	{ "test/echo",	m_echo, TC_METHOD_REQUEST },
+	{ "test/hold",	m_hold, TC_METHOD_REQUEST },
+	{ "notifications/test", m_note, TC_METHOD_NOTIFICATION },
 };
 
 /* Sets up |p| writing to a fresh output pipe; |in_fd| may be -1. */
@@ -521,6 +547,94 @@ test_envelope(void)
 	teardown(&p, &c);
 }
 
+/*
+ * Sends every method the server knows as a notification: each must be
+ * dropped unanswered, and no request handler may run without an id.
+ */
+static void
+notify_every_method(struct tc_proto *p, struct ctx *c, const char *when)
+{
+	static const char *const names[] = { "initialize", "ping",
+	    "tools/list", "test/echo", "test/hold", "no/such",
+	    "notifications/cancelled" };
+	char line[256], name[128];
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(names); i++) {
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','method':'%s',"
+		    "'params':{'requestId':42,'protocolVersion':'2025-11-25',"
+		    "'capabilities':{},'clientInfo':{'name':'n','version':"
+		    "'1'}}}", names[i]);
+		snprintf(name, sizeof(name), "%s as a notification %s",
+		    names[i], when);
+		expect_silence(p, line, name);
+	}
+	is_int(c->nbare, 0, "%s: no request handler ran without an id",
+	    when);
+	snprintf(name, sizeof(name), "%s: ping answered after them", when);
+	expect_text(p, "{'jsonrpc':'2.0','id':'p','method':'ping'}",
+	    "{'jsonrpc':'2.0','id':'p','result':{}}\n", name);
+}
+
+static void
+test_notification_kinds(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+	cJSON *r;
+
+	setup(&p, &c, -1, 0);
+	notify_every_method(&p, &c, "before initialize");
+	is_int(p.initialized, 0, "initialize as a notification initializes "
+	    "nothing");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'tools/list'}",
+	    TC_RPC_INVALID_REQUEST, HAS_ID, "still not initialized");
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/test'}",
+	    "a notification before initialize");
+	is_int(c.nnote, 0, "notifications before initialize are ignored");
+
+	initialize(&p, "2025-11-25");
+	c.ncancel = 0;
+	notify_every_method(&p, &c, "after initialize");
+	is_int(c.ncancel, 1, "notifications/cancelled still handled");
+
+	/* While a request is in progress (held): the same. */
+	expect_silence(&p, "{'jsonrpc':'2.0','id':42,'method':'test/hold'}",
+	    "a request held in progress");
+	notify_every_method(&p, &c, "while a request is in progress");
+	is_int(c.nheld, 1, "only the request was held");
+	tc_proto_reply(c.held[0], NULL);
+	c.nheld = 0;
+	free(output());
+
+	/* In a batch too. */
+	teardown(&p, &c);
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-03-26");
+	expect_text(&p, "[{'jsonrpc':'2.0','method':'test/echo'},{'jsonrpc':"
+	    "'2.0','method':'tools/list'},{'jsonrpc':'2.0','id':1,'method':"
+	    "'ping'}]", "[{'jsonrpc':'2.0','id':1,'result':{}}]\n",
+	    "batch: request methods as notifications dropped");
+	is_int(c.nbare, 0, "batch: no request handler ran without an id");
+
+	/* A notification-only method: run as one, refused as a request. */
+	expect_silence(&p, "{'jsonrpc':'2.0','method':'notifications/test'}",
+	    "a declared notification");
+	is_int(c.nnote, 1, "a declared notification reaches its handler");
+	r = request(&p, "{'jsonrpc':'2.0','id':7,'method':'notifications/"
+	    "test'}", "a notification sent with an id");
+	is_int(error_code(r), TC_RPC_METHOD_NOT_FOUND,
+	    "a notification sent with an id: -32601");
+	ok(cJSON_IsNumber(cJSON_GetObjectItem(r, "id")),
+	    "a notification sent with an id: answered with its id");
+	cJSON_Delete(r);
+	is_int(c.nnote_id, 0, "its handler never sees an id");
+	expect_error(&p, "{'jsonrpc':'2.0','id':8,'method':'notifications/"
+	    "cancelled','params':{'requestId':1}}", TC_RPC_METHOD_NOT_FOUND,
+	    HAS_ID, "notifications/cancelled with an id");
+	teardown(&p, &c);
+}
+
 /* Sends the formatted line, a response from the client: no answer. */
 static __attribute__((format(printf, 3, 4))) void
 respond(struct tc_proto *p, const char *name, const char *fmt, ...)
@@ -922,6 +1036,7 @@ main(void)
 	test_initialize();
 	test_envelope();
 	test_server_requests();
+	test_notification_kinds();
 	test_batch();
 	test_cancel();
 	test_raw_member();
