@@ -4,7 +4,6 @@
  * This is the only file that writes to the server's stdout.
  */
 #include <errno.h>
-#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,6 +107,109 @@ skip_value(const char *s, const char *e)
 	}
 }
 
+/* Returns the value of the hex digit |c|, or -1. */
+static int
+hexval(unsigned char c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Reads four hex digits at |s| (before |e|) into *|u|; returns 0 or -1. */
+static int
+hex4(const unsigned char *s, const unsigned char *e, unsigned *u)
+{
+	int i, v;
+
+	if (e - s < 4)
+		return -1;
+	for (*u = 0, i = 0; i < 4; i++) {
+		if ((v = hexval(s[i])) < 0)
+			return -1;
+		*u = *u << 4 | (unsigned)v;
+	}
+	return 0;
+}
+
+/*
+ * Decodes the escape after the backslash at |s| (in a string that
+ * tc_json_strict() accepted) into UTF-8 at |out| (*|olen| bytes); returns
+ * how many bytes after the backslash it took.
+ */
+static size_t
+unescape(const unsigned char *s, const unsigned char *e, char out[4],
+    size_t *olen)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *c;
+	unsigned u, lo;
+	size_t used = 5;
+
+	if (*s != 'u') {
+		c = strchr(from, *s);
+		out[0] = c != NULL ? to[c - from] : (char)*s;
+		*olen = 1;
+		return 1;
+	}
+	if (hex4(s + 1, e, &u) != 0)
+		u = 0xfffd;
+	if (u >= 0xd800 && u <= 0xdbff && e - s >= 11 &&
+	    hex4(s + 7, e, &lo) == 0) {
+		u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		used = 11;
+	}
+	if (u < 0x80) {
+		out[0] = (char)u;
+		*olen = 1;
+	} else if (u < 0x800) {
+		out[0] = (char)(0xc0 | u >> 6);
+		out[1] = (char)(0x80 | (u & 0x3f));
+		*olen = 2;
+	} else if (u < 0x10000) {
+		out[0] = (char)(0xe0 | u >> 12);
+		out[1] = (char)(0x80 | (u >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (u & 0x3f));
+		*olen = 3;
+	} else {
+		out[0] = (char)(0xf0 | u >> 18);
+		out[1] = (char)(0x80 | (u >> 12 & 0x3f));
+		out[2] = (char)(0x80 | (u >> 6 & 0x3f));
+		out[3] = (char)(0x80 | (u & 0x3f));
+		*olen = 4;
+	}
+	return used;
+}
+
+/* Returns 1 if the |klen| bytes of a member name at |k| (between its
+ * quotes, escapes and all) decode to |want|. */
+static int
+key_is(const char *k, size_t klen, const char *want)
+{
+	const unsigned char *s = (const unsigned char *)k, *e = s + klen;
+	size_t wl = strlen(want), i = 0, ul;
+	char u[4];
+
+	while (s < e) {
+		if (*s != '\\') {
+			if (i >= wl || want[i] != (char)*s)
+				return 0;
+			i++;
+			s++;
+			continue;
+		}
+		s += 1 + unescape(s + 1, e, u, &ul);
+		if (ul > wl - i || memcmp(want + i, u, ul) != 0)
+			return 0;
+		i += ul;
+	}
+	return i == wl;
+}
+
 int
 tc_json_raw_member(const char *text, size_t textlen, const char *const *path,
     size_t n, const char **start, size_t *len)
@@ -133,8 +235,7 @@ tc_json_raw_member(const char *text, size_t textlen, const char *const *path,
 			if (s >= e || *s != ':')
 				return TC_ENOTFOUND;
 			v = skip_ws(s + 1, e);
-			if (klen == strlen(path[i]) &&
-			    memcmp(k, path[i], klen) == 0)
+			if (key_is(k, klen, path[i]))
 				break;
 			if ((s = skip_value(v, e)) == NULL)
 				return TC_ENOTFOUND;
@@ -152,50 +253,212 @@ tc_json_raw_member(const char *text, size_t textlen, const char *const *path,
 	return 0;
 }
 
-/*
- * Checks what cJSON lets through but JSON forbids: raw control characters
- * in strings and numbers with leading zeros.  Sets *|has_nul| if a string
- * holds the escape \u0000.  Returns 0, or -1 if |s| is not strict JSON.
- */
-static int
-json_strict(const char *s, size_t n, int *has_nul)
+/* --- Strict validation (before cJSON sees the text) --- */
+
+static const unsigned char *
+ws(const unsigned char *s, const unsigned char *e)
 {
-	int in_str = 0;
-	size_t i, j;
+	while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++;
+	return s;
+}
 
-	*has_nul = 0;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
+/*
+ * Checks the string at |s| (its opening quote); returns the byte after
+ * its closing quote, or NULL.  Sets *|nul| if it holds \u0000.
+ */
+static const unsigned char *
+strict_string(const unsigned char *s, const unsigned char *e, int *nul)
+{
+	unsigned u, lo;
 
-		if (in_str) {
-			if (c == '\\') {
-				if (i + 5 < n && s[i + 1] == 'u' &&
-				    memcmp(s + i + 2, "0000", 4) == 0)
-					*has_nul = 1;
-				i++;
-			} else if (c == '"')
-				in_str = 0;
-			else if (c < 0x20)
+	*nul = 0;
+	for (s++; s < e; s++) {
+		if (*s == '"')
+			return s + 1;
+		if (*s < 0x20)
+			return NULL;
+		if (*s != '\\')
+			continue;
+		if (++s >= e)
+			return NULL;
+		switch (*s) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+		case 'r': case 't':
+			break;
+		case 'u':
+			if (hex4(s + 1, e, &u) != 0)
+				return NULL;
+			s += 4;
+			if (u == 0)
+				*nul = 1;
+			if (u >= 0xdc00 && u <= 0xdfff)
+				return NULL;	/* a low half alone */
+			if (u < 0xd800 || u > 0xdbff)
+				break;
+			/* A high half: the low half must follow. */
+			if (e - s < 7 || s[1] != '\\' || s[2] != 'u' ||
+			    hex4(s + 3, e, &lo) != 0 || lo < 0xdc00 ||
+			    lo > 0xdfff)
+				return NULL;
+			s += 6;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const unsigned char *
+strict_digits(const unsigned char *s, const unsigned char *e)
+{
+	if (s >= e || *s < '0' || *s > '9')
+		return NULL;
+	while (s < e && *s >= '0' && *s <= '9')
+		s++;
+	return s;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const unsigned char *
+strict_number(const unsigned char *s, const unsigned char *e)
+{
+	if (s < e && *s == '-')
+		s++;
+	if (s < e && *s == '0')
+		s++;
+	else if (s >= e || *s < '1' || *s > '9' ||
+	    (s = strict_digits(s, e)) == NULL)
+		return NULL;
+	if (s < e && *s == '.' && (s = strict_digits(s + 1, e)) == NULL)
+		return NULL;
+	if (s < e && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s < e && (*s == '+' || *s == '-'))
+			s++;
+		if ((s = strict_digits(s, e)) == NULL)
+			return NULL;
+	}
+	return s;
+}
+
+/* Checks a member's name, the colon and white space; returns the start
+ * of its value, or NULL. */
+static const unsigned char *
+strict_name(const unsigned char *s, const unsigned char *e, unsigned *flags)
+{
+	int nul;
+
+	if (s >= e || *s != '"' || (s = strict_string(s, e, &nul)) == NULL)
+		return NULL;
+	if (nul)
+		*flags |= TC_JSON_NUL_NAME;
+	s = ws(s, e);
+	if (s >= e || *s != ':')
+		return NULL;
+	return ws(s + 1, e);
+}
+
+int
+tc_json_strict(const char *text, size_t n, unsigned *flags)
+{
+	const unsigned char *s = (const unsigned char *)text, *e = s + n;
+	static const char *const words[] = { "true", "false", "null" };
+	char nest[TC_JSON_NEST];	/* '{' or '[' for each level */
+	size_t depth = 0, i, wl;
+	char end;
+	int nul;
+
+	/* Iterative, so that nesting costs no stack beyond |nest|. */
+	*flags = 0;
+	s = ws(s, e);
+	for (;;) {
+		/* A value starts here. */
+		if (s >= e)
+			return -1;
+		switch (*s) {
+		case '{':
+		case '[':
+			if (depth == TC_JSON_NEST)
+				return -1;
+			nest[depth++] = (char)*s;
+			end = *s == '{' ? '}' : ']';
+			s = ws(s + 1, e);
+			if (s < e && *s == end) {
+				s++;
+				depth--;
+				break;
+			}
+			if (end == '}' && (s = strict_name(s, e, flags)) ==
+			    NULL)
 				return -1;
 			continue;
+		case '"':
+			if ((s = strict_string(s, e, &nul)) == NULL)
+				return -1;
+			if (nul)
+				*flags |= TC_JSON_NUL | (depth <= 2 ?
+				    TC_JSON_NUL_SHALLOW : 0);
+			break;
+		case 't':
+		case 'f':
+		case 'n':
+			for (i = 0; words[i][0] != (char)*s; i++)
+				;
+			wl = strlen(words[i]);
+			if ((size_t)(e - s) < wl || memcmp(s, words[i], wl))
+				return -1;
+			s += wl;
+			break;
+		default:
+			if ((s = strict_number(s, e)) == NULL)
+				return -1;
+			break;
 		}
-		if (c == '"') {
-			in_str = 1;
-			continue;
+		/* After a value: close what ends here, then a comma or the
+		 * end of the text. */
+		for (;;) {
+			s = ws(s, e);
+			if (depth == 0)
+				return s == e ? 0 : -1;
+			if (s >= e)
+				return -1;
+			end = nest[depth - 1] == '{' ? '}' : ']';
+			if (*s == end) {
+				s++;
+				depth--;
+				continue;
+			}
+			if (*s != ',')
+				return -1;
+			s = ws(s + 1, e);
+			if (end == '}' && (s = strict_name(s, e, flags)) ==
+			    NULL)
+				return -1;
+			break;
 		}
-		/* cJSON skips every byte up to ' ' as white space; JSON
-		 * allows only these four. */
-		if (c < 0x20 && c != ' ' && c != '\t' && c != '\n' && c != '\r')
-			return -1;
-		if (c != '0' || i + 1 >= n || s[i + 1] < '0' || s[i + 1] > '9')
+	}
+}
+
+/*
+ * Returns 1 if the string token |tok| (|len| bytes, quotes included, as
+ * accepted by tc_json_strict()) holds the escape \u0000.
+ */
+static int
+token_has_nul(const char *tok, size_t len)
+{
+	size_t i;
+
+	if (len == 0 || tok[0] != '"')
+		return 0;
+	for (i = 1; i + 1 < len; i++) {
+		if (tok[i] != '\\')
 			continue;
-		/* A 0 followed by a digit: fine inside a fraction or an
-		 * exponent, a leading zero at the start of an integer. */
-		j = i;
-		if (j > 0 && s[j - 1] == '-')
-			j--;
-		if (j == 0 || !strchr("0123456789.eE+-", s[j - 1]))
-			return -1;
+		if (tok[i + 1] == 'u' && i + 5 < len &&
+		    memcmp(tok + i + 2, "0000", 4) == 0)
+			return 1;
+		i++;
 	}
 	return 0;
 }
@@ -236,6 +499,7 @@ static void
 send_json(struct tc_proto *p, cJSON *msg)
 {
 	struct iovec iov[2];
+	struct tc_buf fixed;
 	char *s;
 
 	if (p->dead)
@@ -246,9 +510,27 @@ send_json(struct tc_proto *p, cJSON *msg)
 	}
 	iov[0].iov_base = s;
 	iov[0].iov_len = strlen(s);
+	/* The last guard of the rule that every line is JSON: a string
+	 * cut inside a UTF-8 character somewhere would make this one not,
+	 * so its bytes are replaced (U+FFFD) rather than sent. */
+	tc_buf_init(&fixed, 0);
+	if (!tc_utf8_valid(s, iov[0].iov_len)) {
+		tc_log(TC_LOG_ERROR, "bug: a message held invalid UTF-8; "
+		    "the bad bytes were replaced");
+		tc_buf_init(&fixed, 3 * iov[0].iov_len);
+		if (tc_buf_append_utf8(&fixed, s, iov[0].iov_len) != 0) {
+			tc_log(TC_LOG_ERROR, "out of memory printing a "
+			    "message");
+			cJSON_free(s);
+			return;
+		}
+		iov[0].iov_base = fixed.data;
+		iov[0].iov_len = fixed.len;
+	}
 	iov[1].iov_base = (void *)(uintptr_t)"\n";
 	iov[1].iov_len = 1;
 	send_iov(p, iov, 2);
+	tc_buf_release(&fixed);
 	cJSON_free(s);
 }
 
@@ -592,28 +874,44 @@ do_cancelled(struct tc_proto *p, const cJSON *params, const char *text,
 	free(key);
 }
 
+/*
+ * Hands a response to the callback of the request it answers.  One that
+ * holds U+0000 anywhere (which cJSON would cut a string at) is passed on
+ * as an error: its content cannot be read as it was sent.
+ */
 static void
-do_response(struct tc_proto *p, cJSON *msg)
+do_response(struct tc_proto *p, cJSON *msg, unsigned flags)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	struct tc_outgoing **op, *o;
+	cJSON *err;
 
 	if (!cJSON_IsNumber(id))
 		return;
 	for (op = &p->out; (o = *op) != NULL; op = &o->next) {
-		if ((double)o->id == id->valuedouble) {
-			*op = o->next;
+		if ((double)o->id != id->valuedouble)
+			continue;
+		*op = o->next;
+		if (flags & (TC_JSON_NUL | TC_JSON_NUL_NAME)) {
+			err = error_message(NULL, TC_RPC_INVALID_REQUEST,
+			    "the response holds U+0000");
+			o->fn(o->ctx, NULL,
+			    cJSON_GetObjectItemCaseSensitive(err, "error"));
+			cJSON_Delete(err);
+		} else
 			o->fn(o->ctx,
 			    cJSON_GetObjectItemCaseSensitive(msg, "result"),
 			    cJSON_GetObjectItemCaseSensitive(msg, "error"));
-			free(o);
-			return;
-		}
+		free(o);
+		return;
 	}
 	tc_debug("response to an unknown request ignored");
 }
 
-/* Makes the raw id token and its canonical key; returns 0 or -1. */
+/*
+ * Makes the raw id token and its canonical key, for an id that valid_id()
+ * accepted; returns 0 or -1.
+ */
 static int
 take_id(const cJSON *id, const char *text, size_t len, char **raw,
     char **key)
@@ -623,11 +921,8 @@ take_id(const cJSON *id, const char *text, size_t len, char **raw,
 	size_t rl;
 
 	*raw = *key = NULL;
-	if (tc_json_raw_member(text, len, path, 1, &r, &rl) == 0)
-		*raw = strndup(r, rl);
-	else
-		*raw = cJSON_PrintUnformatted(id);
-	if (*raw == NULL)
+	if (tc_json_raw_member(text, len, path, 1, &r, &rl) != 0 ||
+	    (*raw = strndup(r, rl)) == NULL)
 		return -1;
 	if (cJSON_IsString(id))
 		*key = make_key("s:", id->valuestring, strlen(id->valuestring));
@@ -641,7 +936,10 @@ take_id(const cJSON *id, const char *text, size_t len, char **raw,
 	return 0;
 }
 
-/* Returns 1 if |id| is a string or an integer (no fraction, exponent). */
+/*
+ * Returns 1 if |id| is a string without U+0000 (which would cut its key
+ * short) or an integer (no fraction, no exponent), as written in |text|.
+ */
 static int
 valid_id(const cJSON *id, const char *text, size_t len)
 {
@@ -649,13 +947,12 @@ valid_id(const cJSON *id, const char *text, size_t len)
 	const char *r;
 	size_t rl, i;
 
-	if (cJSON_IsString(id))
-		return 1;
-	if (!cJSON_IsNumber(id))
+	if (!cJSON_IsString(id) && !cJSON_IsNumber(id))
 		return 0;
 	if (tc_json_raw_member(text, len, path, 1, &r, &rl) != 0)
-		/* The member's name was written with escapes. */
-		return id->valuedouble == floor(id->valuedouble);
+		return 0;
+	if (cJSON_IsString(id))
+		return !token_has_nul(r, rl);
 	for (i = 0; i < rl; i++)
 		if (r[i] == '.' || r[i] == 'e' || r[i] == 'E')
 			return 0;
@@ -685,12 +982,21 @@ invalid(struct tc_proto *p, struct tc_batch *b, cJSON *msg, const cJSON *id,
 /* Handles one message (ownership of |msg| taken); |text| is its source. */
 static void
 handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
-    struct tc_batch *b, int has_nul)
+    struct tc_batch *b, unsigned flags)
 {
 	const cJSON *jv, *id, *method;
 	const struct tc_method *m;
 	struct tc_request *req;
 
+	/* cJSON keeps names and strings NUL-terminated, so that one with
+	 * U+0000 reads as shorter than it was sent: "i\u0000d" as "id",
+	 * "ping\u0000x" as "ping".  Where the protocol reads them, such
+	 * strings are refused; deeper ones are the handlers' (has_nul). */
+	if (flags & TC_JSON_NUL_NAME) {
+		invalid(p, b, msg, NULL, text, len, "invalid request: a member "
+		    "name holds U+0000");
+		return;
+	}
 	jv = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
 	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
@@ -702,8 +1008,13 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 	if (method == NULL && id != NULL &&
 	    (cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL ||
 	    cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL)) {
-		do_response(p, msg);
+		do_response(p, msg, flags);
 		cJSON_Delete(msg);
+		return;
+	}
+	if (flags & TC_JSON_NUL_SHALLOW) {
+		invalid(p, b, msg, id, text, len, "invalid request: a string of "
+		    "the envelope or of params' own members holds U+0000");
 		return;
 	}
 	if (!cJSON_IsString(method) ||
@@ -723,7 +1034,7 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 	req->root = msg;
 	req->method = method->valuestring;
 	req->params = cJSON_GetObjectItemCaseSensitive(msg, "params");
-	req->has_nul = has_nul != 0;
+	req->has_nul = (flags & TC_JSON_NUL) != 0;
 	if (id != NULL && take_id(id, text, len, &req->id, &req->id_key)) {
 		tc_request_free(req);
 		fault(p, b, TC_RPC_INTERNAL_ERROR, "out of memory");
@@ -803,7 +1114,7 @@ handle_batch(struct tc_proto *p, const char *text, size_t len)
 {
 	const char *s = text, *e = text + len, *v;
 	struct tc_batch *b;
-	int has_nul;
+	unsigned flags;
 	cJSON *msg;
 
 	if (!p->initialized || strcmp(p->version, BATCH_VERSION) != 0) {
@@ -830,10 +1141,9 @@ handle_batch(struct tc_proto *p, const char *text, size_t len)
 			fault(p, b, TC_RPC_INTERNAL_ERROR, "out of memory");
 		else {
 			/* Strict already (the whole batch was checked); this
-			 * only finds which element holds a U+0000. */
-			(void)json_strict(s, (size_t)(v - s), &has_nul);
-			handle_message(p, msg, s, (size_t)(v - s), b,
-			    has_nul);
+			 * only finds where this element holds a U+0000. */
+			(void)tc_json_strict(s, (size_t)(v - s), &flags);
+			handle_message(p, msg, s, (size_t)(v - s), b, flags);
 		}
 		s = skip_ws(v, e);
 		if (s < e && *s == ',')
@@ -849,7 +1159,7 @@ void
 tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 {
 	const char *end = NULL;
-	int has_nul = 0;
+	unsigned flags;
 	cJSON *msg;
 	size_t i;
 
@@ -865,15 +1175,20 @@ tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 		    "parse error: the message is not valid UTF-8");
 		return;
 	}
+	/* cJSON accepts more than JSON (\u00zz, 1., -.5, +1, control
+	 * bytes as white space) and decodes it as something else: only
+	 * text that is JSON reaches it. */
+	if (tc_json_strict(line, len, &flags) != 0) {
+		fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: not JSON "
+		    "(RFC 8259)");
+		return;
+	}
 	/* The length includes the terminating NUL so that trailing junk
 	 * after the value is an error, not ignored. */
-	msg = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1);
-	if (msg != NULL && json_strict(line, len, &has_nul) != 0) {
-		cJSON_Delete(msg);
-		msg = NULL;
-	}
-	if (msg == NULL) {
-		fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: not JSON");
+	if ((msg = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1)) ==
+	    NULL) {
+		fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: the message "
+		    "could not be read");
 		return;
 	}
 	if (cJSON_IsArray(msg)) {
@@ -887,7 +1202,7 @@ tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 		    "invalid request: not an object");
 		return;
 	}
-	handle_message(p, msg, line, len, NULL, has_nul);
+	handle_message(p, msg, line, len, NULL, flags);
 }
 
 /* --- Transport --- */

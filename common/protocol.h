@@ -50,7 +50,9 @@ struct tc_request {
 	cJSON		*params;	/* points into |root|; may be NULL */
 	cJSON		*root;		/* the whole message; owned */
 	struct tc_batch	*batch;		/* the batch it arrived in, if any */
-	unsigned	 has_nul:1;	/* some string held an escaped U+0000 */
+	unsigned	 has_nul:1;	/* some string held an escaped U+0000
+					   (never the envelope, params' own
+					   members or a member name) */
 };
 
 /*
@@ -172,10 +174,35 @@ void	tc_proto_forget(struct tc_proto *p, int64_t id);
 /* Returns 1 if the client declared capability |name| at initialize. */
 int	tc_proto_client_has(const struct tc_proto *p, const char *name);
 
+/* What tc_json_strict() reports besides validity. */
+#define TC_JSON_NUL		0x1u	/* a string value holds U+0000 */
+#define TC_JSON_NUL_NAME	0x2u	/* a member name holds U+0000 */
+#define TC_JSON_NUL_SHALLOW	0x4u	/* so does a string value at most
+					   two levels deep (the envelope's,
+					   or params' own members') */
+
+/* The deepest nesting accepted: cJSON's own limit. */
+#define TC_JSON_NEST		CJSON_NESTING_LIMIT
+
+/*
+ * Checks that the |n| bytes at |s| are exactly one JSON text as RFC 8259
+ * defines it (white space around it allowed), before cJSON, which accepts
+ * more, sees them: every escape (\u with four hex digits), number and
+ * literal as the grammar says, no raw control character in a string, no
+ * white space but space, tab, LF and CR.  Beyond RFC 8259 it refuses an
+ * escaped surrogate that is not half of a pair, since the text must
+ * decode to valid UTF-8, and nesting deeper than TC_JSON_NEST.  The bytes
+ * themselves must be valid UTF-8 (tc_utf8_valid(), checked apart).  Sets
+ * *|flags| to the TC_JSON_NUL* that apply.  Returns 0, or -1 if the text
+ * is refused.
+ */
+int	tc_json_strict(const char *s, size_t n, unsigned *flags);
+
 /*
  * Finds the raw text of the member at |path| (|n| keys from the top-level
- * object down) in JSON text that has already been parsed successfully.
- * Returns 0 and sets *|start| and *|len|, or TC_ENOTFOUND.
+ * object down) in JSON text that tc_json_strict() has accepted.  Member
+ * names are compared as decoded, so "\u0069d" is "id".  Returns 0 and
+ * sets *|start| and *|len|, or TC_ENOTFOUND.
  */
 int	tc_json_raw_member(const char *text, size_t textlen,
 	    const char *const *path, size_t n, const char **start, size_t *len);

@@ -99,6 +99,17 @@ on_response(void *vctx, const cJSON *result, const cJSON *error)
 		c->nended++;
 }
 
+/* Answers with a string cut inside a UTF-8 character, as a bug would. */
+static void
+m_cut(void *vctx, struct tc_request *req)
+{
+	cJSON *res = cJSON_CreateObject();
+
+	(void)vctx;
+	cJSON_AddStringToObject(res, "s", "caf\xc3");
+	tc_proto_reply(req, res);
+}
+
 static void
 m_note(void *vctx, struct tc_request *req)
 {
@@ -114,6 +125,7 @@ static const struct tc_method methods[] = {
 	{ "tools/list",	m_tools_list, TC_METHOD_REQUEST },
 	{ "test/echo",	m_echo, TC_METHOD_REQUEST },
 	{ "test/hold",	m_hold, TC_METHOD_REQUEST },
+	{ "test/cut",	m_cut, TC_METHOD_REQUEST },
 	{ "notifications/test", m_note, TC_METHOD_NOTIFICATION },
 };
 
@@ -301,8 +313,7 @@ expect_refused(struct tc_proto *p, const char *line, const char *name)
 	cJSON *r = one_response(out, name);
 	int code = error_code(r);
 
-	if (!ok(code == TC_RPC_PARSE_ERROR || code == TC_RPC_INVALID_REQUEST,
-	    "%s: refused with -32700 or -32600", name))
+	if (!ok(code == TC_RPC_PARSE_ERROR, "%s: refused with -32700", name))
 		tap_show("output", out);
 	ok(r != NULL && !cJSON_HasObjectItem(r, "id"), "%s: no id echoed",
 	    name);
@@ -530,9 +541,10 @@ test_envelope(void)
 	expect_silence(&p, "{'jsonrpc':'2.0','method':'no/such'}",
 	    "notification to an unknown method");
 
-	/* An escaped NUL is flagged for the handlers. */
+	/* An escaped NUL below params' own members is flagged for the
+	 * handlers. */
 	r = request(&p, "{'jsonrpc':'2.0','id':9,'method':'test/echo',"
-	    "'params':{'s':'a\\u0000b'}}", "escaped NUL");
+	    "'params':{'a':{'s':'a\\u0000b'}}}", "escaped NUL");
 	is_int(c.has_nul, 1, "\\u0000 sets has_nul");
 	cJSON_Delete(r);
 	r = request(&p, "{'jsonrpc':'2.0','id':10,'method':'test/echo',"
@@ -633,6 +645,192 @@ test_notification_kinds(void)
 	    "cancelled','params':{'requestId':1}}", TC_RPC_METHOD_NOT_FOUND,
 	    HAS_ID, "notifications/cancelled with an id");
 	teardown(&p, &c);
+}
+
+/*
+ * Values that RFC 8259 does not allow and cJSON 1.7 took: each, put where
+ * a request's params member goes, must be a parse error with no id, and
+ * never reach a handler.
+ */
+static const char *const bad_values[] = {
+	/* Escapes: \u needs exactly four hex digits. */
+	"'\\u00zz'", "'a.txt\\u00zz/../nothing'", "'\\u'", "'\\u1'",
+	"'\\u12'", "'\\u123'", "'\\u123g'", "'\\uzzzz'", "'\\u 123'",
+	"'\\u+123'", "'\\u-123'", "'\\u0x12'", "'\\U0041'", "'\\x41'",
+	"'\\a'", "'\\0'", "'\\v'", "'\\e'", "'\\u00'", "'x\\'",
+	/* Surrogates that are not a pair: no UTF-8 for them. */
+	"'\\ud800'", "'\\udbff'", "'\\udc00'", "'\\udfff'", "'\\ud800\\u0041'",
+	"'\\ud800x'", "'\\udc00\\ud800'", "'\\ud800\\ud800'", "'\\ud800\\'",
+	"'\\uDBFF\\uDBFF'",
+	/* Numbers. */
+	"1.", "-.5", ".5", "8.", "01", "-01", "00", "+1", "1e", "1e+",
+	"1E-", "--1", "-", "1.e5", "0x10", "Infinity", "-Infinity", "NaN",
+	"1..2", "1.2.3", "1e5.5", "- 1", "1 2", "0.e1", "1ee5",
+	/* Literals and structure. */
+	"True", "NULL", "nul", "tru", "truex", "[1,]", "{'a':1,}", "{,}",
+	"{'a'}", "{'a':}", "{'a' 1}", "{1:2}", "['a' 'b']", "[", "{",
+	"[1 2]", "}", "]",
+};
+
+/* The same place, values that are JSON: each is answered. */
+static const char *const good_values[] = {
+	"0", "-0", "1e5", "1E+5", "1e-5", "-1.5e-3", "0.0", "10", "-10",
+	"123456789012345678901234567890123456789012345678901234567890"
+	"123456789012345678901234567890",
+	"'\\u0041\\u00e9\\u20AC'", "'\\ud83d\\ude00'", "'\\uD83D\\uDE00'",
+	"'\\'\\\\\\/\\b\\f\\n\\r\\t'", "'\x7f'", "'\xc3\xa9\xe2\x82\xac'",
+	"true", "false", "null", "[]", "{}", "[1,[2,[3]]]", "{'a':{'b':[]}}",
+	" [ 1 , 2 ] ",
+};
+
+static void
+test_strict(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+	char line[512], name[600], *out;
+	size_t i;
+	int ch;
+	cJSON *r;
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-11-25");
+	for (i = 0; i < TC_NITEMS(bad_values); i++) {
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%zu,"
+		    "'method':'test/echo','params':{'v':%s}}", i + 100,
+		    bad_values[i]);
+		snprintf(name, sizeof(name), "value %s", bad_values[i]);
+		expect_error(&p, line, TC_RPC_PARSE_ERROR, NO_ID, name);
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%s,"
+		    "'method':'ping'}", bad_values[i]);
+		snprintf(name, sizeof(name), "id %s", bad_values[i]);
+		expect_error(&p, line, TC_RPC_PARSE_ERROR, NO_ID, name);
+	}
+	for (i = 0; i < TC_NITEMS(good_values); i++) {
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%zu,"
+		    "'method':'test/echo','params':{'v':%s}}", i + 100,
+		    good_values[i]);
+		snprintf(name, sizeof(name), "value %s", good_values[i]);
+		r = request(&p, line, name);
+		ok(cJSON_IsObject(cJSON_GetObjectItem(r, "result")),
+		    "%s: answered", name);
+		cJSON_Delete(r);
+	}
+	/* Each raw control character, in a string and between tokens. */
+	for (ch = 1; ch < 0x20; ch++) {
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':1,"
+		    "'method':'ping','s':'a%cb'}", ch);
+		snprintf(name, sizeof(name), "raw U+%04X in a string", ch);
+		expect_error(&p, line, TC_RPC_PARSE_ERROR, NO_ID, name);
+		if (ch == '\t' || ch == '\n' || ch == '\r')
+			continue;	/* white space */
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':1,"
+		    "'method':'ping',%c's':1}", ch);
+		snprintf(name, sizeof(name), "raw U+%04X between tokens", ch);
+		expect_error(&p, line, TC_RPC_PARSE_ERROR, NO_ID, name);
+	}
+	/* The issue's cases, whole. */
+	expect_error(&p, "8.", TC_RPC_PARSE_ERROR, NO_ID, "8. is not JSON");
+	expect_error(&p, "{'jsonrpc':'2.0','id':3,'method':'ping\\u00zzXYZ'}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "method ping\\u00zzXYZ");
+	expect_error(&p, "{'jsonrpc':'2.0','id':'a\\u00zz','method':'ping'}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "id 'a\\u00zz' is not echoed");
+	expect_error(&p, "{'jsonrpc':'2.0','id':4,'method':'tools/call',"
+	    "'params':{'name':'read_text_file\\u00qq-anything'}}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "tool name with \\u00qq");
+	expect_error(&p, "{'jsonrpc':'2.0','id':5,'method':'test/echo',"
+	    "'params':{'head':1.}}", TC_RPC_PARSE_ERROR, NO_ID, "head: 1.");
+
+	/* U+0000 where the protocol reads a string (envelope, params'
+	 * own members) would cut it: refused, the id echoed only if it is
+	 * clean. */
+	expect_error(&p, "{'jsonrpc':'2.0','id':6,'method':'ping\\u0000x'}",
+	    TC_RPC_INVALID_REQUEST, HAS_ID, "method with U+0000");
+	expect_error(&p, "{'jsonrpc':'2.0\\u0000','id':7,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, ANY_ID, "jsonrpc with U+0000");
+	expect_error(&p, "{'jsonrpc':'2.0','id':'a\\u0000x','method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "id with U+0000 is not echoed");
+	expect_error(&p, "{'jsonrpc':'2.0','id':8,'method':'test/echo',"
+	    "'params':{'name':'x\\u0000y'}}", TC_RPC_INVALID_REQUEST, HAS_ID,
+	    "params member with U+0000");
+	expect_error(&p, "{'jsonrpc':'2.0','id':9,'method':'test/echo',"
+	    "'params':{'a\\u0000b':1}}", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "member name with U+0000");
+	expect_error(&p, "{'jsonrpc':'2.0','i\\u0000d':10,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "'i\\u0000d' is no id");
+	c.has_nul = 0;
+	r = request(&p, "{'jsonrpc':'2.0','id':11,'method':'test/echo',"
+	    "'params':{'arguments':{'path':'a\\u0000b'}}}", "deeper U+0000");
+	ok(cJSON_IsObject(cJSON_GetObjectItem(r, "result")),
+	    "U+0000 in arguments reaches the handler");
+	is_int(c.has_nul, 1, "... flagged has_nul");
+	cJSON_Delete(r);
+
+	/* Ids that differ only after a U+0000 cannot collide. */
+	expect_silence(&p, "{'jsonrpc':'2.0','id':'a','method':'test/hold'}",
+	    "held request with id 'a'");
+	c.ncancel = 0;
+	out = exchange(&p, "{'jsonrpc':'2.0','method':'notifications/"
+	    "cancelled','params':{'requestId':'a\\u0000zzz'}}");
+	is_int(c.ncancel, 0, "a requestId 'a\\u0000zzz' cancels nothing");
+	free(out);
+	expect_error(&p, "{'jsonrpc':'2.0','id':'a\\u0000b','method':"
+	    "'test/hold'}", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "a request with id 'a\\u0000b' is refused");
+	is_int(c.nheld, 1, "only 'a' is held");
+
+	/* Whatever a handler answers, the line is UTF-8. */
+	expect_text(&p, "{'jsonrpc':'2.0','id':12,'method':'test/cut'}",
+	    "{'jsonrpc':'2.0','id':12,'result':{'s':'caf\xef\xbf\xbd'}}\n",
+	    "a string cut in a UTF-8 character goes out as U+FFFD");
+	teardown(&p, &c);
+}
+
+/* tc_json_strict() itself. */
+static void
+test_strict_direct(void)
+{
+	unsigned flags;
+
+	ok(tc_json_strict("{}", 2, &flags) == 0 && flags == 0, "{} is JSON");
+	ok(tc_json_strict("", 0, &flags) != 0, "nothing is not JSON");
+	ok(tc_json_strict(" ", 1, &flags) != 0, "a space is not JSON");
+	ok(tc_json_strict("1 ", 2, &flags) == 0, "1 and a space is JSON");
+	ok(tc_json_strict("1", 1, &flags) == 0, "1 is JSON");
+	ok(tc_json_strict("12", 1, &flags) == 0, "the length is obeyed");
+	ok(tc_json_strict("\"a\\u0000\"", 9, &flags) == 0 &&
+	    flags == (TC_JSON_NUL | TC_JSON_NUL_SHALLOW),
+	    "a top-level string with U+0000: flagged shallow");
+	ok(tc_json_strict(dq("[[['\\u0000']]]"), 14, &flags) == 0 &&
+	    flags == TC_JSON_NUL, "U+0000 three deep: not shallow");
+	ok(tc_json_strict(dq("{'\\u0000':1}"), 12, &flags) == 0 &&
+	    flags == TC_JSON_NUL_NAME, "U+0000 in a name");
+	ok(tc_json_strict(dq("{'a':'\\\\u0000'}"), 15, &flags) == 0 &&
+	    flags == 0, "\\\\u0000 is a backslash and text");
+	ok(tc_json_strict("\"\\u", 3, &flags) != 0, "\\u cut short");
+	ok(tc_json_strict("\"\\ud83d\\ude0", 12, &flags) != 0,
+	    "a surrogate pair cut short");
+	ok(tc_json_strict("-", 1, &flags) != 0, "- alone");
+	ok(tc_json_strict("1e", 2, &flags) != 0, "1e cut short");
+	ok(tc_json_strict("tru", 3, &flags) != 0, "tru cut short");
+	ok(tc_json_strict("{\"a\":1", 6, &flags) != 0, "an object cut short");
+	{
+		static char deep[2 * 1100 + 1];
+		size_t n;
+
+		for (n = 0; n < 999; n++) {
+			deep[n] = '[';
+			deep[999 + n] = ']';
+		}
+		ok(tc_json_strict(deep, 2 * 999, &flags) == 0,
+		    "999 levels of nesting");
+		for (n = 0; n < 1100; n++) {
+			deep[n] = '[';
+			deep[1100 + n] = ']';
+		}
+		ok(tc_json_strict(deep, 2 * 1100, &flags) != 0,
+		    "1100 levels of nesting are refused");
+	}
 }
 
 /* Sends the formatted line, a response from the client: no answer. */
@@ -765,7 +963,7 @@ test_batch(void)
 
 	/* has_nul belongs to the request whose string holds the NUL. */
 	out = exchange(&p, "[{'jsonrpc':'2.0','id':1,'method':'test/echo',"
-	    "'params':{'s':'\\u0000'}},{'jsonrpc':'2.0','id':2,'method':"
+	    "'params':{'a':['\\u0000']}},{'jsonrpc':'2.0','id':2,'method':"
 	    "'test/echo','params':{'s':'plain'}}]");
 	is_int(c.has_nul, 0, "batch: has_nul not set on a request without "
 	    "NUL");
@@ -874,6 +1072,7 @@ test_raw_member(void)
 	static const char *const p_zz[] = { "zz" };
 	static const char *const p_ax[] = { "a", "x" };
 	static const char *const p_d[] = { "d" };
+	static const char *const p_emoji[] = { "/\n\xf0\x9f\x98\x80" };
 	const char *s;
 	char text[256];
 	size_t n;
@@ -902,6 +1101,18 @@ test_raw_member(void)
 	    "empty object: TC_ENOTFOUND");
 	is_int(tc_json_raw_member("[1]", 3, p_id, 1, &s, &n), TC_ENOTFOUND,
 	    "an array: TC_ENOTFOUND");
+
+	/* Names are compared as decoded. */
+	is_str(raw_member(dq("{'i\\u0064':7}"), p_id, 1), "7",
+	    "raw member id written i\\u0064");
+	is_str(raw_member(dq("{'\\u0069\\u0044':1,'\\u0069\\u0064':8}"),
+	    p_id, 1), "8", "iD is not id");
+	is_str(raw_member(dq("{'\\u0070':{'\\u0069d':9}}"), p_pid, 2),
+	    "9", "p.id, both escaped");
+	is_str(raw_member(dq("{'id\\u0000':1,'id':2}"), p_id, 1), "2",
+	    "'id\\u0000' is not id");
+	is_str(raw_member(dq("{'\\/\\n\\ud83d\\ude00':3}"), p_emoji,
+	    1), "3", "escapes and a surrogate pair decoded");
 }
 
 /* Writes |s| (' made ") to |fd| and lets the server read it once. */
@@ -1037,6 +1248,8 @@ main(void)
 	test_envelope();
 	test_server_requests();
 	test_notification_kinds();
+	test_strict();
+	test_strict_direct();
 	test_batch();
 	test_cancel();
 	test_raw_member();

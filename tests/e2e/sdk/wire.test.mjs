@@ -87,9 +87,26 @@ class Wire {
 		}
 	}
 
-	/* Writes |m| (an object, or a string sent as it is) and a newline. */
+	/* Writes |m| (an object, or a string or Buffer sent as it is) and a
+	 * newline. */
 	send(m) {
-		this.child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+		if (Buffer.isBuffer(m))
+			this.child.stdin.write(Buffer.concat([m, Buffer.from('\n')]));
+		else
+			this.child.stdin.write(`${typeof m === 'string' ? m : JSON.stringify(m)}\n`);
+	}
+
+	/*
+	 * Sends |line|, then a ping with id |sync|, and resolves to what the
+	 * server wrote in between (the line's answers, if it was answered at
+	 * once).
+	 */
+	async exchange(line, sync) {
+		const from = this.messages.length;
+		this.send(line);
+		this.send({ jsonrpc: '2.0', id: sync, method: 'ping' });
+		await this.response(sync, `the ping after ${String(line).slice(0, 200)}`);
+		return this.messages.slice(from).filter((m) => m.id !== sync);
 	}
 
 	/* Resolves to the first message, seen or to come, that |pred| accepts. */
@@ -286,6 +303,204 @@ describe('every method sent as a notification', () => {
 			assert.notEqual(h2.result?.isError, true, JSON.stringify(h2));
 			await w.ping('after');
 			assertOnlyAnswers(w, ['init', 'hello', 'during', 'hello2', 'after']);
+			assert.deepEqual(await w.close(), { code: 0, signal: null }, w.err);
+			w.assertAllJson();
+		} finally {
+			w.kill();
+		}
+	});
+});
+
+/*
+ * Lines that are not JSON as RFC 8259 has it, though cJSON 1.7 took each:
+ * every one is a parse error, without an id (its id cannot be trusted).
+ * @ROOT@ is the fixture.
+ */
+const NOT_JSON = [
+	// The issue's: a path cut at the U+0000 cJSON made of \u00zz, a
+	// method and a tool name that differ after it, a head of "1.".
+	'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt\\u00zz/../nothing"}}}',
+	'{"jsonrpc":"2.0","id":2,"method":"ping\\u00zzXYZ"}',
+	'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file\\u00qq-anything","arguments":{"path":"a.txt"}}}',
+	'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt","head":1.}}}',
+	'8.',
+	// Ids that would be echoed as they came.
+	'{"jsonrpc":"2.0","id":"a\\u00zz","method":"ping"}',
+	'{"jsonrpc":"2.0","id":"\\u12","method":"ping"}',
+	'{"jsonrpc":"2.0","id":"\\x41","method":"ping"}',
+	'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}',
+	'{"jsonrpc":"2.0","id":"\\udc00x","method":"ping"}',
+	'{"jsonrpc":"2.0","id":01,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":-01,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":+1,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":1.,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":-.5,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":.5,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":1e,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":0x10,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":"a\tb","method":"ping"}',
+	'{"jsonrpc":"2.0","id":"a\u0001b","method":"ping"}',
+	'{"jsonrpc":"2.0","id":"a\u001fb","method":"ping"}',
+	'{"jsonrpc":"2.0","id":\u000b7,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":7\u000c,"method":"ping"}',
+	'{"jsonrpc":"2.0",\u0001"id":7,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":NaN,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":Infinity,"method":"ping"}',
+	'{"jsonrpc":"2.0","id":7,"method":"ping",}',
+	'{"jsonrpc":"2.0","id":[1,],"method":"ping"}',
+	'{"jsonrpc":"2.0","id":7,"method":"ping","x":tru}',
+	'{"jsonrpc":"2.0","id":7,"method":"ping","x":"\\U0041"}',
+	'{"jsonrpc":"2.0","id":7,"method":"ping","x":"\\ud800\\u0041"}',
+	'-.5',
+	'+1',
+	'1.',
+	'01',
+];
+
+/* Lines that are JSON but not requests the server can take. */
+const INVALID = [
+	// U+0000 where the protocol reads a string: the id is not echoed
+	// when it holds one.
+	['{"jsonrpc":"2.0","id":"a\\u0000b","method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":5,"method":"ping\\u0000x"}', 5],
+	['{"jsonrpc":"2.0","i\\u0000d":5,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"read_text_file\\u0000x","arguments":{"path":"a.txt"}}}', 6],
+	['{"jsonrpc":"2.0","id":1e5,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":null,"method":"ping"}', null],
+];
+
+/* Fragments put in every place of a tools/call: each line must still be
+ * answered with JSON. */
+const FRAGMENTS = [
+	'"\\u00zz"', '"\\u0000"', '"\\ud800"', '"\\udfff\\ud800"', '"\\ud83d\\ude00"', '"\\u202e"',
+	'"\\"\\\\\\/\\b\\f\\n\\r\\t"', '"\u007f"', '"\u2028\u2029"', '"é€𝄞"', '1.', '-.5', '1e999',
+	'-1e999', '123456789012345678901234567890', '-0', '0', '1e5', '[]', '{}', 'null', 'true',
+	'"a\\u0000"', `"${'é'.repeat(60)}"`, `"${'x'.repeat(99)}é"`, `"${'x'.repeat(63)}€"`,
+	'{"a":1,"a":2}', '[1,[2,[3,[4]]]]', '"', '"\\', '"\\u"', '[', '{', '}', ']', '',
+];
+
+describe('every line written is JSON, whatever was sent', () => {
+	let tree;
+	let w;
+
+	before(async () => {
+		tree = await makeTree({ 'a.txt': 'alpha\n' });
+		w = await Wire.start([tree.root]);
+		await w.initialize();
+	});
+
+	after(async () => {
+		w?.kill();
+		await tree?.cleanup();
+	});
+
+	test('lines that are not JSON: -32700, no id, nothing run', async () => {
+		const wrong = [];
+		let n = 0;
+		for (const line of NOT_JSON) {
+			const got = await w.exchange(line, `s${++n}`);
+			const ok = got.length === 1 && got[0].error?.code === -32700 &&
+			    !('id' in got[0]);
+			if (!ok)
+				wrong.push({ line, got });
+		}
+		assert.deepEqual(wrong, []);
+		w.assertAllJson();
+	});
+
+	test('lines that are JSON but not requests: -32600, the id only if clean', async () => {
+		const wrong = [];
+		let n = 0;
+		for (const [line, id] of INVALID) {
+			const got = await w.exchange(line, `i${++n}`);
+			const ok = got.length === 1 && got[0].error?.code === -32600 &&
+			    (id === null ? !('id' in got[0]) : got[0].id === id);
+			if (!ok)
+				wrong.push({ line, got });
+		}
+		assert.deepEqual(wrong, []);
+		w.assertAllJson();
+	});
+
+	test('invalid UTF-8: -32700', async () => {
+		for (const bytes of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80]]) {
+			const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":9,"method":"ping","x":"'),
+			    Buffer.from(bytes), Buffer.from('"}')]);
+			const got = await w.exchange(line, `u${bytes[0]}`);
+			assert.equal(got.length, 1, JSON.stringify(got));
+			assert.equal(got[0].error?.code, -32700);
+			assert.ok(!('id' in got[0]));
+		}
+		w.assertAllJson();
+	});
+
+	test('fragments in every place of a tools/call', async () => {
+		let n = 0;
+		const places = [
+			(f) => `{"jsonrpc":"2.0","id":${f},"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt"}}}`,
+			(f) => `{"jsonrpc":"2.0","id":"f${n}","method":${f},"params":{}}`,
+			(f) => `{"jsonrpc":"2.0","id":"f${n}","method":"tools/call","params":{"name":${f},"arguments":{"path":"a.txt"}}}`,
+			(f) => `{"jsonrpc":"2.0","id":"f${n}","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":${f}}}}`,
+			(f) => `{"jsonrpc":"2.0","id":"f${n}","method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt","head":${f}}}}`,
+			(f) => `{"jsonrpc":"2.0","id":"f${n}","method":"resources/read","params":{"uri":${f}}}`,
+			(f) => `{"jsonrpc":"2.0","id":"f${n}","method":"ping","x":${f}}`,
+			(f) => `{"jsonrpc":${f},"id":"f${n}","method":"ping"}`,
+			(f) => `[${f}]`,
+			(f) => f,
+		];
+		const pending = [];
+		for (const f of FRAGMENTS) {
+			for (const place of places) {
+				n++;
+				const line = place(f);
+				await w.exchange(line, `x${n}`);
+				// A call may be answered after the ping: wait for it.
+				const id = `f${n}`;
+				if (line.includes(`"id":"${id}"`) && line.includes('tools/call'))
+					pending.push(id);
+			}
+		}
+		// Every call the server took is answered in the end: a ping
+		// after the last proves it still serves.
+		await w.ping('end');
+		for (const id of pending) {
+			const seen = w.messages.find((m) => m.id === id);
+			if (!seen)
+				continue;	// refused before an id was read
+			assert.ok(seen.result !== undefined || seen.error !== undefined, JSON.stringify(seen));
+		}
+		w.assertAllJson();
+		assert.deepEqual(await w.close(), { code: 0, signal: null }, w.err);
+		w.assertAllJson();
+	});
+});
+
+describe('ids that differ after a U+0000 do not collide', () => {
+	let tree;
+
+	before(async () => {
+		tree = await makeTree({ 'a.txt': 'alpha\n' });
+	});
+
+	after(async () => {
+		await tree?.cleanup();
+	});
+
+	test('a cancel of "k\\u0000x" does not cancel "k"', async () => {
+		const w = await Wire.start(['-t', '1000', tree.root], HOSTILE);
+		try {
+			await w.initialize();
+			w.send({ jsonrpc: '2.0', id: 'k', method: 'tools/call',
+			    params: { name: 'sleep_forever', arguments: {} } });
+			const got = await w.exchange('{"jsonrpc":"2.0","method":"notifications/cancelled",' +
+			    '"params":{"requestId":"k\\u0000x"}}', 'sync');
+			assert.equal(got.length, 1, JSON.stringify(got));
+			assert.equal(got[0].error?.code, -32600);
+			// Not cancelled: it runs to its 1 s deadline and is answered.
+			const r = await w.response('k');
+			assert.equal(r.result?.isError, true, JSON.stringify(r));
+			assert.match(r.result.content[0].text, /deadline/);
 			assert.deepEqual(await w.close(), { code: 0, signal: null }, w.err);
 			w.assertAllJson();
 		} finally {
