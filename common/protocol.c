@@ -876,11 +876,11 @@ do_cancelled(struct tc_proto *p, const cJSON *params, const char *text,
 
 /*
  * Hands a response to the callback of the request it answers.  One that
- * holds U+0000 anywhere (which cJSON would cut a string at) is passed on
- * as an error: its content cannot be read as it was sent.
+ * cannot be read as it was sent (|bad| says why: a U+0000, which cJSON
+ * would cut a string at, a member given twice) is passed on as an error.
  */
 static void
-do_response(struct tc_proto *p, cJSON *msg, unsigned flags)
+do_response(struct tc_proto *p, cJSON *msg, const char *bad)
 {
 	const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
 	struct tc_outgoing **op, *o;
@@ -892,9 +892,8 @@ do_response(struct tc_proto *p, cJSON *msg, unsigned flags)
 		if ((double)o->id != id->valuedouble)
 			continue;
 		*op = o->next;
-		if (flags & (TC_JSON_NUL | TC_JSON_NUL_NAME)) {
-			err = error_message(NULL, TC_RPC_INVALID_REQUEST,
-			    "the response holds U+0000");
+		if (bad != NULL) {
+			err = error_message(NULL, TC_RPC_INVALID_REQUEST, bad);
 			o->fn(o->ctx, NULL,
 			    cJSON_GetObjectItemCaseSensitive(err, "error"));
 			cJSON_Delete(err);
@@ -979,36 +978,133 @@ invalid(struct tc_proto *p, struct tc_batch *b, cJSON *msg, const cJSON *id,
 	cJSON_Delete(msg);
 }
 
+/* Returns |name| if it is a member of the envelope, else NULL: what a
+ * message may quote of the names it was sent. */
+static const char *
+envelope_name(const char *name)
+{
+	static const char *const known[] = { "jsonrpc", "id", "method",
+	    "params", "result", "error" };
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(known); i++)
+		if (strcmp(name, known[i]) == 0)
+			return known[i];
+	return NULL;
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/*
+ * Returns the name of a member that the object |obj| has twice (pointing
+ * into |obj|), or NULL if none, or if |obj| is no object.  Sets *|nomem|
+ * when it could not tell.
+ */
+static const char *
+twice(const cJSON *obj, int *nomem)
+{
+	const char **names, *dup = NULL;
+	const cJSON *it;
+	size_t n = 0, i;
+
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	cJSON_ArrayForEach(it, obj)
+		n++;
+	if (n < 2)
+		return NULL;
+	/* Sorted, not compared pairwise: a message may have many. */
+	if ((names = calloc(n, sizeof(*names))) == NULL) {
+		*nomem = 1;
+		return NULL;
+	}
+	n = 0;
+	cJSON_ArrayForEach(it, obj)
+		names[n++] = it->string;
+	qsort(names, n, sizeof(*names), name_cmp);
+	for (i = 1; i < n && dup == NULL; i++)
+		if (strcmp(names[i - 1], names[i]) == 0)
+			dup = names[i];
+	free(names);
+	return dup;
+}
+
 /* Handles one message (ownership of |msg| taken); |text| is its source. */
 static void
 handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
     struct tc_batch *b, unsigned flags)
 {
-	const cJSON *jv, *id, *method;
+	const cJSON *jv, *id, *method, *it = NULL;
 	const struct tc_method *m;
 	struct tc_request *req;
+	const char *top, *dup = NULL;
+	int response, nomem = 0;
+	char why[96];
+
+	jv = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
+	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+	response = method == NULL && id != NULL &&
+	    (cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL ||
+	    cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL);
 
 	/* cJSON keeps names and strings NUL-terminated, so that one with
 	 * U+0000 reads as shorter than it was sent: "i\u0000d" as "id",
 	 * "ping\u0000x" as "ping".  Where the protocol reads them, such
 	 * strings are refused; deeper ones are the handlers' (has_nul). */
 	if (flags & TC_JSON_NUL_NAME) {
-		invalid(p, b, msg, NULL, text, len, "invalid request: a member "
-		    "name holds U+0000");
+		if (response) {
+			do_response(p, msg, "the response holds U+0000");
+			cJSON_Delete(msg);
+		} else
+			invalid(p, b, msg, NULL, text, len, "invalid request: "
+			    "a member name holds U+0000");
 		return;
 	}
-	jv = cJSON_GetObjectItemCaseSensitive(msg, "jsonrpc");
-	id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-	method = cJSON_GetObjectItemCaseSensitive(msg, "method");
+
+	/* A member given twice is read once here (the first) and may be
+	 * read as the other by whatever else sees the line: refused, in
+	 * the message and in the objects that are its members (params,
+	 * result, error), which the protocol and dispatch read. */
+	if ((top = twice(msg, &nomem)) == NULL && !nomem)
+		cJSON_ArrayForEach(it, msg)
+			if ((dup = twice(it, &nomem)) != NULL || nomem)
+				break;
+	if (nomem) {
+		cJSON_Delete(msg);
+		fault(p, b, TC_RPC_INTERNAL_ERROR, "out of memory");
+		return;
+	}
+	if (top != NULL || dup != NULL) {
+		if (top != NULL && envelope_name(top) != NULL)
+			snprintf(why, sizeof(why), "invalid request: member "
+			    "'%s' given twice", envelope_name(top));
+		else if (top == NULL && envelope_name(it->string) != NULL)
+			snprintf(why, sizeof(why), "invalid request: a member "
+			    "of '%s' given twice", envelope_name(it->string));
+		else
+			snprintf(why, sizeof(why), "invalid request: a member "
+			    "given twice");
+		if (response) {
+			do_response(p, msg, why);
+			cJSON_Delete(msg);
+		} else
+			invalid(p, b, msg, top != NULL && strcmp(top, "id") ==
+			    0 ? NULL : id, text, len, why);
+		return;
+	}
 	if (!cJSON_IsString(jv) || strcmp(jv->valuestring, "2.0") != 0) {
 		invalid(p, b, msg, id, text, len, "not a JSON-RPC 2.0 message "
 		    "(\"jsonrpc\": \"2.0\" needed)");
 		return;
 	}
-	if (method == NULL && id != NULL &&
-	    (cJSON_GetObjectItemCaseSensitive(msg, "result") != NULL ||
-	    cJSON_GetObjectItemCaseSensitive(msg, "error") != NULL)) {
-		do_response(p, msg, flags);
+	if (response) {
+		do_response(p, msg, flags & TC_JSON_NUL ?
+		    "the response holds U+0000" : NULL);
 		cJSON_Delete(msg);
 		return;
 	}

@@ -979,6 +979,66 @@ test_batch(void)
 	teardown(&p, &c);
 }
 
+/* A member given twice where the protocol reads members: -32600. */
+static void
+test_duplicates(void)
+{
+	struct tc_proto p;
+	struct ctx c;
+	int64_t id;
+	cJSON *r;
+	char *out;
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, "2025-03-26");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'id':2,'method':'ping'}",
+	    TC_RPC_INVALID_REQUEST, NO_ID, "two ids");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'\\u0069d':1,'method':"
+	    "'ping'}", TC_RPC_INVALID_REQUEST, NO_ID, "two ids, one escaped");
+	expect_error(&p, "{'jsonrpc':'2.0','id':3,'method':'ping','method':"
+	    "'tools/list'}", TC_RPC_INVALID_REQUEST, HAS_ID, "two methods");
+	expect_error(&p, "{'jsonrpc':'2.0','jsonrpc':'2.0','id':4,'method':"
+	    "'ping'}", TC_RPC_INVALID_REQUEST, HAS_ID, "two jsonrpc");
+	expect_error(&p, "{'jsonrpc':'2.0','id':5,'method':'test/echo',"
+	    "'params':{},'params':{'a':1}}", TC_RPC_INVALID_REQUEST, HAS_ID,
+	    "two params");
+	expect_error(&p, "{'jsonrpc':'2.0','id':6,'method':'ping','x':1,"
+	    "'x':2}", TC_RPC_INVALID_REQUEST, HAS_ID,
+	    "an unknown member twice");
+	expect_error(&p, "{'jsonrpc':'2.0','id':7,'method':'test/echo',"
+	    "'params':{'name':'a','name':'b'}}", TC_RPC_INVALID_REQUEST,
+	    HAS_ID, "a member of params twice");
+	expect_error(&p, "{'jsonrpc':'2.0','method':'test/echo','method':"
+	    "'ping'}", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "a notification with two methods");
+	r = request(&p, "{'jsonrpc':'2.0','id':8,'method':'test/echo',"
+	    "'params':{'a':{'b':1,'b':2}}}", "deeper: the handler's");
+	ok(cJSON_IsObject(cJSON_GetObjectItem(r, "result")),
+	    "a member twice below params' own reaches the handler");
+	cJSON_Delete(r);
+	is_int(c.nbare, 0, "no handler ran for a refused message");
+
+	out = exchange(&p, "[{'jsonrpc':'2.0','id':1,'id':2,'method':'ping'},"
+	    "{'jsonrpc':'2.0','id':3,'method':'ping'}]");
+	r = cJSON_Parse(out);
+	ok(cJSON_GetArraySize(r) == 2 && error_code(cJSON_GetArrayItem(r,
+	    0)) == TC_RPC_INVALID_REQUEST && cJSON_IsObject(
+	    cJSON_GetObjectItem(by_id(r, "3"), "result")),
+	    "batch: the element with two ids refused, the other answered");
+	cJSON_Delete(r);
+	free(out);
+
+	/* A response to the server's request: its callback gets an
+	 * error, and nothing is written back. */
+	id = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
+	free(output());
+	respond(&p, "a response with two results", "{'jsonrpc':'2.0','id':"
+	    "%lld,'result':{'roots':[]},'result':{}}", (long long)id);
+	ok(c.nresponse == 0 && c.nerror == 1,
+	    "a response with two results reaches its callback as an error");
+	teardown(&p, &c);
+}
+
 static void
 test_cancel(void)
 {
@@ -1250,6 +1310,7 @@ main(void)
 	test_notification_kinds();
 	test_strict();
 	test_strict_direct();
+	test_duplicates();
 	test_batch();
 	test_cancel();
 	test_raw_member();

@@ -368,6 +368,16 @@ const INVALID = [
 	['{"jsonrpc":"2.0","id":1e5,"method":"ping"}', null],
 	['{"jsonrpc":"2.0","id":1.5,"method":"ping"}', null],
 	['{"jsonrpc":"2.0","id":null,"method":"ping"}', null],
+	// A member given twice: the first would win here, the last
+	// elsewhere.
+	['{"jsonrpc":"2.0","id":1,"id":2,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":7,"\\u0069d":7,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":8,"method":"ping","method":"tools/list"}', 8],
+	['{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"read_text_file",' +
+	    '"arguments":{"path":"a.txt"}},"params":{"name":"list_allowed_directories"}}', 9],
+	['{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"read_text_file",' +
+	    '"name":"list_allowed_directories","arguments":{"path":"a.txt"}}}', 10],
+	['{"jsonrpc":"2.0","jsonrpc":"1.0","id":11,"method":"ping"}', 11],
 ];
 
 /* Fragments put in every place of a tools/call: each line must still be
