@@ -651,6 +651,32 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 	return sb->ndead;
 }
 
+int
+tc_sandbox_pollfds(const struct tc_sandbox *sb, struct pollfd *pfd)
+{
+	size_t i;
+
+	for (i = 0; i < sb->ndead; i++) {
+		pfd[i].fd = sb->dead[i].pidfd;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	return (int)sb->ndead;
+}
+
+void
+tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd, int npfd)
+{
+	int i;
+
+	for (i = 0; i < npfd; i++) {
+		if (pfd[i].revents != 0) {
+			tc_sandbox_reap(sb, 0);
+			return;
+		}
+	}
+}
+
 void
 tc_sandbox_refill(struct tc_sandbox *sb)
 {

@@ -170,6 +170,18 @@ void	tc_sandbox_prefork(struct tc_sandbox *sb, unsigned profiles);
 void	tc_sandbox_refill(struct tc_sandbox *sb);
 
 /*
+ * The children of answered calls are killed once their result is in, and
+ * reaped when they have died, which may be after the answer went out.  A
+ * server polls the pollfds tc_sandbox_pollfds() fills (at most
+ * TC_DEAD_MAX; returns how many) with the rest and hands them back to
+ * tc_sandbox_step(), which reaps those that have exited: no child stays
+ * a zombie while the server waits for its next request.
+ */
+int	tc_sandbox_pollfds(const struct tc_sandbox *sb, struct pollfd *pfd);
+void	tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd,
+	    int npfd);
+
+/*
  * Confines the calling process (a freshly forked child) for |profile|.
  * The fds in |keep| (at most TC_KEEP_MAX) stay open; every other fd above 2
  * is closed, and 0, 1 and 2 become /dev/null (2 stays in sanitizer

@@ -1444,7 +1444,7 @@ serve(struct srv *s)
 	struct call *c, **cp, *next;
 	size_t npfd, cap = 0;
 	int64_t now, timeout, t;
-	int n;
+	int n, dead, ndead;
 
 	for (;;) {
 		if (s->proto.dead || s->stop || (s->proto.eof &&
@@ -1455,9 +1455,10 @@ serve(struct srv *s)
 		 * (clone, confinement: CPU-bound) would slow down. */
 		if (!s->proto.eof && s->calls == NULL)
 			tc_sandbox_refill(&s->sb);
-		if (cap < 2 + 2 * (size_t)s->ncalls + 3 * (size_t)s->nasking) {
+		if (cap < 2 + 2 * (size_t)s->ncalls + 3 * (size_t)s->nasking +
+		    TC_DEAD_MAX) {
 			cap = 2 + 2 * (size_t)s->ncalls +
-			    3 * (size_t)s->nasking + 16;
+			    3 * (size_t)s->nasking + TC_DEAD_MAX + 16;
 			free(pfd);
 			if ((pfd = calloc(cap, sizeof(*pfd))) == NULL)
 				tc_fatal("out of memory");
@@ -1481,6 +1482,10 @@ serve(struct srv *s)
 			c->npfd = tc_consent_pollfds(c, pfd + npfd);
 			npfd += (size_t)c->npfd;
 		}
+		/* The children of answered calls, until they are reaped. */
+		dead = (int)npfd;
+		ndead = tc_sandbox_pollfds(&s->sb, pfd + npfd);
+		npfd += (size_t)ndead;
 		if ((t = tc_consent_next_deadline(s)) >= 0)
 			sooner(&timeout, t - now);
 		if (s->roots_id >= 0 || (s->held != NULL &&
@@ -1498,6 +1503,8 @@ serve(struct srv *s)
 				s->stop_reason = "signal";
 			}
 		}
+		if (n > 0)
+			tc_sandbox_step(&s->sb, pfd + dead, ndead);
 		/* Calls first: a new call started by this round's input has
 		 * no pollfds yet. */
 		now = tc_now_ms();

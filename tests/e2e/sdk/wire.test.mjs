@@ -7,11 +7,12 @@
 // it was sent; Wire checks each line as it arrives.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import fs from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	BUILD, CALL_TIMEOUT, fileUri, logRecords, makeScratch, makeTree, serverCommand,
+	BUILD, CALL_TIMEOUT, fileUri, logRecords, makeScratch, makeTree, serverCommand, sleep,
 	withTimeout,
 } from './lib.mjs';
 
@@ -513,6 +514,82 @@ describe('ids that differ after a U+0000 do not collide', () => {
 			assert.match(r.result.content[0].text, /deadline/);
 			assert.deepEqual(await w.close(), { code: 0, signal: null }, w.err);
 			w.assertAllJson();
+		} finally {
+			w.kill();
+		}
+	});
+});
+
+/*
+ * The children of process |pid| that are zombies, as [{pid, comm}]: from
+ * /proc/PID/task/T/children, or failing that from every /proc/N/stat's
+ * parent field.
+ */
+function zombies(pid) {
+	const stat = (n) => {
+		try {
+			const t = fs.readFileSync(`/proc/${n}/stat`, 'utf8');
+			const close = t.lastIndexOf(')');
+			const [state, ppid] = t.slice(close + 2).split(' ');
+			return { pid: Number(n), comm: t.slice(t.indexOf('(') + 1, close), state,
+			    ppid: Number(ppid) };
+		} catch {
+			return null;	// gone meanwhile
+		}
+	};
+	let kids = null;
+	try {
+		kids = fs.readdirSync(`/proc/${pid}/task`).flatMap((tid) =>
+		    fs.readFileSync(`/proc/${pid}/task/${tid}/children`, 'utf8')
+			.split(' ').filter((x) => x !== ''));
+	} catch {
+		kids = fs.readdirSync('/proc').filter((n) => /^\d+$/.test(n) && stat(n)?.ppid === pid);
+	}
+	return kids.map(stat).filter((st) => st !== null && st.state === 'Z')
+	    .map(({ pid: p, comm }) => ({ pid: p, comm }));
+}
+
+/*
+ * Waits until server |pid| has no zombie child, polling for at most |ms|;
+ * asserts it then has none.  A finished child is reaped as soon as it
+ * exits, so any wait is the kernel's, never the next request's.
+ */
+async function assertNoZombies(pid, what, ms = 5000) {
+	const end = Date.now() + ms;
+	let z = zombies(pid);
+	while (z.length > 0 && Date.now() < end) {
+		await sleep(20);
+		z = zombies(pid);
+	}
+	assert.deepEqual(z, [], `${what}: zombie children of the idle server`);
+}
+
+describe('finished children are reaped while the server is idle', () => {
+	let tree;
+
+	before(async () => {
+		tree = await makeTree({ 'a.txt': 'alpha\n' });
+	});
+
+	after(async () => {
+		await tree?.cleanup();
+	});
+
+	// The answer goes out before the child is reaped (it is killed
+	// once its result is in); the server must not wait for its next
+	// request to reap it.  Many calls, since before the fix each left
+	// its child a zombie only when it outran the child's death.
+	test('toolcell-fs: after each call', async () => {
+		const w = await Wire.start([tree.root]);
+		try {
+			await w.initialize();
+			for (let i = 0; i < 40; i++) {
+				const r = await w.request(`c${i}`, 'tools/call',
+				    { name: 'read_text_file', arguments: { path: 'a.txt' } });
+				assert.equal(r.result?.structuredContent?.content, 'alpha\n', JSON.stringify(r));
+				await assertNoZombies(w.child.pid, `after call ${i}`);
+			}
+			assert.deepEqual(await w.close(), { code: 0, signal: null }, w.err);
 		} finally {
 			w.kill();
 		}
