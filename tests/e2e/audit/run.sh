@@ -153,6 +153,17 @@ forged=$(seal "{\"seq\":5,\"time\":\"2026-11-23T10:00:01.500Z\",\"event\":\
     >"$tmp/inserted"
 check verify-inserted 1 "$audit" verify inserted
 
+# Record 5 replaced by a forged one with its own correct hash, linked to
+# record 4 and keeping seq 5: the forgery itself verifies, and only the
+# next record's prev, which names the digest of the real record 5, shows
+# it.
+forged=$(seal "{\"seq\":5,\"time\":\"2026-11-23T10:00:02.000Z\",\"event\":\
+\"call\",\"call\":2,\"tool\":\"write_file\",\"args\":{\"path\":\"notes.txt\"},\
+\"decision\":\"run\",\"prev\":\"$prev\"" hash)
+{ sed -n '1,4p' "$tmp/log"; printf '%s\n' "$forged"; sed '1,5d' "$tmp/log"; } \
+    >"$tmp/replaced"
+check verify-replaced 1 "$audit" verify replaced
+
 # A copy of record 3 put after record 7.
 awk 'NR == 3 { held = $0 } { print } NR == 7 { print held }' "$tmp/log" \
     >"$tmp/copied"
