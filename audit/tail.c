@@ -1,9 +1,10 @@
 /*
  * tail.c: toolcell-audit tail [-n N] [--json] FILE: the last N records
  * (10 unless told), one line each for a person (time, seq, event, and the
- * event's call, tool, decision or outcome, duration), or with --json the
- * lines as they are in the log.  Nothing is verified here: verify does
- * that, and tail shows a line that is not a record for what it is.
+ * event's call, tool, the paths it named, decision or outcome, duration),
+ * or with --json the lines as they are in the log.  Nothing is verified
+ * here: verify does that, and tail shows a line that is not a record for
+ * what it is.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -47,7 +48,31 @@ add_uint(struct tc_buf *b, const cJSON *o, const char *name,
 		tc_buf_printf(b, " %llu%s", v, unit);
 }
 
-/* " call 3 write_file denied by consent (hook: deny): reason" */
+/* Appends " on ROOT/PATH, ROOT/PATH2" for the "paths" of |o|, the files
+ * a call named, resolved (each a "root" and a "path" relative to it). */
+static void
+add_paths(struct tc_buf *b, const cJSON *o)
+{
+	const cJSON *p;
+	const char *root, *path;
+	int n = 0;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(o, "paths")) {
+		root = member_str(p, "root");
+		if ((path = member_str(p, "path")) == NULL)
+			continue;
+		tc_buf_append_str(b, n++ > 0 ? ", " : " on ");
+		if (root == NULL)
+			tc_buf_append_str(b, path);
+		else if (strcmp(path, ".") == 0)
+			tc_buf_append_str(b, root);
+		else
+			tc_buf_printf(b, "%s%s%s", root, strcmp(root, "/") != 0 ?
+			    "/" : "", path);
+	}
+}
+
+/* " call 3 write_file on /srv/p/x denied by consent (hook: deny): why" */
 static void
 describe_call(struct tc_buf *b, const cJSON *o)
 {
@@ -56,6 +81,7 @@ describe_call(struct tc_buf *b, const cJSON *o)
 
 	add_uint(b, o, "call", "");
 	add_str(b, o, "tool");
+	add_paths(b, o);
 	add_str(b, o, "decision");
 	if (by != NULL)
 		tc_buf_printf(b, " by %s", by);
@@ -68,7 +94,8 @@ describe_call(struct tc_buf *b, const cJSON *o)
 		tc_buf_printf(b, ": %s", text);
 }
 
-/* " result 3 read_text_file ok 12 ms exit 1 signal SIGKILL truncated" */
+/* " result 3 read_text_file on /srv/p/x ok 12 ms exit 1 signal SIGKILL
+ * truncated" */
 static void
 describe_result(struct tc_buf *b, const cJSON *o)
 {
@@ -76,6 +103,7 @@ describe_result(struct tc_buf *b, const cJSON *o)
 
 	add_uint(b, o, "call", "");
 	add_str(b, o, "tool");
+	add_paths(b, o);
 	add_str(b, o, "outcome");
 	add_uint(b, o, "duration_ms", " ms");
 	if (member_uint(o, "exit", &code) == 0 && code != 0)

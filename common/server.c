@@ -468,11 +468,37 @@ static void	decide(struct srv *, struct call *);
 static void	new_call(struct srv *, struct tc_request *,
 		    const struct tc_tool *, cJSON *, char *);
 
+/*
+ * Answers |req|, a request for tool |t| (or, unknown, named |name|, or
+ * NULL) that never became a call, with JSON-RPC error |code| and |msg|,
+ * after a "call" record denied by |by| with |msg| as its reason: every
+ * tools/call leaves one, allowed or denied.  A model probing for tools it
+ * was not given, or sending what no tool takes, is worth seeing in the
+ * log.  Does not take ownership of |args|.
+ */
+static void
+refuse_request(struct srv *s, struct tc_request *req,
+    const struct tc_tool *t, const char *name, const cJSON *args,
+    const char *by, int code, const char *msg)
+{
+	struct tc_diag d = { "", 0 };
+	struct call c;
+
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.call.tool = t;
+	c.name = name;
+	c.call.args = args;
+	c.seq = ++s->next_seq;
+	if (tc_record_call(s, &c, "denied", by, NULL, msg, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	tc_proto_error(req, code, msg);
+}
+
 static void
 tools_call(void *ctx, struct tc_request *req)
 {
 	struct srv *s = ctx;
-	struct tc_diag d = { "", 0 };
 	const struct tc_tool *t;
 	const cJSON *name;
 	cJSON *args;
@@ -483,44 +509,36 @@ tools_call(void *ctx, struct tc_request *req)
 		return;
 	}
 	name = cJSON_GetObjectItemCaseSensitive(req->params, "name");
+	args = cJSON_GetObjectItemCaseSensitive(req->params, "arguments");
 	if (!cJSON_IsString(name)) {
-		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
+		refuse_request(s, req, NULL, NULL, args, "validation",
+		    TC_RPC_INVALID_PARAMS,
 		    "tools/call needs params.name, the tool's name");
 		return;
 	}
 	if ((t = visible_tool(s, name->valuestring)) == NULL) {
-		struct call unknown;
-
 		/* The name is the model's, of any length: cut on a
 		 * character boundary (and shown escaped, as every error
 		 * message is). */
 		tc_text_fmt(shown, sizeof(shown), "%s", name->valuestring);
 		tc_text_fmt(msg, sizeof(msg), "unknown tool '%s'", shown);
-		/* Recorded too: a model probing for tools it was not given
-		 * is worth seeing in the log. */
-		memset(&unknown, 0, sizeof(unknown));
-		unknown.req = req;
-		unknown.name = name->valuestring;
-		unknown.seq = ++s->next_seq;
-		if (tc_record_call(s, &unknown, "denied", "validation", NULL,
-		    msg, &d) != 0)
-			tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
-		tc_proto_error(req, TC_RPC_INVALID_PARAMS, msg);
+		refuse_request(s, req, NULL, name->valuestring, args,
+		    "validation", TC_RPC_INVALID_PARAMS, msg);
 		return;
 	}
-	args = cJSON_GetObjectItemCaseSensitive(req->params, "arguments");
 	if (args == NULL || cJSON_IsNull(args)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(req->params,
 		    "arguments");
 		args = cJSON_AddObjectToObject(req->params, "arguments");
 		if (args == NULL) {
-			tc_proto_error(req, TC_RPC_INTERNAL_ERROR,
-			    "out of memory");
+			refuse_request(s, req, t, NULL, NULL, "server",
+			    TC_RPC_INTERNAL_ERROR, "out of memory");
 			return;
 		}
 	}
 	if (!cJSON_IsObject(args)) {
-		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
+		refuse_request(s, req, t, NULL, args, "validation",
+		    TC_RPC_INVALID_PARAMS,
 		    "tools/call arguments must be an object");
 		return;
 	}
@@ -541,18 +559,20 @@ new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 	char msg[640];
 
 	if (find_call(s, req->id_key) != NULL) {
+		refuse_request(s, req, t, NULL, args, "validation",
+		    TC_RPC_INVALID_REQUEST,
+		    "a request with this id is still in progress");
 		if (uri != NULL)
 			cJSON_Delete(args);
 		free(uri);
-		tc_proto_error(req, TC_RPC_INVALID_REQUEST,
-		    "a request with this id is still in progress");
 		return;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		refuse_request(s, req, t, NULL, args, "server",
+		    TC_RPC_INTERNAL_ERROR, "out of memory");
 		if (uri != NULL)
 			cJSON_Delete(args);
 		free(uri);
-		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
 		return;
 	}
 	if (uri != NULL) {

@@ -272,6 +272,26 @@ else
 fi
 check summary-top10 0 "$audit" summary twelve
 
+# Twelve paths named by fifteen calls: the ten most named are shown.
+i=1
+for k in 1 1 1 2 2 3 4 5 6 7 8 9 10 11 12; do
+	d='"run"'
+	[ "$k" -eq 2 ] && d='"denied","by":"policy"'
+	printf '{"time":"2026-11-25T11:00:%02d.000Z","event":"call",' "$i"
+	printf '"call":%d,"tool":"read_text_file","args":{"path":"p%d"},' \
+	    "$i" "$k"
+	printf '"paths":[{"root":"/r","path":"p%d"}],"decision":%s}\n' \
+	    "$k" "$d"
+	i=$((i + 1))
+done >"$tmp/paths.jsonl"
+if (cd "$tmp" && "$mklog" paths <paths.jsonl) >"$tmp/why" 2>&1; then
+	ok "audit-mklog paths"
+else
+	not_ok "audit-mklog paths"
+fi
+check summary-paths 0 "$audit" summary paths
+check tail-paths 0 "$audit" tail -n 2 paths
+
 # --- Usage and I/O errors ---
 
 check_err usage-verify 2 "$audit" verify
