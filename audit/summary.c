@@ -3,9 +3,9 @@
  * FILE...: over the records whose time is in [since, until), the calls per
  * tool (run and denied), the denials by what denied them, the results by
  * outcome other than "ok", the ten slowest calls, and the paths calls
- * named (the ten most named, in the text; all, with --json).  Nothing is verified
- * here (verify does that); lines that are not records are skipped with a
- * warning.
+ * named (the ten most named, in the text; all, with --json).  Nothing is
+ * verified here (verify does that); lines that are not records are skipped
+ * with a warning.
  */
 #include <getopt.h>
 #include <limits.h>

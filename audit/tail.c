@@ -15,10 +15,12 @@
 #include "buf.h"
 #include "cli.h"
 #include "log.h"
+#include "text.h"
 
 #define TAIL_DEFAULT	10
 #define TAIL_MAX	1000000
 #define SHOWN_MAX	4096		/* bytes of one line shown */
+#define FIELD_SHOWN	512		/* bytes of one member or path */
 
 /* A line kept for the end. */
 struct kept {
@@ -27,14 +29,18 @@ struct kept {
 	unsigned long	 line;
 };
 
-/* Appends " <member>" to |b| if |o| has the string member |name|. */
+/* Appends " <member>" to |b| if |o| has the string member |name|, cut
+ * (on a character boundary, marked) to leave room for the rest. */
 static void
 add_str(struct tc_buf *b, const cJSON *o, const char *name)
 {
 	const char *s = member_str(o, name);
+	char v[FIELD_SHOWN];
 
-	if (s != NULL)
-		tc_buf_printf(b, " %s", s);
+	if (s != NULL) {
+		tc_text_fmt(v, sizeof(v), "%s", s);
+		tc_buf_printf(b, " %s", v);
+	}
 }
 
 /* Appends " <member>" to |b| if |o| has the integer member |name|. */
@@ -55,20 +61,21 @@ add_paths(struct tc_buf *b, const cJSON *o)
 {
 	const cJSON *p;
 	const char *root, *path;
+	char v[FIELD_SHOWN];
 	int n = 0;
 
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(o, "paths")) {
 		root = member_str(p, "root");
 		if ((path = member_str(p, "path")) == NULL)
 			continue;
-		tc_buf_append_str(b, n++ > 0 ? ", " : " on ");
 		if (root == NULL)
-			tc_buf_append_str(b, path);
+			tc_text_fmt(v, sizeof(v), "%s", path);
 		else if (strcmp(path, ".") == 0)
-			tc_buf_append_str(b, root);
+			tc_text_fmt(v, sizeof(v), "%s", root);
 		else
-			tc_buf_printf(b, "%s%s%s", root, strcmp(root, "/") != 0 ?
-			    "/" : "", path);
+			tc_text_fmt(v, sizeof(v), "%s%s%s", root,
+			    strcmp(root, "/") != 0 ? "/" : "", path);
+		tc_buf_printf(b, "%s%s", n++ > 0 ? ", " : " on ", v);
 	}
 }
 

@@ -292,6 +292,19 @@ fi
 check summary-paths 0 "$audit" summary paths
 check tail-paths 0 "$audit" tail -n 2 paths
 
+# A tool's name longer than tail's line: tail shows its start, marked,
+# and the rest of the line (before, the name was left out).
+long=$(printf '%05000d' 0 | tr 0 n)
+printf '{"time":"2026-11-25T12:00:00.000Z","event":"call","call":1,"tool":"%s",%s\n' \
+    "$long" '"decision":"denied","by":"validation","reason":"unknown tool"}' \
+    >"$tmp/longname.jsonl"
+if (cd "$tmp" && "$mklog" longname <longname.jsonl) >"$tmp/why" 2>&1; then
+	ok "audit-mklog longname"
+else
+	not_ok "audit-mklog longname"
+fi
+check tail-longname 0 "$audit" tail longname
+
 # --- Usage and I/O errors ---
 
 check_err usage-verify 2 "$audit" verify
