@@ -39,9 +39,12 @@ int	lines_next(struct lines *r);
 void	lines_close(struct lines *r);
 
 /*
- * Writes |s| into |out| (|n| bytes, at least 5) with control characters
- * and DEL escaped as \xNN, cut to fit; returns |out|.  Text from a log goes
- * through here before it reaches a terminal.
+ * Writes |s| into |out| (|n| bytes, at least 1) shown as text.h shows
+ * text for a terminal: controls, format characters (the marks that
+ * reorder text, zero-width characters) and line separators escaped as
+ * \uXXXX, bytes that are not UTF-8 as \xNN, cut to fit on a character
+ * boundary and marked; returns |out|.  Text from a log goes through here
+ * before it reaches a terminal.
  */
 char	*clean(const char *s, char *out, size_t n);
 

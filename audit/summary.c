@@ -2,9 +2,10 @@
  * summary.c: toolcell-audit summary [--since TIME] [--until TIME] [--json]
  * FILE...: over the records whose time is in [since, until), the calls per
  * tool (run and denied), the denials by what denied them, the results by
- * outcome other than "ok", and the ten slowest calls.  Nothing is verified
- * here (verify does that); lines that are not records are skipped with a
- * warning.
+ * outcome other than "ok", the ten slowest calls, and the paths calls
+ * named (the ten most named, in the text; all, with --json).  Nothing is
+ * verified here (verify does that); lines that are not records are skipped
+ * with a warning.
  */
 #include <getopt.h>
 #include <limits.h>
@@ -13,11 +14,14 @@
 
 #include "cli.h"
 #include "log.h"
+#include "text.h"
 
 #define SLOWEST		10
+#define PATHS_SHOWN	10		/* paths listed in the text */
 #define NAME_SHOWN	256		/* bytes of a name shown */
 
-/* A name and its counts: for tools calls, run, denied; else n[0]. */
+/* A name and its counts: for tools and paths calls, run, denied; else
+ * n[0]. */
 struct tally {
 	char		*name;
 	unsigned long long n[3];
@@ -45,7 +49,7 @@ struct summary {
 	unsigned long long records;
 	char		*first, *last;	/* the earliest and latest time */
 	long long	 first_ms, last_ms;
-	struct tallies	 tools, denials, errors;
+	struct tallies	 tools, denials, errors, paths;
 	struct slow	 slowest[SLOWEST];
 	size_t		 nslow;
 	int		 nomem;
@@ -189,6 +193,41 @@ span(struct summary *s, const char *time, long long ms)
 	}
 }
 
+/* Counts the paths a call record |o| names (each "root" and "path"
+ * joined), as a call, and as run or denied by |decision|. */
+static void
+count_paths(struct summary *s, const cJSON *o, const char *decision)
+{
+	const cJSON *p;
+	const char *root, *path;
+	char *full;
+	size_t n;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(o, "paths")) {
+		root = member_str(p, "root");
+		if ((path = member_str(p, "path")) == NULL)
+			continue;
+		if (root != NULL && strcmp(path, ".") == 0)
+			path = "";
+		n = (root != NULL ? strlen(root) : 0) + strlen(path) + 2;
+		if ((full = malloc(n)) == NULL) {
+			s->nomem = 1;
+			return;
+		}
+		if (root == NULL)
+			memcpy(full, path, n - 1);
+		else
+			snprintf(full, n, "%s%s%s", root, *path != '\0' &&
+			    strcmp(root, "/") != 0 ? "/" : "", path);
+		count(s, &s->paths, full, 0);
+		if (decision != NULL && strcmp(decision, "run") == 0)
+			count(s, &s->paths, full, 1);
+		if (decision != NULL && strcmp(decision, "denied") == 0)
+			count(s, &s->paths, full, 2);
+		free(full);
+	}
+}
+
 /* Counts the record |o| if its time is in the range. */
 static void
 take(struct summary *s, const cJSON *o, const char *where)
@@ -210,6 +249,7 @@ take(struct summary *s, const cJSON *o, const char *where)
 	if (strcmp(event, "call") == 0) {
 		count(s, &s->tools, tool, 0);
 		name = member_str(o, "decision");
+		count_paths(s, o, name);
 		if (name != NULL && strcmp(name, "run") == 0)
 			count(s, &s->tools, tool, 1);
 		if (name != NULL && strcmp(name, "denied") == 0) {
@@ -237,7 +277,7 @@ read_file(struct summary *s, const char *file)
 	if (lines_open(&in, file) != 0)
 		return -1;
 	while ((rc = lines_next(&in)) > 0 && !s->nomem) {
-		snprintf(where, sizeof(where), "%s:%lu", clean(file, name,
+		tc_text_fmt(where, sizeof(where), "%s:%lu", clean(file, name,
 		    sizeof(name)), in.line);
 		o = in.toolong ? NULL : cJSON_ParseWithLength(in.buf, in.len);
 		if (cJSON_IsObject(o))
@@ -271,7 +311,47 @@ print_tallies(const char *title, const struct tallies *ts)
 		    sizeof(name)), ts->t[i].n[0]);
 }
 
-static void
+/* Orders tallies by their first count, most first, then by name. */
+static int
+most_first(const void *a, const void *b)
+{
+	const struct tally *x = *(const struct tally *const *)a;
+	const struct tally *y = *(const struct tally *const *)b;
+
+	if (x->n[0] != y->n[0])
+		return x->n[0] > y->n[0] ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Prints the PATHS_SHOWN paths most named, with their counts. */
+static int
+print_paths(const struct tallies *ts)
+{
+	char name[NAME_SHOWN];
+	const struct tally **v;
+	size_t i;
+
+	printf("paths most named:\n");
+	if (ts->len == 0) {
+		printf("  (none)\n");
+		return 0;
+	}
+	if ((v = calloc(ts->len, sizeof(*v))) == NULL)
+		return -1;
+	for (i = 0; i < ts->len; i++)
+		v[i] = &ts->t[i];
+	qsort(v, ts->len, sizeof(*v), most_first);
+	for (i = 0; i < ts->len && i < PATHS_SHOWN; i++)
+		printf("  %-24s %6llu  (%llu run, %llu denied)\n",
+		    clean(v[i]->name, name, sizeof(name)), v[i]->n[0],
+		    v[i]->n[1], v[i]->n[2]);
+	if (ts->len > PATHS_SHOWN)
+		printf("  (%zu more)\n", ts->len - PATHS_SHOWN);
+	free(v);
+	return 0;
+}
+
+static int
 print_text(const struct summary *s)
 {
 	char a[NAME_SHOWN], b[NAME_SHOWN], c[NAME_SHOWN];
@@ -306,6 +386,11 @@ print_text(const struct summary *s)
 		printf("  %s  %s\n", clean(w->tool, b, sizeof(b)),
 		    clean(w->outcome, c, sizeof(c)));
 	}
+	if (print_paths(&s->paths) != 0) {
+		tc_log(TC_LOG_ERROR, "out of memory");
+		return -1;
+	}
+	return 0;
 }
 
 /* Adds |ts| to |o| as {"name": count, ...} under |key|. */
@@ -324,14 +409,15 @@ add_counts(cJSON *o, const char *key, const struct tallies *ts)
 	return 0;
 }
 
-/* Adds the tools as {"tool": {"calls":N,"run":N,"denied":N}, ...}. */
+/* Adds the tools (or paths) as {"tool": {"calls":N,"run":N,"denied":N},
+ * ...} under |key|. */
 static int
-add_tools(cJSON *o, const struct tallies *ts)
+add_tools(cJSON *o, const char *key, const struct tallies *ts)
 {
 	cJSON *m, *t;
 	size_t i;
 
-	if ((m = cJSON_AddObjectToObject(o, "tools")) == NULL)
+	if ((m = cJSON_AddObjectToObject(o, key)) == NULL)
 		return -1;
 	for (i = 0; i < ts->len; i++)
 		if ((t = cJSON_AddObjectToObject(m, ts->t[i].name)) == NULL ||
@@ -382,10 +468,11 @@ print_summary_json(const struct summary *s)
 	    s->first) : cJSON_AddNullToObject(o, "first")) ||
 	    !(s->last != NULL ? cJSON_AddStringToObject(o, "last", s->last) :
 	    cJSON_AddNullToObject(o, "last")) ||
-	    add_tools(o, &s->tools) != 0 ||
+	    add_tools(o, "tools", &s->tools) != 0 ||
 	    add_counts(o, "denials", &s->denials) != 0 ||
 	    add_counts(o, "errors", &s->errors) != 0 ||
-	    add_slowest(o, s) != 0) {
+	    add_slowest(o, s) != 0 ||
+	    add_tools(o, "paths", &s->paths) != 0) {
 		cJSON_Delete(o);
 		tc_log(TC_LOG_ERROR, "out of memory");
 		return -1;
@@ -416,6 +503,7 @@ summary_free(struct summary *s)
 	tallies_free(&s->tools);
 	tallies_free(&s->denials);
 	tallies_free(&s->errors);
+	tallies_free(&s->paths);
 	free(s->first);
 	free(s->last);
 }
@@ -453,7 +541,7 @@ cmd_summary(int argc, char *argv[])
 	if (rc == 0 && json)
 		rc = print_summary_json(&s);
 	else if (rc == 0)
-		print_text(&s);
+		rc = print_text(&s);
 	summary_free(&s);
 	return rc == 0 ? EXIT_INTACT : EXIT_TROUBLE;
 usage:

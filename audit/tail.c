@@ -1,9 +1,10 @@
 /*
  * tail.c: toolcell-audit tail [-n N] [--json] FILE: the last N records
  * (10 unless told), one line each for a person (time, seq, event, and the
- * event's call, tool, decision or outcome, duration), or with --json the
- * lines as they are in the log.  Nothing is verified here: verify does
- * that, and tail shows a line that is not a record for what it is.
+ * event's call, tool, the paths it named, decision or outcome, duration),
+ * or with --json the lines as they are in the log.  Nothing is verified
+ * here: verify does that, and tail shows a line that is not a record for
+ * what it is.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -14,10 +15,12 @@
 #include "buf.h"
 #include "cli.h"
 #include "log.h"
+#include "text.h"
 
 #define TAIL_DEFAULT	10
 #define TAIL_MAX	1000000
 #define SHOWN_MAX	4096		/* bytes of one line shown */
+#define FIELD_SHOWN	512		/* bytes of one member or path */
 
 /* A line kept for the end. */
 struct kept {
@@ -26,14 +29,18 @@ struct kept {
 	unsigned long	 line;
 };
 
-/* Appends " <member>" to |b| if |o| has the string member |name|. */
+/* Appends " <member>" to |b| if |o| has the string member |name|, cut
+ * (on a character boundary, marked) to leave room for the rest. */
 static void
 add_str(struct tc_buf *b, const cJSON *o, const char *name)
 {
 	const char *s = member_str(o, name);
+	char v[FIELD_SHOWN];
 
-	if (s != NULL)
-		tc_buf_printf(b, " %s", s);
+	if (s != NULL) {
+		tc_text_fmt(v, sizeof(v), "%s", s);
+		tc_buf_printf(b, " %s", v);
+	}
 }
 
 /* Appends " <member>" to |b| if |o| has the integer member |name|. */
@@ -47,7 +54,32 @@ add_uint(struct tc_buf *b, const cJSON *o, const char *name,
 		tc_buf_printf(b, " %llu%s", v, unit);
 }
 
-/* " call 3 write_file denied by consent (hook: deny): reason" */
+/* Appends " on ROOT/PATH, ROOT/PATH2" for the "paths" of |o|, the files
+ * a call named, resolved (each a "root" and a "path" relative to it). */
+static void
+add_paths(struct tc_buf *b, const cJSON *o)
+{
+	const cJSON *p;
+	const char *root, *path;
+	char v[FIELD_SHOWN];
+	int n = 0;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(o, "paths")) {
+		root = member_str(p, "root");
+		if ((path = member_str(p, "path")) == NULL)
+			continue;
+		if (root == NULL)
+			tc_text_fmt(v, sizeof(v), "%s", path);
+		else if (strcmp(path, ".") == 0)
+			tc_text_fmt(v, sizeof(v), "%s", root);
+		else
+			tc_text_fmt(v, sizeof(v), "%s%s%s", root,
+			    strcmp(root, "/") != 0 ? "/" : "", path);
+		tc_buf_printf(b, "%s%s", n++ > 0 ? ", " : " on ", v);
+	}
+}
+
+/* " call 3 write_file on /srv/p/x denied by consent (hook: deny): why" */
 static void
 describe_call(struct tc_buf *b, const cJSON *o)
 {
@@ -56,6 +88,7 @@ describe_call(struct tc_buf *b, const cJSON *o)
 
 	add_uint(b, o, "call", "");
 	add_str(b, o, "tool");
+	add_paths(b, o);
 	add_str(b, o, "decision");
 	if (by != NULL)
 		tc_buf_printf(b, " by %s", by);
@@ -68,7 +101,8 @@ describe_call(struct tc_buf *b, const cJSON *o)
 		tc_buf_printf(b, ": %s", text);
 }
 
-/* " result 3 read_text_file ok 12 ms exit 1 signal SIGKILL truncated" */
+/* " result 3 read_text_file on /srv/p/x ok 12 ms exit 1 signal SIGKILL
+ * truncated" */
 static void
 describe_result(struct tc_buf *b, const cJSON *o)
 {
@@ -76,6 +110,7 @@ describe_result(struct tc_buf *b, const cJSON *o)
 
 	add_uint(b, o, "call", "");
 	add_str(b, o, "tool");
+	add_paths(b, o);
 	add_str(b, o, "outcome");
 	add_uint(b, o, "duration_ms", " ms");
 	if (member_uint(o, "exit", &code) == 0 && code != 0)

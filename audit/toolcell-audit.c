@@ -12,6 +12,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "text.h"
 
 #define LINE_CHUNK	4096		/* a line buffer grows by this much */
 
@@ -94,24 +95,7 @@ lines_close(struct lines *r)
 char *
 clean(const char *s, char *out, size_t n)
 {
-	size_t o = 0;
-	unsigned char c;
-
-	for (; *s != '\0'; s++) {
-		c = (unsigned char)*s;
-		if (c < 0x20 || c == 0x7f) {
-			if (o + 4 >= n)
-				break;
-			snprintf(out + o, n - o, "\\x%02x", c);
-			o += 4;
-		} else {
-			if (o + 1 >= n)
-				break;
-			out[o++] = (char)c;
-		}
-	}
-	out[o] = '\0';
-	return out;
+	return tc_text_show(out, n, s, TC_SHOW_BYTES);
 }
 
 const char *

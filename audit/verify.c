@@ -31,6 +31,7 @@
 
 #include "cli.h"
 #include "log.h"
+#include "text.h"
 
 #define ZERO_HEX	"00000000000000000000000000000000" \
 			"00000000000000000000000000000000"
@@ -123,7 +124,7 @@ note(struct verify *v, const char *file, unsigned long line,
 	n->file = file;
 	n->line = line;
 	va_start(ap, fmt);
-	vsnprintf(n->text, sizeof(n->text), fmt, ap);
+	tc_text_vfmt(n->text, sizeof(n->text), fmt, ap);
 	va_end(ap);
 }
 
@@ -140,20 +141,20 @@ take_line(struct verify *v, struct rec *r)
 	r->mac = -1;
 	if (v->in.toolong) {
 		r->bad = 1 + K_NOTJSON;
-		snprintf(r->why, sizeof(r->why), "longer than %u bytes: not "
+		tc_text_fmt(r->why, sizeof(r->why), "longer than %u bytes: not "
 		    "a record", TC_AUDIT_MAX_LINE);
 		return;
 	}
 	if (v->in.partial) {
 		r->bad = 1 + K_PARTIAL;
-		snprintf(r->why, sizeof(r->why), "the last line has no "
+		tc_text_fmt(r->why, sizeof(r->why), "the last line has no "
 		    "newline: a write was cut short, or the file was cut");
 		return;
 	}
 	rc = tc_audit_parse_line(v->in.buf, v->in.len, &r->l, NULL, &d);
 	if (rc != 0) {
 		r->bad = 1 + (rc == TC_EINVAL ? K_FIELDS : K_NOTJSON);
-		snprintf(r->why, sizeof(r->why), "%s", d.msg);
+		tc_text_fmt(r->why, sizeof(r->why), "%s", d.msg);
 		return;
 	}
 	if (v->key != NULL ? r->l.keyed : !r->l.keyed)
@@ -225,7 +226,7 @@ problem(struct verify *v, const struct rec *r, enum kind k,
 	v->pline = r != NULL ? r->line : v->p.line;
 	v->pseq = r == NULL ? v->p.seq : r->bad ? 0 : r->l.seq;
 	va_start(ap, fmt);
-	vsnprintf(v->msg, sizeof(v->msg), fmt, ap);
+	tc_text_vfmt(v->msg, sizeof(v->msg), fmt, ap);
 	va_end(ap);
 	return 1;
 }
@@ -391,7 +392,7 @@ order_hint(struct verify *v)
 
 	if (v->pline == 1 && v->pfile != v->files[0] && v->kind != K_PARTIAL &&
 	    v->kind != K_NOTJSON && v->kind != K_FIELDS)
-		snprintf(v->msg + n, sizeof(v->msg) - n, " (at the start of "
+		tc_text_fmt(v->msg + n, sizeof(v->msg) - n, " (at the start of "
 		    "%s: are the files given oldest first?)", v->pfile);
 }
 

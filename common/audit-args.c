@@ -1,15 +1,25 @@
 /*
  * audit-args.c: a call's arguments made fit for the audit log,
- * tc_audit_args().  What looks like a secret is redacted, by the member's
- * name or by the string's shape; long strings are replaced by their length
- * and SHA-256, so the log says which value was passed without holding it.
- * The rules err towards redacting: a log that says too little is a smaller
- * harm than one that leaks a credential.
+ * tc_audit_args(), and the cutting of over-long values, tc_audit_cut().
+ *
+ * Each argument is taken by the role its tool's table gives it.  A path
+ * is kept as given: the log exists to say which files a call named, and a
+ * path shaped like a token ("sk-.../../deploy.sh") must not hide that.
+ * Contents are what may hold a secret: there, what looks like one is
+ * redacted, by the member's name or by the string's shape, and long
+ * strings are replaced by their length and SHA-256, so the log says which
+ * value was passed without holding it.  The rules for contents err
+ * towards redacting: a log that says too little is a smaller harm than
+ * one that leaks a credential.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "audit.h"
+#include "text.h"
+#include "tools.h"
 
 #define REDACTED	"[redacted]"
 #define TOO_DEEP	"[too deep]"
@@ -170,18 +180,43 @@ copy_string(const char *s)
 	return cJSON_CreateString(s);
 }
 
-static cJSON	*copy_value(const cJSON *, int);
+/* How a value is copied: its depth, and the role its table gives it. */
+struct role {
+	int			 depth;
+	int			 path;	/* a path, or an array of paths */
+	const struct tc_arg	*table;	/* an object's members, if known */
+};
 
-/* Adds the member |c| of an object, as it goes into the log, to |out|. */
+static cJSON	*copy_value(const cJSON *, struct role);
+
+/* Returns the entry of |table| for member |name|, or NULL. */
+static const struct tc_arg *
+find_arg(const struct tc_arg *table, const char *name)
+{
+	for (; table != NULL && table->name != NULL; table++)
+		if (strcmp(table->name, name) == 0)
+			return table;
+	return NULL;
+}
+
+/* Adds the member |c| of an object, as it goes into the log, to |out|;
+ * |r| is the object's own role. */
 static int
-add_member(cJSON *out, const cJSON *c, int depth)
+add_member(cJSON *out, const cJSON *c, struct role r)
 {
 	char name[TC_AUDIT_HEX_LEN + 8];
+	const struct tc_arg *a = find_arg(r.table, c->string);
+	struct role mr = { r.depth + 1, 0, NULL };
 	const char *key = c->string;
 	cJSON *v;
 
-	v = secret_name(key) ? cJSON_CreateString(REDACTED) :
-	    copy_value(c, depth);
+	if (a != NULL) {
+		mr.path = (a->flags & TC_ARG_PATH) != 0;
+		mr.table = a->items;
+	}
+	/* A path is never redacted, whatever its member is called. */
+	v = !mr.path && secret_name(key) ? cJSON_CreateString(REDACTED) :
+	    copy_value(c, mr);
 	if (v == NULL)
 		return -1;
 	/* A name is only kept whole up to the length of a kept string. */
@@ -197,10 +232,12 @@ add_member(cJSON *out, const cJSON *c, int depth)
 	return 0;
 }
 
-/* Returns the array or object |v| as it goes into the log. */
+/* Returns the array or object |v| as it goes into the log.  The items of
+ * an array take the array's role (paths, or objects of its table). */
 static cJSON *
-copy_container(const cJSON *v, int depth)
+copy_container(const cJSON *v, struct role r)
 {
+	struct role ir = { r.depth + 1, r.path, r.table };
 	const cJSON *c;
 	cJSON *out, *item;
 
@@ -209,11 +246,11 @@ copy_container(const cJSON *v, int depth)
 		return NULL;
 	cJSON_ArrayForEach(c, v) {
 		if (cJSON_IsObject(v)) {
-			if (add_member(out, c, depth + 1) != 0)
+			if (add_member(out, c, r) != 0)
 				goto fail;
 			continue;
 		}
-		if ((item = copy_value(c, depth + 1)) == NULL)
+		if ((item = copy_value(c, ir)) == NULL)
 			goto fail;
 		if (!cJSON_AddItemToArray(out, item)) {
 			cJSON_Delete(item);
@@ -226,28 +263,32 @@ fail:
 	return NULL;
 }
 
-/* Returns the value |v|, |depth| levels deep, as it goes into the log. */
+/* Returns the value |v| as it goes into the log. */
 static cJSON *
-copy_value(const cJSON *v, int depth)
+copy_value(const cJSON *v, struct role r)
 {
-	if (depth > TC_AUDIT_DEPTH_MAX)
+	if (r.depth > TC_AUDIT_DEPTH_MAX)
 		return cJSON_CreateString(TOO_DEEP);
 	if (cJSON_IsString(v))
-		return copy_string(v->valuestring);
+		return r.path ? cJSON_CreateString(v->valuestring) :
+		    copy_string(v->valuestring);
+	if (cJSON_IsObject(v) && r.path)
+		r.path = 0;	/* not a path, whatever the table says */
 	if (cJSON_IsArray(v) || cJSON_IsObject(v))
-		return copy_container(v, depth);
+		return copy_container(v, r);
 	return cJSON_Duplicate(v, 0);
 }
 
 cJSON *
-tc_audit_args(const cJSON *args)
+tc_audit_args(const cJSON *args, const struct tc_arg *table)
 {
+	struct role r = { 1, 0, table };
 	cJSON *copy, *o;
 	char *s;
 
 	if (args == NULL)
 		return cJSON_CreateObject();
-	if ((copy = copy_value(args, 1)) == NULL)
+	if ((copy = copy_value(args, r)) == NULL)
 		return NULL;
 	if ((s = cJSON_PrintUnformatted(copy)) == NULL) {
 		cJSON_Delete(copy);
@@ -261,4 +302,123 @@ tc_audit_args(const cJSON *args)
 	}
 	cJSON_free(s);
 	return copy;
+}
+
+/* --- Cutting over-long values --- */
+
+struct cutter {
+	cJSON		*cut;		/* the record's "cut" member */
+	cJSON		*rec;
+	size_t		 max_string, max_items;
+	char		 ptr[1024];	/* JSON Pointer to the value */
+	int		 nomem;
+};
+
+/* Notes that the value at c->ptr was |len| long, unless an earlier cut
+ * noted it already (its length before any cut). */
+static void
+note_cut(struct cutter *c, size_t len)
+{
+	if (c->cut == NULL &&
+	    (c->cut = cJSON_GetObjectItemCaseSensitive(c->rec, "cut")) ==
+	    NULL && (c->cut = cJSON_AddObjectToObject(c->rec, "cut")) ==
+	    NULL) {
+		c->nomem = 1;
+		return;
+	}
+	if (cJSON_GetObjectItemCaseSensitive(c->cut, c->ptr) == NULL &&
+	    cJSON_AddNumberToObject(c->cut, c->ptr, (double)len) == NULL)
+		c->nomem = 1;
+}
+
+/* Appends "/" and |token| (escaped: '~' as "~0", '/' as "~1") to c->ptr;
+ * returns its length before, to restore it.  A pointer too long for the
+ * buffer is cut, on a character boundary. */
+static size_t
+ptr_push(struct cutter *c, const char *token)
+{
+	size_t n = strlen(c->ptr), o = n;
+	const char *t;
+
+	if (o + 1 < sizeof(c->ptr))
+		c->ptr[o++] = '/';
+	for (t = token; *t != '\0' && o + 2 < sizeof(c->ptr); t++) {
+		if (*t == '~' || *t == '/') {
+			c->ptr[o++] = '~';
+			c->ptr[o++] = *t == '~' ? '0' : '1';
+		} else
+			c->ptr[o++] = *t;
+	}
+	o = n + tc_utf8_cut(c->ptr + n, o - n, o - n);
+	c->ptr[o] = '\0';
+	return n;
+}
+
+static void
+cut_value(struct cutter *c, cJSON *v)
+{
+	size_t len, keep, n, i;
+	cJSON *it, *next;
+	char idx[24];
+	char *s;
+
+	if (cJSON_IsString(v) && (len = strlen(v->valuestring)) >
+	    c->max_string) {
+		keep = tc_utf8_cut(v->valuestring, len, c->max_string);
+		if ((s = malloc(keep + TC_TEXT_CUT_LEN + 1)) == NULL) {
+			c->nomem = 1;
+			return;
+		}
+		memcpy(s, v->valuestring, keep);
+		memcpy(s + keep, TC_TEXT_CUT, TC_TEXT_CUT_LEN + 1);
+		/* Cut again by a later, harder pass, it keeps the length
+		 * it had before the first (note_cut()). */
+		note_cut(c, len);
+		if (cJSON_SetValuestring(v, s) == NULL)
+			c->nomem = 1;
+		free(s);
+		return;
+	}
+	if (cJSON_IsArray(v) && (n = (size_t)cJSON_GetArraySize(v)) >
+	    c->max_items) {
+		note_cut(c, n);
+		it = cJSON_GetArrayItem(v, (int)c->max_items);
+		for (; it != NULL; it = next) {
+			next = it->next;
+			cJSON_Delete(cJSON_DetachItemViaPointer(v, it));
+		}
+	}
+	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+		return;
+	i = 0;
+	cJSON_ArrayForEach(it, v) {
+		if (c->nomem)
+			return;
+		if (cJSON_IsObject(v) && v == c->rec && it == c->cut)
+			continue;
+		if (cJSON_IsObject(v))
+			n = ptr_push(c, it->string);
+		else {
+			snprintf(idx, sizeof(idx), "%zu", i++);
+			n = ptr_push(c, idx);
+		}
+		cut_value(c, it);
+		c->ptr[n] = '\0';
+	}
+}
+
+int
+tc_audit_cut(cJSON *rec, size_t max_string, size_t max_items)
+{
+	struct cutter c;
+
+	if (!cJSON_IsObject(rec))
+		return TC_EINVAL;
+	memset(&c, 0, sizeof(c));
+	c.rec = rec;
+	c.cut = cJSON_GetObjectItemCaseSensitive(rec, "cut");
+	c.max_string = max_string;
+	c.max_items = max_items;
+	cut_value(&c, rec);
+	return c.nomem ? TC_ENOMEM : 0;
 }

@@ -25,6 +25,7 @@
 
 #include "audit.h"
 #include "buf.h"
+#include "text.h"
 
 /* Nettle 4 dropped the length argument of the digest functions. */
 #if NETTLE_VERSION_MAJOR >= 4
@@ -457,7 +458,7 @@ verify_hint(const struct tc_audit *a, const char *file)
 {
 	static char hint[PATH_MAX + 64];
 
-	snprintf(hint, sizeof(hint), "run 'toolcell-audit verify%s %s'",
+	tc_text_fmt(hint, sizeof(hint), "run 'toolcell-audit verify%s %s'",
 	    a->key.bytes != NULL ? " --key KEY" : "", file);
 	return hint;
 }
@@ -959,13 +960,14 @@ undo(struct tc_audit *a, off_t size, ssize_t w, size_t n, int err,
 	char what[128];
 
 	if (w < 0)
-		snprintf(what, sizeof(what), "write failed: %s",
+		tc_text_fmt(what, sizeof(what), "write failed: %s",
 		    strerror(err));
 	else if ((size_t)w < n)
-		snprintf(what, sizeof(what), "short write (%zd of %zu bytes)",
+		tc_text_fmt(what, sizeof(what),
+		    "short write (%zd of %zu bytes)",
 		    w, n);
 	else
-		snprintf(what, sizeof(what), "fsync failed: %s",
+		tc_text_fmt(what, sizeof(what), "fsync failed: %s",
 		    strerror(err));
 	if (ftruncate(a->fd, size) != 0) {
 		a->broken = 1;

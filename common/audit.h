@@ -42,11 +42,15 @@
 #define TC_AUDIT_KEY_MIN	16		/* bytes of key, at least */
 #define TC_AUDIT_KEY_MAX	4096		/* and at most */
 #define TC_AUDIT_MAX_LINE	(1u << 20)	/* bytes in a line, less '\n' */
-#define TC_AUDIT_ARGS_MAX	(64u << 10)	/* tc_audit_args() result */
-#define TC_AUDIT_STRING_MAX	256		/* longer strings: digested */
+#define TC_AUDIT_ARGS_MAX	(256u << 10)	/* tc_audit_args() result */
+#define TC_AUDIT_STRING_MAX	256		/* longer contents: digested */
 #define TC_AUDIT_DEPTH_MAX	16		/* nesting kept in arguments */
+#define TC_AUDIT_VALUE_MAX	4096		/* bytes of a string kept */
+#define TC_AUDIT_VALUE_MIN	256		/* ... when the line is full */
+#define TC_AUDIT_ITEMS_MIN	64		/* items of an array, then */
 
 struct tc_audit;
+struct tc_arg;
 
 struct tc_audit_opts {
 	const char	*path;		/* the log, JSON Lines */
@@ -126,20 +130,46 @@ int	tc_audit_append(struct tc_audit *a, const cJSON *rec,
 void	tc_audit_close(struct tc_audit *a);
 
 /*
- * Returns a copy of the tool arguments |args| fit for the log: members
- * whose names look like secrets (password, passwd, secret, token, api_key,
- * apikey, authorization, cookie, private_key, credential; any case, '-' as
- * '_', anywhere in the name) and strings that look like secrets (a PEM
- * private key, GitHub, OpenAI, Slack, GitLab or AWS tokens, "Bearer ..."
+ * Returns a copy of the tool arguments |args| fit for the log, each
+ * member by the role the tool's argument table |table| gives it (NULL: no
+ * table, as for a tool that does not exist, where every member is
+ * contents).
+ *
+ * A path (TC_ARG_PATH: a string, or an array of strings) is kept as it
+ * was given, whatever it looks like and whatever its member's name: the
+ * log must say which file a call named.  (One longer than
+ * TC_AUDIT_VALUE_MAX is cut by tc_audit_cut(), like any value.)
+ *
+ * Everything else is contents, and redacted: members whose names look
+ * like secrets (password, passwd, secret, token, api_key, apikey,
+ * authorization, cookie, private_key, credential; any case, '-' as '_',
+ * anywhere in the name) and strings that look like secrets (a PEM private
+ * key, GitHub, OpenAI, Slack, GitLab or AWS tokens, "Bearer ..."
  * credentials) become "[redacted]"; strings longer than
- * TC_AUDIT_STRING_MAX bytes become {"length":N,"sha256":"<hex>"} (and
- * member names that long become "sha256:<hex>"); nesting
- * deeper than TC_AUDIT_DEPTH_MAX becomes "[too deep]"; and a copy whose
- * compact JSON exceeds TC_AUDIT_ARGS_MAX becomes {"length":N,"sha256":...}
- * of it.  NULL |args| gives {}.  Returns a new tree the caller deletes, or
- * NULL if out of memory.
+ * TC_AUDIT_STRING_MAX bytes become {"length":N,"sha256":"<hex>"}.  The
+ * members of objects in an object array (TC_ARG_OBJECT_ARRAY) take their
+ * roles from its items' table.
+ *
+ * Member names longer than TC_AUDIT_STRING_MAX become "sha256:<hex>";
+ * nesting deeper than TC_AUDIT_DEPTH_MAX becomes "[too deep]"; and a copy
+ * whose compact JSON exceeds TC_AUDIT_ARGS_MAX becomes
+ * {"length":N,"sha256":...} of it.  NULL |args| gives {}.  Returns a new
+ * tree the caller deletes, or NULL if out of memory.
  */
-cJSON  *tc_audit_args(const cJSON *args);
+cJSON  *tc_audit_args(const cJSON *args, const struct tc_arg *table);
+
+/*
+ * Cuts, in the record |rec| (an object), every string value longer than
+ * |max_string| bytes to at most that many, on a UTF-8 character boundary,
+ * followed by U+2026 (...); and every array longer than |max_items| to
+ * its first |max_items| items.  Each value cut is named in the record's
+ * member "cut", an object whose members are JSON Pointers (RFC 6901) to
+ * the values cut and whose values are their lengths before any cut (bytes
+ * of a string, items of an array): {"cut":{"/tool":4194304}}.  "cut"
+ * itself is never cut.  Returns 0, or TC_ENOMEM (|rec| may then be cut in
+ * part).
+ */
+int	tc_audit_cut(cJSON *rec, size_t max_string, size_t max_items);
 
 /*
  * Reads the key file |file| into |k| with the checks of tc_audit_open().

@@ -174,6 +174,26 @@ tc_utf8_prefix(const void *p, size_t n)
 	return i;
 }
 
+size_t
+tc_utf8_decode(const void *p, size_t n, uint32_t *cp, size_t *bad)
+{
+	const unsigned char *s = p;
+	uint32_t v;
+	int len, b, i;
+
+	if ((len = utf8_seq(s, n, &b)) == 0) {
+		if (bad != NULL)
+			*bad = (size_t)b;
+		return 0;
+	}
+	v = len == 1 ? s[0] : len == 2 ? s[0] & 0x1fu : len == 3 ?
+	    s[0] & 0x0fu : s[0] & 0x07u;
+	for (i = 1; i < len; i++)
+		v = v << 6 | (s[i] & 0x3fu);
+	*cp = v;
+	return (size_t)len;
+}
+
 int
 tc_utf8_valid(const void *p, size_t n)
 {

@@ -93,4 +93,13 @@ size_t	tc_utf8_prefix(const void *p, size_t n);
 /* Returns 1 if |p| holds only well-formed UTF-8 without NUL, else 0. */
 int	tc_utf8_valid(const void *p, size_t n);
 
+/*
+ * Decodes the character at |p| (at most |n| bytes, |n| at least 1).
+ * Returns its length in bytes with *|cp| set, or 0 if the bytes there are
+ * ill-formed (or NUL, or cut off by |n|); then *|bad|, if |bad| is not
+ * NULL, is the length of the maximal ill-formed subpart, which stands for
+ * one U+FFFD.
+ */
+size_t	tc_utf8_decode(const void *p, size_t n, uint32_t *cp, size_t *bad);
+
 #endif /* TC_BUF_H */

@@ -23,6 +23,7 @@
 #include "glob.h"
 #include "log.h"
 #include "server-int.h"
+#include "text.h"
 
 const char *
 tc_consent_rule_str(const struct tc_consent_rule *rule, char *buf,
@@ -30,12 +31,12 @@ tc_consent_rule_str(const struct tc_consent_rule *rule, char *buf,
 {
 	size_t n, i;
 
-	n = (size_t)snprintf(buf, len, "consent %s", rule->tool);
+	n = tc_text_fmt(buf, len, "consent %s", rule->tool);
 	for (i = 0; i < rule->npatterns && n < len; i++)
-		n += (size_t)snprintf(buf + n, len - n, " %s",
+		n += tc_text_fmt(buf + n, len - n, " %s",
 		    rule->patterns[i]);
 	if (n < len)
-		snprintf(buf + n, len - n, " (line %d)", rule->line);
+		tc_text_fmt(buf + n, len - n, " (line %d)", rule->line);
 	return buf;
 }
 
@@ -148,7 +149,7 @@ settle(struct srv *s, struct call *c, int allowed, const char *why)
 	tc_consent_rule_str(k->rule, rule, sizeof(rule));
 	if (tc_record_call(s, c, "denied", "consent", rule, why, &d) != 0)
 		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
-	snprintf(msg, sizeof(msg), "The call was not run: %s. (Policy rule "
+	tc_text_fmt(msg, sizeof(msg), "The call was not run: %s. (Policy rule "
 	    "'%s' asks a person before this call.)", why, rule);
 	tc_srv_refuse(s, c, msg);
 }
@@ -191,7 +192,8 @@ on_elicit(void *ctx, const cJSON *result, const cJSON *error)
 		/* An error answer: the client could not ask.  Try the next
 		 * means, as if it had none. */
 		msg = cJSON_GetObjectItemCaseSensitive(error, "message");
-		snprintf(k->detail, sizeof(k->detail), "the client could not "
+		tc_text_fmt(k->detail, sizeof(k->detail),
+		    "the client could not "
 		    "ask: %s", cJSON_IsString(msg) ? msg->valuestring :
 		    "an error");
 		tc_debug("call %s: %s", c->call.tool->name, k->detail);
@@ -266,9 +268,10 @@ utf8_next(const unsigned char *p, size_t n, size_t *len)
 }
 
 /*
- * Appends |str| to |b| in quotes, at most |max| bytes of it.  Control
- * characters, line and paragraph separators, the marks that reorder
- * text and bytes that are not UTF-8 are shown as '?', and a quote as \",
+ * Appends |str| to |b| in quotes, at most |max| bytes of it.  The
+ * characters text.h shows escaped (controls, format characters such as
+ * the marks that reorder text, line and paragraph separators) and bytes
+ * that are not UTF-8 are shown as '?', and a quote as \",
  * so that a file name the model chose cannot pass for the server's words.
  */
 static void
@@ -285,10 +288,7 @@ put_quoted(struct tc_buf *b, const char *str, size_t max)
 			tc_buf_append_str(b, "...");
 			break;
 		}
-		if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && cp < 0xa0) ||
-		    cp == 0x061c || (cp >= 0x200b && cp <= 0x200f) ||
-		    (cp >= 0x2028 && cp <= 0x202e) ||
-		    (cp >= 0x2066 && cp <= 0x2069) || cp == 0xfeff)
+		if (cp < 0 || tc_text_hidden((uint32_t)cp))
 			tc_buf_append_str(b, "?");
 		else if (cp == '"' || cp == '\\') {
 			tc_buf_append_str(b, "\\");
@@ -427,8 +427,9 @@ run_hook(struct srv *s, struct call *c)
 	    s->pol.consent_timeout_ms, &d) != 0) {
 		free(in);
 		k->answer = "error";
-		snprintf(k->detail, sizeof(k->detail), "%s", d.msg);
-		snprintf(why, sizeof(why), "the consent hook could not be run "
+		tc_text_fmt(k->detail, sizeof(k->detail), "%s", d.msg);
+		tc_text_fmt(why, sizeof(why),
+		    "the consent hook could not be run "
 		    "(%s), which counts as no", d.msg);
 		settle(s, c, 0, why);
 		return -1;
@@ -447,7 +448,7 @@ hook_done(struct srv *s, struct call *c)
 	char why[400];
 
 	k->hook_running = 0;
-	snprintf(k->detail, sizeof(k->detail), "%s", h->reason[0] ?
+	tc_text_fmt(k->detail, sizeof(k->detail), "%s", h->reason[0] ?
 	    h->reason : h->why);
 	switch (h->answer) {
 	case TC_HOOK_ALLOW:
@@ -464,11 +465,11 @@ hook_done(struct srv *s, struct call *c)
 	case TC_HOOK_FAILED:
 		k->answer = h->failure == TC_HOOK_FAIL_TIMEOUT ? "timeout" :
 		    "error";
-		snprintf(k->detail, sizeof(k->detail), "%s", h->why);
+		tc_text_fmt(k->detail, sizeof(k->detail), "%s", h->why);
 		break;
 	}
 	/* h->why is a whole sentence: who decided, how, and the reason. */
-	snprintf(why, sizeof(why), "%s%s", h->why,
+	tc_text_fmt(why, sizeof(why), "%s%s", h->why,
 	    h->answer == TC_HOOK_FAILED ? ", which counts as no" : "");
 	settle(s, c, 0, why);
 }
@@ -494,7 +495,7 @@ ask_next(struct srv *s, struct call *c)
 				    s->pol.consent_timeout_ms;
 				return;
 			}
-			snprintf(k->detail, sizeof(k->detail), "the "
+			tc_text_fmt(k->detail, sizeof(k->detail), "the "
 			    "elicitation request could not be sent");
 			continue;
 		}
@@ -507,10 +508,12 @@ ask_next(struct srv *s, struct call *c)
 	k->means = "none";
 	k->answer = "deny";
 	if (k->detail[0] != '\0')
-		snprintf(why, sizeof(why), "nobody could be asked for consent "
+		tc_text_fmt(why, sizeof(why),
+		    "nobody could be asked for consent "
 		    "(%s), so it is denied", k->detail);
 	else
-		snprintf(why, sizeof(why), "nobody could be asked for consent "
+		tc_text_fmt(why, sizeof(why),
+		    "nobody could be asked for consent "
 		    "(the client does not support elicitation%s), so it is "
 		    "denied", s->pol.consent_hook == NULL ? " and the policy "
 		    "names no consent-hook" : "");
@@ -562,7 +565,7 @@ tc_consent_step(struct srv *s, struct call *c, const struct pollfd *pfd,
 	    now_ms >= k->deadline_ms) {
 		withdraw(s, k, "no answer in time");
 		k->answer = "timeout";
-		snprintf(why, sizeof(why), "no answer to the request for "
+		tc_text_fmt(why, sizeof(why), "no answer to the request for "
 		    "consent within %d s, which counts as no",
 		    s->pol.consent_timeout_ms / 1000);
 		settle(s, c, 0, why);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "err.h"
+#include "text.h"
 
 const char *
 tc_strerror(int code)
@@ -31,7 +32,7 @@ tc_errname(int code)
 static void
 vdiag(struct tc_diag *d, const char *fmt, va_list ap)
 {
-	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	tc_text_vfmt(d->msg, sizeof(d->msg), fmt, ap);
 }
 
 int
@@ -61,9 +62,7 @@ tc_diag_errno(struct tc_diag *d, int code, const char *fmt, ...)
 	vdiag(d, fmt, ap);
 	va_end(ap);
 	n = strlen(d->msg);
-	if (n < sizeof(d->msg))
-		snprintf(d->msg + n, sizeof(d->msg) - n, ": %s",
-		    strerror(saved));
+	tc_text_fmt(d->msg + n, sizeof(d->msg) - n, ": %s", strerror(saved));
 	d->sys_errno = saved;
 	errno = saved;
 	return code;

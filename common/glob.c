@@ -20,6 +20,7 @@
 
 #include "glob.h"
 #include "policy.h"
+#include "text.h"
 
 /* Formats a reason into |why| (if any) and returns 0, for invalid(). */
 static int __attribute__((format(printf, 3, 4)))
@@ -29,7 +30,7 @@ invalid(char *why, size_t n, const char *fmt, ...)
 
 	if (why != NULL && n > 0) {
 		va_start(ap, fmt);
-		vsnprintf(why, n, fmt, ap);
+		tc_text_vfmt(why, n, fmt, ap);
 		va_end(ap);
 	}
 	return 0;

@@ -27,6 +27,7 @@
 
 #include "buf.h"
 #include "hook.h"
+#include "text.h"
 
 #define HOOK_NAME_MAX	128	/* of TOOLCELL_SERVER and TOOLCELL_TOOL */
 
@@ -587,7 +588,7 @@ fail(struct tc_hook *h, enum tc_hook_failure f, const char *fmt, ...)
 		return;
 	h->failure = f;
 	va_start(ap, fmt);
-	vsnprintf(h->why, sizeof(h->why), fmt, ap);
+	tc_text_vfmt(h->why, sizeof(h->why), fmt, ap);
 	va_end(ap);
 }
 
@@ -822,22 +823,6 @@ read_output(struct tc_hook *h, int64_t now)
 	}
 }
 
-/* Returns the length of an incomplete UTF-8 sequence that ends |p|. */
-static size_t
-partial_utf8_tail(const unsigned char *p, size_t n)
-{
-	size_t back, want;
-
-	for (back = 1; back <= 3 && back <= n; back++) {
-		if ((p[n - back] & 0xc0) == 0x80)
-			continue;		/* a continuation byte */
-		want = p[n - back] >= 0xf0 ? 4 : p[n - back] >= 0xe0 ? 3 :
-		    p[n - back] >= 0xc0 ? 2 : 1;
-		return want > back ? back : 0;
-	}
-	return 0;
-}
-
 /*
  * Makes the kept line fit for a JSON string, a log line and a terminal:
  * control characters (C0, DEL, C1) become blanks, ill-formed UTF-8 '?',
@@ -852,7 +837,7 @@ sanitize_line(struct tc_hook *h)
 	char *dst = h->reason;
 
 	if (n == sizeof(h->line))	/* perhaps cut: a split character */
-		n -= partial_utf8_tail(p, n);
+		n = tc_utf8_whole(p, n);
 	while (i < n) {
 		k = tc_utf8_prefix(p + i, n - i);
 		for (j = i; j < i + k; j++) {
@@ -985,17 +970,17 @@ decide(struct tc_hook *h, int keeper_status)
 	code = WEXITSTATUS(h->status);
 	if (code == 0 && strip_session(h->reason)) {
 		h->answer = TC_HOOK_ALLOW_SESSION;
-		snprintf(h->why, sizeof(h->why), "consent hook '%s' allowed "
+		tc_text_fmt(h->why, sizeof(h->why), "consent hook '%s' allowed "
 		    "the call for this session%s%s", h->path,
 		    h->reason[0] ? ": " : "", h->reason);
 	} else if (code == 0) {
 		h->answer = TC_HOOK_ALLOW;
-		snprintf(h->why, sizeof(h->why), "consent hook '%s' allowed "
+		tc_text_fmt(h->why, sizeof(h->why), "consent hook '%s' allowed "
 		    "the call%s%s", h->path, h->reason[0] ? ": " : "",
 		    h->reason);
 	} else {
 		h->answer = TC_HOOK_DENY;
-		snprintf(h->why, sizeof(h->why), "consent hook '%s' denied "
+		tc_text_fmt(h->why, sizeof(h->why), "consent hook '%s' denied "
 		    "the call (exit status %d)%s%s", h->path, code,
 		    h->reason[0] ? ": " : "", h->reason);
 	}

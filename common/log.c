@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "text.h"
 
 static const char *progname = "toolcell";
 static enum tc_log_level maxlevel = TC_LOG_INFO;
@@ -24,25 +25,27 @@ tc_log_progname(void)
 	return progname;
 }
 
+/*
+ * Writes "prog: <tag><message>\n".  The message often holds what a client
+ * or a model sent (a client's name, a path): it is shown escaped
+ * (text.h), so that no control character, terminal escape sequence or
+ * reordering mark reaches the terminal as such, and one message is one
+ * line.  Too long a message is cut on a character boundary, marked.
+ */
 static void
 vlog(const char *tag, const char *fmt, va_list ap)
 {
-	char line[1024];
-	int n, m;
+	char msg[2048], line[3072];
+	size_t n;
 	int saved = errno;
 
-	n = snprintf(line, sizeof(line), "%s: %s", progname, tag);
-	if (n < 0 || (size_t)n >= sizeof(line))
-		n = 0;
-	m = vsnprintf(line + n, sizeof(line) - (size_t)n - 1, fmt, ap);
-	if (m < 0)
-		m = 0;
-	n += m;
-	if ((size_t)n > sizeof(line) - 2)
-		n = (int)sizeof(line) - 2;
+	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
+	n = tc_text_fmt(line, sizeof(line) - 1, "%s: %s", progname, tag);
+	tc_text_show(line + n, sizeof(line) - 1 - n, msg, TC_SHOW_BYTES);
+	n += strlen(line + n);
 	line[n++] = '\n';
 	/* Best effort: a closed stderr must not stop the server. */
-	if (write(STDERR_FILENO, line, (size_t)n) < 0)
+	if (write(STDERR_FILENO, line, n) < 0)
 		errno = saved;
 	errno = saved;
 }

@@ -14,6 +14,7 @@
 #include "glob.h"
 #include "log.h"
 #include "policy.h"
+#include "text.h"
 
 /*
  * Secrets and the places that run code on the next git command: denied
@@ -374,11 +375,11 @@ const char *
 tc_deny_str(const struct tc_deny *r, char *buf, size_t len)
 {
 	if (r->line > 0)
-		snprintf(buf, len, "'deny %s%s' (line %d)",
+		tc_text_fmt(buf, len, "'deny %s%s' (line %d)",
 		    r->access == TC_ACCESS_WRITE ? "write " : "", r->pattern,
 		    r->line);
 	else
-		snprintf(buf, len, "'deny %s%s' (built in)",
+		tc_text_fmt(buf, len, "'deny %s%s' (built in)",
 		    r->access == TC_ACCESS_WRITE ? "write " : "", r->pattern);
 	return buf;
 }

@@ -23,6 +23,7 @@
 
 #include "glob.h"
 #include "policy.h"
+#include "text.h"
 
 #define MAX_LINE	8192		/* bytes in one line */
 #define MAX_WORDS	8		/* words in one line */
@@ -58,13 +59,13 @@ error(struct state *st, const char *fmt, ...)
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	if (st->line > 0)
-		snprintf(full, sizeof(full), "%s:%d: %s", st->file, st->line,
+		tc_text_fmt(full, sizeof(full), "%s:%d: %s", st->file, st->line,
 		    msg);
 	else
-		snprintf(full, sizeof(full), "%s: %s", st->file, msg);
+		tc_text_fmt(full, sizeof(full), "%s: %s", st->file, msg);
 	st->nerrors++;
 	if (st->report != NULL)
 		st->report(st->ctx, full);
@@ -464,7 +465,7 @@ limit_in(struct state *st, const char *prefix, char **w, int nw,
 		    "filesize, memory, output, processes)", prefix, w[0]);
 		return;
 	}
-	snprintf(what, sizeof(what), "%s %s", prefix, sc->name);
+	tc_text_fmt(what, sizeof(what), "%s %s", prefix, sc->name);
 	scalar_in(st, sc, what, w + 1, nw - 1, l, set_at);
 }
 
@@ -773,7 +774,7 @@ known_tool(struct state *st, const char *what, const char *name)
 			return &p->tools[i];
 	list[0] = '\0';
 	for (i = 0; i < p->ntools && n < sizeof(list); i++)
-		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
+		n += tc_text_fmt(list + n, sizeof(list) - n, "%s%s",
 		    i ? ", " : "", p->tools[i].name);
 	error(st, "%s: %s has no tool '%s' (it has: %s)", what,
 	    p->server != NULL ? p->server : "this server", name, list);
@@ -824,7 +825,7 @@ kw_tool(struct state *st, char **w, int nw)
 		return;
 	if (t->line == 0)
 		t->line = st->line;
-	snprintf(what, sizeof(what), "tool %s", t->name);
+	tc_text_fmt(what, sizeof(what), "tool %s", t->name);
 	if (nw < 2) {
 		error(st, "%s: missing 'off', 'timeout' or 'limit'", what);
 		return;
@@ -838,11 +839,11 @@ kw_tool(struct state *st, char **w, int nw)
 		else
 			t->off_line = st->line;
 	} else if (strcmp(w[1], "timeout") == 0) {
-		snprintf(what, sizeof(what), "tool %s timeout", t->name);
+		tc_text_fmt(what, sizeof(what), "tool %s timeout", t->name);
 		scalar_in(st, &timeout_setting, what, w + 2, nw - 2,
 		    &t->limits, t->set_at);
 	} else if (strcmp(w[1], "limit") == 0) {
-		snprintf(what, sizeof(what), "tool %s limit", t->name);
+		tc_text_fmt(what, sizeof(what), "tool %s limit", t->name);
 		limit_in(st, what, w + 2, nw - 2, &t->limits, t->set_at);
 	} else
 		error(st, "%s: expected 'off', 'timeout' or 'limit', not '%s'",

@@ -14,6 +14,7 @@
 #include "err.h"
 #include "log.h"
 #include "protocol.h"
+#include "text.h"
 
 const char *const tc_proto_versions[] = {
 	"2025-11-25",
@@ -550,13 +551,17 @@ envelope(const char *raw_id)
 static cJSON *
 error_message(const char *raw_id, int code, const char *msg)
 {
+	char shown[1024];
 	cJSON *m, *e;
 
 	if ((m = envelope(raw_id)) == NULL)
 		return NULL;
 	e = cJSON_AddObjectToObject(m, "error");
 	cJSON_AddNumberToObject(e, "code", code);
-	cJSON_AddStringToObject(e, "message", msg);
+	/* A message may echo what the client sent (a tool's name, a
+	 * path): shown escaped, and cut on a character boundary. */
+	cJSON_AddStringToObject(e, "message", tc_text_show(shown,
+	    sizeof(shown), msg, 0));
 	return m;
 }
 

@@ -5,19 +5,25 @@
  *	start	once, before serving: versions, kernel features in force,
  *		the policy and its digest
  *	client	once the client has said who it is
- *	call	every tools/call, whatever becomes of it: the decision
- *		("run", "denied", "cancelled"), who made it (policy,
- *		consent, validation, busy, client) and the rule or answer
- *	result	every call admitted to run: outcome, duration, bytes,
- *		status (one cancelled before it started is "cancelled")
+ *	call	every tools/call, whatever becomes of it, even one that
+ *		names no tool: the decision ("run", "denied",
+ *		"cancelled"), who made it (policy, consent, validation,
+ *		busy, client, server) and the rule or answer; the
+ *		arguments (paths as given, contents redacted:
+ *		tc_audit_args()) and the paths resolved
+ *	result	every call admitted to run: the paths again, outcome,
+ *		duration, bytes, status (one cancelled before it started
+ *		is "cancelled")
  *	stop	at exit
  *
  * A "call" record is written before the call is forked: when it cannot be,
- * the call does not run (the log fails closed).
+ * the call does not run (the log fails closed).  No value is too long to
+ * be written: long ones are cut, and the record says so (append()).
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,7 +36,15 @@
 #include "log.h"
 #include "server-int.h"
 
-/* Appends |rec| (consumed) to the log, if there is one. */
+/*
+ * Appends |rec| (consumed) to the log, if there is one.  Every value goes
+ * in, however long: one longer than TC_AUDIT_VALUE_MAX is cut, and the
+ * record's "cut" member says so (tc_audit_cut()).  Should the line still
+ * be over its cap (a record naming many long paths full of characters
+ * that JSON escapes), strings are cut to TC_AUDIT_VALUE_MIN and arrays to
+ * TC_AUDIT_ITEMS_MIN items, and it is written again: a record too long is
+ * never a reason to leave a call unrecorded.
+ */
 static int
 append(struct srv *s, cJSON *rec, struct tc_diag *d)
 {
@@ -40,11 +54,68 @@ append(struct srv *s, cJSON *rec, struct tc_diag *d)
 		cJSON_Delete(rec);
 		return 0;
 	}
-	if (rec == NULL)
+	if (rec == NULL ||
+	    tc_audit_cut(rec, TC_AUDIT_VALUE_MAX, SIZE_MAX) != 0) {
+		cJSON_Delete(rec);
 		return tc_diag(d, TC_ENOMEM, "out of memory"), -1;
+	}
 	rc = tc_audit_append(s->audit, rec, d);
+	if (rc == TC_ETOOBIG) {
+		if (tc_audit_cut(rec, TC_AUDIT_VALUE_MIN,
+		    TC_AUDIT_ITEMS_MIN) != 0)
+			rc = tc_diag(d, TC_ENOMEM, "out of memory");
+		else
+			rc = tc_audit_append(s->audit, rec, d);
+	}
 	cJSON_Delete(rec);
 	return rc == 0 ? 0 : -1;
+}
+
+/*
+ * Adds "paths": each path |c| names, resolved to where it leads (symbolic
+ * links and ".." followed, by the kernel, within its root), as its root
+ * and the path relative to it: [{"root":"/srv/p","path":"docs/a.txt"}].
+ * The server resolved them to decide the call (deny rules, consent), so
+ * they are what the call touches, whatever its arguments look like.  A
+ * path is c->abs[i], the root's canonical path and c->rel[i] joined by
+ * "/" (or the root itself, for "."): the root is what comes before.
+ */
+static void
+add_paths(cJSON *r, const struct call *c)
+{
+	const char *abs, *rel;
+	size_t i, la, lr, lroot;
+	char *root;
+	cJSON *a, *o;
+
+	if (c->npaths == 0 || (a = cJSON_AddArrayToObject(r, "paths")) ==
+	    NULL)
+		return;
+	for (i = 0; i < c->npaths; i++) {
+		abs = c->abs[i];
+		rel = c->rel[i];
+		la = strlen(abs);
+		lr = strlen(rel);
+		if ((o = cJSON_CreateObject()) == NULL ||
+		    !cJSON_AddItemToArray(a, o)) {
+			cJSON_Delete(o);
+			return;
+		}
+		if (strcmp(rel, ".") == 0)
+			lroot = la;
+		else if (la > lr && strcmp(abs + la - lr, rel) == 0 &&
+		    abs[la - lr - 1] == '/')
+			lroot = la - lr - 1 > 0 ? la - lr - 1 : 1;
+		else {
+			/* Not the shape resolve() gives: said whole. */
+			cJSON_AddStringToObject(o, "path", abs);
+			continue;
+		}
+		if ((root = strndup(abs, lroot)) != NULL)
+			cJSON_AddStringToObject(o, "root", root);
+		free(root);
+		cJSON_AddStringToObject(o, "path", rel);
+	}
 }
 
 /* Writes the SHA-256 of file |path| in hex into |hex| (65 bytes); returns
@@ -153,10 +224,17 @@ tc_record_call(struct srv *s, const struct call *c, const char *decision,
 	cJSON_AddNumberToObject(r, "call", (double)c->seq);
 	if (c->req != NULL && c->req->id != NULL)
 		cJSON_AddStringToObject(r, "request_id", c->req->id);
-	cJSON_AddStringToObject(r, "tool", c->call.tool != NULL ?
-	    c->call.tool->name : c->name != NULL ? c->name : "?");
+	/* The name asked for, however long (cut by append()); null when
+	 * the request named no tool. */
+	if (c->call.tool != NULL || c->name != NULL)
+		cJSON_AddStringToObject(r, "tool", c->call.tool != NULL ?
+		    c->call.tool->name : c->name);
+	else
+		cJSON_AddNullToObject(r, "tool");
 	if (c->call.args != NULL)
-		cJSON_AddItemToObject(r, "args", tc_audit_args(c->call.args));
+		cJSON_AddItemToObject(r, "args", tc_audit_args(c->call.args,
+		    c->call.tool != NULL ? c->call.tool->args : NULL));
+	add_paths(r, c);
 	cJSON_AddStringToObject(r, "decision", decision);
 	if (by != NULL)
 		cJSON_AddStringToObject(r, "by", by);
@@ -215,6 +293,7 @@ tc_record_result(struct srv *s, const struct call *c,
 	cJSON_AddStringToObject(r, "event", "result");
 	cJSON_AddNumberToObject(r, "call", (double)c->seq);
 	cJSON_AddStringToObject(r, "tool", c->call.tool->name);
+	add_paths(r, c);
 	cJSON_AddStringToObject(r, "outcome", outcome_name(run, info));
 	cJSON_AddNumberToObject(r, "duration_ms", run->start_ms > 0 ?
 	    (double)(tc_now_ms() - run->start_ms) : 0);

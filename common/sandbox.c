@@ -26,6 +26,7 @@
 #include "log.h"
 #include "policy.h"
 #include "sandbox-int.h"
+#include "text.h"
 
 extern char **environ;
 
@@ -853,7 +854,7 @@ fail(struct tc_run *r, enum tc_run_outcome why, const char *msg)
 {
 	if (r->outcome == TC_OUT_OK && !r->answered) {
 		r->outcome = why;
-		snprintf(r->why, sizeof(r->why), "%s", msg);
+		tc_text_fmt(r->why, sizeof(r->why), "%s", msg);
 	}
 	tc_run_kill(r, why);
 }
@@ -1069,7 +1070,7 @@ tc_run_take_answer(struct tc_run *r, struct tc_answer *a)
 	}
 	switch (r->outcome) {
 	case TC_OUT_TIMEOUT:
-		snprintf(msg, sizeof(msg), "the call was stopped at its "
+		tc_text_fmt(msg, sizeof(msg), "the call was stopped at its "
 		    "deadline of %lld ms", (long long)(r->deadline_ms -
 		    r->start_ms));
 		break;
@@ -1077,34 +1078,38 @@ tc_run_take_answer(struct tc_run *r, struct tc_answer *a)
 		snprintf(msg, sizeof(msg), "the call was cancelled");
 		break;
 	case TC_OUT_TOOBIG:
-		snprintf(msg, sizeof(msg), "the result exceeded the %zu-byte "
+		tc_text_fmt(msg, sizeof(msg),
+		    "the result exceeded the %zu-byte "
 		    "limit and was discarded; ask for less at a time", 
 		    r->max_result);
 		break;
 	case TC_OUT_BADFRAME:
-		snprintf(msg, sizeof(msg), "the sandboxed handler sent a "
+		tc_text_fmt(msg, sizeof(msg), "the sandboxed handler sent a "
 		    "malformed result (%s)", r->why);
 		break;
 	case TC_OUT_SPAWN:
-		snprintf(msg, sizeof(msg), "the call could not be run: %s",
+		tc_text_fmt(msg, sizeof(msg), "the call could not be run: %s",
 		    r->why[0] ? r->why : "internal error");
 		break;
 	case TC_OUT_CRASHED:
 		sig = WTERMSIG(r->status);
-		snprintf(msg, sizeof(msg), "the sandboxed handler was killed "
+		tc_text_fmt(msg, sizeof(msg),
+		    "the sandboxed handler was killed "
 		    "by signal %d (%s)%s", sig, strsignal(sig), sig == SIGSYS ?
 		    ": it made a system call its seccomp filter forbids" :
 		    sig == SIGXCPU ? ": it used up its CPU time" : "");
 		break;
 	case TC_OUT_CONFINE:
 		what = tc_child_exit_str(WEXITSTATUS(r->status));
-		snprintf(msg, sizeof(msg), "the call was not run: its sandbox "
+		tc_text_fmt(msg, sizeof(msg),
+		    "the call was not run: its sandbox "
 		    "could not be set up (%s)", what ? what : "unknown step");
 		break;
 	case TC_OUT_OK:
 	case TC_OUT_NORESULT:
 	default:
-		snprintf(msg, sizeof(msg), "the sandboxed handler exited with "
+		tc_text_fmt(msg, sizeof(msg),
+		    "the sandboxed handler exited with "
 		    "status %d without a result", WEXITSTATUS(r->status));
 		break;
 	}

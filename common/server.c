@@ -28,6 +28,7 @@
 #include "sandbox.h"
 #include "server.h"
 #include "server-int.h"
+#include "text.h"
 
 extern char **environ;
 
@@ -220,7 +221,7 @@ end_unstarted(struct srv *s, struct call *c, enum tc_run_outcome outcome,
 	struct tc_diag d = { "", 0 };
 
 	c->run.outcome = outcome;
-	snprintf(c->run.why, sizeof(c->run.why), "%s", msg);
+	tc_text_fmt(c->run.why, sizeof(c->run.why), "%s", msg);
 	if (tc_record_result(s, c, NULL, &d) != 0)
 		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 	if (outcome == TC_OUT_CANCELLED) {
@@ -246,7 +247,7 @@ start_call(struct srv *s, struct call *c)
 	}
 	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
 		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
-		snprintf(msg, sizeof(msg), "the call could not be started: "
+		tc_text_fmt(msg, sizeof(msg), "the call could not be started: "
 		    "%s", d.msg);
 		end_unstarted(s, c, TC_OUT_SPAWN, msg);
 		return;
@@ -291,7 +292,8 @@ tc_srv_admit(struct srv *s, struct call *c)
 	    &d) != 0) {
 		tc_log(TC_LOG_ERROR, "audit: %s: refusing calls until a "
 		    "record can be written", d.msg);
-		snprintf(msg, sizeof(msg), "The call was not run: its record "
+		tc_text_fmt(msg, sizeof(msg),
+		    "The call was not run: its record "
 		    "could not be written to the audit log (%s), and nothing "
 		    "runs unrecorded. Tell the user.", d.msg);
 		tc_srv_fail(s, c, msg);
@@ -466,52 +468,73 @@ static void	decide(struct srv *, struct call *);
 static void	new_call(struct srv *, struct tc_request *,
 		    const struct tc_tool *, cJSON *, char *);
 
+/*
+ * Answers |req|, a request for tool |t| (or, unknown, named |name|, or
+ * NULL) that never became a call, with JSON-RPC error |code| and |msg|,
+ * after a "call" record denied by |by| with |msg| as its reason: every
+ * tools/call leaves one, allowed or denied.  A model probing for tools it
+ * was not given, or sending what no tool takes, is worth seeing in the
+ * log.  Does not take ownership of |args|.
+ */
+static void
+refuse_request(struct srv *s, struct tc_request *req,
+    const struct tc_tool *t, const char *name, const cJSON *args,
+    const char *by, int code, const char *msg)
+{
+	struct tc_diag d = { "", 0 };
+	struct call c;
+
+	memset(&c, 0, sizeof(c));
+	c.req = req;
+	c.call.tool = t;
+	c.name = name;
+	c.call.args = args;
+	c.seq = ++s->next_seq;
+	if (tc_record_call(s, &c, "denied", by, NULL, msg, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	tc_proto_error(req, code, msg);
+}
+
 static void
 tools_call(void *ctx, struct tc_request *req)
 {
 	struct srv *s = ctx;
-	struct tc_diag d = { "", 0 };
 	const struct tc_tool *t;
 	const cJSON *name;
 	cJSON *args;
-	char msg[640];
+	char msg[640], shown[104];
 
 	name = cJSON_GetObjectItemCaseSensitive(req->params, "name");
+	args = cJSON_GetObjectItemCaseSensitive(req->params, "arguments");
 	if (!cJSON_IsString(name)) {
-		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
+		refuse_request(s, req, NULL, NULL, args, "validation",
+		    TC_RPC_INVALID_PARAMS,
 		    "tools/call needs params.name, the tool's name");
 		return;
 	}
 	if ((t = visible_tool(s, name->valuestring)) == NULL) {
-		struct call unknown;
-
-		snprintf(msg, sizeof(msg), "unknown tool '%.100s'",
-		    name->valuestring);
-		/* Recorded too: a model probing for tools it was not given
-		 * is worth seeing in the log. */
-		memset(&unknown, 0, sizeof(unknown));
-		unknown.req = req;
-		unknown.name = name->valuestring;
-		unknown.seq = ++s->next_seq;
-		if (tc_record_call(s, &unknown, "denied", "validation", NULL,
-		    msg, &d) != 0)
-			tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
-		tc_proto_error(req, TC_RPC_INVALID_PARAMS, msg);
+		/* The name is the model's, of any length: cut on a
+		 * character boundary (and shown escaped, as every error
+		 * message is). */
+		tc_text_fmt(shown, sizeof(shown), "%s", name->valuestring);
+		tc_text_fmt(msg, sizeof(msg), "unknown tool '%s'", shown);
+		refuse_request(s, req, NULL, name->valuestring, args,
+		    "validation", TC_RPC_INVALID_PARAMS, msg);
 		return;
 	}
-	args = cJSON_GetObjectItemCaseSensitive(req->params, "arguments");
 	if (args == NULL || cJSON_IsNull(args)) {
 		cJSON_DeleteItemFromObjectCaseSensitive(req->params,
 		    "arguments");
 		args = cJSON_AddObjectToObject(req->params, "arguments");
 		if (args == NULL) {
-			tc_proto_error(req, TC_RPC_INTERNAL_ERROR,
-			    "out of memory");
+			refuse_request(s, req, t, NULL, NULL, "server",
+			    TC_RPC_INTERNAL_ERROR, "out of memory");
 			return;
 		}
 	}
 	if (!cJSON_IsObject(args)) {
-		tc_proto_error(req, TC_RPC_INVALID_PARAMS,
+		refuse_request(s, req, t, NULL, args, "validation",
+		    TC_RPC_INVALID_PARAMS,
 		    "tools/call arguments must be an object");
 		return;
 	}
@@ -532,18 +555,20 @@ new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 	char msg[640];
 
 	if (find_call(s, req->id_key) != NULL) {
+		refuse_request(s, req, t, NULL, args, "validation",
+		    TC_RPC_INVALID_REQUEST,
+		    "a request with this id is still in progress");
 		if (uri != NULL)
 			cJSON_Delete(args);
 		free(uri);
-		tc_proto_error(req, TC_RPC_INVALID_REQUEST,
-		    "a request with this id is still in progress");
 		return;
 	}
 	if ((c = calloc(1, sizeof(*c))) == NULL) {
+		refuse_request(s, req, t, NULL, args, "server",
+		    TC_RPC_INTERNAL_ERROR, "out of memory");
 		if (uri != NULL)
 			cJSON_Delete(args);
 		free(uri);
-		tc_proto_error(req, TC_RPC_INTERNAL_ERROR, "out of memory");
 		return;
 	}
 	if (uri != NULL) {
@@ -560,19 +585,20 @@ new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 	c->pfd = -1;
 	tc_run_init(&c->run);
 	if (req->has_nul) {
-		snprintf(msg, sizeof(msg), "invalid arguments for '%s': "
+		tc_text_fmt(msg, sizeof(msg), "invalid arguments for '%s': "
 		    "strings must not contain U+0000", t->name);
 		deny(s, c, "validation", NULL, msg);
 		return;
 	}
 	if (tc_args_check(t->args, args, &d) != 0) {
-		snprintf(msg, sizeof(msg), "invalid arguments for '%s': %s",
+		tc_text_fmt(msg, sizeof(msg), "invalid arguments for '%s': %s",
 		    t->name, d.msg);
 		deny(s, c, "validation", NULL, msg);
 		return;
 	}
 	if (s->nqueued + s->nasking + s->nheld >= MAX_QUEUED) {
-		snprintf(msg, sizeof(msg), "the server is busy with %u calls "
+		tc_text_fmt(msg, sizeof(msg),
+		    "the server is busy with %u calls "
 		    "and %u waiting; try again when one has finished",
 		    s->ncalls, s->nqueued + s->nasking + s->nheld);
 		deny(s, c, "busy", NULL, msg);
@@ -823,8 +849,8 @@ on_roots(void *ctx, const cJSON *result, const cJSON *error)
 		if (!cJSON_IsString(uri))
 			continue;
 		if ((path = uri_path(uri->valuestring)) == NULL) {
-			tc_warn("client root '%.200s' is not a file:// URI: "
-			    "left out", uri->valuestring);
+			tc_warn("client root '%s' is not a file:// URI: left "
+			    "out", uri->valuestring);
 			continue;
 		}
 		s->roots_new[n++] = path;
@@ -1016,22 +1042,41 @@ access_name(const struct tc_root *r)
 	return (r->flags & TC_ROOT_WRITE) ? "read-write" : "read-only";
 }
 
+/*
+ * Adds the string member |key| to |o|: |head|, the root's |path| shown as
+ * text.h shows it (a root can come from the client's roots, and these
+ * texts are shown to people), then |tail|.
+ */
+static void
+add_root_text(cJSON *o, const char *key, const char *head, const char *path,
+    const char *tail)
+{
+	struct tc_buf b;
+
+	tc_buf_init(&b, 8 * PATH_MAX + 256);
+	if (tc_buf_append_str(&b, head) == 0 &&
+	    tc_buf_append_shown(&b, path, strlen(path), 0) == 0 &&
+	    tc_buf_append_str(&b, tail) == 0)
+		cJSON_AddStringToObject(o, key, b.data);
+	tc_buf_release(&b);
+}
+
 /* A root as a Resource: the directory itself. */
 static cJSON *
 root_resource(const struct srv *s, size_t i)
 {
 	const struct tc_root *r = &s->pol.roots[i];
-	char *uri, desc[PATH_MAX + 64];
+	char *uri, tail[64];
 	cJSON *o;
 
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    (uri = root_uri(s, i, "")) == NULL)
 		return o;
 	cJSON_AddStringToObject(o, "uri", uri);
-	cJSON_AddStringToObject(o, "name", r->path);
-	snprintf(desc, sizeof(desc), "Allowed directory %s (%s): reading "
-	    "it lists its entries", r->path, access_name(r));
-	cJSON_AddStringToObject(o, "description", desc);
+	add_root_text(o, "name", "", r->path, "");
+	tc_text_fmt(tail, sizeof(tail), " (%s): reading it lists its entries",
+	    access_name(r));
+	add_root_text(o, "description", "Allowed directory ", r->path, tail);
 	cJSON_AddStringToObject(o, "mimeType", "inode/directory");
 	free(uri);
 	return o;
@@ -1042,18 +1087,18 @@ static cJSON *
 root_template(const struct srv *s, size_t i)
 {
 	const struct tc_root *r = &s->pol.roots[i];
-	char *uri, name[PATH_MAX + 16], desc[PATH_MAX + 96];
+	char *uri, tail[96];
 	cJSON *o;
 
 	if ((o = cJSON_CreateObject()) == NULL ||
 	    (uri = root_uri(s, i, "{+path}")) == NULL)
 		return o;
 	cJSON_AddStringToObject(o, "uriTemplate", uri);
-	snprintf(name, sizeof(name), "files in %s", r->path);
-	cJSON_AddStringToObject(o, "name", name);
-	snprintf(desc, sizeof(desc), "A file or directory beneath %s (%s), "
-	    "under the same rules as the tools", r->path, access_name(r));
-	cJSON_AddStringToObject(o, "description", desc);
+	add_root_text(o, "name", "files in ", r->path, "");
+	tc_text_fmt(tail, sizeof(tail), " (%s), under the same rules as the "
+	    "tools", access_name(r));
+	add_root_text(o, "description", "A file or directory beneath ",
+	    r->path, tail);
 	free(uri);
 	return o;
 }
@@ -1113,7 +1158,7 @@ resources_read(void *ctx, struct tc_request *req)
 	cJSON_AddStringToObject(args, "path", path);
 	free(path);
 	if (tc_args_check(t->args, args, &d) != 0) {
-		snprintf(msg, sizeof(msg), "resource not found: %s", d.msg);
+		tc_text_fmt(msg, sizeof(msg), "resource not found: %s", d.msg);
 		cJSON_Delete(args);
 		data = cJSON_CreateObject();
 		cJSON_AddStringToObject(data, "uri", uri->valuestring);

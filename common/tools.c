@@ -11,6 +11,7 @@
 
 #include "json.h"
 #include "log.h"
+#include "text.h"
 #include "tools.h"
 
 /* --- Tables and schemas --- */
@@ -249,10 +250,10 @@ check_string(const char *where, const struct tc_arg *a, const char *s,
 			if (strcmp(a->enums[i], s) == 0)
 				return 0;
 		list[0] = '\0';
-		for (i = 0; a->enums[i] != NULL && used < sizeof(list); i++)
-			used += (size_t)snprintf(list + used,
-			    sizeof(list) - used, "%s'%s'", i ? ", " : "",
-			    a->enums[i]);
+		for (i = 0; a->enums[i] != NULL && used < sizeof(list) - 1;
+		    i++)
+			used += tc_text_fmt(list + used, sizeof(list) - used,
+			    "%s'%s'", i ? ", " : "", a->enums[i]);
 		return tc_diag(d, TC_EINVAL, "%s: must be one of %s", where,
 		    list);
 	}
@@ -307,7 +308,7 @@ check_value(const char *where, const struct tc_arg *a, const cJSON *v,
 			return tc_diag(d, TC_EINVAL, "%s: more than %zu items",
 			    where, a->max_len);
 		cJSON_ArrayForEach(it, v) {
-			snprintf(sub, sizeof(sub), "%.120s[%d]", where, i++);
+			tc_text_fmt(sub, sizeof(sub), "%s[%d]", where, i++);
 			if (a->type == TC_ARG_OBJECT_ARRAY) {
 				if (check_object(sub, a->items, it, d) != 0)
 					return TC_EINVAL;
@@ -329,7 +330,7 @@ check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
 {
 	const struct tc_arg *a;
 	const cJSON *v;
-	char sub[160];
+	char sub[160], name[72];
 
 	if (!cJSON_IsObject(obj))
 		return tc_diag(d, TC_EINVAL, "%s: expected an object, got %s",
@@ -338,21 +339,24 @@ check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
 		for (a = args; a->name != NULL; a++)
 			if (strcmp(a->name, v->string) == 0)
 				break;
-		if (a->name == NULL)
+		/* The name is the client's: cut, on a character boundary. */
+		if (a->name == NULL) {
+			tc_text_fmt(name, sizeof(name), "%s", v->string);
 			return tc_diag(d, TC_EINVAL, "%s%sunknown argument "
-			    "'%.64s'", where, *where ? ": " : "", v->string);
+			    "'%s'", where, *where ? ": " : "", name);
+		}
 		/* A duplicate member would be seen twice by a later reader
 		 * and once here: refuse it. */
 		if (cJSON_GetObjectItemCaseSensitive(obj, v->string) != v)
-			return tc_diag(d, TC_EINVAL, "%s%sargument '%.64s' "
-			    "given twice", where, *where ? ": " : "",
-			    v->string);
+			return tc_diag(d, TC_EINVAL, "%s%sargument '%s' given "
+			    "twice", where, *where ? ": " : "", a->name);
 	}
 	for (a = args; a->name != NULL; a++) {
 		if (*where == '\0')
-			snprintf(sub, sizeof(sub), "argument '%s'", a->name);
+			tc_text_fmt(sub, sizeof(sub), "argument '%s'",
+			    a->name);
 		else
-			snprintf(sub, sizeof(sub), "%.100s.%.40s", where,
+			tc_text_fmt(sub, sizeof(sub), "%s.%s", where,
 			    a->name);
 		v = cJSON_GetObjectItemCaseSensitive(obj, a->name);
 		if (v == NULL) {
@@ -487,20 +491,33 @@ tc_result_text(struct tc_result *r, const void *p, size_t n)
 }
 
 int
+tc_result_shown(struct tc_result *r, const char *s)
+{
+	int rc;
+
+	if ((rc = tc_buf_append_shown(&r->text, s, strlen(s), 0)) != 0)
+		r->failed = rc;
+	return rc;
+}
+
+int
 tc_result_error(struct tc_result *r, const char *fmt, ...)
 {
-	char msg[1024];
+	char msg[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
 	va_end(ap);
 	tc_buf_reset(&r->text);
 	cJSON_Delete(r->structured);
 	r->structured = NULL;
 	r->is_error = 1;
 	r->failed = 0;
-	(void)tc_buf_append_utf8(&r->text, msg, strlen(msg));
+	/* An error names what the model gave (a path, a pattern): shown
+	 * escaped, so that it cannot pose as more lines or read backwards.
+	 * The text's cap is far above msg's size, escaped six times over. */
+	(void)tc_buf_append_shown(&r->text, msg, strlen(msg), 0);
 	return 0;
 }
 

@@ -155,9 +155,21 @@ int	tc_result_printf(struct tc_result *r, const char *fmt, ...)
 int	tc_result_text(struct tc_result *r, const void *p, size_t n);
 
 /*
+ * Appends the name or path |s| to the text as text.h shows it: controls,
+ * format characters (the marks that reorder text) and line separators
+ * escaped as \uXXXX, so that a name cannot pose as another line or read
+ * as another name.  structuredContent keeps names as they are.  Returns
+ * as tc_result_text().
+ */
+int	tc_result_shown(struct tc_result *r, const char *s);
+
+/*
  * Makes |r| a tool error whose text is the formatted message (replacing any
- * text so far) and drops the structured content.  Returns 0, so a handler
- * can end with: return tc_result_error(res, "'%s': not found", path);
+ * text so far) and drops the structured content.  The message is cut to
+ * 4 KiB on a character boundary (marked) and shown escaped (text.h): a
+ * path it names cannot break the line or reorder the text.  Returns 0, so
+ * a handler can end with: return tc_result_error(res, "'%s': not found",
+ * path);
  */
 int	tc_result_error(struct tc_result *r, const char *fmt, ...)
 	    __attribute__((format(printf, 2, 3)));
@@ -192,7 +204,8 @@ int	tc_result_check(const char *text, size_t len,
 
 /*
  * Returns the text of a CallToolResult with isError set and |msg| as its
- * text (the caller frees it), or NULL on allocation failure.
+ * text, made as tc_result_error() makes it (the caller frees it), or NULL
+ * on allocation failure.
  */
 char	*tc_result_error_text(const char *msg);
 

@@ -5,9 +5,11 @@
 #ifndef TC_FS_H
 #define TC_FS_H
 
+#include <limits.h>
 #include <sys/types.h>
 
 #include "path.h"
+#include "text.h"
 #include "tools.h"
 
 #define FS_READ_DEFAULT_BYTES	(64u << 10)
@@ -143,10 +145,14 @@ int	fs_entries_json(struct tc_buf *b, const struct fs_entry *v,
 	    size_t from, size_t to, int bare);
 
 /*
- * Returns |name| for a line of text, in |buf| (of |len| bytes) when it has
- * control characters, which are shown as '?': a file named "x\n[FILE]
- * .env" must not pose as two entries.  structuredContent keeps the name.
+ * Returns |name| for a line of text, shown as text.h shows it, in |buf|
+ * (of |len| bytes; FS_LINE_NAME_MAX holds any name whole): controls,
+ * format characters and line separators escaped as \uXXXX, so that a file
+ * named "x\n[FILE] .env" cannot pose as two entries, nor one named
+ * "evil<U+202E>txt.exe" read as "evilexe.txt".  structuredContent keeps
+ * the name.
  */
+#define FS_LINE_NAME_MAX	(NAME_MAX * 6 + 1)	/* \u0001 for a byte */
 const char *fs_line_name(const char *name, char *buf, size_t len);
 
 /*

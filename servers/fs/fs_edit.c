@@ -622,23 +622,6 @@ long_error(struct tc_result *res, const struct tc_buf *text)
 	return 0;
 }
 
-/* Returns at most |max| of the |n| bytes of |s|, not cutting a UTF-8
- * character. */
-static size_t
-cut_utf8(const char *s, size_t n, size_t max)
-{
-	size_t k;
-
-	if (s == NULL)
-		return 0;
-	if (n <= max)
-		return n;
-	for (k = max; k > 0 && max - k < 3 &&
-	    ((unsigned char)s[k] & 0xc0) == 0x80; k--)
-		;
-	return ((unsigned char)s[k] & 0xc0) == 0x80 ? max : k;
-}
-
 int
 fs_edit_file(const struct tc_call *call, struct tc_result *res)
 {
@@ -743,7 +726,8 @@ fs_edit_file(const struct tc_call *call, struct tc_result *res)
 		goto nomem_t;
 	/* The diff as sent: valid UTF-8, and bounded. */
 	tc_buf_append_utf8(&shown, diff.data ? diff.data : "",
-	    cut_utf8(diff.data, diff.len, FS_DIFF_MAX_BYTES));
+	    diff.data != NULL ? tc_utf8_cut(diff.data, diff.len,
+	    FS_DIFF_MAX_BYTES) : 0);
 	changed = len != origlen || memcmp(buf, orig, len) != 0;
 	if (!dry && changed && fs_replace_file(&t, buf, len, st.st_mode, 1,
 	    &st, "edit_file", res) != 0)
@@ -764,8 +748,10 @@ fs_edit_file(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddStringToObject(o, "diff", shown.data ? shown.data : "");
 	if (diff.len > FS_DIFF_MAX_BYTES)
 		cJSON_AddTrueToObject(o, "diff_truncated");
-	tc_result_printf(res, "%s %s: %zu edit%s, %zu replacement%s%s.\n",
-	    dry ? "Dry run, nothing written:" : "Edited", t.p.display, ne,
+	tc_result_printf(res, "%s ", dry ? "Dry run, nothing written:" :
+	    "Edited");
+	tc_result_shown(res, t.p.display);
+	tc_result_printf(res, ": %zu edit%s, %zu replacement%s%s.\n", ne,
 	    ne == 1 ? "" : "s", total, total == 1 ? "" : "s",
 	    changed ? "" : "; the file is unchanged");
 	if (shown.len > 0)

@@ -187,24 +187,6 @@ grep_find(struct grep *g, const char *p, size_t n, size_t *at)
 }
 
 /*
- * Returns how many of the |n| bytes at |p| to keep for at most |max|
- * bytes without splitting a UTF-8 character (backing up at most three
- * bytes; what is not UTF-8 is replaced later anyway).
- */
-static size_t
-cut_len(const char *p, size_t n, size_t max)
-{
-	size_t k;
-
-	if (n <= max)
-		return n;
-	for (k = max; k > 0 && max - k < 3; k--)
-		if (((unsigned char)p[k] & 0xc0) != 0x80)
-			break;
-	return ((unsigned char)p[k] & 0xc0) == 0x80 || k == 0 ? max : k;
-}
-
-/*
  * Returns a new string holding at most LINE_SHOW_MAX bytes of |p| (|n|
  * bytes) made valid UTF-8, starting near |at| when the line is longer (a
  * window round the match), with *|cut| set when not all of it is there.
@@ -227,7 +209,7 @@ show_line(const char *p, size_t n, size_t at, int *cut)
 		while (start > 0 && start < n &&
 		    ((unsigned char)p[start] & 0xc0) == 0x80)
 			start--;
-		len = cut_len(p + start, n - start, LINE_SHOW_MAX);
+		len = tc_utf8_cut(p + start, n - start, LINE_SHOW_MAX);
 	}
 	/* Drop a carriage return ending the line. */
 	if (!*cut && len > 0 && p[len - 1] == '\r')
@@ -326,7 +308,7 @@ grep_line(struct grep *g, uint64_t no, const char *p, size_t n,
 	if (g->context > 0) {
 		pv = &g->ring[g->ring_head];
 		pv->no = no;
-		pv->len = cut_len(p, n, LINE_SHOW_MAX);
+		pv->len = tc_utf8_cut(p, n, LINE_SHOW_MAX);
 		memcpy(pv->text, p, pv->len);
 		pv->cut = n > LINE_SHOW_MAX || long_line;
 		g->ring_head = (g->ring_head + 1) % (size_t)g->context;

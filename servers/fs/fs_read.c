@@ -356,8 +356,9 @@ fs_read_media_file(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddNumberToObject(o, "size", (double)len);
 	cJSON_AddStringToObject(o, "type", kind);
 	cJSON_AddStringToObject(o, "detected", how);
-	tc_result_printf(res, "%s: %s, %zu bytes; %s follows as base64",
-	    p.display, mime, len, strcmp(kind, "resource") == 0 ?
+	tc_result_shown(res, p.display);
+	tc_result_printf(res, ": %s, %zu bytes; %s follows as base64",
+	    mime, len, strcmp(kind, "resource") == 0 ?
 	    "an embedded resource" : strcmp(kind, "image") == 0 ?
 	    "the image" : "the audio");
 	if (claimed != NULL && strcmp(claimed, mime) != 0) {
@@ -416,7 +417,8 @@ read_one(const struct tc_call *call, const char *user, size_t max_bytes,
 
 		cJSON_AddStringToObject(o, "error", msg);
 		cJSON_AddFalseToObject(o, "truncated");
-		tc_result_printf(res, "%s: Error - %s", user, msg);
+		tc_result_shown(res, user);
+		tc_result_printf(res, ": Error - %s", msg);
 		tc_result_release(&scratch);
 		return 0;
 	}
@@ -438,11 +440,13 @@ read_one(const struct tc_call *call, const char *user, size_t max_bytes,
 	if (rc != 0) {
 		char msg[512];
 
-		snprintf(msg, sizeof(msg), "'%s': read failed: %s", user,
+		tc_text_fmt(msg, sizeof(msg), "'%s': read failed: %s", user,
 		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
 		cJSON_AddStringToObject(o, "error", msg);
 		cJSON_AddFalseToObject(o, "truncated");
-		tc_result_printf(res, "%s: Error - %s", user, msg);
+		tc_result_shown(res, user);
+		tc_result_printf(res, ": Error - ");
+		tc_result_shown(res, msg);
 		goto out;
 	}
 	*left -= raw.len;
@@ -453,7 +457,8 @@ read_one(const struct tc_call *call, const char *user, size_t max_bytes,
 	    raw.len) != 0) {
 		cJSON_AddStringToObject(o, "error", "out of memory");
 		cJSON_AddFalseToObject(o, "truncated");
-		tc_result_printf(res, "%s: Error - out of memory", user);
+		tc_result_shown(res, user);
+		tc_result_printf(res, ": Error - out of memory");
 		goto out;
 	}
 	cJSON_AddStringToObject(o, "resolved", p.display);
@@ -466,7 +471,8 @@ read_one(const struct tc_call *call, const char *user, size_t max_bytes,
 	if (bad)
 		cJSON_AddTrueToObject(o, "invalid_utf8");
 
-	tc_result_printf(res, "%s:\n", user);
+	tc_result_shown(res, user);
+	tc_result_printf(res, ":\n");
 	tc_result_text(res, text.data ? text.data : "", text.len);
 	tc_result_printf(res, "\n");
 	if (g.truncated) {
@@ -599,7 +605,7 @@ fs_list_directory_with_sizes(const struct tc_call *call,
 	struct fs_dir d;
 	struct tc_buf arr;
 	cJSON *o;
-	char hs[32], line[NAME_MAX * 4 + 1];
+	char hs[32], line[FS_LINE_NAME_MAX];
 	int by_size, rc;
 
 	by_size = sort_by != NULL && strcmp(sort_by, "size") == 0;

@@ -162,7 +162,8 @@ fs_list_allowed_directories(const struct tc_call *call, struct tc_result *res)
 		cJSON_AddStringToObject(o, "path", r->path);
 		cJSON_AddStringToObject(o, "access", access);
 		cJSON_AddItemToArray(dirs, o);
-		tc_result_printf(res, "%s (%s)\n", r->path, access);
+		tc_result_shown(res, r->path);
+		tc_result_printf(res, " (%s)\n", access);
 	}
 	return 0;
 }
@@ -200,17 +201,6 @@ fill(struct reader *r)
 	}
 	r->len = (size_t)n;
 	return 1;
-}
-
-/* Backs |n| up so that a cut at |n| does not split a UTF-8 character. */
-static size_t
-utf8_cut(const char *s, size_t n)
-{
-	size_t k = n;
-
-	while (k > 0 && n - k < 3 && ((unsigned char)s[k] & 0xc0) == 0x80)
-		k--;
-	return ((unsigned char)s[k] & 0xc0) == 0x80 ? n : k;
 }
 
 struct range {
@@ -303,7 +293,7 @@ read_forward(int fd, uint64_t skip, uint64_t limit, size_t max_bytes,
 			} else {
 				/* One line longer than the cap: cut it at a
 				 * character boundary. */
-				n = utf8_cut(p, max_bytes - out->len);
+				n = tc_utf8_cut(p, n, max_bytes - out->len);
 				if ((rc = tc_buf_append(out, p, n)) != 0)
 					goto out;
 				r.pos += n;
@@ -545,10 +535,10 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 		if (has_tail)
 			snprintf(more, sizeof(more), "raise max_bytes for more");
 		else
-			snprintf(more, sizeof(more), "call read_text_file "
+			tc_text_fmt(more, sizeof(more), "call read_text_file "
 			    "again with offset=%llu to continue",
 			    (unsigned long long)(g.start_line + g.lines));
-		snprintf(note, sizeof(note), "[truncated at max_bytes=%zu: "
+		tc_text_fmt(note, sizeof(note), "[truncated at max_bytes=%zu: "
 		    "%llu line%s returned%s; %s]", max_bytes,
 		    (unsigned long long)g.lines, g.lines == 1 ? "" : "s",
 		    g.cut_line ? ", a line longer than the cap was cut" : "",
@@ -600,18 +590,13 @@ const char *
 fs_line_name(const char *name, char *buf, size_t len)
 {
 	const unsigned char *p;
-	size_t i;
 
-	for (p = (const unsigned char *)name; *p != '\0'; p++)
-		if (*p < 0x20 || *p == 0x7f)
-			break;
+	/* Most names need nothing: returned as they are. */
+	for (p = (const unsigned char *)name; *p >= 0x20 && *p < 0x7f; p++)
+		continue;
 	if (*p == '\0' || len == 0)
 		return name;
-	for (i = 0; name[i] != '\0' && i + 1 < len; i++)
-		buf[i] = ((unsigned char)name[i] < 0x20 ||
-		    (unsigned char)name[i] == 0x7f) ? '?' : name[i];
-	buf[i] = '\0';
-	return buf;
+	return tc_text_show(buf, len, name, 0);
 }
 
 int
@@ -821,7 +806,7 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	struct tc_buf arr;
 	size_t i, end, n, shown;
 	cJSON *o;
-	char line[NAME_MAX * 4 + 1];
+	char line[FS_LINE_NAME_MAX];
 	int rc = 0;
 
 	if (fs_read_dir(call, user, 0, &d, res) != 0)
@@ -836,8 +821,8 @@ fs_list_directory(const struct tc_call *call, struct tc_result *res)
 	rc = fs_entries_json(&arr, d.v, offset, end, 1);
 	if (rc == 0)
 		rc = tc_buf_reserve(&res->text, shown * 32 + 256);
-	/* The names are valid UTF-8 already: appended as they are, with
-	 * control bytes shown as '?'. */
+	/* The names are valid UTF-8 already: appended as they are, shown
+	 * as fs_line_name() shows them. */
 	for (i = offset; i < end && rc == 0; i++) {
 		if ((rc = tc_buf_append_str(&res->text,
 		    dt_tag(d.v[i].type))) == 0 &&
@@ -919,8 +904,10 @@ fs_get_file_info(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddNumberToObject(o, "uid", sx.stx_uid);
 	cJSON_AddNumberToObject(o, "gid", sx.stx_gid);
 	cJSON_AddNumberToObject(o, "links", sx.stx_nlink);
-	tc_result_printf(res, "path: %s\ntype: %s\nsize: %llu\n"
-	    "permissions: %s\nuid: %u\ngid: %u\nlinks: %u\n", p.display,
+	tc_result_printf(res, "path: ");
+	tc_result_shown(res, p.display);
+	tc_result_printf(res, "\ntype: %s\nsize: %llu\n"
+	    "permissions: %s\nuid: %u\ngid: %u\nlinks: %u\n",
 	    fs_mode_name(sx.stx_mode), (unsigned long long)sx.stx_size, perm,
 	    sx.stx_uid, sx.stx_gid, sx.stx_nlink);
 	add_time(o, res, "modified", &sx.stx_mtime);

@@ -613,24 +613,16 @@ fs_walk_run(struct walk *w, int fd)
 /* --- output helpers --- */
 
 /*
- * Appends |s| (|n| bytes) to the text for a line-oriented listing: made
- * valid UTF-8, with control bytes shown as '?' so that a name holding a
- * newline cannot pose as another line of the answer.
+ * Appends |s| (|n| bytes) to the text for a line-oriented listing, shown
+ * as text.h shows it: valid UTF-8, with controls, format characters and
+ * line separators escaped, so that a name holding a newline cannot pose
+ * as another line of the answer, nor one holding a reordering mark read
+ * as another name.
  */
 int
 fs_walk_text(struct tc_buf *t, const char *s, size_t n, int tabs)
 {
-	size_t start = t->len, i;
-	int rc;
-
-	if ((rc = tc_buf_append_utf8(t, s, n)) != 0)
-		return rc;
-	for (i = start; i < t->len; i++)
-		if (((unsigned char)t->data[i] < 0x20 ||
-		    (unsigned char)t->data[i] == 0x7f) &&
-		    !(tabs && t->data[i] == '\t'))
-			t->data[i] = '?';
-	return 0;
+	return tc_buf_append_shown(t, s, n, tabs ? TC_SHOW_TAB : 0);
 }
 
 int
@@ -825,10 +817,10 @@ tree_leave(struct walk *w, const struct walk_item *it, int how)
 	if (how == 0)
 		return;
 	if (how < 0)
-		snprintf(msg, sizeof(msg), "[cannot be read: %s]",
+		tc_text_fmt(msg, sizeof(msg), "[cannot be read: %s]",
 		    strerror(-how));
 	else
-		snprintf(msg, sizeof(msg), "%s", how == CUT_DEPTH ?
+		tc_text_fmt(msg, sizeof(msg), "%s", how == CUT_DEPTH ?
 		    "[not opened: maxDepth]" : how == CUT_UNREADABLE ?
 		    "[cannot be read to its end]" :
 		    "[more entries not shown]");

@@ -137,8 +137,8 @@ int	fs_walk_open(struct walk *w, int dirfd, const char *name, int flags);
 int	fs_walk_full_path(struct tc_buf *b, const char *display,
 	    const char *rel);
 
-/* Appends |n| bytes for a line of text: valid UTF-8, control bytes as '?'
- * (but tabs, with |tabs|). */
+/* Appends |n| bytes for a line of text, shown as text.h shows it (tabs
+ * kept, with |tabs|). */
 int	fs_walk_text(struct tc_buf *t, const char *s, size_t n, int tabs);
 
 /*

@@ -408,8 +408,9 @@ tmp_name(const struct target *t, char *tmp, size_t size)
 	for (i = 0; i < sizeof(rnd); i++)
 		snprintf(hex + 2 * i, sizeof(hex) - 2 * i, "%02x", rnd[i]);
 	/* The stem stays well under NAME_MAX, cut on a character. */
-	snprintf(stem, sizeof(stem), "%s", t->name);
-	stem[tc_utf8_prefix(stem, strlen(stem))] = '\0';
+	i = tc_utf8_cut(t->name, strlen(t->name), sizeof(stem) - 1);
+	memcpy(stem, t->name, i);
+	stem[i] = '\0';
 	snprintf(tmp, size, ".%s.tc-%s", stem, hex);
 	/* Decided where the name would be: the entry's place, with the
 	 * temporary name in place of its own. */
@@ -692,9 +693,10 @@ fs_write_file(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddNumberToObject(o, "size", (double)len);
 	cJSON_AddBoolToObject(o, "created", !exists);
 	cJSON_AddStringToObject(o, "encoding", b64 ? "base64" : "utf8");
-	tc_result_printf(res, "Wrote %zu byte%s to %s (%s)\n", len,
-	    len == 1 ? "" : "s", t.p.display, exists ? "replaced" :
-	    "created");
+	tc_result_printf(res, "Wrote %zu byte%s to ", len,
+	    len == 1 ? "" : "s");
+	tc_result_shown(res, t.p.display);
+	tc_result_printf(res, " (%s)\n", exists ? "replaced" : "created");
 done:
 	fs_target_release(&t);
 out:
@@ -866,8 +868,10 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", p.display);
 	cJSON_AddBoolToObject(o, "created", have < n);
-	tc_result_printf(res, have < n ? "Created directory %s\n" :
-	    "Directory %s already exists\n", p.display);
+	tc_result_printf(res, have < n ? "Created directory " :
+	    "Directory ");
+	tc_result_shown(res, p.display);
+	tc_result_printf(res, have < n ? "\n" : " already exists\n");
 	goto out;
 nomem:
 	tc_result_error(res, "'%s': out of memory", user);
@@ -1013,10 +1017,10 @@ check_tree(const struct tc_policy *pol, const struct target *src,
 		rc = walk_dir(wk, fd, 0, 0);
 	if (rc != 0 && wk->rule != NULL) {
 		tc_path_denied(&d, wk->sub, wk->rule);
-		snprintf(why, len, "%s", d.msg);
+		tc_text_fmt(why, len, "%s", d.msg);
 		*denied = 1;
 	} else if (rc != 0)
-		snprintf(why, len, "%s", wk->why);
+		tc_text_fmt(why, len, "%s", wk->why);
 	free(wk);
 	return rc;
 }
@@ -1037,8 +1041,9 @@ moved_back_name(const struct tc_policy *pol, const struct target *s,
 
 	if (getrandom(rnd, sizeof(rnd), 0) != (ssize_t)sizeof(rnd))
 		return NULL;
-	snprintf(stem, sizeof(stem), "%s", s->name);
-	stem[tc_utf8_prefix(stem, strlen(stem))] = '\0';
+	n = tc_utf8_cut(s->name, strlen(s->name), sizeof(stem) - 1);
+	memcpy(stem, s->name, n);
+	stem[n] = '\0';
 	snprintf(alt, size, "%s.tc-moved-%02x%02x%02x%02x", stem, rnd[0],
 	    rnd[1], rnd[2], rnd[3]);
 	dir = strlen(s->abs) - strlen(s->name);
@@ -1071,10 +1076,11 @@ undo_move(const struct tc_policy *pol, const struct target *s,
 	int err;
 
 	if (denied)
-		snprintf(cause, sizeof(cause), "for what appeared beneath it "
+		tc_text_fmt(cause, sizeof(cause),
+		    "for what appeared beneath it "
 		    "during the move: %s", why);
 	else
-		snprintf(cause, sizeof(cause), "since a directory is moved "
+		tc_text_fmt(cause, sizeof(cause), "since a directory is moved "
 		    "only once everything beneath it is checked against the "
 		    "deny rules, and %s", why);
 	if (rename2(t->dfd, t->name, s->dfd, s->name, RENAME_NOREPLACE) == 0) {
@@ -1212,8 +1218,12 @@ fs_move_file(const struct tc_call *call, struct tc_result *res)
 	cJSON_AddStringToObject(o, "destination", t.p.display);
 	cJSON_AddStringToObject(o, "type", fs_mode_name(st.st_mode));
 	cJSON_AddBoolToObject(o, "replaced", existed);
-	tc_result_printf(res, "Moved %s to %s%s\n", s.p.display, t.p.display,
-	    existed ? " (replacing what was there)" : "");
+	tc_result_printf(res, "Moved ");
+	tc_result_shown(res, s.p.display);
+	tc_result_printf(res, " to ");
+	tc_result_shown(res, t.p.display);
+	tc_result_printf(res, "%s\n", existed ? " (replacing what was there)" :
+	    "");
 out:
 	fs_target_release(&t);
 	fs_target_release(&s);
@@ -1277,9 +1287,10 @@ fs_delete_file(const struct tc_call *call, struct tc_result *res)
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", t.p.display);
 	cJSON_AddStringToObject(o, "type", fs_mode_name(st.st_mode));
-	tc_result_printf(res, "Deleted %s %s\n", S_ISDIR(st.st_mode) ?
-	    "directory" : S_ISLNK(st.st_mode) ? "symbolic link" : "file",
-	    t.p.display);
+	tc_result_printf(res, "Deleted %s ", S_ISDIR(st.st_mode) ?
+	    "directory" : S_ISLNK(st.st_mode) ? "symbolic link" : "file");
+	tc_result_shown(res, t.p.display);
+	tc_result_printf(res, "\n");
 out:
 	fs_target_release(&t);
 	return 0;

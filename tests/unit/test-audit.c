@@ -30,6 +30,8 @@
 #include "audit.h"
 #include "buf.h"
 #include "err.h"
+#include "text.h"
+#include "tools.h"
 #include "tap.h"
 
 #if NETTLE_VERSION_MAJOR >= 4
@@ -960,9 +962,29 @@ test_times(void)
 
 /* --- Arguments --- */
 
-/* Checks that tc_audit_args() makes |in| into |want| (compact JSON). */
+/* An argument table with the roles of a write tool's arguments: paths
+ * (a string, an array of them), contents, and an object array whose
+ * items hold a path too. */
+static const struct tc_arg item_table[] = {
+	{ .name = "file", .type = TC_ARG_STRING, .flags = TC_ARG_PATH },
+	{ .name = "text", .type = TC_ARG_STRING },
+	{ NULL }
+};
+
+static const struct tc_arg table[] = {
+	{ .name = "path", .type = TC_ARG_STRING, .flags = TC_ARG_PATH },
+	{ .name = "paths", .type = TC_ARG_STRING_ARRAY, .flags = TC_ARG_PATH },
+	{ .name = "token_file", .type = TC_ARG_STRING, .flags = TC_ARG_PATH },
+	{ .name = "content", .type = TC_ARG_STRING },
+	{ .name = "edits", .type = TC_ARG_OBJECT_ARRAY, .items = item_table },
+	{ NULL }
+};
+
+/* Checks that tc_audit_args() makes |in| into |want| (compact JSON),
+ * with argument table |t|. */
 static void
-args_case(const char *in, const char *want, const char *what)
+args_case_with(const struct tc_arg *t, const char *in, const char *want,
+    const char *what)
 {
 	cJSON *i = cJSON_Parse(in), *o;
 	char *s;
@@ -971,12 +993,19 @@ args_case(const char *in, const char *want, const char *what)
 		fprintf(stderr, "bad test JSON: %s\n", in);
 		exit(2);
 	}
-	o = tc_audit_args(i);
+	o = tc_audit_args(i, t);
 	s = o != NULL ? cJSON_PrintUnformatted(o) : NULL;
 	is_str(s, want, "args: %s", what);
 	cJSON_free(s);
 	cJSON_Delete(o);
 	cJSON_Delete(i);
+}
+
+/* The same without a table: every member is contents. */
+static void
+args_case(const char *in, const char *want, const char *what)
+{
+	args_case_with(NULL, in, want, what);
 }
 
 /* Checks that the string |value| is redacted (or kept, if !secret). */
@@ -1094,27 +1123,163 @@ test_args_shape(void)
 	snprintf(want, sizeof(want), "{\"sha256:%s\":1}", hex);
 	args_case(text, want, "a 300-byte name becomes its SHA-256");
 
-	o = tc_audit_args(NULL);
+	o = tc_audit_args(NULL, NULL);
 	s = cJSON_PrintUnformatted(o);
 	is_str(s, "{}", "args: NULL is {}");
 	cJSON_free(s);
 	cJSON_Delete(o);
 
-	/* 5000 short strings: past 64 KiB, the whole is digested. */
+	/* 20000 short strings: past 256 KiB, the whole is digested. */
 	i = cJSON_CreateArray();
-	for (k = 0; k < 5000; k++)
+	for (k = 0; k < 20000; k++)
 		cJSON_AddItemToArray(i, cJSON_CreateString("abcdefghijklmnop"));
 	big = cJSON_PrintUnformatted(i);
 	ref_digest(NULL, big, strlen(big), hex);
 	snprintf(want, sizeof(want), "{\"length\":%zu,\"sha256\":\"%s\"}",
 	    strlen(big), hex);
-	o = tc_audit_args(i);
+	o = tc_audit_args(i, NULL);
 	s = cJSON_PrintUnformatted(o);
-	is_str(s, want, "args: over 64 KiB in all, length and SHA-256");
+	is_str(s, want, "args: over 256 KiB in all, length and SHA-256");
 	cJSON_free(s);
 	cJSON_free(big);
 	cJSON_Delete(o);
 	cJSON_Delete(i);
+}
+
+/* Paths are kept whatever they look like; contents are redacted. */
+static void
+test_args_roles(void)
+{
+	char in[2048], want[2048], hex[65], path[700];
+
+	args_case_with(table, "{\"path\":\"sk-abcdefghijklmnopqrstuvwx/../"
+	    "important_deploy.sh\",\"content\":\"sk-abcdefghijklmnopqrstuvwx"
+	    "\"}", "{\"path\":\"sk-abcdefghijklmnopqrstuvwx/../important_"
+	    "deploy.sh\",\"content\":\"[redacted]\"}",
+	    "a token-shaped path is kept, token-shaped contents redacted");
+	args_case("{\"path\":\"sk-abcdefghijklmnopqrstuvwx/../x.sh\"}",
+	    "{\"path\":\"[redacted]\"}",
+	    "without a table, the same path is contents, and redacted");
+	args_case_with(table, "{\"paths\":[\"ghp_0123456789abcdefghijABCD\","
+	    "\"Bearer abcdefgh12345\",\"a.txt\"]}", "{\"paths\":[\"ghp_"
+	    "0123456789abcdefghijABCD\",\"Bearer abcdefgh12345\",\"a.txt\"]}",
+	    "an array of paths: each kept");
+	args_case_with(table, "{\"token_file\":\"keys/api.txt\"}",
+	    "{\"token_file\":\"keys/api.txt\"}",
+	    "a path is kept whatever its member is called");
+	args_case_with(table, "{\"edits\":[{\"file\":\"xoxb-1234567890-abcd"
+	    "efghij\",\"text\":\"xoxb-1234567890-abcdefghij\",\"password\":"
+	    "\"p\"}]}", "{\"edits\":[{\"file\":\"xoxb-1234567890-abcdefghij\","
+	    "\"text\":\"[redacted]\",\"password\":\"[redacted]\"}]}",
+	    "object array items take their roles from the items' table");
+	args_case_with(table, "{\"path\":{\"token\":\"t\"},\"paths\":"
+	    "[{\"cookie\":1}]}", "{\"path\":{\"token\":\"[redacted]\"},"
+	    "\"paths\":[{\"cookie\":\"[redacted]\"}]}",
+	    "an object where a path should be is contents");
+
+	/* 600 bytes: a path is kept whole; contents are digested. */
+	memset(path, 'p', 600);
+	path[600] = '\0';
+	ref_digest(NULL, path, 600, hex);
+	snprintf(in, sizeof(in), "{\"path\":\"%s\",\"content\":\"%s\"}",
+	    path, path);
+	snprintf(want, sizeof(want), "{\"path\":\"%s\",\"content\":{"
+	    "\"length\":600,\"sha256\":\"%s\"}}", path, hex);
+	args_case_with(table, in, want, "a long path kept, long contents "
+	    "digested");
+}
+
+/* Runs tc_audit_cut() on |in| and checks the result against |want|. */
+static void
+cut_case(const char *in, size_t max_string, size_t max_items,
+    const char *want, const char *what)
+{
+	cJSON *o = cJSON_Parse(in);
+	char *s = NULL;
+
+	if (o == NULL) {
+		fprintf(stderr, "bad test JSON: %s\n", in);
+		exit(2);
+	}
+	if (tc_audit_cut(o, max_string, max_items) == 0)
+		s = cJSON_PrintUnformatted(o);
+	is_str(s, want, "cut: %s", what);
+	cJSON_free(s);
+	cJSON_Delete(o);
+}
+
+static void
+test_cut(void)
+{
+	char big[6000], in[7000], want[7000];
+	cJSON *o, *v;
+	char *s;
+	int k;
+
+	cut_case("{\"tool\":\"abcdefgh\",\"n\":1}", 8, 8,
+	    "{\"tool\":\"abcdefgh\",\"n\":1}", "nothing too long: unchanged");
+	cut_case("{\"tool\":\"abcdefghi\",\"n\":1}", 8, 8,
+	    "{\"tool\":\"abcdefgh" TC_TEXT_CUT "\",\"n\":1,\"cut\":{"
+	    "\"/tool\":9}}", "a string: cut, marked, its length noted");
+	/* "\xc3\xa9" (U+00E9) takes bytes 7 and 8: left out whole. */
+	cut_case("{\"t\":\"abcdef\xc3\xa9gh\"}", 7, 8,
+	    "{\"t\":\"abcdef" TC_TEXT_CUT "\",\"cut\":{\"/t\":10}}",
+	    "a two-byte character across the cut is left out whole");
+	cut_case("{\"t\":\"abcde\xf0\x9f\x98\x80z\"}", 7, 8,
+	    "{\"t\":\"abcde" TC_TEXT_CUT "\",\"cut\":{\"/t\":10}}",
+	    "a four-byte character across the cut is left out whole");
+	cut_case("{\"args\":{\"paths\":[\"ok\",\"0123456789\"],\"a/b~c\":"
+	    "\"0123456789\"}}", 8, 8, "{\"args\":{\"paths\":[\"ok\",\"01234567"
+	    TC_TEXT_CUT "\"],\"a/b~c\":\"01234567" TC_TEXT_CUT "\"},\"cut\":{"
+	    "\"/args/paths/1\":10,\"/args/a~1b~0c\":10}}",
+	    "nested values: named by JSON Pointer, '/' and '~' escaped");
+	cut_case("{\"list\":[1,2,3,4,5],\"s\":\"x\"}", 8, 3,
+	    "{\"list\":[1,2,3],\"s\":\"x\",\"cut\":{\"/list\":5}}",
+	    "an array: its first items kept, its length noted");
+	cut_case("{\"cut\":{\"/x\":99},\"y\":\"0123456789\"}", 4, 8,
+	    "{\"cut\":{\"/x\":99,\"/y\":10},\"y\":\"0123" TC_TEXT_CUT "\"}",
+	    "an existing \"cut\" is added to, and never cut itself");
+
+	/* A 5000-byte tool name, cut at 4096, then harder at 256: the
+	 * length noted is the one before any cut. */
+	memset(big, 'n', 5000);
+	big[5000] = '\0';
+	snprintf(in, sizeof(in), "{\"tool\":\"%s\"}", big);
+	o = cJSON_Parse(in);
+	is_int(tc_audit_cut(o, TC_AUDIT_VALUE_MAX, SIZE_MAX), 0,
+	    "cut at TC_AUDIT_VALUE_MAX");
+	v = cJSON_GetObjectItemCaseSensitive(o, "tool");
+	is_int(strlen(v->valuestring), TC_AUDIT_VALUE_MAX + TC_TEXT_CUT_LEN,
+	    "4096 bytes and the marker");
+	is_int(tc_audit_cut(o, TC_AUDIT_VALUE_MIN, TC_AUDIT_ITEMS_MIN), 0,
+	    "then at TC_AUDIT_VALUE_MIN");
+	memcpy(want, big, 256);
+	memcpy(want + 256, TC_TEXT_CUT, TC_TEXT_CUT_LEN);
+	want[256 + TC_TEXT_CUT_LEN] = '\0';
+	v = cJSON_GetObjectItemCaseSensitive(o, "tool");
+	is_str(v->valuestring, want, "256 bytes and the marker");
+	s = cJSON_PrintUnformatted(cJSON_GetObjectItemCaseSensitive(o, "cut"));
+	is_str(s, "{\"/tool\":5000}", "its length before any cut");
+	cJSON_free(s);
+	cJSON_Delete(o);
+
+	/* Every cut leaves valid UTF-8, wherever the cut falls in a text
+	 * of two-, three- and four-byte characters. */
+	for (k = 0; k < 1200; k += 10)
+		memcpy(big + k, "a\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80", 10);
+	big[1200] = '\0';
+	ok(tc_utf8_valid(big, 1200), "the test text is valid UTF-8");
+	for (k = 1; k < 40; k++) {
+		o = cJSON_CreateObject();
+		cJSON_AddStringToObject(o, "v", big);
+		tc_audit_cut(o, (size_t)k * 29, 8);
+		v = cJSON_GetObjectItemCaseSensitive(o, "v");
+		if (!ok(tc_utf8_valid(v->valuestring, strlen(v->valuestring)),
+		    "a cut at %d bytes leaves valid UTF-8", k * 29))
+			break;
+		cJSON_Delete(o);
+	}
+	cJSON_Delete(k < 40 ? o : NULL);
 }
 
 static int
@@ -1163,6 +1328,8 @@ main(void)
 	test_args_names();
 	test_args_values();
 	test_args_shape();
+	test_args_roles();
+	test_cut();
 	if (chdir("/") == 0)
 		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return done_testing();

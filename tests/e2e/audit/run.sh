@@ -153,6 +153,17 @@ forged=$(seal "{\"seq\":5,\"time\":\"2026-11-23T10:00:01.500Z\",\"event\":\
     >"$tmp/inserted"
 check verify-inserted 1 "$audit" verify inserted
 
+# Record 5 replaced by a forged one with its own correct hash, linked to
+# record 4 and keeping seq 5: the forgery itself verifies, and only the
+# next record's prev, which names the digest of the real record 5, shows
+# it.
+forged=$(seal "{\"seq\":5,\"time\":\"2026-11-23T10:00:02.000Z\",\"event\":\
+\"call\",\"call\":2,\"tool\":\"write_file\",\"args\":{\"path\":\"notes.txt\"},\
+\"decision\":\"run\",\"prev\":\"$prev\"" hash)
+{ sed -n '1,4p' "$tmp/log"; printf '%s\n' "$forged"; sed '1,5d' "$tmp/log"; } \
+    >"$tmp/replaced"
+check verify-replaced 1 "$audit" verify replaced
+
 # A copy of record 3 put after record 7.
 awk 'NR == 3 { held = $0 } { print } NR == 7 { print held }' "$tmp/log" \
     >"$tmp/copied"
@@ -260,6 +271,39 @@ else
 	not_ok "audit-mklog twelve"
 fi
 check summary-top10 0 "$audit" summary twelve
+
+# Twelve paths named by fifteen calls: the ten most named are shown.
+i=1
+for k in 1 1 1 2 2 3 4 5 6 7 8 9 10 11 12; do
+	d='"run"'
+	[ "$k" -eq 2 ] && d='"denied","by":"policy"'
+	printf '{"time":"2026-11-25T11:00:%02d.000Z","event":"call",' "$i"
+	printf '"call":%d,"tool":"read_text_file","args":{"path":"p%d"},' \
+	    "$i" "$k"
+	printf '"paths":[{"root":"/r","path":"p%d"}],"decision":%s}\n' \
+	    "$k" "$d"
+	i=$((i + 1))
+done >"$tmp/paths.jsonl"
+if (cd "$tmp" && "$mklog" paths <paths.jsonl) >"$tmp/why" 2>&1; then
+	ok "audit-mklog paths"
+else
+	not_ok "audit-mklog paths"
+fi
+check summary-paths 0 "$audit" summary paths
+check tail-paths 0 "$audit" tail -n 2 paths
+
+# A tool's name longer than tail's line: tail shows its start, marked,
+# and the rest of the line (before, the name was left out).
+long=$(printf '%05000d' 0 | tr 0 n)
+printf '{"time":"2026-11-25T12:00:00.000Z","event":"call","call":1,"tool":"%s",%s\n' \
+    "$long" '"decision":"denied","by":"validation","reason":"unknown tool"}' \
+    >"$tmp/longname.jsonl"
+if (cd "$tmp" && "$mklog" longname <longname.jsonl) >"$tmp/why" 2>&1; then
+	ok "audit-mklog longname"
+else
+	not_ok "audit-mklog longname"
+fi
+check tail-longname 0 "$audit" tail longname
 
 # --- Usage and I/O errors ---
 

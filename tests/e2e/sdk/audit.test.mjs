@@ -17,8 +17,8 @@ import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	BUILD, call, logLines, logRecords, makeScratch, makeTree, runServer, serverIds, sleep,
-	startServer, textOf,
+	BUILD, CALL_TIMEOUT, call, logLines, logRecords, makeScratch, makeTree, runServer, serverIds,
+	sleep, startServer, textOf, until,
 } from './lib.mjs';
 
 const AUDIT = path.join(BUILD, 'toolcell-audit');
@@ -26,6 +26,8 @@ const CLIENT = { name: 'toolcell-audit-e2e', version: '7.8.9' };
 const ZERO = '0'.repeat(64);
 const TAIL = 75;		/* ,"hash":"<64 hex>"} */
 const TOKEN = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;	/* 36 after ghp_ */
+const SK = `sk-${'Ab1'.repeat(8)}`;			/* a token-shaped name */
+const SECRET = `glpat-${'Zy9'.repeat(8)}`;		/* a token in contents */
 
 let tree;
 const base = await makeScratch('audit');	// policies, and directories of logs and keys
@@ -42,6 +44,14 @@ async function keyFile(dir) {
 	// A trailing newline is not part of the key (toolcell-audit(1)): one
 	// random key in 256 ends with one.
 	return { file: k, bytes: bytes.at(-1) === 0x0a ? bytes.subarray(0, -1) : bytes };
+}
+
+/* makeTree(), owned by the server's user, so that it may write there. */
+async function ownTree(spec) {
+	const t = await makeTree(spec);
+	const { uid, gid } = serverIds();
+	spawnSync('chown', ['-hR', `${uid}:${gid}`, t.root]);
+	return t;
 }
 
 /* Starts toolcell-fs with |args| for the client CLIENT (opts as startServer's). */
@@ -411,50 +421,68 @@ describe('the chain', () => {
 });
 
 describe('what the log says of calls', () => {
-	test('a secret-looking argument is redacted, and never written', async () => {
+	test('a path is kept whatever it looks like, with the file it led to; contents are redacted', async () => {
+		// write_file sk-.../../important_deploy.sh: a path shaped like a
+		// token must not hide which file the call wrote.
+		const w = await ownTree({ [`${SK}/keep.txt`]: 'keep\n' });
 		const d = await ownedDir();
 		const log = path.join(d, 'redact.jsonl');
-		const p = await policy([`allow read ${tree.root}`, `audit ${log}`]);
+		const p = await policy([`allow read ${tree.root}`, `allow write ${w.root}`,
+		    `audit ${log}`]);
+		const sneaky = `${w.root}/${SK}/../important_deploy.sh`;
 		const srv = await startClient(['--policy', p]);
 		try {
 			const r = await call(srv, 'read_text_file', { path: TOKEN });
 			assert.equal(r.structuredContent.content, 'token-named\n');
 			const s = await call(srv, 'get_file_info', { path: `sub/../${TOKEN}` });
 			assert.notEqual(s.isError, true);
+			const wr = await call(srv, 'write_file', { path: sneaky, content: `export KEY=${SECRET}\n` });
+			assert.notEqual(wr.isError, true, JSON.stringify(wr.content));
 		} finally {
 			await srv.close();
 		}
+		assert.equal(await fsp.readFile(w.p('important_deploy.sh'), 'utf8'), `export KEY=${SECRET}\n`);
 		const text = await fsp.readFile(log, 'utf8');
-		assert.ok(!text.includes(TOKEN), 'the token is in the log');
-		assert.ok(!text.includes(TOKEN.slice(4)), 'part of the token is in the log');
-		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
-		assert.deepEqual(calls.map((c) => [c.tool, c.args]), [
-			['read_text_file', { path: '[redacted]' }],
-			['get_file_info', { path: '[redacted]' }],
+		assert.ok(!text.includes(SECRET), 'the secret written is in the log');
+		assert.ok(!text.includes(SECRET.slice(4)), 'part of the secret is in the log');
+		const recs = await logRecords(log);
+		const calls = recs.filter((r) => r.event === 'call');
+		assert.deepEqual(calls.map((c) => [c.tool, c.args, c.paths]), [
+			['read_text_file', { path: TOKEN }, [{ root: tree.root, path: TOKEN }]],
+			['get_file_info', { path: `sub/../${TOKEN}` }, [{ root: tree.root, path: TOKEN }]],
+			['write_file', { path: sneaky, content: '[redacted]' },
+			    [{ root: w.root, path: 'important_deploy.sh' }]],
 		]);
+		// The result records name the same files.
+		const results = recs.filter((r) => r.event === 'result');
+		assert.deepEqual(results.map((r) => [r.tool, r.paths]), calls.map((c) => [c.tool, c.paths]));
 		assert.equal((await audit(['verify', log])).status, 0);
+		const t = await audit(['tail', '-n', '2', log]);
+		assert.match(t.stdout, new RegExp(` result 3 write_file on ${w.root}/important_deploy\\.sh ok `));
+		await w.cleanup();
 	});
 
-	test('a long argument is kept as its length and SHA-256', async () => {
+	test('a long path is kept whole; long contents become their length and SHA-256', async () => {
 		const d = await ownedDir();
 		const log = path.join(d, 'long.jsonl');
 		const p = await policy([`allow read ${tree.root}`, `audit ${log}`]);
 		const long = `${'sub/../'.repeat(40)}a.txt`;
-		const kept = `${'sub/../'.repeat(35)}a.txt`;
-		assert.ok(long.length > 256 && kept.length <= 256);
+		const pattern = `${'x'.repeat(300)}|alpha`;
+		assert.ok(long.length > 256);
 		const srv = await startClient(['--policy', p]);
 		try {
-			for (const q of [long, kept]) {
-				const r = await call(srv, 'read_text_file', { path: q });
-				assert.equal(r.structuredContent.content, 'alpha\n');
-			}
+			const r = await call(srv, 'read_text_file', { path: long });
+			assert.equal(r.structuredContent.content, 'alpha\n');
+			await call(srv, 'search_file_contents', { path: '.', pattern });
 		} finally {
 			await srv.close();
 		}
 		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
-		assert.deepEqual(calls[0].args, { path: { length: long.length,
-		    sha256: createHash('sha256').update(long).digest('hex') } });
-		assert.deepEqual(calls[1].args, { path: kept });
+		assert.deepEqual(calls[0].args, { path: long });
+		assert.deepEqual(calls[0].paths, [{ root: tree.root, path: 'a.txt' }]);
+		assert.deepEqual(calls[1].args, { path: '.', pattern: { length: pattern.length,
+		    sha256: createHash('sha256').update(pattern).digest('hex') } });
+		assert.deepEqual(calls[1].paths, [{ root: tree.root, path: '.' }]);
 	});
 
 	test('over the tool\'s output limit: the result record says over-limit', async () => {
@@ -637,6 +665,81 @@ describe('what the log says of calls', () => {
 		assert.equal(c.by, 'validation');
 		assert.equal(c.reason, 'unknown tool \'get_file_info\'');
 		assert.ok(!recs.some((r) => r.event === 'result'), 'a hidden tool ran');
+	});
+
+	test('a 4 MiB tool name: answered, and recorded cut, with a marker and its length', async () => {
+		const d = await ownedDir();
+		const log = path.join(d, 'bigname.jsonl');
+		const p = await policy([`allow read ${tree.root}`, `audit ${log}`]);
+		// U+00E9 takes bytes 100 and 101: a cut after 100 bytes splits it.
+		const name = `${'a'.repeat(99)}\u00e9${'b'.repeat(4 * 2 ** 20)}`;
+		const srv = await startClient(['--policy', p]);
+		try {
+			await assert.rejects(srv.client.callTool({ name, arguments: {} }),
+			    (e) => e.code === -32602 &&
+			    e.message.endsWith(`unknown tool '${'a'.repeat(99)}\u2026'`));
+			assert.deepEqual(await srv.client.ping(), {});
+		} finally {
+			await srv.close();
+		}
+		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
+		assert.equal(calls.length, 1, 'no record of the call');
+		const c = calls[0];
+		// 4096 bytes: 99 + 2 + 3995, then the marker.
+		assert.equal(c.tool, `${'a'.repeat(99)}\u00e9${'b'.repeat(3995)}\u2026`);
+		assert.deepEqual(c.cut, { '/tool': Buffer.byteLength(name) });
+		assert.equal(c.decision, 'denied');
+		assert.equal(c.by, 'validation');
+		assert.equal(c.reason, `unknown tool '${'a'.repeat(99)}\u2026'`);
+		assert.equal((await audit(['verify', log])).status, 0);
+	});
+
+	test('every tools/call leaves one call record, also those that never become calls', async () => {
+		const d = await ownedDir();
+		const log = path.join(d, 'every.jsonl');
+		const p = await policy([`allow read ${tree.root}`, `audit ${log}`]);
+		const srv = await startClient(['--policy', p]);
+		/* Sends a raw tools/call with id |id|; resolves to its answer. */
+		const send = async (id, params) => {
+			await srv.transport.send({ jsonrpc: '2.0', id, method: 'tools/call', params });
+			return until(() => srv.messages.find((m) => m.id === id && !('method' in m)),
+			    CALL_TIMEOUT, `the answer to ${id}`);
+		};
+		try {
+			let a = await send('no-name', { arguments: { path: 'a.txt' } });
+			assert.equal(a.error?.code, -32602, JSON.stringify(a));
+			a = await send('number-name', { name: 7, arguments: {} });
+			assert.equal(a.error?.code, -32602, JSON.stringify(a));
+			a = await send('array-args', { name: 'read_text_file', arguments: ['a.txt'] });
+			assert.equal(a.error?.code, -32602, JSON.stringify(a));
+			// The same id again while the first is running (reading
+			// 64 GiB takes seconds); then the first is cancelled.
+			await srv.transport.send({ jsonrpc: '2.0', id: 'busy', method: 'tools/call',
+			    params: { name: 'read_text_file', arguments: { path: 'huge', offset: 1 } } });
+			a = await send('busy', { name: 'list_directory', arguments: { path: '.' } });
+			assert.equal(a.error?.code, -32600, JSON.stringify(a));
+			await srv.transport.send({ jsonrpc: '2.0', method: 'notifications/cancelled',
+			    params: { requestId: 'busy' } });
+			assert.deepEqual(await srv.client.ping(), {});
+		} finally {
+			await srv.close();
+		}
+		const calls = (await logRecords(log)).filter((r) => r.event === 'call');
+		// request_id is the id as sent, in JSON.
+		assert.deepEqual(calls.map((c) => [JSON.parse(c.request_id), c.tool, c.decision,
+		    c.by ?? null, c.reason ?? null]), [
+			['no-name', null, 'denied', 'validation', 'tools/call needs params.name, the tool\'s name'],
+			['number-name', null, 'denied', 'validation', 'tools/call needs params.name, the tool\'s name'],
+			['array-args', 'read_text_file', 'denied', 'validation',
+			    'tools/call arguments must be an object'],
+			['busy', 'read_text_file', 'run', null, null],
+			['busy', 'list_directory', 'denied', 'validation',
+			    'a request with this id is still in progress'],
+		]);
+		assert.deepEqual(calls[0].args, { path: 'a.txt' });
+		assert.deepEqual(calls[2].args, ['a.txt']);
+		assert.deepEqual(calls.map((c) => c.call), [1, 2, 3, 4, 5]);
+		assert.equal((await audit(['verify', log])).status, 0);
 	});
 
 	test('--check shows the log, its chain, sync and rotation', async () => {

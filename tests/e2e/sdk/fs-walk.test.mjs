@@ -35,6 +35,12 @@ function note(result) {
 	return result.content[1]?.text;
 }
 
+/* |s| with control characters shown as the server shows them: \uXXXX. */
+function escaped(s) {
+	return s.replace(/[\x00-\x1f\x7f-\x9f]/g,
+	    (c) => `\\u${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}`);
+}
+
 /* The outline directory_tree's text should be for structured |nodes|:
  * two spaces a level, a '/' after directories, a bracketed line under an
  * incomplete one. */
@@ -42,7 +48,7 @@ function outline(nodes, depth = 0) {
 	const pad = '  '.repeat(depth);
 	let out = '';
 	for (const n of nodes) {
-		out += `${pad}${entryName(n).replace(/[\x00-\x1f\x7f]/g, '?')}${n.type === 'directory' ? '/' : ''}\n`;
+		out += `${pad}${escaped(entryName(n))}${n.type === 'directory' ? '/' : ''}\n`;
 		if (n.children)
 			out += outline(n.children, depth + 1);
 		if (n.truncated)
@@ -536,7 +542,8 @@ describe('search_file_contents: file kinds and line handling', () => {
 		assert.equal(sc.files_skipped.special, 1);
 		assert.equal(by['crlf.txt:1'].text, 'one NEEDLE');
 		assert.equal(by['nonl.txt:2'].text, 'last NEEDLE');
-		// Tabs stay; other control bytes are '?' in the text only.
+		// Tabs stay; other control characters are escaped in the text
+		// only.
 		assert.equal(by['tabs.txt:1'].text, '\tindented NEEDLE\r and\x1b[2J');
 		assert.equal(by['late-nul.txt:2'].text, '\ufffdNEEDLE here');
 		assert.equal(by['latin1.txt:1'].text, 'caf\ufffd NEEDLE \ufffd\ufffd');
@@ -556,8 +563,8 @@ describe('search_file_contents: file kinds and line handling', () => {
 		const t = textOf(r);
 		assert.ok(t.includes(`${tree.p('long.txt')}:1:${'x'.repeat(100)}NEEDLE`));
 		assert.ok(t.includes(' [line cut]\n'));
-		assert.ok(t.includes(`${tree.root}/name?with-newline.txt:1:NEEDLE\n`));
-		assert.ok(t.includes(`${tree.p('tabs.txt')}:1:\tindented NEEDLE? and?[2J\n`));
+		assert.ok(t.includes(`${tree.root}/name\\u000Awith-newline.txt:1:NEEDLE\n`));
+		assert.ok(t.includes(`${tree.p('tabs.txt')}:1:\tindented NEEDLE\\u000D and\\u001B[2J\n`));
 		assert.ok(by['name\nwith-newline.txt:1'].file.endsWith('name\nwith-newline.txt'));
 	});
 

@@ -132,12 +132,12 @@ describe('resources of toolcell-fs', () => {
 
 	test('a name with a new line cannot pose as another entry in a listing', async () => {
 		const uri = fileUri(tree.p('proj/odd'));
-		assert.equal((await read(srv, uri)).contents[0].text, '[FILE] x?[FILE] .env\n');
+		assert.equal((await read(srv, uri)).contents[0].text, '[FILE] x\\u000A[FILE] .env\n');
 		const l = await srv.client.callTool({ name: 'list_directory', arguments: { path: 'odd' } });
-		assert.equal(l.content[0].text, '[FILE] x?[FILE] .env\n');
+		assert.equal(l.content[0].text, '[FILE] x\\u000A[FILE] .env\n');
 		assert.equal(l.structuredContent.entries[0], 'x\n[FILE] .env');
 		const w = await srv.client.callTool({ name: 'list_directory_with_sizes', arguments: { path: 'odd' } });
-		assert.ok(w.content[0].text.startsWith('[FILE] x?[FILE] .env'), w.content[0].text);
+		assert.ok(w.content[0].text.startsWith('[FILE] x\\u000A[FILE] .env'), w.content[0].text);
 		assert.equal(w.structuredContent.entries[0].name, 'x\n[FILE] .env');
 	});
 
