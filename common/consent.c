@@ -65,7 +65,7 @@ tc_consent_rule(const struct srv *s, const struct call *c)
 	for (i = 0; i < s->pol.nconsent; i++) {
 		r = &s->pol.consent[i];
 		if (strcmp(r->tool, "*") != 0 &&
-		    strcmp(r->tool, c->call.tool->name) != 0)
+		    strcmp(r->tool, tc_tool_policy_name(c->call.tool)) != 0)
 			continue;
 		if (r->npatterns == 0 || paths_match(c, r))
 			return r;
@@ -80,7 +80,8 @@ tc_consent_remembered(const struct srv *s, const struct call *c,
 	const struct allowance *a;
 
 	for (a = s->allowed; a != NULL; a = a->next)
-		if (a->rule == rule && strcmp(a->tool, c->call.tool->name) == 0)
+		if (a->rule == rule && strcmp(a->tool,
+		    tc_tool_policy_name(c->call.tool)) == 0)
 			return 1;
 	return 0;
 }
@@ -98,7 +99,8 @@ remember(struct srv *s, const struct call *c)
 		    "remembered");
 		return;
 	}
-	a->tool = c->call.tool->name;	/* static: the tool table's */
+	/* Static: the tool table's; an alias's yes is its tool's. */
+	a->tool = tc_tool_policy_name(c->call.tool);
 	a->rule = c->consent->rule;
 	a->next = s->allowed;
 	s->allowed = a;
@@ -381,6 +383,8 @@ hook_input(const struct srv *s, const struct call *c)
 		return NULL;
 	cJSON_AddStringToObject(o, "server", s->def->name);
 	cJSON_AddStringToObject(o, "tool", t->name);
+	if (tc_tool_alias_of(t) != NULL)
+		cJSON_AddStringToObject(o, "alias_of", tc_tool_alias_of(t));
 	cJSON_AddItemToObject(o, "arguments",
 	    cJSON_Duplicate(c->call.args, 1));
 	a = cJSON_AddObjectToObject(o, "annotations");

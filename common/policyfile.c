@@ -765,12 +765,20 @@ static struct tc_tool_policy *
 known_tool(struct state *st, const char *what, const char *name)
 {
 	struct tc_policy *p = st->p;
+	const char *canon;
 	char list[512];
 	size_t i, n = 0;
 
 	for (i = 0; i < p->ntools; i++)
 		if (strcmp(p->tools[i].name, name) == 0)
 			return &p->tools[i];
+	/* One name per tool: a line on the alias would read as a switch of
+	 * its own, which it is not. */
+	if ((canon = tc_policy_alias_of(p, name)) != NULL) {
+		error(st, "%s: '%s' is an alias of '%s', and the same tool: "
+		    "write '%s', which covers both", what, name, canon, canon);
+		return NULL;
+	}
 	list[0] = '\0';
 	for (i = 0; i < p->ntools && n < sizeof(list); i++)
 		n += (size_t)snprintf(list + n, sizeof(list) - n, "%s%s",
@@ -1463,6 +1471,11 @@ print_tools(const struct tc_policy *p, FILE *f)
 			    origin(p->set_at[TC_SET_TOOLS], at, sizeof(at)));
 		print_tool_limits(t, f);
 		fprintf(f, "\n");
+		for (k = 0; k < (int)p->naliases; k++)
+			if (p->aliases[k].tool == i)
+				fprintf(f, "  %-26s  %-3s  (an alias of %s, which "
+				    "it follows)\n", p->aliases[k].name,
+				    t->enabled ? "on" : "off", t->name);
 	}
 	fprintf(f, "  (a tool that changes files is listed only when a "
 	    "directory is writable)\n");

@@ -155,6 +155,9 @@ tc_record_call(struct srv *s, const struct call *c, const char *decision,
 		cJSON_AddStringToObject(r, "request_id", c->req->id);
 	cJSON_AddStringToObject(r, "tool", c->call.tool != NULL ?
 	    c->call.tool->name : c->name != NULL ? c->name : "?");
+	if (c->call.tool != NULL && tc_tool_alias_of(c->call.tool) != NULL)
+		cJSON_AddStringToObject(r, "alias_of",
+		    tc_tool_alias_of(c->call.tool));
 	if (c->call.args != NULL)
 		cJSON_AddItemToObject(r, "args", tc_audit_args(c->call.args));
 	cJSON_AddStringToObject(r, "decision", decision);
@@ -215,6 +218,9 @@ tc_record_result(struct srv *s, const struct call *c,
 	cJSON_AddStringToObject(r, "event", "result");
 	cJSON_AddNumberToObject(r, "call", (double)c->seq);
 	cJSON_AddStringToObject(r, "tool", c->call.tool->name);
+	if (tc_tool_alias_of(c->call.tool) != NULL)
+		cJSON_AddStringToObject(r, "alias_of",
+		    tc_tool_alias_of(c->call.tool));
 	cJSON_AddStringToObject(r, "outcome", outcome_name(run, info));
 	cJSON_AddNumberToObject(r, "duration_ms", run->start_ms > 0 ?
 	    (double)(tc_now_ms() - run->start_ms) : 0);

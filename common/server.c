@@ -1226,17 +1226,32 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 {
 	struct tc_diag d = { "", 0 };
 	const char **names;
-	size_t k;
+	size_t k, n = 0;
 	int i, nerrors = 0, line;
 
+	/* Before anything reads the table (an alias, the entry before it). */
+	if (tc_tools_validate(def->tools, def->ntools, &d) != 0)
+		TC_BUG("%s", d.msg);
 	if ((names = calloc(def->ntools + 1, sizeof(*names))) == NULL)
 		tc_fatal("out of memory");
 	for (k = 0; k < def->ntools; k++)
-		names[k] = def->tools[k].name;
-	if (tc_policy_set_server(pol, def->name, names, def->ntools,
+		if (tc_tool_alias_of(&def->tools[k]) == NULL)
+			names[n++] = def->tools[k].name;
+	if (tc_policy_set_server(pol, def->name, names, n,
 	    def->policy_features) != 0)
 		tc_fatal("out of memory");
 	free(names);
+	for (k = 0; k < def->ntools; k++) {
+		if (tc_tool_alias_of(&def->tools[k]) == NULL)
+			continue;
+		i = tc_policy_add_alias(pol, def->tools[k].name,
+		    tc_tool_alias_of(&def->tools[k]));
+		if (i == TC_ENOMEM)
+			tc_fatal("out of memory");
+		if (i != 0)
+			TC_BUG("tool '%s': an alias of no tool",
+			    def->tools[k].name);
+	}
 	if (cl->policy == NULL && ndirs == 0)
 		tc_fatal("no directories to serve: run '%s --policy FILE' "
 		    "(see toolcell-policy(5)), '%s DIR...' to serve DIR "

@@ -65,6 +65,10 @@ enum tc_tool_flags {
 	TC_TOOL_OPEN_WORLD	= 1 << 3,	/* openWorldHint */
 	TC_TOOL_NEEDS_WRITE	= 1 << 4,	/* hidden without a writable root */
 	TC_TOOL_RESOURCE	= 1 << 5,	/* reads resources; not a tool */
+	/* Another name of the tool just before it in the table, with the
+	 * same handler, arguments, profile and flags: for the policy
+	 * (tools, tool, consent) and the audit log it is that tool. */
+	TC_TOOL_ALIAS		= 1 << 6,
 };
 
 struct tc_call;
@@ -112,6 +116,17 @@ int	tc_tools_validate(const struct tc_tool *tools, size_t n,
 /* Returns the tool named |name|, or NULL. */
 const struct tc_tool *tc_tool_find(const struct tc_tool *tools, size_t n,
 	    const char *name);
+
+/*
+ * Returns the name of the tool |t| (an entry of a table that
+ * tc_tools_validate() accepted) is an alias of, or NULL for a tool of its
+ * own.
+ */
+const char	*tc_tool_alias_of(const struct tc_tool *t);
+
+/* Returns the name the policy knows |t| by: the tool it is an alias of,
+ * else its own. */
+const char	*tc_tool_policy_name(const struct tc_tool *t);
 
 /*
  * Returns a new tools/list entry for |t| (name, title, description,

@@ -1,0 +1,242 @@
+// spell.test.mjs: a rule holds whatever spelling a call uses.  A tool's
+// alias is the same tool for the policy and the audit log; a consent rule
+// sees a path as the deny rules do (as given, where it leads, through every
+// root that holds it, however deep what it creates); what consent was given
+// for is what the call reaches, even if a symbolic link is swapped after
+// the question; and the tools that walk a tree leave out what needs a
+// consent nobody gave.
+//
+// With TOOLCELL_AS=nobody the server, and so its hooks, run as nobody: the
+// trees are given to the server's user, so that it can write there and its
+// hooks can swap links.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { ElicitRequestSchema, McpError } from '@modelcontextprotocol/sdk/types.js';
+
+import {
+	BUILD, CALL_TIMEOUT, call, entryName, fileUri, logRecords, makeScratch, makeTree, runAs,
+	runServer, secretToken, startServer, symlink, textOf, transcript,
+} from './lib.mjs';
+
+const HOSTILE = path.join(BUILD, 'tests', 'toolcell-hostile');
+
+const base = await makeScratch('spell');	// policies, hooks, logs
+const { policy, ownedDir } = base;
+
+after(() => base.cleanup());
+
+/* Makes a tree as makeTree() does, given to the server's user. */
+async function serverTree(spec) {
+	const t = await makeTree(spec);
+	const as = runAs();
+	if (as)
+		execFileSync('chown', ['-hR', `${as.uid}:${as.gid}`, t.root]);
+	return t;
+}
+
+/* Writes the shell script |body| as an executable hook; returns its path. */
+async function hook(body) {
+	const p = base.unique('hook', '.sh');
+	await fsp.writeFile(p, `#!/bin/sh\n${body}\n`);
+	await fsp.chmod(p, 0o755);
+	return p;
+}
+
+/* Starts toolcell-fs with the policy |lines|; opts as startServer()'s. */
+async function serve(lines, opts = {}) {
+	return startServer(['--policy', await policy(lines)], opts);
+}
+
+/* An elicitation handler that counts its requests and answers |answer|. */
+function answering(answer) {
+	const h = async (req) => {
+		h.requests.push(req);
+		return answer;
+	};
+	h.requests = [];
+	return h;
+}
+
+const NOBODY = 'nobody could be asked for consent (the client does not support elicitation '
+    + 'and the policy names no consent-hook), so it is denied';
+
+/* The exact text of a consent denial. */
+function denial(why, rule) {
+	return `The call was not run: ${why}. (Policy rule '${rule}' asks a person before this call.)`;
+}
+
+/* Asserts |r| is a consent denial by rule |rule| with nobody to ask. */
+function refusedByConsent(r, rule, what) {
+	assert.equal(r.isError, true, `${what}: ran: ${JSON.stringify(r.content)}`);
+	assert.equal(textOf(r), denial(NOBODY, rule), what);
+}
+
+/* Asserts |r| succeeded, and returns its structuredContent. */
+function ok(r, what) {
+	assert.notEqual(r.isError, true, `${what}: ${JSON.stringify(r.content)}`);
+	return r.structuredContent;
+}
+
+/* Asserts that calling |name| is a protocol error: an unknown tool. */
+async function unknownTool(srv, name, args) {
+	await assert.rejects(call(srv, name, args), (e) => {
+		assert.ok(e instanceof McpError, String(e));
+		assert.equal(e.code, -32602);
+		assert.match(e.message, new RegExp(`unknown tool '${name}'`));
+		return true;
+	});
+}
+
+/* Every name in a directory_tree's structured tree, with its path. */
+function treeNames(nodes, prefix = '') {
+	const out = [];
+	for (const n of nodes) {
+		const name = entryName(n);
+		out.push(prefix + name);
+		if (Array.isArray(n.children))
+			out.push(...treeNames(n.children, `${prefix}${name}/`));
+	}
+	return out;
+}
+
+// ------------------------------------------------------------------ aliases
+
+describe('an alias is the same tool', () => {
+	let tree;
+
+	before(async () => {
+		tree = await makeTree({
+			'a.txt': 'alpha\n',
+			'big.txt': 'x'.repeat(8191) + '\n',
+			'secret/s.txt': 'sierra\n',
+		});
+	});
+	after(() => tree?.cleanup());
+
+	test('tool read_text_file off: read_file is off too, neither listed nor run', async () => {
+		const srv = await serve([`allow read ${tree.root}`, 'tool read_text_file off']);
+		try {
+			const names = (await srv.client.listTools()).tools.map((t) => t.name);
+			assert.ok(!names.includes('read_text_file'), names.join());
+			assert.ok(!names.includes('read_file'), `read_file listed: ${names.join()}`);
+			await unknownTool(srv, 'read_file', { path: 'a.txt' });
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a tools line: read_file follows read_text_file, on and off', async () => {
+		let srv = await serve([`allow read ${tree.root}`, 'tools read_text_file']);
+		try {
+			const names = (await srv.client.listTools()).tools.map((t) => t.name);
+			assert.deepEqual(names, ['read_text_file', 'read_file']);
+			assert.equal(ok(await call(srv, 'read_file', { path: 'a.txt' }), 'read_file').content,
+			    'alpha\n');
+		} finally {
+			await srv.close();
+		}
+		srv = await serve([`allow read ${tree.root}`, 'tools list_directory']);
+		try {
+			await unknownTool(srv, 'read_file', { path: 'a.txt' });
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a consent rule on read_text_file asks for read_file, with or without patterns', async () => {
+		let srv = await serve([`allow read ${tree.root}`, 'consent read_text_file']);
+		try {
+			refusedByConsent(await call(srv, 'read_file', { path: 'a.txt' }),
+			    'consent read_text_file (line 2)', 'read_file');
+		} finally {
+			await srv.close();
+		}
+		srv = await serve([`allow read ${tree.root}`, 'consent read_text_file secret']);
+		try {
+			refusedByConsent(await call(srv, 'read_file', { path: 'secret/s.txt' }),
+			    'consent read_text_file secret (line 2)', 'read_file secret/s.txt');
+			assert.ok(!transcript(srv).includes('sierra'), 'the file was read');
+			assert.equal(ok(await call(srv, 'read_file', { path: 'a.txt' }), 'a.txt').content,
+			    'alpha\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a yes for the session, given for one name, holds for the other', async () => {
+		const h = answering({ action: 'accept', content: { allow: true, session: true } });
+		const srv = await serve([`allow read ${tree.root}`, 'consent read_text_file secret'],
+		    { capabilities: { elicitation: {} },
+		    handlers: [[ElicitRequestSchema, h]] });
+		try {
+			ok(await call(srv, 'read_file', { path: 'secret/s.txt' }), 'read_file');
+			assert.equal(h.requests.length, 1, 'read_file was not asked about');
+			ok(await call(srv, 'read_text_file', { path: 'secret/s.txt' }), 'read_text_file');
+			assert.equal(h.requests.length, 1, 'asked again under the other name');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('tool read_text_file timeout and limit hold for read_file', async () => {
+		const srv = await serve([`allow read ${tree.root}`, 'tool read_text_file limit output 1K']);
+		try {
+			const r = await call(srv, 'read_file', { path: 'big.txt' });
+			assert.equal(r.isError, true, 'read_file was not limited');
+			assert.equal(textOf(r), 'the result exceeded the 1024-byte limit and was discarded; '
+			    + 'ask for less at a time');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a policy names a tool by one name: the alias is an error that says which', async () => {
+		const p = await policy([`allow read ${tree.root}`, 'tools read_text_file read_file',
+		    'tool read_file off', 'tool read_file limit output 1K', 'consent read_file']);
+		const r = await runServer(['--policy', p, '--check']);
+		assert.equal(r.status, 1);
+		assert.equal(r.stdout, '');
+		const why = '\'read_file\' is an alias of \'read_text_file\', and the same tool: write '
+		    + '\'read_text_file\', which covers both';
+		assert.equal(r.stderr, [
+			`toolcell-fs: error: ${p}:2: tools: ${why}`,
+			`toolcell-fs: error: ${p}:3: tool: ${why}`,
+			`toolcell-fs: error: ${p}:4: tool: ${why}`,
+			`toolcell-fs: error: ${p}:5: consent: ${why}`,
+			'toolcell-fs: 4 errors',
+			'',
+		].join('\n'));
+	});
+
+	test('--check shows the alias with its tool', async () => {
+		let r = await runServer(['--policy', await policy([`allow read ${tree.root}`,
+		    'tool read_text_file off']), '--check']);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stdout, /^ {2}read_text_file +off +\(tool read_text_file off, line 2\)$/m);
+		assert.match(r.stdout, /^ {2}read_file +off +\(an alias of read_text_file, which it follows\)$/m);
+		r = await runServer(['--policy', await policy([`allow read ${tree.root}`]), '--check']);
+		assert.match(r.stdout, /^ {2}read_file +on +\(an alias of read_text_file, which it follows\)$/m);
+	});
+
+	test('the audit log names the tool as called and the tool it is', async () => {
+		const log = path.join(await ownedDir(), 'audit.jsonl');
+		const srv = await serve([`allow read ${tree.root}`, `audit ${log}`]);
+		try {
+			ok(await call(srv, 'read_file', { path: 'a.txt' }), 'read_file');
+			ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read_text_file');
+		} finally {
+			await srv.close();
+		}
+		const recs = (await logRecords(log)).filter((r) => r.event === 'call' || r.event === 'result');
+		assert.deepEqual(recs.map((r) => [r.event, r.tool, r.alias_of]), [
+			['call', 'read_file', 'read_text_file'],
+			['result', 'read_file', 'read_text_file'],
+			['call', 'read_text_file', undefined],
+			['result', 'read_text_file', undefined],
+		]);
+	});
+});
