@@ -39,23 +39,6 @@ tc_consent_rule_str(const struct tc_consent_rule *rule, char *buf,
 	return buf;
 }
 
-/* Returns 1 if some path of |c| matches one of |rule|'s patterns. */
-static int
-paths_match(const struct call *c, const struct tc_consent_rule *rule)
-{
-	const char *pat;
-	size_t i, k;
-
-	for (k = 0; k < rule->npatterns; k++) {
-		pat = rule->patterns[k];
-		for (i = 0; i < c->npaths; i++)
-			if (tc_glob_match(pat, pat[0] == '/' ? c->abs[i] :
-			    c->rel[i]))
-				return 1;
-	}
-	return 0;
-}
-
 const struct tc_consent_rule *
 tc_consent_rule(const struct srv *s, const struct call *c)
 {
@@ -67,7 +50,10 @@ tc_consent_rule(const struct srv *s, const struct call *c)
 		if (strcmp(r->tool, "*") != 0 &&
 		    strcmp(r->tool, tc_tool_policy_name(c->call.tool)) != 0)
 			continue;
-		if (r->npatterns == 0 || paths_match(c, r))
+		/* The paths were matched as they were collected, in every
+		 * spelling (collect_paths() in server.c). */
+		if (r->npatterns == 0 || (c->consent_hit != NULL &&
+		    c->consent_hit[i]))
 			return r;
 	}
 	return NULL;

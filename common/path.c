@@ -189,34 +189,30 @@ is_dotdot(const char *s, size_t n)
 	return n == 2 && s[0] == '.' && s[1] == '.';
 }
 
-int
-tc_path_check(const struct tc_policy *pol, struct tc_path *p,
-    unsigned access)
+char *
+tc_path_given(const struct tc_policy *pol, const struct tc_path *p,
+    const char **rel)
 {
 	const struct tc_root *r;
-	const char *s, *rel;
-	char *abs, *w;
+	const char *s;
+	char *abs, *w, *start;
 	size_t n;
 
-	p->denied_by = NULL;
-	p->unchecked = NULL;
+	*rel = NULL;
 	if (p->root >= pol->nroots) {
 		errno = EINVAL;
-		return -1;
+		return NULL;
 	}
-	if (!tc_deny_any(pol, access))
-		return 0;
 	r = &pol->roots[p->root];
 	if ((abs = malloc(r->pathlen + strlen(p->rel) + 2)) == NULL) {
 		errno = ENOMEM;
-		return -1;
+		return NULL;
 	}
 	/* The root's canonical path, then the components of rel without
 	 * "." and empty ones, up to the first "..": the kernel resolves
 	 * that one, through whatever symlinks came before it. */
 	memcpy(abs, r->path, r->pathlen);
-	w = abs + (r->pathlen == 1 ? 0 : r->pathlen);
-	rel = w + 1;
+	w = start = abs + (r->pathlen == 1 ? 0 : r->pathlen);
 	for (s = p->rel; *s != '\0'; s += n) {
 		while (*s == '/')
 			s++;
@@ -229,8 +225,35 @@ tc_path_check(const struct tc_policy *pol, struct tc_path *p,
 		memcpy(w, s, n);
 		w += n;
 	}
+	if (w == start) {
+		/* The root itself ("/" is whole again). */
+		if (w == abs)
+			*w++ = '/';
+		*rel = w;
+	} else
+		*rel = start + 1;
 	*w = '\0';
-	if (w >= rel)
+	return abs;
+}
+
+int
+tc_path_check(const struct tc_policy *pol, struct tc_path *p,
+    unsigned access)
+{
+	const char *rel;
+	char *abs;
+
+	p->denied_by = NULL;
+	p->unchecked = NULL;
+	if (p->root >= pol->nroots) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!tc_deny_any(pol, access))
+		return 0;
+	if ((abs = tc_path_given(pol, p, &rel)) == NULL)
+		return -1;
+	if (*rel != '\0')
 		p->denied_by = tc_deny_match(pol, abs, rel, access);
 	free(abs);
 	if (p->denied_by != NULL) {

@@ -76,6 +76,17 @@ int	tc_path_openat(const struct tc_policy *pol, const struct tc_path *p,
 int	tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode);
 
 /*
+ * Returns the path |p| names as given, before any file is looked at: its
+ * root's canonical path, then the components of p->rel without "." and
+ * empty ones, up to the first ".." (what follows one depends on the
+ * files).  *|rel| points at the part after the root, "" for the root
+ * itself.  Returns a new string (the caller frees it), or NULL with errno
+ * set.
+ */
+char	*tc_path_given(const struct tc_policy *pol, const struct tc_path *p,
+	    const char **rel);
+
+/*
  * Checks |p| as given, without touching a file, against the deny rules of
  * |pol| for |access| (TC_ACCESS_*): its components up to the first ".."
  * (what follows one depends on the files, and is left to the check of the

@@ -18,9 +18,6 @@
 #include "sandbox.h"
 #include "server.h"
 
-/* The most paths of one call that deny and consent rules look at. */
-#define TC_CALL_PATHS	16
-
 /* How a call's consent was settled, for its answer and its record. */
 struct consent {
 	const struct tc_consent_rule *rule;	/* the rule that asked */
@@ -47,10 +44,18 @@ struct call {
 	int			 cancelled;
 	int			 pfd;		/* first pollfd, or -1 */
 	int			 npfd;
-	/* The paths the call names, resolved for deny and consent. */
-	char			*abs[TC_CALL_PATHS];	/* canonical root + rel */
-	char			*rel[TC_CALL_PATHS];
+	/* The paths the call names, each as it resolves (the deepest part
+	 * that exists, and the names the call would create below it): for
+	 * deny and consent, the question and the log.  As many as the call
+	 * names: none is passed over. */
+	char			**abs;		/* canonical root + rel */
+	char			**rel;
 	size_t			 npaths;
+	size_t			 paths_cap;
+	/* Per consent rule of the policy: 1 if some spelling of some path
+	 * of the call (as given, as resolved, where a change is made)
+	 * matches one of its patterns. */
+	unsigned char		*consent_hit;
 	struct consent		*consent;	/* while asking, or after */
 	/* A resources/read: the URI asked for, and the arguments made of
 	 * it for the resource tool (both owned).  Its answer is a

@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -830,6 +831,59 @@ test_errors(void)
 	like(d.msg, "'x': ", "EIO message names the path");
 }
 
+/* Checks tc_path_given() on |rel| beneath root |root| of |pol|. */
+static void
+given(const struct tc_policy *pol, size_t root, const char *rel,
+    const char *want_abs, const char *want_rel)
+{
+	struct tc_path p;
+	const char *r;
+	char *abs;
+
+	memset(&p, 0, sizeof(p));
+	p.root = root;
+	p.rel = (char *)(uintptr_t)rel;
+	abs = tc_path_given(pol, &p, &r);
+	if (!ok(abs != NULL, "given '%s': made", rel))
+		return;
+	is_str(abs, want_abs, "given '%s': absolute", rel);
+	is_str(r, want_rel, "given '%s': relative", rel);
+	free(abs);
+}
+
+/* The path as given, which deny and consent rules see before the files. */
+static void
+test_given(void)
+{
+	static char r0[] = "/r", r1[] = "/";
+	struct tc_root roots[2];
+	struct tc_policy pol;
+	struct tc_path p;
+	const char *r;
+
+	memset(&pol, 0, sizeof(pol));
+	memset(roots, 0, sizeof(roots));
+	roots[0].path = r0;
+	roots[0].pathlen = strlen(r0);
+	roots[1].path = r1;
+	roots[1].pathlen = 1;
+	pol.roots = roots;
+	pol.nroots = 2;
+	given(&pol, 0, "a/b", "/r/a/b", "a/b");
+	given(&pol, 0, ".//a/./b/", "/r/a/b", "a/b");
+	given(&pol, 0, "a/../b", "/r/a", "a");
+	given(&pol, 0, "../x", "/r", "");
+	given(&pol, 0, ".", "/r", "");
+	given(&pol, 1, "etc/x", "/etc/x", "etc/x");
+	given(&pol, 1, ".", "/", "");
+	memset(&p, 0, sizeof(p));
+	p.root = 2;
+	p.rel = r1;
+	errno = 0;
+	ok(tc_path_given(&pol, &p, &r) == NULL && errno == EINVAL,
+	    "given: a root that is not there, EINVAL");
+}
+
 int
 main(void)
 {
@@ -850,6 +904,7 @@ main(void)
 	test_errors();
 	test_deny();
 	test_denied_message();
+	test_given();
 	rc = done_testing();
 	nftw(R, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;

@@ -240,3 +240,126 @@ describe('an alias is the same tool', () => {
 		]);
 	});
 });
+
+// ------------------------------------------------------- spellings of a path
+
+describe('consent sees a path as the deny rules do', () => {
+	let tree;
+
+	before(async () => {
+		tree = await makeTree({
+			'a.txt': 'alpha\n',
+			'sub/secret/x.txt': 'xray\n',
+			'sub/ok.txt': 'oscar\n',
+			'to-sub-secret': symlink('sub/secret/x.txt'),
+			'public/p.txt': 'papa\n',
+			'shared': symlink('public'),
+		});
+	});
+	after(() => tree?.cleanup());
+
+	test('nested roots: a relative pattern asks through whichever root holds the path', async () => {
+		const rule = 'consent * secret (line 3)';
+		const srv = await serve([`allow read ${tree.root}`, `allow read ${tree.p('sub')}`,
+		    'consent * secret']);
+		try {
+			for (const p of ['sub/secret/x.txt', tree.p('sub/secret/x.txt'), 'to-sub-secret',
+			    'sub/../sub/secret/x.txt']) {
+				refusedByConsent(await call(srv, 'read_text_file', { path: p }), rule, p);
+				refusedByConsent(await call(srv, 'get_file_info', { path: p }), rule, p);
+			}
+			refusedByConsent(await call(srv, 'list_directory', { path: 'sub/secret' }), rule,
+			    'list sub/secret');
+			assert.ok(!transcript(srv).includes('xray'), 'the file was read');
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'sub/ok.txt' }), 'ok')
+			    .content, 'oscar\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a rule on the name a path is given by asks, wherever the name leads', async () => {
+		for (const pat of ['shared', `${tree.root}/shared`]) {
+			const srv = await serve([`allow read ${tree.root}`, `consent * ${pat}`]);
+			try {
+				for (const p of ['shared/p.txt', tree.p('shared/p.txt')])
+					refusedByConsent(await call(srv, 'read_text_file', { path: p }),
+					    `consent * ${pat} (line 2)`, `${pat}: ${p}`);
+				assert.equal(ok(await call(srv, 'read_text_file', { path: 'public/p.txt' }),
+				    'public').content, 'papa\n');
+			} finally {
+				await srv.close();
+			}
+		}
+	});
+});
+
+describe('consent sees every path a call creates, however deep', () => {
+	let tree;
+
+	before(async () => {
+		tree = await serverTree({
+			'scratch/keep.txt': 'kilo\n',
+			'to-scratch': symlink('scratch'),
+			'other/o.txt': 'oscar\n',
+		});
+	});
+	after(() => tree?.cleanup());
+
+	test('create_directory: a chain of new directories under a consent-only one asks', async () => {
+		const rule = `consent * ${tree.root}/scratch (line 2)`;
+		const srv = await serve([`allow write ${tree.root}`, `consent * ${tree.root}/scratch`]);
+		try {
+			for (const p of ['scratch/b', 'scratch/b/c/d', 'to-scratch/b/c/d',
+			    tree.p('to-scratch/b/c'), 'other/../to-scratch/e/f']) {
+				refusedByConsent(await call(srv, 'create_directory', { path: p }), rule, p);
+			}
+			await assert.rejects(fsp.stat(tree.p('scratch/b')), { code: 'ENOENT' });
+			await assert.rejects(fsp.stat(tree.p('scratch/e')), { code: 'ENOENT' });
+			// Elsewhere, the chain is made.
+			ok(await call(srv, 'create_directory', { path: 'other/b/c/d' }), 'other');
+			assert.ok((await fsp.stat(tree.p('other/b/c/d'))).isDirectory());
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a pattern on a name inside the chain, and a file in a directory that is missing', async () => {
+		const srv = await serve([`allow write ${tree.root}`, 'consent * **/deep',
+		    'consent write_file scratch']);
+		try {
+			refusedByConsent(await call(srv, 'create_directory', { path: 'other/x/deep/y/z' }),
+			    'consent * **/deep (line 2)', 'deep');
+			await assert.rejects(fsp.stat(tree.p('other/x')), { code: 'ENOENT' });
+			// Refused by consent before the child could say that the
+			// directory does not exist.
+			refusedByConsent(await call(srv, 'write_file', { path: 'to-scratch/new/n.txt',
+			    content: 'november\n' }), 'consent write_file scratch (line 3)', 'write_file');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a call with more paths than the server once kept is checked on every one', async () => {
+		const secret = await makeTree({ 'secret/s.txt': 'sierra\n', 'a.txt': 'alpha\n' });
+		try {
+			const srv = await startServer(['--policy', await policy([`allow read ${secret.root}`,
+			    'consent * secret'])], { server: HOSTILE });
+			try {
+				const paths = Array.from({ length: 40 }, () => 'a.txt');
+				const r0 = await call(srv, 'many_paths', { paths });
+				assert.notEqual(r0.isError, true, JSON.stringify(r0.content));
+				for (const at of [0, 15, 16, 17, 39]) {
+					const p = paths.slice();
+					p[at] = 'secret/s.txt';
+					refusedByConsent(await call(srv, 'many_paths', { paths: p }),
+					    'consent * secret (line 2)', `secret at ${at}`);
+				}
+			} finally {
+				await srv.close();
+			}
+		} finally {
+			await secret.cleanup();
+		}
+	});
+});
