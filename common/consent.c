@@ -60,6 +60,41 @@ tc_consent_rule(const struct srv *s, const struct call *c)
 }
 
 int
+tc_consent_scope(struct srv *s, struct call *c)
+{
+	const struct tc_consent_rule *r;
+	const char *tool = tc_tool_policy_name(c->call.tool);
+	size_t i, n = 0;
+
+	/* Admitted with c->consent set: asked and allowed, or allowed for
+	 * the session. */
+	c->call.pinned = c->consent != NULL;
+	c->call.pins = c->pins;
+	c->call.npins = c->npins;
+	if (s->pol.nconsent == 0)
+		return 0;
+	free(c->unconsented);
+	if ((c->unconsented = calloc(s->pol.nconsent,
+	    sizeof(*c->unconsented))) == NULL)
+		return -1;
+	for (i = 0; i < s->pol.nconsent; i++) {
+		r = &s->pol.consent[i];
+		if (r->npatterns == 0 || (strcmp(r->tool, "*") != 0 &&
+		    strcmp(r->tool, tool) != 0))
+			continue;
+		/* A rule that matched a path of the call was asked about:
+		 * the call would not be admitted otherwise. */
+		if ((c->consent_hit != NULL && c->consent_hit[i]) ||
+		    tc_consent_remembered(s, c, r))
+			continue;
+		c->unconsented[n++] = i;
+	}
+	c->call.unconsented = c->unconsented;
+	c->call.nunconsented = n;
+	return 0;
+}
+
+int
 tc_consent_remembered(const struct srv *s, const struct call *c,
     const struct tc_consent_rule *rule)
 {

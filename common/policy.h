@@ -15,6 +15,8 @@
 
 #include "err.h"
 
+struct tc_pin;
+
 enum tc_root_flags {
 	TC_ROOT_WRITE	= 1 << 0,
 };
@@ -85,6 +87,10 @@ enum tc_setting {
 enum tc_access {
 	TC_ACCESS_READ	= 1 << 0,	/* reading, listing, naming in results */
 	TC_ACCESS_WRITE	= 1 << 1,	/* creating, changing, removing */
+	/* Not an access: marks a rule that, in a call's child only, stands
+	 * for a pattern of a consent rule the call was not given (its
+	 * line is the consent rule's; see tc_sandbox_consent_rules()). */
+	TC_ACCESS_CONSENT = 1 << 2,
 };
 
 /*
@@ -184,6 +190,13 @@ struct tc_policy {
 	/* The server the policy is for, set before loading. */
 	const char	*server;	/* "toolcell-fs" */
 	unsigned	 features;	/* TC_POLICY_F_* */
+
+	/* In a call's child only, for a call consent was given for: what
+	 * the server found at each path when it decided the call, which is
+	 * what the child must find when it opens them (path.h). */
+	const struct tc_pin *pins;
+	size_t		 npins;
+	int		 pinned;
 };
 
 /* What a server can do, for the keywords that only make sense there. */

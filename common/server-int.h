@@ -13,6 +13,7 @@
 
 #include "audit.h"
 #include "hook.h"
+#include "path.h"
 #include "policy.h"
 #include "protocol.h"
 #include "sandbox.h"
@@ -56,6 +57,14 @@ struct call {
 	 * of the call (as given, as resolved, where a change is made)
 	 * matches one of its patterns. */
 	unsigned char		*consent_hit;
+	/* What each path was when the call was decided (path.h), which the
+	 * child holds a call consent was given for to; and the consent
+	 * rules the call was not given, which the child treats as deny
+	 * rules.  Lent to call.pins and call.unconsented. */
+	struct tc_pin		*pins;
+	size_t			 npins;
+	size_t			 pins_cap;
+	size_t			*unconsented;
 	struct consent		*consent;	/* while asking, or after */
 	/* A resources/read: the URI asked for, and the arguments made of
 	 * it for the resource tool (both owned).  Its answer is a
@@ -134,6 +143,14 @@ void	tc_srv_free_call(struct call *c);
 /* Returns the first consent rule that applies to |c|, or NULL. */
 const struct tc_consent_rule *tc_consent_rule(const struct srv *s,
 	    const struct call *c);
+
+/*
+ * Fills what |c|'s child is to hold the call to, once it is admitted:
+ * its pins if consent was given for it, and the consent rules that apply
+ * to its tool and that it was not given (neither asked about, nor allowed
+ * for the session).  Returns 0, or -1 when out of memory.
+ */
+int	tc_consent_scope(struct srv *s, struct call *c);
 
 /* Returns 1 if a session-long yes covers |c| under |rule|. */
 int	tc_consent_remembered(const struct srv *s, const struct call *c,

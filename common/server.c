@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "glob.h"
@@ -159,6 +160,10 @@ tc_srv_free_call(struct call *c)
 	free(c->abs);
 	free(c->rel);
 	free(c->consent_hit);
+	for (i = 0; i < c->npins; i++)
+		free(c->pins[i].rel);
+	free(c->pins);
+	free(c->unconsented);
 	free(c->consent);
 	free(c->resource_uri);
 	cJSON_Delete(c->own_args);
@@ -286,6 +291,10 @@ tc_srv_admit(struct srv *s, struct call *c)
 		    "not confine calls to the client's roots; see its log.");
 		return;
 	}
+	if (tc_consent_scope(s, c) != 0) {
+		tc_srv_fail(s, c, "The call was not run: out of memory.");
+		return;
+	}
 	if (c->consent != NULL) {
 		by = "consent";
 		tc_consent_rule_str(c->consent->rule, rule, sizeof(rule));
@@ -387,6 +396,7 @@ open_prefix(struct srv *s, size_t root, char **v, size_t n, int last)
 struct resolved {
 	char		*abs;		/* canonical, and the names below */
 	char		*rel;		/* the same, relative to its root */
+	struct tc_pin	 pin;		/* what it was (no root, rel, kind) */
 };
 
 static void
@@ -409,10 +419,11 @@ resolved_release(struct resolved *r)
  */
 static int
 resolve(struct srv *s, size_t root, char **v, size_t n, int dir,
-    struct resolved *out)
+    const char *entry, struct resolved *out)
 {
 	struct tc_where w;
 	struct tc_buf a, r;
+	struct stat st;
 	const char *why;
 	size_t have, i;
 	int fd = -1, rc = -1, err = 0;
@@ -428,6 +439,21 @@ resolve(struct srv *s, size_t root, char **v, size_t n, int dir,
 	for (i = have; i < n; i++)
 		if (strcmp(v[i], "..") == 0)
 			goto out;
+	/* What it is, for a call consent will be given for; with |entry|,
+	 * also that name in it, not followed. */
+	if (fstat(fd, &st) != 0)
+		goto out;
+	out->pin.dev = (unsigned long long)st.st_dev;
+	out->pin.ino = (unsigned long long)st.st_ino;
+	out->pin.missing = (unsigned)(n - have);
+	if (entry != NULL && have == n) {
+		if (fstatat(fd, entry, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			out->pin.entry = 1;
+			out->pin.edev = (unsigned long long)st.st_dev;
+			out->pin.eino = (unsigned long long)st.st_ino;
+		} else if (errno != ENOENT)
+			goto out;
+	}
 	if (tc_path_where(&s->pol, root, fd, &w, &why) != 0)
 		goto out;
 	tc_buf_init(&a, 2 * PATH_MAX);
@@ -514,6 +540,32 @@ keep_path(struct call *c, struct resolved *r)
 	return 0;
 }
 
+/* Adds the pin of kind |kind| for the mapped path |tp| from |r|.  Returns
+ * 0, or -1 when out of memory. */
+static int
+keep_pin(struct call *c, const struct tc_path *tp, unsigned kind,
+    const struct resolved *r)
+{
+	struct tc_pin *np;
+	size_t cap;
+
+	if (c->npins == c->pins_cap) {
+		cap = c->pins_cap ? 2 * c->pins_cap : 4;
+		if ((np = reallocarray(c->pins, cap, sizeof(*np))) == NULL)
+			return -1;
+		c->pins = np;
+		c->pins_cap = cap;
+	}
+	np = &c->pins[c->npins];
+	*np = r->pin;
+	np->root = tp->root;
+	np->kind = kind;
+	if ((np->rel = strdup(tp->rel)) == NULL)
+		return -1;
+	c->npins++;
+	return 0;
+}
+
 /*
  * Adds the path |user| names to |c|'s paths, resolved to where it really
  * leads, and checks it against the deny rules, as given and as resolved
@@ -531,13 +583,15 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 {
 	struct tc_diag d = { "", 0 };
 	const struct tc_deny *rule = NULL;
-	struct resolved res = { NULL, NULL }, ent = { NULL, NULL };
+	struct resolved res, ent;
 	struct tc_path tp;
 	const char *grel;
 	char rs[320], *buf = NULL, **v = NULL, *gabs = NULL;
 	size_t n = 0;
 	int rc = 0, resolved;
 
+	memset(&res, 0, sizeof(res));
+	memset(&ent, 0, sizeof(ent));
 	if (tc_path_map(&s->pol, user, &tp, &d) != 0)
 		return 0;	/* the handler reports it, as ever */
 	if (tc_path_check(&s->pol, &tp, access) != 0)
@@ -549,14 +603,15 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 			goto nomem;
 		n = components(buf, v, n / 2 + 2);
 	}
-	resolved = rule == NULL && resolve(s, tp.root, v, n, 0, &res) == 0;
+	resolved = rule == NULL && resolve(s, tp.root, v, n, 0, NULL,
+	    &res) == 0;
 	if (resolved)
 		rule = tc_deny_match(&s->pol, res.abs, res.rel, access);
 	/* A change acts on the last name itself, in the directory the rest
 	 * leads to: a symbolic link there is changed, not followed. */
 	if (rule == NULL && (access & TC_ACCESS_WRITE) && n > 0 &&
 	    strcmp(v[n - 1], "..") != 0 &&
-	    resolve(s, tp.root, v, n - 1, 1, &ent) == 0) {
+	    resolve(s, tp.root, v, n - 1, 1, v[n - 1], &ent) == 0) {
 		char *a = NULL, *r = NULL;
 
 		if (asprintf(&a, "%s%s%s", ent.abs, strcmp(ent.abs, "/") ?
@@ -566,7 +621,7 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 			r = strdup(v[n - 1]);
 		else if (asprintf(&r, "%s/%s", ent.rel, v[n - 1]) < 0)
 			r = NULL;
-		resolved_release(&ent);
+		resolved_release(&ent);	/* its pin stays */
 		ent.abs = a;
 		ent.rel = r;
 		if (a == NULL || r == NULL)
@@ -590,6 +645,11 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 			consent_mark(s, c, res.abs, res.rel);
 		if (ent.abs != NULL)
 			consent_mark(s, c, ent.abs, ent.rel);
+		/* What they were, should consent be given for the call. */
+		if ((resolved && keep_pin(c, &tp, TC_PIN_PATH, &res) != 0) ||
+		    (ent.abs != NULL && keep_pin(c, &tp, TC_PIN_ENTRY,
+		    &ent) != 0))
+			goto nomem;
 	}
 	if (resolved && keep_path(c, &res) != 0)
 		goto nomem;

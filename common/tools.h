@@ -88,11 +88,24 @@ struct tc_tool {
 	unsigned		 flags;
 };
 
+struct tc_pin;
+
 /* What a handler is given.  Everything here is borrowed. */
 struct tc_call {
 	const struct tc_tool	*tool;
 	const cJSON		*args;		/* checked against tool->args */
 	const struct tc_policy	*policy;
+	/* What the server decided the call on, carried to its child
+	 * (sandbox.c), which puts it in its own copy of the policy: for a
+	 * call consent was given for (|pinned|), what each path was then
+	 * (path.h); and the consent rules it was not given (indices into
+	 * policy->consent), whose patterns the child treats as deny rules,
+	 * so that it reaches nothing they cover. */
+	const struct tc_pin	*pins;
+	size_t			 npins;
+	int			 pinned;
+	const size_t		*unconsented;
+	size_t			 nunconsented;
 };
 
 /* What a handler fills in (in the child). */

@@ -363,3 +363,214 @@ describe('consent sees every path a call creates, however deep', () => {
 		}
 	});
 });
+
+// --------------------------------------------------- a swap after the question
+
+describe('what consent was given for is what the call reaches', () => {
+	let tree;
+	let token;
+
+	before(async () => {
+		token = secretToken();
+		tree = await serverTree({
+			'secret/a.txt': 'alpha\n',
+			'secret/b.txt': `${token}\n`,
+			'secret/d1/keep.txt': 'kilo\n',
+			'secret/d2/keep.txt': 'kilo\n',
+			'public/p.txt': 'papa\n',
+			'swap/link': symlink('../secret/a.txt'),
+			'swap/dir': symlink('../secret/d1'),
+			'swap/plink': symlink('../public/p.txt'),
+		});
+	});
+	after(() => tree?.cleanup());
+
+	/* Points swap/NAME at TARGET again, as before() made it. */
+	async function reset(name, target) {
+		await fsp.rm(tree.p(`swap/${name}`), { force: true });
+		await fsp.symlink(target, tree.p(`swap/${name}`));
+		const as = runAs();
+		if (as)
+			execFileSync('chown', ['-h', `${as.uid}:${as.gid}`, tree.p(`swap/${name}`)]);
+	}
+
+	/* A hook that points swap/NAME at TARGET, then answers yes. */
+	function swapper(name, target) {
+		return hook([
+			'cat > /dev/null',
+			`ln -sfn '${target}' '${tree.p(`swap/${name}`)}.new'`,
+			`mv -T '${tree.p(`swap/${name}`)}.new' '${tree.p(`swap/${name}`)}'`,
+			'echo "swapped, and yes"',
+			'exit 0',
+		].join('\n'));
+	}
+
+	/* Asserts |r| was refused because its path changed after the question. */
+	function changed(r, what) {
+		assert.equal(r.isError, true, `${what}: ran: ${JSON.stringify(r.content)}`);
+		assert.match(textOf(r), /changed after the call was checked/, what);
+	}
+
+	test('read_text_file: the link swapped by the hook is refused, not followed', async () => {
+		await reset('link', '../secret/a.txt');
+		const h = await swapper('link', '../secret/b.txt');
+		const srv = await serve([`allow read ${tree.root}`, 'consent * secret',
+		    `consent-hook ${h}`]);
+		try {
+			changed(await call(srv, 'read_text_file', { path: 'swap/link' }), 'read');
+			assert.equal(await fsp.readlink(tree.p('swap/link')), '../secret/b.txt',
+			    'the hook did not swap the link');
+			assert.ok(!transcript(srv).includes(token), 'the other file was read');
+			// Without a swap, the same call reads what it was asked about.
+			assert.equal(ok(await call(srv, 'read_text_file', { path: 'secret/a.txt' }),
+			    'a.txt').content, 'alpha\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('read_multiple_files: every path of a call given consent is held to what it was', async () => {
+		await reset('plink', '../public/p.txt');
+		const h = await swapper('plink', '../secret/b.txt');
+		const srv = await serve([`allow read ${tree.root}`, 'consent * secret/a.txt',
+		    `consent-hook ${h}`]);
+		try {
+			const r = await call(srv, 'read_multiple_files', { paths: ['secret/a.txt',
+			    'swap/plink'] });
+			const files = ok(r, 'read_multiple_files').files;
+			assert.equal(files[0].content, 'alpha\n');
+			assert.equal(typeof files[1].error, 'string', `read: ${JSON.stringify(files[1])}`);
+			assert.match(files[1].error, /changed after the call was checked/);
+			assert.ok(!transcript(srv).includes(token), 'the other file was read');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a walk from a directory link swapped by the hook is refused', async () => {
+		await reset('dir', '../secret/d1');
+		const h = await swapper('dir', '../secret/d2');
+		const srv = await serve([`allow read ${tree.root}`, 'consent * secret',
+		    `consent-hook ${h}`]);
+		try {
+			changed(await call(srv, 'directory_tree', { path: 'swap/dir' }), 'directory_tree');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('write_file into a directory link swapped by the hook is refused', async () => {
+		await reset('dir', '../secret/d1');
+		const h = await swapper('dir', '../secret/d2');
+		const srv = await serve([`allow write ${tree.root}`, 'consent * secret',
+		    `consent-hook ${h}`]);
+		try {
+			changed(await call(srv, 'write_file', { path: 'swap/dir/new.txt',
+			    content: 'november\n' }), 'write_file');
+			await assert.rejects(fsp.stat(tree.p('secret/d2/new.txt')), { code: 'ENOENT' });
+			await assert.rejects(fsp.stat(tree.p('secret/d1/new.txt')), { code: 'ENOENT' });
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('create_directory under a directory link swapped by the hook is refused', async () => {
+		await reset('dir', '../secret/d1');
+		const h = await swapper('dir', '../secret/d2');
+		const srv = await serve([`allow write ${tree.root}`, 'consent * secret',
+		    `consent-hook ${h}`]);
+		try {
+			changed(await call(srv, 'create_directory', { path: 'swap/dir/x/y' }),
+			    'create_directory');
+			await assert.rejects(fsp.stat(tree.p('secret/d2/x')), { code: 'ENOENT' });
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
+// -------------------------------------------------------------- the walkers
+
+describe('the walking tools leave out what needs a consent nobody gave', () => {
+	let tree;
+
+	before(async () => {
+		tree = await serverTree({
+			'a.txt': 'alpha sierra\n',
+			'secret/s.txt': 'sierra\n',
+			'secret/deep/t.txt': 'sierra tango\n',
+			'proj/keys/k.txt': 'kilo sierra\n',
+			'proj/src/m.txt': 'mike sierra\n',
+		});
+	});
+	after(() => tree?.cleanup());
+
+	test('directory_tree, search_files, search_file_contents and the listings', async () => {
+		const srv = await serve([`allow read ${tree.root}`, 'consent * secret', 'consent * **/keys']);
+		try {
+			const t = ok(await call(srv, 'directory_tree', { path: '.' }), 'tree');
+			assert.deepEqual(treeNames(t.tree), ['a.txt', 'proj', 'proj/src', 'proj/src/m.txt']);
+			const f = ok(await call(srv, 'search_files', { path: '.', pattern: '*.txt' }), 'files');
+			assert.deepEqual(f.matches, [tree.p('a.txt'), tree.p('proj/src/m.txt')]);
+			const g = ok(await call(srv, 'search_file_contents', { path: '.', pattern: 'sierra' }),
+			    'grep');
+			assert.deepEqual(g.matches.map((m) => m.file), [tree.p('a.txt'),
+			    tree.p('proj/src/m.txt')]);
+			const l = ok(await call(srv, 'list_directory', { path: '.' }), 'list');
+			assert.deepEqual(l.entries.map(entryName), ['a.txt', 'proj']);
+			const s = ok(await call(srv, 'list_directory_with_sizes', { path: 'proj' }), 'sizes');
+			assert.deepEqual(s.entries.map((e) => e.name), ['src']);
+			const res = await srv.client.readResource({ uri: fileUri(tree.root) },
+			    { timeout: CALL_TIMEOUT });
+			assert.ok(!res.contents[0].text.includes('secret'), res.contents[0].text);
+			assert.ok(!transcript(srv).includes('tango'), 'a file needing consent was read');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a walk the person allowed shows what it was asked about, and only that', async () => {
+		const h = await hook('cat > /dev/null\nexit 0');
+		const srv = await serve([`allow read ${tree.root}`, 'consent * secret',
+		    'consent * **/keys', 'consent directory_tree', `consent-hook ${h}`]);
+		try {
+			let t = ok(await call(srv, 'directory_tree', { path: 'secret' }), 'secret');
+			assert.deepEqual(treeNames(t.tree), ['deep', 'deep/t.txt', 's.txt']);
+			// Asked about the whole tree, not about what needs its
+			// own rule's consent: that stays out.
+			t = ok(await call(srv, 'directory_tree', { path: '.' }), 'the whole tree');
+			assert.deepEqual(treeNames(t.tree), ['a.txt', 'proj', 'proj/src', 'proj/src/m.txt']);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a yes for the session under a rule lets later walks show what it covers', async () => {
+		const h = answering({ action: 'accept', content: { allow: true, session: true } });
+		const srv = await serve([`allow read ${tree.root}`, 'consent * secret'],
+		    { capabilities: { elicitation: {} }, handlers: [[ElicitRequestSchema, h]] });
+		try {
+			let t = ok(await call(srv, 'directory_tree', { path: '.' }), 'before');
+			assert.ok(!treeNames(t.tree).includes('secret'));
+			ok(await call(srv, 'directory_tree', { path: 'secret' }), 'asked');
+			assert.equal(h.requests.length, 1);
+			t = ok(await call(srv, 'directory_tree', { path: '.' }), 'after');
+			assert.ok(treeNames(t.tree).includes('secret/s.txt'), treeNames(t.tree).join());
+			assert.equal(h.requests.length, 1);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('move_file of a directory holding what needs consent is refused', async () => {
+		const srv = await serve([`allow write ${tree.root}`, 'consent * **/keys']);
+		try {
+			const r = await call(srv, 'move_file', { source: 'proj', destination: 'proj2' });
+			assert.equal(r.isError, true, JSON.stringify(r.content));
+			assert.match(textOf(r), /needs consent/);
+			assert.ok((await fsp.stat(tree.p('proj/keys/k.txt'))).isFile());
+		} finally {
+			await srv.close();
+		}
+	});
+});
