@@ -165,6 +165,20 @@ describe('an alias is the same tool', () => {
 		} finally {
 			await srv.close();
 		}
+		// The hook is told the name called and the tool it is.
+		const out = await ownedDir();
+		const h = await hook(`cat > "${out}/stdin.json"\nexit 0`);
+		srv = await serve([`allow read ${tree.root}`, 'consent read_text_file',
+		    `consent-hook ${h}`]);
+		try {
+			ok(await call(srv, 'read_file', { path: 'a.txt' }), 'asked, and allowed');
+			const doc = JSON.parse(await fsp.readFile(path.join(out, 'stdin.json'), 'utf8'));
+			assert.equal(doc.tool, 'read_file');
+			assert.equal(doc.alias_of, 'read_text_file');
+			assert.equal(doc.rule, 'consent read_text_file (line 2)');
+		} finally {
+			await srv.close();
+		}
 	});
 
 	test('a yes for the session, given for one name, holds for the other', async () => {
