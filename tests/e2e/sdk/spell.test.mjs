@@ -344,6 +344,10 @@ describe('consent sees every path a call creates, however deep', () => {
 		try {
 			refusedByConsent(await call(srv, 'create_directory', { path: 'other/x/deep/y/z' }),
 			    'consent * **/deep (line 2)', 'deep');
+			// However long the chain.
+			refusedByConsent(await call(srv, 'create_directory',
+			    { path: `other/${'n/'.repeat(1000)}deep/z` }), 'consent * **/deep (line 2)',
+			    'a thousand names down');
 			await assert.rejects(fsp.stat(tree.p('other/x')), { code: 'ENOENT' });
 			// Refused by consent before the child could say that the
 			// directory does not exist.
