@@ -669,10 +669,10 @@ tc_path_error(struct tc_diag *d, const char *user, int err)
 	case ENAMETOOLONG:
 		return tc_diag(d, TC_EINVAL, "'%s': name too long", user);
 	case ESTALE:
-		return tc_diag(d, TC_EDENIED, "'%s': changed after the call was "
-		    "checked (consent was given for what it was then), so "
-		    "nothing was done; call again to be asked about what it "
-		    "is now", user);
+		return tc_diag(d, TC_EDENIED, "'%s': changed after the call "
+		    "was checked (consent was given for what it was then), "
+		    "so nothing was done; call again to be asked about what "
+		    "it is now", user);
 	default:
 		return tc_diag(d, TC_ESYS, "'%s': %s", user, strerror(err));
 	}

@@ -1451,7 +1451,7 @@ print_tools(const struct tc_policy *p, FILE *f)
 {
 	const struct tc_tool_policy *t;
 	char at[32];
-	size_t i;
+	size_t i, j;
 	int k, more;
 
 	if (p->ntools == 0)
@@ -1471,10 +1471,10 @@ print_tools(const struct tc_policy *p, FILE *f)
 			    origin(p->set_at[TC_SET_TOOLS], at, sizeof(at)));
 		print_tool_limits(t, f);
 		fprintf(f, "\n");
-		for (k = 0; k < (int)p->naliases; k++)
-			if (p->aliases[k].tool == i)
-				fprintf(f, "  %-26s  %-3s  (an alias of %s, which "
-				    "it follows)\n", p->aliases[k].name,
+		for (j = 0; j < p->naliases; j++)
+			if (p->aliases[j].tool == i)
+				fprintf(f, "  %-26s  %-3s  (an alias of %s, "
+				    "which it follows)\n", p->aliases[j].name,
 				    t->enabled ? "on" : "off", t->name);
 	}
 	fprintf(f, "  (a tool that changes files is listed only when a "

@@ -356,11 +356,13 @@ test_validate(void)
 	t[1].args = args;
 	t[1].flags = TC_TOOL_READONLY | TC_TOOL_ALIAS;
 	is_int(tc_tools_validate(t, 2, &d), 0, "an alias validates");
-	is_str(tc_tool_alias_of(&t[1]), "read_thing", "alias of the one before");
+	is_str(tc_tool_alias_of(&t[1]), "read_thing", "an alias of the one "
+	    "before");
 	is_str(tc_tool_policy_name(&t[1]), "read_thing", "policy name: its "
 	    "tool's");
 	ok(tc_tool_alias_of(&t[0]) == NULL, "a tool of its own: no alias");
-	is_str(tc_tool_policy_name(&t[0]), "read_thing", "policy name: its own");
+	is_str(tc_tool_policy_name(&t[0]), "read_thing", "policy name: its "
+	    "own");
 	t[1].flags = TC_TOOL_DESTRUCTIVE | TC_TOOL_ALIAS;
 	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an alias with other "
 	    "flags");
