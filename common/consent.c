@@ -40,23 +40,6 @@ tc_consent_rule_str(const struct tc_consent_rule *rule, char *buf,
 	return buf;
 }
 
-/* Returns 1 if some path of |c| matches one of |rule|'s patterns. */
-static int
-paths_match(const struct call *c, const struct tc_consent_rule *rule)
-{
-	const char *pat;
-	size_t i, k;
-
-	for (k = 0; k < rule->npatterns; k++) {
-		pat = rule->patterns[k];
-		for (i = 0; i < c->npaths; i++)
-			if (tc_glob_match(pat, pat[0] == '/' ? c->abs[i] :
-			    c->rel[i]))
-				return 1;
-	}
-	return 0;
-}
-
 const struct tc_consent_rule *
 tc_consent_rule(const struct srv *s, const struct call *c)
 {
@@ -66,12 +49,50 @@ tc_consent_rule(const struct srv *s, const struct call *c)
 	for (i = 0; i < s->pol.nconsent; i++) {
 		r = &s->pol.consent[i];
 		if (strcmp(r->tool, "*") != 0 &&
-		    strcmp(r->tool, c->call.tool->name) != 0)
+		    strcmp(r->tool, tc_tool_policy_name(c->call.tool)) != 0)
 			continue;
-		if (r->npatterns == 0 || paths_match(c, r))
+		/* The paths were matched as they were collected, in every
+		 * spelling (collect_paths() in server.c). */
+		if (r->npatterns == 0 || (c->consent_hit != NULL &&
+		    c->consent_hit[i]))
 			return r;
 	}
 	return NULL;
+}
+
+int
+tc_consent_scope(struct srv *s, struct call *c)
+{
+	const struct tc_consent_rule *r;
+	const char *tool = tc_tool_policy_name(c->call.tool);
+	size_t i, n = 0;
+
+	/* Admitted with c->consent set: asked and allowed, or allowed for
+	 * the session. */
+	c->call.pinned = c->consent != NULL;
+	c->call.pins = c->pins;
+	c->call.npins = c->npins;
+	if (s->pol.nconsent == 0)
+		return 0;
+	free(c->unconsented);
+	if ((c->unconsented = calloc(s->pol.nconsent,
+	    sizeof(*c->unconsented))) == NULL)
+		return -1;
+	for (i = 0; i < s->pol.nconsent; i++) {
+		r = &s->pol.consent[i];
+		if (r->npatterns == 0 || (strcmp(r->tool, "*") != 0 &&
+		    strcmp(r->tool, tool) != 0))
+			continue;
+		/* A rule that matched a path of the call was asked about:
+		 * the call would not be admitted otherwise. */
+		if ((c->consent_hit != NULL && c->consent_hit[i]) ||
+		    tc_consent_remembered(s, c, r))
+			continue;
+		c->unconsented[n++] = i;
+	}
+	c->call.unconsented = c->unconsented;
+	c->call.nunconsented = n;
+	return 0;
 }
 
 int
@@ -81,7 +102,8 @@ tc_consent_remembered(const struct srv *s, const struct call *c,
 	const struct allowance *a;
 
 	for (a = s->allowed; a != NULL; a = a->next)
-		if (a->rule == rule && strcmp(a->tool, c->call.tool->name) == 0)
+		if (a->rule == rule && strcmp(a->tool,
+		    tc_tool_policy_name(c->call.tool)) == 0)
 			return 1;
 	return 0;
 }
@@ -99,7 +121,8 @@ remember(struct srv *s, const struct call *c)
 		    "remembered");
 		return;
 	}
-	a->tool = c->call.tool->name;	/* static: the tool table's */
+	/* Static: the tool table's; an alias's yes is its tool's. */
+	a->tool = tc_tool_policy_name(c->call.tool);
 	a->rule = c->consent->rule;
 	a->next = s->allowed;
 	s->allowed = a;
@@ -381,6 +404,8 @@ hook_input(const struct srv *s, const struct call *c)
 		return NULL;
 	cJSON_AddStringToObject(o, "server", s->def->name);
 	cJSON_AddStringToObject(o, "tool", t->name);
+	if (tc_tool_alias_of(t) != NULL)
+		cJSON_AddStringToObject(o, "alias_of", tc_tool_alias_of(t));
 	cJSON_AddItemToObject(o, "arguments",
 	    cJSON_Duplicate(c->call.args, 1));
 	a = cJSON_AddObjectToObject(o, "annotations");

@@ -394,15 +394,22 @@ match_any_root(const struct tc_policy *p, const char *pattern,
 	return 0;
 }
 
+int
+tc_glob_match_path(const struct tc_policy *p, const char *pattern,
+    const char *abs, const char *rel)
+{
+	if (pattern[0] == '/')
+		return abs != NULL && tc_glob_match(pattern, abs);
+	return (rel != NULL && tc_glob_match(pattern, rel)) ||
+	    (abs != NULL && match_any_root(p, pattern, abs));
+}
+
 /* Returns 1 if rule |r| matches the path (|abs|, |rel|), roots or not. */
 static int
 rule_match(const struct tc_policy *p, const struct tc_deny *r,
     const char *abs, const char *rel)
 {
-	if (r->pattern[0] == '/')
-		return abs != NULL && tc_glob_match(r->pattern, abs);
-	return (rel != NULL && tc_glob_match(r->pattern, rel)) ||
-	    (abs != NULL && match_any_root(p, r->pattern, abs));
+	return tc_glob_match_path(p, r->pattern, abs, rel);
 }
 
 /* Returns 1 if (|abs|, |rel|) names a root, which no rule refuses. */

@@ -68,6 +68,17 @@ int	tc_glob_valid(const char *pattern, char *why, size_t n);
 int	tc_glob_match(const char *pattern, const char *path);
 
 /*
+ * Returns 1 if |pattern| matches the path given as |abs| (canonical and
+ * absolute) and |rel| (relative to the root it was reached through), as a
+ * deny rule's pattern is matched (tc_deny_match()): an absolute pattern
+ * against |abs|; a relative one against |rel| and against |abs| made
+ * relative to every root of |p| that holds it.  Either path may be NULL.
+ * Consent rules use it, so that they see a path as deny rules do.
+ */
+int	tc_glob_match_path(const struct tc_policy *p, const char *pattern,
+	    const char *abs, const char *rel);
+
+/*
  * Returns 1 if some rule of |p| applies to |access| (TC_ACCESS_* bits),
  * else 0: without one, nothing need be checked.
  */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -189,34 +190,30 @@ is_dotdot(const char *s, size_t n)
 	return n == 2 && s[0] == '.' && s[1] == '.';
 }
 
-int
-tc_path_check(const struct tc_policy *pol, struct tc_path *p,
-    unsigned access)
+char *
+tc_path_given(const struct tc_policy *pol, const struct tc_path *p,
+    const char **rel)
 {
 	const struct tc_root *r;
-	const char *s, *rel;
-	char *abs, *w;
+	const char *s;
+	char *abs, *w, *start;
 	size_t n;
 
-	p->denied_by = NULL;
-	p->unchecked = NULL;
+	*rel = NULL;
 	if (p->root >= pol->nroots) {
 		errno = EINVAL;
-		return -1;
+		return NULL;
 	}
-	if (!tc_deny_any(pol, access))
-		return 0;
 	r = &pol->roots[p->root];
 	if ((abs = malloc(r->pathlen + strlen(p->rel) + 2)) == NULL) {
 		errno = ENOMEM;
-		return -1;
+		return NULL;
 	}
 	/* The root's canonical path, then the components of rel without
 	 * "." and empty ones, up to the first "..": the kernel resolves
 	 * that one, through whatever symlinks came before it. */
 	memcpy(abs, r->path, r->pathlen);
-	w = abs + (r->pathlen == 1 ? 0 : r->pathlen);
-	rel = w + 1;
+	w = start = abs + (r->pathlen == 1 ? 0 : r->pathlen);
 	for (s = p->rel; *s != '\0'; s += n) {
 		while (*s == '/')
 			s++;
@@ -229,8 +226,35 @@ tc_path_check(const struct tc_policy *pol, struct tc_path *p,
 		memcpy(w, s, n);
 		w += n;
 	}
+	if (w == start) {
+		/* The root itself ("/" is whole again). */
+		if (w == abs)
+			*w++ = '/';
+		*rel = w;
+	} else
+		*rel = start + 1;
 	*w = '\0';
-	if (w >= rel)
+	return abs;
+}
+
+int
+tc_path_check(const struct tc_policy *pol, struct tc_path *p,
+    unsigned access)
+{
+	const char *rel;
+	char *abs;
+
+	p->denied_by = NULL;
+	p->unchecked = NULL;
+	if (p->root >= pol->nroots) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (!tc_deny_any(pol, access))
+		return 0;
+	if ((abs = tc_path_given(pol, p, &rel)) == NULL)
+		return -1;
+	if (*rel != '\0')
 		p->denied_by = tc_deny_match(pol, abs, rel, access);
 	free(abs);
 	if (p->denied_by != NULL) {
@@ -511,6 +535,89 @@ out:
 	return fd;
 }
 
+/* Returns the pin of kind |kind| for the mapped path |p|, or NULL. */
+static const struct tc_pin *
+find_pin(const struct tc_policy *pol, const struct tc_path *p,
+    unsigned kind)
+{
+	size_t i;
+
+	for (i = 0; i < pol->npins; i++)
+		if (pol->pins[i].kind == kind && pol->pins[i].root == p->root &&
+		    strcmp(pol->pins[i].rel, p->rel) == 0)
+			return &pol->pins[i];
+	return NULL;
+}
+
+/* Returns 1 if |fd| is the file (|dev|, |ino|). */
+static int
+same_file(int fd, unsigned long long dev, unsigned long long ino)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && (unsigned long long)st.st_dev == dev &&
+	    (unsigned long long)st.st_ino == ino;
+}
+
+int
+tc_path_pin_check(const struct tc_policy *pol, const struct tc_path *p,
+    int fd)
+{
+	const struct tc_pin *pin;
+
+	if (!pol->pinned)
+		return 0;
+	if ((pin = find_pin(pol, p, TC_PIN_PATH)) == NULL ||
+	    pin->missing != 0 || !same_file(fd, pin->dev, pin->ino)) {
+		errno = ESTALE;
+		return -1;
+	}
+	return 0;
+}
+
+int
+tc_path_pin_check_entry(const struct tc_policy *pol,
+    const struct tc_path *p, int dfd, const char *name)
+{
+	const struct tc_pin *pin;
+	struct stat st;
+	int r;
+
+	if (!pol->pinned)
+		return 0;
+	if ((pin = find_pin(pol, p, TC_PIN_ENTRY)) == NULL ||
+	    pin->missing != 0 || !same_file(dfd, pin->dev, pin->ino))
+		goto stale;
+	r = fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW);
+	if (r != 0 && errno != ENOENT)
+		goto stale;
+	if ((r == 0) != (pin->entry != 0))
+		goto stale;
+	if (r == 0 && ((unsigned long long)st.st_dev != pin->edev ||
+	    (unsigned long long)st.st_ino != pin->eino))
+		goto stale;
+	return 0;
+stale:
+	errno = ESTALE;
+	return -1;
+}
+
+int
+tc_path_pin_check_prefix(const struct tc_policy *pol,
+    const struct tc_path *p, int fd, size_t missing)
+{
+	const struct tc_pin *pin;
+
+	if (!pol->pinned)
+		return 0;
+	if ((pin = find_pin(pol, p, TC_PIN_PATH)) == NULL ||
+	    pin->missing != missing || !same_file(fd, pin->dev, pin->ino)) {
+		errno = ESTALE;
+		return -1;
+	}
+	return 0;
+}
+
 int
 tc_path_open(const struct tc_policy *pol, struct tc_path *p, int flags,
     unsigned mode, unsigned access)
@@ -520,15 +627,18 @@ tc_path_open(const struct tc_policy *pol, struct tc_path *p, int flags,
 	if (tc_path_check(pol, p, access) != 0)
 		return -1;
 	if (!tc_deny_any(pol, access))
-		return tc_path_openat(pol, p, flags, mode);
-	if (flags & (O_CREAT | O_TRUNC))
+		fd = tc_path_openat(pol, p, flags, mode);
+	else if (flags & (O_CREAT | O_TRUNC))
 		fd = open_for_change(pol, p, flags, mode, access);
 	else
 		fd = tc_path_openat(pol, p, flags, mode);
 	if (fd < 0)
 		return -1;
-	/* What was opened, wherever symlinks and renames took the path. */
-	if (check_fd(pol, p, fd, access) != 0) {
+	/* What was opened, wherever symlinks and renames took the path:
+	 * no file a rule refuses, and for a call consent was given for, the
+	 * file it was given for. */
+	if ((tc_deny_any(pol, access) && check_fd(pol, p, fd, access) != 0) ||
+	    tc_path_pin_check(pol, p, fd) != 0) {
 		saved = errno;
 		close(fd);
 		errno = saved;
@@ -558,6 +668,11 @@ tc_path_error(struct tc_diag *d, const char *user, int err)
 		return tc_diag(d, TC_EDENIED, "'%s': permission denied", user);
 	case ENAMETOOLONG:
 		return tc_diag(d, TC_EINVAL, "'%s': name too long", user);
+	case ESTALE:
+		return tc_diag(d, TC_EDENIED, "'%s': changed after the call "
+		    "was checked (consent was given for what it was then), "
+		    "so nothing was done; call again to be asked about what "
+		    "it is now", user);
 	default:
 		return tc_diag(d, TC_ESYS, "'%s': %s", user, strerror(err));
 	}
@@ -569,6 +684,11 @@ tc_path_denied(struct tc_diag *d, const char *user, const struct tc_deny *rule)
 	const char *what;
 	char where[32];
 
+	if (rule->access & TC_ACCESS_CONSENT)
+		return tc_diag(d, TC_EDENIED, "'%s': needs consent (the policy "
+		    "rule on line %d, pattern '%s'), which this call was not "
+		    "given; name it in a call of its own to be asked", user,
+		    rule->line, rule->pattern);
 	switch (rule->access & (TC_ACCESS_READ | TC_ACCESS_WRITE)) {
 	case TC_ACCESS_WRITE:
 		what = "write ";

@@ -41,6 +41,36 @@ struct tc_path {
 	const char	*unchecked;
 };
 
+/*
+ * What the server found at a path when it decided a call that a person
+ * consented to, which the call's child holds it to (tc_policy.pins): a
+ * symbolic link swapped between the question and the open would reach a
+ * file nobody consented to.  A pin is found by the path's root and rel as
+ * tc_path_map() gave them, and its kind:
+ *	TC_PIN_PATH	the path followed, as a reader opens it: the first
+ *			components (as fs_create_directory() splits them)
+ *			lead to the file (dev, ino), and |missing| more
+ *			below it did not exist; 0: the whole path did
+ *	TC_PIN_ENTRY	the directory a change is made in, as
+ *			fs_target_open() opens it, likewise; with |missing|
+ *			0, whether the entry itself existed there
+ *			(|entry|) and what it was, not followed
+ */
+enum tc_pin_kind {
+	TC_PIN_PATH,
+	TC_PIN_ENTRY,
+};
+
+struct tc_pin {
+	size_t		 root;
+	char		*rel;
+	unsigned	 kind;
+	unsigned	 missing;
+	unsigned long long dev, ino;
+	int		 entry;
+	unsigned long long edev, eino;
+};
+
 /* Where an open file is now, as /proc/self/fd shows it. */
 struct tc_where {
 	char		*abs;		/* canonical and absolute */
@@ -74,6 +104,17 @@ int	tc_path_openat(const struct tc_policy *pol, const struct tc_path *p,
  * Applies no deny rule.
  */
 int	tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode);
+
+/*
+ * Returns the path |p| names as given, before any file is looked at: its
+ * root's canonical path, then the components of p->rel without "." and
+ * empty ones, up to the first ".." (what follows one depends on the
+ * files).  *|rel| points at the part after the root, "" for the root
+ * itself.  Returns a new string (the caller frees it), or NULL with errno
+ * set.
+ */
+char	*tc_path_given(const struct tc_policy *pol, const struct tc_path *p,
+	    const char **rel);
 
 /*
  * Checks |p| as given, without touching a file, against the deny rules of
@@ -150,6 +191,30 @@ int	tc_path_dir_entry_denied(const struct tc_deny_dir *dd,
 	    const struct tc_deny **rule);
 
 /*
+ * In a call's child: checks |fd|, just opened for the mapped path |p|
+ * (following symbolic links, as a reader does), against what the server
+ * found there when consent was given (pol->pins).  Returns 0 (also when
+ * the call has no pins), or -1 with errno ESTALE: the path has no pin, or
+ * leads to another file, or to one that did not exist then.
+ */
+int	tc_path_pin_check(const struct tc_policy *pol, const struct tc_path *p,
+	    int fd);
+
+/*
+ * The same for a change: |dfd| is the directory the change is made in,
+ * |name| the entry there (not followed), and |p| the whole path.
+ */
+int	tc_path_pin_check_entry(const struct tc_policy *pol,
+	    const struct tc_path *p, int dfd, const char *name);
+
+/*
+ * The same for create_directory: |fd| is the deepest directory on the way
+ * that exists, with |missing| components still to make below it.
+ */
+int	tc_path_pin_check_prefix(const struct tc_policy *pol,
+	    const struct tc_path *p, int fd, size_t missing);
+
+/*
  * Returns a message for a failed resolution of |user| with errno |err|:
  * "'x': outside the allowed directories", "'x': not found", ...
  * Formats into |d| and returns a TC_E* code.
@@ -159,7 +224,9 @@ int	tc_path_error(struct tc_diag *d, const char *user, int err);
 /*
  * Formats the refusal of |user| by |rule| into |d|: "'x/.env': denied by
  * policy rule 'deny **' '/.env' (line 4)", or "(built in)" for a rule of
- * no line; "deny write ..." for a rule on writes only.  Returns TC_EDENIED.
+ * no line; "deny write ..." for a rule on writes only; for a rule that
+ * stands for a consent rule (TC_ACCESS_CONSENT), that it needs consent
+ * the call was not given.  Returns TC_EDENIED.
  */
 int	tc_path_denied(struct tc_diag *d, const char *user,
 	    const struct tc_deny *rule);

@@ -95,6 +95,9 @@ tc_policy_release(struct tc_policy *p)
 	for (i = 0; i < p->ntools; i++)
 		free(p->tools[i].name);
 	free(p->tools);
+	for (i = 0; i < p->naliases; i++)
+		free(p->aliases[i].name);
+	free(p->aliases);
 	for (i = 0; i < p->nconsent; i++) {
 		free(p->consent[i].tool);
 		tc_strv_free(p->consent[i].patterns);
@@ -135,6 +138,38 @@ tc_policy_set_server(struct tc_policy *p, const char *server,
 		p->ntools++;
 	}
 	return 0;
+}
+
+int
+tc_policy_add_alias(struct tc_policy *p, const char *alias, const char *tool)
+{
+	struct tc_tool_alias *na;
+	size_t i;
+
+	for (i = 0; i < p->ntools; i++)
+		if (strcmp(p->tools[i].name, tool) == 0)
+			break;
+	if (i == p->ntools)
+		return TC_EINVAL;
+	if ((na = reallocarray(p->aliases, p->naliases + 1,
+	    sizeof(*na))) == NULL)
+		return TC_ENOMEM;
+	p->aliases = na;
+	if ((na[p->naliases].name = strdup(alias)) == NULL)
+		return TC_ENOMEM;
+	na[p->naliases++].tool = i;
+	return 0;
+}
+
+const char *
+tc_policy_alias_of(const struct tc_policy *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < p->naliases; i++)
+		if (strcmp(p->aliases[i].name, name) == 0)
+			return p->tools[p->aliases[i].tool].name;
+	return NULL;
 }
 
 int
@@ -181,6 +216,9 @@ tc_policy_tool(const struct tc_policy *p, const char *name)
 	for (i = 0; i < p->ntools; i++)
 		if (strcmp(p->tools[i].name, name) == 0)
 			return &p->tools[i];
+	for (i = 0; i < p->naliases; i++)
+		if (strcmp(p->aliases[i].name, name) == 0)
+			return &p->tools[p->aliases[i].tool];
 	return NULL;
 }
 

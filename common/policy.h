@@ -15,6 +15,8 @@
 
 #include "err.h"
 
+struct tc_pin;
+
 enum tc_root_flags {
 	TC_ROOT_WRITE	= 1 << 0,
 };
@@ -85,6 +87,10 @@ enum tc_setting {
 enum tc_access {
 	TC_ACCESS_READ	= 1 << 0,	/* reading, listing, naming in results */
 	TC_ACCESS_WRITE	= 1 << 1,	/* creating, changing, removing */
+	/* Not an access: marks a rule that, in a call's child only, stands
+	 * for a pattern of a consent rule the call was not given (its
+	 * line is the consent rule's; see tc_sandbox_consent_rules()). */
+	TC_ACCESS_CONSENT = 1 << 2,
 };
 
 /*
@@ -111,6 +117,12 @@ struct tc_tool_policy {
 	int		 off_line;	/* "tool NAME off", or 0 */
 	struct tc_limits limits;	/* the server's, with the tool's own */
 	int		 set_at[TC_SET_MAX];	/* the tool's own settings */
+};
+
+/* Another name of a tool (see tools.h): the policy knows it as |tool|. */
+struct tc_tool_alias {
+	char		*name;
+	size_t		 tool;		/* index into policy->tools */
 };
 
 /* How a person may be asked, in the order a policy names them. */
@@ -156,6 +168,8 @@ struct tc_policy {
 	size_t		 ndeny;
 	struct tc_tool_policy *tools;	/* one per tool of the server */
 	size_t		 ntools;
+	struct tc_tool_alias *aliases;	/* names that are not on their own */
+	size_t		 naliases;
 	int		 network;	/* 0: no call reaches a network */
 	struct tc_consent_rule *consent;
 	size_t		 nconsent;
@@ -176,6 +190,13 @@ struct tc_policy {
 	/* The server the policy is for, set before loading. */
 	const char	*server;	/* "toolcell-fs" */
 	unsigned	 features;	/* TC_POLICY_F_* */
+
+	/* In a call's child only, for a call consent was given for: what
+	 * the server found at each path when it decided the call, which is
+	 * what the child must find when it opens them (path.h). */
+	const struct tc_pin *pins;
+	size_t		 npins;
+	int		 pinned;
 };
 
 /* What a server can do, for the keywords that only make sense there. */
@@ -202,6 +223,19 @@ int	tc_policy_set_server(struct tc_policy *p, const char *server,
 	    const char *const *names, size_t n, unsigned features);
 
 /*
+ * Makes |alias| another name of the tool |tool|, after
+ * tc_policy_set_server(): tc_policy_tool() and tc_policy_limits() answer
+ * for it as for |tool|, and the policy file may not name it (the lines on
+ * |tool| cover both).  Returns 0, TC_EINVAL if |tool| is not one of the
+ * server's, or TC_ENOMEM.
+ */
+int	tc_policy_add_alias(struct tc_policy *p, const char *alias,
+	    const char *tool);
+
+/* Returns the tool |name| is an alias of, or NULL if it is none. */
+const char *tc_policy_alias_of(const struct tc_policy *p, const char *name);
+
+/*
  * Completes a policy once the file and the command line are read: adds the
  * built-in deny rules (unless "default-deny off") ahead of the file's.
  * Returns 0 or TC_ENOMEM.
@@ -222,7 +256,8 @@ int	tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 /* Describes deny rule |r| as "'deny PATTERN' (line N)" into |buf|. */
 const char *tc_deny_str(const struct tc_deny *r, char *buf, size_t len);
 
-/* Returns the settings of tool |name|, or NULL if the server has none. */
+/* Returns the settings of tool |name| (the tool it is an alias of, for an
+ * alias), or NULL if the server has none. */
 const struct tc_tool_policy *tc_policy_tool(const struct tc_policy *p,
 	    const char *name);
 

@@ -766,12 +766,20 @@ static struct tc_tool_policy *
 known_tool(struct state *st, const char *what, const char *name)
 {
 	struct tc_policy *p = st->p;
+	const char *canon;
 	char list[512];
 	size_t i, n = 0;
 
 	for (i = 0; i < p->ntools; i++)
 		if (strcmp(p->tools[i].name, name) == 0)
 			return &p->tools[i];
+	/* One name per tool: a line on the alias would read as a switch of
+	 * its own, which it is not. */
+	if ((canon = tc_policy_alias_of(p, name)) != NULL) {
+		error(st, "%s: '%s' is an alias of '%s', and the same tool: "
+		    "write '%s', which covers both", what, name, canon, canon);
+		return NULL;
+	}
 	list[0] = '\0';
 	for (i = 0; i < p->ntools && n < sizeof(list); i++)
 		n += tc_text_fmt(list + n, sizeof(list) - n, "%s%s",
@@ -1444,7 +1452,7 @@ print_tools(const struct tc_policy *p, FILE *f)
 {
 	const struct tc_tool_policy *t;
 	char at[32];
-	size_t i;
+	size_t i, j;
 	int k, more;
 
 	if (p->ntools == 0)
@@ -1464,6 +1472,11 @@ print_tools(const struct tc_policy *p, FILE *f)
 			    origin(p->set_at[TC_SET_TOOLS], at, sizeof(at)));
 		print_tool_limits(t, f);
 		fprintf(f, "\n");
+		for (j = 0; j < p->naliases; j++)
+			if (p->aliases[j].tool == i)
+				fprintf(f, "  %-26s  %-3s  (an alias of %s, "
+				    "which it follows)\n", p->aliases[j].name,
+				    t->enabled ? "on" : "off", t->name);
 	}
 	fprintf(f, "  (a tool that changes files is listed only when a "
 	    "directory is writable)\n");

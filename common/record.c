@@ -231,6 +231,9 @@ tc_record_call(struct srv *s, const struct call *c, const char *decision,
 		    c->call.tool->name : c->name);
 	else
 		cJSON_AddNullToObject(r, "tool");
+	if (c->call.tool != NULL && tc_tool_alias_of(c->call.tool) != NULL)
+		cJSON_AddStringToObject(r, "alias_of",
+		    tc_tool_alias_of(c->call.tool));
 	if (c->call.args != NULL)
 		cJSON_AddItemToObject(r, "args", tc_audit_args(c->call.args,
 		    c->call.tool != NULL ? c->call.tool->args : NULL));
@@ -293,6 +296,9 @@ tc_record_result(struct srv *s, const struct call *c,
 	cJSON_AddStringToObject(r, "event", "result");
 	cJSON_AddNumberToObject(r, "call", (double)c->seq);
 	cJSON_AddStringToObject(r, "tool", c->call.tool->name);
+	if (tc_tool_alias_of(c->call.tool) != NULL)
+		cJSON_AddStringToObject(r, "alias_of",
+		    tc_tool_alias_of(c->call.tool));
 	add_paths(r, c);
 	cJSON_AddStringToObject(r, "outcome", outcome_name(run, info));
 	cJSON_AddNumberToObject(r, "duration_ms", run->start_ms > 0 ?

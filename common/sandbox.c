@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "log.h"
+#include "path.h"
 #include "policy.h"
 #include "sandbox-int.h"
 #include "text.h"
@@ -610,9 +611,25 @@ read_all(int fd, void *p, size_t n)
  * every tool table and the policy existed, and neither ever moves, so an
  * address means the same thing on both sides of the pipe.
  */
+/*
+ * A call as the parent sends it: this head, then the pins (each a
+ * struct pin_wire and its rel), then the unconsented rules (each a
+ * uint32_t), |ctxlen| bytes in all, then the arguments as JSON.  Parent
+ * and child are one program, forked: the pointers and the layout are
+ * the same on both sides.
+ */
 struct call_head {
 	const struct tc_tool	*tool;
 	const struct tc_policy	*policy;
+	uint32_t		 npins;
+	uint32_t		 nunconsented;
+	uint32_t		 ctxlen;
+	int32_t			 pinned;
+};
+
+struct pin_wire {
+	uint64_t		 dev, ino, edev, eino;
+	uint32_t		 root, kind, missing, entry, rellen;
 };
 
 /*
@@ -646,6 +663,65 @@ prefault(void)
 }
 
 /*
+ * Reads the pins and the unconsented rules of |head| from |p| (|len|
+ * bytes) into |call|.  Returns 0, or -1 if they do not fit.
+ */
+static int
+read_context(const struct call_head *head, const char *p, size_t len,
+    struct tc_call *call)
+{
+	struct tc_pin *pins = NULL;
+	size_t *un = NULL;
+	struct pin_wire w;
+	uint32_t i, k;
+
+	if (head->npins > 0 && (pins = calloc(head->npins,
+	    sizeof(*pins))) == NULL)
+		return -1;
+	for (i = 0; i < head->npins; i++) {
+		if (len < sizeof(w))
+			return -1;
+		memcpy(&w, p, sizeof(w));
+		p += sizeof(w);
+		len -= sizeof(w);
+		if (len < w.rellen || (pins[i].rel = strndup(p,
+		    w.rellen)) == NULL)
+			return -1;
+		p += w.rellen;
+		len -= w.rellen;
+		pins[i].root = w.root;
+		pins[i].kind = w.kind;
+		pins[i].missing = w.missing;
+		pins[i].dev = w.dev;
+		pins[i].ino = w.ino;
+		pins[i].entry = (int)w.entry;
+		pins[i].edev = w.edev;
+		pins[i].eino = w.eino;
+	}
+	if (head->nunconsented > 0 && (un = calloc(head->nunconsented,
+	    sizeof(*un))) == NULL)
+		return -1;
+	for (i = 0; i < head->nunconsented; i++) {
+		if (len < sizeof(k))
+			return -1;
+		memcpy(&k, p, sizeof(k));
+		p += sizeof(k);
+		len -= sizeof(k);
+		if (k >= head->policy->nconsent)
+			return -1;
+		un[i] = k;
+	}
+	if (len != 0)
+		return -1;
+	call->pins = pins;
+	call->npins = head->npins;
+	call->pinned = head->pinned != 0;
+	call->unconsented = un;
+	call->nunconsented = head->nunconsented;
+	return 0;
+}
+
+/*
  * Reads the call from |rfd| into |call| (arguments parsed into |*args|).
  * Exits quietly when the parent closes the pipe without sending one: the
  * standby is being retired.
@@ -667,18 +743,64 @@ read_call(int rfd, enum tc_profile profile, struct tc_call *call,
 	    read_all(rfd, &head, sizeof(head)) != 1)
 		_exit(TC_CHILD_EXIT_CALL);
 	len -= (uint32_t)sizeof(head);
+	if (head.ctxlen > len || head.tool == NULL || head.policy == NULL)
+		_exit(TC_CHILD_EXIT_CALL);
 	if ((text = malloc((size_t)len + 1)) == NULL ||
 	    (len > 0 && read_all(rfd, text, len) != 1))
 		_exit(TC_CHILD_EXIT_CALL);
 	text[len] = '\0';
 	close(rfd);
-	if (head.tool == NULL || head.tool->profile != profile ||
-	    (*args = cJSON_ParseWithLength(text, len)) == NULL)
+	if (head.tool->profile != profile ||
+	    read_context(&head, text, head.ctxlen, call) != 0 ||
+	    (*args = cJSON_ParseWithLength(text + head.ctxlen,
+	    len - head.ctxlen)) == NULL)
 		_exit(TC_CHILD_EXIT_CALL);
 	free(text);
 	call->tool = head.tool;
 	call->policy = head.policy;
 	call->args = *args;
+}
+
+/*
+ * Makes |own| the policy a call's child runs under: |pol|, with the
+ * call's pins, and with a deny rule for each pattern of each consent rule
+ * the call was not given (marked TC_ACCESS_CONSENT), so that it neither
+ * lists, nor walks into, nor opens, nor changes what those cover.
+ * Returns 0, or -1 when out of memory.
+ */
+static int
+child_policy(const struct tc_policy *pol, const struct tc_call *call,
+    struct tc_policy *own)
+{
+	const struct tc_consent_rule *r;
+	struct tc_deny *deny;
+	size_t i, k, n = pol->ndeny;
+
+	*own = *pol;
+	own->pins = call->pins;
+	own->npins = call->npins;
+	own->pinned = call->pinned;
+	if (call->nunconsented == 0)
+		return 0;
+	for (i = 0; i < call->nunconsented; i++)
+		n += pol->consent[call->unconsented[i]].npatterns;
+	if ((deny = calloc(n, sizeof(*deny))) == NULL)
+		return -1;
+	if (pol->ndeny > 0)
+		memcpy(deny, pol->deny, pol->ndeny * sizeof(*deny));
+	n = pol->ndeny;
+	for (i = 0; i < call->nunconsented; i++) {
+		r = &pol->consent[call->unconsented[i]];
+		for (k = 0; k < r->npatterns; k++) {
+			deny[n].pattern = r->patterns[k];
+			deny[n].access = TC_ACCESS_READ | TC_ACCESS_WRITE |
+			    TC_ACCESS_CONSENT;
+			deny[n++].line = r->line;
+		}
+	}
+	own->deny = deny;
+	own->ndeny = n;
+	return 0;
 }
 
 /*
@@ -692,6 +814,7 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 	const struct tc_policy *pol = sb->policy;
 	int keep[TC_KEEP_MAX];
 	struct tc_result res;
+	struct tc_policy own;
 	struct tc_call call;
 	struct tc_buf out;
 	size_t nkeep = 0, i;
@@ -710,6 +833,9 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 
 	memset(&call, 0, sizeof(call));
 	read_call(rfd, profile, &call, &args);
+	if (child_policy(call.policy, &call, &own) != 0)
+		_exit(TC_CHILD_EXIT_CALL);
+	call.policy = &own;
 	/* Confined under the highest limits of any tool: down to this
 	 * one's (lowering needs no privilege). */
 	if (sb->tool_rlimits && !(sb->bench_off & TC_LAYER_RLIMITS)) {
@@ -769,26 +895,65 @@ static int
 send_call(int fd, const struct tc_call *call)
 {
 	const size_t pre = TC_FRAME_HDR + sizeof(struct call_head);
-	struct call_head head = { call->tool, call->policy };
+	struct call_head head;
+	struct pin_wire w;
+	struct tc_buf ctx;
 	char *args, *msg;
-	size_t len;
-	int rc;
+	size_t len, i;
+	uint32_t k;
+	int rc = 0;
 
+	memset(&head, 0, sizeof(head));
+	head.tool = call->tool;
+	head.policy = call->policy;
+	head.npins = (uint32_t)call->npins;
+	head.nunconsented = (uint32_t)call->nunconsented;
+	head.pinned = call->pinned;
+	tc_buf_init(&ctx, UINT32_MAX / 2);
+	for (i = 0; i < call->npins; i++) {
+		memset(&w, 0, sizeof(w));
+		w.dev = call->pins[i].dev;
+		w.ino = call->pins[i].ino;
+		w.edev = call->pins[i].edev;
+		w.eino = call->pins[i].eino;
+		w.root = (uint32_t)call->pins[i].root;
+		w.kind = call->pins[i].kind;
+		w.missing = call->pins[i].missing;
+		w.entry = call->pins[i].entry != 0;
+		w.rellen = (uint32_t)strlen(call->pins[i].rel);
+		rc |= tc_buf_append(&ctx, &w, sizeof(w));
+		rc |= tc_buf_append(&ctx, call->pins[i].rel, w.rellen);
+	}
+	for (i = 0; i < call->nunconsented; i++) {
+		k = (uint32_t)call->unconsented[i];
+		rc |= tc_buf_append(&ctx, &k, sizeof(k));
+	}
+	if (rc != 0) {
+		tc_buf_release(&ctx);
+		return TC_ENOMEM;
+	}
+	head.ctxlen = (uint32_t)ctx.len;
 	args = call->args != NULL ? cJSON_PrintUnformatted(call->args) :
 	    strdup("{}");
-	if (args == NULL)
+	if (args == NULL) {
+		tc_buf_release(&ctx);
 		return TC_ENOMEM;
-	len = strlen(args);
+	}
+	len = strlen(args) + ctx.len;
 	if (len > UINT32_MAX - pre || (msg = malloc(pre + len)) == NULL) {
 		free(args);
+		tc_buf_release(&ctx);
 		return len > UINT32_MAX - pre ? TC_ETOOBIG : TC_ENOMEM;
 	}
 	/* One write: each one wakes the waiting child. */
 	put_u32((unsigned char *)msg, TC_FRAME_CALL);
 	put_u32((unsigned char *)msg + 4, (uint32_t)(sizeof(head) + len));
 	memcpy(msg + TC_FRAME_HDR, &head, sizeof(head));
-	memcpy(msg + pre, args, len);
+	if (ctx.len > 0)
+		memcpy(msg + pre, ctx.data, ctx.len);
+	memcpy(msg + pre + ctx.len, args, len - ctx.len);
 	free(args);
+	tc_buf_release(&ctx);
 	rc = write_all(fd, msg, pre + len) != 0 ? TC_ESYS : 0;
 	free(msg);
 	return rc;

@@ -13,13 +13,11 @@
 
 #include "audit.h"
 #include "hook.h"
+#include "path.h"
 #include "policy.h"
 #include "protocol.h"
 #include "sandbox.h"
 #include "server.h"
-
-/* The most paths of one call that deny and consent rules look at. */
-#define TC_CALL_PATHS	16
 
 /* How a call's consent was settled, for its answer and its record. */
 struct consent {
@@ -47,10 +45,26 @@ struct call {
 	int			 cancelled;
 	int			 pfd;		/* first pollfd, or -1 */
 	int			 npfd;
-	/* The paths the call names, resolved for deny and consent. */
-	char			*abs[TC_CALL_PATHS];	/* canonical root + rel */
-	char			*rel[TC_CALL_PATHS];
+	/* The paths the call names, each as it resolves (the deepest part
+	 * that exists, and the names the call would create below it): for
+	 * deny and consent, the question and the log.  As many as the call
+	 * names: none is passed over. */
+	char			**abs;		/* canonical root + rel */
+	char			**rel;
 	size_t			 npaths;
+	size_t			 paths_cap;
+	/* Per consent rule of the policy: 1 if some spelling of some path
+	 * of the call (as given, as resolved, where a change is made)
+	 * matches one of its patterns. */
+	unsigned char		*consent_hit;
+	/* What each path was when the call was decided (path.h), which the
+	 * child holds a call consent was given for to; and the consent
+	 * rules the call was not given, which the child treats as deny
+	 * rules.  Lent to call.pins and call.unconsented. */
+	struct tc_pin		*pins;
+	size_t			 npins;
+	size_t			 pins_cap;
+	size_t			*unconsented;
 	struct consent		*consent;	/* while asking, or after */
 	/* A resources/read: the URI asked for, and the arguments made of
 	 * it for the resource tool (both owned).  Its answer is a
@@ -129,6 +143,14 @@ void	tc_srv_free_call(struct call *c);
 /* Returns the first consent rule that applies to |c|, or NULL. */
 const struct tc_consent_rule *tc_consent_rule(const struct srv *s,
 	    const struct call *c);
+
+/*
+ * Fills what |c|'s child is to hold the call to, once it is admitted:
+ * its pins if consent was given for it, and the consent rules that apply
+ * to its tool and that it was not given (neither asked about, nor allowed
+ * for the session).  Returns 0, or -1 when out of memory.
+ */
+int	tc_consent_scope(struct srv *s, struct call *c);
 
 /* Returns 1 if a session-long yes covers |c| under |rule|. */
 int	tc_consent_remembered(const struct srv *s, const struct call *c,

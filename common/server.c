@@ -18,6 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/signalfd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "glob.h"
@@ -157,6 +158,13 @@ tc_srv_free_call(struct call *c)
 		free(c->abs[i]);
 		free(c->rel[i]);
 	}
+	free(c->abs);
+	free(c->rel);
+	free(c->consent_hit);
+	for (i = 0; i < c->npins; i++)
+		free(c->pins[i].rel);
+	free(c->pins);
+	free(c->unconsented);
 	free(c->consent);
 	free(c->resource_uri);
 	cJSON_Delete(c->own_args);
@@ -284,6 +292,10 @@ tc_srv_admit(struct srv *s, struct call *c)
 		    "not confine calls to the client's roots; see its log.");
 		return;
 	}
+	if (tc_consent_scope(s, c) != 0) {
+		tc_srv_fail(s, c, "The call was not run: out of memory.");
+		return;
+	}
 	if (c->consent != NULL) {
 		by = "consent";
 		tc_consent_rule_str(c->consent->rule, rule, sizeof(rule));
@@ -323,78 +335,278 @@ deny(struct srv *s, struct call *c, const char *by, const char *rule,
 }
 
 /*
- * Resolves |tp| to where it really leads, beneath its root: the file
- * itself (symbolic links and ".." followed, by the kernel, within the
- * root), or for one that does not exist yet, its parent directory and its
- * last name.  Fills *|abs| (canonical) and *|rel| (to the root) and returns
- * 0, or returns -1 when it cannot (the child then reports why).
+ * Splits |rel| (modified) into its components, without empty ones and
+ * "."; returns how many, at most |max|.  As fs_create_directory() splits a
+ * path, so that the server and the child walk the same names.
+ */
+static size_t
+components(char *rel, char **v, size_t max)
+{
+	size_t n = 0;
+	char *p = rel, *e;
+
+	while (*p != '\0' && n < max) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		e = p + strcspn(p, "/");
+		if (*e != '\0')
+			*e++ = '\0';
+		if (strcmp(p, ".") != 0)
+			v[n++] = p;
+		p = e;
+	}
+	return n;
+}
+
+/*
+ * Opens the first |n| components of |v| beneath root |root|, O_PATH,
+ * following symbolic links within the root (a directory unless |n| is
+ * all of them and |last| says a file may do).  Returns an fd, or -1.
  */
 static int
-resolve(struct srv *s, const struct tc_path *tp, char **abs, char **rel)
+open_prefix(struct srv *s, size_t root, char **v, size_t n, int last)
 {
-	struct tc_path parent;
-	struct tc_where w;
-	const char *why, *last = NULL;
-	char *dir = NULL, *slash;
-	int fd, rc = -1;
+	struct tc_path tp;
+	struct tc_buf b;
+	size_t i;
+	int fd, saved, err;
 
-	*abs = *rel = NULL;
-	fd = tc_path_openat(&s->pol, tp, O_PATH | O_CLOEXEC, 0);
-	if (fd < 0 && errno == ENOENT && strcmp(tp->rel, ".") != 0) {
-		if ((dir = strdup(tp->rel)) == NULL)
+	tc_buf_init(&b, PATH_MAX + 1);
+	err = tc_buf_append_str(&b, ".");
+	for (i = 0; i < n && err == 0; i++) {
+		err = tc_buf_append_str(&b, "/");
+		if (err == 0)
+			err = tc_buf_append_str(&b, v[i]);
+	}
+	if (err != 0) {
+		tc_buf_release(&b);
+		errno = err == TC_ENOMEM ? ENOMEM : ENAMETOOLONG;
+		return -1;
+	}
+	memset(&tp, 0, sizeof(tp));
+	tp.root = root;
+	tp.rel = b.data;
+	fd = tc_path_openat(&s->pol, &tp, O_PATH | O_CLOEXEC |
+	    (last ? 0 : O_DIRECTORY), 0);
+	saved = errno;
+	tc_buf_release(&b);
+	errno = saved;
+	return fd;
+}
+
+/*
+ * Finds how many of the |n| components |v| exist, as directories, when
+ * the whole path does not: the most |have| below |n| whose prefix opens.
+ * A prefix opens only if every shorter one does, so it is searched by
+ * halves: a path of thousands of names that do not exist costs the
+ * server a dozen opens, not thousands.  Returns the fd of that prefix,
+ * with *|have| set, or -1 (an error other than ENOENT on the way).
+ */
+static int
+deepest(struct srv *s, size_t root, char **v, size_t n, size_t *have)
+{
+	size_t lo = 0, hi = n - 1, mid;
+	int fd;
+
+	while (lo < hi) {
+		mid = lo + (hi - lo + 1) / 2;
+		if ((fd = open_prefix(s, root, v, mid, 0)) >= 0) {
+			close(fd);
+			lo = mid;
+		} else if (errno == ENOENT)
+			hi = mid - 1;
+		else
 			return -1;
-		if ((slash = strrchr(dir, '/')) != NULL) {
-			*slash = '\0';
-			last = tp->rel + (slash - dir) + 1;
-		} else {
-			dir[0] = '.';		/* fits: rel is not empty */
-			dir[1] = '\0';
-			last = tp->rel;
-		}
-		if (strcmp(last, "..") == 0 || strcmp(last, ".") == 0)
+	}
+	*have = lo;
+	return open_prefix(s, root, v, lo, 0);
+}
+
+/* Where a path resolves: the deepest part that exists, and the rest. */
+struct resolved {
+	char		*abs;		/* canonical, and the names below */
+	char		*rel;		/* the same, relative to its root */
+	struct tc_pin	 pin;		/* what it was (no root, rel, kind) */
+};
+
+static void
+resolved_release(struct resolved *r)
+{
+	free(r->abs);
+	free(r->rel);
+	r->abs = r->rel = NULL;
+}
+
+/*
+ * Resolves the |n| components |v| beneath root |root| to where they
+ * really lead: the file itself (symbolic links and ".." followed, by the
+ * kernel, within the root; a directory if |dir|), or for a path that does
+ * not exist yet, the deepest directory on its way that does and the names
+ * below it, which a call would create (however many: create_directory
+ * makes them all).  Fills |out| and returns 0, or returns -1 when it
+ * cannot (a ".." below a missing directory, a path that leaves the root:
+ * the child reports why).
+ */
+static int
+resolve(struct srv *s, size_t root, char **v, size_t n, int dir,
+    const char *entry, struct resolved *out)
+{
+	struct tc_where w;
+	struct tc_buf a, r;
+	struct stat st;
+	const char *why;
+	size_t have, i;
+	int fd = -1, rc = -1, err = 0;
+
+	memset(out, 0, sizeof(*out));
+	if ((fd = open_prefix(s, root, v, n, !dir)) >= 0)
+		have = n;
+	else if (errno != ENOENT || n == 0)
+		return -1;
+	else if ((fd = deepest(s, root, v, n, &have)) < 0)
+		return -1;
+	for (i = have; i < n; i++)
+		if (strcmp(v[i], "..") == 0)
 			goto out;
-		parent = *tp;
-		parent.rel = dir;
-		fd = tc_path_openat(&s->pol, &parent, O_PATH | O_DIRECTORY |
-		    O_CLOEXEC, 0);
-	}
-	if (fd < 0)
+	/* What it is, for a call consent will be given for; with |entry|,
+	 * also that name in it, not followed. */
+	if (fstat(fd, &st) != 0)
 		goto out;
-	if (tc_path_where(&s->pol, tp->root, fd, &w, &why) != 0)
-		goto out;
-	if (last == NULL) {
-		*abs = strdup(w.abs);
-		*rel = strdup(w.rel);
-	} else {
-		if (asprintf(abs, "%s%s%s", w.abs, strcmp(w.abs, "/") ? "/" :
-		    "", last) < 0)
-			*abs = NULL;
-		if (strcmp(w.rel, ".") == 0)
-			*rel = strdup(last);
-		else if (asprintf(rel, "%s/%s", w.rel, last) < 0)
-			*rel = NULL;
+	out->pin.dev = (unsigned long long)st.st_dev;
+	out->pin.ino = (unsigned long long)st.st_ino;
+	out->pin.missing = (unsigned)(n - have);
+	if (entry != NULL && have == n) {
+		if (fstatat(fd, entry, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+			out->pin.entry = 1;
+			out->pin.edev = (unsigned long long)st.st_dev;
+			out->pin.eino = (unsigned long long)st.st_ino;
+		} else if (errno != ENOENT)
+			goto out;
 	}
+	if (tc_path_where(&s->pol, root, fd, &w, &why) != 0)
+		goto out;
+	tc_buf_init(&a, 2 * PATH_MAX);
+	tc_buf_init(&r, 2 * PATH_MAX);
+	err |= tc_buf_append_str(&a, w.abs);
+	if (strcmp(w.rel, ".") != 0)
+		err |= tc_buf_append_str(&r, w.rel);
+	for (i = have; i < n; i++) {
+		if (strcmp(w.abs, "/") != 0 || i > have)
+			err |= tc_buf_append_str(&a, "/");
+		err |= tc_buf_append_str(&a, v[i]);
+		if (r.len > 0)
+			err |= tc_buf_append_str(&r, "/");
+		err |= tc_buf_append_str(&r, v[i]);
+	}
+	if (r.len == 0)
+		err |= tc_buf_append_str(&r, ".");
 	tc_where_release(&w);
-	if (*abs == NULL || *rel == NULL) {
-		free(*abs);
-		free(*rel);
-		*abs = *rel = NULL;
-	} else
+	if (err == 0) {
+		out->abs = tc_buf_steal(&a);
+		out->rel = tc_buf_steal(&r);
 		rc = 0;
+	}
+	tc_buf_release(&a);
+	tc_buf_release(&r);
 out:
-	if (fd >= 0)
-		close(fd);
-	free(dir);
+	close(fd);
 	return rc;
+}
+
+/*
+ * Marks in c->consent_hit the consent rules for |c|'s tool that one of
+ * their patterns matches the path (|abs|, |rel|), as deny rules match it:
+ * through every root that holds it.
+ */
+static void
+consent_mark(struct srv *s, struct call *c, const char *abs, const char *rel)
+{
+	const struct tc_consent_rule *r;
+	const char *tool = tc_tool_policy_name(c->call.tool);
+	size_t i, k;
+
+	if (c->consent_hit == NULL)
+		return;
+	for (i = 0; i < s->pol.nconsent; i++) {
+		r = &s->pol.consent[i];
+		if (c->consent_hit[i] || (strcmp(r->tool, "*") != 0 &&
+		    strcmp(r->tool, tool) != 0))
+			continue;
+		for (k = 0; k < r->npatterns; k++)
+			if (tc_glob_match_path(&s->pol, r->patterns[k], abs,
+			    rel)) {
+				c->consent_hit[i] = 1;
+				break;
+			}
+	}
+}
+
+/* Adds (|abs|, |rel|) to c's resolved paths, taking them.  Returns 0, or
+ * -1 (out of memory, both freed). */
+static int
+keep_path(struct call *c, struct resolved *r)
+{
+	size_t cap;
+	char **na, **nr;
+
+	if (c->npaths == c->paths_cap) {
+		cap = c->paths_cap ? 2 * c->paths_cap : 4;
+		if ((na = reallocarray(c->abs, cap, sizeof(*na))) == NULL) {
+			resolved_release(r);
+			return -1;
+		}
+		c->abs = na;
+		if ((nr = reallocarray(c->rel, cap, sizeof(*nr))) == NULL) {
+			resolved_release(r);
+			return -1;
+		}
+		c->rel = nr;
+		c->paths_cap = cap;
+	}
+	c->abs[c->npaths] = r->abs;
+	c->rel[c->npaths++] = r->rel;
+	r->abs = r->rel = NULL;
+	return 0;
+}
+
+/* Adds the pin of kind |kind| for the mapped path |tp| from |r|.  Returns
+ * 0, or -1 when out of memory. */
+static int
+keep_pin(struct call *c, const struct tc_path *tp, unsigned kind,
+    const struct resolved *r)
+{
+	struct tc_pin *np;
+	size_t cap;
+
+	if (c->npins == c->pins_cap) {
+		cap = c->pins_cap ? 2 * c->pins_cap : 4;
+		if ((np = reallocarray(c->pins, cap, sizeof(*np))) == NULL)
+			return -1;
+		c->pins = np;
+		c->pins_cap = cap;
+	}
+	np = &c->pins[c->npins];
+	*np = r->pin;
+	np->root = tp->root;
+	np->kind = kind;
+	if ((np->rel = strdup(tp->rel)) == NULL)
+		return -1;
+	c->npins++;
+	return 0;
 }
 
 /*
  * Adds the path |user| names to |c|'s paths, resolved to where it really
  * leads, and checks it against the deny rules, as given and as resolved
- * (the child checks again on what it opens).  Returns 0, or -1 after
- * refusing the call.  A path that is one of several (|one_of|, an array
- * member) and that a rule denies is only left out: the child refuses that
- * one path, and the call's other paths are read.
+ * (the child checks again on what it opens); for a tool that changes
+ * files, also where the change is made: the last name in the directory
+ * it really is in, which a change never follows.  Each of these spellings
+ * is matched against the consent rules.  Returns 0, or -1 after refusing
+ * the call.  A path that is one of several (|one_of|, an array member)
+ * and that a rule denies is only left out: the child refuses that one
+ * path, and the call's other paths are read.
  */
 static int
 add_path(struct srv *s, struct call *c, const char *user, unsigned access,
@@ -402,34 +614,89 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 {
 	struct tc_diag d = { "", 0 };
 	const struct tc_deny *rule = NULL;
+	struct resolved res, ent;
 	struct tc_path tp;
-	char rs[320], *abs, *rel;
+	const char *grel;
+	char rs[320], *buf = NULL, **v = NULL, *gabs = NULL;
+	size_t n = 0;
+	int rc = 0, resolved;
 
-	if (c->npaths == TC_CALL_PATHS ||
-	    tc_path_map(&s->pol, user, &tp, &d) != 0)
+	memset(&res, 0, sizeof(res));
+	memset(&ent, 0, sizeof(ent));
+	if (tc_path_map(&s->pol, user, &tp, &d) != 0)
 		return 0;	/* the handler reports it, as ever */
 	if (tc_path_check(&s->pol, &tp, access) != 0)
 		rule = tp.denied_by;
-	if (rule == NULL && resolve(s, &tp, &abs, &rel) == 0) {
-		if ((rule = tc_deny_match(&s->pol, abs, rel, access)) != NULL &&
-		    one_of) {
-			free(abs);
-			free(rel);
-		} else {
-			c->abs[c->npaths] = abs;
-			c->rel[c->npaths++] = rel;
-		}
+	if (rule == NULL) {
+		n = strlen(tp.rel);
+		if ((buf = strdup(tp.rel)) == NULL ||
+		    (v = calloc(n / 2 + 2, sizeof(*v))) == NULL)
+			goto nomem;
+		n = components(buf, v, n / 2 + 2);
 	}
-	tc_path_release(&tp);
-	if (rule != NULL && one_of)
-		return 0;
+	resolved = rule == NULL && resolve(s, tp.root, v, n, 0, NULL,
+	    &res) == 0;
+	if (resolved)
+		rule = tc_deny_match(&s->pol, res.abs, res.rel, access);
+	/* A change acts on the last name itself, in the directory the rest
+	 * leads to: a symbolic link there is changed, not followed. */
+	if (rule == NULL && (access & TC_ACCESS_WRITE) && n > 0 &&
+	    strcmp(v[n - 1], "..") != 0 &&
+	    resolve(s, tp.root, v, n - 1, 1, v[n - 1], &ent) == 0) {
+		char *a = NULL, *r = NULL;
+
+		if (asprintf(&a, "%s%s%s", ent.abs, strcmp(ent.abs, "/") ?
+		    "/" : "", v[n - 1]) < 0)
+			a = NULL;
+		if (strcmp(ent.rel, ".") == 0)
+			r = strdup(v[n - 1]);
+		else if (asprintf(&r, "%s/%s", ent.rel, v[n - 1]) < 0)
+			r = NULL;
+		resolved_release(&ent);	/* its pin stays */
+		ent.abs = a;
+		ent.rel = r;
+		if (a == NULL || r == NULL)
+			goto nomem;
+		rule = tc_deny_match(&s->pol, ent.abs, ent.rel, access);
+	}
 	if (rule != NULL) {
-		tc_path_denied(&d, user, rule);
-		tc_deny_str(rule, rs, sizeof(rs));
-		deny(s, c, "policy", rs, d.msg);
-		return -1;
+		if (!one_of) {
+			tc_path_denied(&d, user, rule);
+			tc_deny_str(rule, rs, sizeof(rs));
+			deny(s, c, "policy", rs, d.msg);
+			rc = -1;
+		}
+		goto out;
 	}
-	return 0;
+	if (c->consent_hit != NULL) {
+		if ((gabs = tc_path_given(&s->pol, &tp, &grel)) == NULL)
+			goto nomem;
+		consent_mark(s, c, gabs, *grel != '\0' ? grel : ".");
+		if (resolved)
+			consent_mark(s, c, res.abs, res.rel);
+		if (ent.abs != NULL)
+			consent_mark(s, c, ent.abs, ent.rel);
+		/* What they were, should consent be given for the call. */
+		if ((resolved && keep_pin(c, &tp, TC_PIN_PATH, &res) != 0) ||
+		    (ent.abs != NULL && keep_pin(c, &tp, TC_PIN_ENTRY,
+		    &ent) != 0))
+			goto nomem;
+	}
+	if (resolved && keep_path(c, &res) != 0)
+		goto nomem;
+	goto out;
+nomem:
+	deny(s, c, "server", NULL, "The call was not run: out of memory "
+	    "while its paths were checked.");
+	rc = -1;
+out:
+	resolved_release(&res);
+	resolved_release(&ent);
+	free(gabs);
+	free(v);
+	free(buf);
+	tc_path_release(&tp);
+	return rc;
 }
 
 /*
@@ -446,6 +713,12 @@ collect_paths(struct srv *s, struct call *c)
 
 	access = (c->call.tool->flags & TC_TOOL_NEEDS_WRITE) ?
 	    TC_ACCESS_WRITE : TC_ACCESS_READ;
+	if (s->pol.nconsent > 0 && (c->consent_hit = calloc(s->pol.nconsent,
+	    1)) == NULL) {
+		deny(s, c, "server", NULL, "The call was not run: out of "
+		    "memory while its paths were checked.");
+		return -1;
+	}
 	for (a = c->call.tool->args; a != NULL && a->name != NULL; a++) {
 		if (!(a->flags & TC_ARG_PATH))
 			continue;
@@ -1270,17 +1543,32 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 {
 	struct tc_diag d = { "", 0 };
 	const char **names;
-	size_t k;
+	size_t k, n = 0;
 	int i, nerrors = 0, line;
 
+	/* Before anything reads the table (an alias, the entry before it). */
+	if (tc_tools_validate(def->tools, def->ntools, &d) != 0)
+		TC_BUG("%s", d.msg);
 	if ((names = calloc(def->ntools + 1, sizeof(*names))) == NULL)
 		tc_fatal("out of memory");
 	for (k = 0; k < def->ntools; k++)
-		names[k] = def->tools[k].name;
-	if (tc_policy_set_server(pol, def->name, names, def->ntools,
+		if (tc_tool_alias_of(&def->tools[k]) == NULL)
+			names[n++] = def->tools[k].name;
+	if (tc_policy_set_server(pol, def->name, names, n,
 	    def->policy_features) != 0)
 		tc_fatal("out of memory");
 	free(names);
+	for (k = 0; k < def->ntools; k++) {
+		if (tc_tool_alias_of(&def->tools[k]) == NULL)
+			continue;
+		i = tc_policy_add_alias(pol, def->tools[k].name,
+		    tc_tool_alias_of(&def->tools[k]));
+		if (i == TC_ENOMEM)
+			tc_fatal("out of memory");
+		if (i != 0)
+			TC_BUG("tool '%s': an alias of no tool",
+			    def->tools[k].name);
+	}
 	if (cl->policy == NULL && ndirs == 0)
 		tc_fatal("no directories to serve: run '%s --policy FILE' "
 		    "(see toolcell-policy(5)), '%s DIR...' to serve DIR "

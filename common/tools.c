@@ -83,6 +83,24 @@ tc_tools_validate(const struct tc_tool *tools, size_t n, struct tc_diag *d)
 		if (validate_args(t->name, t->args, d) != 0)
 			return TC_EINVAL;
 	}
+	/* An alias is the same tool under another name: what runs, and
+	 * with what, must be the same, or a rule on one name would not
+	 * hold for the other. */
+	for (i = 0; i < n; i++) {
+		const struct tc_tool *t = &tools[i], *c;
+
+		if (!(t->flags & TC_TOOL_ALIAS))
+			continue;
+		if (i == 0 || ((c = &tools[i - 1])->flags & TC_TOOL_ALIAS))
+			return tc_diag(d, TC_EINVAL, "tool '%s': an alias, but "
+			    "of no tool of its own", t->name);
+		if (c->fn != t->fn || c->args != t->args ||
+		    c->profile != t->profile ||
+		    c->flags != (t->flags & ~(unsigned)TC_TOOL_ALIAS))
+			return tc_diag(d, TC_EINVAL, "tool '%s': an alias of "
+			    "'%s' with another handler, arguments, profile "
+			    "or flags", t->name, c->name);
+	}
 	return 0;
 }
 
@@ -95,6 +113,20 @@ tc_tool_find(const struct tc_tool *tools, size_t n, const char *name)
 		if (strcmp(tools[i].name, name) == 0)
 			return &tools[i];
 	return NULL;
+}
+
+const char *
+tc_tool_alias_of(const struct tc_tool *t)
+{
+	/* The entry before it: tc_tools_validate() saw that there is one,
+	 * and that it is a tool of its own. */
+	return (t->flags & TC_TOOL_ALIAS) ? t[-1].name : NULL;
+}
+
+const char *
+tc_tool_policy_name(const struct tc_tool *t)
+{
+	return (t->flags & TC_TOOL_ALIAS) ? t[-1].name : t->name;
 }
 
 static cJSON *

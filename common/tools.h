@@ -65,6 +65,10 @@ enum tc_tool_flags {
 	TC_TOOL_OPEN_WORLD	= 1 << 3,	/* openWorldHint */
 	TC_TOOL_NEEDS_WRITE	= 1 << 4,	/* hidden without a writable root */
 	TC_TOOL_RESOURCE	= 1 << 5,	/* reads resources; not a tool */
+	/* Another name of the tool just before it in the table, with the
+	 * same handler, arguments, profile and flags: for the policy
+	 * (tools, tool, consent) and the audit log it is that tool. */
+	TC_TOOL_ALIAS		= 1 << 6,
 };
 
 struct tc_call;
@@ -84,11 +88,24 @@ struct tc_tool {
 	unsigned		 flags;
 };
 
+struct tc_pin;
+
 /* What a handler is given.  Everything here is borrowed. */
 struct tc_call {
 	const struct tc_tool	*tool;
 	const cJSON		*args;		/* checked against tool->args */
 	const struct tc_policy	*policy;
+	/* What the server decided the call on, carried to its child
+	 * (sandbox.c), which puts it in its own copy of the policy: for a
+	 * call consent was given for (|pinned|), what each path was then
+	 * (path.h); and the consent rules it was not given (indices into
+	 * policy->consent), whose patterns the child treats as deny rules,
+	 * so that it reaches nothing they cover. */
+	const struct tc_pin	*pins;
+	size_t			 npins;
+	int			 pinned;
+	const size_t		*unconsented;
+	size_t			 nunconsented;
 };
 
 /* What a handler fills in (in the child). */
@@ -112,6 +129,17 @@ int	tc_tools_validate(const struct tc_tool *tools, size_t n,
 /* Returns the tool named |name|, or NULL. */
 const struct tc_tool *tc_tool_find(const struct tc_tool *tools, size_t n,
 	    const char *name);
+
+/*
+ * Returns the name of the tool |t| (an entry of a table that
+ * tc_tools_validate() accepted) is an alias of, or NULL for a tool of its
+ * own.
+ */
+const char	*tc_tool_alias_of(const struct tc_tool *t);
+
+/* Returns the name the policy knows |t| by: the tool it is an alias of,
+ * else its own. */
+const char	*tc_tool_policy_name(const struct tc_tool *t);
 
 /*
  * Returns a new tools/list entry for |t| (name, title, description,

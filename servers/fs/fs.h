@@ -44,9 +44,8 @@ tc_tool_fn	fs_read_resource;	/* resources/read, not a tool */
 #define FS_MEDIA_DEFAULT_BYTES	(7u << 20)
 #define FS_MEDIA_MAX_BYTES	(32u << 20)	/* base64 of it fits the 64 MiB
 						   result cap */
-/* Paths of one read_multiple_files call: the server checks the deny and
- * consent rules on at most TC_CALL_PATHS (16) paths of a call, so more
- * would let the rest skip consent. */
+/* Paths of one read_multiple_files call.  The server checks the deny and
+ * consent rules on every path of a call, however many. */
 #define FS_MULTI_MAX_FILES	16
 #define FS_MULTI_DEFAULT_TOTAL	(256u << 10)
 #define FS_MULTI_MAX_TOTAL	(16u << 20)	/* twice over, with escapes,

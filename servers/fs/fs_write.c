@@ -255,7 +255,10 @@ fs_target_open(const struct tc_call *call, const char *user, unsigned access,
 	}
 	t->dfd = tc_path_openat_in(pol->roots[t->p.root].fd, parent,
 	    O_PATH | O_DIRECTORY, 0);
-	if (t->dfd < 0) {
+	/* For a call consent was given for: the directory and the entry
+	 * that were asked about, not what a swapped link leads to now. */
+	if (t->dfd < 0 || tc_path_pin_check_entry(pol, &t->p, t->dfd,
+	    t->name) != 0) {
 		fs_open_error(res, t, errno);
 		goto fail;
 	}
@@ -805,6 +808,11 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 			    "directory that does not exist", user);
 			goto out;
 		}
+	if (tc_path_pin_check_prefix(pol, &p, fd, n - have) != 0) {
+		tc_path_error(&d, user, errno);
+		tc_result_error(res, "%s", d.msg);
+		goto out;
+	}
 	if (have < n) {
 		if (tc_path_where(pol, p.root, fd, &w, &why) != 0) {
 			if (errno == ENOMEM)

@@ -531,7 +531,7 @@ static const struct tc_tool fs_tools[] = {
 	{ "read_file", "Read file (deprecated)",
 	  "Deprecated: use read_text_file, which this is an alias of.",
 	  read_text_file_args, read_text_file_out, fs_read_text_file,
-	  TC_PROFILE_FS_READ, RO },
+	  TC_PROFILE_FS_READ, RO | TC_TOOL_ALIAS },
 	{ "list_directory", "List directory",
 	  "List a directory's entries in name order, each marked [DIR], "
 	  "[FILE], [LINK] or [OTHER] (in structured content, a regular "

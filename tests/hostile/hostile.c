@@ -198,6 +198,14 @@ static const struct tc_arg memory_bomb_args[] = {
 	{ .name = NULL }
 };
 
+static const struct tc_arg many_paths_args[] = {
+	{ .name = "paths", .type = TC_ARG_STRING_ARRAY,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
+	  .max_len = 64, .item_max_len = PATH_MAX,
+	  .description = "Paths the policy's rules look at (up to 64)." },
+	{ .name = NULL }
+};
+
 static const char *const flood_modes[] = { "text", "stdout", NULL };
 
 static const struct tc_arg output_flood_args[] = {
@@ -229,6 +237,9 @@ static const char out_schema[] =
 static const struct tc_tool hostile_tools[] = {
 	{ "hello", "Hello", "A benign call: proves the server still serves.",
 	  no_args, out_schema, hs_hello, FS, TC_TOOL_READONLY },
+	{ "many_paths", "Many paths", "hello, with more paths than one "
+	  "call of toolcell-fs can name, for the policy's rules to check.",
+	  many_paths_args, out_schema, hs_hello, FS, TC_TOOL_READONLY },
 	TOOL("status", hs_status, no_args, FS,
 	    "Report CapEff, NoNewPrivs, Seccomp, NSpid and more."),
 	TOOL("status_exec", hs_status, no_args, EX,

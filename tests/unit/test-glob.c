@@ -369,6 +369,17 @@ test_deny_match(void)
 	    "with /r/sub a root too: refused through either");
 	ok(tc_deny_match(&p, "/r/sub/.git/hooks/x", NULL, TC_ACCESS_READ) ==
 	    &rules[3], "without rel: the roots give it");
+	/* A pattern alone (consent rules), matched the same way. */
+	ok(tc_glob_match_path(&p, ".git/hooks", "/r/sub/.git/hooks/x",
+	    "sub/.git/hooks/x"), "match_path: through the nested root");
+	ok(tc_glob_match_path(&p, ".git/hooks", NULL, ".git/hooks/x"),
+	    "match_path: relative, by rel alone");
+	ok(!tc_glob_match_path(&p, ".git/hooks", "/r/x/.git/hooks",
+	    "x/.git/hooks"), "match_path: not below a root's top");
+	ok(tc_glob_match_path(&p, "/r/private", "/r/private/k", "private/k"),
+	    "match_path: absolute, on abs");
+	ok(!tc_glob_match_path(&p, "/r/private", NULL, "private/k"),
+	    "match_path: absolute, without abs: no match");
 
 	/* A root itself is never refused. */
 	p.deny = &all;

@@ -30,6 +30,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -830,6 +831,186 @@ test_errors(void)
 	like(d.msg, "'x': ", "EIO message names the path");
 }
 
+/* Checks tc_path_given() on |rel| beneath root |root| of |pol|. */
+static void
+given(const struct tc_policy *pol, size_t root, const char *rel,
+    const char *want_abs, const char *want_rel)
+{
+	struct tc_path p;
+	const char *r;
+	char *abs;
+
+	memset(&p, 0, sizeof(p));
+	p.root = root;
+	p.rel = (char *)(uintptr_t)rel;
+	abs = tc_path_given(pol, &p, &r);
+	if (!ok(abs != NULL, "given '%s': made", rel))
+		return;
+	is_str(abs, want_abs, "given '%s': absolute", rel);
+	is_str(r, want_rel, "given '%s': relative", rel);
+	free(abs);
+}
+
+/* The path as given, which deny and consent rules see before the files. */
+static void
+test_given(void)
+{
+	static char r0[] = "/r", r1[] = "/";
+	struct tc_root roots[2];
+	struct tc_policy pol;
+	struct tc_path p;
+	const char *r;
+
+	memset(&pol, 0, sizeof(pol));
+	memset(roots, 0, sizeof(roots));
+	roots[0].path = r0;
+	roots[0].pathlen = strlen(r0);
+	roots[1].path = r1;
+	roots[1].pathlen = 1;
+	pol.roots = roots;
+	pol.nroots = 2;
+	given(&pol, 0, "a/b", "/r/a/b", "a/b");
+	given(&pol, 0, ".//a/./b/", "/r/a/b", "a/b");
+	given(&pol, 0, "a/../b", "/r/a", "a");
+	given(&pol, 0, "../x", "/r", "");
+	given(&pol, 0, ".", "/r", "");
+	given(&pol, 1, "etc/x", "/etc/x", "etc/x");
+	given(&pol, 1, ".", "/", "");
+	memset(&p, 0, sizeof(p));
+	p.root = 2;
+	p.rel = r1;
+	errno = 0;
+	ok(tc_path_given(&pol, &p, &r) == NULL && errno == EINVAL,
+	    "given: a root that is not there, EINVAL");
+}
+
+/* Fills |pin| for |rel| beneath root 0 with what |file| (R-relative) is. */
+static void
+pin_to(struct tc_pin *pin, char *rel, unsigned kind, const char *file,
+    unsigned missing)
+{
+	struct stat st;
+
+	memset(pin, 0, sizeof(*pin));
+	must(lstat(at(file), &st), file);
+	pin->rel = rel;
+	pin->kind = kind;
+	pin->missing = missing;
+	pin->dev = (unsigned long long)st.st_dev;
+	pin->ino = (unsigned long long)st.st_ino;
+}
+
+/* Opens |user| beneath |pol| for reading; returns the fd or -1, errno. */
+static int
+open_pinned(const struct tc_policy *pol, const char *user)
+{
+	struct tc_path p;
+	int fd, saved;
+
+	if (tc_path_map(pol, user, &p, NULL) != 0)
+		return -1;
+	fd = tc_path_open(pol, &p, O_RDONLY, 0, TC_ACCESS_READ);
+	saved = errno;
+	tc_path_release(&p);
+	errno = saved;
+	return fd;
+}
+
+/* In a call's child, the paths hold to what consent was given for. */
+static void
+test_pins(void)
+{
+	static char rel_file[] = "file.txt", rel_in[] = "in-rel",
+	    rel_sub[] = "sub/new", rel_deep[] = "sub/a/b";
+	struct tc_pin pins[4];
+	struct tc_policy pol;
+	struct tc_diag d;
+	struct tc_path p;
+	struct stat st;
+	int fd, dfd;
+
+	tc_policy_init(&pol);
+	memset(&d, 0, sizeof(d));
+	is_int(tc_policy_add_root(&pol, allowed, 0, &d), 0, "pins: a root");
+	fd = open_pinned(&pol, "in-rel");
+	ok(fd >= 0, "not pinned: in-rel opens");
+	if (fd >= 0)
+		close(fd);
+
+	pin_to(&pins[0], rel_file, TC_PIN_PATH, "allowed/file.txt", 0);
+	pin_to(&pins[1], rel_in, TC_PIN_PATH, "allowed/sub/inner.txt", 0);
+	pin_to(&pins[2], rel_sub, TC_PIN_ENTRY, "allowed/sub", 0);
+	pin_to(&pins[3], rel_deep, TC_PIN_PATH, "allowed/sub", 2);
+	pol.pins = pins;
+	pol.npins = 4;
+	pol.pinned = 1;
+	fd = open_pinned(&pol, "file.txt");
+	ok(fd >= 0, "pinned: file.txt is what it was");
+	if (fd >= 0)
+		close(fd);
+	fd = open_pinned(&pol, "in-rel");
+	ok(fd >= 0, "pinned: in-rel leads where it led");
+	if (fd >= 0)
+		close(fd);
+	errno = 0;
+	fd = open_pinned(&pol, "sub/inner.txt");
+	ok(fd < 0 && errno == ESTALE, "pinned: a path without a pin, ESTALE");
+	/* The link now leads elsewhere. */
+	pins[1].ino++;
+	errno = 0;
+	fd = open_pinned(&pol, "in-rel");
+	ok(fd < 0 && errno == ESTALE, "pinned: another file, ESTALE");
+	pins[1].ino--;
+	pins[0].missing = 1;
+	errno = 0;
+	fd = open_pinned(&pol, "file.txt");
+	ok(fd < 0 && errno == ESTALE, "pinned: a file that was not there, "
+	    "ESTALE");
+	pins[0].missing = 0;
+	tc_path_error(&d, "in-rel", ESTALE);
+	is_str(d.msg, "'in-rel': changed after the call was checked (consent "
+	    "was given for what it was then), so nothing was done; call "
+	    "again to be asked about what it is now", "ESTALE: message");
+
+	/* A change: the directory, and the entry not followed. */
+	memset(&p, 0, sizeof(p));
+	p.rel = rel_sub;
+	dfd = open(at("allowed/sub"), O_PATH | O_DIRECTORY | O_CLOEXEC);
+	is_int(tc_path_pin_check_entry(&pol, &p, dfd, "new"), 0,
+	    "entry: the directory, no entry then nor now");
+	errno = 0;
+	ok(tc_path_pin_check_entry(&pol, &p, dfd, "inner.txt") == -1 &&
+	    errno == ESTALE, "entry: one there now that was not");
+	must(lstat(at("allowed/sub/inner.txt"), &st), "inner");
+	pins[2].entry = 1;
+	pins[2].edev = (unsigned long long)st.st_dev;
+	pins[2].eino = (unsigned long long)st.st_ino;
+	is_int(tc_path_pin_check_entry(&pol, &p, dfd, "inner.txt"), 0,
+	    "entry: the same entry");
+	errno = 0;
+	ok(tc_path_pin_check_entry(&pol, &p, dfd, "new") == -1 &&
+	    errno == ESTALE, "entry: gone since");
+	pins[2].dev++;
+	errno = 0;
+	ok(tc_path_pin_check_entry(&pol, &p, dfd, "inner.txt") == -1 &&
+	    errno == ESTALE, "entry: another directory");
+	pins[2].dev--;
+
+	/* create_directory: the deepest that exists, and how much is
+	 * missing below it. */
+	p.rel = rel_deep;
+	is_int(tc_path_pin_check_prefix(&pol, &p, dfd, 2), 0,
+	    "prefix: as it was");
+	errno = 0;
+	ok(tc_path_pin_check_prefix(&pol, &p, dfd, 1) == -1 &&
+	    errno == ESTALE, "prefix: more of it exists now");
+	close(dfd);
+	pol.pins = NULL;
+	pol.npins = 0;
+	pol.pinned = 0;
+	tc_policy_release(&pol);
+}
+
 int
 main(void)
 {
@@ -850,6 +1031,8 @@ main(void)
 	test_errors();
 	test_deny();
 	test_denied_message();
+	test_given();
+	test_pins();
 	rc = done_testing();
 	nftw(R, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;

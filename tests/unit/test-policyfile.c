@@ -34,7 +34,9 @@
 static char D[PATH_MAX];		/* the scratch directory, canonical */
 static char repo[PATH_MAX];		/* the working directory at start */
 
-/* toolcell-fs's tools, in its table's order (servers/fs/main.c). */
+/* A server's tools, named as toolcell-fs's are; read_file, which is an
+ * alias in toolcell-fs, is a tool of its own here (test_aliases() has an
+ * alias). */
 static const char *const fs_tools[] = {
 	"list_allowed_directories", "read_text_file", "read_file",
 	"list_directory", "get_file_info",
@@ -1218,6 +1220,91 @@ test_tools(void)
 	    "missing number: write a whole number");
 }
 
+/* Loads |text| for a server whose read_file is an alias of
+ * read_text_file, as toolcell-fs's is. */
+static void
+load_aliased(struct result *r, const char *text)
+{
+	static const char *const tools[] = {
+		"read_text_file", "list_directory",
+	};
+
+	memset(r, 0, sizeof(*r));
+	tc_buf_init(&r->errs, 1u << 20);
+	tc_policy_init(&r->p);
+	if (tc_policy_set_server(&r->p, "toolcell-fs", tools,
+	    TC_NITEMS(tools), 0) != 0)
+		abort();
+	is_int(tc_policy_add_alias(&r->p, "read_file", "read_text_file"), 0,
+	    "alias added");
+	is_int(tc_policy_add_alias(&r->p, "cat", "no_such_tool"), TC_EINVAL,
+	    "an alias of no tool: refused");
+	put("t.policy", text, 0644);
+	r->rc = tc_policy_load(&r->p, "t.policy", collect, &r->errs, &r->d);
+	if (r->errs.data == NULL)
+		tc_buf_append_str(&r->errs, "");
+}
+
+/* An alias is its tool for the policy, and the policy names it once. */
+static void
+test_aliases(void)
+{
+	const struct tc_tool_policy *t;
+	struct tc_limits l;
+	struct result r;
+	char *out, *want;
+
+	load_aliased(&r, "allow read @D@/proj\n"
+	    "tool read_text_file off\n"
+	    "tool read_text_file timeout 2s\n");
+	is_int(r.rc, 0, "aliased: loads");
+	is_int(r.p.ntools, 2, "aliased: the alias has no entry of its own");
+	t = tc_policy_tool(&r.p, "read_file");
+	ok(t != NULL && t == tc_policy_tool(&r.p, "read_text_file"),
+	    "tc_policy_tool: an alias gives its tool's settings");
+	ok(t != NULL && !t->enabled, "aliased: off with its tool");
+	tc_policy_limits(&r.p, "read_file", &l);
+	is_int(l.deadline_ms, 2000, "tc_policy_limits: an alias has its "
+	    "tool's");
+	is_str(tc_policy_alias_of(&r.p, "read_file"), "read_text_file",
+	    "tc_policy_alias_of: the tool");
+	ok(tc_policy_alias_of(&r.p, "read_text_file") == NULL,
+	    "tc_policy_alias_of: NULL for a tool of its own");
+	finish(&r);
+	out = printed(&r.p);
+	want = subst("tools:\n"
+	    "  read_text_file              off  (tool read_text_file off, "
+	    "line 2)  timeout 2s (line 3)\n"
+	    "  read_file                   off  (an alias of read_text_file, "
+	    "which it follows)\n"
+	    "  list_directory              on\n");
+	like(out, want, "printed: the alias under its tool");
+	free(out);
+	free(want);
+	release(&r);
+
+	load_aliased(&r, "allow read @D@/proj\n"
+	    "tools read_file list_directory\n"
+	    "tool read_file off\n"
+	    "tool read_file limit output 1K\n"
+	    "consent read_file\n"
+	    "consent * secret\n");
+	is_int(r.rc, TC_EINVAL, "an alias named: refused");
+	want = subst(
+	    "t.policy:2: tools: 'read_file' is an alias of 'read_text_file', "
+	    "and the same tool: write 'read_text_file', which covers both\n"
+	    "t.policy:3: tool: 'read_file' is an alias of 'read_text_file', "
+	    "and the same tool: write 'read_text_file', which covers both\n"
+	    "t.policy:4: tool: 'read_file' is an alias of 'read_text_file', "
+	    "and the same tool: write 'read_text_file', which covers both\n"
+	    "t.policy:5: consent: 'read_file' is an alias of "
+	    "'read_text_file', and the same tool: write 'read_text_file', "
+	    "which covers both\n");
+	is_str(r.errs.data, want, "an alias named: one error a line");
+	free(want);
+	release(&r);
+}
+
 static void
 test_tool_limits(void)
 {
@@ -1961,6 +2048,7 @@ main(void)
 	test_run_as();
 	test_deny();
 	test_tools();
+	test_aliases();
 	test_tool_limits();
 	test_network();
 	test_consent();

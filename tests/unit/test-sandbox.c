@@ -450,7 +450,7 @@ test_failures(struct tc_sandbox *sb, struct tc_policy *pol)
 static void
 test_cancel(struct tc_sandbox *sb, struct tc_policy *pol)
 {
-	struct tc_call call = { tool("sleep"), NULL, pol };
+	struct tc_call call = { .tool = tool("sleep"), .policy = pol };
 	struct tc_run r;
 	char *text;
 	int is_error;
@@ -499,7 +499,7 @@ expect_killed(pid_t pid, const char *name)
 static void
 test_leftovers(struct tc_sandbox *sb, struct tc_policy *pol)
 {
-	struct tc_call call = { tool("closer"), NULL, pol };
+	struct tc_call call = { .tool = tool("closer"), .policy = pol };
 	struct tc_run r;
 	char *text, *end;
 	int is_error;

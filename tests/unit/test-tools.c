@@ -352,6 +352,40 @@ test_validate(void)
 	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "no handler");
 	t[1].fn = fn_nothing;
 
+	/* An alias: the tool before it, under another name. */
+	t[1].args = args;
+	t[1].flags = TC_TOOL_READONLY | TC_TOOL_ALIAS;
+	is_int(tc_tools_validate(t, 2, &d), 0, "an alias validates");
+	is_str(tc_tool_alias_of(&t[1]), "read_thing", "an alias of the one "
+	    "before");
+	is_str(tc_tool_policy_name(&t[1]), "read_thing", "policy name: its "
+	    "tool's");
+	ok(tc_tool_alias_of(&t[0]) == NULL, "a tool of its own: no alias");
+	is_str(tc_tool_policy_name(&t[0]), "read_thing", "policy name: its "
+	    "own");
+	t[1].flags = TC_TOOL_DESTRUCTIVE | TC_TOOL_ALIAS;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an alias with other "
+	    "flags");
+	is_str(d.msg, "tool 'write_thing': an alias of 'read_thing' with "
+	    "another handler, arguments, profile or flags", "other flags: "
+	    "message");
+	t[1].flags = TC_TOOL_READONLY | TC_TOOL_ALIAS;
+	t[1].args = no_args;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an alias with other "
+	    "arguments");
+	t[1].args = args;
+	t[1].profile = TC_PROFILE_FS_WRITE;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an alias with another "
+	    "profile");
+	t[1].profile = t[0].profile;
+	t[0].flags |= TC_TOOL_ALIAS;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an alias first, or "
+	    "of an alias");
+	is_str(d.msg, "tool 'read_thing': an alias, but of no tool of its own",
+	    "alias of nothing: message");
+	t[0].flags = TC_TOOL_READONLY;
+	t[1].flags = TC_TOOL_DESTRUCTIVE;
+
 	desc = tc_tool_describe(&t[0]);
 	is_str(cJSON_GetStringValue(cJSON_GetObjectItem(desc, "name")),
 	    "read_thing", "describe: name");

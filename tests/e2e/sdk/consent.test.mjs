@@ -123,8 +123,8 @@ describe('consent: nobody to ask', () => {
 			assert.notEqual(l.isError, true, JSON.stringify(l.content));
 			assert.deepEqual(l.structuredContent.entries.map(entryName),
 			    ['a.txt', 'b.txt', 'secret', 'sub', 'to-secret']);
-			// The alias is another tool: the rule names read_text_file only.
-			readA(await call(srv, 'read_file', { path: 'a.txt' }), 'read_file');
+			// The alias is the same tool: the rule covers it.
+			assert.equal(denied(await call(srv, 'read_file', { path: 'a.txt' }), 'read_file'), t);
 			// Asking again is denied again: nothing is remembered.
 			denied(await call(srv, 'read_text_file', { path: 'a.txt' }), 'second read');
 		} finally {
@@ -725,8 +725,9 @@ describe('consent by elicitation', () => {
 			const l = await withTimeout(call(srv, 'list_directory', { path: 'sub' }), 5000,
 			    'list_directory');
 			assert.deepEqual(l.structuredContent.entries, ['c.txt']);
-			const r = await withTimeout(call(srv, 'read_file', { path: 'b.txt' }), 5000, 'read_file');
-			assert.equal(r.structuredContent.content, 'bravo\n');
+			const r = await withTimeout(call(srv, 'get_file_info', { path: 'b.txt' }), 5000,
+			    'get_file_info');
+			assert.equal(r.structuredContent.size, 6);
 			assert.equal(settled, false, 'the asked call finished before the answer');
 			answer({ action: 'accept', content: { allow: true } });
 			readA(await pending, 'read');

@@ -545,8 +545,7 @@ describe('deny rules', () => {
 			    : `${DENY(`${u}/d`, '').slice(0, -1)}${rule}`);
 		}
 		// Through the link, into the denied directory: refused where it
-		// really is, by the child (the server cannot resolve a path
-		// that does not exist yet).
+		// really is (the server resolves what exists of it).
 		assert.equal(err(await call(srv, 'create_directory', { path: 'hooklink/new/d' }), 'mkdir via link'),
 		    "'hooklink/new/d': denied by policy rule 'deny write **/.git/hooks' (built in)");
 		assert.equal(await exists(W.p('.git/hooks/new')), false);

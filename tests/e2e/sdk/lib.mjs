@@ -37,8 +37,10 @@ export const FS_WRITE_TOOL_NAMES = ['write_file', 'edit_file', 'create_directory
 export const entryName = (e) => (typeof e === 'string' ? e : e.name);
 export const entryType = (e) => (typeof e === 'string' ? 'file' : e.type);
 
-/* What a policy may name: every tool, and read_resource (resources/read). */
-export const FS_POLICY_NAMES = [...FS_TOOL_NAMES, ...FS_WRITE_TOOL_NAMES, 'read_resource'];
+/* What a policy may name: every tool but read_file (an alias, which the
+ * lines on read_text_file cover), and read_resource (resources/read). */
+export const FS_POLICY_NAMES = [...FS_TOOL_NAMES.filter((n) => n !== 'read_file'),
+    ...FS_WRITE_TOOL_NAMES, 'read_resource'];
 
 /* Per-call timeout (ms) for tool calls made by the tests. */
 export const CALL_TIMEOUT = 10_000;

@@ -99,12 +99,15 @@ describe('which tools are offered', () => {
 	test('tools NAME...: only those are listed, and the others are unknown', async () => {
 		const srv = await serve(['tools read_text_file list_allowed_directories']);
 		try {
-			assert.deepEqual(await listed(srv), ['list_allowed_directories', 'read_text_file']);
+			// read_file, an alias of read_text_file, comes with it.
+			assert.deepEqual(await listed(srv), ['list_allowed_directories', 'read_text_file',
+			    'read_file']);
 			assert.equal(ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read')
+			    .content, 'alpha\n');
+			assert.equal(ok(await call(srv, 'read_file', { path: 'a.txt' }), 'read_file')
 			    .content, 'alpha\n');
 			ok(await call(srv, 'list_allowed_directories', {}), 'list_allowed');
 			await assertUnknown(srv, 'list_directory', { path: '.' });
-			await assertUnknown(srv, 'read_file', { path: 'a.txt' });
 			await assertUnknown(srv, 'get_file_info', { path: 'a.txt' });
 			// Serving goes on.
 			assert.deepEqual(await srv.client.ping(), {});
@@ -116,7 +119,7 @@ describe('which tools are offered', () => {
 	test('several tools lines add up', async () => {
 		const srv = await serve(['tools read_text_file', 'tools get_file_info']);
 		try {
-			assert.deepEqual(await listed(srv), ['read_text_file', 'get_file_info']);
+			assert.deepEqual(await listed(srv), ['read_text_file', 'read_file', 'get_file_info']);
 			ok(await call(srv, 'get_file_info', { path: 'a.txt' }), 'info');
 		} finally {
 			await srv.close();
@@ -124,10 +127,10 @@ describe('which tools are offered', () => {
 	});
 
 	test('tool NAME off hides that tool only', async () => {
-		const srv = await serve(['tool read_file off']);
+		const srv = await serve(['tool get_file_info off']);
 		try {
-			assert.deepEqual(await listed(srv), ALL.filter((n) => n !== 'read_file'));
-			await assertUnknown(srv, 'read_file', { path: 'a.txt' });
+			assert.deepEqual(await listed(srv), ALL.filter((n) => n !== 'get_file_info'));
+			await assertUnknown(srv, 'get_file_info', { path: 'a.txt' });
 			ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read_text_file');
 		} finally {
 			await srv.close();
@@ -139,7 +142,8 @@ describe('which tools are offered', () => {
 		    ['tool list_directory off', 'tools read_text_file list_directory']]) {
 			const srv = await serve(lines);
 			try {
-				assert.deepEqual(await listed(srv), ['read_text_file'], lines.join('; '));
+				assert.deepEqual(await listed(srv), ['read_text_file', 'read_file'],
+				    lines.join('; '));
 				await assertUnknown(srv, 'list_directory', { path: '.' });
 			} finally {
 				await srv.close();
@@ -166,10 +170,10 @@ describe('which tools are offered', () => {
 			'tools:',
 			'  list_allowed_directories    off  (not on the \'tools\' line, line 2)',
 			'  read_text_file              on   timeout 200ms (line 4), memory 64M (line 6), output 1K (line 5)',
-			'  read_file                   off  (not on the \'tools\' line, line 2)',
+			'  read_file                   on   (an alias of read_text_file, which it follows)',
 			'  list_directory              off  (tool list_directory off, line 3)',
 			'  get_file_info               off  (not on the \'tools\' line, line 2)',
-			...FS_POLICY_NAMES.slice(5).map((n) => `  ${n.padEnd(28)}off  (not on the 'tools' line, line 2)`),
+			...FS_POLICY_NAMES.slice(4).map((n) => `  ${n.padEnd(28)}off  (not on the 'tools' line, line 2)`),
 			'  (a tool that changes files is listed only when a directory is writable)',
 			'',
 		].join('\n')), r.stdout);
@@ -186,8 +190,8 @@ describe('which tools are offered', () => {
 			'tool',
 			'tool get_file_info',
 			'tool nosuch off',
-			'tool read_file off',
-			'tool read_file off',
+			'tool list_directory off',
+			'tool list_directory off',
 			'tool read_text_file frob',
 			'tool read_text_file timeout 0ms',
 			'tool read_text_file timeout 2h',
@@ -206,7 +210,7 @@ describe('which tools are offered', () => {
 			e(4, 'tool: missing the tool\'s name'),
 			e(5, 'tool get_file_info: missing \'off\', \'timeout\' or \'limit\''),
 			e(6, `tool: toolcell-fs has no tool 'nosuch' (it has: ${FS_TOOLS})`),
-			e(8, 'tool read_file off: already set at line 7'),
+			e(8, 'tool list_directory off: already set at line 7'),
 			e(9, 'tool read_text_file: expected \'off\', \'timeout\' or \'limit\', not \'frob\''),
 			e(10, 'tool read_text_file timeout: \'0ms\' is out of range: 1ms to 1h'),
 			e(11, 'tool read_text_file timeout: \'2h\' is out of range: 1ms to 1h'),
@@ -222,7 +226,7 @@ describe('which tools are offered', () => {
 });
 
 describe('per-tool limits', () => {
-	test('tool read_text_file timeout: that tool is stopped at its deadline, the others at the server\'s', async () => {
+	test('tool read_text_file timeout: that tool, under either name, is stopped at its deadline', async () => {
 		const srv = await serve(['timeout 2s', 'tool read_text_file timeout 200ms']);
 		try {
 			let t0 = Date.now();
@@ -234,12 +238,12 @@ describe('per-tool limits', () => {
 			// A normal call of the same tool still works.
 			assert.equal(ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'read')
 			    .content, 'alpha\n');
-			// The alias is another tool: the server's deadline.
+			// The alias is the same tool: the same deadline.
 			t0 = Date.now();
 			r = await call(srv, 'read_file', { path: 'huge', offset: 1 });
 			ms = Date.now() - t0;
-			assert.equal(textOf(r), 'the call was stopped at its deadline of 2000 ms');
-			assert.ok(ms >= 1900, `stopped after ${ms} ms`);
+			assert.equal(textOf(r), 'the call was stopped at its deadline of 200 ms');
+			assert.ok(ms >= 190 && ms < 1900, `stopped after ${ms} ms`);
 		} finally {
 			await srv.close();
 		}
@@ -256,9 +260,11 @@ describe('per-tool limits', () => {
 			// Small reads still fit.
 			assert.equal(ok(await call(srv, 'read_text_file', { path: 'a.txt' }), 'small')
 			    .content, 'alpha\n');
-			// The same file through the alias, and a long listing, are not limited.
-			const f = ok(await call(srv, 'read_file', { path: 'big.txt' }), 'read_file');
-			assert.equal(f.content.length, 8192);
+			// The same file through the alias is limited too: the same tool.
+			const f = await call(srv, 'read_file', { path: 'big.txt' });
+			assert.equal(textOf(f), 'the result exceeded the 1024-byte limit and was '
+			    + 'discarded; ask for less at a time');
+			// A long listing is not.
 			const lr = await call(srv, 'list_directory', { path: 'many' });
 			assert.equal(ok(lr, 'list').entries.length, 100);
 			// The whole answer, text and structured, is well past 1K.
@@ -269,12 +275,12 @@ describe('per-tool limits', () => {
 	});
 
 	test('a tool\'s limit may be above the server\'s', async () => {
-		const srv = await serve(['limit output 1K', 'tool read_file limit output 64K']);
+		const srv = await serve(['limit output 1K', 'tool read_text_file limit output 64K']);
 		try {
-			const r = await call(srv, 'read_text_file', { path: 'big.txt' });
+			const r = await call(srv, 'read_multiple_files', { paths: ['big.txt'] });
 			assert.equal(textOf(r), 'the result exceeded the 1024-byte limit and was discarded; '
 			    + 'ask for less at a time');
-			const f = ok(await call(srv, 'read_file', { path: 'big.txt' }), 'read_file');
+			const f = ok(await call(srv, 'read_text_file', { path: 'big.txt' }), 'read');
 			assert.equal(f.content, 'x'.repeat(8191) + '\n');
 		} finally {
 			await srv.close();
