@@ -5,11 +5,14 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <linux/magic.h>
 #include <linux/openat2.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/statfs.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -149,11 +152,282 @@ tc_path_release(struct tc_path *p)
 	p->rel = p->display = NULL;
 }
 
+/* --- Beneath a directory without openat2() --- */
+
+/* As the kernel's MAXSYMLINKS: links followed in one resolution. */
+#define WALK_MAXLINKS	40
+/* The inode of /proc's top directory, in every procfs. */
+#define PROC_TOP_INO	1
+
+/* Where the walk is. */
+struct walk {
+	int	 start;			/* the top: never left, never closed */
+	int	 cur;			/* start, or an fd of the walk's own */
+	size_t	 depth;			/* directories below start */
+	size_t	 nlinks;		/* symlinks followed */
+	char	 names[PATH_MAX];	/* "/a/b": how cur was reached */
+	size_t	 len;
+};
+
+static void
+walk_set(struct walk *w, int fd)
+{
+	if (w->cur != w->start)
+		close(w->cur);
+	w->cur = fd;
+}
+
+/* Steps into directory |name| (|n| bytes) of cur, following nothing. */
+static int
+walk_down(struct walk *w, const char *name, size_t n)
+{
+	char comp[NAME_MAX + 1];
+	int fd;
+
+	if (n > NAME_MAX) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	if (w->len + 1 + n >= sizeof(w->names)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	memcpy(comp, name, n);
+	comp[n] = '\0';
+	fd = openat(w->cur, comp, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	walk_set(w, fd);
+	w->names[w->len++] = '/';
+	memcpy(w->names + w->len, comp, n + 1);
+	w->len += n;
+	w->depth++;
+	return 0;
+}
+
+/*
+ * ".." : one directory up, never above start (EXDEV, as RESOLVE_BENEATH
+ * says).  Up is by name, from start down the way the walk came: never
+ * the directory's real parent, which is outside when the directory was
+ * moved out meanwhile.  A way that no longer leads there is EAGAIN.
+ */
+static int
+walk_up(struct walk *w)
+{
+	char way[PATH_MAX];
+	size_t len, i, n;
+
+	if (w->depth == 0) {
+		errno = EXDEV;
+		return -1;
+	}
+	len = (size_t)(strrchr(w->names, '/') - w->names);
+	memcpy(way, w->names, len);
+	way[len] = '\0';
+	walk_set(w, w->start);
+	w->names[0] = '\0';
+	w->len = 0;
+	w->depth = 0;
+	for (i = 1; i < len; i += n + 1) {
+		n = strcspn(way + i, "/");
+		if (walk_down(w, way + i, n) != 0) {
+			if (errno != ENAMETOOLONG)
+				errno = EAGAIN;
+			return -1;
+		}
+	}
+	return 0;
+}
+
+/* Returns 1 if the symlink in cur is one of /proc's magic links. */
+static int
+walk_magic(const struct walk *w)
+{
+	struct statfs sf;
+	struct stat st;
+
+	/* /proc's links outside its top directory are its magic ones
+	 * (fd/N, cwd, root, exe, ns/...), which jump to their file rather
+	 * than name it; those at the top (self, thread-self, mounts) only
+	 * name a directory.  Any other /proc link is refused with them,
+	 * which errs on the safe side. */
+	if (fstatfs(w->cur, &sf) != 0 || fstat(w->cur, &st) != 0)
+		return 1;
+	return sf.f_type == PROC_SUPER_MAGIC && st.st_ino != PROC_TOP_INO;
+}
+
+/*
+ * Follows the symlink |name| of cur, whose target is |target|: what is
+ * left to resolve becomes the target followed by |rest|.  *|path| is
+ * replaced (and freed when *|own|).
+ */
+static int
+walk_follow(struct walk *w, const char *target, const char *rest,
+    char **path, int *own)
+{
+	size_t tl = strlen(target), rl = strlen(rest);
+	char *np;
+
+	if (walk_magic(w) || ++w->nlinks > WALK_MAXLINKS) {
+		errno = ELOOP;
+		return -1;
+	}
+	if (tl == 0) {
+		errno = ENOENT;
+		return -1;
+	}
+	if (target[0] == '/') {
+		errno = EXDEV;
+		return -1;
+	}
+	if ((np = malloc(tl + rl + 1)) == NULL) {
+		errno = ENOMEM;
+		return -1;
+	}
+	memcpy(np, target, tl);
+	memcpy(np + tl, rest, rl + 1);
+	if (*own)
+		free(*path);
+	*path = np;
+	*own = 1;
+	return 0;
+}
+
+/* Reads the target of |name| in |dirfd| into |buf|.  Returns its
+ * length, or -1 with errno EINVAL for what is not a symlink. */
+static ssize_t
+walk_readlink(int dirfd, const char *name, char *buf, size_t size)
+{
+	ssize_t n;
+
+	if ((n = readlinkat(dirfd, name, buf, size)) < 0)
+		return -1;
+	if ((size_t)n >= size) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	buf[n] = '\0';
+	return n;
+}
+
+int
+tc_path_walk_beneath(int dirfd, const char *rel, int flags, unsigned mode)
+{
+	struct walk w;
+	char comp[NAME_MAX + 1], target[PATH_MAX];
+	char *path = (char *)(uintptr_t)rel;
+	const char *p, *next;
+	struct stat st;
+	int own = 0, fd = -1, err, last, slash;
+	size_t n;
+
+	w.start = w.cur = dirfd;
+	w.depth = w.nlinks = w.len = 0;
+	w.names[0] = '\0';
+	flags |= O_CLOEXEC;
+	if (rel[0] == '\0') {
+		errno = ENOENT;
+		return -1;
+	}
+	if (rel[0] == '/') {
+		errno = EXDEV;
+		return -1;
+	}
+	p = path;
+	for (;;) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0') {
+			/* Nothing after the last "/" or "..": cur itself. */
+			fd = openat(w.cur, ".", flags, mode);
+			break;
+		}
+		n = strcspn(p, "/");
+		for (next = p + n; *next == '/'; next++)
+			;
+		last = *next == '\0';
+		slash = last && p[n] == '/';
+		if (n == 1 && p[0] == '.') {
+			p += n;
+			continue;
+		}
+		if (n == 2 && p[0] == '.' && p[1] == '.') {
+			if (walk_up(&w) != 0)
+				break;
+			p += n;
+			continue;
+		}
+		if (n > NAME_MAX) {
+			errno = ENAMETOOLONG;
+			break;
+		}
+		memcpy(comp, p, n);
+		comp[n] = '\0';
+		if (!last || slash) {
+			/* A directory on the way, or named with a trailing
+			 * "/": a symlink is followed, whatever the flags. */
+			if (last && (flags & O_CREAT)) {
+				errno = EISDIR;
+				break;
+			}
+			if (walk_down(&w, p, n) == 0) {
+				p += n;
+				continue;
+			}
+			if (errno != ENOTDIR && errno != ELOOP)
+				break;
+			err = errno;
+			if (walk_readlink(w.cur, comp, target,
+			    sizeof(target)) < 0) {
+				errno = errno == EINVAL ? err : errno;
+				break;
+			}
+			if (walk_follow(&w, target, p + n, &path, &own) != 0)
+				break;
+			p = path;
+			continue;
+		}
+		/* The last component, opened as asked but never through a
+		 * symlink: one found there is followed here, unless the
+		 * flags say not to. */
+		fd = openat(w.cur, comp, flags | O_NOFOLLOW, mode);
+		if (fd >= 0) {
+			if (!(flags & O_PATH) || (flags & O_NOFOLLOW) ||
+			    fstat(fd, &st) != 0 || !S_ISLNK(st.st_mode))
+				break;
+			close(fd);
+			fd = -1;
+		} else if ((flags & O_NOFOLLOW) || (errno != ELOOP &&
+		    (errno != ENOTDIR || !(flags & O_DIRECTORY))))
+			break;
+		err = errno;
+		if (walk_readlink(w.cur, comp, target, sizeof(target)) < 0) {
+			/* ELOOP for what is not a link now: it changed. */
+			errno = errno != EINVAL ? errno : err == ELOOP ?
+			    EAGAIN : err;
+			break;
+		}
+		if (walk_follow(&w, target, "", &path, &own) != 0)
+			break;
+		p = path;
+	}
+	err = errno;
+	walk_set(&w, w.start);
+	if (own)
+		free(path);
+	errno = err;
+	return fd;
+}
+
+/* 1 once openat2() was refused here (ENOSYS): the walk instead. */
+static int no_openat2;
+
 int
 tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode)
 {
 	struct open_how how;
-	int fd, tries;
+	int fd = -1, tries;
 
 	memset(&how, 0, sizeof(how));
 	how.flags = (unsigned long long)flags | O_CLOEXEC;
@@ -163,9 +437,20 @@ tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode)
 		how.mode = mode;
 	how.resolve = RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS;
 	/* openat2 returns EAGAIN when a concurrent rename may have raced
-	 * the resolution; a few retries settle it. */
+	 * the resolution, and the walk when a way it took changed; a few
+	 * retries settle it. */
 	for (tries = 0; tries < 8; tries++) {
-		fd = (int)syscall(SYS_openat2, dirfd, rel, &how, sizeof(how));
+		if (!no_openat2) {
+			fd = (int)syscall(SYS_openat2, dirfd, rel, &how,
+			    sizeof(how));
+			if (fd < 0 && errno == ENOSYS)
+				no_openat2 = 1;
+		}
+		/* Where the filter refuses openat2(), whose mode it cannot
+		 * read (or the kernel predates it). */
+		if (no_openat2)
+			fd = tc_path_walk_beneath(dirfd, rel, flags,
+			    (unsigned)how.mode);
 		if (fd >= 0 || (errno != EAGAIN && errno != EINTR))
 			break;
 	}

@@ -91,9 +91,10 @@ void	tc_path_release(struct tc_path *p);
 
 /*
  * Opens |p| beneath its root with openat2(|flags|, |mode|) and
- * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS (retrying on EAGAIN).  Returns an
- * fd, or -1 with errno set (EXDEV: it resolves outside its root).  Applies
- * no deny rule: handlers use tc_path_open().
+ * RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS (retrying on EAGAIN), or, where
+ * openat2() is refused, with tc_path_walk_beneath().  Returns an fd, or
+ * -1 with errno set (EXDEV: it resolves outside its root).  Applies no
+ * deny rule: handlers use tc_path_open().
  */
 int	tc_path_openat(const struct tc_policy *pol, const struct tc_path *p,
 	    int flags, unsigned mode);
@@ -115,6 +116,23 @@ int	tc_path_openat_in(int dirfd, const char *rel, int flags, unsigned mode);
  */
 char	*tc_path_given(const struct tc_policy *pol, const struct tc_path *p,
 	    const char **rel);
+
+/*
+ * What tc_path_openat_in() does where openat2() is refused (ENOSYS: the
+ * seccomp filter of every profile that can make files refuses it, since
+ * it cannot read the mode in its struct open_how): the same resolution,
+ * one component at a time with openat(O_PATH | O_NOFOLLOW) from |dirfd|.
+ * A symlink's target is resolved lexically beneath |dirfd|: an absolute
+ * one, or ".." above |dirfd|, fails with EXDEV; more than 40 links with
+ * ELOOP, as does any of /proc's magic links.  The last component is
+ * opened with |flags| | O_NOFOLLOW (followed here when it is a symlink
+ * and |flags| lack O_NOFOLLOW), so the kernel never follows a link on
+ * the walk's behalf.  EAGAIN when a directory on the way changed.
+ * Returns an fd, or -1 with errno set.  Exposed for the tests, which hold
+ * it to openat2()'s answers.
+ */
+int	tc_path_walk_beneath(int dirfd, const char *rel, int flags,
+	    unsigned mode);
 
 /*
  * Checks |p| as given, without touching a file, against the deny rules of

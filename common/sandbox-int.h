@@ -29,12 +29,24 @@ int	tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
 /* In the child: enforces ruleset |fd| on the calling process. */
 int	tc_landlock_apply(int fd);
 
+/* What the other layers confine, which the filter relies on. */
+enum tc_seccomp_opts {
+	/* Landlock is in force: the read-only profile may use openat2(),
+	 * since it can make no file with it. */
+	TC_SECCOMP_LANDLOCK	= 1 << 0,
+	/* A PID namespace or Landlock's signal scope keeps the exec
+	 * profile's signals within the call: kill() and tgkill() of any
+	 * pid; else kill() of its own process group only. */
+	TC_SECCOMP_SIGNALS	= 1 << 1,
+};
+
 /*
  * Compiles the default-deny allowlist of |profile| (native architecture
- * only) into |out|.  Returns 0, or -1 with |d| set.
+ * only), for the layers |opts| (TC_SECCOMP_*) says are in force, into
+ * |out|.  Returns 0, or -1 with |d| set.
  */
-int	tc_seccomp_build(enum tc_profile profile, struct tc_bpf *out,
-	    struct tc_diag *d);
+int	tc_seccomp_build(enum tc_profile profile, unsigned opts,
+	    struct tc_bpf *out, struct tc_diag *d);
 void	tc_seccomp_release(struct tc_bpf *b);
 
 /* In the child, last: loads |b|.  no_new_privs must be set. */

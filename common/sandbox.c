@@ -87,6 +87,25 @@ ceiling(const struct tc_policy *pol, struct tc_limits *out, int *per_tool)
 	}
 }
 
+/*
+ * What the other layers confine for |profile|'s children, which its
+ * seccomp filter relies on (TC_SECCOMP_*).
+ */
+static unsigned
+seccomp_opts(const struct tc_sandbox *sb, enum tc_profile profile)
+{
+	unsigned opts = 0;
+	int landlock = !(sb->degraded & TC_DEGRADE_LANDLOCK);
+
+	if (landlock)
+		opts |= TC_SECCOMP_LANDLOCK;
+	/* Landlock ABI 6 scopes signals to the sandbox's own domain. */
+	if ((tc_sandbox_ns(sb, profile) & CLONE_NEWPID) ||
+	    (landlock && sb->landlock_abi >= 6))
+		opts |= TC_SECCOMP_SIGNALS;
+	return opts;
+}
+
 int
 tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
     struct tc_diag *d)
@@ -138,18 +157,7 @@ tc_sandbox_init_profiles(struct tc_sandbox *sb, const struct tc_policy *pol,
 		}
 		sb->degraded |= TC_DEGRADE_SECCOMP;
 	}
-	/* Filters and rulesets for the profiles the server's tools use; a
-	 * call of any other profile fails to confine itself (an empty
-	 * filter and no ruleset are refused), never runs unconfined. */
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
-		if (!(profiles & 1u << i))
-			continue;
-		if (tc_seccomp_build((enum tc_profile)i, &sb->seccomp[i],
-		    d) != 0) {
-			tc_sandbox_release(sb);
-			return TC_ENOTSUP;
-		}
-	}
+	/* Landlock before the filters: what they allow depends on it. */
 	if ((sb->landlock_abi = tc_landlock_abi()) < 1) {
 		if (!(pol->allow_degraded & TC_DEGRADE_LANDLOCK)) {
 			tc_sandbox_release(sb);
@@ -161,8 +169,21 @@ tc_sandbox_init_profiles(struct tc_sandbox *sb, const struct tc_policy *pol,
 			    "without it");
 		}
 		sb->degraded |= TC_DEGRADE_LANDLOCK;
-		return 0;
 	}
+	/* Filters and rulesets for the profiles the server's tools use; a
+	 * call of any other profile fails to confine itself (an empty
+	 * filter and no ruleset are refused), never runs unconfined. */
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (!(profiles & 1u << i))
+			continue;
+		if (tc_seccomp_build((enum tc_profile)i, seccomp_opts(sb,
+		    (enum tc_profile)i), &sb->seccomp[i], d) != 0) {
+			tc_sandbox_release(sb);
+			return TC_ENOTSUP;
+		}
+	}
+	if (sb->degraded & TC_DEGRADE_LANDLOCK)
+		return 0;
 	for (i = 0; i < TC_PROFILE_COUNT; i++) {
 		if (!(profiles & 1u << i))
 			continue;

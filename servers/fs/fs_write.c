@@ -495,22 +495,27 @@ fs_replace_file(const struct target *t, const char *data, size_t n,
 {
 	char tmp[NAME_MAX + 1];
 	struct stat st;
+	mode_t mask = 0;
 	int fd, err;
 
-	if ((fd = open_new(t, keep_mode ? 0600 : 0644, tmp, sizeof(tmp))) < 0)
+	/* The target's mode is given as the file is made, exactly (no
+	 * umask), and only its permission bits: set-user-ID and
+	 * set-group-ID never pass to content the model wrote.  No fchmod()
+	 * afterwards: the profile has none, since Landlock does not govern
+	 * modes and it would reach any file the call can open. */
+	if (keep_mode)
+		mask = umask(0);
+	fd = open_new(t, keep_mode ? mode & 0777 : 0644, tmp, sizeof(tmp));
+	err = errno;
+	if (keep_mode)
+		(void)umask(mask);
+	if (fd < 0)
 		return tc_result_error(res, "'%s': cannot create a file in "
-		    "its directory: %s", t->user, write_errstr(errno)), -1;
+		    "its directory: %s", t->user, write_errstr(err)), -1;
 	if (write_all(fd, data, n) != 0) {
 		err = errno;
 		tc_result_error(res, "'%s': cannot write: %s", t->user,
 		    write_errstr(err));
-		goto fail;
-	}
-	/* Only the permission bits: set-user-ID and set-group-ID never
-	 * pass to content the model wrote. */
-	if (keep_mode && fchmod(fd, mode & 0777) != 0) {
-		tc_result_error(res, "'%s': cannot set its mode: %s", t->user,
-		    write_errstr(errno));
 		goto fail;
 	}
 	/* Durable before it takes the target's place, unless the policy

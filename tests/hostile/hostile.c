@@ -215,6 +215,24 @@ static const struct tc_arg output_flood_args[] = {
 	{ .name = NULL }
 };
 
+static const struct tc_arg reach_args[] = {
+	{ .name = "pid", .type = TC_ARG_INT, .flags = TC_ARG_REQUIRED,
+	  .min = 1, .max = INT_MAX, .description = "The process to reach, "
+	  "as the test sees it." },
+	A_OPTSTR("what", "What the process is, for the report."),
+	{ .name = NULL }
+};
+
+static const struct tc_arg setid_args[] = {
+	A_STR("dir", "Where to make new files and directories."),
+	{ .name = "tag", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY, .max_len = 64,
+	  .description = "Begins the name of each file made." },
+	A_OPTSTR("file", "An existing file without set-id bits, to chmod."),
+	A_OPTSTR("setid_file", "An existing set-id file, to link into dir."),
+	{ .name = NULL }
+};
+
 /* --- Output --- */
 
 static const char out_schema[] =
@@ -233,6 +251,7 @@ static const char out_schema[] =
 #define FS	TC_PROFILE_FS_READ
 #define WR	TC_PROFILE_FS_WRITE
 #define EX	TC_PROFILE_SHELL_EXEC
+#define SQ	TC_PROFILE_SQLITE
 
 static const struct tc_tool hostile_tools[] = {
 	{ "hello", "Hello", "A benign call: proves the server still serves.",
@@ -328,6 +347,25 @@ static const struct tc_tool hostile_tools[] = {
 	    "Make written memory executable, and run it."),
 	TOOL("wx_memory_exec", hs_wx_memory, no_args, EX,
 	    "wx_memory, in the shell-exec profile."),
+
+	/* Other processes and set-id bits, in every profile. */
+	TOOL("reach_process", hs_reach_process, reach_args, FS,
+	    "Every system call that takes a pid, aimed at another process."),
+	TOOL("reach_process_write", hs_reach_process, reach_args, WR,
+	    "reach_process, in the fs-write profile."),
+	TOOL("reach_process_sqlite", hs_reach_process, reach_args, SQ,
+	    "reach_process, in the sqlite profile."),
+	TOOL("reach_process_exec", hs_reach_process, reach_args, EX,
+	    "reach_process, in the shell-exec profile."),
+	TOOL("setid", hs_setid, setid_args, WR,
+	    "Every way to make or change a file so that it is set-id, "
+	    "and to change a file's mode."),
+	TOOL("setid_fs", hs_setid, setid_args, FS,
+	    "setid, in the fs-read profile."),
+	TOOL("setid_sqlite", hs_setid, setid_args, SQ,
+	    "setid, in the sqlite profile."),
+	TOOL("setid_exec", hs_setid, setid_args, EX,
+	    "setid, in the shell-exec profile."),
 };
 
 int

@@ -115,4 +115,11 @@ tc_tool_fn	hs_output_flood;
 tc_tool_fn	hs_status;
 tc_tool_fn	hs_wx_memory;
 
+/*
+ * reach.c: every system call that takes a pid, aimed at another process,
+ * and every way to give a file a set-user-ID or set-group-ID bit.
+ */
+tc_tool_fn	hs_reach_process;
+tc_tool_fn	hs_setid;
+
 #endif /* TC_HOSTILE_H */

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import dgram from 'node:dgram';
-import { existsSync, readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
+import { existsSync, lstatSync, readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import net from 'node:net';
 import os from 'node:os';
@@ -540,6 +540,192 @@ describe('other processes', () => {
 		process.kill(sentinel.pid, 0);
 		await stillRunning(V);
 		await assertServes(A, 'the other server');
+	});
+});
+
+/* What a test can see of process |pid| from /proc: its open-files limit,
+ * CPUs, nice value and state. */
+function processState(pid) {
+	const limits = readFileSync(`/proc/${pid}/limits`, 'utf8');
+	const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+	const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+	// The fields after the command's closing parenthesis: state is the
+	// first (3), nice the 17th (19).
+	const f = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+	return {
+		nofile: limits.match(/^Max open files\s+(\S+)\s+(\S+)/m)?.slice(1).join(' '),
+		cpu: limits.match(/^Max cpu time\s+(\S+)\s+(\S+)/m)?.slice(1).join(' '),
+		cpus: status.match(/^Cpus_allowed_list:\s+(\S+)/m)?.[1],
+		nice: f[16],
+		zombie: f[0] === 'Z',
+	};
+}
+
+/* The probes of a reach_process or setid result that got through. */
+function reachedProbes(sc) {
+	assert.ok(Array.isArray(sc.probes) && sc.probes.length > 0, `no probes in ${JSON.stringify(sc)}`);
+	return sc.probes.filter((p) => p.reached).map((p) => `${p.call} (rc ${p.rc})`);
+}
+
+describe('system calls that reach other processes', () => {
+	let P;			// a server of its own, which an escape would wreck
+	let bystander;		// a process of the server's user, in no call
+
+	before(async () => {
+		P = await startServer(['-w', W.p('wdata'), W.p('data')], { server: HOSTILE });
+		const argv = asServerUser(['sleep', '600']);
+		bystander = spawn(argv[0], argv.slice(1), { stdio: 'ignore' });
+		await until(() => {
+			try {
+				return readFileSync(`/proc/${bystander.pid}/comm`, 'utf8').trim() === 'sleep';
+			} catch {
+				return false;
+			}
+		}, 10_000, 'the bystander');
+	});
+
+	after(async () => {
+		bystander?.kill('SIGKILL');
+		await P?.close().catch(() => {});
+	});
+
+	const tools = ['reach_process', 'reach_process_write', 'reach_process_sqlite', 'reach_process_exec'];
+	const targets = [['the server', () => P.pid], ['an unrelated process', () => bystander.pid]];
+	for (const tool of tools) {
+		for (const [what, pidOf] of targets) {
+			test(`${tool}: every pid-taking system call on ${what} is refused`, async () => {
+				const pid = pidOf();
+				const before = processState(pid);
+				const server = processState(P.pid);
+				const r = await call(P, tool, { pid, what }, { timeout: 30_000 });
+				const sc = ran(r, tool);
+				assert.equal(sc.target, pid);
+				assert.deepEqual(reachedProbes(sc), [], `${tool} reached ${what}: ${sc.detail}`);
+				assert.equal(sc.escaped, false, sc.detail);
+				// The target and the server are as they were, and the
+				// server still serves (with RLIMIT_NOFILE at 3 it could
+				// not make the pipes of a call).
+				assert.deepEqual(processState(pid), before, `${what} was changed`);
+				assert.deepEqual(processState(P.pid), server, 'the server was changed');
+				process.kill(pid, 0);
+				await assertServes(P, `after ${tool}`);
+			});
+		}
+	}
+
+	test('the server\'s limits are its own after every attempt', async () => {
+		const st = processState(P.pid);
+		assert.notEqual(st.nofile, '3 3', 'RLIMIT_NOFILE was lowered to 3');
+		assert.equal(st.zombie, false);
+		for (let i = 0; i < 3; i++)
+			await assertServes(P, `call ${i}`);
+	});
+
+	test('control: the probes report a call that reaches its target (the call itself)', async (t) => {
+		// In a PID namespace of its own the exec profile's child is
+		// pid 1: aimed at itself, the signals go through.
+		const sc = ran(await call(P, 'reach_process_exec', { pid: 1, what: 'itself' }), 'control');
+		if (sc.self !== 1)
+			return skipOrFail(t, 'the exec profile has no PID namespace here');
+		const reached = reachedProbes(sc);
+		assert.ok(reached.some((c) => c.startsWith('kill ')), `kill did not reach itself: ${sc.detail}`);
+		assert.ok(reached.some((c) => c.startsWith('tgkill ')), `tgkill did not reach itself: ${sc.detail}`);
+		assert.equal(sc.escaped, true);
+		await assertServes(P, 'after the control');
+	});
+});
+
+/* Every file beneath |dir| (not following links) with a set-id bit. */
+function setidFiles(dir) {
+	const found = [];
+	for (const e of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+		const p = path.join(e.parentPath ?? e.path, e.name);
+		let st;
+		try {
+			st = lstatSync(p);
+		} catch {
+			continue;
+		}
+		if ((st.mode & 0o6000) !== 0)
+			found.push(`${p} ${(st.mode & 0o7777).toString(8)}`);
+	}
+	return found;
+}
+
+describe('set-user-ID and set-group-ID bits', () => {
+	const { uid, gid } = { uid: serverUid(), gid: runAs()?.gid ?? process.getgid() };
+	const sources = [];
+
+	before(async () => {
+		// Where new files go (writable by the server's user in every
+		// profile the permissions allow), files to chmod inside the
+		// writable root and outside every root, and set-id files of
+		// the server's user to link in: outside, and in a read-only
+		// root.
+		await fsp.mkdir(W.p('wdata/setid'), { mode: 0o777 });
+		await fsp.chmod(W.p('wdata/setid'), 0o777);
+		for (const f of ['wdata/setid-victim', 'outside/setid-victim', 'data/setid-victim']) {
+			await fsp.writeFile(W.p(f), '#!/bin/sh\nid\n');
+			await fsp.chown(W.p(f), uid, gid);
+			await fsp.chmod(W.p(f), 0o755);
+		}
+		for (const f of ['outside/setid-src', 'data/setid-src']) {
+			await fsp.writeFile(W.p(f), '#!/bin/sh\nid\n');
+			await fsp.chown(W.p(f), uid, gid);
+			await fsp.chmod(W.p(f), 0o6755);
+			sources.push(W.p(f));
+		}
+	});
+
+	const runs = [
+		// [tool, server, label, args]
+		['setid', () => B, 'fs-write: new files in the writable root; chmod inside it; link from outside',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('wdata/setid-victim'),
+			setid_file: W.p('outside/setid-src') })],
+		['setid', () => B, 'fs-write: chmod of a file outside every root',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('outside/setid-victim') })],
+		['setid_fs', () => A, 'fs-read: chmod inside its read-only root, link from it',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('data/setid-victim'),
+			setid_file: W.p('data/setid-src') })],
+		['setid_sqlite', () => A, 'sqlite: chmod inside its read-only root and outside',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('outside/setid-victim'),
+			setid_file: W.p('data/setid-src') })],
+		['setid_sqlite', () => A, 'sqlite: chmod inside its read-only root',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('data/setid-victim') })],
+		['setid_exec', () => A, 'shell-exec: chmod outside every root',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('outside/setid-victim'),
+			setid_file: W.p('data/setid-src') })],
+		['setid_exec', () => A, 'shell-exec: chmod inside its read-only root',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('data/setid-victim') })],
+	];
+	let n = 0;
+	for (const [tool, srv, label, args] of runs) {
+		test(`${tool}: ${label}`, async () => {
+			const tag = `${tool}-${n++}`;
+			const a = args(tag);
+			const before = a.file ? statSync(a.file).mode : 0;
+			const sc = ran(await attempt(srv(), tool, a), tool);
+			assert.deepEqual(reachedProbes(sc), [], `${tool}: ${sc.detail}`);
+			assert.equal(sc.escaped, false, sc.detail);
+			// What is on disk, seen from here.
+			if (a.file)
+				assert.equal(statSync(a.file).mode, before, `${a.file} changed mode`);
+			assert.deepEqual(setidFiles(W.p('wdata')), [], 'a set-id file in the writable root');
+			for (const s of sources)
+				assert.equal(statSync(s).mode & 0o7777, 0o6755, `${s} was changed`);
+		});
+	}
+
+	test('control: the writable root takes new files, and the detector sees set-id bits', async () => {
+		const sc = ran(await attempt(B, 'setid', { dir: W.p('wdata/setid'), tag: 'control',
+		    setid_file: W.p('outside/setid-src') }), 'control');
+		// A file made without set-id bits is made: what the attempts
+		// met is the filter, not a directory they cannot write.
+		assert.ok(sc.plain_mode > 0 && (sc.plain_mode & 0o170000) === 0o100000,
+		    `no plain file was made: ${sc.detail}`);
+		assert.equal(statSync(W.p('wdata/setid/control-plain')).mode, sc.plain_mode);
+		// The mode the tool reads of a set-id file shows the bits.
+		assert.equal(sc.source_mode & 0o7777, 0o6755, `source mode ${sc.source_mode}`);
 	});
 });
 

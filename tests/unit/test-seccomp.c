@@ -1,0 +1,347 @@
+/*
+ * test-seccomp.c: what each profile's filter lets through of the system
+ * calls that can reach another process or make a set-id file, for each
+ * combination of the other layers it relies on (TC_SECCOMP_*).  Each
+ * filter is loaded in a child of this process, whose parent is then the
+ * "other process": the child reports every attempt's errno on a pipe.
+ *
+ * The filter's builder is private to the sandbox module (sandbox-int.h),
+ * which this test reads as the module's own files do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/openat2.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "sandbox-int.h"
+#include "tap.h"
+
+#define CPUCLOCK_OF(pid)	((clockid_t)(~(unsigned)(pid) << 3 | 2))
+
+static char dir[64];		/* a scratch directory */
+
+/* Returns 0 if |rc| is not negative, else errno. */
+static int
+e(long rc)
+{
+	return rc < 0 ? errno : 0;
+}
+
+static int
+creat_mode(const char *name, int flags, unsigned mode)
+{
+	char p[128];
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/%s", dir, name);
+	(void)unlink(p);
+	if ((fd = openat(AT_FDCWD, (flags & O_TMPFILE) == O_TMPFILE ? dir :
+	    p, flags | O_CLOEXEC, mode)) < 0)
+		return errno;
+	close(fd);
+	return 0;
+}
+
+static int
+fchmod_mode(unsigned mode)
+{
+	char p[128];
+	int fd, rc;
+
+	snprintf(p, sizeof(p), "%s/f", dir);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1000;
+	rc = e(fchmod(fd, mode));
+	close(fd);
+	return rc;
+}
+
+static int
+mkdir_mode(unsigned mode)
+{
+	char p[128];
+
+	snprintf(p, sizeof(p), "%s/d", dir);
+	return e(mkdirat(AT_FDCWD, p, mode));
+}
+
+static int
+open2(void)
+{
+	struct open_how how;
+	long fd;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = O_PATH | O_CLOEXEC;
+	fd = syscall(SYS_openat2, AT_FDCWD, dir, &how, sizeof(how));
+	if (fd >= 0)
+		close((int)fd);
+	return e(fd);
+}
+
+static int
+clone_parent(void)
+{
+	long rc = syscall(SYS_clone, CLONE_PARENT | SIGCHLD, 0, NULL, NULL, 0);
+
+	if (rc == 0)
+		_exit(0);
+	return e(rc);
+}
+
+static int
+fork_child(void)
+{
+	long rc = syscall(SYS_clone, SIGCHLD, 0, NULL, NULL, 0);
+
+	if (rc == 0)
+		_exit(0);
+	if (rc > 0)
+		waitpid((pid_t)rc, NULL, 0);
+	return e(rc);
+}
+
+/* The attempts, by number; what each expects is in the tables below. */
+enum {
+	PRLIMIT_SELF0, GETRLIMIT, SETRLIMIT, PRLIMIT_PARENT, PRLIMIT_OWNPID,
+	FCNTL_GETFL, FCNTL_DUPFD, FCNTL_SETLK, FCNTL_SETOWN, FCNTL_SETOWN_EX,
+	FCNTL_SETSIG, FCNTL_GETOWN, FCNTL_SETLEASE, FCNTL_NOTIFY,
+	CLOCK_MONO, CLOCK_OWN_CPU, CLOCK_OWN_CPU_ENCODED, CLOCK_PARENT_CPU,
+	NSLEEP_PARENT_CPU, OPENAT2, CREATE_0644, CREATE_04755, CREATE_02755,
+	TMPFILE_04755, FCHMOD_0644, FCHMOD_04755, FCHMOD_02755, FCHMODAT,
+	UTIMENSAT, MKDIR_0755, MKDIR_06755, OPEN_04755, KILL_PARENT, KILL_GROUP,
+	TGKILL_SELF, GETPGID_SELF, GETPGID_PARENT, GETSID_PARENT,
+	AFFINITY_SELF, AFFINITY_PARENT, CLONE_PARENT_, FORK, NCHECKS
+};
+
+static const char *const names[NCHECKS] = {
+	"prlimit64(0)", "getrlimit", "setrlimit", "prlimit64(parent)",
+	"prlimit64(own pid)", "fcntl F_GETFL", "fcntl F_DUPFD_CLOEXEC",
+	"fcntl F_SETLK", "fcntl F_SETOWN", "fcntl F_SETOWN_EX",
+	"fcntl F_SETSIG", "fcntl F_GETOWN", "fcntl F_SETLEASE",
+	"fcntl F_NOTIFY", "clock_gettime CLOCK_MONOTONIC",
+	"clock_gettime CLOCK_PROCESS_CPUTIME_ID",
+	"clock_gettime of its own CPU clock by pid 0",
+	"clock_gettime of the parent's CPU clock",
+	"clock_nanosleep on the parent's CPU clock", "openat2",
+	"openat O_CREAT 0644", "openat O_CREAT 04755", "openat O_CREAT 02755",
+	"openat O_TMPFILE 04755", "fchmod 0644", "fchmod 04755",
+	"fchmod 02755", "fchmodat 0644", "utimensat", "mkdirat 0755",
+	"mkdirat 06755", "open O_CREAT 04755", "kill(parent, 0)",
+	"kill(0, 0)", "tgkill(self, 0)", "getpgid(0)", "getpgid(parent)",
+	"getsid(parent)", "sched_getaffinity(0)", "sched_getaffinity(parent)",
+	"clone CLONE_PARENT", "clone (fork)",
+};
+
+/* Runs every attempt, under the filter now loaded; fills |got|. */
+static void
+attempt(int *got)
+{
+	struct f_owner_ex ex = { F_OWNER_PID, getppid() };
+	struct flock fl = { .l_type = F_UNLCK, .l_whence = SEEK_SET };
+	struct rlimit rl;
+	struct timespec ts = { 0, 0 };
+	char p[128];
+	cpu_set_t set;
+	pid_t parent = getppid();
+	int fd;
+
+	got[PRLIMIT_SELF0] = e(syscall(SYS_prlimit64, 0, RLIMIT_NOFILE, NULL,
+	    &rl));
+	got[GETRLIMIT] = e(getrlimit(RLIMIT_NOFILE, &rl));
+	got[SETRLIMIT] = e(setrlimit(RLIMIT_NOFILE, &rl));
+	got[PRLIMIT_PARENT] = e(syscall(SYS_prlimit64, parent, RLIMIT_NOFILE,
+	    NULL, &rl));
+	got[PRLIMIT_OWNPID] = e(syscall(SYS_prlimit64, getpid(),
+	    RLIMIT_NOFILE, NULL, &rl));
+	snprintf(p, sizeof(p), "%s/f", dir);
+	fd = open(p, O_RDONLY | O_CLOEXEC);
+	got[FCNTL_GETFL] = e(fcntl(fd, F_GETFL));
+	got[FCNTL_DUPFD] = e(fcntl(fd, F_DUPFD_CLOEXEC, 100));
+	got[FCNTL_SETLK] = e(fcntl(fd, F_SETLK, &fl));
+	got[FCNTL_SETOWN] = e(fcntl(fd, F_SETOWN, parent));
+	got[FCNTL_SETOWN_EX] = e(fcntl(fd, F_SETOWN_EX, &ex));
+	got[FCNTL_SETSIG] = e(fcntl(fd, F_SETSIG, SIGKILL));
+	got[FCNTL_GETOWN] = e(fcntl(fd, F_GETOWN));
+	got[FCNTL_SETLEASE] = e(fcntl(fd, F_SETLEASE, F_RDLCK));
+	got[FCNTL_NOTIFY] = e(fcntl(fd, F_NOTIFY, DN_MODIFY));
+	got[CLOCK_MONO] = e(syscall(SYS_clock_gettime, CLOCK_MONOTONIC, &ts));
+	got[CLOCK_OWN_CPU] = e(syscall(SYS_clock_gettime,
+	    CLOCK_PROCESS_CPUTIME_ID, &ts));
+	got[CLOCK_OWN_CPU_ENCODED] = e(syscall(SYS_clock_gettime,
+	    CPUCLOCK_OF(0), &ts));
+	got[CLOCK_PARENT_CPU] = e(syscall(SYS_clock_gettime,
+	    CPUCLOCK_OF(parent), &ts));
+	ts.tv_sec = ts.tv_nsec = 0;
+	got[NSLEEP_PARENT_CPU] = e(syscall(SYS_clock_nanosleep,
+	    CPUCLOCK_OF(parent), TIMER_ABSTIME, &ts, NULL));
+	got[OPENAT2] = open2();
+	got[CREATE_0644] = creat_mode("c", O_CREAT | O_WRONLY, 0644);
+	got[CREATE_04755] = creat_mode("c", O_CREAT | O_WRONLY, 04755);
+	got[CREATE_02755] = creat_mode("c", O_CREAT | O_WRONLY, 02755);
+	got[TMPFILE_04755] = creat_mode("t", O_TMPFILE | O_WRONLY, 04755);
+	got[FCHMOD_0644] = fchmod_mode(0644);
+	got[FCHMOD_04755] = fchmod_mode(04755);
+	got[FCHMOD_02755] = fchmod_mode(02755);
+	got[FCHMODAT] = e(fchmodat(AT_FDCWD, p, 0644, 0));
+	got[UTIMENSAT] = e(utimensat(AT_FDCWD, p, NULL, 0));
+	/* The set-id one first: the other makes the directory. */
+	got[MKDIR_06755] = mkdir_mode(06755);
+	got[MKDIR_0755] = mkdir_mode(0755);
+	snprintf(p, sizeof(p), "%s/o", dir);
+	(void)unlink(p);
+	fd = (int)syscall(SYS_open, p, O_CREAT | O_WRONLY | O_CLOEXEC, 04755);
+	got[OPEN_04755] = e(fd);
+	if (fd >= 0)
+		close(fd);
+	got[KILL_PARENT] = e(kill(parent, 0));
+	got[KILL_GROUP] = e(kill(0, 0));
+	got[TGKILL_SELF] = e(syscall(SYS_tgkill, getpid(), gettid(), 0));
+	got[GETPGID_SELF] = e(syscall(SYS_getpgid, 0));
+	got[GETPGID_PARENT] = e(syscall(SYS_getpgid, parent));
+	got[GETSID_PARENT] = e(syscall(SYS_getsid, parent));
+	got[AFFINITY_SELF] = e(syscall(SYS_sched_getaffinity, 0, sizeof(set),
+	    &set));
+	got[AFFINITY_PARENT] = e(syscall(SYS_sched_getaffinity, parent,
+	    sizeof(set), &set));
+	got[CLONE_PARENT_] = clone_parent();
+	got[FORK] = fork_child();
+}
+
+/*
+ * Loads |profile|'s filter for |opts| in a child, runs the attempts, and
+ * checks each errno against |want| (a list of {check, errno}, the rest
+ * EPERM).
+ */
+struct want {
+	int	check;
+	int	err;
+};
+
+static void
+run(enum tc_profile profile, unsigned opts, const char *label,
+    const struct want *want, size_t nwant)
+{
+	char scratch[128];
+	struct tc_diag d;
+	struct tc_bpf bpf;
+	int p[2], got[NCHECKS], expect[NCHECKS], st, i;
+	size_t k;
+	pid_t pid;
+
+	memset(&d, 0, sizeof(d));
+	/* What an earlier run made, which the filter keeps this one from
+	 * removing. */
+	snprintf(scratch, sizeof(scratch), "%s/d", dir);
+	(void)rmdir(scratch);
+	if (!is_int(tc_seccomp_build(profile, opts, &bpf, &d), 0,
+	    "%s: the filter builds", label))
+		return;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		abort();
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_seccomp_apply(&bpf) != 0)
+			_exit(1);
+		attempt(got);
+		_exit(write(p[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
+	}
+	close(p[1]);
+	memset(got, 0xff, sizeof(got));
+	if (read(p[0], got, sizeof(got)) != sizeof(got))
+		ok(0, "%s: the child reported", label);
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	tc_seccomp_release(&bpf);
+	for (i = 0; i < NCHECKS; i++)
+		expect[i] = EPERM;
+	for (k = 0; k < nwant; k++)
+		expect[want[k].check] = want[k].err;
+#ifdef TC_SANITIZE
+	/* The sanitizers' runtime asks how many CPUs it has. */
+	expect[AFFINITY_SELF] = 0;
+#endif
+	for (i = 0; i < NCHECKS; i++)
+		is_int(got[i], expect[i], "%s: %s", label, names[i]);
+}
+
+/* The files the attempts make. */
+static const char *const names_made[] = { "f", "c", "o", "t" };
+
+/* What every profile allows of the attempts. */
+#define BASE_OK								\
+	{ PRLIMIT_SELF0, 0 }, { GETRLIMIT, 0 }, { SETRLIMIT, 0 },	\
+	{ FCNTL_GETFL, 0 }, { FCNTL_DUPFD, 0 }, { FCNTL_SETLK, 0 },	\
+	{ CLOCK_MONO, 0 }, { CLOCK_OWN_CPU, 0 },			\
+	{ CLOCK_OWN_CPU_ENCODED, 0 }, { CREATE_0644, 0 }
+
+int
+main(void)
+{
+	static const struct want fs_read[] = {
+		BASE_OK, { OPENAT2, 0 },
+	};
+	static const struct want fs_read_nolandlock[] = {
+		BASE_OK, { OPENAT2, ENOSYS },
+	};
+	static const struct want fs_write[] = {
+		BASE_OK, { OPENAT2, ENOSYS }, { MKDIR_0755, 0 },
+	};
+	static const struct want exec_signals[] = {
+		BASE_OK, { OPENAT2, ENOSYS }, { MKDIR_0755, 0 },
+		{ KILL_PARENT, 0 }, { KILL_GROUP, 0 }, { TGKILL_SELF, 0 },
+		{ GETPGID_SELF, 0 }, { AFFINITY_SELF, 0 }, { FORK, 0 },
+	};
+	static const struct want exec_unscoped[] = {
+		BASE_OK, { OPENAT2, ENOSYS }, { MKDIR_0755, 0 },
+		{ KILL_GROUP, 0 }, { GETPGID_SELF, 0 }, { AFFINITY_SELF, 0 },
+		{ FORK, 0 },
+	};
+	char p[128];
+	int fd, rc;
+
+	snprintf(dir, sizeof(dir), "%s/tc-seccomp-XXXXXX", "/tmp");
+	if (mkdtemp(dir) == NULL)
+		abort();
+	snprintf(p, sizeof(p), "%s/f", dir);
+	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		abort();
+	close(fd);
+	run(TC_PROFILE_FS_READ, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	    "fs-read", fs_read, TC_NITEMS(fs_read));
+	run(TC_PROFILE_FS_READ, TC_SECCOMP_SIGNALS,
+	    "fs-read without Landlock", fs_read_nolandlock,
+	    TC_NITEMS(fs_read_nolandlock));
+	run(TC_PROFILE_FS_WRITE, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	    "fs-write", fs_write, TC_NITEMS(fs_write));
+	run(TC_PROFILE_SQLITE, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	    "sqlite", fs_write, TC_NITEMS(fs_write));
+	run(TC_PROFILE_SHELL_EXEC, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	    "shell-exec, signals confined", exec_signals,
+	    TC_NITEMS(exec_signals));
+	run(TC_PROFILE_SHELL_EXEC, TC_SECCOMP_LANDLOCK,
+	    "shell-exec, signals unconfined", exec_unscoped,
+	    TC_NITEMS(exec_unscoped));
+	rc = done_testing();
+	for (fd = 0; fd < 4; fd++) {
+		snprintf(p, sizeof(p), "%s/%s", dir, names_made[fd]);
+		(void)unlink(p);
+	}
+	snprintf(p, sizeof(p), "%s/d", dir);
+	(void)rmdir(p);
+	(void)rmdir(dir);
+	return rc;
+}
