@@ -207,6 +207,14 @@ static const struct tc_arg output_flood_args[] = {
 	{ .name = NULL }
 };
 
+static const struct tc_arg write_every_way_args[] = {
+	A_STR("dir", "The directory to change, holding the names the tool "
+	    "works on."),
+	A_STR("other", "A directory where changes are allowed, for renames "
+	    "and links across."),
+	{ .name = NULL }
+};
+
 /* --- Output --- */
 
 static const char out_schema[] =
@@ -317,6 +325,10 @@ static const struct tc_tool hostile_tools[] = {
 	    "Make written memory executable, and run it."),
 	TOOL("wx_memory_exec", hs_wx_memory, no_args, EX,
 	    "wx_memory, in the shell-exec profile."),
+
+	/* Checks a deliberate bug could turn off. */
+	TOOL("write_every_way", hs_write_every_way, write_every_way_args, WR,
+	    "Change a directory by every call the fs-write profile has."),
 };
 
 int

@@ -115,4 +115,7 @@ tc_tool_fn	hs_output_flood;
 tc_tool_fn	hs_status;
 tc_tool_fn	hs_wx_memory;
 
+/* checks.c: Landlock's write rights. */
+tc_tool_fn	hs_write_every_way;
+
 #endif /* TC_HOSTILE_H */
