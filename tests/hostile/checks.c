@@ -1,7 +1,8 @@
 /*
- * checks.c: hostile tools aimed at checks that a single deliberate bug
+ * checks.c: hostile tools aimed at two checks that a single deliberate bug
  * could turn off unseen: Landlock's write rights, tried on a directory by
- * every call that changes one.
+ * every call that changes one, and the server's check of the UTF-8 in a
+ * child's result, fed one that is not.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "buf.h"
 #include "hostile.h"
 
 /* One attempt: 0 when it did what it tried, else the errno. */
@@ -149,4 +151,39 @@ hs_write_every_way(const struct tc_call *call, struct tc_result *res)
 	hs_int(res, "worked", (long long)worked);
 	return hs_outcome(res, worked > 0, 0, "%zu of %zu changes to '%s' "
 	    "worked:%s", worked, n, dir, worked > 0 ? names : " none");
+}
+
+/*
+ * Returns a result whose text, structuredContent or one of its keys holds
+ * |marker| followed by bytes that are not UTF-8: a stray continuation
+ * byte, 0xff, an overlong '/', a surrogate and a sequence cut short (for
+ * "none", the text holds the marker alone).
+ * tc_result_text() would have replaced them; they go into the buffer as
+ * they are, as a handler that a bug or an attacker controls could put
+ * them.
+ */
+int
+hs_bad_utf8(const struct tc_call *call, struct tc_result *res)
+{
+	static const char bad[] = "\x80\xff\xc0\xaf\xed\xa0\x80\xe2\x82";
+	const char *where = tc_arg_str(call, "where");
+	const char *marker = tc_arg_str(call, "marker");
+	char s[PATH_MAX + sizeof(bad)];
+	cJSON *o;
+
+	snprintf(s, sizeof(s), "%s%s", marker, strcmp(where, "none") == 0 ?
+	    "" : bad);
+	if (strcmp(where, "text") == 0 || strcmp(where, "none") == 0) {
+		hs_bool(res, "ok", 1);
+		return tc_buf_append(&res->text, s, strlen(s));
+	}
+	tc_result_printf(res, "the structured content holds bytes that "
+	    "are not UTF-8\n");
+	if ((o = tc_result_obj(res)) == NULL)
+		return TC_ENOMEM;
+	if (strcmp(where, "key") == 0)
+		cJSON_AddTrueToObject(o, s);
+	else
+		cJSON_AddStringToObject(o, "value", s);
+	return 0;
 }

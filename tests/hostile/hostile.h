@@ -115,7 +115,8 @@ tc_tool_fn	hs_output_flood;
 tc_tool_fn	hs_status;
 tc_tool_fn	hs_wx_memory;
 
-/* checks.c: Landlock's write rights. */
+/* checks.c: Landlock's write rights, and a result that is not UTF-8. */
 tc_tool_fn	hs_write_every_way;
+tc_tool_fn	hs_bad_utf8;
 
 #endif /* TC_HOSTILE_H */

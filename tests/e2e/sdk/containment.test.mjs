@@ -519,6 +519,31 @@ describe('a writable and a read-only root in one server', () => {
 	});
 });
 
+describe('a result that is not UTF-8', () => {
+	// The child's result goes to the client as it came, once the server
+	// has checked it: bytes that are not UTF-8 anywhere in it make the
+	// call a tool error, and none of them, nor what came with them,
+	// reach the client.
+	test('control: the marker comes through when the bytes are good', async () => {
+		const marker = `TOOLCELL-MARK-${randomUUID()}`;
+		const r = await attempt(A, 'bad_utf8', { where: 'none', marker });
+		assert.notEqual(r.isError, true, JSON.stringify(r));
+		assert.equal(textOf(r), marker);
+	});
+
+	for (const where of ['text', 'structured', 'key']) {
+		test(`in the ${where}: a tool error, and nothing of the result reaches the client`, async () => {
+			const marker = `TOOLCELL-MARK-${randomUUID()}`;
+			const r = await attempt(A, 'bad_utf8', { where, marker });
+			assert.equal(r.isError, true, JSON.stringify(r));
+			assert.equal(textOf(r), 'the sandboxed handler sent a malformed result (result is not valid UTF-8)');
+			assert.equal(r.structuredContent, undefined);
+			assertNoLeak(A, [marker], where);
+			assert.ok(!JSON.stringify(r).includes('\ufffd'), 'replaced bytes reached the client');
+		});
+	}
+});
+
 describe('the server\'s /proc files, fds and environment', () => {
 	test('control: the server really holds the canary open as fd 7', (t) => {
 		let target;
