@@ -5,7 +5,8 @@
 // every write tool (.., absolute paths outside, a prefix twin, symlinks out
 // at the target and as the parent, dangling symlinks, /proc/self/root, a
 // hard link to a file outside, a symlink swapped in during writes), deny
-// rules, concurrent writers, a write killed mid-way, and the undo of a
+// rules, concurrent writers, a write killed mid-way, a symlink put at the
+// last name between a call's checks and its change, and the undo of a
 // directory move that a denied entry appeared in.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody: the directories it
@@ -13,7 +14,7 @@
 // root's, as do the policy and the hard link made to an outside file.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -1010,6 +1011,170 @@ describe('a write killed mid-way', () => {
 			await fsp.rm(K.p(name));
 		});
 	}
+});
+
+describe('a symlink put at the last name while a change runs', () => {
+	// The changing tools never follow the last name of their path: they
+	// check it with lstat, rename over it, unlink it, or open it
+	// O_NOFOLLOW.  Here the child is stopped at the moment between its
+	// checks and its change, a symbolic link is put in place of the
+	// entry it checked, and it goes on: the link leads into 'locked',
+	// which the policy keeps from writes, and nothing may land there.
+	let S;
+	let ssrv;
+	const LINK = (u, tool) => `'${u}': is a symbolic link; ${tool} neither follows nor replaces links `
+	    + '(name the file itself, or delete the link first)';
+
+	/* Where link |p| leads, or null if it is not a link. */
+	const linkOf = (p) => {
+		try {
+			return readlinkSync(p);
+		} catch {
+			return null;
+		}
+	};
+
+	/* Gives |paths| (not following links) to the server's user. */
+	const own = (...paths) => runAs() && execFileSync('chown', ['-h',
+	    `${runAs().uid}:${runAs().gid}`, ...paths]);
+
+	before(async () => {
+		S = await ownTree({ 'locked/l.txt': 'locked\n', 'target.txt': 'target\n', 'a.txt': 'alpha\n' });
+		const pol = path.join(base, 'swap.policy');
+		await fsp.writeFile(pol, `allow write ${S.root}\ndeny write **/locked\n`);
+		await fsp.chmod(pol, 0o644);
+		ssrv = await startServer(['--policy', pol]);
+	});
+
+	after(async () => {
+		await ssrv?.close();
+		await S?.cleanup();
+	});
+
+	/*
+	 * Calls |tool| with |args|, stops its child once want() holds, then
+	 * runs swap() and lets the child go on; again while the call ends
+	 * first, at most 20 times (|fresh| makes the files anew each time).
+	 * Returns the result of the call that was caught.
+	 */
+	async function swapMidWay(tool, args, want, fresh, swap) {
+		for (let attempt = 0; attempt < 20; attempt++) {
+			await fresh();
+			let settled = false;
+			const p = call(ssrv, tool, args, { timeout: 30_000 }).finally(() => { settled = true; });
+			const caught = await stopChildWhen(ssrv, want, () => settled);
+			if (caught === 0) {
+				await p;
+				continue;
+			}
+			try {
+				await swap();
+			} finally {
+				process.kill(caught, 'SIGCONT');
+			}
+			return p;
+		}
+		assert.fail(`${tool} was never caught between its checks and its change`);
+	}
+
+	/* Asserts that 'locked' holds what it did, and no temporary file was left. */
+	async function lockedIntact() {
+		assert.deepEqual(readdirSync(S.p('locked')), ['l.txt']);
+		assert.equal(await read(S.p('locked/l.txt')), 'locked\n');
+		assert.deepEqual(readdirSync(S.root).filter((n) => n.includes('.tc-')), []);
+	}
+
+	/* Puts a link to locked/l.txt in place of |name|, atomically. */
+	async function linkOver(name) {
+		await fsp.rm(S.p('swap.tmp'), { force: true });
+		await fsp.symlink('locked/l.txt', S.p('swap.tmp'));
+		own(S.p('swap.tmp'));
+		await fsp.rename(S.p('swap.tmp'), S.p(name));
+	}
+
+	test('write_file: checked as a file, a link by the time it is replaced', async (t) => {
+		const why = cannotWatch(ssrv);
+		if (why)
+			return t.skip(why);
+		const r = await swapMidWay('write_file', { path: 'w.txt', content: 'w'.repeat(8 << 20) },
+		    unnamedIn(S.root), async () => {
+			await fsp.rm(S.p('w.txt'), { force: true });
+			await fsp.writeFile(S.p('w.txt'), 'old\n');
+			own(S.p('w.txt'));
+		}, () => linkOver('w.txt'));
+		await lockedIntact();
+		assert.equal(linkOf(S.p('w.txt')), 'locked/l.txt', 'the link was replaced');
+		assert.equal(err(r, 'write_file'), LINK('w.txt', 'write_file'));
+	});
+
+	test('edit_file: checked as a file, a link by the time it is replaced', async (t) => {
+		const why = cannotWatch(ssrv);
+		if (why)
+			return t.skip(why);
+		const body = `edit me\n${`${'e'.repeat(63)}\n`.repeat(128 << 10)}`;
+		const r = await swapMidWay('edit_file', { path: 'e.txt', edits: [{ oldText: 'edit me', newText: 'edited' }] },
+		    unnamedIn(S.root), async () => {
+			await fsp.rm(S.p('e.txt'), { force: true });
+			await fsp.writeFile(S.p('e.txt'), body);
+			own(S.p('e.txt'));
+		}, () => linkOver('e.txt'));
+		await lockedIntact();
+		assert.equal(linkOf(S.p('e.txt')), 'locked/l.txt', 'the link was replaced');
+		assert.equal(err(r, 'edit_file'), "'e.txt': changed while it was being edited; nothing was written: try again");
+	});
+
+	test('create_directory: a directory it has just made, then a link, is not gone into', async (t) => {
+		const why = cannotWatch(ssrv);
+		if (why)
+			return t.skip(why);
+		// A long chain of new directories 'd': between making one and
+		// opening it (O_NOFOLLOW) to make the next inside, the child
+		// holds only the one before it, and the new one exists.
+		const top = S.p('deep');
+		const rel = `deep/${Array(400).fill('d').join('/')}`;
+		let at = null;
+		const want = (files) => {
+			const mine = files.filter((f) => f === top || f.startsWith(`${top}/`));
+			if (mine.length !== 1)
+				return false;
+			try {
+				if (!lstatSync(`${mine[0]}/d`).isDirectory())
+					return false;
+			} catch {
+				return false;
+			}
+			at = mine[0];
+			return true;
+		};
+		const r = await swapMidWay('create_directory', { path: rel }, want,
+		    () => fsp.rm(top, { recursive: true, force: true }), async () => {
+			await fsp.rmdir(`${at}/d`);
+			await fsp.mkdir(`${at}/locked`);
+			await fsp.symlink('locked', `${at}/d`);
+			own(`${at}/locked`, `${at}/d`);
+		});
+		assert.deepEqual(readdirSync(`${at}/locked`), [], 'directories were made in locked, through the link');
+		assert.equal(err(r, 'create_directory'),
+		    `'${rel}': 'd' exists and is not a directory (a file or a symbolic link)`);
+		assert.equal(linkOf(`${at}/d`), 'locked');
+		await lockedIntact();
+	});
+
+	test('move_file and delete_file move and delete a link itself, never what it leads to', async () => {
+		await fsp.symlink('target.txt', S.p('ml'));
+		own(S.p('ml'));
+		ok(await call(ssrv, 'move_file', { source: 'ml', destination: 'ml2' }), 'move the link');
+		assert.equal(readlinkSync(S.p('ml2')), 'target.txt');
+		ok(await call(ssrv, 'move_file', { source: 'a.txt', destination: 'ml2', overwrite: true }), 'over the link');
+		assert.equal(await read(S.p('ml2')), 'alpha\n');
+		assert.equal((await fsp.lstat(S.p('ml2'))).isFile(), true);
+		await fsp.symlink('target.txt', S.p('dl'));
+		own(S.p('dl'));
+		ok(await call(ssrv, 'delete_file', { path: 'dl' }), 'delete the link');
+		assert.equal(await exists(S.p('dl')), false);
+		assert.equal(await read(S.p('target.txt')), 'target\n');
+		await lockedIntact();
+	});
 });
 
 describe('move_file undone', () => {
