@@ -63,6 +63,21 @@ tmpfile_link(const char *dir, const char *path)
 	return err;
 }
 
+/* Opens |path| read-only and changes its mode; 0 or the errno. */
+static int
+fchmod_rdonly(const char *path, mode_t mode)
+{
+	int fd, err = 0;
+
+	if ((fd = openat(AT_FDCWD, path, O_RDONLY | O_CLOEXEC | O_NOCTTY)) <
+	    0)
+		return errno;
+	if (fchmod(fd, mode) != 0)
+		err = errno;
+	close(fd);
+	return err;
+}
+
 /* Records system call |call| as attempt |name|: 0, or its errno. */
 #define TRY(name, call)	do {						\
 	errno = 0;							\
@@ -130,6 +145,7 @@ hs_write_every_way(const struct tc_call *call, struct tc_result *res)
 	TRY("truncate", syscall(SYS_truncate, at(a, dir, "victim"), 0));
 	/* What Landlock does not govern: a file's mode and times. */
 	TRY("fchmodat", fchmodat(AT_FDCWD, at(a, dir, "victim"), 0600, 0));
+	TRYE("fchmod_rdonly", fchmod_rdonly(at(a, dir, "victim"), 0640));
 	TRY("utimensat", utimensat(AT_FDCWD, at(a, dir, "victim"), ts, 0));
 
 	if ((list = cJSON_AddArrayToObject(tc_result_obj(res), "attempts")) ==
