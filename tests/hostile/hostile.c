@@ -233,6 +233,25 @@ static const struct tc_arg setid_args[] = {
 	{ .name = NULL }
 };
 
+static const struct tc_arg write_every_way_args[] = {
+	A_STR("dir", "The directory to change, holding the names the tool "
+	    "works on."),
+	A_STR("other", "A directory where changes are allowed, for renames "
+	    "and links across."),
+	{ .name = NULL }
+};
+
+static const char *const utf8_wheres[] = { "text", "structured", "key",
+	"none", NULL };
+
+static const struct tc_arg bad_utf8_args[] = {
+	A_ENUM("where", utf8_wheres, "Where the bad bytes go: the text, a "
+	    "structured value or a structured key; none for the marker "
+	    "alone (the control)."),
+	A_STR("marker", "Bytes put just before them, to look for."),
+	{ .name = NULL }
+};
+
 /* --- Output --- */
 
 static const char out_schema[] =
@@ -366,6 +385,12 @@ static const struct tc_tool hostile_tools[] = {
 	    "setid, in the sqlite profile."),
 	TOOL("setid_exec", hs_setid, setid_args, EX,
 	    "setid, in the shell-exec profile."),
+
+	/* Checks a deliberate bug could turn off. */
+	TOOL("write_every_way", hs_write_every_way, write_every_way_args, WR,
+	    "Change a directory by every call the fs-write profile has."),
+	TOOL("bad_utf8", hs_bad_utf8, bad_utf8_args, FS,
+	    "Return bytes that are not UTF-8 in the result."),
 };
 
 int

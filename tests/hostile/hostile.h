@@ -122,4 +122,8 @@ tc_tool_fn	hs_wx_memory;
 tc_tool_fn	hs_reach_process;
 tc_tool_fn	hs_setid;
 
+/* checks.c: Landlock's write rights, and a result that is not UTF-8. */
+tc_tool_fn	hs_write_every_way;
+tc_tool_fn	hs_bad_utf8;
+
 #endif /* TC_HOSTILE_H */

@@ -18,7 +18,7 @@ import { after, before, describe, test } from 'node:test';
 
 import {
 	BUILD, CALL_TIMEOUT, call, logLines, logRecords, makeScratch, makeTree, runServer, serverIds,
-	sleep, startServer, textOf, until,
+	sleep, startServer, symlink, textOf, until,
 } from './lib.mjs';
 
 const AUDIT = path.join(BUILD, 'toolcell-audit');
@@ -643,6 +643,59 @@ describe('what the log says of calls', () => {
 		assert.equal(c.by, 'policy');
 		assert.equal(c.rule, '\'deny secret\' (line 2)');
 		assert.ok(!recs.some((r) => r.event === 'result'), 'a denied call ran');
+	});
+
+	test('a symlink to a denied file is refused where it leads, by the server, before a fork', async () => {
+		// The child would refuse these too, on what it opened; the
+		// server must not leave it to the child.  Its deny check on
+		// the resolved path is what keeps a call through a link from
+		// being forked and recorded as run.
+		const t = await makeTree({
+			'.env': 'ENV\n',
+			'notes': symlink('.env'),
+			'sub/up': symlink('../.env'),
+			'.git/hooks/pre-commit': '#!/bin/sh\n',
+			'hl': symlink('.git/hooks'),
+		});
+		const { uid, gid } = serverIds();
+		spawnSync('chown', ['-hR', `${uid}:${gid}`, t.root]);
+		const d = await ownedDir();
+		const log = path.join(d, 'link.jsonl');
+		const p = await policy([`allow write ${t.root}`, `audit ${log}`]);
+		const srv = await startClient(['--policy', p]);
+		const want = [
+			['read_text_file', { path: 'notes' }, "'deny **/.env' (built in)"],
+			['read_text_file', { path: 'sub/up' }, "'deny **/.env' (built in)"],
+			['write_file', { path: 'notes', content: 'x\n' }, "'deny **/.env' (built in)"],
+			['write_file', { path: 'hl/pre-commit', content: 'x\n' },
+			    "'deny write **/.git/hooks' (built in)"],
+			['write_file', { path: 'hl/post-checkout', content: 'x\n' },
+			    "'deny write **/.git/hooks' (built in)"],
+		];
+		const answers = [];
+		try {
+			for (const [tool, args] of want)
+				answers.push(await call(srv, tool, args));
+		} finally {
+			await srv.close();
+			await t.cleanup();
+		}
+		const recs = await logRecords(log);
+		const calls = recs.filter((r) => r.event === 'call');
+		assert.equal(calls.length, want.length);
+		calls.forEach((c, i) => {
+			const [tool, args, rule] = want[i];
+			assert.deepEqual([c.tool, c.args.path, c.decision, c.by, c.rule],
+			    [tool, args.path, 'denied', 'policy', rule], `call ${i + 1}`);
+		});
+		assert.deepEqual(recs.filter((r) => r.event === 'result'), [], 'a call through a link was forked');
+		assert.equal(recs.at(-1).event, 'stop');
+		assert.equal(recs.at(-1).calls, 0, 'the stop record counts calls that ran');
+		answers.forEach((r, i) => {
+			const [tool, args, rule] = want[i];
+			assert.equal(r.isError, true, `${tool} ${args.path}`);
+			assert.equal(textOf(r), `'${args.path}': denied by policy rule ${rule}`);
+		});
 	});
 
 	test('a call of a tool the policy hides is recorded as denied, and answered -32602', async () => {

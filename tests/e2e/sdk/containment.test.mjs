@@ -124,6 +124,8 @@ const tagOf = (what) => `${what}${randomUUID().slice(0, 8)}`.slice(0, 15);
  *   T/outside/   the secret, and room for what must not be written there
  *   T/canary     the file the server holds open as fd 7
  *   T/sock/      a pathname unix socket the test listens on
+ *   T/mix-rw/, T/mix-ro/   a writable and a read-only root of one server,
+ *                made by their own describe()
  *
  * Everything the server must not reach is readable (and, for writes,
  * writable) by the user it runs as, so that only the sandbox stands in the
@@ -403,6 +405,142 @@ describe('writing outside the writable root', () => {
 	test('the secret never reached the client', () => {
 		assertNoLeak(B, [W.secret], 'writes');
 	});
+});
+
+describe('a writable and a read-only root in one server', () => {
+	// The fs-write profile's Landlock rules give write rights beneath
+	// the writable root only: to a hostile child, the read-only root of
+	// the same server stays read-only, whichever call it changes a
+	// directory with.  The tool reports each call's errno (0: it worked),
+	// and the disk is looked at too.
+	const LANDLOCK = ['open_write', 'open_append', 'open_rdwr', 'open_trunc', 'open_creat',
+	    'tmpfile_link', 'mkdirat', 'unlinkat', 'rmdir', 'rename', 'exchange', 'rename_out',
+	    'rename_in', 'symlinkat', 'linkat', 'link_in'];
+	// Not on the profile's list.  A file's mode and times are not
+	// Landlock's to govern, so chmod and utimes are refused to every
+	// profile: under a read-only root they would change its files.
+	const FILTERED = ['mknodat_fifo', 'truncate', 'fchmodat', 'fchmod_rdonly', 'utimensat'];
+	let M;			// the server
+	let n = 0;
+
+	/* Puts the names the tool works on into |d|, and into |o| (in the
+	 * writable root) those it renames and links in from; all the server
+	 * user's and writable by it, so that only the sandbox refuses. */
+	async function populate(d, o) {
+		await fsp.mkdir(`${d}/doomed.d`, { recursive: true });
+		await fsp.mkdir(o, { recursive: true });
+		for (const f of ['victim', 'doomed', 'mover', 'swap', 'leaver'])
+			await fsp.writeFile(`${d}/${f}`, `${f}\n`);
+		await fsp.writeFile(`${o}/incoming`, 'incoming\n');
+		await fsp.writeFile(`${o}/linksrc`, 'linksrc\n');
+		execFileSync('chown', ['-R', `${serverUid()}:${runAs()?.gid ?? process.getgid()}`, d, o]);
+	}
+
+	/* A fresh directory beneath |parent| (of T), populated, and its
+	 * partner in the writable root. */
+	async function prepare(parent) {
+		const d = W.p(`${parent}/t${++n}`);
+		const o = W.p(`mix-rw/x${n}`);
+		await populate(d, o);
+		return [d, o];
+	}
+
+	/* Each entry of |dir|: its mode, mtime, link count and content. */
+	function snapshot(dir) {
+		const out = {};
+		for (const name of readdirSync(dir).sort()) {
+			const p = path.join(dir, name);
+			const st = lstatSync(p);
+			out[name] = { mode: st.mode, mtime: st.mtimeMs, nlink: st.nlink,
+			    content: st.isFile() ? readFileSync(p, 'utf8') : st.isDirectory() ? '[dir]' : '[other]' };
+		}
+		return out;
+	}
+	const names = (snap) => Object.fromEntries(Object.entries(snap).map(([k, v]) => [k, v.content]));
+
+	/* Runs write_every_way on |dir|; returns {op: errno}. */
+	async function everyWay(dir, other) {
+		const sc = ran(await attempt(M, 'write_every_way', { dir, other }), dir);
+		const by = Object.fromEntries(sc.attempts.map((a) => [a.op, a.errno]));
+		assert.deepEqual(Object.keys(by).sort(), [...LANDLOCK, ...FILTERED].sort());
+		return by;
+	}
+
+	before(async () => {
+		await fsp.mkdir(W.p('mix-rw'));
+		await populate(W.p('mix-ro'), W.p('mix-rw/x0'));
+		const pol = W.p('mix.policy');
+		await fsp.writeFile(pol, `allow write ${W.p('mix-rw')}\nallow read ${W.p('mix-ro')}\n`);
+		await fsp.chmod(pol, 0o644);
+		M = await startServer(['--policy', pol], { server: HOSTILE });
+	});
+
+	after(async () => {
+		await M?.close().catch(() => {});
+	});
+
+	test('control: in the writable root, every change the profile allows works', async () => {
+		const [d, o] = await prepare('mix-rw');
+		const by = await everyWay(d, o);
+		for (const op of LANDLOCK)
+			assert.equal(by[op], 0, `${op}: errno ${by[op]}`);
+		for (const op of FILTERED)
+			assert.equal(by[op], EPERM, op);
+		for (const made of ['new-file', 'new-tmpfile', 'new-dir', 'new-symlink', 'new-hardlink', 'moved',
+		    'incoming', 'linked-in'])
+			assert.ok(existsSync(`${d}/${made}`), `${made} was not made`);
+		assert.ok(existsSync(`${o}/left`), 'rename_out did not land');
+	});
+
+	for (const where of ['the root itself', 'a directory beneath it']) {
+		test(`in the read-only root (${where}), every change Landlock governs is refused`, async () => {
+			const [d, o] = where === 'the root itself' ? [W.p('mix-ro'), W.p('mix-rw/x0')]
+			    : await prepare('mix-ro');
+			const before_ = snapshot(d);
+			const otherBefore = snapshot(o);
+			const by = await everyWay(d, o);
+			for (const op of LANDLOCK)
+				assert.equal(by[op], EACCES, `${op}: errno ${by[op]}`);
+			for (const op of FILTERED)
+				assert.equal(by[op], EPERM, op);
+			assert.deepEqual(names(snapshot(d)), names(before_), 'the read-only directory changed');
+			assert.deepEqual(snapshot(o), otherBefore, 'what was to be renamed or linked in moved');
+		});
+	}
+
+	test('in the read-only root, a file\'s mode and times cannot be changed', async () => {
+		const [d, o] = await prepare('mix-ro');
+		const before_ = snapshot(d);
+		const by = await everyWay(d, o);
+		for (const op of ['fchmodat', 'fchmod_rdonly', 'utimensat'])
+			assert.equal(by[op], EPERM, `${op}: errno ${by[op]}`);
+		assert.deepEqual(snapshot(d), before_, 'a mode or a time changed');
+	});
+});
+
+describe('a result that is not UTF-8', () => {
+	// The child's result goes to the client as it came, once the server
+	// has checked it: bytes that are not UTF-8 anywhere in it make the
+	// call a tool error, and none of them, nor what came with them,
+	// reach the client.
+	test('control: the marker comes through when the bytes are good', async () => {
+		const marker = `TOOLCELL-MARK-${randomUUID()}`;
+		const r = await attempt(A, 'bad_utf8', { where: 'none', marker });
+		assert.notEqual(r.isError, true, JSON.stringify(r));
+		assert.equal(textOf(r), marker);
+	});
+
+	for (const where of ['text', 'structured', 'key']) {
+		test(`in the ${where}: a tool error, and nothing of the result reaches the client`, async () => {
+			const marker = `TOOLCELL-MARK-${randomUUID()}`;
+			const r = await attempt(A, 'bad_utf8', { where, marker });
+			assert.equal(r.isError, true, JSON.stringify(r));
+			assert.equal(textOf(r), 'the sandboxed handler sent a malformed result (result is not valid UTF-8)');
+			assert.equal(r.structuredContent, undefined);
+			assertNoLeak(A, [marker], where);
+			assert.ok(!JSON.stringify(r).includes('\ufffd'), 'replaced bytes reached the client');
+		});
+	}
 });
 
 describe('the server\'s /proc files, fds and environment', () => {

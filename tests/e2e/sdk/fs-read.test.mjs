@@ -99,6 +99,14 @@ describe('toolcell-fs read tools', () => {
 			'sizes/id_rsa': `${secret}\n`,
 			'sizes/.ssh/config': `${secret}\n`,
 			'denied-only/.env': `${secret}\n`,
+			// Links whose own names no deny rule matches, to what
+			// the rules deny: only the child's check of what it
+			// opened stands in their way in read_multiple_files,
+			// whose server leaves a denied path to the child.
+			'links/env': symlink('../.env'),
+			'links/local': symlink('../conf/.env.local'),
+			'links/ssh': symlink('../sizes/.ssh'),
+			'links/chain': symlink('env'),
 			'big.png': '',
 		});
 		// A sparse file one byte over the default cap.
@@ -309,6 +317,24 @@ describe('toolcell-fs read tools', () => {
 			const r2 = await call(srv, 'read_multiple_files', { paths: ['conf/.env.local'] });
 			assert.deepEqual(ok(r2, 'denied 2').files, [{ path: 'conf/.env.local',
 			    error: "'conf/.env.local': denied by policy rule 'deny **/.env.*' (built in)", truncated: false }]);
+		});
+
+		test('a symlink to a denied file is refused by what the child opened; the others are read', async () => {
+			const paths = ['a.txt', 'links/env', 'links/local', 'links/ssh/config', 'links/chain',
+			    tree.p('links/env'), 'b.txt'];
+			const r = await call(srv, 'read_multiple_files', { paths });
+			const sc = ok(r, 'links');
+			assert.equal(sc.files.length, paths.length);
+			assert.equal(sc.files[0].content, 'alpha\n');
+			assert.equal(sc.files.at(-1).content, 'bravo\n');
+			const rules = ['deny **/.env', 'deny **/.env.*', 'deny **/.ssh', 'deny **/.env', 'deny **/.env'];
+			rules.forEach((rule, i) => {
+				const p = paths[i + 1];
+				assert.deepEqual(sc.files[i + 1], { path: p,
+				    error: `'${p}': denied by policy rule '${rule}' (built in)`, truncated: false }, p);
+			});
+			assert.equal(sc.errors, rules.length);
+			assert.ok(!JSON.stringify(r).includes(secret), 'a denied file was read through a link');
 		});
 
 		test('max_bytes truncates a file at a line and says where to continue', async () => {

@@ -5,7 +5,8 @@
 // every write tool (.., absolute paths outside, a prefix twin, symlinks out
 // at the target and as the parent, dangling symlinks, /proc/self/root, a
 // hard link to a file outside, a symlink swapped in during writes), deny
-// rules, concurrent writers, a write killed mid-way, and the undo of a
+// rules, concurrent writers, a write killed mid-way, a symlink put at the
+// last name between a call's checks and its change, and the undo of a
 // directory move that a denied entry appeared in.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody: the directories it
@@ -13,7 +14,7 @@
 // root's, as do the policy and the hard link made to an outside file.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -837,52 +838,116 @@ function childrenOf(pid) {
 	return out;
 }
 
-/* A child of |pid| with a file open beneath |dir|, or 0. */
-function writerIn(pid, dir) {
-	for (const c of childrenOf(pid)) {
-		let fds;
+/* The state letter of process |pid| ('R', 'S', 'D', 'T', 'Z', ...), or ''
+ * once it is gone. */
+function procState(pid) {
+	try {
+		const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+		return stat[stat.lastIndexOf(')') + 2];
+	} catch {
+		return '';
+	}
+}
+
+/* What process |pid| has open: the targets of its fds ([] once it is
+ * gone). */
+function openFiles(pid) {
+	const out = [];
+	let fds;
+	try {
+		fds = readdirSync(`/proc/${pid}/fd`);
+	} catch {
+		return out;
+	}
+	for (const fd of fds) {
 		try {
-			fds = readdirSync(`/proc/${c}/fd`);
+			out.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
 		} catch {
-			continue;
-		}
-		for (const fd of fds) {
-			try {
-				if (readlinkSync(`/proc/${c}/fd/${fd}`).startsWith(`${dir}/`))
-					return c;
-			} catch {
-				/* closed meanwhile */
-			}
+			/* closed meanwhile */
 		}
 	}
-	return 0;
+	return out;
+}
+
+/*
+ * Why the open files of |srv|'s calls cannot be seen from here, or null
+ * when they can.  The server and its children are not dumpable, so their
+ * /proc/PID/fd belongs to root: only root may look.
+ */
+function cannotWatch(srv) {
+	try {
+		readdirSync(`/proc/${srv.pid}/fd`);
+		return null;
+	} catch (e) {
+		return `the open files of a call's child cannot be seen without root (${e.code}): `
+		    + 'the server and its children are not dumpable';
+	}
 }
 
 /* Waits until process |pid| is gone (or a zombie), for at most |ms|. */
 async function gone(pid, ms) {
 	const end = Date.now() + ms;
 	while (Date.now() < end) {
-		let stat;
-		try {
-			stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-		} catch {
-			return true;
-		}
-		if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z'))
+		if (['', 'Z'].includes(procState(pid)))
 			return true;
 		await new Promise((resolve) => setTimeout(resolve, 10));
 	}
 	return false;
 }
 
+/*
+ * Stops a child of |srv| at a moment when want(files), given what it has
+ * open, holds; returns its pid, left stopped, or 0 once done() says the
+ * call ended first.  Each child is stopped first and looked at only once
+ * the kernel says it has stopped: what is seen is then the state it stays
+ * in.  A child looked at while it ran could be past that moment by the
+ * time a SIGSTOP reached it; this one cannot.  A child that is not there
+ * yet goes on (SIGCONT) and is stopped again the next time round, so it
+ * moves through its call a short step at a time (the children are looked
+ * for in /proc only every few rounds, which keeps the steps short).
+ */
+async function stopChildWhen(srv, want, done) {
+	let kids = [];
+
+	for (let round = 0; !done(); round++) {
+		if (round % 16 === 0)
+			kids = childrenOf(srv.pid);
+		for (const c of kids) {
+			try {
+				process.kill(c, 'SIGSTOP');
+			} catch {
+				continue;	/* gone meanwhile */
+			}
+			let st;
+			while (!['T', 't', 'Z', ''].includes(st = procState(c)))
+				await new Promise((resolve) => setImmediate(resolve));
+			if (st !== 'T' && st !== 't')
+				continue;
+			if (want(openFiles(c)))
+				return c;
+			try {
+				process.kill(c, 'SIGCONT');
+			} catch {
+				/* killed meanwhile: at its deadline */
+			}
+		}
+		await new Promise((resolve) => setImmediate(resolve));
+	}
+	return 0;
+}
+
+/* Whether |files| hold an unnamed file made in |dir| (O_TMPFILE): its
+ * /proc link reads "DIR/#INODE (deleted)". */
+const unnamedIn = (dir) => (files) => files.some((f) => f.startsWith(`${dir}/#`) && f.endsWith(' (deleted)'));
+
 describe('a write killed mid-way', () => {
-	// The call's child is stopped while it holds the new file open (it is
-	// writing or syncing it), then killed by the server: at the call's
-	// deadline, or when the client cancels the call.  Nothing may be left
-	// in the directory: not the file, and no temporary file beside it,
-	// whose name would start with the target's and so could match a deny
-	// rule ('.env.tc-...' under '**/.env.*') that would hide it from every
-	// tool.
+	// The call's child is stopped while it holds the new file open,
+	// still unnamed (it is writing or syncing it), then killed by the
+	// server: at the call's deadline, or when the client cancels the
+	// call.  Nothing may be left in the directory: not the file, and no
+	// temporary file beside it, whose name would start with the target's
+	// and so could match a deny rule ('.env.tc-...' under '**/.env.*')
+	// that would hide it from every tool.
 	let K;
 	let ksrv;
 
@@ -900,26 +965,18 @@ describe('a write killed mid-way', () => {
 	});
 
 	/*
-	 * Calls write_file on |name| and stops its child once it has a file
-	 * open in K; then lets the deadline kill it, or cancels the call.
-	 * Returns the stopped child's pid, or 0 if the call ended first.
+	 * Calls write_file on |name| and stops its child while the new file
+	 * is open and unnamed; then lets the deadline kill it, or cancels the
+	 * call.  Returns the stopped child's pid, or 0 if the call ended
+	 * first.
 	 */
 	async function killMidWay(name, how) {
 		const content = 'k'.repeat(8 << 20);
 		const ac = new AbortController();
 		let settled = false;
-		let caught = 0;
 		const p = call(ksrv, 'write_file', { path: name, content }, { timeout: 30_000, signal: ac.signal })
 		    .finally(() => { settled = true; });
-		while (!settled && caught === 0) {
-			const c = writerIn(ksrv.pid, K.root);
-			if (c !== 0) {
-				process.kill(c, 'SIGSTOP');
-				caught = c;
-			} else {
-				await new Promise((resolve) => setImmediate(resolve));
-			}
-		}
+		const caught = await stopChildWhen(ksrv, unnamedIn(K.root), () => settled);
 		if (caught === 0) {
 			await p;	/* done, or out of time before it began */
 			await fsp.rm(K.p(name), { force: true });
@@ -936,12 +993,15 @@ describe('a write killed mid-way', () => {
 	}
 
 	for (const [name, how] of [['env', 'deadline'], ['big.txt', 'cancel']]) {
-		test(`leaves nothing behind ('${name}', killed by ${how})`, async () => {
+		test(`leaves nothing behind ('${name}', killed by ${how})`, async (t) => {
+			const why = cannotWatch(ksrv);
+			if (why)
+				return t.skip(why);
 			const before_ = readdirSync(K.root).sort();
 			let caught = 0;
-			for (let attempt = 0; attempt < 5 && caught === 0; attempt++)
+			for (let attempt = 0; attempt < 20 && caught === 0; attempt++)
 				caught = await killMidWay(name, how);
-			assert.notEqual(caught, 0, 'the write was never caught with its file open');
+			assert.notEqual(caught, 0, 'the write was never caught with its new file open and unnamed');
 			assert.deepEqual(readdirSync(K.root).sort(), before_);
 			// The name is free, and a write that is not stopped works.
 			ok(await call(ksrv, 'write_file', { path: name, content: 'new\n' }), 'write after');
@@ -950,6 +1010,170 @@ describe('a write killed mid-way', () => {
 			await fsp.rm(K.p(name));
 		});
 	}
+});
+
+describe('a symlink put at the last name while a change runs', () => {
+	// The changing tools never follow the last name of their path: they
+	// check it with lstat, rename over it, unlink it, or open it
+	// O_NOFOLLOW.  Here the child is stopped at the moment between its
+	// checks and its change, a symbolic link is put in place of the
+	// entry it checked, and it goes on: the link leads into 'locked',
+	// which the policy keeps from writes, and nothing may land there.
+	let S;
+	let ssrv;
+	const LINK = (u, tool) => `'${u}': is a symbolic link; ${tool} neither follows nor replaces links `
+	    + '(name the file itself, or delete the link first)';
+
+	/* Where link |p| leads, or null if it is not a link. */
+	const linkOf = (p) => {
+		try {
+			return readlinkSync(p);
+		} catch {
+			return null;
+		}
+	};
+
+	/* Gives |paths| (not following links) to the server's user. */
+	const own = (...paths) => runAs() && execFileSync('chown', ['-h',
+	    `${runAs().uid}:${runAs().gid}`, ...paths]);
+
+	before(async () => {
+		S = await ownTree({ 'locked/l.txt': 'locked\n', 'target.txt': 'target\n', 'a.txt': 'alpha\n' });
+		const pol = path.join(base, 'swap.policy');
+		await fsp.writeFile(pol, `allow write ${S.root}\ndeny write **/locked\n`);
+		await fsp.chmod(pol, 0o644);
+		ssrv = await startServer(['--policy', pol]);
+	});
+
+	after(async () => {
+		await ssrv?.close();
+		await S?.cleanup();
+	});
+
+	/*
+	 * Calls |tool| with |args|, stops its child once want() holds, then
+	 * runs swap() and lets the child go on; again while the call ends
+	 * first, at most 20 times (|fresh| makes the files anew each time).
+	 * Returns the result of the call that was caught.
+	 */
+	async function swapMidWay(tool, args, want, fresh, swap) {
+		for (let attempt = 0; attempt < 20; attempt++) {
+			await fresh();
+			let settled = false;
+			const p = call(ssrv, tool, args, { timeout: 30_000 }).finally(() => { settled = true; });
+			const caught = await stopChildWhen(ssrv, want, () => settled);
+			if (caught === 0) {
+				await p;
+				continue;
+			}
+			try {
+				await swap();
+			} finally {
+				process.kill(caught, 'SIGCONT');
+			}
+			return p;
+		}
+		assert.fail(`${tool} was never caught between its checks and its change`);
+	}
+
+	/* Asserts that 'locked' holds what it did, and no temporary file was left. */
+	async function lockedIntact() {
+		assert.deepEqual(readdirSync(S.p('locked')), ['l.txt']);
+		assert.equal(await read(S.p('locked/l.txt')), 'locked\n');
+		assert.deepEqual(readdirSync(S.root).filter((n) => n.includes('.tc-')), []);
+	}
+
+	/* Puts a link to locked/l.txt in place of |name|, atomically. */
+	async function linkOver(name) {
+		await fsp.rm(S.p('swap.tmp'), { force: true });
+		await fsp.symlink('locked/l.txt', S.p('swap.tmp'));
+		own(S.p('swap.tmp'));
+		await fsp.rename(S.p('swap.tmp'), S.p(name));
+	}
+
+	test('write_file: checked as a file, a link by the time it is replaced', async (t) => {
+		const why = cannotWatch(ssrv);
+		if (why)
+			return t.skip(why);
+		const r = await swapMidWay('write_file', { path: 'w.txt', content: 'w'.repeat(8 << 20) },
+		    unnamedIn(S.root), async () => {
+			await fsp.rm(S.p('w.txt'), { force: true });
+			await fsp.writeFile(S.p('w.txt'), 'old\n');
+			own(S.p('w.txt'));
+		}, () => linkOver('w.txt'));
+		await lockedIntact();
+		assert.equal(linkOf(S.p('w.txt')), 'locked/l.txt', 'the link was replaced');
+		assert.equal(err(r, 'write_file'), LINK('w.txt', 'write_file'));
+	});
+
+	test('edit_file: checked as a file, a link by the time it is replaced', async (t) => {
+		const why = cannotWatch(ssrv);
+		if (why)
+			return t.skip(why);
+		const body = `edit me\n${`${'e'.repeat(63)}\n`.repeat(128 << 10)}`;
+		const r = await swapMidWay('edit_file', { path: 'e.txt', edits: [{ oldText: 'edit me', newText: 'edited' }] },
+		    unnamedIn(S.root), async () => {
+			await fsp.rm(S.p('e.txt'), { force: true });
+			await fsp.writeFile(S.p('e.txt'), body);
+			own(S.p('e.txt'));
+		}, () => linkOver('e.txt'));
+		await lockedIntact();
+		assert.equal(linkOf(S.p('e.txt')), 'locked/l.txt', 'the link was replaced');
+		assert.equal(err(r, 'edit_file'), "'e.txt': changed while it was being edited; nothing was written: try again");
+	});
+
+	test('create_directory: a directory it has just made, then a link, is not gone into', async (t) => {
+		const why = cannotWatch(ssrv);
+		if (why)
+			return t.skip(why);
+		// A long chain of new directories 'd': between making one and
+		// opening it (O_NOFOLLOW) to make the next inside, the child
+		// holds only the one before it, and the new one exists.
+		const top = S.p('deep');
+		const rel = `deep/${Array(400).fill('d').join('/')}`;
+		let at = null;
+		const want = (files) => {
+			const mine = files.filter((f) => f === top || f.startsWith(`${top}/`));
+			if (mine.length !== 1)
+				return false;
+			try {
+				if (!lstatSync(`${mine[0]}/d`).isDirectory())
+					return false;
+			} catch {
+				return false;
+			}
+			at = mine[0];
+			return true;
+		};
+		const r = await swapMidWay('create_directory', { path: rel }, want,
+		    () => fsp.rm(top, { recursive: true, force: true }), async () => {
+			await fsp.rmdir(`${at}/d`);
+			await fsp.mkdir(`${at}/locked`);
+			await fsp.symlink('locked', `${at}/d`);
+			own(`${at}/locked`, `${at}/d`);
+		});
+		assert.deepEqual(readdirSync(`${at}/locked`), [], 'directories were made in locked, through the link');
+		assert.equal(err(r, 'create_directory'),
+		    `'${rel}': 'd' exists and is not a directory (a file or a symbolic link)`);
+		assert.equal(linkOf(`${at}/d`), 'locked');
+		await lockedIntact();
+	});
+
+	test('move_file and delete_file move and delete a link itself, never what it leads to', async () => {
+		await fsp.symlink('target.txt', S.p('ml'));
+		own(S.p('ml'));
+		ok(await call(ssrv, 'move_file', { source: 'ml', destination: 'ml2' }), 'move the link');
+		assert.equal(readlinkSync(S.p('ml2')), 'target.txt');
+		ok(await call(ssrv, 'move_file', { source: 'a.txt', destination: 'ml2', overwrite: true }), 'over the link');
+		assert.equal(await read(S.p('ml2')), 'alpha\n');
+		assert.equal((await fsp.lstat(S.p('ml2'))).isFile(), true);
+		await fsp.symlink('target.txt', S.p('dl'));
+		own(S.p('dl'));
+		ok(await call(ssrv, 'delete_file', { path: 'dl' }), 'delete the link');
+		assert.equal(await exists(S.p('dl')), false);
+		assert.equal(await read(S.p('target.txt')), 'target\n');
+		await lockedIntact();
+	});
 });
 
 describe('move_file undone', () => {
