@@ -312,4 +312,17 @@ int	tc_policy_load(struct tc_policy *p, const char *file,
  */
 int	tc_policy_print(const struct tc_policy *p, FILE *f);
 
+/*
+ * Reports through |report| each thing in the finished policy |p| that can
+ * have no effect, as "file:line: message": a 'consent TOOL' rule or a
+ * 'tool TOOL timeout|limit' setting for a tool that is not offered
+ * (switched off, left off the 'tools' lines, or a tool that changes files
+ * while no directory is writable), and a read-write directory while every
+ * tool that changes files is off.  |writers| names those tools (NULL-
+ * terminated).  A warning never stops a server.  Returns how many were
+ * reported.
+ */
+int	tc_policy_warn(const struct tc_policy *p, const char *const *writers,
+	    tc_policy_report_fn *report, void *ctx);
+
 #endif /* TC_POLICY_H */

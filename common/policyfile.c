@@ -1365,6 +1365,140 @@ tc_policy_load(struct tc_policy *p, const char *file,
 	return 0;
 }
 
+/* --- Warnings --- */
+
+struct warner {
+	const struct tc_policy	*p;
+	const char *const	*writers;
+	tc_policy_report_fn	*report;
+	void			*ctx;
+	int			 n;
+};
+
+static void	warn_at(struct warner *, int, const char *, ...)
+		    __attribute__((format(printf, 3, 4)));
+
+/* Reports "file:line: message", or "file: message" for line 0. */
+static void
+warn_at(struct warner *w, int line, const char *fmt, ...)
+{
+	char msg[512], full[1024];
+	const char *file = w->p->file != NULL ? w->p->file : "command line";
+	va_list ap;
+
+	va_start(ap, fmt);
+	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line > 0)
+		tc_text_fmt(full, sizeof(full), "%s:%d: %s", file, line, msg);
+	else
+		tc_text_fmt(full, sizeof(full), "%s: %s", file, msg);
+	w->n++;
+	if (w->report != NULL)
+		w->report(w->ctx, full);
+}
+
+static int
+is_writer(const struct warner *w, const char *name)
+{
+	size_t i;
+
+	for (i = 0; w->writers != NULL && w->writers[i] != NULL; i++)
+		if (strcmp(w->writers[i], name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Returns why tool |t| is not offered ("switched off at line 4"), or NULL
+ * when it is. */
+static const char *
+why_off(const struct warner *w, const struct tc_tool_policy *t, char *buf,
+    size_t len)
+{
+	if (t->off_line > 0)
+		tc_text_fmt(buf, len, "switched off at line %d", t->off_line);
+	else if (!t->enabled)
+		tc_text_fmt(buf, len, "on no 'tools' line (the first is line "
+		    "%d)", w->p->set_at[TC_SET_TOOLS]);
+	else if (is_writer(w, t->name) && !tc_policy_writable(w->p))
+		tc_text_fmt(buf, len, "offered only when a directory is "
+		    "writable, and none is");
+	else
+		return NULL;
+	return buf;
+}
+
+/* Returns what a tool's setting |set| is called on a 'tool' line. */
+static const char *
+tool_setting(int set)
+{
+	switch (set) {
+	case TC_SET_TIMEOUT:
+		return "timeout";
+	case TC_SET_MEMORY:
+		return "limit memory";
+	case TC_SET_CPU:
+		return "limit cpu";
+	case TC_SET_OUTPUT:
+		return "limit output";
+	case TC_SET_FILES:
+		return "limit files";
+	case TC_SET_PROCESSES:
+		return "limit processes";
+	case TC_SET_FILESIZE:
+		return "limit filesize";
+	default:
+		return "setting";
+	}
+}
+
+int
+tc_policy_warn(const struct tc_policy *p, const char *const *writers,
+    tc_policy_report_fn *report, void *ctx)
+{
+	struct warner w = { p, writers, report, ctx, 0 };
+	const struct tc_tool_policy *t;
+	const struct tc_root *r = NULL;
+	const char *why;
+	char buf[128];
+	size_t i;
+	int k, on = 0;
+
+	for (i = 0; i < p->nconsent; i++) {
+		if (strcmp(p->consent[i].tool, "*") == 0 ||
+		    (t = tc_policy_tool(p, p->consent[i].tool)) == NULL ||
+		    (why = why_off(&w, t, buf, sizeof(buf))) == NULL)
+			continue;
+		warn_at(&w, p->consent[i].line, "'consent %s' never applies: "
+		    "%s is %s", t->name, t->name, why);
+	}
+	for (i = 0; i < p->ntools; i++) {
+		t = &p->tools[i];
+		if ((why = why_off(&w, t, buf, sizeof(buf))) == NULL)
+			continue;
+		for (k = 0; k < TC_SET_MAX; k++)
+			if (t->set_at[k] > 0)
+				warn_at(&w, t->set_at[k], "'tool %s %s' has no "
+				    "effect: %s is %s", t->name,
+				    tool_setting(k), t->name, why);
+	}
+	for (i = 0; i < p->nroots && r == NULL; i++)
+		if (p->roots[i].flags & TC_ROOT_WRITE)
+			r = &p->roots[i];
+	if (r == NULL || writers == NULL || writers[0] == NULL)
+		return w.n;
+	for (i = 0; writers[i] != NULL; i++)
+		if ((t = tc_policy_tool(p, writers[i])) != NULL && t->enabled)
+			on = 1;
+	if (!on)
+		warn_at(&w, r->line, "'%s'%s is read-write, but every tool "
+		    "that changes files is off (%s, ...): name them on a "
+		    "'tools' line, or serve it with 'allow read'",
+		    r->given != NULL ? r->given : r->path,
+		    r->line > 0 ? "" : " (--write)", writers[0]);
+	return w.n;
+}
+
 /* --- Printing --- */
 
 static const char	*origin(int, char *, size_t);

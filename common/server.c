@@ -1522,6 +1522,35 @@ report_error(void *ctx, const char *msg)
 	(*nerrors)++;
 }
 
+/* Prints one warning about the policy on stderr. */
+static void
+report_warning(void *ctx, const char *msg)
+{
+	(void)ctx;
+	tc_warn("%s", msg);
+}
+
+/*
+ * Warns about what in the policy can have no effect (tc_policy_warn()), on
+ * --check as at start, so that a policy that checks clean does what it
+ * says.
+ */
+static void
+warn_policy(const struct tc_server *def, const struct tc_policy *pol)
+{
+	const char **writers;
+	size_t k, n = 0;
+
+	if ((writers = calloc(def->ntools + 1, sizeof(*writers))) == NULL)
+		tc_fatal("out of memory");
+	for (k = 0; k < def->ntools; k++)
+		if ((def->tools[k].flags & TC_TOOL_NEEDS_WRITE) &&
+		    tc_tool_alias_of(&def->tools[k]) == NULL)
+			writers[n++] = def->tools[k].name;
+	tc_policy_warn(pol, writers, report_warning, NULL);
+	free(writers);
+}
+
 /* What the command line says, applied over the policy file's settings. */
 struct cmdline {
 	const char	*policy;
@@ -1974,6 +2003,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	if (nerrors > 0)
 		tc_fatal("%d error%s%s", nerrors, nerrors == 1 ? "" : "s",
 		    cl.check ? "" : ": not starting");
+	warn_policy(def, &s.pol);
 	if (cl.check) {
 		/* No MCP session is started with --check, so its report is
 		 * the one thing ever written to stdout outside protocol.c. */

@@ -1374,6 +1374,84 @@ test_tool_limits(void)
 	    "a tool's limit twice");
 }
 
+/* --- Warnings --- */
+
+/* The tools of fs_tools[] that change files. */
+static const char *const fs_writers[] = {
+	"write_file", "edit_file", "create_directory", "move_file",
+	"delete_file", NULL,
+};
+
+/* Loads and finishes |text|, which must be valid, and checks that
+ * tc_policy_warn() reports exactly |want| (subst()), |n| lines. */
+static void
+warns(const char *text, int n, const char *want, const char *what)
+{
+	struct result r;
+	struct tc_buf got;
+	char *w = subst(want);
+
+	valid(&r, text, what);
+	finish(&r);
+	tc_buf_init(&got, 1u << 20);
+	tc_buf_append_str(&got, "");
+	is_int(tc_policy_warn(&r.p, fs_writers, collect, &got), n,
+	    "%s: %d warning%s", what, n, n == 1 ? "" : "s");
+	is_str(got.data, w, "%s: what they say", what);
+	tc_buf_release(&got);
+	free(w);
+	release(&r);
+}
+
+static void
+test_warnings(void)
+{
+	warns("allow read @D@/proj\n"
+	    "allow write @D@/scratch\n"
+	    "tools read_text_file list_directory write_file\n"
+	    "tool write_file off\n"
+	    "tool edit_file timeout 1s\n"
+	    "consent delete_file\n"
+	    "consent read_text_file\n"
+	    "consent *\n"
+	    "tool list_directory limit output 1M\n"
+	    "tool edit_file limit memory 64M\n", 4,
+	    "t.policy:6: 'consent delete_file' never applies: delete_file is "
+	    "on no 'tools' line (the first is line 3)\n"
+	    "t.policy:5: 'tool edit_file timeout' has no effect: edit_file is "
+	    "on no 'tools' line (the first is line 3)\n"
+	    "t.policy:10: 'tool edit_file limit memory' has no effect: "
+	    "edit_file is on no 'tools' line (the first is line 3)\n"
+	    "t.policy:2: '@D@/scratch' is read-write, but every tool that "
+	    "changes files is off (write_file, ...): name them on a 'tools' "
+	    "line, or serve it with 'allow read'\n",
+	    "rules for tools that are off, and writing without a tool");
+	warns("allow read @D@/proj\n"
+	    "consent write_file\n"
+	    "tool move_file limit filesize 1M\n"
+	    "consent list_directory\n"
+	    "tool list_directory off\n", 3,
+	    "t.policy:2: 'consent write_file' never applies: write_file is "
+	    "offered only when a directory is writable, and none is\n"
+	    "t.policy:4: 'consent list_directory' never applies: "
+	    "list_directory is switched off at line 5\n"
+	    "t.policy:3: 'tool move_file limit filesize' has no effect: "
+	    "move_file is offered only when a directory is writable, and "
+	    "none is\n",
+	    "a write tool without a writable directory; a tool switched off");
+	warns("allow read @D@/proj\n"
+	    "allow write @D@/scratch\n"
+	    "tools read_text_file edit_file\n"
+	    "consent edit_file @D@/scratch\n"
+	    "tool edit_file timeout 5s\n"
+	    "consent * **/*.sql\n", 0, "",
+	    "a policy whose every line has an effect");
+	warns("allow read @D@/proj\n"
+	    "tools list_directory\n"
+	    "tool delete_file off\n", 0, "",
+	    "read-only, with the write tools off: nothing to say");
+}
+
 /* --- Network --- */
 
 static void
@@ -1945,6 +2023,8 @@ test_examples(void)
 		ok(r.p.nroots > 0, "%s: serves a directory", names[i]);
 		is_int(tc_policy_finish(&r.p, &r.d), 0, "%s: finished",
 		    names[i]);
+		is_int(tc_policy_warn(&r.p, fs_writers, NULL, NULL), 0,
+		    "%s: no warnings", names[i]);
 		release(&r);
 		tc_buf_release(&text);
 	}
@@ -2050,6 +2130,7 @@ main(void)
 	test_tools();
 	test_aliases();
 	test_tool_limits();
+	test_warnings();
 	test_network();
 	test_consent();
 	test_consent_hook();

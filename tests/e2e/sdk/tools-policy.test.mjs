@@ -182,6 +182,39 @@ describe('which tools are offered', () => {
 		assert.match(r.stdout, /^ {2}output {6}64M {5}\(default\)$/m);
 	});
 
+	test('--check warns of a rule for a tool that is off, and of writing without a write tool', async () => {
+		const scratch = await base.ownedDir();
+		const r = await check([`allow read ${tree.root}`, `allow write ${scratch}`,
+		    'tools list_allowed_directories read_text_file list_directory',
+		    'consent write_file', 'tool delete_file timeout 1s', 'consent read_text_file']);
+		assert.equal(r.status, 0, r.stderr);
+		const w = (n, msg) => `toolcell-fs: warning: ${r.p}:${n}: ${msg}`;
+		const off = 'is on no \'tools\' line (the first is line 3)';
+		assert.equal(r.stderr, [
+			w(4, `'consent write_file' never applies: write_file ${off}`),
+			w(5, `'tool delete_file timeout' has no effect: delete_file ${off}`),
+			w(2, `'${scratch}' is read-write, but every tool that changes files is off `
+			    + '(write_file, ...): name them on a \'tools\' line, or serve it with '
+			    + '\'allow read\''),
+			'',
+		].join('\n'));
+		assert.match(r.stdout, /^ {2}write_file {18}off/m);
+		// The same warnings at start; the server serves all the same.
+		const srv = await startServer(['--policy', r.p]);
+		try {
+			assert.deepEqual(await listed(srv),
+			    ['list_allowed_directories', 'read_text_file', 'read_file', 'list_directory']);
+			assert.match(srv.stderr(), /warning: .*:4: 'consent write_file' never applies/);
+		} finally {
+			await srv.close();
+		}
+		// A rule for a tool that changes files, with no directory writable.
+		const r2 = await check([`allow read ${tree.root}`, 'consent delete_file']);
+		assert.equal(r2.status, 0);
+		assert.equal(r2.stderr, `toolcell-fs: warning: ${r2.p}:2: 'consent delete_file' never `
+		    + 'applies: delete_file is offered only when a directory is writable, and none is\n');
+	});
+
 	test('every mistake in tools and tool lines is reported, with its line', async () => {
 		const r = await check([
 			`allow read ${tree.root}`,
