@@ -19,9 +19,12 @@
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
+#include <sys/utsname.h>
+#include <pwd.h>
 #include <unistd.h>
 
 #include "glob.h"
+#include "hostconfig.h"
 #include "log.h"
 #include "path.h"
 #include "policy.h"
@@ -1474,6 +1477,10 @@ usage(const struct tc_server *def, FILE *f)
 	    "      --check              print the effective policy on "
 	    "stdout, or its\n"
 	    "                           errors on stderr, and exit\n"
+	    "      --print-config HOST  print what starts this server from "
+	    "an MCP host\n"
+	    "                           (claude-code, cursor, vscode, ...), "
+	    "and exit\n"
 	    "  -w, --write              the DIRs given here are writable "
 	    "(read-only\n"
 	    "                           otherwise)\n"
@@ -1559,6 +1566,7 @@ struct cmdline {
 	int		 timeout_ms;	/* 0: not given */
 	const char	*run_as;
 	unsigned	 degraded;
+	const char	*host;		/* --print-config HOST */
 };
 
 /*
@@ -1649,6 +1657,108 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 	if (tc_policy_finish(pol, &d) != 0)
 		tc_fatal("%s", d.msg);
 	return nerrors;
+}
+
+/*
+ * --print-config HOST: writes the entry that starts this server from HOST
+ * with the options given here, the policy and the directories made
+ * absolute and the binary found through /proc/self/exe, so that the host,
+ * which starts servers from an unknown directory, finds them.  Without a
+ * directory or a policy, only VS Code has one to serve: its workspace
+ * folder.  Returns the exit status.
+ */
+static int
+print_config(const struct tc_server *def, const struct cmdline *cl,
+    char **dirs, int ndirs)
+{
+	struct tc_hostconfig hc;
+	struct tc_diag d = { "", 0 };
+	struct passwd *pw;
+	struct utsname u;
+	const char **args;
+	char exe[PATH_MAX], timeout[32], target[512], **abs;
+	const char *distro;
+	ssize_t n;
+	size_t k = 0;
+	int i, rc = 0;
+
+	if ((n = readlink("/proc/self/exe", exe, sizeof(exe) - 1)) < 0)
+		tc_fatal("--print-config: cannot find this binary: "
+		    "/proc/self/exe: %s", strerror(errno));
+	exe[n] = '\0';
+	if (cl->policy == NULL && ndirs == 0 &&
+	    strcmp(cl->host, "vscode") != 0) {
+		tc_log(TC_LOG_ERROR, "--print-config %s: name the directories "
+		    "to serve, or --policy FILE", cl->host);
+		return 2;
+	}
+	if ((cl->rootflags & TC_ROOT_WRITE) && ndirs == 0) {
+		tc_log(TC_LOG_ERROR, "--write: it applies to the directories "
+		    "given on the command line, and there are none");
+		return 2;
+	}
+	args = calloc((size_t)ndirs + 16, sizeof(*args));
+	abs = calloc((size_t)ndirs + 1, sizeof(*abs));
+	if (args == NULL || abs == NULL)
+		tc_fatal("out of memory");
+	/* The policy first: abs[ndirs]. */
+	if (cl->policy != NULL) {
+		if ((abs[ndirs] = realpath(cl->policy, NULL)) == NULL)
+			tc_fatal("--print-config: cannot find policy '%s': %s",
+			    cl->policy, strerror(errno));
+		args[k++] = "--policy";
+		args[k++] = abs[ndirs];
+	}
+	if (cl->timeout_ms != 0) {
+		snprintf(timeout, sizeof(timeout), "%d", cl->timeout_ms);
+		args[k++] = "--timeout";
+		args[k++] = timeout;
+	}
+	if (cl->run_as != NULL) {
+		args[k++] = "--run-as";
+		args[k++] = cl->run_as;
+	}
+	if (cl->degraded & TC_DEGRADE_LANDLOCK) {
+		args[k++] = "--allow-degraded";
+		args[k++] = "landlock";
+	}
+	if (cl->degraded & TC_DEGRADE_SECCOMP) {
+		args[k++] = "--allow-degraded";
+		args[k++] = "seccomp";
+	}
+	if (cl->rootflags & TC_ROOT_WRITE)
+		args[k++] = "--write";
+	for (i = 0; i < ndirs; i++) {
+		if ((abs[i] = realpath(dirs[i], NULL)) == NULL)
+			tc_fatal("--print-config: cannot find directory '%s': "
+			    "%s", dirs[i], strerror(errno));
+		args[k++] = abs[i];
+	}
+	if (cl->policy == NULL && ndirs == 0)
+		args[k++] = "${workspaceFolder}";
+	/* For ssh: this user on this machine, as a starting point. */
+	pw = getpwuid(getuid());
+	if (uname(&u) != 0)
+		snprintf(u.nodename, sizeof(u.nodename), "localhost");
+	snprintf(target, sizeof(target), "%s@%s",
+	    pw != NULL ? pw->pw_name : "user", u.nodename);
+	distro = getenv("WSL_DISTRO_NAME");
+	memset(&hc, 0, sizeof(hc));
+	hc.name = def->name;
+	hc.command = exe;
+	hc.args = args;
+	hc.wsl_distro = distro != NULL && *distro != '\0' ? distro : NULL;
+	hc.ssh_target = target;
+	/* The snippet is the one thing this run writes to stdout. */
+	if (tc_hostconfig_print(stdout, cl->host, &hc, &d) != 0) {
+		tc_log(TC_LOG_ERROR, "--print-config: %s", d.msg);
+		rc = 1;
+	}
+	for (i = 0; i <= ndirs; i++)
+		free(abs[i]);
+	free(abs);
+	free(args);
+	return rc;
 }
 
 /*
@@ -1928,6 +2038,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		{ "quiet",		no_argument,		NULL, 'q' },
 		{ "version",		no_argument,		NULL, 'V' },
 		{ "help",		no_argument,		NULL, 'h' },
+		{ "print-config",	required_argument,	NULL, 'P' },
 		{ NULL,			0,			NULL, 0 }
 	};
 	enum tc_log_level level = TC_LOG_INFO;
@@ -1981,6 +2092,15 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 				tc_fatal("--allow-degraded: unknown layer '%s' "
 				    "(known: landlock, seccomp)", optarg);
 			break;
+		case 'P':
+			if (!tc_hostconfig_known(optarg)) {
+				tc_log(TC_LOG_ERROR, "--print-config: unknown "
+				    "host '%s' (known: %s)", optarg,
+				    tc_hostconfig_hosts());
+				return 2;
+			}
+			cl.host = optarg;
+			break;
 		case 'v':
 			level = TC_LOG_DEBUG;
 			break;
@@ -1999,6 +2119,8 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		}
 	}
 	tc_log_init(def->name, level);
+	if (cl.host != NULL)
+		return print_config(def, &cl, argv + optind, argc - optind);
 	nerrors = load_policy(def, &s.pol, &cl, argv + optind, argc - optind);
 	if (nerrors > 0)
 		tc_fatal("%d error%s%s", nerrors, nerrors == 1 ? "" : "s",
