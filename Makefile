@@ -8,7 +8,8 @@
 #                   toolcell-fs against the reference server from npm
 #                   (BENCH_QUICK=1 for a short smoke run)
 #   make lint       clang-format, banned calls, mandoc
-#   make install    binaries and man pages under $(DESTDIR)$(PREFIX)
+#   make install    binaries, man pages, consent hooks and example policies
+#                   under $(DESTDIR)$(PREFIX) (PREFIX=$HOME/.local: no root)
 
 BUILD	?= build
 PREFIX	?= /usr/local

@@ -366,7 +366,7 @@ limit(int resource, rlim_t soft, rlim_t hard)
  * Sets the call's resource limits.  RLIMIT_NPROC counts a real uid's
  * processes everywhere, so it is set only in a user namespace of the
  * call's own, where it counts that call's processes (uid 0 is exempt from
- * it even there: see the README's threat model).
+ * it even there: see docs/confinement.md's threat model).
  */
 static int
 set_rlimits(const struct tc_limits *l, int own_userns)
