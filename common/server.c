@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <signal.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <stdnoreturn.h>
@@ -771,6 +772,73 @@ refuse_request(struct srv *s, struct tc_request *req,
 	tc_proto_error(req, code, msg);
 }
 
+/* Returns 1 if a directory of the policy itself, before any narrowing by
+ * the client's roots, is writable. */
+static int
+policy_writable(const struct srv *s)
+{
+	size_t i;
+
+	if (s->pol.ceiling == NULL)
+		return tc_policy_writable(&s->pol);
+	for (i = 0; i < s->pol.nceiling; i++)
+		if (s->pol.ceiling[i].flags & TC_ROOT_WRITE)
+			return 1;
+	return 0;
+}
+
+/*
+ * Words into |msg| the refusal of a call to |name|, which tools/call
+ * cannot run.  A write tool that the policy leaves on says that no
+ * directory is writable, and what would make one so; a name that is no
+ * tool's gets the closest tool offered, if it looks like a misspelling of
+ * it.  A tool the policy switches off is an unknown tool, and is not
+ * guessed at.
+ */
+static void
+unknown_tool(const struct srv *s, const char *name, char *msg, size_t size)
+{
+	const struct tc_tool *t, *best = NULL;
+	const struct tc_tool_policy *tp;
+	char shown[104];
+	size_t i, d, bestd = SIZE_MAX;
+
+	/* The name is the model's, of any length: cut on a character
+	 * boundary (and shown escaped, as every error message is). */
+	tc_text_fmt(shown, sizeof(shown), "%s", name);
+	t = tc_tool_find(s->def->tools, s->def->ntools, name);
+	if (t != NULL && (t->flags & TC_TOOL_NEEDS_WRITE) &&
+	    !(t->flags & TC_TOOL_RESOURCE) &&
+	    ((tp = tc_policy_tool(&s->pol, t->name)) == NULL || tp->enabled) &&
+	    !tc_policy_writable(&s->pol)) {
+		if (policy_writable(s))
+			tc_text_fmt(msg, size, "tool '%s' cannot run now: no "
+			    "directory is writable (the client's roots leave "
+			    "%s of the policy)", shown, s->pol.nroots == 0 ?
+			    "no directory" : "only read-only directories");
+		else
+			tc_text_fmt(msg, size, "tool '%s' is not offered: no "
+			    "directory is writable (start the server with "
+			    "--write DIR, or give its policy an 'allow write "
+			    "DIR' rule)", shown);
+		return;
+	}
+	for (i = 0; t == NULL && i < s->def->ntools; i++) {
+		if (visible_tool(s, s->def->tools[i].name) == NULL)
+			continue;
+		if ((d = tc_name_distance(name, s->def->tools[i].name)) <
+		    bestd) {
+			bestd = d;
+			best = &s->def->tools[i];
+		}
+	}
+	if (best != NULL)
+		tc_text_fmt(msg, size, "unknown tool '%s'; did you mean '%s'?",
+		    shown, best->name);
+	else
+		tc_text_fmt(msg, size, "unknown tool '%s'", shown);
+}
+
 static void
 tools_call(void *ctx, struct tc_request *req)
 {
@@ -778,7 +846,7 @@ tools_call(void *ctx, struct tc_request *req)
 	const struct tc_tool *t;
 	const cJSON *name;
 	cJSON *args;
-	char msg[640], shown[104];
+	char msg[640];
 
 	name = cJSON_GetObjectItemCaseSensitive(req->params, "name");
 	args = cJSON_GetObjectItemCaseSensitive(req->params, "arguments");
@@ -789,11 +857,7 @@ tools_call(void *ctx, struct tc_request *req)
 		return;
 	}
 	if ((t = visible_tool(s, name->valuestring)) == NULL) {
-		/* The name is the model's, of any length: cut on a
-		 * character boundary (and shown escaped, as every error
-		 * message is). */
-		tc_text_fmt(shown, sizeof(shown), "%s", name->valuestring);
-		tc_text_fmt(msg, sizeof(msg), "unknown tool '%s'", shown);
+		unknown_tool(s, name->valuestring, msg, sizeof(msg));
 		refuse_request(s, req, NULL, name->valuestring, args,
 		    "validation", TC_RPC_INVALID_PARAMS, msg);
 		return;

@@ -157,7 +157,7 @@ describe('tools/list', () => {
 		assert.deepEqual(by.move_file.inputSchema.required, ['source', 'destination']);
 	});
 
-	test('without a writable directory they are not listed, and calling one is an unknown tool', async () => {
+	test('without a writable directory they are not listed, and calling one says why', async () => {
 		const ro = await startServer([R.root]);
 		try {
 			const { tools } = await ro.client.listTools();
@@ -167,7 +167,7 @@ describe('tools/list', () => {
 			await assert.rejects(call(ro, 'write_file', { path: 'x', content: 'y' }), (e) => {
 				assert.ok(e instanceof McpError, String(e));
 				assert.equal(e.code, -32602);
-				assert.match(e.message, /unknown tool 'write_file'/);
+				assert.match(e.message, /tool 'write_file' is not offered: no directory is writable/);
 				return true;
 			});
 		} finally {
