@@ -72,8 +72,8 @@ static const char read_text_file_out[] =
     "\"start_line\":{\"type\":\"integer\",\"description\":\"0-based index of the first line returned\"},"
     "\"lines\":{\"type\":\"integer\",\"description\":\"lines returned\"},"
     "\"total_lines\":{\"type\":\"integer\",\"description\":\"lines in the file, when known\"},"
-    "\"truncated\":{\"type\":\"boolean\"},"
-    "\"next_offset\":{\"type\":\"integer\",\"description\":\"offset that continues a truncated read\"},"
+    "\"truncated\":{\"type\":\"boolean\",\"description\":\"the text stops before the end of the file (by head, limit or max_bytes), or max_bytes cut lines off the start of a tail\"},"
+    "\"next_offset\":{\"type\":\"integer\",\"description\":\"given exactly when a read that is not a tail is truncated: the offset that continues it\"},"
     "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"bytes that are not UTF-8 were replaced by U+FFFD\"},"
     "\"content_in_text\":{\"type\":\"boolean\",\"description\":\"the text is over 1 MiB and is carried once, in content[0].text, instead of here too\"}},"
     "\"required\":[\"path\",\"size\",\"lines\",\"truncated\"]}";
