@@ -4,24 +4,34 @@
 // says where to continue, one that reaches it is not and does not; a tail
 // cut by max_bytes is truncated and has nothing to continue forward.  The
 // path a tool reports is the directory's own for ".", not "ROOT/.".
+// read_multiple_files takes up to 1,024 paths, and the deny and consent
+// rules still see every one of them.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 
-import { call, makeTree, startServer, textOf } from './lib.mjs';
+import { call, makeScratch, makeTree, startServer, textOf } from './lib.mjs';
+
+const MULTI_MAX = 1024;
 
 let tree;
+const base = await makeScratch('paging');
 
 before(async () => {
 	const spec = {
 		'three.txt': 'a\nb\nc\n',
 		'nonl.txt': 'a\nb',
 		'sub/s.txt': 's\n',
+		'.env': 'SECRET=paging-token\n',
+		'ask.txt': 'needs a yes\n',
 	};
+	for (let i = 0; i < 8; i++)
+		spec[`many/f${i}.txt`] = `${i}\n`;
 	tree = await makeTree(spec);
 });
 
 after(async () => {
 	await tree?.cleanup();
+	await base.cleanup();
 });
 
 /* Asserts |r| is a success; returns its structuredContent. */
@@ -127,5 +137,68 @@ describe('a directory named "." is reported as itself', () => {
 	test('a file under "./" too', async () => {
 		const sc = ok(await call(srv, 'read_text_file', { path: './sub/./s.txt' }), 'read');
 		assert.equal(sc.path, tree.p('sub/s.txt'));
+	});
+});
+
+describe(`read_multiple_files takes up to ${MULTI_MAX} paths`, () => {
+	/* MULTI_MAX paths over the eight files, with |at| (index) => path. */
+	const paths = (at = {}) => Array.from({ length: MULTI_MAX },
+	    (_, i) => at[i] ?? `many/f${i % 8}.txt`);
+
+	test('its schema says so', async () => {
+		const srv = await startServer([tree.root]);
+		try {
+			const { tools } = await srv.client.listTools();
+			const t = tools.find((x) => x.name === 'read_multiple_files');
+			assert.equal(t.inputSchema.properties.paths.maxItems, MULTI_MAX);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test(`${MULTI_MAX} are read, one more is refused`, async () => {
+		const srv = await startServer([tree.root]);
+		try {
+			const sc = ok(await call(srv, 'read_multiple_files', { paths: paths() }), 'all');
+			assert.equal(sc.files.length, MULTI_MAX);
+			assert.equal(sc.errors, 0);
+			assert.deepEqual(sc.files.map((f) => f.content), paths().map((p) => `${p.at(-5)}\n`));
+			const r = await call(srv, 'read_multiple_files', { paths: [...paths(), 'three.txt'] });
+			assert.equal(r.isError, true);
+			assert.match(textOf(r), new RegExp(`paths.*more than ${MULTI_MAX}`));
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a denied path at index 500 is still refused, and only it', async () => {
+		const srv = await startServer([tree.root]);
+		try {
+			const r = await call(srv, 'read_multiple_files', { paths: paths({ 500: '.env' }) });
+			const sc = ok(r, 'deny at 500');
+			assert.equal(sc.errors, 1);
+			assert.match(sc.files[500].error, /denied/);
+			assert.equal(sc.files[500].content, undefined);
+			assert.equal(sc.files[499].content, '3\n');
+			assert.ok(!JSON.stringify(r).includes('paging-token'), 'the denied file was read');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a path at index 500 that needs consent makes the call ask (and here be denied)', async () => {
+		const p = await base.policy([`allow read ${tree.root}`,
+		    `consent read_multiple_files ${tree.p('ask.txt')}`]);
+		const srv = await startServer(['--policy', p]);
+		try {
+			const r = await call(srv, 'read_multiple_files', { paths: paths({ 500: 'ask.txt' }) });
+			assert.equal(r.isError, true, JSON.stringify(r).slice(0, 300));
+			assert.match(textOf(r), /consent/);
+			assert.ok(!JSON.stringify(r).includes('needs a yes'));
+			const without = ok(await call(srv, 'read_multiple_files', { paths: paths() }), 'no consent needed');
+			assert.equal(without.files.length, MULTI_MAX);
+		} finally {
+			await srv.close();
+		}
 	});
 });
