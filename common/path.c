@@ -127,10 +127,14 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 		rest++;
 	out->root = i;
 	out->rel = strdup(*rest ? rest : ".");
+	/* What a relative path shows: without "." and empty components,
+	 * as an absolute one, so that "." is the directory itself. */
+	if (user[0] != '/' && (clean = clean_path(rest)) != NULL)
+		rest = clean + 1;
 	r = &pol->roots[i];
 	n = r->pathlen + strlen(rest) + 2;
 	out->display = malloc(n);
-	if (out->rel == NULL || out->display == NULL) {
+	if (out->rel == NULL || clean == NULL || out->display == NULL) {
 		free(clean);
 		tc_path_release(out);
 		return tc_diag(d, TC_ENOMEM, "out of memory");

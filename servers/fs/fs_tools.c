@@ -396,7 +396,7 @@ read_tail(int fd, uint64_t size, uint64_t n, size_t max_bytes,
 {
 	uint64_t start, len;
 	const char *nl;
-	char *buf;
+	char *buf, before;
 	ssize_t got;
 	size_t off = 0, i;
 	int rc;
@@ -418,7 +418,10 @@ read_tail(int fd, uint64_t size, uint64_t n, size_t max_bytes,
 		free(buf);
 		return TC_ESYS;
 	}
-	if (g->truncated) {
+	/* Cut inside a line, unless the byte before the cut is a newline:
+	 * then what was read is whole lines already. */
+	if (g->truncated && (pread(fd, &before, 1, (off_t)start - 1) != 1 ||
+	    before != '\n')) {
 		nl = memchr(buf, '\n', len);
 		if (nl != NULL && (size_t)(nl - buf) + 1 < len)
 			off = (size_t)(nl - buf) + 1;
@@ -521,7 +524,12 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	if (g.total_known)
 		cJSON_AddNumberToObject(o, "total_lines",
 		    (double)g.total_lines);
-	cJSON_AddBoolToObject(o, "truncated", g.truncated);
+	/* A read that stops before the end of the file, by max_bytes,
+	 * head or limit, is truncated and says where to continue; a tail
+	 * is truncated only when max_bytes cut lines off its start, and
+	 * what is missing then lies before it. */
+	cJSON_AddBoolToObject(o, "truncated", g.truncated ||
+	    (!has_tail && g.more));
 	if (!has_tail && (g.truncated || g.more))
 		cJSON_AddNumberToObject(o, "next_offset",
 		    (double)(g.start_line + g.lines));
