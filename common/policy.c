@@ -432,7 +432,7 @@ add_narrowed(const struct tc_policy *p, struct tc_root *out, size_t *nout,
 	for (i = 0; r->scope != NULL && i < p->ndeny; i++) {
 		const struct tc_deny *dn = &p->deny[i];
 
-		if ((dn->access & TC_ACCESS_READ) && tc_glob_match(dn->pattern,
+		if ((dn->access & TC_ACCESS_READ) && tc_deny_rule_match(dn,
 		    dn->pattern[0] == '/' ? real : r->scope)) {
 			free(r->path);
 			free(r->given);

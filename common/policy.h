@@ -99,6 +99,8 @@ struct tc_deny {
 	char		*pattern;	/* "~/" expanded */
 	unsigned	 access;	/* TC_ACCESS_* */
 	int		 line;		/* in the policy file; 0: built in */
+	int		 exact;		/* the path itself, not what is
+					   beneath it */
 };
 
 /* Per-tool settings: "tool NAME ..." lines. */

@@ -723,6 +723,7 @@ kw_deny(struct state *st, char **w, int nw)
 		return;
 	}
 	p->deny = nd;
+	memset(&nd[p->ndeny], 0, sizeof(*nd));
 	nd[p->ndeny].pattern = pat;
 	nd[p->ndeny].access = access;
 	nd[p->ndeny].line = st->line;
