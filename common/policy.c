@@ -51,6 +51,7 @@ tc_policy_init(struct tc_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->default_deny = 1;
+	p->consent_hook_fd = -1;
 	p->consent_timeout_ms = 30000;	/* under the clients' 60 s */
 	p->roots_timeout_ms = 5000;
 	p->audit_sync = TC_AUDIT_SYNC_EVERY;
@@ -100,6 +101,9 @@ tc_policy_release(struct tc_policy *p)
 	}
 	free(p->consent);
 	tc_strv_free(p->consent_hook);
+	if (p->consent_hook_fd >= 0)
+		close(p->consent_hook_fd);
+	free(p->own);
 	free(p->audit_file);
 	free(p->audit_key_file);
 	free(p->run_as_spec);
@@ -373,7 +377,10 @@ out:
 const char *
 tc_deny_str(const struct tc_deny *r, char *buf, size_t len)
 {
-	if (r->line > 0)
+	if (r->own != NULL)
+		snprintf(buf, len, "'the server's own %s' (built in)",
+		    r->own);
+	else if (r->line > 0)
 		snprintf(buf, len, "'deny %s%s' (line %d)",
 		    r->access == TC_ACCESS_WRITE ? "write " : "", r->pattern,
 		    r->line);

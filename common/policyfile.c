@@ -1398,6 +1398,11 @@ print_deny(const struct tc_policy *p, FILE *f)
 		    " (default-deny off)" : "");
 	for (i = 0; i < p->ndeny; i++) {
 		r = &p->deny[i];
+		if (r->own != NULL) {
+			fprintf(f, "  %-10s  %s  (built in: the server's own "
+			    "%s)\n", "read-write", r->pattern, r->own);
+			continue;
+		}
 		fprintf(f, "  %-10s  %s  (%s)\n",
 		    r->access == TC_ACCESS_WRITE ? "write" : "read-write",
 		    r->pattern, r->line > 0 ? origin(r->line, at, sizeof(at)) :
