@@ -10,6 +10,8 @@
 //    through a symbolic link, through a hard link (made here, outside the
 //    server), after their directory is renamed, for every tool and for
 //    resources/read; left out of listings, walks and searches.
+//  - The consent hook runs from the file opened and checked at start: a
+//    program put at its path afterwards is never run.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody: the log's directory,
 // the key and the writable directory belong to it, the rest to us.
@@ -21,7 +23,7 @@ import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	CALL_TIMEOUT, call, entryName, fileUri, makeScratch, makeTree, runAs, runServer,
+	CALL_TIMEOUT, REPO, call, entryName, fileUri, makeScratch, makeTree, runAs, runServer,
 	secretToken, serverIds, startServer, textOf, transcript,
 } from './lib.mjs';
 
@@ -452,5 +454,98 @@ describe('beneath a read-only directory: served, and refused', () => {
 		const all = transcript(srv);
 		for (const t of [KEY.slice(0, 40), POLICY_TOKEN, HOOK_TOKEN])
 			assert.ok(!all.includes(t), `the client got ${t}`);
+	});
+});
+
+// -------------------------------------------------------------------------
+
+describe('the consent hook runs from the file checked at start', () => {
+	let T;
+	let out;
+
+	before(async () => {
+		T = await makeTree({ 'a.txt': 'alpha\n' });
+		out = await ownedDir();
+	});
+	after(async () => {
+		await T?.cleanup();
+	});
+
+	/* A policy asking |hook| before read_text_file. */
+	const withHook = (h) => policy([`allow read ${T.root}`, 'consent read_text_file',
+	    'consent-by hook', `consent-hook ${h}`]);
+
+	/* Asserts |r| is the refusal of a hook |h| that was replaced. */
+	function replaced(r, h) {
+		assert.equal(r.isError, true, JSON.stringify(r));
+		assert.equal(textOf(r), `The call was not run: consent hook '${h}' is no longer the `
+		    + 'file the server checked at start (another file is at its path): it was replaced '
+		    + 'or moved; restart the server to use the new one, which counts as no. (Policy '
+		    + "rule 'consent read_text_file (line 2)' asks a person before this call.)");
+	}
+
+	test('a script runs from the file opened at start; another put at its path never runs',
+	    async () => {
+		const dir = base.unique('hooks');
+		await fsp.mkdir(dir);
+		await fsp.chmod(dir, 0o755);
+		const log = path.join(out, 's');
+		const h = await script(path.join(dir, 'ask'), `echo "orig $0 $1" >> "${log}"\nexit 0`);
+		const srv = await startServer(['--policy', await withHook(`${h} one`)]);
+		try {
+			let r = await call(srv, 'read_text_file', { path: 'a.txt' });
+			assert.equal(r.structuredContent?.content, 'alpha\n', JSON.stringify(r));
+			// Its interpreter read it from the fd: $0 names that.
+			assert.match(await fsp.readFile(log, 'utf8'), /^orig \/dev\/fd\/\d+ one\n$/);
+			const evil = await script(path.join(dir, 'evil'), `echo evil >> "${log}"\nexit 0`);
+			await fsp.rename(evil, h);
+			replaced(await call(srv, 'read_text_file', { path: 'a.txt' }), h);
+			// A directory above it renamed, and another file put there.
+			await fsp.rename(dir, `${dir}-old`);
+			await fsp.mkdir(dir);
+			await script(h, `echo evil2 >> "${log}"\nexit 0`);
+			replaced(await call(srv, 'read_text_file', { path: 'a.txt' }), h);
+			assert.match(await fsp.readFile(log, 'utf8'), /^orig \/dev\/fd\/\d+ one\n$/);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a program runs from the file opened at start; another put at its path never runs',
+	    async () => {
+		const dir = base.unique('hooks');
+		await fsp.mkdir(dir);
+		await fsp.chmod(dir, 0o755);
+		const h = path.join(dir, 'yes');
+		await fsp.copyFile('/bin/true', h);
+		await fsp.chmod(h, 0o755);
+		const srv = await startServer(['--policy', await withHook(h)]);
+		try {
+			const r = await call(srv, 'read_text_file', { path: 'a.txt' });
+			assert.equal(r.structuredContent?.content, 'alpha\n', JSON.stringify(r));
+			// /bin/false would deny, saying so; it is never run.
+			const no = path.join(dir, 'no');
+			await fsp.copyFile('/bin/false', no);
+			await fsp.chmod(no, 0o755);
+			await fsp.rename(no, h);
+			replaced(await call(srv, 'read_text_file', { path: 'a.txt' }), h);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a hook shipped in policy/hooks (a script reading the call)', async () => {
+		const h = base.unique('allow-read-only');
+		await fsp.copyFile(path.join(REPO, 'policy/hooks/allow-read-only'), h);
+		await fsp.chmod(h, 0o755);
+		const p = await policy([`allow read ${T.root}`, 'consent *', 'consent-by hook',
+		    `consent-hook ${h}`]);
+		const srv = await startServer(['--policy', p]);
+		try {
+			const r = await call(srv, 'read_text_file', { path: 'a.txt' });
+			assert.equal(r.structuredContent?.content, 'alpha\n', JSON.stringify(r));
+		} finally {
+			await srv.close();
+		}
 	});
 });
