@@ -26,6 +26,7 @@
 
 #include "glob.h"
 #include "log.h"
+#include "own.h"
 #include "path.h"
 #include "policy.h"
 #include "protocol.h"
@@ -1695,6 +1696,9 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 	}
 	if (tc_policy_finish(pol, &d) != 0)
 		tc_fatal("%s", d.msg);
+	/* The files the server trusts, out of every call's reach; one that
+	 * a call could replace refuses the start. */
+	tc_own_collect(pol, cl->policy, report_error, &nerrors);
 	return nerrors;
 }
 
@@ -2145,9 +2149,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	 * while the server waits on each. */
 	tc_stream_grow(STDOUT_FILENO, 4 * TC_PIPE_BYTES);
 	tc_proto_init(&s.proto, &pc);
-	tc_sandbox_prefork(&s.sb, s.profiles);
-	/* Opened after the spawner is forked, so that it never holds the
-	 * log (the fd is close-on-exec and children close all fds anyway). */
+	/* The log is opened before the spawner is forked, which then closes
+	 * it with every fd it does not need: the children it forks know the
+	 * log made now as one of the server's own files (own.h). */
 	if (s.pol.audit_file != NULL) {
 		struct tc_audit_opts ao;
 
@@ -2161,7 +2165,10 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			tc_fatal("audit log: %s", d.msg);
 		if (tc_record_start(&s, &d) != 0)
 			tc_fatal("audit log: %s", d.msg);
+		if (tc_own_refresh(&s.pol) != 0)
+			tc_fatal("out of memory");
 	}
+	tc_sandbox_prefork(&s.sb, s.profiles);
 
 	if (isatty(STDIN_FILENO))
 		say_waiting(&s);

@@ -18,6 +18,7 @@
 #include "fs.h"
 #include "json.h"
 #include "glob.h"
+#include "own.h"
 #include "path.h"
 #include "policy.h"
 
@@ -737,6 +738,10 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	while ((de = fs_dents_next(&it)) != NULL) {
 		if (deny && tc_path_dir_entry_denied(&dd, &where, de->d_name,
 		    &rule))
+			continue;
+		/* The server's own files, by identity (own.h). */
+		if (call->policy->nown > 0 && tc_own_entry(call->policy, fd,
+		    de->d_name, de->d_ino) != NULL)
 			continue;
 		if (out->n == FS_LIST_SCAN_MAX) {
 			out->complete = 0;
