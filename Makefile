@@ -72,7 +72,11 @@ HOSTILE	   = $(BUILD)/tests/toolcell-hostile
 # Writes audit logs for tests/e2e/audit/run.sh; never installed.
 MKLOG	   = $(BUILD)/tests/audit-mklog
 
-all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(MKLOG)
+# Runs a command with its stdin on a terminal, for the SDK tests; never
+# installed.
+ONTTY	   = $(BUILD)/tests/on-tty
+
+all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(MKLOG) $(ONTTY)
 
 $(BUILD)/config.mk: mk/deps.sh
 	@mkdir -p $(BUILD)
@@ -110,6 +114,10 @@ $(HOSTILE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/hostile/*.c)) $(LIB)
 $(MKLOG): $(BUILD)/tests/e2e/audit/mklog.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(ONTTY): $(BUILD)/tests/e2e/on-tty.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
 $(BENCH): $(BUILD)/bench/bench-runner.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -165,4 +173,4 @@ clean:
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
 	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d) \
 	 $(wildcard $(BUILD)/tests/hostile/*.d) $(wildcard $(BUILD)/audit/*.d) \
-	 $(wildcard $(BUILD)/tests/e2e/audit/*.d)
+	 $(wildcard $(BUILD)/tests/e2e/audit/*.d) $(wildcard $(BUILD)/tests/e2e/*.d)

@@ -12,7 +12,8 @@
 
 #define EXIT_INTACT	0	/* verify: intact; other commands: done */
 #define EXIT_BROKEN	1	/* verify: a record is wrong */
-#define EXIT_TROUBLE	2	/* usage, I/O, a log that cannot be checked */
+#define EXIT_TROUBLE	2	/* usage (TC_EXIT_USAGE), I/O, a log that
+				   cannot be checked */
 
 /* The lines of one file, read with a cap on their length. */
 struct lines {
@@ -59,6 +60,9 @@ int	member_uint(const cJSON *o, const char *name, unsigned long long *v);
  * deletes it; returns 0, or -1 after saying why.
  */
 int	print_json(cJSON *o);
+
+/* Prints the help on standard output; returns EXIT_INTACT. */
+int	help(void);
 
 /* The commands: each takes its own argv (argv[0] is its name) and returns
  * the exit status. */

@@ -15,6 +15,7 @@
 #include "cli.h"
 #include "log.h"
 #include "text.h"
+#include "usage.h"
 
 #define SLOWEST		10
 #define PATHS_SHOWN	10		/* paths listed in the text */
@@ -488,7 +489,7 @@ range_arg(const char *opt, const char *arg, long long *ms)
 {
 	if (tc_audit_parse_time(arg, ms) == 0)
 		return 0;
-	tc_log(TC_LOG_ERROR, "--%s '%s': not a time (RFC 3339, as "
+	tc_usage_error("summary: --%s '%s': not a time (RFC 3339, as "
 	    "2026-11-23T10:00:00Z, or a date, as 2026-11-23)", opt, arg);
 	return -1;
 }
@@ -515,6 +516,7 @@ cmd_summary(int argc, char *argv[])
 		{ "json",	no_argument,		NULL,	'j' },
 		{ "since",	required_argument,	NULL,	's' },
 		{ "until",	required_argument,	NULL,	'u' },
+		{ "help",	no_argument,		NULL,	'h' },
 		{ NULL,		0,			NULL,	0 }
 	};
 	struct summary s;
@@ -524,15 +526,20 @@ cmd_summary(int argc, char *argv[])
 	s.since = LLONG_MIN;
 	s.until = LLONG_MAX;
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "js:u:", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":js:u:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 's' || c == 'u') {
 			if (range_arg(c == 's' ? "since" : "until", optarg,
 			    c == 's' ? &s.since : &s.until) != 0)
 				return EXIT_TROUBLE;
-		} else
-			goto usage;
+		} else if (c == 'h')
+			return help();
+		else {
+			tc_usage_bad_option("summary", c, argv, opts);
+			return EXIT_TROUBLE;
+		}
 	}
 	if (optind == argc)
 		goto usage;

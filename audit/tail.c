@@ -16,6 +16,7 @@
 #include "cli.h"
 #include "log.h"
 #include "text.h"
+#include "usage.h"
 
 #define TAIL_DEFAULT	10
 #define TAIL_MAX	1000000
@@ -220,6 +221,7 @@ cmd_tail(int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "json",	no_argument,		NULL,	'j' },
 		{ "lines",	required_argument,	NULL,	'n' },
+		{ "help",	no_argument,		NULL,	'h' },
 		{ NULL,		0,			NULL,	0 }
 	};
 	unsigned long n = TAIL_DEFAULT, i, first;
@@ -229,7 +231,8 @@ cmd_tail(int argc, char *argv[])
 	long total;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "jn:", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":jn:h", opts, NULL)) != -1) {
 		if (c == 'j')
 			json = 1;
 		else if (c == 'n') {
@@ -237,12 +240,16 @@ cmd_tail(int argc, char *argv[])
 			n = strtoul(optarg, &end, 10);
 			if (optarg[0] < '0' || optarg[0] > '9' ||
 			    *end != '\0' || errno != 0 || n > TAIL_MAX) {
-				tc_log(TC_LOG_ERROR, "-n %s: not a number of "
+				tc_usage_error("tail: -n %s: not a number of "
 				    "records from 0 to %d", optarg, TAIL_MAX);
 				return EXIT_TROUBLE;
 			}
-		} else
-			goto usage;
+		} else if (c == 'h')
+			return help();
+		else {
+			tc_usage_bad_option("tail", c, argv, opts);
+			return EXIT_TROUBLE;
+		}
 	}
 	if (argc - optind != 1)
 		goto usage;

@@ -12,15 +12,39 @@
 
 #include "cli.h"
 #include "log.h"
+#include "server.h"
 #include "text.h"
+#include "usage.h"
 
 #define LINE_CHUNK	4096		/* a line buffer grows by this much */
 
-static const char usage_text[] =
+static const char help_text[] =
     "usage: toolcell-audit verify [--key FILE] [--json] FILE...\n"
     "       toolcell-audit tail [-n N] [--json] FILE\n"
-    "       toolcell-audit summary [--since TIME] [--until TIME] [--json] "
-    "FILE...\n";
+    "       toolcell-audit summary [--since TIME] [--until TIME] [--json] FILE...\n"
+    "       toolcell-audit --help | --version\n"
+    "Read the audit log a toolcell server writes (see toolcell-policy(5)).\n"
+    "\n"
+    "Commands:\n"
+    "  verify    check the chain of records through the FILEs, oldest first\n"
+    "            (log.2 log.1 log): exit 0 intact, 1 broken, 2 not verified\n"
+    "  tail      show the last records of FILE, one line each\n"
+    "  summary   count the calls per tool, the denials, the errors, the\n"
+    "            slowest calls and the paths named, over the FILEs\n"
+    "\n"
+    "Options:\n"
+    "  -k, --key FILE     verify: the audit key, for a keyed (HMAC) log\n"
+    "  -n, --lines N      tail: show the last N records (default 10)\n"
+    "  -s, --since TIME   summary: from TIME (RFC 3339, or a date: its\n"
+    "                     midnight UTC), included\n"
+    "  -u, --until TIME   summary: up to TIME, excluded\n"
+    "  -j, --json         verify: the verdict as one JSON object; tail: the\n"
+    "                     records as logged; summary: the counts as JSON\n"
+    "  -h, --help         print this help and exit\n"
+    "  -V, --version      print the version and exit\n"
+    "\n"
+    "Nothing is written to a log.  A usage error, or a file that cannot be\n"
+    "read, exits 2.  See toolcell-audit(1).\n";
 
 int
 lines_open(struct lines *r, const char *file)
@@ -133,12 +157,11 @@ print_json(cJSON *o)
 	return 0;
 }
 
-/* Prints the usage on |f| and returns |status|. */
-static int
-usage(FILE *f, int status)
+int
+help(void)
 {
-	fputs(usage_text, f);
-	return status;
+	fputs(help_text, stdout);
+	return EXIT_INTACT;
 }
 
 int
@@ -156,19 +179,31 @@ main(int argc, char *argv[])
 	int rc;
 
 	tc_log_init("toolcell-audit", TC_LOG_INFO);
-	if (argc < 2)
-		return usage(stderr, EXIT_TROUBLE);
+	if (argc < 2) {
+		tc_usage_error("give a command: verify, tail or summary");
+		return EXIT_TROUBLE;
+	}
 	if (strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 ||
 	    strcmp(argv[1], "help") == 0)
-		return usage(stdout, EXIT_INTACT);
-	for (i = 0; i < TC_NITEMS(cmds); i++)
-		if (strcmp(argv[1], cmds[i].name) == 0)
-			break;
-	if (i == TC_NITEMS(cmds)) {
-		tc_log(TC_LOG_ERROR, "unknown command '%s'", argv[1]);
-		return usage(stderr, EXIT_TROUBLE);
+		rc = help();
+	else if (strcmp(argv[1], "-V") == 0 ||
+	    strcmp(argv[1], "--version") == 0)
+		rc = printf("toolcell-audit %s\n", TC_VERSION) < 0 ?
+		    EXIT_TROUBLE : EXIT_INTACT;
+	else if (argv[1][0] == '-' && argv[1][1] != '\0') {
+		tc_usage_error("unknown option '%.*s'",
+		    (int)strcspn(argv[1], "="), argv[1]);
+		return EXIT_TROUBLE;
+	} else {
+		for (i = 0; i < TC_NITEMS(cmds); i++)
+			if (strcmp(argv[1], cmds[i].name) == 0)
+				break;
+		if (i == TC_NITEMS(cmds)) {
+			tc_usage_error("unknown command '%s'", argv[1]);
+			return EXIT_TROUBLE;
+		}
+		rc = cmds[i].fn(argc - 1, argv + 1);
 	}
-	rc = cmds[i].fn(argc - 1, argv + 1);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		tc_log(TC_LOG_ERROR, "cannot write to standard output: %s",
 		    strerror(errno));

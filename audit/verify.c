@@ -32,6 +32,7 @@
 #include "cli.h"
 #include "log.h"
 #include "text.h"
+#include "usage.h"
 
 #define ZERO_HEX	"00000000000000000000000000000000" \
 			"00000000000000000000000000000000"
@@ -554,6 +555,7 @@ cmd_verify(int argc, char *argv[])
 	static const struct option opts[] = {
 		{ "key",	required_argument,	NULL,	'k' },
 		{ "json",	no_argument,		NULL,	'j' },
+		{ "help",	no_argument,		NULL,	'h' },
 		{ NULL,		0,			NULL,	0 }
 	};
 	struct tc_audit_key key = { NULL, 0 };
@@ -563,13 +565,18 @@ cmd_verify(int argc, char *argv[])
 	int c, json = 0, status;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "k:j", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":k:jh", opts, NULL)) != -1) {
 		if (c == 'k')
 			keyfile = optarg;
 		else if (c == 'j')
 			json = 1;
-		else
-			goto usage;
+		else if (c == 'h')
+			return help();
+		else {
+			tc_usage_bad_option("verify", c, argv, opts);
+			return EXIT_TROUBLE;
+		}
 	}
 	if (optind == argc)
 		goto usage;

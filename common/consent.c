@@ -448,7 +448,9 @@ run_hook(struct srv *s, struct call *c)
 		settle(s, c, 0, "out of memory while asking for consent");
 		return -1;
 	}
-	if (tc_hook_start(&k->hook, s->pol.consent_hook, in, strlen(in),
+	/* Run from the file opened and checked at start (own.h). */
+	if (tc_hook_start_fd(&k->hook, s->pol.consent_hook_fd,
+	    s->pol.consent_hook_script, s->pol.consent_hook, in, strlen(in),
 	    s->pol.consent_timeout_ms, &d) != 0) {
 		free(in);
 		k->answer = "error";

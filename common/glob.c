@@ -404,12 +404,42 @@ tc_glob_match_path(const struct tc_policy *p, const char *pattern,
 	    (abs != NULL && match_any_root(p, pattern, abs));
 }
 
+/* Returns the number of components of path |s|, as path_next() sees them. */
+static size_t
+components(const char *s)
+{
+	size_t n = 0;
+
+	for (;;) {
+		const char *e = path_next(&s);
+
+		if (e == s)
+			return n;
+		n++;
+		s = e;
+	}
+}
+
+int
+tc_deny_rule_match(const struct tc_deny *r, const char *path)
+{
+	if (!tc_glob_match(r->pattern, path))
+		return 0;
+	/* The pattern matched the path or an ancestor: the same number of
+	 * components tells which (an exact rule's pattern is literal, and
+	 * has no "**"). */
+	return !r->exact || components(r->pattern) == components(path);
+}
+
 /* Returns 1 if rule |r| matches the path (|abs|, |rel|), roots or not. */
 static int
 rule_match(const struct tc_policy *p, const struct tc_deny *r,
     const char *abs, const char *rel)
 {
-	return tc_glob_match_path(p, r->pattern, abs, rel);
+	if (r->pattern[0] == '/')
+		return abs != NULL && tc_deny_rule_match(r, abs);
+	return (rel != NULL && tc_glob_match(r->pattern, rel)) ||
+	    (abs != NULL && match_any_root(p, r->pattern, abs));
 }
 
 /* Returns 1 if (|abs|, |rel|) names a root, which no rule refuses. */
@@ -538,7 +568,9 @@ tc_deny_dir_init(struct tc_deny_dir *dd, const struct tc_policy *p,
 		}
 		last = strrchr(r->pattern, '/');
 		last = last != NULL ? last + 1 : r->pattern;
-		if (rule_match(p, r, abs, rel))
+		/* An exact rule refuses no entry for matching their
+		 * directory: only the one path it names. */
+		if (!r->exact && rule_match(p, r, abs, rel))
 			dr->mode = DD_ALL;
 		else if (strcmp(last, "**") == 0)
 			dr->mode = DD_FULL;

@@ -79,6 +79,13 @@ int	tc_glob_match_path(const struct tc_policy *p, const char *pattern,
 	    const char *abs, const char *rel);
 
 /*
+ * Returns 1 if the pattern of rule |r| matches |path| as tc_glob_match()
+ * does; for an exact rule (r->exact), only |path| itself, not what lies
+ * beneath it.
+ */
+int	tc_deny_rule_match(const struct tc_deny *r, const char *path);
+
+/*
  * Returns 1 if some rule of |p| applies to |access| (TC_ACCESS_* bits),
  * else 0: without one, nothing need be checked.
  */

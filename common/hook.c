@@ -54,6 +54,8 @@ enum rep_type {
 	REP_EXEC = 1,		/* value: errno of execve() */
 	REP_STATUS,		/* value: the hook's wait status */
 	REP_KEEPER,		/* value: errno of a failed step before exec */
+	REP_GONE,		/* value: ENOENT, or ESTALE: argv[0] is no
+				   longer the file to run */
 };
 
 struct rep {
@@ -65,6 +67,8 @@ struct rep {
 struct spawn {
 	char *const	*argv;
 	char		**envp;
+	int		 exec_fd;	/* the program to run, or -1: argv[0] */
+	int		 script;	/* exec_fd starts with "#!" */
 	int		 in_r;		/* the hook's stdin */
 	int		 out_w;		/* the hook's stdout */
 	int		 rep_w;
@@ -236,17 +240,33 @@ out:
 
 /* --- The hook: the keeper's child, up to exec --- */
 
-/* Closes every fd above stdio but |a| and |b| (which may be equal). */
+/*
+ * Closes every fd above stdio but |a|, |b| and |c| (which may be equal to
+ * one another, and -1 for none).
+ */
 static int
-close_all_but(int a, int b)
+close_all_but(int a, int b, int c)
 {
-	unsigned lo = (unsigned)(a < b ? a : b), hi = (unsigned)(a < b ? b : a);
+	int keep[3] = { a, b, c }, t, i, j;
+	unsigned lo = STDERR_FILENO + 1;
 
-	if (lo > 3 && close_range(3, lo - 1, 0) != 0)
-		return -1;
-	if (hi > lo + 1 && close_range(lo + 1, hi - 1, 0) != 0)
-		return -1;
-	return close_range(hi + 1, ~0U, 0);
+	/* Sorted, three at most. */
+	for (i = 0; i < 3; i++)
+		for (j = i + 1; j < 3; j++)
+			if (keep[j] < keep[i]) {
+				t = keep[i];
+				keep[i] = keep[j];
+				keep[j] = t;
+			}
+	for (i = 0; i < 3; i++) {
+		if (keep[i] < (int)lo)
+			continue;
+		if ((unsigned)keep[i] > lo &&
+		    close_range(lo, (unsigned)keep[i] - 1, 0) != 0)
+			return -1;
+		lo = (unsigned)keep[i] + 1;
+	}
+	return close_range(lo, ~0U, 0);
 }
 
 /*
@@ -305,11 +325,40 @@ exec_hook(const struct spawn *sp)
 	/* stdin, stdout and stderr are in place (the keeper did it); every
 	 * other fd goes but the report pipe, which exec closes. */
 	reset_signals();
-	if (close_all_but(sp->rep_w, sp->rep_w) != 0 || chdir("/") != 0) {
+	if (close_all_but(sp->rep_w, sp->exec_fd, -1) != 0 || chdir("/") != 0) {
 		report(sp->rep_w, REP_KEEPER, errno);
 		_exit(127);
 	}
-	execve(sp->argv[0], sp->argv, sp->envp);
+	if (sp->exec_fd < 0)
+		execve(sp->argv[0], sp->argv, sp->envp);
+	else {
+		struct stat now, was;
+
+		/* The path must still name the file: a hook removed, or
+		 * replaced, or a directory above it renamed, is refused
+		 * rather than run as it was (the change takes effect at
+		 * the next start, where it is checked). */
+		if (stat(sp->argv[0], &now) != 0) {
+			report(sp->rep_w, REP_GONE, errno);
+			_exit(127);
+		}
+		if (fstat(sp->exec_fd, &was) != 0 ||
+		    now.st_dev != was.st_dev || now.st_ino != was.st_ino) {
+			report(sp->rep_w, REP_GONE, ESTALE);
+			_exit(127);
+		}
+		/* The file opened and checked at start, whatever is at its
+		 * path now.  A script's interpreter is given /dev/fd/N to
+		 * read it from, which exec would close were it close-on-exec
+		 * (execveat(2) then fails with ENOENT): such a hook keeps the
+		 * fd, its own script, and nothing else. */
+		if (sp->script && fcntl(sp->exec_fd, F_SETFD, 0) != 0) {
+			report(sp->rep_w, REP_KEEPER, errno);
+			_exit(127);
+		}
+		syscall(SYS_execveat, sp->exec_fd, "", sp->argv, sp->envp,
+		    AT_EMPTY_PATH);
+	}
 	report(sp->rep_w, REP_EXEC, errno);
 	_exit(127);
 }
@@ -472,7 +521,7 @@ keeper_main(const struct spawn *sp)
 	}
 	if (dup2(sp->in_r, STDIN_FILENO) < 0 ||
 	    dup2(sp->out_w, STDOUT_FILENO) < 0 ||
-	    close_all_but(sp->rep_w, sp->ctl_r) != 0)
+	    close_all_but(sp->rep_w, sp->ctl_r, sp->exec_fd) != 0)
 		goto fail;
 
 	if ((hook = fork()) < 0)
@@ -620,6 +669,13 @@ int
 tc_hook_start(struct tc_hook *h, char *const argv[], const char *json,
     size_t len, int timeout_ms, struct tc_diag *d)
 {
+	return tc_hook_start_fd(h, -1, 0, argv, json, len, timeout_ms, d);
+}
+
+int
+tc_hook_start_fd(struct tc_hook *h, int fd, int script, char *const argv[],
+    const char *json, size_t len, int timeout_ms, struct tc_diag *d)
+{
 	struct tc_diag own = { "", 0 };
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 }, rep[2] = { -1, -1 };
 	int ctl[2] = { -1, -1 };
@@ -639,6 +695,12 @@ tc_hook_start(struct tc_hook *h, char *const argv[], const char *json,
 		    argv[0] : "");
 		goto out;
 	}
+	if (fd >= 0 && fd <= STDERR_FILENO) {
+		rc = tc_diag(d, TC_EINVAL, "consent hook '%s': its fd %d is "
+		    "one of stdio", argv[0], fd);
+		goto out;
+	}
+	h->by_fd = fd >= 0;
 	if ((h->path = strdup(argv[0])) == NULL) {
 		rc = tc_diag(d, TC_ENOMEM, "cannot start consent hook '%s': "
 		    "out of memory", argv[0]);
@@ -662,6 +724,8 @@ tc_hook_start(struct tc_hook *h, char *const argv[], const char *json,
 	}
 	sp.argv = argv;
 	sp.envp = envp;
+	sp.exec_fd = fd;
+	sp.script = script;
 	sp.in_r = in[0];
 	sp.out_w = out[1];
 	sp.rep_w = rep[1];
@@ -882,14 +946,16 @@ strip_session(char *reason)
 	return 1;
 }
 
-/* Reads the keeper's reports: the exec errno, and the keeper's. */
+/* Reads the keeper's reports: the exec errno, the keeper's, and why the
+ * file to run was not there. */
 static void
-read_reports(struct tc_hook *h, int *exec_err, int *keeper_err)
+read_reports(struct tc_hook *h, int *exec_err, int *keeper_err,
+    int *gone_err)
 {
 	struct rep r;
 	ssize_t n;
 
-	*exec_err = *keeper_err = 0;
+	*exec_err = *keeper_err = *gone_err = 0;
 	while (h->rep_fd >= 0) {
 		n = read(h->rep_fd, &r, sizeof(r));
 		if (n < 0 && errno == EINTR)
@@ -907,6 +973,9 @@ read_reports(struct tc_hook *h, int *exec_err, int *keeper_err)
 		case REP_KEEPER:
 			*keeper_err = r.value;
 			break;
+		case REP_GONE:
+			*gone_err = r.value;
+			break;
 		default:
 			break;
 		}
@@ -920,7 +989,9 @@ exec_failed(struct tc_hook *h, int err)
 {
 	struct stat st;
 
-	if (err == ENOENT && stat(h->path, &st) != 0)
+	/* Run from its fd, it was found: what is missing is its '#!'
+	 * line's interpreter. */
+	if (err == ENOENT && !h->by_fd && stat(h->path, &st) != 0)
 		fail(h, TC_HOOK_FAIL_NOTFOUND, "consent hook '%s' not found",
 		    h->path);
 	else if (err == ENOENT)
@@ -943,11 +1014,20 @@ exec_failed(struct tc_hook *h, int err)
 static void
 decide(struct tc_hook *h, int keeper_status)
 {
-	int exec_err, keeper_err, code, sig;
+	int exec_err, keeper_err, gone_err, code, sig;
 
-	read_reports(h, &exec_err, &keeper_err);
+	read_reports(h, &exec_err, &keeper_err, &gone_err);
 	sanitize_line(h);
-	if (exec_err != 0)
+	if (gone_err == ENOENT)
+		fail(h, TC_HOOK_FAIL_NOTFOUND, "consent hook '%s' not found",
+		    h->path);
+	else if (gone_err != 0)
+		fail(h, TC_HOOK_FAIL_CHANGED, "consent hook '%s' is no longer "
+		    "the file the server checked at start (%s): it was "
+		    "replaced or moved; restart the server to use the new "
+		    "one", h->path, gone_err == ESTALE ? "another file is at "
+		    "its path" : strerror(gone_err));
+	else if (exec_err != 0)
 		exec_failed(h, exec_err);
 	else if (keeper_err != 0)
 		fail(h, TC_HOOK_FAIL_START, "consent hook '%s' could not be "

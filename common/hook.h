@@ -21,7 +21,10 @@
  *
  * What the hook gets:
  *  - argv as the policy gives it; argv[0] must be an absolute path, and is
- *    executed as is (no PATH search).
+ *    executed as is (no PATH search); or, with tc_hook_start_fd(), the
+ *    file the server opened at start, which argv[0] must still name (a
+ *    script's interpreter then reads it from /dev/fd/N, its $0, which
+ *    stays open).
  *  - stdin: a pipe carrying the JSON document, then end-of-file.  It is
  *    written without blocking, so a hook that never reads does not hold up
  *    the server; a hook that exits before reading it all is no error.  The
@@ -127,6 +130,7 @@ enum tc_hook_failure {
 	TC_HOOK_FAIL_CRASHED,	/* died by a signal */
 	TC_HOOK_FAIL_OUTPUT,	/* wrote more than TC_HOOK_MAX_OUTPUT bytes */
 	TC_HOOK_FAIL_ABANDONED,	/* killed by tc_hook_kill() */
+	TC_HOOK_FAIL_CHANGED,	/* its path names another file than its fd */
 };
 
 struct tc_hook {
@@ -148,6 +152,7 @@ struct tc_hook {
 
 	/* Private to hook.c. */
 	char		*path;		/* argv[0], for messages */
+	int		 by_fd;		/* run from an fd, not argv[0] */
 	char		*json;		/* what is left to send */
 	size_t		 json_len;
 	size_t		 json_off;
@@ -187,6 +192,24 @@ void	tc_hook_init(struct tc_hook *h);
  */
 int	tc_hook_start(struct tc_hook *h, char *const argv[], const char *json,
 	    size_t len, int timeout_ms, struct tc_diag *d);
+
+/*
+ * The same, but runs the program open as |fd| (O_PATH will do; not one of
+ * stdio), with execveat(2)'s AT_EMPTY_PATH, rather than whatever is at
+ * argv[0]'s path by then: the caller opened and checked it earlier, and
+ * the program that runs is that one.  Just before, argv[0] must still
+ * name that file (same device and inode): a hook removed meanwhile is
+ * TC_HOOK_FAIL_NOTFOUND, one replaced (or a directory above it renamed)
+ * TC_HOOK_FAIL_CHANGED, and neither runs.  argv[0] is still what the
+ * program is given as its argv[0] and what messages name.  With |script|
+ * (the file starts with "#!"), the hook keeps |fd| open across exec: its
+ * interpreter reads the script from /dev/fd/N, the name the kernel gives
+ * it for the script (so the script's $0), which a close-on-exec fd would
+ * no longer be.  Does not take ownership of |fd|; -1 is tc_hook_start().
+ */
+int	tc_hook_start_fd(struct tc_hook *h, int fd, int script,
+	    char *const argv[], const char *json, size_t len, int timeout_ms,
+	    struct tc_diag *d);
 
 /*
  * Fills up to TC_HOOK_POLLFDS pollfds for the hook (its stdin while the

@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "glob.h"
+#include "own.h"
 #include "path.h"
 #include "policy.h"
 
@@ -127,10 +128,14 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 		rest++;
 	out->root = i;
 	out->rel = strdup(*rest ? rest : ".");
+	/* What a relative path shows: without "." and empty components,
+	 * as an absolute one, so that "." is the directory itself. */
+	if (user[0] != '/' && (clean = clean_path(rest)) != NULL)
+		rest = clean + 1;
 	r = &pol->roots[i];
 	n = r->pathlen + strlen(rest) + 2;
 	out->display = malloc(n);
-	if (out->rel == NULL || out->display == NULL) {
+	if (out->rel == NULL || clean == NULL || out->display == NULL) {
 		free(clean);
 		tc_path_release(out);
 		return tc_diag(d, TC_ENOMEM, "out of memory");
@@ -762,16 +767,39 @@ tc_path_entry_denied(const struct tc_policy *pol, const struct tc_where *dir,
 }
 
 /*
+ * Refuses the file open as |fd| if it is one of the server's own (own.h),
+ * by identity: a hard link, a bind mount or a renamed directory reaches
+ * it under a name no rule knows.  Returns 0, or -1 with errno EACCES and
+ * p->denied_by or p->unchecked set.
+ */
+static int
+check_own(const struct tc_policy *pol, struct tc_path *p, int fd)
+{
+	if (tc_own_fd(pol, fd, &p->denied_by) != 0) {
+		p->unchecked = "it cannot be told from the server's own files";
+		errno = EACCES;
+		return -1;
+	}
+	if (p->denied_by != NULL) {
+		errno = EACCES;
+		return -1;
+	}
+	return 0;
+}
+
+/*
  * tc_path_open() for flags that change the file as it opens: resolve and
- * check the parent, check the last component by name, and open it within
- * the parent without following a symlink.
+ * check the parent, check the last component by name (by the deny rules
+ * when |deny|) and by identity, and open it within the parent without
+ * following a symlink.
  */
 static int
 open_for_change(const struct tc_policy *pol, struct tc_path *p, int flags,
-    unsigned mode, unsigned access)
+    unsigned mode, unsigned access, int deny)
 {
 	const char *slash, *name;
 	struct tc_where w;
+	struct stat st;
 	char *parent;
 	int dfd, fd, saved;
 
@@ -801,17 +829,29 @@ open_for_change(const struct tc_policy *pol, struct tc_path *p, int flags,
 	if (dfd < 0)
 		return -1;
 	fd = -1;
-	if (tc_path_where(pol, p->root, dfd, &w, &p->unchecked) != 0)
-		goto out;
-	if ((p->denied_by = where_denied(pol, &w, access)) != NULL ||
-	    tc_path_entry_denied(pol, &w, name, access, &p->denied_by)) {
-		if (p->denied_by == NULL)
-			p->unchecked = "its path is too long";
+	if (deny) {
+		if (tc_path_where(pol, p->root, dfd, &w, &p->unchecked) != 0)
+			goto out;
+		if ((p->denied_by = where_denied(pol, &w, access)) != NULL ||
+		    tc_path_entry_denied(pol, &w, name, access,
+		    &p->denied_by)) {
+			if (p->denied_by == NULL)
+				p->unchecked = "its path is too long";
+			tc_where_release(&w);
+			errno = EACCES;
+			goto out;
+		}
 		tc_where_release(&w);
+	}
+	/* O_TRUNC changes a file as it opens it: what is there is checked
+	 * first (and what is opened, after). */
+	if (check_own(pol, p, dfd) != 0)
+		goto out;
+	if (pol->nown > 0 && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) ==
+	    0 && (p->denied_by = tc_own_stat(pol, &st)) != NULL) {
 		errno = EACCES;
 		goto out;
 	}
-	tc_where_release(&w);
 	fd = tc_path_openat_in(dfd, name, flags | O_NOFOLLOW, mode);
 out:
 	saved = errno;
@@ -907,23 +947,22 @@ int
 tc_path_open(const struct tc_policy *pol, struct tc_path *p, int flags,
     unsigned mode, unsigned access)
 {
-	int fd, saved;
+	int fd, saved, deny;
 
 	if (tc_path_check(pol, p, access) != 0)
 		return -1;
-	if (!tc_deny_any(pol, access))
-		fd = tc_path_openat(pol, p, flags, mode);
-	else if (flags & (O_CREAT | O_TRUNC))
-		fd = open_for_change(pol, p, flags, mode, access);
+	deny = tc_deny_any(pol, access);
+	if ((deny || pol->nown > 0) && (flags & (O_CREAT | O_TRUNC)))
+		fd = open_for_change(pol, p, flags, mode, access, deny);
 	else
 		fd = tc_path_openat(pol, p, flags, mode);
 	if (fd < 0)
 		return -1;
 	/* What was opened, wherever symlinks and renames took the path:
-	 * no file a rule refuses, and for a call consent was given for, the
-	 * file it was given for. */
-	if ((tc_deny_any(pol, access) && check_fd(pol, p, fd, access) != 0) ||
-	    tc_path_pin_check(pol, p, fd) != 0) {
+	 * no file a rule refuses, none of the server's own, and for a call
+	 * consent was given for, the file it was given for. */
+	if ((deny && check_fd(pol, p, fd, access) != 0) ||
+	    check_own(pol, p, fd) != 0 || tc_path_pin_check(pol, p, fd) != 0) {
 		saved = errno;
 		close(fd);
 		errno = saved;
@@ -969,6 +1008,10 @@ tc_path_denied(struct tc_diag *d, const char *user, const struct tc_deny *rule)
 	const char *what;
 	char where[32];
 
+	if (rule->own != NULL)
+		return tc_diag(d, TC_EDENIED, "'%s': denied: it is the "
+		    "server's own %s, which no call may read, list or change",
+		    user, rule->own);
 	if (rule->access & TC_ACCESS_CONSENT)
 		return tc_diag(d, TC_EDENIED, "'%s': needs consent (the policy "
 		    "rule on line %d, pattern '%s'), which this call was not "

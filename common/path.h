@@ -16,7 +16,9 @@
  * second check cannot see: a hard link to a denied file under another
  * name, and a bind mount of a denied directory elsewhere in a root, are
  * allowed by the name they have.  A file renamed after it was opened and
- * checked is read under the name it had when checked.
+ * checked is read under the name it had when checked.  The server's own
+ * files (own.h) are refused by identity as well, on what was opened, so
+ * that no other name reaches them.
  */
 #ifndef TC_PATH_H
 #define TC_PATH_H
@@ -148,14 +150,17 @@ int	tc_path_check(const struct tc_policy *pol, struct tc_path *p,
  * Opens |p| as tc_path_openat() does, for |access| (TC_ACCESS_READ or
  * TC_ACCESS_WRITE; only rules for that access apply), refusing what the
  * deny rules name: tc_path_check() first, then the file opened, by where
- * it really is.  With O_CREAT or O_TRUNC, which change a file as it is
- * opened, the parent directory is opened and checked first and the last
- * component then opened within it with O_NOFOLLOW, so a symlink there is
- * refused (ELOOP) rather than followed to a file no check has seen.
- * Returns an fd, or -1 with errno set: EACCES with p->denied_by or
- * p->unchecked set when the deny rules refused it (tc_path_open_error()
- * words it), else as tc_path_openat().  Without a rule for |access| in the
- * policy it is tc_path_openat().
+ * it really is; and refusing one of the server's own files by its device
+ * and inode (own.h).  With O_CREAT or O_TRUNC, which change a file as it
+ * is opened, the parent directory is opened and checked first, an own
+ * file already at the last component is refused before anything is
+ * truncated, and the last component is then opened within the parent with
+ * O_NOFOLLOW, so a symlink there is refused (ELOOP) rather than followed
+ * to a file no check has seen.  Returns an fd, or -1 with errno set:
+ * EACCES with p->denied_by or p->unchecked set when the deny rules or the
+ * own files refused it (tc_path_open_error() words it), else as
+ * tc_path_openat().  Without a rule for |access| and without own files in
+ * the policy it is tc_path_openat().
  */
 int	tc_path_open(const struct tc_policy *pol, struct tc_path *p,
 	    int flags, unsigned mode, unsigned access);
@@ -244,7 +249,9 @@ int	tc_path_error(struct tc_diag *d, const char *user, int err);
  * policy rule 'deny **' '/.env' (line 4)", or "(built in)" for a rule of
  * no line; "deny write ..." for a rule on writes only; for a rule that
  * stands for a consent rule (TC_ACCESS_CONSENT), that it needs consent
- * the call was not given.  Returns TC_EDENIED.
+ * the call was not given; for one of the server's own files, "'x':
+ * denied: it is the server's own audit key, which no call may read, list
+ * or change".  Returns TC_EDENIED.
  */
 int	tc_path_denied(struct tc_diag *d, const char *user,
 	    const struct tc_deny *rule);

@@ -52,6 +52,7 @@ tc_policy_init(struct tc_policy *p)
 {
 	memset(p, 0, sizeof(*p));
 	p->default_deny = 1;
+	p->consent_hook_fd = -1;
 	p->consent_timeout_ms = 30000;	/* under the clients' 60 s */
 	p->roots_timeout_ms = 5000;
 	p->audit_sync = TC_AUDIT_SYNC_EVERY;
@@ -104,6 +105,9 @@ tc_policy_release(struct tc_policy *p)
 	}
 	free(p->consent);
 	tc_strv_free(p->consent_hook);
+	if (p->consent_hook_fd >= 0)
+		close(p->consent_hook_fd);
+	free(p->own);
 	free(p->audit_file);
 	free(p->audit_key_file);
 	free(p->run_as_spec);
@@ -412,7 +416,10 @@ out:
 const char *
 tc_deny_str(const struct tc_deny *r, char *buf, size_t len)
 {
-	if (r->line > 0)
+	if (r->own != NULL)
+		tc_text_fmt(buf, len, "'the server's own %s' (built in)",
+		    r->own);
+	else if (r->line > 0)
 		tc_text_fmt(buf, len, "'deny %s%s' (line %d)",
 		    r->access == TC_ACCESS_WRITE ? "write " : "", r->pattern,
 		    r->line);
@@ -471,7 +478,7 @@ add_narrowed(const struct tc_policy *p, struct tc_root *out, size_t *nout,
 	for (i = 0; r->scope != NULL && i < p->ndeny; i++) {
 		const struct tc_deny *dn = &p->deny[i];
 
-		if ((dn->access & TC_ACCESS_READ) && tc_glob_match(dn->pattern,
+		if ((dn->access & TC_ACCESS_READ) && tc_deny_rule_match(dn,
 		    dn->pattern[0] == '/' ? real : r->scope)) {
 			free(r->path);
 			free(r->given);

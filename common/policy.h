@@ -105,6 +105,17 @@ struct tc_deny {
 	char		*pattern;	/* "~/" expanded */
 	unsigned	 access;	/* TC_ACCESS_* */
 	int		 line;		/* in the policy file; 0: built in */
+	const char	*own;		/* a server's own file (own.h): what it
+					   is, "audit key"; else NULL */
+	int		 exact;		/* the path itself, not what is
+					   beneath it */
+};
+
+/* A server's own file by identity (own.h): refused whatever its name. */
+struct tc_own_id {
+	dev_t		 dev;
+	ino_t		 ino;
+	struct tc_deny	 rule;		/* for the refusal's words */
 };
 
 /* Per-tool settings: "tool NAME ..." lines. */
@@ -186,6 +197,13 @@ struct tc_policy {
 	unsigned	 audit_keep;	/* rotated files kept; 0: all */
 	int		 default_deny;	/* add the built-in deny rules */
 	int		 default_added;	/* built-in rules come first in deny */
+
+	/* The server's own files (own.h): their identities, and the consent
+	 * hook as opened and checked at start. */
+	struct tc_own_id *own;
+	size_t		 nown;
+	int		 consent_hook_fd;	/* O_PATH, or -1 */
+	int		 consent_hook_script;	/* it starts with "#!" */
 
 	/* The server the policy is for, set before loading. */
 	const char	*server;	/* "toolcell-fs" */

@@ -724,6 +724,7 @@ kw_deny(struct state *st, char **w, int nw)
 		return;
 	}
 	p->deny = nd;
+	memset(&nd[p->ndeny], 0, sizeof(*nd));
 	nd[p->ndeny].pattern = pat;
 	nd[p->ndeny].access = access;
 	nd[p->ndeny].line = st->line;
@@ -1540,6 +1541,11 @@ print_deny(const struct tc_policy *p, FILE *f)
 		    " (default-deny off)" : "");
 	for (i = 0; i < p->ndeny; i++) {
 		r = &p->deny[i];
+		if (r->own != NULL) {
+			fprintf(f, "  %-10s  %s  (built in: the server's own "
+			    "%s)\n", "read-write", r->pattern, r->own);
+			continue;
+		}
 		fprintf(f, "  %-10s  %s  (%s)\n",
 		    r->access == TC_ACCESS_WRITE ? "write" : "read-write",
 		    r->pattern, r->line > 0 ? origin(r->line, at, sizeof(at)) :

@@ -14,8 +14,11 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/signalfd.h>
 #include <sys/stat.h>
@@ -26,6 +29,7 @@
 #include "glob.h"
 #include "hostconfig.h"
 #include "log.h"
+#include "own.h"
 #include "path.h"
 #include "policy.h"
 #include "protocol.h"
@@ -33,6 +37,7 @@
 #include "server.h"
 #include "server-int.h"
 #include "text.h"
+#include "usage.h"
 
 extern char **environ;
 
@@ -771,6 +776,73 @@ refuse_request(struct srv *s, struct tc_request *req,
 	tc_proto_error(req, code, msg);
 }
 
+/* Returns 1 if a directory of the policy itself, before any narrowing by
+ * the client's roots, is writable. */
+static int
+policy_writable(const struct srv *s)
+{
+	size_t i;
+
+	if (s->pol.ceiling == NULL)
+		return tc_policy_writable(&s->pol);
+	for (i = 0; i < s->pol.nceiling; i++)
+		if (s->pol.ceiling[i].flags & TC_ROOT_WRITE)
+			return 1;
+	return 0;
+}
+
+/*
+ * Words into |msg| the refusal of a call to |name|, which tools/call
+ * cannot run.  A write tool that the policy leaves on says that no
+ * directory is writable, and what would make one so; a name that is no
+ * tool's gets the closest tool offered, if it looks like a misspelling of
+ * it.  A tool the policy switches off is an unknown tool, and is not
+ * guessed at.
+ */
+static void
+unknown_tool(const struct srv *s, const char *name, char *msg, size_t size)
+{
+	const struct tc_tool *t, *best = NULL;
+	const struct tc_tool_policy *tp;
+	char shown[104];
+	size_t i, d, bestd = SIZE_MAX;
+
+	/* The name is the model's, of any length: cut on a character
+	 * boundary (and shown escaped, as every error message is). */
+	tc_text_fmt(shown, sizeof(shown), "%s", name);
+	t = tc_tool_find(s->def->tools, s->def->ntools, name);
+	if (t != NULL && (t->flags & TC_TOOL_NEEDS_WRITE) &&
+	    !(t->flags & TC_TOOL_RESOURCE) &&
+	    ((tp = tc_policy_tool(&s->pol, t->name)) == NULL || tp->enabled) &&
+	    !tc_policy_writable(&s->pol)) {
+		if (policy_writable(s))
+			tc_text_fmt(msg, size, "tool '%s' cannot run now: no "
+			    "directory is writable (the client's roots leave "
+			    "%s of the policy)", shown, s->pol.nroots == 0 ?
+			    "no directory" : "only read-only directories");
+		else
+			tc_text_fmt(msg, size, "tool '%s' is not offered: no "
+			    "directory is writable (start the server with "
+			    "--write DIR, or give its policy an 'allow write "
+			    "DIR' rule)", shown);
+		return;
+	}
+	for (i = 0; t == NULL && i < s->def->ntools; i++) {
+		if (visible_tool(s, s->def->tools[i].name) == NULL)
+			continue;
+		if ((d = tc_name_distance(name, s->def->tools[i].name)) <
+		    bestd) {
+			bestd = d;
+			best = &s->def->tools[i];
+		}
+	}
+	if (best != NULL)
+		tc_text_fmt(msg, size, "unknown tool '%s'; did you mean '%s'?",
+		    shown, best->name);
+	else
+		tc_text_fmt(msg, size, "unknown tool '%s'", shown);
+}
+
 static void
 tools_call(void *ctx, struct tc_request *req)
 {
@@ -778,7 +850,7 @@ tools_call(void *ctx, struct tc_request *req)
 	const struct tc_tool *t;
 	const cJSON *name;
 	cJSON *args;
-	char msg[640], shown[104];
+	char msg[640];
 
 	name = cJSON_GetObjectItemCaseSensitive(req->params, "name");
 	args = cJSON_GetObjectItemCaseSensitive(req->params, "arguments");
@@ -789,11 +861,7 @@ tools_call(void *ctx, struct tc_request *req)
 		return;
 	}
 	if ((t = visible_tool(s, name->valuestring)) == NULL) {
-		/* The name is the model's, of any length: cut on a
-		 * character boundary (and shown escaped, as every error
-		 * message is). */
-		tc_text_fmt(shown, sizeof(shown), "%s", name->valuestring);
-		tc_text_fmt(msg, sizeof(msg), "unknown tool '%s'", shown);
+		unknown_tool(s, name->valuestring, msg, sizeof(msg));
 		refuse_request(s, req, NULL, name->valuestring, args,
 		    "validation", TC_RPC_INVALID_PARAMS, msg);
 		return;
@@ -1464,12 +1532,18 @@ static const struct tc_method methods[] = {
 
 /* --- Set-up --- */
 
+/*
+ * Prints the help, asked for with --help: on stderr, like everything but
+ * MCP messages and the report of --check.
+ */
 static void
-usage(const struct tc_server *def, FILE *f)
+usage(const struct tc_server *def)
 {
-	fprintf(f,
-	    "usage: %s [-p FILE [--check]] [-w] [-t MS] [-u USER[:GROUP]] "
-	    "[--allow-degraded LAYER] [-v] [DIR...]\n"
+	fprintf(stderr, "usage: %s [-hqVvw] [--check] [-p FILE] [-t MS] "
+	    "[-u USER[:GROUP]]\n"
+	    "       %*s [--max-message-bytes N] [--allow-degraded LAYER] "
+	    "[DIR...]\n"
+	    "       %s --print-config HOST [-w] [-p FILE] [DIR...]\n"
 	    "%s.\n\n"
 	    "  -p, --policy FILE        the directories and limits of "
 	    "policy FILE;\n"
@@ -1500,9 +1574,26 @@ usage(const struct tc_server *def, FILE *f)
 	    "DIRs are served as well as the policy's directories.  Options "
 	    "given here\n"
 	    "override the policy's settings.  It speaks MCP on stdin and "
-	    "stdout;\n"
-	    "see %s(1).\n",
-	    def->name, def->summary, def->name);
+	    "stdout, for an\n"
+	    "MCP client (a host such as an editor or a chat application) "
+	    "that starts it;\n"
+	    "see %s(1).  A usage error exits 2.\n",
+	    def->name, (int)strlen(def->name), "", def->name, def->summary,
+	    def->name);
+}
+
+/* Says what is wrong with the command line and exits TC_EXIT_USAGE. */
+static noreturn void
+usage_fail(const char *fmt, ...)
+{
+	char msg[1024];
+	va_list ap;
+
+	va_start(ap, fmt);
+	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	tc_usage_error("%s", msg);
+	exit(TC_EXIT_USAGE);
 }
 
 static long long
@@ -1514,8 +1605,8 @@ number(const char *name, const char *s, long long min, long long max)
 	errno = 0;
 	v = strtoll(s, &end, 10);
 	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		tc_fatal("%s: '%s' is not a number from %lld to %lld", name, s,
-		    min, max);
+		usage_fail("%s: '%s' is not a number from %lld to %lld", name,
+		    s, min, max);
 	return v;
 }
 
@@ -1606,20 +1697,8 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 			TC_BUG("tool '%s': an alias of no tool",
 			    def->tools[k].name);
 	}
-	if (cl->policy == NULL && ndirs == 0)
-		tc_fatal("no directories to serve: run '%s --policy FILE' "
-		    "(see toolcell-policy(5)), '%s DIR...' to serve DIR "
-		    "read-only, or '%s --write DIR...' to allow changes",
-		    def->name, def->name, def->name);
 	if (cl->policy != NULL)
 		tc_policy_load(pol, cl->policy, report_error, &nerrors, &d);
-	if ((cl->rootflags & TC_ROOT_WRITE) && ndirs == 0) {
-		/* Not a silent no-op: the user meant something by it. */
-		tc_log(TC_LOG_ERROR, "--write: it applies to the directories "
-		    "given on the command line, and there are none; write "
-		    "'allow write DIR' in the policy instead");
-		nerrors++;
-	}
 	for (i = 0; i < ndirs; i++) {
 		if (tc_policy_add_root(pol, dirs[i], cl->rootflags, &d) != 0) {
 			tc_log(TC_LOG_ERROR, "cannot serve %s", d.msg);
@@ -1656,6 +1735,9 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 	}
 	if (tc_policy_finish(pol, &d) != 0)
 		tc_fatal("%s", d.msg);
+	/* The files the server trusts, out of every call's reach; one that
+	 * a call could replace refuses the start. */
+	tc_own_collect(pol, cl->policy, report_error, &nerrors);
 	return nerrors;
 }
 
@@ -1687,16 +1769,12 @@ print_config(const struct tc_server *def, const struct cmdline *cl,
 		    "/proc/self/exe: %s", strerror(errno));
 	exe[n] = '\0';
 	if (cl->policy == NULL && ndirs == 0 &&
-	    strcmp(cl->host, "vscode") != 0) {
-		tc_log(TC_LOG_ERROR, "--print-config %s: name the directories "
-		    "to serve, or --policy FILE", cl->host);
-		return 2;
-	}
-	if ((cl->rootflags & TC_ROOT_WRITE) && ndirs == 0) {
-		tc_log(TC_LOG_ERROR, "--write: it applies to the directories "
-		    "given on the command line, and there are none");
-		return 2;
-	}
+	    strcmp(cl->host, "vscode") != 0)
+		usage_fail("--print-config %s: name the directories to serve, "
+		    "or --policy FILE", cl->host);
+	if ((cl->rootflags & TC_ROOT_WRITE) && ndirs == 0)
+		usage_fail("--write: it applies to the directories given on "
+		    "the command line, and there are none");
 	args = calloc((size_t)ndirs + 16, sizeof(*args));
 	abs = calloc((size_t)ndirs + 1, sizeof(*abs));
 	if (args == NULL || abs == NULL)
@@ -1810,6 +1888,34 @@ build_instructions(struct srv *s)
 		tc_buf_printf(&s->instructions, " Degraded: programs run "
 		    "without namespaces of their own (the kernel denies "
 		    "them).");
+}
+
+/*
+ * Says on stderr what the server serves and that it waits for a client,
+ * for a person who started it by hand in a terminal: it says nothing more
+ * until a client speaks.  Two lines; too many directories are cut, marked.
+ */
+static void
+say_waiting(const struct srv *s)
+{
+	const struct tc_root *r;
+	struct tc_buf b;
+	size_t i;
+
+	tc_buf_init(&b, 4096);
+	for (i = 0; i < s->pol.nroots; i++) {
+		r = &s->pol.roots[i];
+		if (tc_buf_printf(&b, "%s%s (%s)", i ? ", " : "", r->path,
+		    (r->flags & TC_ROOT_WRITE) ? "read-write" :
+		    "read-only") != 0)
+			break;
+	}
+	tc_info("serving %s%s", b.data != NULL ? b.data : "",
+	    i < s->pol.nroots ? ", " TC_TEXT_CUT : "");
+	tc_info("waiting for an MCP client on standard input: an MCP host "
+	    "starts this server and speaks to it (see %s(1)); Ctrl-D ends it",
+	    s->def->name);
+	tc_buf_release(&b);
 }
 
 static void
@@ -2057,12 +2163,13 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	s.roots_id = -1;
 	tc_log_init(def->name, level);
 	tc_policy_init(&s.pol);
-	while ((ch = getopt_long(argc, argv, "p:wt:u:vqVh", opts, NULL)) !=
+	opterr = 0;
+	while ((ch = getopt_long(argc, argv, ":p:wt:u:vqVh", opts, NULL)) !=
 	    -1) {
 		switch (ch) {
 		case 'p':
 			if (cl.policy != NULL)
-				tc_fatal("--policy: given twice; one policy "
+				usage_fail("--policy: given twice; one policy "
 				    "file says everything");
 			cl.policy = optarg;
 			break;
@@ -2089,16 +2196,14 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			else if (strcmp(optarg, "seccomp") == 0)
 				cl.degraded |= TC_DEGRADE_SECCOMP;
 			else
-				tc_fatal("--allow-degraded: unknown layer '%s' "
-				    "(known: landlock, seccomp)", optarg);
+				usage_fail("--allow-degraded: unknown layer "
+				    "'%s' (known: landlock, seccomp)", optarg);
 			break;
 		case 'P':
-			if (!tc_hostconfig_known(optarg)) {
-				tc_log(TC_LOG_ERROR, "--print-config: unknown "
-				    "host '%s' (known: %s)", optarg,
+			if (!tc_hostconfig_known(optarg))
+				usage_fail("--print-config: unknown host '%s' "
+				    "(known: %s)", optarg,
 				    tc_hostconfig_hosts());
-				return 2;
-			}
 			cl.host = optarg;
 			break;
 		case 'v':
@@ -2111,16 +2216,30 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			fprintf(stderr, "%s %s\n", def->name, def->version);
 			return 0;
 		case 'h':
-			usage(def, stderr);
+			usage(def);
 			return 0;
 		default:
-			usage(def, stderr);
-			return 2;
+			tc_usage_bad_option(NULL, ch, argv, opts);
+			return TC_EXIT_USAGE;
 		}
 	}
-	tc_log_init(def->name, level);
-	if (cl.host != NULL)
+	if (cl.host != NULL) {
+		tc_log_init(def->name, level);
 		return print_config(def, &cl, argv + optind, argc - optind);
+	}
+	if (cl.policy == NULL && optind == argc) {
+		tc_log(TC_LOG_ERROR, "no directories to serve: run '%s "
+		    "--policy FILE' (see toolcell-policy(5)), '%s DIR...' to "
+		    "serve DIR read-only, or '%s --write DIR...' to allow "
+		    "changes", def->name, def->name, def->name);
+		return TC_EXIT_USAGE;
+	}
+	/* Not a silent no-op: the user meant something by it. */
+	if ((cl.rootflags & TC_ROOT_WRITE) && optind == argc)
+		usage_fail("--write: it applies to the directories given on "
+		    "the command line, and there are none; write 'allow write "
+		    "DIR' in the policy instead");
+	tc_log_init(def->name, level);
 	nerrors = load_policy(def, &s.pol, &cl, argv + optind, argc - optind);
 	if (nerrors > 0)
 		tc_fatal("%d error%s%s", nerrors, nerrors == 1 ? "" : "s",
@@ -2180,9 +2299,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	 * while the server waits on each. */
 	tc_stream_grow(STDOUT_FILENO, 4 * TC_PIPE_BYTES);
 	tc_proto_init(&s.proto, &pc);
-	tc_sandbox_prefork(&s.sb, s.profiles);
-	/* Opened after the spawner is forked, so that it never holds the
-	 * log (the fd is close-on-exec and children close all fds anyway). */
+	/* The log is opened before the spawner is forked, which then closes
+	 * it with every fd it does not need: the children it forks know the
+	 * log made now as one of the server's own files (own.h). */
 	if (s.pol.audit_file != NULL) {
 		struct tc_audit_opts ao;
 
@@ -2196,8 +2315,13 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 			tc_fatal("audit log: %s", d.msg);
 		if (tc_record_start(&s, &d) != 0)
 			tc_fatal("audit log: %s", d.msg);
+		if (tc_own_refresh(&s.pol) != 0)
+			tc_fatal("out of memory");
 	}
+	tc_sandbox_prefork(&s.sb, s.profiles);
 
+	if (isatty(STDIN_FILENO))
+		say_waiting(&s);
 	serve(&s);
 
 	if (tc_record_stop(&s, &d) != 0)

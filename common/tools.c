@@ -5,6 +5,7 @@
  */
 #include <math.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -113,6 +114,56 @@ tc_tool_find(const struct tc_tool *tools, size_t n, const char *name)
 		if (strcmp(tools[i].name, name) == 0)
 			return &tools[i];
 	return NULL;
+}
+
+static int
+lower(int c)
+{
+	return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
+}
+
+/*
+ * The optimal string alignment distance, row by row: d[i][j] is the
+ * distance between the first i bytes of |a| and the first j of |b|; only
+ * the last three rows are kept.
+ */
+size_t
+tc_name_distance(const char *given, const char *name)
+{
+	size_t rows[3][TC_NAME_GUESS_MAX + 1];
+	size_t *prev2 = rows[0], *prev = rows[1], *cur = rows[2], *t;
+	size_t n = strlen(given), m = strlen(name), i, j, v, cost, limit;
+
+	if (n == 0 || n > TC_NAME_GUESS_MAX || m > TC_NAME_GUESS_MAX)
+		return SIZE_MAX;
+	limit = n / 4 < 3 ? n / 4 : 3;
+	for (j = 0; j <= m; j++)
+		prev[j] = j;
+	for (i = 1; i <= n; i++) {
+		cur[0] = i;
+		for (j = 1; j <= m; j++) {
+			cost = lower((unsigned char)given[i - 1]) !=
+			    lower((unsigned char)name[j - 1]);
+			v = prev[j - 1] + cost;
+			if (prev[j] + 1 < v)
+				v = prev[j] + 1;
+			if (cur[j - 1] + 1 < v)
+				v = cur[j - 1] + 1;
+			if (i > 1 && j > 1 && cost &&
+			    lower((unsigned char)given[i - 1]) ==
+			    lower((unsigned char)name[j - 2]) &&
+			    lower((unsigned char)given[i - 2]) ==
+			    lower((unsigned char)name[j - 1]) &&
+			    prev2[j - 2] + 1 < v)
+				v = prev2[j - 2] + 1;
+			cur[j] = v;
+		}
+		t = prev2;
+		prev2 = prev;
+		prev = cur;
+		cur = t;
+	}
+	return prev[m] <= limit ? prev[m] : SIZE_MAX;
 }
 
 const char *
@@ -356,13 +407,48 @@ check_value(const char *where, const struct tc_arg *a, const cJSON *v,
 	return tc_diag(d, TC_EINVAL, "%s: unknown type", where);
 }
 
+/*
+ * Refuses the argument |given|, which |args| lacks, naming those it has
+ * and the one meant if |given| looks like a misspelling of it.
+ */
+static int
+unknown_arg(const char *where, const struct tc_arg *args, const char *given,
+    struct tc_diag *d)
+{
+	const struct tc_arg *a, *best = NULL;
+	const char *who = *where ? "an item" : "the tool";
+	char name[44], known[200], guess[72] = "";
+	size_t n = 0, dist, bestd = SIZE_MAX;
+
+	for (a = args; a->name != NULL; a++) {
+		if (n < sizeof(known))
+			n += (size_t)snprintf(known + n, sizeof(known) - n,
+			    "%s%s", n > 0 ? ", " : "", a->name);
+		if ((dist = tc_name_distance(given, a->name)) < bestd) {
+			bestd = dist;
+			best = a;
+		}
+	}
+	/* The name is the client's: cut, on a character boundary. */
+	tc_text_fmt(name, sizeof(name), "%s", given);
+	if (best != NULL)
+		tc_text_fmt(guess, sizeof(guess), " (did you mean '%s'?)",
+		    best->name);
+	if (args->name == NULL)
+		return tc_diag(d, TC_EINVAL, "%s%sunknown argument '%s'; %s "
+		    "takes no arguments", where, *where ? ": " : "", name,
+		    who);
+	return tc_diag(d, TC_EINVAL, "%s%sunknown argument '%s'%s; %s "
+	    "takes: %s", where, *where ? ": " : "", name, guess, who, known);
+}
+
 static int
 check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
     struct tc_diag *d)
 {
 	const struct tc_arg *a;
 	const cJSON *v;
-	char sub[160], name[72];
+	char sub[160];
 
 	if (!cJSON_IsObject(obj))
 		return tc_diag(d, TC_EINVAL, "%s: expected an object, got %s",
@@ -371,12 +457,8 @@ check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
 		for (a = args; a->name != NULL; a++)
 			if (strcmp(a->name, v->string) == 0)
 				break;
-		/* The name is the client's: cut, on a character boundary. */
-		if (a->name == NULL) {
-			tc_text_fmt(name, sizeof(name), "%s", v->string);
-			return tc_diag(d, TC_EINVAL, "%s%sunknown argument "
-			    "'%s'", where, *where ? ": " : "", name);
-		}
+		if (a->name == NULL)
+			return unknown_arg(where, args, v->string, d);
 		/* A duplicate member would be seen twice by a later reader
 		 * and once here: refuse it. */
 		if (cJSON_GetObjectItemCaseSensitive(obj, v->string) != v)

@@ -131,6 +131,17 @@ const struct tc_tool *tc_tool_find(const struct tc_tool *tools, size_t n,
 	    const char *name);
 
 /*
+ * For a "did you mean": returns how many edits of one character
+ * (inserting, deleting or replacing one, or swapping two neighbours),
+ * ASCII letters compared in either case, turn |given| into |name|, if
+ * that few makes |given| a likely misspelling of |name|: a quarter of
+ * its length at most, and 3; else SIZE_MAX.  A name longer than
+ * TC_NAME_GUESS_MAX bytes is never guessed at.
+ */
+#define TC_NAME_GUESS_MAX	64
+size_t	tc_name_distance(const char *given, const char *name);
+
+/*
  * Returns the name of the tool |t| (an entry of a table that
  * tc_tools_validate() accepted) is an alias of, or NULL for a tool of its
  * own.

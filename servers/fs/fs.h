@@ -44,9 +44,15 @@ tc_tool_fn	fs_read_resource;	/* resources/read, not a tool */
 #define FS_MEDIA_DEFAULT_BYTES	(7u << 20)
 #define FS_MEDIA_MAX_BYTES	(32u << 20)	/* base64 of it fits the 64 MiB
 						   result cap */
-/* Paths of one read_multiple_files call.  The server checks the deny and
- * consent rules on every path of a call, however many. */
-#define FS_MULTI_MAX_FILES	16
+/*
+ * Paths of one read_multiple_files call.  The server checks the deny and
+ * consent rules on every path of a call, however many.  1,024 names of
+ * ordinary length (the message limit allows 16 MiB of them) and
+ * FS_MULTI_MAX_TOTAL of content fit, twice over, within the result cap;
+ * an answer that would not (long names full of characters JSON escapes)
+ * is refused whole, as a tool error, never cut.
+ */
+#define FS_MULTI_MAX_FILES	1024
 #define FS_MULTI_DEFAULT_TOTAL	(256u << 10)
 #define FS_MULTI_MAX_TOTAL	(16u << 20)	/* twice over, with escapes,
 						   within the result cap */

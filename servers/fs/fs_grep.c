@@ -32,6 +32,7 @@
 
 #include "fs.h"
 #include "fs_walk.h"
+#include "own.h"
 #include "path.h"
 
 #define READ_CHUNK	(64u << 10)	/* file reads */
@@ -425,6 +426,12 @@ grep_file(struct walk *w, struct grep *g, const struct walk_item *it)
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
 		g->skipped_special++;
+		close(fd);
+		return 0;
+	}
+	/* Swapped for one of the server's own files since it was listed:
+	 * left out, as it was then. */
+	if (tc_own_stat(w->pol, &st) != NULL) {
 		close(fd);
 		return 0;
 	}

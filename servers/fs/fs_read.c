@@ -465,7 +465,8 @@ read_one(const struct tc_call *call, const char *user, size_t max_bytes,
 	cJSON_AddStringToObject(o, "content", text.data ? text.data : "");
 	cJSON_AddNumberToObject(o, "size", (double)st.st_size);
 	cJSON_AddNumberToObject(o, "lines", (double)g.lines);
-	cJSON_AddBoolToObject(o, "truncated", g.truncated);
+	/* As read_text_file: truncated exactly when it has a next_offset. */
+	cJSON_AddBoolToObject(o, "truncated", g.truncated || g.more);
 	if (g.truncated || g.more)
 		cJSON_AddNumberToObject(o, "next_offset", (double)g.lines);
 	if (bad)

@@ -18,6 +18,7 @@
 #include "fs.h"
 #include "json.h"
 #include "glob.h"
+#include "own.h"
 #include "path.h"
 #include "policy.h"
 
@@ -396,7 +397,7 @@ read_tail(int fd, uint64_t size, uint64_t n, size_t max_bytes,
 {
 	uint64_t start, len;
 	const char *nl;
-	char *buf;
+	char *buf, before;
 	ssize_t got;
 	size_t off = 0, i;
 	int rc;
@@ -418,7 +419,10 @@ read_tail(int fd, uint64_t size, uint64_t n, size_t max_bytes,
 		free(buf);
 		return TC_ESYS;
 	}
-	if (g->truncated) {
+	/* Cut inside a line, unless the byte before the cut is a newline:
+	 * then what was read is whole lines already. */
+	if (g->truncated && (pread(fd, &before, 1, (off_t)start - 1) != 1 ||
+	    before != '\n')) {
 		nl = memchr(buf, '\n', len);
 		if (nl != NULL && (size_t)(nl - buf) + 1 < len)
 			off = (size_t)(nl - buf) + 1;
@@ -521,7 +525,12 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	if (g.total_known)
 		cJSON_AddNumberToObject(o, "total_lines",
 		    (double)g.total_lines);
-	cJSON_AddBoolToObject(o, "truncated", g.truncated);
+	/* A read that stops before the end of the file, by max_bytes,
+	 * head or limit, is truncated and says where to continue; a tail
+	 * is truncated only when max_bytes cut lines off its start, and
+	 * what is missing then lies before it. */
+	cJSON_AddBoolToObject(o, "truncated", g.truncated ||
+	    (!has_tail && g.more));
 	if (!has_tail && (g.truncated || g.more))
 		cJSON_AddNumberToObject(o, "next_offset",
 		    (double)(g.start_line + g.lines));
@@ -729,6 +738,10 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	while ((de = fs_dents_next(&it)) != NULL) {
 		if (deny && tc_path_dir_entry_denied(&dd, &where, de->d_name,
 		    &rule))
+			continue;
+		/* The server's own files, by identity (own.h). */
+		if (call->policy->nown > 0 && tc_own_entry(call->policy, fd,
+		    de->d_name, de->d_ino) != NULL)
 			continue;
 		if (out->n == FS_LIST_SCAN_MAX) {
 			out->complete = 0;

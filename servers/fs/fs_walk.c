@@ -52,6 +52,7 @@
 #include "json.h"
 #include "fs_walk.h"
 #include "glob.h"
+#include "own.h"
 #include "path.h"
 #include "policy.h"
 
@@ -312,6 +313,19 @@ fs_walk_open(struct walk *w, int dirfd, const char *name, int flags)
 	return openat(dirfd, name, flags);
 }
 
+/*
+ * Returns 1 if the directory open as |fd| is one of the server's own
+ * (own.h), or cannot be told from one; else 0.
+ */
+static int
+own_dir(const struct tc_policy *pol, int fd)
+{
+	const struct tc_deny *rule;
+
+	return pol->nown > 0 && (tc_own_fd(pol, fd, &rule) != 0 ||
+	    rule != NULL);
+}
+
 static int
 cmp_ent(const void *a, const void *b)
 {
@@ -361,6 +375,10 @@ read_dir(struct walk *w, int fd, const struct tc_where *where,
 		}
 		if (w->deny && tc_path_dir_entry_denied(&dd, where,
 		    de->d_name, &rule))
+			continue;
+		/* The server's own files, by identity (own.h). */
+		if (w->pol->nown > 0 && tc_own_entry(w->pol, fd, de->d_name,
+		    de->d_ino) != NULL)
 			continue;
 		if (w->nexcl > 0) {
 			int ex = 0;
@@ -476,6 +494,11 @@ walk_dir(struct walk *w, int fd, int depth)
 		} else if ((cfd = fs_walk_open(w, fd, v[i].name,
 		    O_RDONLY | O_DIRECTORY)) < 0) {
 			how = -errno;
+		} else if (own_dir(w->pol, cfd)) {
+			/* One of the server's own, mounted here under
+			 * another name: nothing in it is shown. */
+			close(cfd);
+			how = 0;
 		} else
 			how = walk_dir(w, cfd, depth + 1);
 		if (how < 0) {

@@ -35,6 +35,7 @@
 #include "fs.h"
 #include "fs_write.h"
 #include "glob.h"
+#include "own.h"
 #include "path.h"
 #include "policy.h"
 
@@ -173,6 +174,28 @@ denied_at(const struct tc_policy *pol, char *abs, size_t reloff,
 	return rule;
 }
 
+/*
+ * Returns the rule refusing the directory |dfd| or its entry |name| as
+ * one of the server's own files, or NULL with errno 0, or NULL with errno
+ * set when |dfd| cannot be checked.
+ */
+static const struct tc_deny *
+own_at(const struct tc_policy *pol, int dfd, const char *name)
+{
+	const struct tc_deny *rule;
+	struct stat st;
+
+	errno = 0;
+	if (pol->nown == 0)
+		return NULL;
+	if (tc_own_fd(pol, dfd, &rule) != 0)
+		return NULL;
+	if (rule == NULL && fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		rule = tc_own_stat(pol, &st);
+	errno = 0;
+	return rule;
+}
+
 /* --- the target of a change, lent to fs_edit.c (fs_write.h) --- */
 
 void
@@ -306,6 +329,14 @@ fs_target_open(const struct tc_call *call, const char *user, unsigned access,
 		goto fail;
 	}
 	tc_where_release(&w);
+	/* The server's own files, by identity (own.h): a hard link to one,
+	 * or its directory mounted here, is refused as the file itself. */
+	if (rule == NULL && (rule = own_at(pol, t->dfd, t->name)) == NULL &&
+	    errno != 0) {
+		tc_result_error(res, "'%s': cannot be checked against the "
+		    "server's own files: %s", user, strerror(errno));
+		goto fail;
+	}
 	if (rule != NULL) {
 		tc_path_denied(&d, user, rule);
 		tc_result_error(res, "%s", d.msg);
@@ -838,6 +869,18 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 			    "changed", user, pol->roots[r].path);
 			goto out;
 		}
+		/* Not in one of the server's own directories, by identity
+		 * (own.h): mounted here, it has another name. */
+		if ((rule = own_at(pol, fd, ".")) != NULL || errno != 0) {
+			if (rule != NULL)
+				tc_path_denied(&d, user, rule);
+			else
+				tc_diag(&d, TC_EDENIED, "'%s': cannot be "
+				    "checked against the server's own files: "
+				    "%s", user, strerror(errno));
+			tc_result_error(res, "%s", d.msg);
+			goto out;
+		}
 		alen = strlen(w.abs);
 		reloff = strcmp(w.rel, ".") == 0 ? alen + (alen > 1) :
 		    (size_t)(w.rel - w.abs);
@@ -974,6 +1017,11 @@ walk_dir(struct walk *wk, int fd, size_t sublen, int depth)
 		}
 		if ((rc = walk_check(wk)) != 0)
 			break;
+		if (wk->pol->nown > 0 && (wk->rule = tc_own_entry(wk->pol,
+		    dirfd(dir), de->d_name, de->d_ino)) != NULL) {
+			rc = -1;
+			break;
+		}
 		type = de->d_type;
 		if (type == DT_UNKNOWN && fstatat(dirfd(dir), de->d_name, &st,
 		    AT_SYMLINK_NOFOLLOW) == 0)
@@ -984,6 +1032,16 @@ walk_dir(struct walk *wk, int fd, size_t sublen, int depth)
 		    O_DIRECTORY | O_NOFOLLOW, 0);
 		if (cfd < 0) {
 			wk->why = "a directory beneath it cannot be read";
+			rc = -1;
+			break;
+		}
+		/* One of the server's own, mounted here (own.h). */
+		if ((wk->rule = own_at(wk->pol, cfd, ".")) != NULL ||
+		    errno != 0) {
+			if (wk->rule == NULL)
+				wk->why = "a directory beneath it cannot be "
+				    "checked";
+			close(cfd);
 			rc = -1;
 			break;
 		}
@@ -1012,7 +1070,7 @@ check_tree(const struct tc_policy *pol, const struct target *src,
 	int fd, rc;
 
 	*denied = 0;
-	if (!tc_deny_any(pol, TC_ACCESS_WRITE))
+	if (!tc_deny_any(pol, TC_ACCESS_WRITE) && pol->nown == 0)
 		return 0;
 	if ((wk = calloc(1, sizeof(*wk))) == NULL) {
 		snprintf(why, len, "there was no memory to do so");

@@ -72,8 +72,8 @@ static const char read_text_file_out[] =
     "\"start_line\":{\"type\":\"integer\",\"description\":\"0-based index of the first line returned\"},"
     "\"lines\":{\"type\":\"integer\",\"description\":\"lines returned\"},"
     "\"total_lines\":{\"type\":\"integer\",\"description\":\"lines in the file, when known\"},"
-    "\"truncated\":{\"type\":\"boolean\"},"
-    "\"next_offset\":{\"type\":\"integer\",\"description\":\"offset that continues a truncated read\"},"
+    "\"truncated\":{\"type\":\"boolean\",\"description\":\"the text stops before the end of the file (by head, limit or max_bytes), or max_bytes cut lines off the start of a tail\"},"
+    "\"next_offset\":{\"type\":\"integer\",\"description\":\"given exactly when a read that is not a tail is truncated: the offset that continues it\"},"
     "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"bytes that are not UTF-8 were replaced by U+FFFD\"},"
     "\"content_in_text\":{\"type\":\"boolean\",\"description\":\"the text is over 1 MiB and is carried once, in content[0].text, instead of here too\"}},"
     "\"required\":[\"path\",\"size\",\"lines\",\"truncated\"]}";
@@ -132,7 +132,7 @@ static const struct tc_arg read_multiple_files_args[] = {
 	{ .name = "paths", .type = TC_ARG_STRING_ARRAY,
 	  .flags = TC_ARG_REQUIRED | TC_ARG_NONEMPTY | TC_ARG_PATH,
 	  .max_len = FS_MULTI_MAX_FILES, .item_max_len = PATH_MAX,
-	  .description = "Files to read (1 to 16): each absolute within an "
+	  .description = "Files to read (1 to 1024): each absolute within an "
 	      "allowed directory, or relative to the first one." },
 	{ .name = "max_bytes", .type = TC_ARG_INT,
 	  .flags = TC_ARG_DEFAULT, .def = FS_READ_DEFAULT_BYTES,
@@ -555,7 +555,7 @@ static const struct tc_tool fs_tools[] = {
 	  read_media_file_args, read_media_file_out, fs_read_media_file,
 	  TC_PROFILE_FS_READ, RO },
 	{ "read_multiple_files", "Read multiple files",
-	  "Read up to 16 text files at once, each as read_text_file would "
+	  "Read up to 1024 text files at once, each as read_text_file would "
 	  "(at most max_bytes of each, default 64 KiB, and max_total_bytes "
 	  "of all, default 256 KiB). A file that cannot be read is reported "
 	  "in its place and does not stop the others; a truncated file says "

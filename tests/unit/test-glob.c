@@ -312,15 +312,23 @@ test_deny_match(void)
 {
 	struct tc_root roots[2];
 	struct tc_deny rules[] = {
-		{ p_env, TC_ACCESS_READ | TC_ACCESS_WRITE, 4 },
-		{ p_secrets, TC_ACCESS_WRITE, 5 },
-		{ p_shadow, TC_ACCESS_READ | TC_ACCESS_WRITE, 0 },
-		{ p_hooks, TC_ACCESS_READ | TC_ACCESS_WRITE, 7 },
-		{ p_abs_r, TC_ACCESS_READ | TC_ACCESS_WRITE, 8 },
-		{ p_ssh, TC_ACCESS_READ, 9 },
-		{ p_ssh, TC_ACCESS_READ | TC_ACCESS_WRITE, 10 },
+		{ .pattern = p_env, .access = TC_ACCESS_READ | TC_ACCESS_WRITE,
+		    .line = 4 },
+		{ .pattern = p_secrets, .access = TC_ACCESS_WRITE,
+		    .line = 5 },
+		{ .pattern = p_shadow, .access = TC_ACCESS_READ | TC_ACCESS_WRITE,
+		    .line = 0 },
+		{ .pattern = p_hooks, .access = TC_ACCESS_READ | TC_ACCESS_WRITE,
+		    .line = 7 },
+		{ .pattern = p_abs_r, .access = TC_ACCESS_READ | TC_ACCESS_WRITE,
+		    .line = 8 },
+		{ .pattern = p_ssh, .access = TC_ACCESS_READ,
+		    .line = 9 },
+		{ .pattern = p_ssh, .access = TC_ACCESS_READ | TC_ACCESS_WRITE,
+		    .line = 10 },
 	};
-	struct tc_deny all = { p_all, TC_ACCESS_READ | TC_ACCESS_WRITE, 1 };
+	struct tc_deny all = { .pattern = p_all,
+	    .access = TC_ACCESS_READ | TC_ACCESS_WRITE, .line = 1 };
 	struct tc_policy p;
 	const struct tc_deny *r;
 
@@ -418,7 +426,10 @@ test_deny_dir(void)
 	    ".git/hooks", "/r/private", "src/**/gen", "a/*/c", "*.log",
 	    "**/[ab]?.txt", "**/x\\*y", "/r/sub/**/z", "docs/**",
 	    "**/deep/**", "/r/*/k*", "**/ab*ba", "**/pre*mid*.tmp",
-	    "**/\\[lit]", "**/q?", "**/*-x.*" };
+	    "**/\\[lit]", "**/q?", "**/*-x.*",
+	    /* From here on, exact rules (the server's own files). */
+	    "/r/a/c", "/r/sub", "/r/docs/q", "/r/x\\*y", "/r/deep/shadow" };
+	static const size_t exact_from = 24;
 	static const char *const dirs[][2] = {
 		{ "/r", "." }, { "/r/a", "a" }, { "/r/a/b", "a/b" },
 		{ "/r/sub", "sub" }, { "/r/sub/q", "sub/q" },
@@ -450,6 +461,7 @@ test_deny_dir(void)
 		rules[i].access = i % 3 == 1 ? TC_ACCESS_WRITE :
 		    TC_ACCESS_READ | TC_ACCESS_WRITE;
 		rules[i].line = (int)i + 1;
+		rules[i].exact = i >= exact_from;
 	}
 	roots[0].path = rootA;
 	roots[0].pathlen = strlen(rootA);
@@ -508,6 +520,70 @@ test_deny_dir(void)
 	    "taken (%zu directories, %zu rules)", shortcut, nsome);
 }
 
+/*
+ * Exact rules: the path itself, not what is beneath it (own.h: the audit
+ * log's directory is refused, not every file beside the log).
+ */
+static void
+test_exact(void)
+{
+	char p_dir[] = "/r/logs", p_odd[] = "/r/a\\*b\\[c]";
+	struct tc_deny rules[] = {
+		{ .pattern = p_dir, .access = TC_ACCESS_READ, .exact = 1 },
+		{ .pattern = p_odd, .access = TC_ACCESS_READ, .exact = 1 },
+	};
+	struct tc_deny whole = { .pattern = p_dir, .access = TC_ACCESS_READ };
+	struct tc_root roots[1];
+	struct tc_deny_dir dd;
+	struct tc_policy p;
+
+	ok(tc_deny_rule_match(&rules[0], "/r/logs"), "exact: the path");
+	ok(!tc_deny_rule_match(&rules[0], "/r/logs/fs.log"),
+	    "exact: not what is beneath it");
+	ok(!tc_deny_rule_match(&rules[0], "/r"), "exact: not its parent");
+	ok(!tc_deny_rule_match(&rules[0], "/r/logsx"), "exact: nor a "
+	    "longer name");
+	ok(tc_deny_rule_match(&rules[0], "/r//./logs"), "exact: empty and "
+	    "'.' components do not count");
+	ok(tc_deny_rule_match(&whole, "/r/logs/fs.log"), "not exact: what "
+	    "is beneath it too");
+	ok(tc_deny_rule_match(&rules[1], "/r/a*b[c]"), "exact, escaped: "
+	    "the name with its special bytes");
+	ok(!tc_deny_rule_match(&rules[1], "/r/axb[c]") &&
+	    !tc_deny_rule_match(&rules[1], "/r/a*bc"), "escaped: no "
+	    "wildcard, no class");
+
+	memset(&p, 0, sizeof(p));
+	memset(roots, 0, sizeof(roots));
+	roots[0].path = rootA;
+	roots[0].pathlen = strlen(rootA);
+	p.roots = roots;
+	p.nroots = 1;
+	p.deny = rules;
+	p.ndeny = TC_NITEMS(rules);
+	ok(tc_deny_match(&p, "/r/logs", "logs", TC_ACCESS_READ) == &rules[0],
+	    "tc_deny_match: the directory refused");
+	ok(tc_deny_match(&p, "/r/logs/x", "logs/x", TC_ACCESS_READ) == NULL,
+	    "tc_deny_match: a file beside the log is not");
+	if (tc_deny_dir_init(&dd, &p, "/r/logs", "logs", TC_ACCESS_READ) !=
+	    0) {
+		ok(0, "tc_deny_dir_init");
+		return;
+	}
+	ok(tc_deny_dir_match(&dd, "x", "/r/logs/x", "logs/x") == NULL &&
+	    tc_deny_dir_match(&dd, "logs", "/r/logs/logs", "logs/logs") ==
+	    NULL, "per directory: its entries are not refused with it");
+	tc_deny_dir_release(&dd);
+	if (tc_deny_dir_init(&dd, &p, "/r", ".", TC_ACCESS_READ) != 0) {
+		ok(0, "tc_deny_dir_init");
+		return;
+	}
+	ok(tc_deny_dir_maybe(&dd, "logs") && tc_deny_dir_match(&dd, "logs",
+	    "/r/logs", "logs") == &rules[0], "per directory: the entry "
+	    "itself is refused");
+	tc_deny_dir_release(&dd);
+}
+
 int
 main(void)
 {
@@ -516,5 +592,6 @@ main(void)
 	test_pathological();
 	test_deny_match();
 	test_deny_dir();
+	test_exact();
 	return done_testing();
 }

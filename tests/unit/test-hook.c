@@ -160,6 +160,10 @@ make_fixtures(void)
 	fixture("not-executable", 0644, "#!/bin/sh\nexit 0\n");
 	fixture("bad-interpreter", 0755, "#!/nonexistent/sh\nexit 0\n");
 	fixture("no-shebang", 0755, "\177ELF junk, not a program\n");
+	fixture("fd-script", 0755, "#!/bin/sh\ncat >/dev/null\n"
+	    "echo \"ran $0 $1\"\n");
+	fixture("fd-evil", 0755, "#!/bin/sh\necho evil >\"$(dirname "
+	    "\"$0\")/evil.ran\"\nexit 0\n");
 }
 
 /* Returns the fixture's path: one of 4 static buffers, used in turn. */
@@ -653,6 +657,106 @@ test_environment(void)
 	unsetenv("SECRET_CANARY");
 }
 
+/*
+ * Starts the program open as |fd| (|script| or not) as |argv| and drives
+ * it; 0, or -1 if it could not start.
+ */
+static int
+run_fd(struct tc_hook *h, int fd, int script, char *const argv[])
+{
+	struct tc_diag d = { "", 0 };
+	struct drive dr;
+
+	memset(&dr, 0, sizeof(dr));
+	if (tc_hook_start_fd(h, fd, script, argv, call_json,
+	    sizeof(call_json) - 1, 5000, &d) != 0) {
+		printf("# tc_hook_start_fd: %s\n", d.msg);
+		return -1;
+	}
+	return drive(h, &dr);
+}
+
+/*
+ * Hooks run from an fd opened beforehand (own.h): a script (its
+ * interpreter reads it from /dev/fd/N), a program, and neither once
+ * another file is at the path, or none.
+ */
+static void
+test_from_fd(void)
+{
+	char arg[] = "one", want[64], report[4096], opt[] = "--probe";
+	char file[sizeof(dir) + 16], *path;
+	struct tc_hook h;
+	struct tc_diag d;
+	int fd;
+
+	path = path_of("fd-script");
+	fd = open(path, O_PATH | O_CLOEXEC);
+	if (!ok(fd > STDERR_FILENO, "fd-script: opened"))
+		return;
+	if (run_fd(&h, fd, 1, (char *[]){ path, arg, NULL }) == 0) {
+		is_int(h.answer, TC_HOOK_ALLOW, "fd-script: ran (%s)", h.why);
+		snprintf(want, sizeof(want), "ran /dev/fd/%d one", fd);
+		is_str(h.reason, want, "fd-script: its interpreter read it "
+		    "from the fd, and got its arguments");
+	} else
+		ok(0, "fd-script: started");
+	tc_hook_release(&h);
+	/* Close-on-exec, the script cannot be read by its interpreter:
+	 * that is what the flag is for. */
+	if (run_fd(&h, fd, 0, (char *[]){ path, arg, NULL }) == 0)
+		is_int(h.failure, TC_HOOK_FAIL_NOTFOUND, "fd-script not said "
+		    "to be a script: cannot run (%s)", h.why);
+	else
+		ok(0, "fd-script, close-on-exec: started");
+	tc_hook_release(&h);
+	ok(fcntl(fd, F_GETFD) == FD_CLOEXEC, "the caller's fd stays "
+	    "close-on-exec");
+
+	/* Another file put at the path: neither runs. */
+	if (rename(path_of("fd-evil"), path) != 0) {
+		ok(0, "rename: %s", strerror(errno));
+		close(fd);
+		return;
+	}
+	if (run_fd(&h, fd, 1, (char *[]){ path, arg, NULL }) == 0) {
+		is_int(h.failure, TC_HOOK_FAIL_CHANGED, "replaced: refused");
+		like(h.why, "is no longer the file the server checked at "
+		    "start (another file is at its path)", "replaced: why");
+	} else
+		ok(0, "replaced: started");
+	tc_hook_release(&h);
+	ok(access(path_of("evil.ran"), F_OK) != 0, "replaced: the new file "
+	    "never ran");
+	unlink(path);
+	if (run_fd(&h, fd, 1, (char *[]){ path, arg, NULL }) == 0) {
+		is_int(h.failure, TC_HOOK_FAIL_NOTFOUND, "removed: refused");
+		like(h.why, "' not found", "removed: why");
+	} else
+		ok(0, "removed: started");
+	tc_hook_release(&h);
+	close(fd);
+
+	/* A program from its fd: this binary, as the probe. */
+	snprintf(file, sizeof(file), "%s/probe-fd", dir);
+	fd = open(self, O_PATH | O_CLOEXEC);
+	if (run_fd(&h, fd, 0, (char *[]){ self, opt, file, NULL }) == 0) {
+		is_int(h.answer, TC_HOOK_ALLOW, "program from its fd: ran (%s)",
+		    h.why);
+		slurp(file, report, sizeof(report));
+		is_str(probed(report, "fds"), "0", "program from its fd: no "
+		    "fd but stdio, its own neither");
+	} else
+		ok(0, "program from its fd: started");
+	tc_hook_release(&h);
+	close(fd);
+
+	is_int(tc_hook_start_fd(&h, STDIN_FILENO, 0, (char *[]){ self, NULL },
+	    call_json, sizeof(call_json) - 1, 5000, &d), TC_EINVAL,
+	    "an fd of stdio is refused");
+	tc_hook_release(&h);
+}
+
 /* Two hooks in one loop: the quick one answers while the other hangs. */
 static void
 test_concurrent(void)
@@ -1038,6 +1142,7 @@ main(int argc, char *argv[])
 	test_input();
 	test_output();
 	test_environment();
+	test_from_fd();
 	test_concurrent();
 	test_kill();
 	test_allow_read_only();

@@ -428,7 +428,10 @@ add_rule(struct tc_policy *pol, const char *pattern, unsigned access,
 	struct tc_deny *v;
 
 	v = reallocarray(pol->deny, pol->ndeny + 1, sizeof(*v));
-	if (v == NULL || (v[pol->ndeny].pattern = strdup(pattern)) == NULL)
+	if (v == NULL)
+		abort();
+	memset(&v[pol->ndeny], 0, sizeof(*v));
+	if ((v[pol->ndeny].pattern = strdup(pattern)) == NULL)
 		abort();
 	v[pol->ndeny].access = access;
 	v[pol->ndeny].line = line;
@@ -783,7 +786,8 @@ static void
 test_denied_message(void)
 {
 	char pat[] = "**/.env";
-	struct tc_deny r = { pat, TC_ACCESS_READ | TC_ACCESS_WRITE, 4 };
+	struct tc_deny r = { .pattern = pat,
+	    .access = TC_ACCESS_READ | TC_ACCESS_WRITE, .line = 4 };
 	struct tc_path p;
 	struct tc_diag d;
 

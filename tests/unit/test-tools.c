@@ -6,6 +6,7 @@
  * JSON in this file is written with single quotes; dq() makes them double.
  */
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -153,21 +154,41 @@ test_args_check(void)
 	check("{'path':'a','files':[{'path':'x','size':0.5}]}", TC_EINVAL,
 	    "argument 'files'[0].size: expected an integer, got 0.5");
 	check("{'path':'a','files':[{'path':'x','bad':1}]}", TC_EINVAL,
-	    "argument 'files'[0]: unknown argument 'bad'");
+	    "argument 'files'[0]: unknown argument 'bad'; an item takes: "
+	    "path, size");
+	check("{'path':'a','files':[{'path':'x','sise':1}]}", TC_EINVAL,
+	    "argument 'files'[0]: unknown argument 'sise' (did you mean "
+	    "'size'?); an item takes: path, size");
 	check("{'path':'a','files':[1]}", TC_EINVAL,
 	    "argument 'files'[0]: expected an object, got a number");
 	check("{'path':'a','files':[{'path':'x'},{'path':'y'},{'path':'z'}]}",
 	    TC_EINVAL, "argument 'files': more than 2 items");
 
 	/* Unknown and duplicate members, and what is not an object. */
-	check("{'path':'a','zzz':1}", TC_EINVAL, "unknown argument 'zzz'");
-	check("{'zzz':1}", TC_EINVAL, "unknown argument 'zzz'");
+	check("{'path':'a','zzz':1}", TC_EINVAL, "unknown argument 'zzz'; "
+	    "the tool takes: path, count, big, flag, mode, tags, files");
+	check("{'zzz':1}", TC_EINVAL, "unknown argument 'zzz'; the tool "
+	    "takes: path, count, big, flag, mode, tags, files");
+	check("{'path':'a','Count':1}", TC_EINVAL, "unknown argument 'Count' "
+	    "(did you mean 'count'?); the tool takes: path, count, big, "
+	    "flag, mode, tags, files");
+	check("{'path':'a','tgas':[]}", TC_EINVAL, "unknown argument 'tgas' "
+	    "(did you mean 'tags'?); the tool takes: path, count, big, "
+	    "flag, mode, tags, files");
 	check("{'path':'a','path':'b'}", TC_EINVAL,
 	    "argument 'path' given twice");
 	check("[]", TC_EINVAL, "arguments: expected an object, got an array");
 	check("'x'", TC_EINVAL, "arguments: expected an object, got a string");
 	check("null", TC_EINVAL, "arguments: expected an object, got null");
 
+	o = cJSON_CreateObject();
+	cJSON_AddNumberToObject(o, "x", 1);
+	memset(&d, 0, sizeof(d));
+	is_int(tc_args_check(no_args, o, &d), TC_EINVAL,
+	    "no arguments: x refused");
+	is_str(d.msg, "unknown argument 'x'; the tool takes no arguments",
+	    "no arguments: says so");
+	cJSON_Delete(o);
 	o = cJSON_CreateObject();
 	is_int(tc_args_check(no_args, o, NULL), 0, "no arguments: {} passes");
 	cJSON_AddNumberToObject(o, "x", 1);
@@ -721,6 +742,47 @@ test_json_strings(void)
 	    "at every offset, raw and escaped (%zu)", tried);
 }
 
+/* tc_name_distance(): the edits, and only when close enough to guess. */
+static void
+test_name_distance(void)
+{
+	char longer[TC_NAME_GUESS_MAX + 2];
+
+	is_int((long long)tc_name_distance("read_file", "read_file"), 0,
+	    "distance: the same name");
+	is_int((long long)tc_name_distance("Read_File", "read_file"), 0,
+	    "distance: ASCII letters in either case");
+	is_int((long long)tc_name_distance("read_fiel", "read_file"), 1,
+	    "distance: two neighbours swapped is one edit");
+	is_int((long long)tc_name_distance("read-file", "read_file"), 1,
+	    "distance: one replaced");
+	is_int((long long)tc_name_distance("search_file", "search_files"), 1,
+	    "distance: one missing");
+	is_int((long long)tc_name_distance("get_fileinfo", "get_file_info"),
+	    1, "distance: one inserted");
+	is_int((long long)tc_name_distance("directry_tre", "directory_tree"),
+	    2, "distance: two, for 12 bytes (a quarter is 3)");
+	ok(tc_name_distance("list_dir", "list_directory") == SIZE_MAX,
+	    "distance: six edits is not close");
+	ok(tc_name_distance("rdfile", "read_file") == SIZE_MAX,
+	    "distance: three edits for 6 bytes is not close");
+	ok(tc_name_distance("hed", "head") == SIZE_MAX,
+	    "distance: under 4 bytes, only a difference of case");
+	is_int((long long)tc_name_distance("HEAD", "head"), 0,
+	    "distance: 4 bytes, case only");
+	is_int((long long)tc_name_distance("heda", "head"), 1,
+	    "distance: 4 bytes, one swap");
+	ok(tc_name_distance("", "head") == SIZE_MAX,
+	    "distance: an empty name is not guessed at");
+	memset(longer, 'a', sizeof(longer) - 1);
+	longer[sizeof(longer) - 1] = '\0';
+	ok(tc_name_distance(longer, longer) == SIZE_MAX,
+	    "distance: a name past TC_NAME_GUESS_MAX is not guessed at");
+	longer[TC_NAME_GUESS_MAX] = '\0';
+	is_int((long long)tc_name_distance(longer, longer), 0,
+	    "distance: one of TC_NAME_GUESS_MAX bytes is");
+}
+
 int
 main(void)
 {
@@ -732,5 +794,6 @@ main(void)
 	test_result_check();
 	test_result_depth();
 	test_result_info();
+	test_name_distance();
 	return done_testing();
 }

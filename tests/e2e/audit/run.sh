@@ -309,11 +309,46 @@ check tail-longname 0 "$audit" tail longname
 
 check_err usage-verify 2 "$audit" verify
 check_err usage-command 2 "$audit" frobnicate
+check_err usage-none 2 "$audit"
+check_err usage-option-top 2 "$audit" -x
+check_err usage-option 2 "$audit" verify --frob log
+check_err usage-value 2 "$audit" summary log --since
+check_err usage-novalue 2 "$audit" tail --json=1 log
 check_err missing-file 2 "$audit" verify no-such-log
 check_err bad-since 2 "$audit" summary --since yesterday log
 check_err bad-count 2 "$audit" tail -n -1 log
 chmod 640 "$tmp/other.key"
 check_err key-open 2 "$audit" verify --key other.key klog
+
+# --- Help and version, on stdout ---
+
+for h in --help -h help "verify --help" "tail -h" "summary --help"; do
+	# shellcheck disable=SC2086  # $h is a command and its option
+	check help 0 "$audit" $h
+done
+# Every option the help explains is in the man page's SYNOPSIS or list.
+man=$top/audit/toolcell-audit.1
+for o in $(grep -o -- '--[a-z][a-z-]*' "$here/expect/help" | sort -u); do
+	if grep -q -- "Fl -${o#--}\>" "$man"; then
+		ok "toolcell-audit(1) names $o"
+	else
+		echo "no 'Fl $o' in $man" >"$tmp/why"
+		not_ok "toolcell-audit(1) names $o"
+	fi
+done
+for v in --version -V; do
+	(cd "$tmp" && "$audit" $v) >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	if [ "$rc" -eq 0 ] && [ ! -s "$tmp/err" ] &&
+	    grep -qx 'toolcell-audit [0-9][0-9]*\.[0-9][0-9]*\.[0-9][0-9]*' \
+	    "$tmp/out" && [ "$(wc -l <"$tmp/out")" -eq 1 ]; then
+		ok "$v"
+	else
+		{ echo "exit status $rc"; cat "$tmp/out" "$tmp/err"; } \
+		    >"$tmp/why"
+		not_ok "$v"
+	fi
+done
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

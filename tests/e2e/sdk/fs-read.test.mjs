@@ -131,7 +131,7 @@ describe('toolcell-fs read tools', () => {
 		}
 		const multi = tools.find((x) => x.name === 'read_multiple_files');
 		assert.equal(multi.inputSchema.properties.paths.type, 'array');
-		assert.equal(multi.inputSchema.properties.paths.maxItems, 16);
+		assert.equal(multi.inputSchema.properties.paths.maxItems, 1024);
 		assert.deepEqual(multi.inputSchema.required, ['paths']);
 		const sized = tools.find((x) => x.name === 'list_directory_with_sizes');
 		assert.deepEqual(sized.inputSchema.properties.sortBy.enum, ['name', 'size']);
@@ -376,10 +376,10 @@ describe('toolcell-fs read tools', () => {
 
 		test('argument errors: no paths, too many, not an array, empty string', async () => {
 			assert.match(err(await call(srv, 'read_multiple_files', { paths: [] }), 'none'), /at least one path/);
-			const many = Array.from({ length: 17 }, () => 'a.txt');
-			assert.match(err(await call(srv, 'read_multiple_files', { paths: many }), 'many'), /paths.*more than 16/);
-			const sixteen = ok(await call(srv, 'read_multiple_files', { paths: many.slice(1) }), '16');
-			assert.equal(sixteen.files.length, 16);
+			const many = Array.from({ length: 1025 }, () => 'a.txt');
+			assert.match(err(await call(srv, 'read_multiple_files', { paths: many }), 'many'), /paths.*more than 1024/);
+			const most = ok(await call(srv, 'read_multiple_files', { paths: many.slice(1) }), '1024');
+			assert.equal(most.files.length, 1024);
 			assert.match(err(await call(srv, 'read_multiple_files', { paths: 'a.txt' }), 'string'), /paths/);
 			assert.match(err(await call(srv, 'read_multiple_files', { paths: [''] }), 'empty'), /paths/);
 			assert.match(err(await call(srv, 'read_multiple_files', {}), 'missing'), /paths/);

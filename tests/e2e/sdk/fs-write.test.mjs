@@ -158,7 +158,7 @@ describe('tools/list', () => {
 		assert.deepEqual(by.move_file.inputSchema.required, ['source', 'destination']);
 	});
 
-	test('without a writable directory they are not listed, and calling one is an unknown tool', async () => {
+	test('without a writable directory they are not listed, and calling one says why', async () => {
 		const ro = await startServer([R.root]);
 		try {
 			const { tools } = await ro.client.listTools();
@@ -168,7 +168,7 @@ describe('tools/list', () => {
 			await assert.rejects(call(ro, 'write_file', { path: 'x', content: 'y' }), (e) => {
 				assert.ok(e instanceof McpError, String(e));
 				assert.equal(e.code, -32602);
-				assert.match(e.message, /unknown tool 'write_file'/);
+				assert.match(e.message, /tool 'write_file' is not offered: no directory is writable/);
 				return true;
 			});
 		} finally {
@@ -710,7 +710,7 @@ describe('create_directory', () => {
 		assert.deepEqual(ok(r, 'exists'), { path: W.p('m1/m2'), created: false });
 		assert.equal(textOf(r), `Directory ${W.p('m1/m2')} already exists\n`);
 		assert.deepEqual(ok(await call(srv, 'create_directory', { path: 'sub/../m1/x/' }), 'dotdot'),
-		    { path: `${W.root}/sub/../m1/x/`, created: true });
+		    { path: `${W.root}/sub/../m1/x`, created: true });
 		assert.ok((await fsp.stat(W.p('m1/x'))).isDirectory());
 	});
 

@@ -230,14 +230,14 @@ describe('serving from a policy', () => {
 	test('--write with a policy and no DIR is refused, not ignored', async () => {
 		const p = await policy('w.policy', `allow read ${base}/proj\n`);
 		const r = await run(['--policy', p, '--write']);
-		assert.equal(r.status, 1);
+		assert.equal(r.status, 2, 'a usage error');
 		assert.equal(r.stdout, '');
 		assert.match(r.stderr, /--write: it applies to the directories given on the command line, and there are none; write 'allow write DIR' in the policy instead/);
 	});
 
 	test('with neither a policy nor a directory, names --policy FILE', async () => {
 		const r = await run([]);
-		assert.equal(r.status, 1);
+		assert.equal(r.status, 2, 'a usage error');
 		assert.equal(r.stdout, '');
 		assert.match(r.stderr, /no directories to serve: run 'toolcell-fs --policy FILE'/);
 	});

@@ -268,7 +268,7 @@ describe('--print-config HOST', () => {
 		assert.equal(r.status, 2);
 		assert.equal(r.stdout, '');
 		assert.equal(r.stderr, 'toolcell-fs: error: --print-config: unknown host \'emacs\' '
-		    + `(known: ${HOSTS.join(', ')})\n`);
+		    + `(known: ${HOSTS.join(', ')}); try 'toolcell-fs --help'\n`);
 	});
 
 	test('without a directory or a policy, a host other than VS Code is a usage error', async () => {

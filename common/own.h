@@ -1,0 +1,105 @@
+/*
+ * own.h: the server's own files, kept out of every call's reach.
+ *
+ * A server trusts some files for its decisions: the policy file; the
+ * consent hook, with the interpreter its "#!" line names (and that one's,
+ * and so on) and every argument of it that is the absolute path of a
+ * regular file; the audit log, its rotated files (LOG.1, LOG.new, ...)
+ * and the directory that holds them; the audit key.  A call that could
+ * change one of them could grant itself consent, hide what it did, or
+ * rewrite the policy for the next start; one that could read the key could
+ * forge the log.  tc_own_collect() finds them at start and:
+ *
+ *  - refuses each one that a call could replace: one that lies beneath a
+ *    writable root, at any depth (a read-only directory nested in a
+ *    writable one is no shelter: the writable one can rename it), or that
+ *    is reached through a symbolic link lying beneath one;
+ *
+ *  - adds a built-in deny rule, for reading and writing, for each one
+ *    that lies beneath a root: an exact rule (tc_deny.exact) on its
+ *    canonical path, and for the log, exact rules on its directory and on
+ *    the log, and a rule on every LOG.* in that directory, so that the
+ *    rotated files made after start are refused by name as well.  So the
+ *    deny machinery refuses them as given, as opened (through symbolic
+ *    links), in listings, walks and searches, and for consent and audit;
+ *
+ *  - records each one's identity (device and inode), with those of the
+ *    log's directory and of every LOG and LOG.* in it, in p->own: the
+ *    child checks every file it opens against them (tc_own_fd()) and every
+ *    directory entry it lists or walks (tc_own_entry()), so that a hard
+ *    link, a bind mount, or a directory renamed after start reaches
+ *    nothing either;
+ *
+ *  - opens the consent hook (O_PATH) as p->consent_hook_fd, and records in
+ *    p->consent_hook_script whether it starts with "#!": the hook is run
+ *    from that fd (hook.h), so the program that runs is the one checked
+ *    here, whatever is put at its path later.
+ *
+ * Rotation makes new log files after start, whose identities the children
+ * forked earlier do not know: they are refused by name (the rules above),
+ * and the directory by identity; tc_own_refresh() adds the identities of
+ * those that exist when it is called (the server calls it once the log is
+ * open, before it forks the children's spawner).
+ */
+#ifndef TC_OWN_H
+#define TC_OWN_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "policy.h"
+
+/* What an own file is, in messages ("the server's own audit key"). */
+#define TC_OWN_POLICY		"policy file"
+#define TC_OWN_HOOK		"consent hook"
+#define TC_OWN_INTERPRETER	"consent hook's interpreter"
+#define TC_OWN_HOOK_FILE	"consent hook's file"
+#define TC_OWN_LOG		"audit log"
+#define TC_OWN_LOG_DIR		"audit log directory"
+#define TC_OWN_KEY		"audit key"
+
+/*
+ * Finds the own files of |p|, loaded and finished (tc_policy_finish()),
+ * with |policy_file| the policy as given (NULL: none; a relative one is
+ * taken from the working directory), and does all of the above.  Each
+ * problem is passed to |report| (with |ctx|), one line per file:
+ *
+ *	audit key '/srv/w/k': it lies beneath the writable directory
+ *	'/srv/w' (policy line 2): a call could change or replace it, ...
+ *
+ * Returns the number of problems reported; out of memory counts as one.
+ */
+int	tc_own_collect(struct tc_policy *p, const char *policy_file,
+	    tc_policy_report_fn *report, void *ctx);
+
+/*
+ * Adds the identities of the log's family as it is now: the log made at
+ * start, say.  Returns 0 or TC_ENOMEM.
+ */
+int	tc_own_refresh(struct tc_policy *p);
+
+/* Returns the rule refusing the file |st| describes if it is an own file,
+ * else NULL. */
+const struct tc_deny *tc_own_stat(const struct tc_policy *p,
+	    const struct stat *st);
+
+/*
+ * Checks the file open as |fd|: returns 0 with *|rule| the refusing rule
+ * if it is an own file (else NULL), or -1 with errno set if it cannot be
+ * told (fstat failed).  Without own files, 0 at once.
+ */
+int	tc_own_fd(const struct tc_policy *p, int fd,
+	    const struct tc_deny **rule);
+
+/*
+ * Returns the rule refusing the entry |name| of the directory |dirfd|,
+ * whose inode readdir gave as |ino|, if it is an own file; else NULL.
+ * Only an entry whose |ino| is an own file's is stat'ed, so that a
+ * listing pays nothing for the others; one that cannot be stat'ed is
+ * refused.  (A bind mount onto an entry shows the inode beneath it and is
+ * listed, but opening it is refused.)
+ */
+const struct tc_deny *tc_own_entry(const struct tc_policy *p, int dirfd,
+	    const char *name, ino_t ino);
+
+#endif /* TC_OWN_H */

@@ -1,0 +1,415 @@
+/*
+ * test-own.c: the server's own files (own.h), against a scratch tree:
+ *
+ *	T/w/			a writable root
+ *	T/w/ro/			a read-only root nested in it
+ *	T/r/			a read-only root
+ *	T/r/conf/p.policy	the policy file
+ *	T/r/hooks/ask		the hook: "#!T/r/bin/interp" ...
+ *	T/r/bin/interp		... itself a script: "#!/bin/sh"
+ *	T/r/hooks/ask.conf	an argument of the hook
+ *	T/r/keys/k		the audit key
+ *	T/r/logs/fs.log, fs.log.1, other	the log, a rotated one, another
+ *	T/out/			outside every root
+ *	T/w/hl			a hard link to the key
+ *	T/w/link -> T/out/hook	a hook reached through a writable root
+ *
+ * and the checks the child makes with them: tc_path_open() by identity,
+ * O_TRUNC refused before it empties anything, tc_own_entry() on listings.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "glob.h"
+#include "own.h"
+#include "path.h"
+#include "policy.h"
+#include "tap.h"
+
+static char T[PATH_MAX];		/* the scratch tree, canonical */
+
+/* Returns T/|rel| in one of a few rotating buffers. */
+static const char *
+at(const char *rel)
+{
+	static char bufs[8][PATH_MAX];
+	static int next;
+	char *b = bufs[next++ % 8];
+
+	if (snprintf(b, PATH_MAX, "%s/%s", T, rel) >= PATH_MAX)
+		abort();
+	return b;
+}
+
+static void
+must(int rc, const char *what)
+{
+	if (rc != 0) {
+		perror(what);
+		exit(2);
+	}
+}
+
+static void
+put(const char *rel, const char *text, mode_t mode)
+{
+	FILE *f = fopen(at(rel), "w");
+
+	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
+		perror(at(rel));
+		exit(2);
+	}
+	must(chmod(at(rel), mode), at(rel));
+}
+
+static void
+make_tree(void)
+{
+	char tmpl[] = "/tmp/tc-own-XXXXXX", text[PATH_MAX + 64];
+	static const char *const dirs[] = { "w", "w/ro", "r", "r/conf",
+	    "r/hooks", "r/bin", "r/keys", "r/logs", "out" };
+	size_t i;
+
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, T) == NULL) {
+		perror("mkdtemp");
+		exit(2);
+	}
+	for (i = 0; i < TC_NITEMS(dirs); i++)
+		must(mkdir(at(dirs[i]), 0755), dirs[i]);
+	put("r/conf/p.policy", "allow read x\n", 0644);
+	snprintf(text, sizeof(text), "#!%s -e\nexit 0\n", at("r/bin/interp"));
+	put("r/hooks/ask", text, 0755);
+	put("r/bin/interp", "#! /bin/sh\nexec /bin/sh \"$@\"\n", 0755);
+	put("r/hooks/ask.conf", "ask: yes\n", 0644);
+	put("r/keys/k", "0123456789abcdef0123456789abcdef\n", 0600);
+	put("r/logs/fs.log", "log\n", 0600);
+	put("r/logs/fs.log.1", "old log\n", 0600);
+	put("r/logs/other", "not the log's\n", 0644);
+	put("out/hook", "#!/bin/sh\nexit 0\n", 0755);
+	must(link(at("r/keys/k"), at("w/hl")), "hl");
+	must(symlink(at("out/hook"), at("w/link")), "link");
+}
+
+static int
+rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+/* What tc_own_collect() reported, one line after another. */
+static char reported[8192];
+static int nreported;
+
+static void
+report(void *ctx, const char *msg)
+{
+	size_t n = strlen(reported);
+
+	(void)ctx;
+	snprintf(reported + n, sizeof(reported) - n, "%s\n", msg);
+	nreported++;
+}
+
+/*
+ * Makes |p| a policy with roots T/w (writable) and T/r (read-only), or
+ * T/r alone, naming the own files of the tree.
+ */
+static void
+policy(struct tc_policy *p, int writable, const char *hook)
+{
+	struct tc_diag d;
+	char **argv;
+
+	tc_policy_init(p);
+	if (writable)
+		must(tc_policy_add_root(p, at("w"), TC_ROOT_WRITE, &d), d.msg);
+	must(tc_policy_add_root(p, at("r"), 0, &d), d.msg);
+	argv = calloc(4, sizeof(*argv));
+	if (argv == NULL || (argv[0] = strdup(hook)) == NULL ||
+	    (argv[1] = strdup("--conf")) == NULL ||
+	    (argv[2] = strdup(at("r/hooks/ask.conf"))) == NULL ||
+	    (p->audit_file = strdup(at("r/logs/fs.log"))) == NULL ||
+	    (p->audit_key_file = strdup(at("r/keys/k"))) == NULL)
+		abort();
+	p->consent_hook = argv;
+	must(tc_policy_finish(p, &d), d.msg);
+	reported[0] = '\0';
+	nreported = 0;
+}
+
+/* Returns the rule refusing the file at T/|rel| by identity, or NULL. */
+static const struct tc_deny *
+by_id(const struct tc_policy *p, const char *rel)
+{
+	struct stat st;
+
+	if (lstat(at(rel), &st) != 0)
+		return NULL;
+	return tc_own_stat(p, &st);
+}
+
+/* Returns the number of own path rules of |p|, and the last in *|last|. */
+static size_t
+own_rules(const struct tc_policy *p, const struct tc_deny **last)
+{
+	size_t i, n = 0;
+
+	*last = NULL;
+	for (i = 0; i < p->ndeny; i++)
+		if (p->deny[i].own != NULL) {
+			n++;
+			*last = &p->deny[i];
+		}
+	return n;
+}
+
+static void
+test_read_only(void)
+{
+	const struct tc_deny *r, *last;
+	struct tc_policy p;
+	char want[PATH_MAX];
+	int n;
+
+	policy(&p, 0, at("r/hooks/ask"));
+	n = tc_own_collect(&p, at("r/conf/p.policy"), report, NULL);
+	is_int(n, 0, "read-only: nothing to refuse");
+	is_str(reported, "", "read-only: nothing reported");
+	ok(p.consent_hook_fd > STDERR_FILENO, "the hook is opened, above "
+	    "stdio");
+	is_int(p.consent_hook_script, 1, "and known for a script");
+	/* policy, hook, its interpreter, its argument, key, log dir, log,
+	 * LOG.*: in that order. */
+	is_int(own_rules(&p, &last), 8, "a rule for each, the log's three");
+	ok(last != NULL && last->exact == 0, "LOG.* is a pattern");
+	snprintf(want, sizeof(want), "%s.*", at("r/logs/fs.log"));
+	is_str(last != NULL ? last->pattern : NULL, want, "LOG.*");
+	ok((r = tc_deny_match(&p, at("r/conf/p.policy"), "conf/p.policy",
+	    TC_ACCESS_READ)) != NULL && strcmp(r->own, TC_OWN_POLICY) == 0,
+	    "the policy refused by name");
+	ok((r = tc_deny_match(&p, at("r/bin/interp"), "bin/interp",
+	    TC_ACCESS_READ)) != NULL && strcmp(r->own, TC_OWN_INTERPRETER) ==
+	    0, "the interpreter of its interpreter line refused by name");
+	ok((r = tc_deny_match(&p, at("r/hooks/ask.conf"), "hooks/ask.conf",
+	    TC_ACCESS_READ)) != NULL && strcmp(r->own, TC_OWN_HOOK_FILE) ==
+	    0, "a file the hook is given refused by name");
+	ok((r = tc_deny_match(&p, at("r/logs"), "logs",
+	    TC_ACCESS_READ)) != NULL && strcmp(r->own, TC_OWN_LOG_DIR) == 0,
+	    "the log's directory refused by name");
+	ok(tc_deny_match(&p, at("r/logs/fs.log.7"), "logs/fs.log.7",
+	    TC_ACCESS_READ) != NULL, "a rotated file not there yet too");
+	ok(tc_deny_match(&p, at("r/logs/other"), "logs/other",
+	    TC_ACCESS_READ) == NULL, "not another file beside them");
+	ok(tc_deny_match(&p, at("r/logs/fs.logx"), "logs/fs.logx",
+	    TC_ACCESS_READ) == NULL, "nor one whose name only starts so");
+
+	ok((r = by_id(&p, "w/hl")) != NULL && strcmp(r->own, TC_OWN_KEY) == 0,
+	    "a hard link to the key: the key, by identity");
+	ok(by_id(&p, "r/logs/fs.log.1") != NULL && by_id(&p, "r/logs") !=
+	    NULL && by_id(&p, "r/hooks/ask") != NULL && by_id(&p,
+	    "r/conf/p.policy") != NULL, "every one by identity");
+	ok(by_id(&p, "r/logs/other") == NULL && by_id(&p, "r/hooks") ==
+	    NULL, "and nothing else");
+
+	/* A log made after start: by name at once; by identity once
+	 * refreshed. */
+	put("r/logs/fs.log.new", "new\n", 0600);
+	ok(by_id(&p, "r/logs/fs.log.new") == NULL, "a new log file: not "
+	    "known by identity");
+	is_int(tc_own_refresh(&p), 0, "refresh");
+	ok(by_id(&p, "r/logs/fs.log.new") != NULL, "known once refreshed");
+	tc_policy_release(&p);
+	ok(p.consent_hook_fd == -1, "released: the hook's fd closed");
+}
+
+static void
+test_writable(void)
+{
+	struct tc_policy p;
+	char want[4096];
+	int n;
+
+	/* The key's hard link is in w: by path nothing is, so the start
+	 * goes on (and the key is refused by identity). */
+	policy(&p, 1, at("r/hooks/ask"));
+	n = tc_own_collect(&p, at("r/conf/p.policy"), report, NULL);
+	is_int(n, 0, "a hard link in a writable root: no refusal at start");
+	tc_policy_release(&p);
+
+	/* The hook through a link in w. */
+	policy(&p, 1, at("w/link"));
+	n = tc_own_collect(&p, NULL, report, NULL);
+	is_int(n, 1, "a hook through a link in a writable root: refused");
+	snprintf(want, sizeof(want), "consent hook '%s': the symbolic link "
+	    "'%s' on the way to it lies beneath the writable directory '%s' "
+	    "(command line): a call could change or replace it, or rename a "
+	    "directory above it and put another file in its place; keep it "
+	    "outside every writable directory\n", at("w/link"), at("w/link"),
+	    at("w"));
+	is_str(reported, want, "the message names the link and the root");
+	tc_policy_release(&p);
+
+	/* Beneath a read-only root nested in a writable one. */
+	must(rename(at("r/keys/k"), at("w/ro/k")), "move key");
+	policy(&p, 1, at("r/hooks/ask"));
+	free(p.audit_key_file);
+	if ((p.audit_key_file = strdup(at("w/ro/k"))) == NULL)
+		abort();
+	must(tc_policy_add_root(&p, at("w/ro"), 0, &(struct tc_diag){ "",
+	    0 }), "add ro");
+	n = tc_own_collect(&p, "p.policy", report, NULL);
+	is_int(n, 1, "a key in a read-only root nested in a writable one: "
+	    "refused");
+	snprintf(want, sizeof(want), "audit key '%s': it lies beneath the "
+	    "writable directory '%s' (command line)", at("w/ro/k"), at("w"));
+	like(reported, want, "the message names the writable root");
+	tc_policy_release(&p);
+	must(rename(at("w/ro/k"), at("r/keys/k")), "move key back");
+}
+
+static void
+test_relative_policy(void)
+{
+	struct tc_policy p;
+	char cwd[PATH_MAX], want[4096];
+	int n;
+
+	if (getcwd(cwd, sizeof(cwd)) == NULL)
+		abort();
+	put("w/rel.policy", "allow read x\n", 0644);
+	must(chdir(at("w")), "chdir");
+	policy(&p, 1, at("r/hooks/ask"));
+	n = tc_own_collect(&p, "./sub/../rel.policy", report, NULL);
+	must(chdir(cwd), "chdir back");
+	is_int(n, 1, "a relative policy file, in a writable root: refused");
+	snprintf(want, sizeof(want), "policy file '%s/./sub/../rel.policy': "
+	    "it lies beneath the writable directory '%s'", at("w"), at("w"));
+	like(reported, want, "named as the server opened it");
+	tc_policy_release(&p);
+}
+
+/* Maps and opens |user| for |access|; -1 with the message in |d|. */
+static int
+open_it(const struct tc_policy *p, const char *user, int flags,
+    unsigned access, struct tc_diag *d)
+{
+	struct tc_path tp;
+	int fd, saved;
+
+	memset(d, 0, sizeof(*d));
+	if (tc_path_map(p, user, &tp, d) != 0)
+		return -2;
+	if ((fd = tc_path_open(p, &tp, flags, 0600, access)) < 0) {
+		saved = errno;
+		tc_path_open_error(d, &tp, user, saved);
+		errno = saved;
+	}
+	tc_path_release(&tp);
+	return fd;
+}
+
+static void
+test_open(void)
+{
+	struct tc_policy p;
+	struct tc_diag d;
+	struct stat st;
+	size_t i;
+	int fd;
+
+	policy(&p, 1, at("r/hooks/ask"));
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "collect");
+	fd = open_it(&p, at("w/hl"), O_RDONLY, TC_ACCESS_READ, &d);
+	ok(fd == -1 && errno == EACCES, "a hard link to the key: refused");
+	like(d.msg, "': denied: it is the server's own audit key, which no "
+	    "call may read, list or change", "the message says what it is");
+	fd = open_it(&p, at("w/hl"), O_WRONLY | O_TRUNC, TC_ACCESS_WRITE, &d);
+	ok(fd == -1 && errno == EACCES, "opened to be emptied: refused");
+	ok(stat(at("r/keys/k"), &st) == 0 && st.st_size == 33, "and the key "
+	    "was not emptied first");
+	fd = open_it(&p, at("r/logs/fs.log.1"), O_RDONLY, TC_ACCESS_READ, &d);
+	ok(fd == -1 && errno == EACCES, "a rotated log by name: refused");
+	fd = open_it(&p, at("r/logs/other"), O_RDONLY, TC_ACCESS_READ, &d);
+	ok(fd >= 0, "a file beside it: read");
+	if (fd >= 0)
+		close(fd);
+	fd = open_it(&p, at("r/logs"), O_RDONLY | O_DIRECTORY,
+	    TC_ACCESS_READ, &d);
+	ok(fd == -1 && errno == EACCES, "the log's directory: refused");
+
+	/* Without a single deny rule, identities are still checked. */
+	for (i = 0; i < p.ndeny; i++)
+		free(p.deny[i].pattern);
+	free(p.deny);
+	p.deny = NULL;
+	p.ndeny = 0;
+	ok(!tc_deny_any(&p, TC_ACCESS_READ), "no rule left");
+	fd = open_it(&p, at("r/keys/k"), O_RDONLY, TC_ACCESS_READ, &d);
+	ok(fd == -1 && errno == EACCES, "no rule: the key still refused");
+	fd = open_it(&p, at("w/hl"), O_WRONLY | O_TRUNC, TC_ACCESS_WRITE, &d);
+	ok(fd == -1 && errno == EACCES, "no rule: nor emptied by a link");
+	ok(stat(at("r/keys/k"), &st) == 0 && st.st_size == 33, "the key "
+	    "is whole");
+	tc_policy_release(&p);
+}
+
+static void
+test_entries(void)
+{
+	struct tc_policy p;
+	struct dirent *de;
+	struct stat st;
+	int found = 0, others = 0, wrong = 0;
+	DIR *d;
+
+	policy(&p, 1, at("r/hooks/ask"));
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "collect");
+	if ((d = opendir(at("w"))) == NULL)
+		abort();
+	while ((de = readdir(d)) != NULL) {
+		const struct tc_deny *r = tc_own_entry(&p, dirfd(d),
+		    de->d_name, de->d_ino);
+
+		if (strcmp(de->d_name, "hl") == 0)
+			found += r != NULL;
+		else if (r != NULL)
+			wrong++;
+		else
+			others++;
+	}
+	closedir(d);
+	is_int(found, 1, "listing w: the hard link is an own file");
+	is_int(wrong, 0, "and nothing else is");
+	ok(others >= 4, "the others are not (%d)", others);
+	if (lstat(at("r/keys/k"), &st) != 0)
+		abort();
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/gone"), st.st_ino + 1000003) ==
+	    NULL, "an inode no own file has: not own, not even stat'ed");
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/gone"), st.st_ino) != NULL,
+	    "an own file's inode that cannot be stat'ed: left out");
+	tc_policy_release(&p);
+}
+
+int
+main(void)
+{
+	make_tree();
+	test_read_only();
+	test_writable();
+	test_relative_policy();
+	test_open();
+	test_entries();
+	nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	return done_testing();
+}
