@@ -107,10 +107,12 @@ log_split(const char *s, size_t n, struct log *l)
 static size_t
 own_part(const struct log *l, size_t i)
 {
-	const char *s = l->line[i], *cut = NULL, *q;
+	const char *s = l->line[i], *e = s + l->len[i], *cut = NULL, *q;
 	size_t body;
 
-	for (q = s; (q = strstr(q, ",\"prev\":\"")) != NULL; q++)
+	/* memmem, not strstr: a line may hold NUL bytes. */
+	for (q = s; (q = memmem(q, (size_t)(e - q), ",\"prev\":\"", 9)) !=
+	    NULL; q++)
 		cut = q;
 	body = cut != NULL ? (size_t)(cut - s) : l->len[i];
 	if (cut == NULL && body > 0 && s[body - 1] == '}')
@@ -579,8 +581,9 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		    sizeof(l.line[0]));
 		memmove(&l.len[at + 2], &l.len[at + 1], (n - at - 1) *
 		    sizeof(l.len[0]));
-		if ((l.line[at + 1] = strdup(l.line[at])) == NULL)
+		if ((l.line[at + 1] = malloc(l.len[at] + 1)) == NULL)
 			abort();
+		memcpy(l.line[at + 1], l.line[at], l.len[at] + 1);
 		l.len[at + 1] = l.len[at];
 		l.n = n + 1;
 		put_log(0, &l, 0, n + 1);
