@@ -260,7 +260,8 @@ check_dir(const struct input *in, const struct tc_policy *p, const char *rel)
 			else
 				snprintf(erel, sizeof(erel), "%s/%s", rel,
 				    name);
-			match_all(in, erel);
+			if (a == 0)
+				match_all(in, erel);
 			want = tc_deny_match(p, eabs, erel, access[a]);
 			ref = ref_deny(p, eabs, erel, access[a]);
 			FUZZ_CHECK(want == ref, "%s (%s): tc_deny_match picks "
