@@ -23,8 +23,9 @@
  *	- a message with two members of one envelope name ("id", "method",
  *	  ...) is refused with -32600;
  *	- a request is answered once (a call may be held instead), under
- *	  the id it came with; a notification is not answered; a method name
- *	  holding U+0000 is no method the server has;
+ *	  the id it came with; a notification is not answered (or refused,
+ *	  without an id); a method name holding U+0000 is no method the
+ *	  server has;
  *	- the server never holds two calls with one id, and refuses a call
  *	  as "still in progress" only for an id it holds;
  *	- an over-long line gets -32600, a blank one nothing;
@@ -42,6 +43,8 @@
 #define FRAME		2048	/* the line cap: small, so that it is reached */
 #define MODEL_MAX	512	/* held calls the harness follows */
 #define BATCHES		"2025-03-26"	/* the revision that has batches */
+#define SJ_VALID_TAKEN	2	/* a choice RFC 8259 leaves, which the server
+				   took */
 
 static int	never_runs(const struct tc_call *, struct tc_result *);
 
@@ -531,7 +534,11 @@ check_message(struct session *ss, struct model *m, const struct sj_node *v,
 	call = sj_is_str(method, "tools/call") ||
 	    sj_is_str(method, "resources/read");
 	if (id == NULL) {
-		FUZZ_CHECK(nr == 0, "a notification was answered: '%s'", ex);
+		/* Not answered; or refused as an invalid message, with no
+		 * id (JSON-RPC 2.0: the server must not reply to a
+		 * notification, but a message it cannot take gets -32600). */
+		FUZZ_CHECK(nr == 0 || (nr == 1 && r->code != 0 &&
+		    no_id(r->id)), "a notification was answered: '%s'", ex);
 		rid = sj_get(params, "requestId");
 		if (sj_is_str(method, "notifications/cancelled") &&
 		    rid != NULL && (h = model_find(m, rid)) != NULL)
@@ -544,10 +551,13 @@ check_message(struct session *ss, struct model *m, const struct sj_node *v,
 	else
 		FUZZ_CHECK(nr == 1, "a request was answered %zu times: '%s'",
 		    nr, ex);
+	/* Under the request's id; an error may come without one (an id
+	 * the server could not read), but never under another. */
 	for (i = 0; i < outs->n; i++) {
 		if (!outs->o[i].response)
 			continue;
 		FUZZ_CHECK(same_id(outs->o[i].id, id) ||
+		    (outs->o[i].code != 0 && no_id(outs->o[i].id)) ||
 		    (!id_key_plain && id->type == SJ_NUMBER),
 		    "a response does not carry the request's id: '%s'", ex);
 	}
@@ -582,7 +592,7 @@ check_line(struct session *ss, struct model *m, const char *line,
 	struct sj_doc doc;
 	char ex[512], ob[512];
 	size_t i, nr;
-	int res;
+	int res, parse_error;
 
 	parse_outs(out, outlen, &outs, line, len);
 	nr = responses(&outs, &r);
@@ -608,13 +618,24 @@ check_line(struct session *ss, struct model *m, const char *line,
 		return;
 	}
 	res = sj_parse(&doc, line, len);
-	if (res == SJ_INVALID && !either(&doc, res)) {
-		FUZZ_CHECK(outs.n == 1 && nr == 1 &&
-		    r->code == TC_RPC_PARSE_ERROR && no_id(r->id),
-		    "a line that is not JSON (%s at byte %zu) was not answered "
-		    "with one -32700: '%s'\nfuzz: the server wrote '%s'",
-		    doc.why, doc.at, ex, ob);
-	} else if (res == SJ_VALID && !either(&doc, res)) {
+	parse_error = outs.n == 1 && nr == 1 &&
+	    r->code == TC_RPC_PARSE_ERROR && no_id(r->id);
+	if (either(&doc, res)) {
+		/* Refused, or taken: then it is a message as any other,
+		 * if the strict parser could follow it. */
+		if (parse_error)
+			;
+		else if (res != SJ_VALID)
+			m->lost = 1;
+		else
+			res = SJ_VALID_TAKEN;
+	}
+	if (res == SJ_INVALID) {
+		FUZZ_CHECK(parse_error, "a line that is not JSON (%s at byte "
+		    "%zu) was not answered with one -32700: '%s'\nfuzz: the "
+		    "server wrote '%s'", doc.why, doc.at, ex, ob);
+	} else if (res == SJ_VALID_TAKEN || (res == SJ_VALID &&
+	    !either(&doc, res))) {
 		for (i = 0; i < outs.n; i++)
 			FUZZ_CHECK(outs.o[i].code != TC_RPC_PARSE_ERROR,
 			    "a JSON line was answered -32700: '%s'", ex);
