@@ -28,6 +28,9 @@
  *	  server has;
  *	- the server never holds two calls with one id, and refuses a call
  *	  as "still in progress" only for an id it holds;
+ *	- a batch, in the revision that has them, is answered with one
+ *	  array holding an answer to each of its requests (or, while a call
+ *	  of it is held, not yet), under ids of its own elements only;
  *	- an over-long line gets -32600, a blank one nothing;
  *	- every line the server writes is JSON by the strict parser, a
  *	  JSON-RPC response, request or notification.
@@ -579,6 +582,82 @@ check_message(struct session *ss, struct model *m, const struct sj_node *v,
 		    ex);
 }
 
+/* Returns 1 if |e| is a request with an id the server can answer. */
+static int
+batch_request(const struct sj_node *e, int *call)
+{
+	static const char *const envelope[] = { "jsonrpc", "id", "method",
+	    "params", "result", "error" };
+	const struct sj_node *id = sj_get(e, "id"), *method;
+	size_t i;
+
+	*call = 0;
+	if (e->type != SJ_OBJECT || id == NULL ||
+	    !sj_is_str(sj_get(e, "jsonrpc"), "2.0"))
+		return 0;
+	for (i = 0; i < TC_NITEMS(envelope); i++)
+		if (sj_count(e, envelope[i]) > 1)
+			return 0;
+	method = sj_get(e, "method");
+	if (method == NULL || method->type != SJ_STRING ||
+	    !(id->type == SJ_STRING || (id->type == SJ_NUMBER &&
+	    id->integer)) || id->rawkeylen != 2)
+		return 0;
+	*call = sj_is_str(method, "tools/call") ||
+	    sj_is_str(method, "resources/read");
+	return 1;
+}
+
+/*
+ * Checks the answer to the batch |arr| in a session that takes batches:
+ * one array of responses, each under the id of some element or none, at
+ * least one for each request (a call may be held instead: then the
+ * batch waits for it, and nothing is written yet).
+ */
+static void
+check_batch(struct model *m, const struct sj_node *arr,
+    const struct outs *outs, const char *ex)
+{
+	const struct sj_node *resp = NULL, *e, *x;
+	const struct out *r;
+	size_t nr, k;
+	int call, held = 0, known;
+
+	m->lost = 1;
+	nr = responses(outs, &r);
+	FUZZ_CHECK(nr <= 1, "a batch was answered %zu times: '%s'", nr, ex);
+	if (nr == 1) {
+		resp = r->doc.root;
+		FUZZ_CHECK(resp->type == SJ_ARRAY, "a batch of %zu was "
+		    "answered with one response, not an array: '%s'", arr->n,
+		    ex);
+		for (x = resp->child; x != NULL; x = x->next) {
+			const struct sj_node *xid = sj_get(x, "id");
+
+			known = no_id(xid);
+			for (e = arr->child; e != NULL && !known; e = e->next)
+				known = same_id(xid, sj_get(e, "id"));
+			FUZZ_CHECK(known, "a batch's response carries an id "
+			    "no element of it had: '%s'", ex);
+		}
+	}
+	for (e = arr->child; e != NULL; e = e->next) {
+		if (!batch_request(e, &call))
+			continue;
+		held |= call;
+		if (resp == NULL || call)
+			continue;
+		for (k = 0, x = resp->child; x != NULL; x = x->next)
+			k += same_id(sj_get(x, "id"), sj_get(e, "id"));
+		FUZZ_CHECK(k >= 1, "a request in a batch was not answered: "
+		    "'%s'", ex);
+	}
+	/* With no call held, a batch holding a request is answered now. */
+	for (e = arr->child; e != NULL && resp == NULL && !held; e = e->next)
+		FUZZ_CHECK(!batch_request(e, &call), "a batch holding a "
+		    "request was not answered: '%s'", ex);
+}
+
 /*
  * Checks what the server wrote (|out|, |outlen| bytes) after reading
  * |line| (|len| bytes, without its newline).
@@ -650,11 +729,8 @@ check_line(struct session *ss, struct model *m, const char *line,
 			    "session does not take) was not refused with one "
 			    "-32600: '%s'\nfuzz: the server wrote '%s'", ex,
 			    ob);
-		else {
-			FUZZ_CHECK(nr <= 1, "a batch was answered %zu times",
-			    nr);
-			m->lost = 1;
-		}
+		else
+			check_batch(m, doc.root, &outs, ex);
 	}
 	sj_free(&doc);
 	outs_free(&outs);
