@@ -45,9 +45,9 @@ for name in "$@"; do
 	    -artifact_prefix="$fb/artifacts/$name-" \
 	    "$out" "$seed" >"$log" 2>&1
 	rc=$?
-	grep -E '^#[0-9]+.*(INITED|DONE)|^(INFO: -max_total|==[0-9]+==ERROR|SUMMARY|fuzz: )|stat::number_of_executed_units' \
+	grep -aE '^#[0-9]+.*(INITED|DONE)|^(INFO: -max_total|==[0-9]+==ERROR|SUMMARY|fuzz: )|stat::number_of_executed_units' \
 	    "$log"
-	last=$(grep -E '^#[0-9]+' "$log" | tail -n 1)
+	last=$(grep -aE '^#[0-9]+' "$log" | tail -n 1)
 	if [ "$rc" -ne 0 ]; then
 		echo "# fuzz-$name: FAILED (status $rc): see $log and" \
 		    "$fb/artifacts/"
