@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "log.h"
 #include "text.h"
@@ -113,12 +114,33 @@ tallies_free(struct tallies *ts)
 	free(ts->t);
 }
 
+/*
+ * Returns a copy of |s| with each ill-formed UTF-8 sequence replaced by
+ * U+FFFD, or NULL if out of memory: a name taken from a log may hold any
+ * bytes, and --json must print JSON.
+ */
+static char *
+utf8_dup(const char *s)
+{
+	struct tc_buf b;
+	size_t n = strlen(s);
+
+	tc_buf_init(&b, 3 * n + 1);
+	if (tc_buf_append_utf8(&b, s, n) != 0) {
+		tc_buf_release(&b);
+		return NULL;
+	}
+	return tc_buf_steal(&b);
+}
+
 /* Adds 1 to count |i| of |name| in |ts|. */
 static void
 count(struct summary *s, struct tallies *ts, const char *name, int i)
 {
-	struct tally *t = tally(ts, name);
+	char *fixed = utf8_dup(name);
+	struct tally *t = fixed != NULL ? tally(ts, fixed) : NULL;
 
+	free(fixed);
 	if (t == NULL)
 		s->nomem = 1;
 	else
@@ -153,9 +175,9 @@ consider_slow(struct summary *s, const cJSON *o, const char *time)
 		return;
 	member_uint(o, "seq", &w.seq);
 	w.has_call = member_uint(o, "call", &w.call) == 0;
-	if ((w.time = strdup(time)) == NULL ||
-	    (w.tool = strdup(tool != NULL ? tool : "?")) == NULL ||
-	    (w.outcome = strdup(outcome != NULL ? outcome : "?")) == NULL) {
+	if ((w.time = utf8_dup(time)) == NULL ||
+	    (w.tool = utf8_dup(tool != NULL ? tool : "?")) == NULL ||
+	    (w.outcome = utf8_dup(outcome != NULL ? outcome : "?")) == NULL) {
 		slow_free(&w);
 		s->nomem = 1;
 		return;
