@@ -114,25 +114,6 @@ tallies_free(struct tallies *ts)
 	free(ts->t);
 }
 
-/*
- * Returns a copy of |s| with each ill-formed UTF-8 sequence replaced by
- * U+FFFD, or NULL if out of memory: a name taken from a log may hold any
- * bytes, and --json must print JSON.
- */
-static char *
-utf8_dup(const char *s)
-{
-	struct tc_buf b;
-	size_t n = strlen(s);
-
-	tc_buf_init(&b, 3 * n + 1);
-	if (tc_buf_append_utf8(&b, s, n) != 0) {
-		tc_buf_release(&b);
-		return NULL;
-	}
-	return tc_buf_steal(&b);
-}
-
 /* Adds 1 to count |i| of |name| in |ts|. */
 static void
 count(struct summary *s, struct tallies *ts, const char *name, int i)

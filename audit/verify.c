@@ -449,6 +449,21 @@ report_text(const struct verify *v)
 	return EXIT_INTACT;
 }
 
+/* Adds the string member |name| to |o|, made valid UTF-8 (a file name
+ * may hold any bytes); returns 0 or -1. */
+static int
+add_text(cJSON *o, const char *name, const char *s)
+{
+	char *fixed;
+	int rc;
+
+	if ((fixed = utf8_dup(s)) == NULL)
+		return -1;
+	rc = cJSON_AddStringToObject(o, name, fixed) == NULL ? -1 : 0;
+	free(fixed);
+	return rc;
+}
+
 /* Adds the notes to |o| as an array of {file, line, message}. */
 static int
 add_notes(const struct verify *v, cJSON *o)
@@ -461,12 +476,11 @@ add_notes(const struct verify *v, cJSON *o)
 	for (i = 0; i < v->nnotes; i++) {
 		if ((n = cJSON_CreateObject()) == NULL ||
 		    !cJSON_AddItemToArray(arr, n) ||
-		    cJSON_AddStringToObject(n, "file", v->notes[i].file) ==
-		    NULL || (v->notes[i].line > 0 &&
+		    add_text(n, "file", v->notes[i].file) != 0 ||
+		    (v->notes[i].line > 0 &&
 		    cJSON_AddNumberToObject(n, "line", (double)v->notes[i].line)
 		    == NULL) ||
-		    cJSON_AddStringToObject(n, "message", v->notes[i].text) ==
-		    NULL)
+		    add_text(n, "message", v->notes[i].text) != 0)
 			return -1;
 	}
 	return 0;
@@ -479,12 +493,12 @@ add_problem(const struct verify *v, cJSON *o)
 	cJSON *p;
 
 	if ((p = cJSON_AddObjectToObject(o, "problem")) == NULL ||
-	    cJSON_AddStringToObject(p, "file", v->pfile) == NULL ||
+	    add_text(p, "file", v->pfile) != 0 ||
 	    cJSON_AddNumberToObject(p, "line", (double)v->pline) == NULL ||
 	    (v->pseq > 0 ? cJSON_AddNumberToObject(p, "seq",
 	    (double)v->pseq) : cJSON_AddNullToObject(p, "seq")) == NULL ||
 	    cJSON_AddStringToObject(p, "kind", kind_names[v->kind]) == NULL ||
-	    cJSON_AddStringToObject(p, "message", v->msg) == NULL)
+	    add_text(p, "message", v->msg) != 0)
 		return -1;
 	return 0;
 }

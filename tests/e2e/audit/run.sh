@@ -350,5 +350,24 @@ for v in --version -V; do
 	fi
 done
 
+# verify --json names the file where it found a problem: a name that is
+# not UTF-8 (any bytes may name a file) is printed with U+FFFD, so the
+# output is still JSON.
+bad=$(printf 'log-\377\376')
+cp "$tmp/altered" "$tmp/$bad"
+(cd "$tmp" && "$audit" verify --json "$bad") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && node -e '
+	const t = require("fs").readFileSync(process.argv[1]);
+	const s = new TextDecoder("utf-8", { fatal: true }).decode(t);
+	const o = JSON.parse(s);
+	if (!JSON.stringify(o).includes("log-\ufffd\ufffd")) process.exit(1);
+' "$tmp/out" 2>"$tmp/why"; then
+	ok "verify --json: a file name that is not UTF-8 is printed as JSON"
+else
+	{ echo "exit status $rc"; cat "$tmp/out" "$tmp/err"; } >>"$tmp/why"
+	not_ok "verify --json: a file name that is not UTF-8 is printed as JSON"
+fi
+
 echo "1..$n"
 [ "$failed" -eq 0 ]
