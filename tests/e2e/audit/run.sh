@@ -217,11 +217,11 @@ check verify-rewritten-key 1 "$audit" verify --key key rewritten
 
 # --- Rotation ---
 
-mk rlog -r 1500
+mk rlog -r 1800
 check verify-rotated 0 "$audit" verify rlog.3 rlog.2 rlog.1 rlog
 check verify-rotated-one 0 "$audit" verify rlog.1
 check verify-rotated-order 1 "$audit" verify rlog.2 rlog.3 rlog.1 rlog
-mk klog-r -k key -r 1500 -n 2
+mk klog-r -k key -r 1800 -n 2
 check verify-rotated-keep 0 "$audit" verify --key key klog-r.2 klog-r.1 \
     klog-r
 if [ -e "$tmp/klog-r.3" ]; then
