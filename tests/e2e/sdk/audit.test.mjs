@@ -289,8 +289,12 @@ describe('the chain', () => {
 		// Each record names the server that wrote it.
 		assert.deepEqual(lines.map((l) => l.rec.writer.pid), [...Array(5).fill(pids[0]),
 		    ...Array(5).fill(pids[1])]);
+		const [s0, s1] = [lines[0].rec.writer.start, lines[5].rec.writer.start];
 		const r = await audit(['verify', log]);
-		assert.equal(r.stdout, 'intact: 10 records (seq 1 to 10) in 1 file, SHA-256 chain\n');
+		assert.equal(r.stdout, 'intact: 10 records (seq 1 to 10) in 1 file, SHA-256 chain\n'
+		    + 'written by 2 servers:\n'
+		    + `  pid ${pids[0]} start ${s0}: 5 records (seq 1 to 5), its start, its stop\n`
+		    + `  pid ${pids[1]} start ${s1}: 5 records (seq 6 to 10), its start, its stop\n`);
 		assert.equal(r.status, 0);
 	});
 
