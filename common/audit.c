@@ -682,8 +682,10 @@ hold(struct tc_audit *a, struct tc_diag *d)
 		}
 		/* Renamed away or removed: the lock held is of a file no
 		 * longer written; open_file() releases it. */
-		if ((rc = open_file(a, d)) != 0)
+		if ((rc = open_file(a, d)) != 0) {
+			unlock_file(a);
 			return rc;
+		}
 		if (start < 0)
 			start = mono_ms();
 		else if (mono_ms() - start >= (int64_t)a->lock_wait_ms)

@@ -1313,6 +1313,42 @@ test_concurrent(void)
 	is_int(bad, 0, "each writer's records in the order it wrote them");
 }
 
+/* In a child: reports whether follow.old can be locked at once. */
+static void
+try_lock_old(int fd)
+{
+	int f = open("follow.old", O_RDWR);
+	const char *r = f >= 0 && flock(f, LOCK_EX | LOCK_NB) == 0 ?
+	    "free\n" : "locked\n";
+
+	if (write(fd, r, strlen(r)) != (ssize_t)strlen(r))
+		_exit(3);
+}
+
+/* The log's name replaced by something that cannot be a log: the record
+ * fails, and the writer holds no lock on the file it had. */
+static void
+test_follow_fails(void)
+{
+	struct tc_audit *a;
+	struct tc_diag d;
+	char *r;
+
+	is_int(open_log(&a, "follow.log", NULL, 0, 0, &d), 0, "open");
+	is_int(append(a, "{\"event\":\"start\"}", &d), 0, "append");
+	if (rename("follow.log", "follow.old") != 0 ||
+	    symlink("follow.old", "follow.log") != 0)
+		perror("follow.log");
+	is_int(append(a, "{\"event\":\"call\"}", &d), TC_EINVAL, "a log "
+	    "replaced by a symbolic link: the record fails");
+	is_str(d.msg, "audit log 'follow.log' is a symbolic link: name the "
+	    "file itself", "and says why");
+	r = in_child(try_lock_old);
+	is_str(r, "free\n", "the old file's lock was released");
+	free(r);
+	tc_audit_close(a);
+}
+
 /* Sets the soft RLIMIT_FSIZE to |bytes|. */
 static void
 fsize(rlim_t bytes)
@@ -1855,6 +1891,7 @@ main(void)
 	test_torn_more();
 	test_shared_rotation();
 	test_concurrent();
+	test_follow_fails();
 	test_write_failure();
 	test_parse_line();
 	test_times();
