@@ -1829,12 +1829,9 @@ stop_all(struct srv *s)
 {
 	struct call *c;
 
-	while ((c = s->asking) != NULL) {
-		tc_consent_abandon(s, c, "the server stopped while consent "
-		    "was asked");
-		tc_request_free(c->req);
-		tc_srv_free_call(c);
-	}
+	while ((c = s->asking) != NULL)
+		tc_consent_give_up(s, c, "server-stopped", "the server stopped "
+		    "while consent was asked, which counts as no");
 	while ((c = s->held) != NULL) {
 		struct tc_diag d = { "", 0 };
 
@@ -1967,6 +1964,12 @@ serve(struct srv *s)
 		}
 		if (n > 0 && pfd[1].fd >= 0 && pfd[1].revents)
 			tc_proto_read(&s->proto);
+		/* Nobody is left to answer a question for consent: an
+		 * elicitation's answer would come on the input. */
+		while (s->proto.eof && (c = s->asking) != NULL)
+			tc_consent_give_up(s, c, "input-closed", "the input "
+			    "closed while consent was asked, which counts as "
+			    "no");
 		now = tc_now_ms();
 		if (s->roots_id >= 0 && (now >= s->roots_deadline_ms ||
 		    s->proto.eof)) {
