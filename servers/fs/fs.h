@@ -69,6 +69,14 @@ struct fs_lines {
 };
 
 /*
+ * Makes |res| the tool error for a path tc_path_map() refused with |rc|
+ * and |d|: for one outside the roots in force, with what the client's
+ * roots did to them (tc_policy_roots_note()).  Returns 0.
+ */
+int	fs_map_error(const struct tc_call *call, int rc,
+	    const struct tc_diag *d, struct tc_result *res);
+
+/*
  * Opens |user| for reading as read_text_file does: deny rules, no FIFO,
  * device or directory.  Returns an fd and fills |p| (the caller releases
  * it) and |st|; or -1 with |res| made a tool error naming |user|.

@@ -72,10 +72,10 @@ open_user_path(const struct tc_call *call, const char *user, int flags,
     struct tc_path *p, struct tc_result *res)
 {
 	struct tc_diag d = { "", 0 };
-	int fd, saved;
+	int fd, saved, rc;
 
-	if (tc_path_map(call->policy, user, p, &d) != 0) {
-		tc_result_error(res, "%s", d.msg);
+	if ((rc = tc_path_map(call->policy, user, p, &d)) != 0) {
+		fs_map_error(call, rc, &d, res);
 		return -1;
 	}
 	if ((fd = open_mapped(call, user, flags, p, res)) < 0) {
@@ -140,19 +140,41 @@ fail:
 	return -1;
 }
 
+int
+fs_map_error(const struct tc_call *call, int rc, const struct tc_diag *d,
+    struct tc_result *res)
+{
+	char note[1024];
+
+	/* A path refused for where it lies may be refused because of the
+	 * client's roots: say what they were and what they left. */
+	if (rc == TC_EOUTSIDE && *tc_policy_roots_note(call->policy, note,
+	    sizeof(note)) != '\0')
+		return tc_result_error(res, "%s. %s", d->msg, note);
+	return tc_result_error(res, "%s", d->msg);
+}
+
 /* --- list_allowed_directories --- */
 
 int
 fs_list_allowed_directories(const struct tc_call *call, struct tc_result *res)
 {
+	static const char *const state[] = {
+		[TC_ROOTS_OWN] = "policy",
+		[TC_ROOTS_NARROWED] = "narrowed",
+		[TC_ROOTS_KEPT] = "policy",
+		[TC_ROOTS_EMPTY] = "none",
+	};
 	const struct tc_policy *pol = call->policy;
-	cJSON *dirs, *o;
+	cJSON *dirs, *o, *cr;
+	char note[1024];
 	size_t i;
 
 	dirs = cJSON_AddArrayToObject(tc_result_obj(res), "directories");
 	if (dirs == NULL)
 		return TC_ENOMEM;
-	tc_result_printf(res, "Allowed directories:\n");
+	tc_result_printf(res, pol->nroots > 0 ? "Allowed directories:\n" :
+	    "Allowed directories: none\n");
 	for (i = 0; i < pol->nroots; i++) {
 		const struct tc_root *r = &pol->roots[i];
 		const char *access = (r->flags & TC_ROOT_WRITE) ?
@@ -165,6 +187,19 @@ fs_list_allowed_directories(const struct tc_call *call, struct tc_result *res)
 		tc_result_shown(res, r->path);
 		tc_result_printf(res, " (%s)\n", access);
 	}
+	/* Which directories are served is the client's doing as much as
+	 * the policy's: say how, in both halves of the answer, since hosts
+	 * pass on one or the other. */
+	if (*tc_policy_roots_note(pol, note, sizeof(note)) == '\0')
+		return 0;
+	o = tc_result_obj(res);
+	cJSON_AddStringToObject(o, "served", state[pol->roots_state]);
+	cr = cJSON_AddArrayToObject(o, "client_roots");
+	for (i = 0; cr != NULL && i < pol->nclient_roots; i++)
+		cJSON_AddItemToArray(cr,
+		    cJSON_CreateString(pol->client_roots[i]));
+	cJSON_AddStringToObject(o, "note", note);
+	tc_result_printf(res, "%s\n", note);
 	return 0;
 }
 

@@ -61,7 +61,12 @@ static const char list_allowed_out[] =
     "\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
     "\"properties\":{\"path\":{\"type\":\"string\"},"
     "\"access\":{\"type\":\"string\",\"enum\":[\"read-only\",\"read-write\"]}},"
-    "\"required\":[\"path\",\"access\"]}}},"
+    "\"required\":[\"path\",\"access\"]}},"
+    "\"served\":{\"type\":\"string\",\"enum\":[\"policy\",\"narrowed\",\"none\"],"
+    "\"description\":\"when the client gave roots: whose directories are served\"},"
+    "\"client_roots\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"the paths of the client's roots\"},"
+    "\"note\":{\"type\":\"string\",\"description\":\"what the client's roots did to the directories served, and why\"}},"
     "\"required\":[\"directories\"]}";
 
 static const char read_text_file_out[] =
