@@ -173,18 +173,6 @@ static const struct tc_arg list_directory_with_sizes_args[] = {
 	{ NULL }
 };
 
-static const char read_media_file_out[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"path\":{\"type\":\"string\"},"
-    "\"mimeType\":{\"type\":\"string\"},"
-    "\"size\":{\"type\":\"integer\",\"description\":\"bytes of the file, all sent\"},"
-    "\"type\":{\"type\":\"string\",\"enum\":[\"image\",\"audio\",\"resource\"],"
-    "\"description\":\"the content item that carries the base64 data\"},"
-    "\"detected\":{\"type\":\"string\",\"enum\":[\"content\",\"extension\",\"none\"],"
-    "\"description\":\"what the MIME type was taken from\"},"
-    "\"extension_type\":{\"type\":\"string\",\"description\":\"the type the name suggests, when the content says otherwise\"}},"
-    "\"required\":[\"path\",\"mimeType\",\"size\",\"type\",\"detected\"]}";
-
 static const char read_multiple_files_out[] =
     "{\"type\":\"object\",\"properties\":{"
     "\"files\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
@@ -557,7 +545,7 @@ static const struct tc_tool fs_tools[] = {
 	  "file's first bytes); any other file comes as an embedded resource "
 	  "blob. Files larger than max_bytes (default 7 MiB, at most "
 	  "32 MiB) are refused.",
-	  read_media_file_args, read_media_file_out, fs_read_media_file,
+	  read_media_file_args, NULL, fs_read_media_file,
 	  TC_PROFILE_FS_READ, RO },
 	{ "read_multiple_files", "Read multiple files",
 	  "Read up to 16 text files at once, each as read_text_file would "

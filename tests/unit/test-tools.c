@@ -335,6 +335,15 @@ test_validate(void)
 	t[1].output_schema = "[]";
 	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
 	    "output schema not an object");
+	/* A tool may promise no structuredContent (read_media_file, whose
+	 * images a host preferring that half would drop). */
+	t[1].output_schema = NULL;
+	is_int(tc_tools_validate(t, 2, &d), 0, "no output schema is fine");
+	desc = tc_tool_describe(&t[1]);
+	ok(desc != NULL && cJSON_GetObjectItem(desc, "outputSchema") == NULL &&
+	    cJSON_GetObjectItem(desc, "inputSchema") != NULL,
+	    "no output schema: tools/list shows none");
+	cJSON_Delete(desc);
 	t[1].output_schema = "{\"type\":\"object\"}";
 
 	t[1].args = no_desc;
