@@ -27,7 +27,8 @@ static const struct tc_arg read_text_file_args[] = {
 	  .flags = TC_ARG_DEFAULT, .def = FS_READ_DEFAULT_BYTES,
 	  .min = 1, .max = FS_READ_MAX_BYTES,
 	  .description = "Return at most this many bytes (whole lines "
-	      "where possible)." },
+	      "where possible); one call returns at most 4 MiB, and "
+	      "next_offset continues." },
 	{ NULL }
 };
 
@@ -79,9 +80,8 @@ static const char read_text_file_out[] =
     "\"total_lines\":{\"type\":\"integer\",\"description\":\"lines in the file, when known\"},"
     "\"truncated\":{\"type\":\"boolean\"},"
     "\"next_offset\":{\"type\":\"integer\",\"description\":\"offset that continues a truncated read\"},"
-    "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"bytes that are not UTF-8 were replaced by U+FFFD\"},"
-    "\"content_in_text\":{\"type\":\"boolean\",\"description\":\"the text is over 1 MiB and is carried once, in content[0].text, instead of here too\"}},"
-    "\"required\":[\"path\",\"size\",\"lines\",\"truncated\"]}";
+    "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"bytes that are not UTF-8 were replaced by U+FFFD\"}},"
+    "\"required\":[\"path\",\"content\",\"size\",\"lines\",\"truncated\"]}";
 
 static const char list_directory_out[] =
     "{\"type\":\"object\",\"properties\":{"
