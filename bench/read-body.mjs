@@ -19,6 +19,8 @@
 //          to its result, parsed and checked against the outputSchema.  A
 //          response the SDK refuses (it closes the connection on a message
 //          over 10 MiB unless maxBufferSize is raised) is reported as such.
+//   whole  the calls and the time it takes, through the SDK, to read the
+//          whole file, following next_offset from page to page.
 //
 // The output is a Markdown table, for docs/hosts.md.
 import { spawn } from 'node:child_process';
@@ -103,9 +105,42 @@ async function timed(bin, file, bytes) {
 	return { med: v[Math.floor(v.length / 2)], max: v[v.length - 1] };
 }
 
+/* Reads all of |file| through the SDK, page by page; returns {calls, ms,
+ * ok} (ok: the pages put together are the file) or {error}. */
+async function whole(bin, file, bytes) {
+	const transport = new StdioClientTransport({ command: bin, args: [dir], stderr: 'ignore' });
+	const client = new Client({ name: 'read-body', version: '0' });
+	let closed = null;
+	client.onerror = (e) => { closed ??= e.message; };
+	await client.connect(transport);
+	await client.listTools();
+	const want = await fsp.readFile(file, 'utf8');
+	let got = '';
+	let calls = 0;
+	let offset = 0;
+	const t = process.hrtime.bigint();
+	try {
+		for (;;) {
+			const r = await client.callTool({ name: 'read_text_file',
+			    arguments: { path: file, max_bytes: bytes, offset } }, undefined,
+			    { timeout: 120_000 });
+			calls++;
+			got += r.content[0].text;
+			if (r.structuredContent?.next_offset === undefined)
+				break;
+			offset = r.structuredContent.next_offset;
+		}
+	} catch (e) {
+		return { error: closed ?? e.message };
+	} finally {
+		await client.close().catch(() => {});
+	}
+	return { calls, ms: Number(process.hrtime.bigint() - t) / 1e6, ok: got === want };
+}
+
 const mib = (b) => (b / MIB).toFixed(2);
 process.stdout.write('| build | read | response | in text | in structuredContent | cut | '
-    + `SDK call, median of ${n} (slowest) |\n|---|---|---|---|---|---|---|\n`);
+    + `SDK call, median of ${n} (slowest) | whole file |\n|---|---|---|---|---|---|---|---|\n`);
 for (const b of builds) {
 	const bin = path.resolve(repo, b, 'toolcell-fs');
 	for (const size of sizes) {
@@ -120,9 +155,12 @@ for (const b of builds) {
 		const t = await timed(bin, file, bytes);
 		const time = t.error !== undefined ? `fails: ${t.error.split('\n')[0]}`
 		    : `${t.med.toFixed(0)} ms (${t.max.toFixed(0)} ms)`;
+		const w = await whole(bin, file, bytes);
+		const all = w.error !== undefined ? 'fails'
+		    : `${w.calls} call${w.calls > 1 ? 's' : ''}, ${w.ms.toFixed(0)} ms${w.ok ? '' : ', WRONG'}`;
 		process.stdout.write(`| ${b} | ${size} MiB | ${mib(Buffer.byteLength(resp) + 1)} MiB | `
 		    + `${mib(Buffer.byteLength(text))} MiB | ${inSc ? `${mib(inSc)} MiB` : 'none'}`
-		    + `${sc.content_in_text ? ' (content_in_text)' : ''} | ${cut} | ${time} |\n`);
+		    + `${sc.content_in_text ? ' (content_in_text)' : ''} | ${cut} | ${time} | ${all} |\n`);
 	}
 }
 await fsp.rm(dir, { recursive: true, force: true });
