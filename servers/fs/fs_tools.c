@@ -590,11 +590,7 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	if (bad)
 		cJSON_AddTrueToObject(o, "invalid_utf8");
 	if (g.truncated) {
-		char note[320];
-
-		char more[96];
-
-		char cap[96];
+		char note[320], more[96], cap[96];
 
 		if (has_tail)
 			snprintf(more, sizeof(more), paged ? "read the lines "

@@ -621,10 +621,13 @@ describe('an answer that cannot be built whole under a memory limit', () => {
 	test('is an error, never a shorter answer that looks complete', async () => {
 		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 9 * 1024 * 1024 });
 		if (r.isError !== true) {
-			// Whole, or not an answer at all.
-			assert.equal(textOf(r).length >= 8 * 1024 * 1024, true,
+			// A page that says it is one (one call returns at most
+			// 4 MiB), or not an answer at all.
+			assert.equal(r.content[0].text.length, 4 * 1024 * 1024,
 			    `a success of ${textOf(r).length} bytes: ${JSON.stringify(r.structuredContent).slice(0, 200)}`);
-			assert.equal(r.structuredContent.truncated, false);
+			assert.equal(r.structuredContent.truncated, true);
+			assert.equal(r.structuredContent.next_offset, 65536);
+			assert.match(r.content[1].text, /^\[truncated at 4194304 bytes, the most one call returns: /);
 		} else
 			assert.match(err(r, 'big'), /could not be built whole|out of memory|without a result|killed by signal/);
 		// The server keeps serving, the same tool included.
