@@ -7,6 +7,9 @@
 #   make bench      what a confined call costs, layer by layer; then
 #                   toolcell-fs against the reference server from npm
 #                   (BENCH_QUICK=1 for a short smoke run)
+#   make test-hosts Claude Code and Codex CLI, from npm, run toolcell-fs
+#                   against a local stand-in for their model APIs: what
+#                   their models receive (not part of make test)
 #   make lint       clang-format, banned calls, mandoc
 #   make fuzz       the harnesses of tests/fuzz, built with clang's libFuzzer
 #                   in build-fuzz, FUZZ_SECONDS (10) each; FUZZ_TARGETS picks
@@ -206,6 +209,19 @@ fuzz:
 	@FUZZ_KEEP=$(FUZZ_KEEP) sh tests/fuzz/run.sh $(FUZZ_BUILD) \
 	    $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
+# Real host CLIs, pinned by tests/hosts/package-lock.json (about 800 MB
+# from the npm registry, so not part of make test); see docs/hosts.md.
+HOSTS_DIR   = tests/hosts
+HOSTS_STAMP = $(HOSTS_DIR)/node_modules/.package-lock.json
+
+$(HOSTS_STAMP): $(HOSTS_DIR)/package.json $(HOSTS_DIR)/package-lock.json
+	@sh mk/deps.sh node
+	cd $(HOSTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+test-hosts: all $(SDK_STAMP) $(HOSTS_STAMP)
+	@BUILD=$(BUILD) node --test --test-reporter=tap $(HOSTS_DIR)/hosts.test.mjs
+
 lint:
 	@sh mk/lint.sh
 
@@ -226,7 +242,7 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all bench demo test check sanitize fuzz lint install clean
+.PHONY: all bench demo test test-hosts check sanitize fuzz lint install clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 

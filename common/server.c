@@ -1204,7 +1204,8 @@ on_roots(void *ctx, const cJSON *result, const cJSON *error)
 static void
 ask_roots(struct srv *s)
 {
-	if (!tc_proto_client_has(&s->proto, "roots"))
+	if (!tc_proto_client_has(&s->proto, "roots") ||
+	    s->pol.roots_mode == TC_ROOTS_IGNORE)
 		return;
 	if (s->roots_id >= 0) {
 		/* Asked again before an answer: the first deadline holds,
@@ -1224,6 +1225,7 @@ static void
 apply_roots(struct srv *s)
 {
 	struct tc_diag d = { "", 0 };
+	char note[1024];
 	size_t i;
 
 	s->roots_apply = 0;
@@ -1238,9 +1240,10 @@ apply_roots(struct srv *s)
 		s->roots_broken = 1;
 	} else
 		s->roots_broken = 0;
-	if (s->pol.nroots == 0)
-		tc_warn("the client's roots leave no allowed directory: every "
-		    "path is refused");
+	if (s->pol.roots_state == TC_ROOTS_KEPT ||
+	    s->pol.roots_state == TC_ROOTS_EMPTY)
+		tc_warn("%s", tc_policy_roots_note(&s->pol, note,
+		    sizeof(note)));
 	for (i = 0; i < s->pol.nroots; i++)
 		tc_debug("root in force: %s (%s)", s->pol.roots[i].path,
 		    (s->pol.roots[i].flags & TC_ROOT_WRITE) ? "read-write" :
@@ -1272,7 +1275,8 @@ roots_pending(const struct srv *s)
 	if (s->roots_id >= 0 || s->roots_apply)
 		return 1;
 	return !s->initialized && !s->roots_gave_up && !s->proto.eof &&
-	    tc_proto_client_has(&s->proto, "roots");
+	    tc_proto_client_has(&s->proto, "roots") &&
+	    s->pol.roots_mode != TC_ROOTS_IGNORE;
 }
 
 /* Decides the calls held for the roots, in the order they came, once the

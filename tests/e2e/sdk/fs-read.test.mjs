@@ -119,7 +119,7 @@ describe('toolcell-fs read tools', () => {
 		await tree?.cleanup();
 	});
 
-	test('tools/list: the three tools, read-only and idempotent, with output schemas', async () => {
+	test('tools/list: the three tools, read-only and idempotent; output schemas but for media', async () => {
 		const { tools } = await srv.client.listTools();
 		for (const name of ['read_media_file', 'read_multiple_files', 'list_directory_with_sizes']) {
 			const t = tools.find((x) => x.name === name);
@@ -127,7 +127,13 @@ describe('toolcell-fs read tools', () => {
 			assert.equal(t.annotations.readOnlyHint, true, name);
 			assert.equal(t.annotations.idempotentHint, true, name);
 			assert.equal(t.annotations.openWorldHint, false, name);
-			assert.equal(t.outputSchema.type, 'object', name);
+			// An image result has no structuredContent (a host that
+			// passes on only that half would drop the image), so
+			// read_media_file promises none.
+			if (name === 'read_media_file')
+				assert.equal(t.outputSchema, undefined, name);
+			else
+				assert.equal(t.outputSchema.type, 'object', name);
 		}
 		const multi = tools.find((x) => x.name === 'read_multiple_files');
 		assert.equal(multi.inputSchema.properties.paths.type, 'array');
@@ -144,8 +150,22 @@ describe('toolcell-fs read tools', () => {
 		for (const [rel, [, mime, kind]] of Object.entries(MEDIA)) {
 			test(`${rel} is ${kind} ${mime}, base64 of the file's bytes`, async () => {
 				const r = await call(srv, 'read_media_file', { path: tree.p(rel) });
-				const sc = ok(r, rel);
 				const bytes = await readFile(tree.p(rel));
+				if (kind === 'image') {
+					// No structuredContent: hosts that prefer it
+					// (Codex) would pass on the description alone.
+					assert.notEqual(r.isError, true, rel);
+					assert.equal(r.structuredContent, undefined, rel);
+					assert.equal(r.content.length, 2, rel);
+					assert.equal(r.content[1].type, 'image', rel);
+					assert.equal(r.content[1].mimeType, mime, rel);
+					assert.equal(r.content[1].data, bytes.toString('base64'), rel);
+					assert.equal(textOf(r), `${tree.p(rel)}: ${mime}, ${bytes.length} bytes; the `
+					    + `image follows as base64${rel === 'misnamed.png'
+					    ? ' (its name suggests image/png, but the content says otherwise)' : ''}\n`);
+					return;
+				}
+				const sc = ok(r, rel);
 				assert.equal(r.content.length, 2, JSON.stringify(r.content).slice(0, 300));
 				const item = r.content[1];
 				assert.equal(item.type, kind);
@@ -171,9 +191,9 @@ describe('toolcell-fs read tools', () => {
 		}
 
 		test('a misnamed file is typed by its content', async () => {
-			const sc = ok(await call(srv, 'read_media_file', { path: 'misnamed.png' }), 'misnamed');
-			assert.equal(sc.mimeType, 'image/jpeg');
-			assert.equal(sc.extension_type, 'image/png');
+			const r = await call(srv, 'read_media_file', { path: 'misnamed.png' });
+			assert.equal(r.content[1].mimeType, 'image/jpeg');
+			assert.match(textOf(r), /: image\/jpeg, .* \(its name suggests image\/png, but the content says otherwise\)\n$/);
 		});
 
 		test('a PDF is an embedded resource blob with a file: URI', async () => {
@@ -239,8 +259,8 @@ describe('toolcell-fs read tools', () => {
 			const t = err(await call(srv, 'read_media_file', { path: 'img/a.png', max_bytes: 100 }), 'cap');
 			assert.equal(t, "'img/a.png': too large: 308 bytes, over the cap of 100 bytes; "
 			    + 'raise max_bytes to read it');
-			const sc = ok(await call(srv, 'read_media_file', { path: 'img/a.png', max_bytes: 308 }), 'exact');
-			assert.equal(sc.size, 308);
+			const r = await call(srv, 'read_media_file', { path: 'img/a.png', max_bytes: 308 });
+			assert.equal(Buffer.from(r.content[1].data, 'base64').length, 308);
 		});
 
 		test('max_bytes past the hard maximum is an argument error', async () => {
@@ -627,10 +647,13 @@ describe('an answer that cannot be built whole under a memory limit', () => {
 	test('is an error, never a shorter answer that looks complete', async () => {
 		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 9 * 1024 * 1024 });
 		if (r.isError !== true) {
-			// Whole, or not an answer at all.
-			assert.equal(textOf(r).length >= 8 * 1024 * 1024, true,
+			// A page that says it is one (one call returns at most
+			// 4 MiB), or not an answer at all.
+			assert.equal(r.content[0].text.length, 4 * 1024 * 1024,
 			    `a success of ${textOf(r).length} bytes: ${JSON.stringify(r.structuredContent).slice(0, 200)}`);
-			assert.equal(r.structuredContent.truncated, false);
+			assert.equal(r.structuredContent.truncated, true);
+			assert.equal(r.structuredContent.next_offset, 65536);
+			assert.match(r.content[1].text, /^\[truncated at 4194304 bytes, the most one call returns: /);
 		} else
 			assert.match(err(r, 'big'), /could not be built whole|out of memory|without a result|killed by signal/);
 		// The server keeps serving, the same tool included.
