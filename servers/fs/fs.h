@@ -65,8 +65,10 @@ tc_tool_fn	fs_read_resource;	/* resources/read, not a tool */
  */
 #define FS_MULTI_MAX_FILES	1024
 #define FS_MULTI_DEFAULT_TOTAL	(256u << 10)
-#define FS_MULTI_MAX_TOTAL	(16u << 20)	/* twice over, with escapes,
-						   within the result cap */
+/* The files' text goes in content and in structuredContent, so a batch
+ * is held to read_text_file's page: twice over it stays under the 10 MiB
+ * message the official client accepts. */
+#define FS_MULTI_MAX_TOTAL	FS_READ_PAGE_BYTES
 
 tc_tool_fn	fs_read_media_file;
 tc_tool_fn	fs_read_multiple_files;

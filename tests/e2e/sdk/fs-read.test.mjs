@@ -81,6 +81,8 @@ describe('toolcell-fs read tools', () => {
 			'a.txt': 'alpha\n',
 			'b.txt': 'bravo\n',
 			'lines.txt': TEN,
+			'big1.txt': `${'y'.repeat(1023)}\n`.repeat(4 * 1024),
+			'big2.txt': `${'z'.repeat(1023)}\n`.repeat(4 * 1024),
 			'bad-utf8.txt': Buffer.from([0x6f, 0x6b, 0xff, 0x0a]),
 			'.env': `${secret}\n`,
 			'conf/.env.local': `${secret}\n`,
@@ -384,6 +386,23 @@ describe('toolcell-fs read tools', () => {
 			assert.deepEqual(sc.files[2], { path: 'b.txt', resolved: tree.p('b.txt'), content: '',
 			    size: 6, lines: 0, truncated: true, next_offset: 0 });
 			assert.match(textOf(r), /\[truncated: the batch's cap max_total_bytes=20 was reached; 0 lines returned; call read_text_file with offset=0 to continue\]/);
+		});
+
+		test('a batch is at most 4 MiB, which reaches the official client twice over', async () => {
+			// The files' text goes in content and in structuredContent:
+			// 4 MiB of each stays under the 10 MiB message the client
+			// accepts.  8 MiB of two 4 MiB files broke the connection.
+			const big = await call(srv, 'read_multiple_files',
+			    { paths: ['big1.txt', 'big2.txt'], max_bytes: 4 << 20, max_total_bytes: 8 << 20 });
+			assert.equal(big.isError, true);
+			assert.match(textOf(big), /max_total_bytes/);
+			const r = await call(srv, 'read_multiple_files',
+			    { paths: ['big1.txt', 'big2.txt'], max_bytes: 4 << 20, max_total_bytes: 4 << 20 });
+			const sc = ok(r, '4 MiB batch');
+			assert.equal(sc.bytes, 4 << 20);
+			assert.equal(sc.files[0].content.length, 4 << 20);
+			assert.equal(sc.files[1].content, '');
+			assert.equal(sc.truncated, true);
 		});
 
 		test('bytes that are not UTF-8 are replaced and flagged', async () => {
