@@ -7,7 +7,13 @@
 #   make bench      what a confined call costs, layer by layer; then
 #                   toolcell-fs against the reference server from npm
 #                   (BENCH_QUICK=1 for a short smoke run)
+#   make test-hosts Claude Code and Codex CLI, from npm, run toolcell-fs
+#                   against a local stand-in for their model APIs: what
+#                   their models receive (not part of make test)
 #   make lint       clang-format, banned calls, mandoc
+#   make fuzz       the harnesses of tests/fuzz, built with clang's libFuzzer
+#                   in build-fuzz, FUZZ_SECONDS (10) each; FUZZ_TARGETS picks
+#                   some, FUZZ_KEEP=1 merges what they found into the corpora
 #   make install    binaries, man pages, consent hooks and example policies
 #                   under $(DESTDIR)$(PREFIX) (PREFIX=$HOME/.local: no root)
 
@@ -36,6 +42,15 @@ LDFLAGS	+= $(SAN)
 endif
 ifeq ($(DEVELOPER),1)
 WARN	+= -Werror
+endif
+# The fuzz build (make fuzz, with clang): sanitizers and libFuzzer's
+# coverage; clang 14 takes -ftrivial-auto-var-init=zero only behind a flag,
+# and fuzzing is better off without it.
+ifeq ($(FUZZ),1)
+HARDEN	:= $(filter-out -D_FORTIFY_SOURCE=3 -ftrivial-auto-var-init=zero,\
+	   $(HARDEN)) -DTC_SANITIZE
+CFLAGS	+= $(SAN) -fsanitize=fuzzer-no-link
+LDFLAGS	+= $(SAN)
 endif
 
 # Compiler and linker flags of the libraries come from pkg-config, through a
@@ -76,7 +91,17 @@ MKLOG	   = $(BUILD)/tests/audit-mklog
 # installed.
 ONTTY	   = $(BUILD)/tests/on-tty
 
-all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(MKLOG) $(ONTTY)
+# The fuzz harnesses (tests/fuzz/fuzz-NAME.c): replay-NAME runs a corpus
+# through one with the normal compiler, for make test; fuzz-NAME is the
+# libFuzzer binary, for make fuzz.
+FUZZ_NAMES = $(patsubst tests/fuzz/fuzz-%.c,%,$(wildcard tests/fuzz/fuzz-*.c))
+REPLAY	   = $(FUZZ_NAMES:%=$(BUILD)/tests/fuzz/replay-%)
+# The audit readers' shared part, without its main().
+AUDIT_CLI  = $(BUILD)/tests/fuzz/audit-cli.o \
+	     $(patsubst %.c,$(BUILD)/%.o,$(filter-out audit/toolcell-audit.c,\
+	     $(wildcard audit/*.c)))
+
+all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(MKLOG) $(ONTTY) $(REPLAY)
 
 $(BUILD)/config.mk: mk/deps.sh
 	@mkdir -p $(BUILD)
@@ -106,6 +131,31 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<
+
+$(BUILD)/tests/fuzz/%.o: tests/fuzz/%.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Itests/lib -Iaudit -c -o $@ $<
+
+$(BUILD)/tests/fuzz/audit-cli.o: audit/toolcell-audit.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -Dmain=toolcell_audit_main \
+	    -Wno-missing-prototypes -Wno-missing-declarations -c -o $@ $<
+
+$(BUILD)/tests/fuzz/replay-audit: $(BUILD)/tests/fuzz/fuzz-audit.o \
+    $(BUILD)/tests/fuzz/replay.o $(AUDIT_CLI) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tests/fuzz/replay-%: $(BUILD)/tests/fuzz/fuzz-%.o \
+    $(BUILD)/tests/fuzz/replay.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fuzz/fuzz-audit: $(BUILD)/tests/fuzz/fuzz-audit.o $(AUDIT_CLI) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+
+$(BUILD)/fuzz/fuzz-%: $(BUILD)/tests/fuzz/fuzz-%.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 $(HOSTILE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/hostile/*.c)) $(LIB)
 	@mkdir -p $(@D)
@@ -146,6 +196,33 @@ test: all $(SDK_STAMP)
 check sanitize:
 	$(MAKE) BUILD=build-san SANITIZE=1 test
 
+# Builds the harnesses with clang and libFuzzer and runs each; new corpus
+# entries stay in build-fuzz/corpus unless FUZZ_KEEP=1.
+FUZZ_BUILD   ?= build-fuzz
+FUZZ_SECONDS ?= 10
+FUZZ_TARGETS ?= $(FUZZ_NAMES)
+FUZZ_CC	     ?= clang
+
+fuzz:
+	@sh mk/deps.sh fuzz $(FUZZ_CC)
+	$(MAKE) BUILD=$(FUZZ_BUILD) CC=$(FUZZ_CC) FUZZ=1 \
+	    $(FUZZ_TARGETS:%=$(FUZZ_BUILD)/fuzz/fuzz-%)
+	@FUZZ_KEEP=$(FUZZ_KEEP) sh tests/fuzz/run.sh $(FUZZ_BUILD) \
+	    $(FUZZ_SECONDS) $(FUZZ_TARGETS)
+
+# Real host CLIs, pinned by tests/hosts/package-lock.json (about 800 MB
+# from the npm registry, so not part of make test); see docs/hosts.md.
+HOSTS_DIR   = tests/hosts
+HOSTS_STAMP = $(HOSTS_DIR)/node_modules/.package-lock.json
+
+$(HOSTS_STAMP): $(HOSTS_DIR)/package.json $(HOSTS_DIR)/package-lock.json
+	@sh mk/deps.sh node
+	cd $(HOSTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+test-hosts: all $(SDK_STAMP) $(HOSTS_STAMP)
+	@BUILD=$(BUILD) node --test --test-reporter=tap $(HOSTS_DIR)/hosts.test.mjs
+
 lint:
 	@sh mk/lint.sh
 
@@ -164,13 +241,14 @@ install: all
 	    $(DESTDIR)$(PREFIX)/share/toolcell/examples/
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-fuzz
 
-.PHONY: all bench demo test check sanitize lint install clean
+.PHONY: all bench demo test test-hosts check sanitize fuzz lint install clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
 	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d) \
 	 $(wildcard $(BUILD)/tests/hostile/*.d) $(wildcard $(BUILD)/audit/*.d) \
-	 $(wildcard $(BUILD)/tests/e2e/audit/*.d) $(wildcard $(BUILD)/tests/e2e/*.d)
+	 $(wildcard $(BUILD)/tests/e2e/audit/*.d) $(wildcard $(BUILD)/tests/e2e/*.d) \
+	 $(wildcard $(BUILD)/tests/fuzz/*.d)

@@ -49,6 +49,13 @@ void	lines_close(struct lines *r);
  */
 char	*clean(const char *s, char *out, size_t n);
 
+/*
+ * Returns a copy of |s| with each ill-formed UTF-8 sequence (and each NUL)
+ * replaced by U+FFFD, or NULL if out of memory: a name taken from a log or
+ * the command line may hold any bytes, and --json must print JSON.
+ */
+char	*utf8_dup(const char *s);
+
 /* Returns the string member |name| of |o|, or NULL. */
 const char *member_str(const cJSON *o, const char *name);
 

@@ -1,17 +1,20 @@
 /*
  * summary.c: toolcell-audit summary [--since TIME] [--until TIME] [--json]
  * FILE...: over the records whose time is in [since, until), the calls per
- * tool (run and denied), the denials by what denied them, the results by
- * outcome other than "ok", the ten slowest calls, and the paths calls
- * named (the ten most named, in the text; all, with --json).  Nothing is
- * verified here (verify does that); lines that are not records are skipped
- * with a warning.
+ * tool (run, denied, and cancelled before they ran), the denials by what
+ * denied them, the results by outcome other than "ok", the ten slowest
+ * calls, the paths calls named (the ten most named, in the text; all,
+ * with --json), and the servers that wrote the records (by pid and start
+ * id: their records, calls, first and last time).  Nothing is verified
+ * here (verify does that); lines that are not records are skipped with a
+ * warning.
  */
 #include <getopt.h>
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "log.h"
 #include "text.h"
@@ -21,11 +24,14 @@
 #define PATHS_SHOWN	10		/* paths listed in the text */
 #define NAME_SHOWN	256		/* bytes of a name shown */
 
-/* A name and its counts: for tools and paths calls, run, denied; else
- * n[0]. */
+/* A name and its counts: for tools and paths calls, run, denied,
+ * cancelled; for servers records, calls, and the times of the first and
+ * last record; else n[0]. */
 struct tally {
 	char		*name;
-	unsigned long long n[3];
+	unsigned long long n[4];
+	char		*first, *last;
+	long long	 first_ms, last_ms;
 };
 
 /* Tallies sorted by name, for bsearch. */
@@ -50,7 +56,7 @@ struct summary {
 	unsigned long long records;
 	char		*first, *last;	/* the earliest and latest time */
 	long long	 first_ms, last_ms;
-	struct tallies	 tools, denials, errors, paths;
+	struct tallies	 tools, denials, errors, paths, servers;
 	struct slow	 slowest[SLOWEST];
 	size_t		 nslow;
 	int		 nomem;
@@ -108,8 +114,11 @@ tallies_free(struct tallies *ts)
 {
 	size_t i;
 
-	for (i = 0; i < ts->len; i++)
+	for (i = 0; i < ts->len; i++) {
 		free(ts->t[i].name);
+		free(ts->t[i].first);
+		free(ts->t[i].last);
+	}
 	free(ts->t);
 }
 
@@ -117,8 +126,10 @@ tallies_free(struct tallies *ts)
 static void
 count(struct summary *s, struct tallies *ts, const char *name, int i)
 {
-	struct tally *t = tally(ts, name);
+	char *fixed = utf8_dup(name);
+	struct tally *t = fixed != NULL ? tally(ts, fixed) : NULL;
 
+	free(fixed);
 	if (t == NULL)
 		s->nomem = 1;
 	else
@@ -153,9 +164,9 @@ consider_slow(struct summary *s, const cJSON *o, const char *time)
 		return;
 	member_uint(o, "seq", &w.seq);
 	w.has_call = member_uint(o, "call", &w.call) == 0;
-	if ((w.time = strdup(time)) == NULL ||
-	    (w.tool = strdup(tool != NULL ? tool : "?")) == NULL ||
-	    (w.outcome = strdup(outcome != NULL ? outcome : "?")) == NULL) {
+	if ((w.time = utf8_dup(time)) == NULL ||
+	    (w.tool = utf8_dup(tool != NULL ? tool : "?")) == NULL ||
+	    (w.outcome = utf8_dup(outcome != NULL ? outcome : "?")) == NULL) {
 		slow_free(&w);
 		s->nomem = 1;
 		return;
@@ -168,34 +179,80 @@ consider_slow(struct summary *s, const cJSON *o, const char *time)
 	s->nslow++;
 }
 
+/* Keeps |time| in |*first| or |*last| if it is the first or last. */
+static void
+span_of(struct summary *s, char **first, long long *first_ms, char **last,
+    long long *last_ms, const char *time, long long ms)
+{
+	char *dup;
+
+	if (*first == NULL || ms < *first_ms) {
+		if ((dup = strdup(time)) == NULL) {
+			s->nomem = 1;
+			return;
+		}
+		free(*first);
+		*first = dup;
+		*first_ms = ms;
+	}
+	if (*last == NULL || ms >= *last_ms) {
+		if ((dup = strdup(time)) == NULL) {
+			s->nomem = 1;
+			return;
+		}
+		free(*last);
+		*last = dup;
+		*last_ms = ms;
+	}
+}
+
 /* Keeps |time| as the first or last time if it is. */
 static void
 span(struct summary *s, const char *time, long long ms)
 {
-	char *dup;
+	span_of(s, &s->first, &s->first_ms, &s->last, &s->last_ms, time, ms);
+}
 
-	if (s->first == NULL || ms < s->first_ms) {
-		if ((dup = strdup(time)) == NULL) {
-			s->nomem = 1;
-			return;
-		}
-		free(s->first);
-		s->first = dup;
-		s->first_ms = ms;
+/* Counts the record |o| for the server its "writer" names, if any. */
+static void
+count_server(struct summary *s, const cJSON *o, const char *event,
+    const char *time, long long ms)
+{
+	const cJSON *w = cJSON_GetObjectItemCaseSensitive(o, "writer");
+	const char *start = member_str(w, "start");
+	unsigned long long pid;
+	struct tally *t;
+	char key[64];
+
+	if (member_uint(w, "pid", &pid) != 0 || start == NULL)
+		return;
+	tc_text_fmt(key, sizeof(key), "%llu %s", pid, start);
+	if ((t = tally(&s->servers, key)) == NULL) {
+		s->nomem = 1;
+		return;
 	}
-	if (s->last == NULL || ms >= s->last_ms) {
-		if ((dup = strdup(time)) == NULL) {
-			s->nomem = 1;
-			return;
-		}
-		free(s->last);
-		s->last = dup;
-		s->last_ms = ms;
-	}
+	t->n[0]++;
+	if (event != NULL && strcmp(event, "call") == 0)
+		t->n[1]++;
+	span_of(s, &t->first, &t->first_ms, &t->last, &t->last_ms, time, ms);
+}
+
+/* Returns the count a call's |decision| adds to: 1 run, 2 denied, 3
+ * cancelled; 0 for none of them. */
+static int
+decision_index(const char *decision)
+{
+	if (strcmp(decision, "run") == 0)
+		return 1;
+	if (strcmp(decision, "denied") == 0)
+		return 2;
+	if (strcmp(decision, "cancelled") == 0)
+		return 3;
+	return 0;
 }
 
 /* Counts the paths a call record |o| names (each "root" and "path"
- * joined), as a call, and as run or denied by |decision|. */
+ * joined), as a call, and as run, denied or cancelled by |decision|. */
 static void
 count_paths(struct summary *s, const cJSON *o, const char *decision)
 {
@@ -203,6 +260,7 @@ count_paths(struct summary *s, const cJSON *o, const char *decision)
 	const char *root, *path;
 	char *full;
 	size_t n;
+	int i;
 
 	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(o, "paths")) {
 		root = member_str(p, "root");
@@ -221,10 +279,8 @@ count_paths(struct summary *s, const cJSON *o, const char *decision)
 			snprintf(full, n, "%s%s%s", root, *path != '\0' &&
 			    strcmp(root, "/") != 0 ? "/" : "", path);
 		count(s, &s->paths, full, 0);
-		if (decision != NULL && strcmp(decision, "run") == 0)
-			count(s, &s->paths, full, 1);
-		if (decision != NULL && strcmp(decision, "denied") == 0)
-			count(s, &s->paths, full, 2);
+		if (decision != NULL && (i = decision_index(decision)) > 0)
+			count(s, &s->paths, full, i);
 		free(full);
 	}
 }
@@ -235,6 +291,7 @@ take(struct summary *s, const cJSON *o, const char *where)
 {
 	const char *time = member_str(o, "time"), *event, *tool, *name;
 	long long ms;
+	int i;
 
 	if (time == NULL || tc_audit_parse_time(time, &ms) != 0) {
 		tc_warn("%s: no valid \"time\": skipped", where);
@@ -244,17 +301,18 @@ take(struct summary *s, const cJSON *o, const char *where)
 		return;
 	s->records++;
 	span(s, time, ms);
-	if ((event = member_str(o, "event")) == NULL)
+	event = member_str(o, "event");
+	count_server(s, o, event, time, ms);
+	if (event == NULL)
 		return;
 	tool = member_str(o, "tool") != NULL ? member_str(o, "tool") : "?";
 	if (strcmp(event, "call") == 0) {
 		count(s, &s->tools, tool, 0);
 		name = member_str(o, "decision");
 		count_paths(s, o, name);
-		if (name != NULL && strcmp(name, "run") == 0)
-			count(s, &s->tools, tool, 1);
+		if (name != NULL && (i = decision_index(name)) > 0)
+			count(s, &s->tools, tool, i);
 		if (name != NULL && strcmp(name, "denied") == 0) {
-			count(s, &s->tools, tool, 2);
 			name = member_str(o, "by");
 			count(s, &s->denials, name != NULL ? name : "?", 0);
 		}
@@ -343,11 +401,70 @@ print_paths(const struct tallies *ts)
 		v[i] = &ts->t[i];
 	qsort(v, ts->len, sizeof(*v), most_first);
 	for (i = 0; i < ts->len && i < PATHS_SHOWN; i++)
-		printf("  %-24s %6llu  (%llu run, %llu denied)\n",
-		    clean(v[i]->name, name, sizeof(name)), v[i]->n[0],
-		    v[i]->n[1], v[i]->n[2]);
+		printf("  %-24s %6llu  (%llu run, %llu denied, %llu "
+		    "cancelled)\n", clean(v[i]->name, name, sizeof(name)),
+		    v[i]->n[0], v[i]->n[1], v[i]->n[2], v[i]->n[3]);
 	if (ts->len > PATHS_SHOWN)
 		printf("  (%zu more)\n", ts->len - PATHS_SHOWN);
+	free(v);
+	return 0;
+}
+
+/* Orders servers by their first record's time, then by pid and start. */
+static int
+earliest_first(const void *a, const void *b)
+{
+	const struct tally *x = *(const struct tally *const *)a;
+	const struct tally *y = *(const struct tally *const *)b;
+
+	if (x->first_ms != y->first_ms)
+		return x->first_ms < y->first_ms ? -1 : 1;
+	return strcmp(x->name, y->name);
+}
+
+/* Returns the servers of |ts| sorted by earliest_first(), or NULL if out
+ * of memory (or none); the caller frees the array. */
+static const struct tally **
+servers_sorted(const struct tallies *ts)
+{
+	const struct tally **v;
+	size_t i;
+
+	if (ts->len == 0 || (v = calloc(ts->len, sizeof(*v))) == NULL)
+		return NULL;
+	for (i = 0; i < ts->len; i++)
+		v[i] = &ts->t[i];
+	qsort(v, ts->len, sizeof(*v), earliest_first);
+	return v;
+}
+
+/* Prints the servers that wrote the records, earliest first. */
+static int
+print_servers(const struct tallies *ts)
+{
+	char a[NAME_SHOWN], b[NAME_SHOWN], c[NAME_SHOWN];
+	const struct tally **v;
+	const char *start;
+	size_t i;
+
+	printf("servers:\n");
+	if (ts->len == 0) {
+		printf("  (no record names its writer)\n");
+		return 0;
+	}
+	if ((v = servers_sorted(ts)) == NULL)
+		return -1;
+	for (i = 0; i < ts->len; i++) {
+		/* The name is "<pid> <start>", as count_server() made it. */
+		start = strchr(v[i]->name, ' ');
+		printf("  pid %.*s start %s: %llu record%s, %llu call%s, %s to "
+		    "%s\n", (int)(start - v[i]->name), v[i]->name,
+		    clean(start + 1, a, sizeof(a)), v[i]->n[0],
+		    v[i]->n[0] == 1 ? "" : "s", v[i]->n[1],
+		    v[i]->n[1] == 1 ? "" : "s",
+		    clean(v[i]->first, b, sizeof(b)),
+		    clean(v[i]->last, c, sizeof(c)));
+	}
 	free(v);
 	return 0;
 }
@@ -367,10 +484,10 @@ print_text(const struct summary *s)
 	if (s->tools.len == 0)
 		printf("  (none)\n");
 	for (i = 0; i < s->tools.len; i++)
-		printf("  %-24s %6llu  (%llu run, %llu denied)\n",
-		    clean(s->tools.t[i].name, a, sizeof(a)),
+		printf("  %-24s %6llu  (%llu run, %llu denied, %llu "
+		    "cancelled)\n", clean(s->tools.t[i].name, a, sizeof(a)),
 		    s->tools.t[i].n[0], s->tools.t[i].n[1],
-		    s->tools.t[i].n[2]);
+		    s->tools.t[i].n[2], s->tools.t[i].n[3]);
 	print_tallies("denials", &s->denials);
 	print_tallies("errors by outcome", &s->errors);
 	printf("slowest calls:\n");
@@ -387,7 +504,7 @@ print_text(const struct summary *s)
 		printf("  %s  %s\n", clean(w->tool, b, sizeof(b)),
 		    clean(w->outcome, c, sizeof(c)));
 	}
-	if (print_paths(&s->paths) != 0) {
+	if (print_paths(&s->paths) != 0 || print_servers(&s->servers) != 0) {
 		tc_log(TC_LOG_ERROR, "out of memory");
 		return -1;
 	}
@@ -410,8 +527,8 @@ add_counts(cJSON *o, const char *key, const struct tallies *ts)
 	return 0;
 }
 
-/* Adds the tools (or paths) as {"tool": {"calls":N,"run":N,"denied":N},
- * ...} under |key|. */
+/* Adds the tools (or paths) as {"tool": {"calls":N,"run":N,"denied":N,
+ * "cancelled":N}, ...} under |key|. */
 static int
 add_tools(cJSON *o, const char *key, const struct tallies *ts)
 {
@@ -426,9 +543,48 @@ add_tools(cJSON *o, const char *key, const struct tallies *ts)
 		    (double)ts->t[i].n[0]) ||
 		    !cJSON_AddNumberToObject(t, "run", (double)ts->t[i].n[1]) ||
 		    !cJSON_AddNumberToObject(t, "denied",
-		    (double)ts->t[i].n[2]))
+		    (double)ts->t[i].n[2]) ||
+		    !cJSON_AddNumberToObject(t, "cancelled",
+		    (double)ts->t[i].n[3]))
 			return -1;
 	return 0;
+}
+
+/* Adds the servers as an array of {pid, start, records, calls, first,
+ * last}, earliest first. */
+static int
+add_servers(cJSON *o, const struct tallies *ts)
+{
+	const struct tally **v = NULL;
+	unsigned long long pid;
+	const char *sp;
+	cJSON *arr, *e;
+	size_t i;
+	int rc = -1;
+
+	if ((arr = cJSON_AddArrayToObject(o, "servers")) == NULL ||
+	    (ts->len > 0 && (v = servers_sorted(ts)) == NULL))
+		return -1;
+	for (i = 0; i < ts->len; i++) {
+		/* The name is "<pid> <start>", as count_server() made it. */
+		pid = strtoull(v[i]->name, NULL, 10);
+		sp = strchr(v[i]->name, ' ');
+		if ((e = cJSON_CreateObject()) == NULL ||
+		    !cJSON_AddItemToArray(arr, e) ||
+		    !cJSON_AddNumberToObject(e, "pid", (double)pid) ||
+		    !cJSON_AddStringToObject(e, "start", sp != NULL ? sp + 1 :
+		    "") ||
+		    !cJSON_AddNumberToObject(e, "records",
+		    (double)v[i]->n[0]) ||
+		    !cJSON_AddNumberToObject(e, "calls", (double)v[i]->n[1]) ||
+		    !cJSON_AddStringToObject(e, "first", v[i]->first) ||
+		    !cJSON_AddStringToObject(e, "last", v[i]->last))
+			goto out;
+	}
+	rc = 0;
+out:
+	free(v);
+	return rc;
 }
 
 /* Adds the slowest calls as an array of objects. */
@@ -473,7 +629,8 @@ print_summary_json(const struct summary *s)
 	    add_counts(o, "denials", &s->denials) != 0 ||
 	    add_counts(o, "errors", &s->errors) != 0 ||
 	    add_slowest(o, s) != 0 ||
-	    add_tools(o, "paths", &s->paths) != 0) {
+	    add_tools(o, "paths", &s->paths) != 0 ||
+	    add_servers(o, &s->servers) != 0) {
 		cJSON_Delete(o);
 		tc_log(TC_LOG_ERROR, "out of memory");
 		return -1;
@@ -505,6 +662,7 @@ summary_free(struct summary *s)
 	tallies_free(&s->denials);
 	tallies_free(&s->errors);
 	tallies_free(&s->paths);
+	tallies_free(&s->servers);
 	free(s->first);
 	free(s->last);
 }

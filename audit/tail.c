@@ -1,10 +1,10 @@
 /*
  * tail.c: toolcell-audit tail [-n N] [--json] FILE: the last N records
- * (10 unless told), one line each for a person (time, seq, event, and the
- * event's call, tool, the paths it named, decision or outcome, duration),
- * or with --json the lines as they are in the log.  Nothing is verified
- * here: verify does that, and tail shows a line that is not a record for
- * what it is.
+ * (10 unless told), one line each for a person (time, seq, the pid of the
+ * server that wrote it, event, and the event's call, request id, tool,
+ * the paths it named, decision or outcome, duration), or with --json the
+ * lines as they are in the log.  Nothing is verified here: verify does
+ * that, and tail shows a line that is not a record for what it is.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -80,7 +80,8 @@ add_paths(struct tc_buf *b, const cJSON *o)
 	}
 }
 
-/* " call 3 write_file on /srv/p/x denied by consent (hook: deny): why" */
+/* " call 3 request 7 write_file on /srv/p/x denied by consent (hook:
+ * deny): why" */
 static void
 describe_call(struct tc_buf *b, const cJSON *o)
 {
@@ -88,6 +89,9 @@ describe_call(struct tc_buf *b, const cJSON *o)
 	const char *by = member_str(o, "by"), *text;
 
 	add_uint(b, o, "call", "");
+	if (member_str(o, "request_id") != NULL)
+		tc_buf_append_str(b, " request");
+	add_str(b, o, "request_id");
 	add_str(b, o, "tool");
 	add_paths(b, o);
 	add_str(b, o, "decision");
@@ -148,6 +152,9 @@ describe_event(struct tc_buf *b, const char *event, const cJSON *o)
 	} else if (strcmp(event, "stop") == 0) {
 		add_str(b, o, "reason");
 		add_uint(b, o, "calls", " calls");
+	} else if (strcmp(event, "torn") == 0) {
+		add_uint(b, o, "bytes", " bytes cut off:");
+		add_str(b, o, "text");
 	}
 }
 
@@ -156,7 +163,7 @@ static void
 show(const char *file, const struct kept *k)
 {
 	char out[SHOWN_MAX], name[PATH_MAX];
-	unsigned long long seq;
+	unsigned long long seq, pid;
 	const char *event;
 	struct tc_buf b;
 	cJSON *o;
@@ -173,6 +180,9 @@ show(const char *file, const struct kept *k)
 	    member_str(o, "time") : "-");
 	if (member_uint(o, "seq", &seq) == 0)
 		tc_buf_printf(&b, " #%llu", seq);
+	if (member_uint(cJSON_GetObjectItemCaseSensitive(o, "writer"), "pid",
+	    &pid) == 0)
+		tc_buf_printf(&b, " [%llu]", pid);
 	event = member_str(o, "event");
 	tc_buf_printf(&b, " %s", event != NULL ? event : "?");
 	if (event != NULL)

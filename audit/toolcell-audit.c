@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "buf.h"
 #include "cli.h"
 #include "log.h"
 #include "server.h"
@@ -120,6 +121,20 @@ char *
 clean(const char *s, char *out, size_t n)
 {
 	return tc_text_show(out, n, s, TC_SHOW_BYTES);
+}
+
+char *
+utf8_dup(const char *s)
+{
+	struct tc_buf b;
+	size_t n = strlen(s);
+
+	tc_buf_init(&b, 3 * n + 1);
+	if (tc_buf_append_utf8(&b, s, n) != 0) {
+		tc_buf_release(&b);
+		return NULL;
+	}
+	return tc_buf_steal(&b);
 }
 
 const char *

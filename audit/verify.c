@@ -19,9 +19,19 @@
  *	restart		a second chain (seq 1, prev zeros) starts in the files
  *
  * To tell reordering and insertion from removal it looks one record
- * ahead, and remembers the two records before.  Exit status: 0 intact,
- * 1 broken, 2 usage or I/O error, or a keyed log checked without its key
- * (its links are checked, but that is not a verification).
+ * ahead, and remembers the two records before.
+ *
+ * The chain is one through the records of every server that wrote the
+ * log, in the order they are in the files.  Each record names its writer
+ * (the "writer" member: pid and start id), inside the bytes its digest
+ * covers.  When the records are of several writers, the verdict says, for
+ * each, how many records it wrote, from which seq to which, and whether
+ * its start and stop records are among them (no stop: it was killed, or
+ * still runs); --json always does.
+ *
+ * Exit status: 0 intact, 1 broken, 2 usage or I/O error, or a keyed log
+ * checked without its key (its links are checked, but that is not a
+ * verification).
  */
 #include <getopt.h>
 #include <limits.h>
@@ -36,6 +46,7 @@
 
 #define ZERO_HEX	"00000000000000000000000000000000" \
 			"00000000000000000000000000000000"
+#define WRITERS_SHOWN	20		/* writers listed in the text */
 
 enum kind {
 	K_PARTIAL, K_NOTJSON, K_FIELDS, K_ALTERED, K_WRONGKEY, K_NOTKEYED,
@@ -56,6 +67,18 @@ struct rec {
 	char		 why[256];	/* then, what is wrong */
 	struct tc_audit_link l;
 	int		 mac;		/* 1 matches, 0 not, -1 unchecked */
+	int		 event;		/* EV_* */
+};
+
+enum { EV_OTHER, EV_START, EV_STOP };
+
+/* A server that wrote records, as the records name it (pid 0: records
+ * that name none, from before writers were named). */
+struct writer {
+	long long	 pid;
+	char		 start[TC_AUDIT_START_LEN + 1];
+	unsigned long long records, first_seq, last_seq;
+	int		 started, stopped;	/* its start, stop seen */
 };
 
 /* Where a record was, and its link, kept for the records after it. */
@@ -91,6 +114,12 @@ struct verify {
 
 	struct note	*notes;
 	size_t		 nnotes;
+
+	struct writer	*writers;	/* in the order first seen */
+	size_t		*by_id;		/* indexes, sorted by pid, start */
+	size_t		 nwriters, last_writer;
+	int		 named;		/* some record names its writer */
+	int		 nomem;
 
 	int		 broken;
 	enum kind	 kind;
@@ -129,11 +158,25 @@ note(struct verify *v, const char *file, unsigned long line,
 	va_end(ap);
 }
 
+/* Returns the EV_* of the record |o|. */
+static int
+event_of(const cJSON *o)
+{
+	const char *e = member_str(o, "event");
+
+	if (e != NULL && strcmp(e, "start") == 0)
+		return EV_START;
+	if (e != NULL && strcmp(e, "stop") == 0)
+		return EV_STOP;
+	return EV_OTHER;
+}
+
 /* Fills |r| from the line just read, checking its digest if it can. */
 static void
 take_line(struct verify *v, struct rec *r)
 {
 	struct tc_diag d;
+	cJSON *o;
 	int rc;
 
 	memset(r, 0, sizeof(*r));
@@ -152,12 +195,14 @@ take_line(struct verify *v, struct rec *r)
 		    "newline: a write was cut short, or the file was cut");
 		return;
 	}
-	rc = tc_audit_parse_line(v->in.buf, v->in.len, &r->l, NULL, &d);
+	rc = tc_audit_parse_line(v->in.buf, v->in.len, &r->l, &o, &d);
 	if (rc != 0) {
 		r->bad = 1 + (rc == TC_EINVAL ? K_FIELDS : K_NOTJSON);
 		tc_text_fmt(r->why, sizeof(r->why), "%s", d.msg);
 		return;
 	}
+	r->event = event_of(o);
+	cJSON_Delete(o);
 	if (v->key != NULL ? r->l.keyed : !r->l.keyed)
 		r->mac = tc_audit_line_ok(v->in.buf, &r->l, v->key);
 }
@@ -368,6 +413,79 @@ check(struct verify *v)
 	return check_link(v);
 }
 
+/* Orders writers by pid, then start id. */
+static int
+writer_cmp(const struct writer *w, long long pid, const char *start)
+{
+	if (w->pid != pid)
+		return w->pid < pid ? -1 : 1;
+	return strcmp(w->start, start);
+}
+
+/* Returns the writer of |l|, added if new; NULL if out of memory. */
+static struct writer *
+writer_of(struct verify *v, const struct tc_audit_link *l)
+{
+	size_t lo = 0, hi = v->nwriters, mid, *ix;
+	struct writer *w;
+	int c;
+
+	if (v->nwriters > 0 && writer_cmp(&v->writers[v->last_writer],
+	    l->writer_pid, l->writer_start) == 0)
+		return &v->writers[v->last_writer];
+	while (lo < hi) {
+		mid = (lo + hi) / 2;
+		c = writer_cmp(&v->writers[v->by_id[mid]], l->writer_pid,
+		    l->writer_start);
+		if (c == 0) {
+			v->last_writer = v->by_id[mid];
+			return &v->writers[v->last_writer];
+		}
+		if (c > 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	if ((w = reallocarray(v->writers, v->nwriters + 1,
+	    sizeof(*w))) == NULL)
+		return NULL;
+	v->writers = w;
+	if ((ix = reallocarray(v->by_id, v->nwriters + 1,
+	    sizeof(*ix))) == NULL)
+		return NULL;
+	v->by_id = ix;
+	memmove(&ix[lo + 1], &ix[lo], (v->nwriters - lo) * sizeof(*ix));
+	ix[lo] = v->nwriters;
+	w = &v->writers[v->nwriters];
+	memset(w, 0, sizeof(*w));
+	w->pid = l->writer_pid;
+	memcpy(w->start, l->writer_start, sizeof(w->start));
+	v->last_writer = v->nwriters++;
+	return w;
+}
+
+/* Counts v->cur for its writer. */
+static void
+count_writer(struct verify *v)
+{
+	const struct rec *c = &v->cur;
+	struct writer *w;
+
+	if (c->l.writer_pid > 0)
+		v->named = 1;
+	if ((w = writer_of(v, &c->l)) == NULL) {
+		v->nomem = 1;
+		return;
+	}
+	if (w->records++ == 0)
+		w->first_seq = c->l.seq;
+	w->last_seq = c->l.seq;
+	if (c->event == EV_START)
+		w->started = 1;
+	if (c->event == EV_STOP)
+		w->stopped = 1;
+}
+
 /* Remembers v->cur as the record before the next one. */
 static void
 advance(struct verify *v)
@@ -382,6 +500,7 @@ advance(struct verify *v)
 	if (v->records++ == 0)
 		v->first_seq = v->cur.l.seq;
 	v->last_seq = v->cur.l.seq;
+	count_writer(v);
 }
 
 /* Adds, when the problem is at the start of a later file, a hint that
@@ -403,6 +522,37 @@ static const char *
 chain_name(const struct verify *v)
 {
 	return v->keyed > 0 ? "HMAC-SHA-256" : "SHA-256";
+}
+
+/*
+ * Prints, when the records name more than one writer, who wrote how many:
+ * for a log one server wrote, the verdict stays one line.
+ */
+static void
+writers_text(const struct verify *v)
+{
+	const struct writer *w;
+	size_t i, n = 0;
+
+	if (!v->named || v->nwriters < 2)
+		return;
+	for (i = 0; i < v->nwriters; i++)
+		n += v->writers[i].pid > 0;
+	printf("written by %zu server%s:\n", n, n == 1 ? "" : "s");
+	for (i = 0; i < v->nwriters && i < WRITERS_SHOWN; i++) {
+		w = &v->writers[i];
+		if (w->pid > 0)
+			printf("  pid %lld start %s: ", w->pid, w->start);
+		else
+			printf("  no writer named: ");
+		printf("%llu record%s (seq %llu to %llu), %s, %s\n",
+		    w->records, w->records == 1 ? "" : "s", w->first_seq,
+		    w->last_seq, w->started ? "its start" : "no start",
+		    w->stopped ? "its stop" : "no stop");
+	}
+	if (v->nwriters > WRITERS_SHOWN)
+		printf("  and %zu more (--json lists them all)\n",
+		    v->nwriters - WRITERS_SHOWN);
 }
 
 /* Prints the verdict for a person; returns the exit status. */
@@ -440,13 +590,30 @@ report_text(const struct verify *v)
 		    "its MACs cannot be checked without --key FILE\n",
 		    v->records, v->records == 1 ? "" : "s", v->first_seq,
 		    v->last_seq, v->nfiles, v->nfiles == 1 ? "" : "s");
+		writers_text(v);
 		return EXIT_TROUBLE;
 	}
 	printf("intact: %llu record%s (seq %llu to %llu) in %d file%s, %s "
 	    "chain\n", v->records, v->records == 1 ? "" : "s", v->first_seq,
 	    v->last_seq, v->nfiles, v->nfiles == 1 ? "" : "s",
 	    chain_name(v));
+	writers_text(v);
 	return EXIT_INTACT;
+}
+
+/* Adds the string member |name| to |o|, made valid UTF-8 (a file name
+ * may hold any bytes); returns 0 or -1. */
+static int
+add_text(cJSON *o, const char *name, const char *s)
+{
+	char *fixed;
+	int rc;
+
+	if ((fixed = utf8_dup(s)) == NULL)
+		return -1;
+	rc = cJSON_AddStringToObject(o, name, fixed) == NULL ? -1 : 0;
+	free(fixed);
+	return rc;
 }
 
 /* Adds the notes to |o| as an array of {file, line, message}. */
@@ -461,12 +628,44 @@ add_notes(const struct verify *v, cJSON *o)
 	for (i = 0; i < v->nnotes; i++) {
 		if ((n = cJSON_CreateObject()) == NULL ||
 		    !cJSON_AddItemToArray(arr, n) ||
-		    cJSON_AddStringToObject(n, "file", v->notes[i].file) ==
-		    NULL || (v->notes[i].line > 0 &&
+		    add_text(n, "file", v->notes[i].file) != 0 ||
+		    (v->notes[i].line > 0 &&
 		    cJSON_AddNumberToObject(n, "line", (double)v->notes[i].line)
 		    == NULL) ||
-		    cJSON_AddStringToObject(n, "message", v->notes[i].text) ==
-		    NULL)
+		    add_text(n, "message", v->notes[i].text) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Adds the writers to |o| as an array of {pid, start, records,
+ * first_seq, last_seq, start_record, stop_record}. */
+static int
+add_writers(const struct verify *v, cJSON *o)
+{
+	const struct writer *w;
+	cJSON *arr, *n;
+	size_t i;
+
+	if ((arr = cJSON_AddArrayToObject(o, "writers")) == NULL)
+		return -1;
+	for (i = 0; i < v->nwriters; i++) {
+		w = &v->writers[i];
+		if ((n = cJSON_CreateObject()) == NULL ||
+		    !cJSON_AddItemToArray(arr, n) ||
+		    (w->pid > 0 ? cJSON_AddNumberToObject(n, "pid",
+		    (double)w->pid) : cJSON_AddNullToObject(n, "pid")) ==
+		    NULL || (w->pid > 0 ? cJSON_AddStringToObject(n, "start",
+		    w->start) : cJSON_AddNullToObject(n, "start")) == NULL ||
+		    cJSON_AddNumberToObject(n, "records",
+		    (double)w->records) == NULL ||
+		    cJSON_AddNumberToObject(n, "first_seq",
+		    (double)w->first_seq) == NULL ||
+		    cJSON_AddNumberToObject(n, "last_seq",
+		    (double)w->last_seq) == NULL ||
+		    cJSON_AddBoolToObject(n, "start_record", w->started) ==
+		    NULL ||
+		    cJSON_AddBoolToObject(n, "stop_record", w->stopped) == NULL)
 			return -1;
 	}
 	return 0;
@@ -479,12 +678,12 @@ add_problem(const struct verify *v, cJSON *o)
 	cJSON *p;
 
 	if ((p = cJSON_AddObjectToObject(o, "problem")) == NULL ||
-	    cJSON_AddStringToObject(p, "file", v->pfile) == NULL ||
+	    add_text(p, "file", v->pfile) != 0 ||
 	    cJSON_AddNumberToObject(p, "line", (double)v->pline) == NULL ||
 	    (v->pseq > 0 ? cJSON_AddNumberToObject(p, "seq",
 	    (double)v->pseq) : cJSON_AddNullToObject(p, "seq")) == NULL ||
 	    cJSON_AddStringToObject(p, "kind", kind_names[v->kind]) == NULL ||
-	    cJSON_AddStringToObject(p, "message", v->msg) == NULL)
+	    add_text(p, "message", v->msg) != 0)
 		return -1;
 	return 0;
 }
@@ -518,7 +717,7 @@ report_json(const struct verify *v)
 	    (double)v->first_seq) : cJSON_AddNullToObject(o, "first_seq")) ==
 	    NULL || (v->records > 0 ? cJSON_AddNumberToObject(o, "last_seq",
 	    (double)v->last_seq) : cJSON_AddNullToObject(o, "last_seq")) ==
-	    NULL || add_notes(v, o) != 0 ||
+	    NULL || add_notes(v, o) != 0 || add_writers(v, o) != 0 ||
 	    (v->broken && add_problem(v, o) != 0)) {
 		cJSON_Delete(o);
 		tc_log(TC_LOG_ERROR, "out of memory");
@@ -542,6 +741,10 @@ run(struct verify *v)
 	}
 	if (v->reading)
 		lines_close(&v->in);
+	if (v->nomem) {
+		tc_log(TC_LOG_ERROR, "out of memory");
+		return -1;
+	}
 	if (rc < 0)
 		return -1;
 	if (v->broken)
@@ -594,6 +797,8 @@ cmd_verify(int argc, char *argv[])
 	else
 		status = json ? report_json(&v) : report_text(&v);
 	free(v.notes);
+	free(v.writers);
+	free(v.by_id);
 	tc_audit_key_release(&key);
 	return status;
 usage:

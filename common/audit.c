@@ -4,6 +4,14 @@
  * writer (to continue a log) and toolcell-audit (to verify one) use.  The
  * format and what it shows are described in audit.h; the arguments of a
  * call are made fit for the log in audit-args.c.
+ *
+ * Several writers (servers) may share a log.  Each holds it open, and
+ * takes its flock(2) for one record at a time: under the lock it follows
+ * the log's name to the file it leads to (another writer may have rotated
+ * it), reads the last record unless it is still the one it wrote or read
+ * last, cuts off a line a killed writer left half written, writes, syncs,
+ * and rotates.  Nothing changes the log's name, or writes to the file it
+ * leads to, without holding that file's lock.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -14,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -42,18 +51,24 @@
 #define ROTATED_MAX	100000		/* path.1 ... path.ROTATED_MAX */
 #define MAX_SEQ		9007199254740992ULL	/* 2^53: exact in a double */
 
+/*
+ * A writer.  What it knows of the chain (seq, last, size) is what the log
+ * held when it last had the lock; another writer may have appended since.
+ */
 struct tc_audit {
-	int		 fd;		/* the log, locked; -1 when closed */
+	int		 fd;		/* the log as last opened; -1: closed */
 	char		*path;
 	struct tc_audit_key key;	/* bytes NULL: a SHA-256 chain */
 	int		 sync;		/* enum tc_audit_sync */
 	unsigned long long rotate_bytes;
 	unsigned	 keep;
 	void		(*now)(struct timespec *);
+	unsigned	 lock_wait_ms;
+	long		 pid;		/* "writer" in every record */
+	char		 start[TC_AUDIT_START_LEN + 1];
 	unsigned long long seq;		/* of the last record; 0: none yet */
 	char		 last[TC_AUDIT_HEX_LEN + 1];	/* its digest */
-	off_t		 size;		/* of the file being written */
-	int		 broken;	/* an undo failed: nothing more */
+	off_t		 size;		/* the file's size then; -1: unknown */
 };
 
 /* --- Digests --- */
@@ -237,8 +252,8 @@ static int
 reserved(const char *name)
 {
 	return strcmp(name, "seq") == 0 || strcmp(name, "time") == 0 ||
-	    strcmp(name, "prev") == 0 || strcmp(name, "hash") == 0 ||
-	    strcmp(name, "hmac") == 0;
+	    strcmp(name, "writer") == 0 || strcmp(name, "prev") == 0 ||
+	    strcmp(name, "hash") == 0 || strcmp(name, "hmac") == 0;
 }
 
 /* Checks that |c| is a member named |name| holding 64 hex digits. */
@@ -251,6 +266,46 @@ hex_member(const cJSON *c, const char *name, struct tc_diag *d)
 	if (!cJSON_IsString(c) || !is_hex64(c->valuestring))
 		return tc_diag(d, TC_EINVAL, "malformed chain fields: \"%s\" "
 		    "is not 64 lowercase hex digits", name);
+	return 0;
+}
+
+/* Returns 1 if |s| is TC_AUDIT_START_LEN lowercase hex digits. */
+static int
+is_start_id(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < TC_AUDIT_START_LEN; i++)
+		if (!((s[i] >= '0' && s[i] <= '9') ||
+		    (s[i] >= 'a' && s[i] <= 'f')))
+			return 0;
+	return s[i] == '\0';
+}
+
+/*
+ * Checks that |c| is the writer member, {"pid":P,"start":"<hex>"} and
+ * nothing else, and fills |l| from it.
+ */
+static int
+writer_member(const cJSON *c, struct tc_audit_link *l, struct tc_diag *d)
+{
+	const cJSON *pid = c->child, *start = pid != NULL ? pid->next : NULL;
+	double v;
+
+	if (!cJSON_IsObject(c) || pid == NULL || start == NULL ||
+	    start->next != NULL || strcmp(pid->string, "pid") != 0 ||
+	    strcmp(start->string, "start") != 0 || !cJSON_IsNumber(pid) ||
+	    !cJSON_IsString(start))
+		return tc_diag(d, TC_EINVAL, "malformed chain fields: "
+		    "\"writer\" is not {\"pid\":P,\"start\":\"<hex>\"}");
+	v = pid->valuedouble;
+	if (v < 1 || v > (double)INT_MAX || v != (double)(long long)v ||
+	    !is_start_id(start->valuestring))
+		return tc_diag(d, TC_EINVAL, "malformed chain fields: "
+		    "\"writer\" has a pid that is not a process id, or a start "
+		    "that is not %d lowercase hex digits", TC_AUDIT_START_LEN);
+	l->writer_pid = (long long)v;
+	memcpy(l->writer_start, start->valuestring, TC_AUDIT_START_LEN + 1);
 	return 0;
 }
 
@@ -282,6 +337,11 @@ chain_fields(const cJSON *o, struct tc_audit_link *l, struct tc_diag *d)
 	if (c == before || c == last || before == NULL)
 		return tc_diag(d, TC_EINVAL, "missing chain fields: no "
 		    "\"prev\" and digest after \"time\"");
+	if (c->next != before && strcmp(c->next->string, "writer") == 0) {
+		c = c->next;
+		if ((rc = writer_member(c, l, d)) != 0)
+			return rc;
+	}
 	l->keyed = strcmp(last->string, "hmac") == 0;
 	if ((rc = hex_member(last, l->keyed ? "hmac" : "hash", d)) != 0 ||
 	    (rc = hex_member(before, "prev", d)) != 0)
@@ -434,7 +494,7 @@ tc_audit_parse_time(const char *s, long long *ms)
 	return 0;
 }
 
-/* --- Opening --- */
+/* --- The file and its lock --- */
 
 /*
  * Formats the name of the rotated file |path|.|n| (or, when |n| is 0,
@@ -463,6 +523,102 @@ verify_hint(const struct tc_audit *a, const char *file)
 	return hint;
 }
 
+/* Milliseconds on the monotonic clock. */
+static int64_t
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*
+ * Opens the log's name as the file to write (closing the one before, and
+ * so releasing its lock), without following a symbolic link.  Nothing is
+ * known of its contents yet.
+ */
+static int
+open_file(struct tc_audit *a, struct tc_diag *d)
+{
+	struct stat sb;
+	int fd;
+
+	/* O_NONBLOCK: a FIFO in the log's place must not block the open;
+	 * it changes nothing for a regular file.  O_RDWR: the last record
+	 * is read through the same file that is locked. */
+	fd = open(a->path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC |
+	    O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
+	if (fd < 0 && errno == ELOOP)
+		return tc_diag(d, TC_EINVAL, "audit log '%s' is a symbolic "
+		    "link: name the file itself", a->path);
+	if (fd < 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot open audit log '%s'",
+		    a->path);
+	if (fstat(fd, &sb) != 0) {
+		tc_diag_errno(d, TC_ESYS, "audit log '%s'", a->path);
+		close(fd);
+		return TC_ESYS;
+	}
+	if (!S_ISREG(sb.st_mode)) {
+		close(fd);
+		return tc_diag(d, TC_EINVAL, "audit log '%s' is not a regular "
+		    "file", a->path);
+	}
+	if (a->fd >= 0)
+		close(a->fd);
+	a->fd = fd;
+	a->size = -1;
+	return 0;
+}
+
+/*
+ * Takes the exclusive lock on the file, waiting for other writers to
+ * release it until |*start| (set on the first wait; -1 before) plus
+ * a->lock_wait_ms.  A writer holds it for one record (a write and an
+ * fsync: milliseconds), so a longer wait means one is stuck (stopped, or
+ * on a disk that does not answer), and failing the record, which refuses
+ * its call, is better than hanging every server.  The lock is tried
+ * again after a pause that grows to 2 ms: flock(2) has no timeout, and
+ * its waiters are not served in order anyway.
+ */
+static int
+lock_file(struct tc_audit *a, int64_t *start, struct tc_diag *d)
+{
+	struct timespec pause = { 0, 50000 };	/* 50 us, then doubled */
+
+	for (;;) {
+		if (flock(a->fd, LOCK_EX | LOCK_NB) == 0)
+			return 0;
+		if (errno == EINTR)
+			continue;
+		if (errno != EWOULDBLOCK)
+			return tc_diag_errno(d, TC_ESYS, "cannot lock audit "
+			    "log '%s'", a->path);
+		if (*start < 0)
+			*start = mono_ms();
+		else if (mono_ms() - *start >= (int64_t)a->lock_wait_ms) {
+			tc_diag(d, TC_ESYS, "audit log '%s' has been locked by "
+			    "another process for %u ms, longer than a record "
+			    "takes: a server writing it is stopped or stuck",
+			    a->path, a->lock_wait_ms);
+			if (d != NULL)
+				d->sys_errno = EWOULDBLOCK;
+			return TC_ESYS;
+		}
+		nanosleep(&pause, NULL);
+		if (pause.tv_nsec < 2000000)
+			pause.tv_nsec *= 2;
+	}
+}
+
+static void
+unlock_file(struct tc_audit *a)
+{
+	if (a->fd >= 0)
+		flock(a->fd, LOCK_UN);
+}
+
 /*
  * A rotation cut short (by a crash) between its link() and its rename()
  * leaves the log also named path.1, with its records in both; removing
@@ -487,49 +643,59 @@ undo_half_rotation(const struct tc_audit *a, const struct stat *sb,
 }
 
 /*
- * Opens and locks the log.  A rotation by another writer between our
- * open() and our flock() would leave us holding a file that is no longer
- * the log, so the name is checked to still lead to the file locked.
+ * Locks the log, making sure that the file locked is the one its name
+ * leads to: when another writer has rotated the log (or someone moved or
+ * removed it), the name is followed to the new file, which is locked in
+ * turn, all within one wait of a->lock_wait_ms.  Only a writer holding
+ * the lock of the file the name leads to renames it (rotate()), so once
+ * this returns, the name stays with the file until unlock_file().
+ * Returns with the lock held, or an error with it released.
  */
 static int
-open_log(struct tc_audit *a, struct tc_diag *d)
+hold(struct tc_audit *a, struct tc_diag *d)
 {
 	struct stat sb, lsb;
+	int64_t start = -1;
+	int rc;
 
-	/* O_NONBLOCK: a FIFO in the log's place must not block the open;
-	 * it changes nothing for a regular file. */
-	a->fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-	    O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
-	if (a->fd < 0 && errno == ELOOP)
-		return tc_diag(d, TC_EINVAL, "audit log '%s' is a symbolic "
-		    "link: name the file itself", a->path);
-	if (a->fd < 0)
-		return tc_diag_errno(d, TC_ESYS, "cannot open audit log '%s'",
-		    a->path);
-	if (fstat(a->fd, &sb) != 0)
-		return tc_diag_errno(d, TC_ESYS, "audit log '%s'", a->path);
-	if (!S_ISREG(sb.st_mode))
-		return tc_diag(d, TC_EINVAL, "audit log '%s' is not a regular "
-		    "file", a->path);
-	if (flock(a->fd, LOCK_EX | LOCK_NB) != 0) {
-		if (errno != EWOULDBLOCK)
-			return tc_diag_errno(d, TC_ESYS, "cannot lock audit "
-			    "log '%s'", a->path);
-		tc_diag(d, TC_ESYS, "audit log '%s' is in use by another "
-		    "process, which holds its lock: give each server a log "
-		    "of its own", a->path);
-		if (d != NULL)
-			d->sys_errno = EWOULDBLOCK;
-		return TC_ESYS;
+	for (;;) {
+		if ((rc = lock_file(a, &start, d)) != 0)
+			return rc;
+		if (fstat(a->fd, &sb) != 0) {
+			rc = tc_diag_errno(d, TC_ESYS, "audit log '%s'",
+			    a->path);
+			unlock_file(a);
+			return rc;
+		}
+		if (lstat(a->path, &lsb) != 0) {
+			if (errno != ENOENT) {
+				rc = tc_diag_errno(d, TC_ESYS, "audit log "
+				    "'%s'", a->path);
+				unlock_file(a);
+				return rc;
+			}
+		} else if (lsb.st_dev == sb.st_dev &&
+		    lsb.st_ino == sb.st_ino) {
+			if ((rc = undo_half_rotation(a, &sb, d)) != 0)
+				unlock_file(a);
+			return rc;
+		}
+		/* Renamed away or removed: the lock held is of a file no
+		 * longer written; open_file() releases it. */
+		if ((rc = open_file(a, d)) != 0) {
+			unlock_file(a);
+			return rc;
+		}
+		if (start < 0)
+			start = mono_ms();
+		else if (mono_ms() - start >= (int64_t)a->lock_wait_ms)
+			return tc_diag(d, TC_EINVAL, "audit log '%s' kept "
+			    "being replaced for %u ms while a record waited to "
+			    "be written", a->path, a->lock_wait_ms);
 	}
-	if (lstat(a->path, &lsb) != 0 || lsb.st_dev != sb.st_dev ||
-	    lsb.st_ino != sb.st_ino)
-		return tc_diag(d, TC_EINVAL, "audit log '%s' was replaced "
-		    "while it was being opened (rotated by another process?)",
-		    a->path);
-	a->size = sb.st_size;
-	return undo_half_rotation(a, &sb, d);
 }
+
+/* --- Where the chain goes on --- */
 
 /* Reads |n| bytes of |fd| at |off| into |buf|; returns 0 or -1. */
 static int
@@ -554,70 +720,79 @@ pread_all(int fd, char *buf, size_t n, off_t off)
 }
 
 /*
- * Reads the last line of the |size| bytes of |fd| (the file |file|) into
- * |buf|, which the caller frees, and sets |line| and |len| to it, without
- * its newline.
+ * Reads the last |want| bytes of the |size| bytes of |fd| into |*buf|,
+ * which the caller frees, and sets |*start| to the offset, within them, of
+ * the last line's first byte: 0 when no newline comes before the last
+ * byte.  Reads a page first, and the longest line (with the newline before
+ * it) only when the last line is longer.
  */
 static int
-last_line(const struct tc_audit *a, int fd, off_t size, const char *file,
-    char **buf, const char **line, size_t *len, struct tc_diag *d)
+read_tail(int fd, off_t size, char **buf, size_t *want, size_t *start)
 {
-	size_t want, i;
+	size_t n, i, max = TC_AUDIT_MAX_LINE + 2;
 	char *b;
 
-	*buf = NULL;
-	/* The longest line, its newline, and the newline before it. */
-	want = (unsigned long long)size > TC_AUDIT_MAX_LINE + 2ULL ?
-	    TC_AUDIT_MAX_LINE + 2 : (size_t)size;
-	if ((b = malloc(want)) == NULL)
-		return tc_diag(d, TC_ENOMEM, "out of memory");
-	if (pread_all(fd, b, want, size - (off_t)want) != 0) {
+	n = (unsigned long long)size > 4096 ? 4096 : (size_t)size;
+	for (;;) {
+		if ((b = malloc(n)) == NULL)
+			return TC_ENOMEM;
+		if (pread_all(fd, b, n, size - (off_t)n) != 0) {
+			free(b);
+			return TC_ESYS;
+		}
+		for (i = n - 1; i > 0 && b[i - 1] != '\n'; i--)
+			continue;
+		if (i > 0 || n == (size_t)size || n >= max)
+			break;
 		free(b);
-		return tc_diag_errno(d, TC_ESYS, "cannot read audit log '%s'",
-		    file);
-	}
-	if (b[want - 1] != '\n') {
-		free(b);
-		return tc_diag(d, TC_EINVAL, "audit log '%s' ends with a "
-		    "partial record (no newline at its end); %s, then move the "
-		    "log aside", file, verify_hint(a, file));
-	}
-	for (i = want - 1; i > 0 && b[i - 1] != '\n'; i--)
-		continue;
-	if (i == 0 && want < (size_t)size) {
-		free(b);
-		return tc_diag(d, TC_EINVAL, "audit log '%s': its last line "
-		    "is longer than %u bytes, so not a record; %s", file,
-		    TC_AUDIT_MAX_LINE, verify_hint(a, file));
+		n = (unsigned long long)size > max ? max : (size_t)size;
 	}
 	*buf = b;
-	*line = b + i;
-	*len = want - 1 - i;
+	*want = n;
+	*start = i;
 	return 0;
 }
 
 /*
- * Takes the chain's state from the last record of |file|, open as |fd|
- * with |sb|: its seq and digest, once the record is found whole, chained,
- * keyed as this writer is, and matching its digest.
+ * Takes the chain's state from the last record of |file|, open as |fd|,
+ * |size| bytes long: its seq and digest, once the record is found whole,
+ * chained, keyed as this writer is, and matching its digest.
  */
 static int
-continue_from(struct tc_audit *a, int fd, const struct stat *sb,
-    const char *file, struct tc_diag *d)
+continue_from(struct tc_audit *a, int fd, off_t size, const char *file,
+    struct tc_diag *d)
 {
 	const struct tc_audit_key *key = a->key.bytes ? &a->key : NULL;
 	struct tc_audit_link l;
 	struct tc_diag pd;
 	const char *line;
+	size_t want, i, len;
 	char *buf;
-	size_t len;
 	int rc;
 
-	if (sb->st_size == 0)
+	memcpy(a->last, ZERO_HEX, sizeof(a->last));
+	a->seq = 0;
+	if (size == 0)
 		return 0;
-	if ((rc = last_line(a, fd, sb->st_size, file, &buf, &line, &len,
-	    d)) != 0)
-		return rc;
+	if ((rc = read_tail(fd, size, &buf, &want, &i)) == TC_ENOMEM)
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	if (rc != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot read audit log '%s'",
+		    file);
+	if (buf[want - 1] != '\n') {
+		free(buf);
+		return tc_diag(d, TC_EINVAL, "audit log '%s' ends with a "
+		    "partial record (no newline at its end); %s, then move the "
+		    "log aside", file, verify_hint(a, file));
+	}
+	if (i == 0 && want < (size_t)size) {
+		free(buf);
+		return tc_diag(d, TC_EINVAL, "audit log '%s': its last line "
+		    "is longer than %u bytes, so not a record; %s", file,
+		    TC_AUDIT_MAX_LINE, verify_hint(a, file));
+	}
+	line = buf + i;
+	len = want - 1 - i;
 	if (tc_audit_parse_line(line, len, &l, NULL, &pd) != 0)
 		rc = tc_diag(d, TC_EINVAL, "audit log '%s': its last line is "
 		    "not a chained record (%s); %s", file, pd.msg,
@@ -643,43 +818,188 @@ continue_from(struct tc_audit *a, int fd, const struct stat *sb,
 }
 
 /*
- * Finds where the chain goes on: the log's own last record or, when the
- * log is empty (as it is just after a rotation), that of path.1.
+ * Takes the chain's state from path.1, for a log that is empty: just
+ * rotated, or new (no path.1: a new chain).
  */
 static int
-resume(struct tc_audit *a, struct tc_diag *d)
+continue_rotated(struct tc_audit *a, struct tc_diag *d)
 {
 	char file[PATH_MAX];
-	struct stat sb, own;
+	struct stat sb;
 	int fd, rc;
 
 	memcpy(a->last, ZERO_HEX, sizeof(a->last));
 	a->seq = 0;
-	if (a->size > 0)
-		snprintf(file, sizeof(file), "%s", a->path);
-	else if (name_with(file, a->path, 1) != 0)
+	if (name_with(file, a->path, 1) != 0)
 		return tc_diag(d, TC_EINVAL, "audit log '%s': name too long",
 		    a->path);
 	fd = open(file, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NOCTTY |
 	    O_NONBLOCK);
-	if (fd < 0 && a->size == 0 && errno == ENOENT)
+	if (fd < 0 && errno == ENOENT)
 		return 0;			/* a new chain */
 	if (fd < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot read audit log '%s'",
 		    file);
-	if (fstat(fd, &sb) != 0 || fstat(a->fd, &own) != 0) {
+	if (fstat(fd, &sb) != 0)
 		rc = tc_diag_errno(d, TC_ESYS, "audit log '%s'", file);
-		close(fd);
-		return rc;
-	}
-	if (!S_ISREG(sb.st_mode) || (a->size > 0 &&
-	    (sb.st_dev != own.st_dev || sb.st_ino != own.st_ino)))
-		rc = tc_diag(d, TC_EINVAL, "audit log '%s' was replaced while "
-		    "it was being opened", file);
+	else if (!S_ISREG(sb.st_mode))
+		rc = tc_diag(d, TC_EINVAL, "audit log '%s' is not a regular "
+		    "file", file);
 	else
-		rc = continue_from(a, fd, &sb, file, d);
+		rc = continue_from(a, fd, sb.st_size, file, d);
 	close(fd);
 	return rc;
+}
+
+/*
+ * Returns 1 if the last record of the log, |size| bytes, is still the one
+ * this writer knows as the last (its own, or one it read): the size it
+ * left, and the digest at the end.
+ */
+static int
+still_last(const struct tc_audit *a, off_t size)
+{
+	char want[TC_AUDIT_TAIL_LEN + 2], got[TC_AUDIT_TAIL_LEN + 1];
+
+	if (a->size < 0 || size != a->size)
+		return 0;
+	if (size == 0)
+		return 1;
+	if (size < TC_AUDIT_TAIL_LEN + 1 || pread_all(a->fd, got,
+	    sizeof(got), size - (off_t)sizeof(got)) != 0)
+		return 0;
+	snprintf(want, sizeof(want), ",\"%s\":\"%s\"}\n",
+	    a->key.bytes != NULL ? "hmac" : "hash", a->last);
+	return memcmp(got, want, sizeof(got)) == 0;
+}
+
+/*
+ * Reads the partial line at the end of the log (|size| bytes, the last not
+ * a newline), which a writer killed in its write(2) left, or one whose
+ * undo failed: under the lock no writer is in the middle of a line, so it
+ * will never be finished.  Sets |*at| to where it starts, and |*torn| to
+ * the "torn" record that says what it was (its length, SHA-256, and first
+ * bytes as text), to be appended once it is cut off.
+ */
+static int
+torn_line(struct tc_audit *a, off_t size, off_t *at, cJSON **torn,
+    struct tc_diag *d)
+{
+	char hex[TC_AUDIT_HEX_LEN + 1];
+	size_t want, i, n;
+	struct tc_buf text;
+	char *buf;
+	int rc;
+
+	*torn = NULL;
+	if ((rc = read_tail(a->fd, size, &buf, &want, &i)) == TC_ENOMEM)
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	if (rc != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot read audit log '%s'",
+		    a->path);
+	if (i == 0 && want < (size_t)size) {
+		free(buf);
+		return tc_diag(d, TC_EINVAL, "audit log '%s' ends with more "
+		    "than %u bytes without a newline: not a record cut short; "
+		    "%s", a->path, TC_AUDIT_MAX_LINE, verify_hint(a, a->path));
+	}
+	n = want - i;
+	*at = size - (off_t)n;
+	tc_audit_digest(NULL, buf + i, n, hex);
+	tc_buf_init(&text, 8 * TC_AUDIT_TORN_TEXT);
+	rc = tc_buf_append_shown(&text, buf + i,
+	    tc_utf8_cut(buf + i, n, TC_AUDIT_TORN_TEXT), 0);
+	free(buf);
+	if (rc != 0 || (*torn = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(*torn, "event", "torn") == NULL ||
+	    cJSON_AddNumberToObject(*torn, "bytes", (double)n) == NULL ||
+	    cJSON_AddStringToObject(*torn, "sha256", hex) == NULL ||
+	    cJSON_AddStringToObject(*torn, "text", text.data != NULL ?
+	    text.data : "") == NULL) {
+		tc_buf_release(&text);
+		cJSON_Delete(*torn);
+		*torn = NULL;
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	}
+	tc_buf_release(&text);
+	return 0;
+}
+
+static int	put_record(struct tc_audit *, const cJSON *, struct tc_diag *);
+
+/*
+ * With the lock held, brings the writer's state up to the log: the seq
+ * and digest of its last record, read again unless it is still the one
+ * this writer knows.  A partial last line is cut off once the record
+ * before it is found good, and the record saying so appended.
+ */
+static int
+catch_up(struct tc_audit *a, struct tc_diag *d)
+{
+	cJSON *torn = NULL;
+	struct stat sb;
+	off_t size, at;
+	char last;
+	int rc;
+
+	if (fstat(a->fd, &sb) != 0)
+		return tc_diag_errno(d, TC_ESYS, "audit log '%s'", a->path);
+	size = sb.st_size;
+	if (still_last(a, size))
+		return 0;
+	a->size = -1;
+	at = size;
+	if (size > 0) {
+		if (pread_all(a->fd, &last, 1, size - 1) != 0)
+			return tc_diag_errno(d, TC_ESYS, "cannot read audit "
+			    "log '%s'", a->path);
+		if (last != '\n' &&
+		    (rc = torn_line(a, size, &at, &torn, d)) != 0)
+			return rc;
+	}
+	if (at > 0)
+		rc = continue_from(a, a->fd, at, a->path, d);
+	else
+		rc = continue_rotated(a, d);
+	if (rc == 0 && at < size && ftruncate(a->fd, at) != 0)
+		rc = tc_diag_errno(d, TC_ESYS, "audit log '%s' ends with a "
+		    "partial record (%lld bytes without a newline, left by a "
+		    "writer that stopped in its write), and cutting it off "
+		    "failed; %s, then move the log aside", a->path,
+		    (long long)(size - at), verify_hint(a, a->path));
+	if (rc == 0)
+		a->size = at;
+	if (rc == 0 && torn != NULL)
+		rc = put_record(a, torn, d);
+	cJSON_Delete(torn);
+	return rc;
+}
+
+/* --- Opening --- */
+
+/* Draws the writer's start id: random, or failing that, from the clock. */
+static void
+draw_start_id(char out[TC_AUDIT_START_LEN + 1])
+{
+	unsigned char b[TC_AUDIT_START_LEN / 2];
+	char hex[TC_AUDIT_HEX_LEN + 1];
+	struct {
+		struct timespec	 real, mono;
+		pid_t		 pid;
+	} seed;
+
+	if (getrandom(b, sizeof(b), GRND_NONBLOCK) == (ssize_t)sizeof(b)) {
+		tohex(b, sizeof(b), out);
+		return;
+	}
+	/* Early at boot: unique is what it must be, not secret. */
+	memset(&seed, 0, sizeof(seed));
+	clock_gettime(CLOCK_REALTIME, &seed.real);
+	clock_gettime(CLOCK_MONOTONIC, &seed.mono);
+	seed.pid = getpid();
+	tc_audit_digest(NULL, &seed, sizeof(seed), hex);
+	memcpy(out, hex, TC_AUDIT_START_LEN);
+	out[TC_AUDIT_START_LEN] = '\0';
 }
 
 int
@@ -698,19 +1018,35 @@ tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 	if (strlen(o->path) + sizeof(".100000") > PATH_MAX)
 		return tc_diag(d, TC_EINVAL, "audit log '%s': name too long",
 		    o->path);
+	if (o->pid < 0 || o->pid > INT_MAX ||
+	    (o->start_id != NULL && !is_start_id(o->start_id)))
+		return tc_diag(d, TC_EINVAL, "audit writer: a pid from 1 and a "
+		    "start id of %d lowercase hex digits", TC_AUDIT_START_LEN);
 	if ((a = calloc(1, sizeof(*a))) == NULL ||
 	    (a->path = strdup(o->path)) == NULL) {
 		free(a);
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	}
 	a->fd = -1;
+	a->size = -1;
 	a->sync = o->sync;
 	a->rotate_bytes = o->rotate_bytes;
 	a->keep = o->keep;
 	a->now = o->now;
+	a->lock_wait_ms = o->lock_wait_ms > 0 ? o->lock_wait_ms :
+	    TC_AUDIT_LOCK_WAIT_MS;
+	a->pid = o->pid > 0 ? o->pid : (long)getpid();
+	if (o->start_id != NULL)
+		memcpy(a->start, o->start_id, sizeof(a->start));
+	else
+		draw_start_id(a->start);
 	if ((o->key_file == NULL ||
 	    (rc = tc_audit_key_load(&a->key, o->key_file, d)) == 0) &&
-	    (rc = open_log(a, d)) == 0 && (rc = resume(a, d)) == 0) {
+	    (rc = open_file(a, d)) == 0 && (rc = hold(a, d)) == 0) {
+		rc = catch_up(a, d);
+		unlock_file(a);
+	}
+	if (rc == 0) {
 		*out = a;
 		return 0;
 	}
@@ -790,10 +1126,12 @@ sync_dir(const struct tc_audit *a, struct tc_diag *d)
 }
 
 /*
- * Rotates the log: a new file is made and locked as path.new, the rotated
- * files are shifted, the log is linked as path.1, and path.new renamed
- * over the log.  The log's name thus always leads to a file (another
- * server starting meanwhile finds it locked), and a failure at any step
+ * Rotates the log, holding its lock: a new file is made and locked as
+ * path.new, the rotated files are shifted, the log is linked as path.1,
+ * and path.new renamed over the log.  The log's name thus always leads to
+ * a file, and that file is locked until this writer is done: another
+ * writer waiting for the old file's lock finds, once it has it, that the
+ * name leads elsewhere, and follows it (hold()).  A failure at any step
  * leaves the log as it was.  The chain goes on in the new file.
  */
 static int
@@ -809,7 +1147,7 @@ rotate(struct tc_audit *a, struct tc_diag *d)
 	if (unlink(tmp) != 0 && errno != ENOENT)
 		return tc_diag_errno(d, TC_ESYS, "cannot rotate audit log: "
 		    "removing '%s'", tmp);
-	fd = open(tmp, O_WRONLY | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC |
+	fd = open(tmp, O_RDWR | O_APPEND | O_CREAT | O_EXCL | O_CLOEXEC |
 	    O_NOFOLLOW | O_NOCTTY, 0600);
 	if (fd < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot rotate audit log: "
@@ -832,6 +1170,7 @@ rotate(struct tc_audit *a, struct tc_diag *d)
 		close(fd);
 		return rc;
 	}
+	/* Releases the old file's lock: its waiters follow the name. */
 	close(a->fd);
 	a->fd = fd;
 	a->size = 0;
@@ -842,7 +1181,7 @@ rotate(struct tc_audit *a, struct tc_diag *d)
 static int
 rotation_due(const struct tc_audit *a)
 {
-	return a->rotate_bytes > 0 &&
+	return a->rotate_bytes > 0 && a->size >= 0 &&
 	    (unsigned long long)a->size >= a->rotate_bytes;
 }
 
@@ -867,14 +1206,14 @@ timestamp(const struct tc_audit *a, char out[32])
 }
 
 /*
- * Makes the object {"seq":..,"time":..,<members of rec>,"prev":..} into
- * |o|, which the caller deletes.
+ * Makes the object {"seq":..,"time":..,"writer":..,<members of rec>,
+ * "prev":..} into |o|, which the caller deletes.
  */
 static int
 chained_object(const struct tc_audit *a, const cJSON *rec, cJSON **o,
     struct tc_diag *d)
 {
-	cJSON *copy, *c;
+	cJSON *copy, *c, *w;
 	char t[32];
 
 	if (!cJSON_IsObject(rec))
@@ -893,7 +1232,10 @@ chained_object(const struct tc_audit *a, const cJSON *rec, cJSON **o,
 	copy = cJSON_Duplicate(rec, 1);
 	if (*o == NULL || copy == NULL ||
 	    cJSON_AddNumberToObject(*o, "seq", (double)(a->seq + 1)) == NULL ||
-	    cJSON_AddStringToObject(*o, "time", t) == NULL)
+	    cJSON_AddStringToObject(*o, "time", t) == NULL ||
+	    (w = cJSON_AddObjectToObject(*o, "writer")) == NULL ||
+	    cJSON_AddNumberToObject(w, "pid", (double)a->pid) == NULL ||
+	    cJSON_AddStringToObject(w, "start", a->start) == NULL)
 		goto nomem;
 	while ((c = copy->child) != NULL) {
 		cJSON_DetachItemViaPointer(copy, c);
@@ -951,7 +1293,9 @@ format_line(const struct tc_audit *a, const cJSON *rec, struct tc_buf *line,
 
 /*
  * After a failed or short write, or a failed fsync, cuts the log back to
- * |size| bytes, its size before, and reports what happened.
+ * |size| bytes, its size before, and reports what happened.  If that
+ * fails too, the partial record stays until the next append, by any
+ * writer, cuts it off as a torn line (catch_up()).
  */
 static int
 undo(struct tc_audit *a, off_t size, ssize_t w, size_t n, int err,
@@ -969,12 +1313,11 @@ undo(struct tc_audit *a, off_t size, ssize_t w, size_t n, int err,
 	else
 		tc_text_fmt(what, sizeof(what), "fsync failed: %s",
 		    strerror(err));
-	if (ftruncate(a->fd, size) != 0) {
-		a->broken = 1;
+	a->size = -1;
+	if (ftruncate(a->fd, size) != 0)
 		return tc_diag_errno(d, TC_ESYS, "audit log '%s': %s, and "
 		    "cutting it back to %lld bytes failed, so it ends with a "
 		    "partial record", a->path, what, (long long)size);
-	}
 	tc_diag(d, TC_ESYS, "audit log '%s': %s; the record was undone",
 	    a->path, what);
 	if (d != NULL)
@@ -1003,29 +1346,39 @@ write_line(struct tc_audit *a, const char *p, size_t n, struct tc_diag *d)
 	return undo(a, sb.st_size, w, n, errno, d);
 }
 
-int
-tc_audit_append(struct tc_audit *a, const cJSON *rec, struct tc_diag *d)
+/* Appends |rec| after the last record, the lock held and caught up. */
+static int
+put_record(struct tc_audit *a, const cJSON *rec, struct tc_diag *d)
 {
 	char digest[TC_AUDIT_HEX_LEN + 1];
 	struct tc_buf line;
 	int rc;
 
-	if (a->broken)
-		return tc_diag(d, TC_EINVAL, "audit log '%s' ends with a "
-		    "partial record that could not be removed: nothing more is "
-		    "written to it", a->path);
-	/* A rotation that failed after the last record is retried first. */
-	if (rotation_due(a) && (rc = rotate(a, d)) != 0)
-		return rc;
 	tc_buf_init(&line, TC_AUDIT_MAX_LINE + 1);
 	if ((rc = format_line(a, rec, &line, digest, d)) == 0 &&
 	    (rc = write_line(a, line.data, line.len, d)) == 0) {
 		a->seq++;
 		memcpy(a->last, digest, sizeof(a->last));
-		/* The record stands whether or not this works; see audit.h. */
-		if (rotation_due(a))
-			(void)rotate(a, NULL);
 	}
 	tc_buf_release(&line);
+	return rc;
+}
+
+int
+tc_audit_append(struct tc_audit *a, const cJSON *rec, struct tc_diag *d)
+{
+	int rc;
+
+	if (a->fd < 0)
+		return tc_diag(d, TC_EINVAL, "audit log '%s' is not open",
+		    a->path);
+	if ((rc = hold(a, d)) != 0)
+		return rc;
+	/* A rotation that failed after the last record is retried first. */
+	if ((rc = catch_up(a, d)) == 0 &&
+	    (!rotation_due(a) || (rc = rotate(a, d)) == 0) &&
+	    (rc = put_record(a, rec, d)) == 0 && rotation_due(a))
+		(void)rotate(a, NULL);	/* the record stands: see audit.h */
+	unlock_file(a);
 	return rc;
 }

@@ -1,20 +1,28 @@
 /*
  * audit.h: the audit log, a tamper-evident record of what a server did.
  *
- * The log is JSON Lines: one object a line, written by a single write(2)
- * to a file opened O_APPEND and held under flock(2).  The writer adds the
- * chain fields around each record's own members:
+ * The log is JSON Lines: one object a line, each written by a single
+ * write(2) to a file opened O_APPEND.  Several servers may write one log:
+ * each takes an exclusive flock(2) on it for the time of one record, and
+ * under it chains the record to the last one in the file, whoever wrote
+ * that.  The writer adds the chain fields around each record's own
+ * members:
  *
- *	{"seq":N,"time":"2026-11-23T10:00:00.123Z",<members>,
+ *	{"seq":N,"time":"2026-11-23T10:00:00.123Z",
+ *	 "writer":{"pid":P,"start":"<16 hex>"},<members>,
  *	 "prev":"<64 hex>","hash":"<64 hex>"}
  *
  * seq counts records from 1 and never restarts (not across rotation
- * either); time is UTC with milliseconds; prev is the digest of the record
- * before (64 zeros for the first record of a log); hash is SHA-256 of the
- * exact bytes of the line before ',"hash":', so prev and seq are covered.
- * With a key, the last member is "hmac", HMAC-SHA-256 with the key over the
- * same bytes.  The line ends with that member and '}' (no blanks), then
- * '\n': the last TC_AUDIT_TAIL_LEN bytes of a line are its digest.
+ * either); time is UTC with milliseconds; writer names the server that
+ * wrote the record, by its process id and an id it drew at random when it
+ * opened the log (pids are reused; the pair is not); prev is the digest of
+ * the record before (64 zeros for the first record of a log); hash is
+ * SHA-256 of the exact bytes of the line before ',"hash":', so prev, seq
+ * and writer are covered.  With a key, the last member is "hmac",
+ * HMAC-SHA-256 with the key over the same bytes.  The line ends with that
+ * member and '}' (no blanks), then '\n': the last TC_AUDIT_TAIL_LEN bytes
+ * of a line are its digest.  Logs written before "writer" existed have
+ * none, and are read as they are.
  *
  * What verification (toolcell-audit verify) detects from the files alone:
  * an altered record (its digest no longer matches), a removed one (a seq
@@ -48,6 +56,9 @@
 #define TC_AUDIT_VALUE_MAX	4096		/* bytes of a string kept */
 #define TC_AUDIT_VALUE_MIN	256		/* ... when the line is full */
 #define TC_AUDIT_ITEMS_MIN	64		/* items of an array, then */
+#define TC_AUDIT_START_LEN	16		/* hex digits of a start id */
+#define TC_AUDIT_LOCK_WAIT_MS	10000		/* for another writer, most */
+#define TC_AUDIT_TORN_TEXT	256		/* bytes of a torn line kept */
 
 struct tc_audit;
 struct tc_arg;
@@ -61,6 +72,13 @@ struct tc_audit_opts {
 	/* Where the time of a record comes from; NULL: CLOCK_REALTIME.
 	 * Tests set it to write logs with known times. */
 	void		(*now)(struct timespec *ts);
+	/* Who the records say wrote them; 0 and NULL: this process's pid
+	 * and a start id drawn at random.  Tests set them. */
+	long		 pid;
+	const char	*start_id;	/* TC_AUDIT_START_LEN lowercase hex */
+	/* How long an append waits for another writer's lock; 0:
+	 * TC_AUDIT_LOCK_WAIT_MS. */
+	unsigned	 lock_wait_ms;
 };
 
 /* An HMAC key, as read from a key file. */
@@ -76,23 +94,30 @@ struct tc_audit_link {
 	char		 prev[TC_AUDIT_HEX_LEN + 1];
 	char		 digest[TC_AUDIT_HEX_LEN + 1];	/* as written */
 	size_t		 signed_len;	/* the bytes the digest covers */
+	long long	 writer_pid;	/* "writer": its pid; 0: no writer */
+	char		 writer_start[TC_AUDIT_START_LEN + 1];	/* or "" */
 };
 
 /*
  * Opens the log o->path for appending, creating it (mode 0600) if need be:
- * O_WRONLY|O_APPEND|O_CREAT|O_CLOEXEC|O_NOFOLLOW, then an exclusive
- * flock(2), so that a log held by another process is refused.  When the
- * log has records, the chain continues from its last one (when it is empty
- * and o->path.1 exists, from that file's last record, as after a rotation);
- * a last line that is partial, is not a chained record, or does not match
- * its digest (or is keyed differently) is refused, with a message saying to
- * run toolcell-audit verify: the writer never extends a log it cannot
- * continue.  Only the last record is checked, not the whole log.
+ * O_RDWR|O_APPEND|O_CREAT|O_CLOEXEC|O_NOFOLLOW.  Other processes may have
+ * it open and write to it meanwhile (see tc_audit_append()).  Under the
+ * log's lock, it checks where the chain goes on: the last record of the
+ * log (when the log is empty and o->path.1 exists, that file's last
+ * record, as after a rotation).  A last line that is not a chained record,
+ * or does not match its digest (or is keyed differently), is refused, with
+ * a message saying to run toolcell-audit verify: the writer never extends
+ * a log it cannot continue.  A last line without its newline, the part of
+ * a record that a writer killed in its write(2) left, is cut off, and a
+ * "torn" record says what was cut (its length, SHA-256 and first bytes);
+ * one longer than a record can be is refused.  Only the last record is
+ * checked, not the whole log.
  *
  * With o->key_file, the key is its bytes with one trailing newline removed,
  * at least TC_AUDIT_KEY_MIN of them; the file must be a regular file owned
  * by root or the effective user, neither readable nor writable by group or
- * others.
+ * others.  Every writer of a log must use the same key (or none): another
+ * key does not match the last record's MAC, and is refused.
  *
  * Returns 0 and sets |out| to a writer for tc_audit_close(); or TC_EINVAL
  * (bad options, insecure key, log that cannot be continued), TC_ESYS (open,
@@ -104,24 +129,34 @@ int	tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 
 /*
  * Appends |rec|, an object with the event's own members (none of them
- * named seq, time, prev, hash or hmac), as one line with one write(2), and
- * fsync(2)s it under TC_AUDIT_SYNC_EVERY.  A short or failed write, or a
- * failed fsync, is undone with ftruncate(2) to the size before, so the log
- * never keeps half a record, and the record's seq is not used up.  Whoever
- * lowers RLIMIT_FSIZE in the calling process must ignore SIGXFSZ, so that
- * an oversized write fails instead of killing it.
+ * named seq, time, writer, prev, hash or hmac), as one line with one
+ * write(2), and fsync(2)s it under TC_AUDIT_SYNC_EVERY.  All of it is done
+ * holding an exclusive flock(2) on the log, waited for at most
+ * o->lock_wait_ms: the writer first follows the log's name to a new file
+ * if another writer has rotated it, then chains to the last record in the
+ * file, reading it again (and checking it as tc_audit_open() does, torn
+ * lines included) when another writer has appended since.  The fsync
+ * happens under the lock, so that the log on disk is always a whole
+ * chain, never a record whose predecessor is not there yet.
  *
- * When the log has reached o->rotate_bytes after the record, it is rotated:
- * path.N becomes path.N+1 (beyond o->keep, removed), path becomes path.1,
- * and a new path continues the same chain.  If that fails, the record
- * stands and 0 is returned; the rotation is tried again before the next
- * record, which fails if it fails again.
+ * A short or failed write, or a failed fsync, is undone with ftruncate(2)
+ * to the size before, so the log never keeps half a record, and the
+ * record's seq is not used up.  Whoever lowers RLIMIT_FSIZE in the calling
+ * process must ignore SIGXFSZ, so that an oversized write fails instead of
+ * killing it.
  *
- * Returns 0; TC_EINVAL (|rec| not an object, a reserved member, or the
- * writer broken by an undo that failed), TC_ETOOBIG (line over
- * TC_AUDIT_MAX_LINE), TC_ESYS or TC_ENOMEM, with |d| saying why.  The caller
- * refuses the action the record describes when this fails (fail closed).
- * Does not take ownership of |rec|.
+ * When the log has reached o->rotate_bytes after the record, it is rotated,
+ * still under the lock: path.N becomes path.N+1 (beyond o->keep, removed),
+ * path becomes path.1, and a new path continues the same chain.  If that
+ * fails, the record stands and 0 is returned; the rotation is tried again
+ * before the next record (whichever writer writes it), which fails if it
+ * fails again.
+ *
+ * Returns 0; TC_EINVAL (|rec| not an object, a reserved member, a log that
+ * cannot be continued), TC_ETOOBIG (line over TC_AUDIT_MAX_LINE), TC_ESYS
+ * (including the lock not taken in time) or TC_ENOMEM, with |d| saying
+ * why.  The caller refuses the action the record describes when this
+ * fails (fail closed).  Does not take ownership of |rec|.
  */
 int	tc_audit_append(struct tc_audit *a, const cJSON *rec,
 	    struct tc_diag *d);
@@ -184,10 +219,12 @@ void	tc_audit_key_release(struct tc_audit_key *k);
 /*
  * Parses one line of a log, |len| bytes at |line| without the newline,
  * into |l|: a JSON object whose first members are seq (an integer from 1)
- * and time (a string), whose last are prev and hash or hmac (64 lowercase
- * hex digits each), no other member having those names, ending exactly as
- * the writer ends it.  If |rec| is not NULL, it receives the parsed object,
- * which the caller deletes.  Returns 0; TC_EBADJSON if the line is not a
+ * and time (a string), then, if there is one, writer (an object of pid,
+ * an integer from 1, and start, TC_AUDIT_START_LEN lowercase hex digits),
+ * whose last are prev and hash or hmac (64 lowercase hex digits each), no
+ * other member having those names, ending exactly as the writer ends it.
+ * If |rec| is not NULL, it receives the parsed object, which the caller
+ * deletes.  Returns 0; TC_EBADJSON if the line is not a
  * JSON object; TC_EINVAL if its chain fields are missing or malformed;
  * TC_ENOMEM; with |d| saying why.
  */

@@ -617,6 +617,17 @@ tc_consent_next_deadline(const struct srv *s)
 }
 
 void
+tc_consent_give_up(struct srv *s, struct call *c, const char *answer,
+    const char *why)
+{
+	struct consent *k = c->consent;
+
+	withdraw(s, k, why);
+	k->answer = answer;
+	settle(s, c, 0, why);
+}
+
+void
 tc_consent_abandon(struct srv *s, struct call *c, const char *why)
 {
 	struct consent *k = c->consent;

@@ -82,6 +82,36 @@ tc_json_put_string(struct tc_buf *b, const char *s, size_t n)
 	return tc_buf_append(b, "\"", 1);
 }
 
+size_t
+tc_json_string_len(const char *s, size_t n)
+{
+	const char *end = s + n, *q;
+	size_t len = 2;
+
+	for (;;) {
+		q = plain_end(s, end);
+		len += (size_t)(q - s);
+		if (q == end)
+			return len;
+		/* As tc_json_put_string() writes them. */
+		switch (*q) {
+		case '"':
+		case '\\':
+		case '\b':
+		case '\f':
+		case '\n':
+		case '\r':
+		case '\t':
+			len += 2;
+			break;
+		default:
+			len += 6;
+			break;
+		}
+		s = q + 1;
+	}
+}
+
 static int
 put_number(struct tc_buf *b, double d)
 {

@@ -27,6 +27,10 @@ int	tc_json_put(struct tc_buf *b, const cJSON *v);
 /* Appends |n| bytes of |s| as a JSON string, quoted and escaped. */
 int	tc_json_put_string(struct tc_buf *b, const char *s, size_t n);
 
+/* Returns how many bytes tc_json_put_string() writes for |n| bytes of |s|,
+ * quotes included. */
+size_t	tc_json_string_len(const char *s, size_t n);
+
 /*
  * Returns a raw item that takes the text in |b| (one JSON value, written
  * with tc_json_put*) and leaves |b| empty, or NULL on ENOMEM.  A handler

@@ -108,6 +108,7 @@ tc_policy_release(struct tc_policy *p)
 	if (p->consent_hook_fd >= 0)
 		close(p->consent_hook_fd);
 	free(p->own);
+	tc_strv_free(p->client_roots);
 	free(p->audit_file);
 	free(p->audit_key_file);
 	free(p->run_as_spec);
@@ -514,7 +515,7 @@ tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 	const struct tc_root *ceil, *best;
 	struct tc_root *out;
 	size_t nceil, nout = 0, i, k, cap;
-	char *real;
+	char *real = NULL, **copy = NULL;
 
 	ceil = p->ceiling != NULL ? p->ceiling : p->roots;
 	nceil = p->ceiling != NULL ? p->nceiling : p->nroots;
@@ -546,6 +547,29 @@ tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 		free(real);
 		real = NULL;
 	}
+	if ((copy = calloc(n + 1, sizeof(*copy))) == NULL)
+		goto oom;
+	for (k = 0; k < n; k++)
+		if ((copy[k] = strdup(dirs[k])) == NULL)
+			goto oom;
+	tc_strv_free(p->client_roots);
+	p->client_roots = copy;
+	p->nclient_roots = n;
+	if (nout == 0 && p->roots_mode != TC_ROOTS_STRICT) {
+		/* They meet none of the policy's directories: a client
+		 * started elsewhere does not switch the server off, and the
+		 * policy's own directories stay, as if it had no roots. */
+		free_roots(out, nout);
+		if (p->ceiling != NULL) {
+			free_roots(p->roots, p->nroots);
+			p->roots = p->ceiling;
+			p->nroots = p->nceiling;
+			p->ceiling = NULL;
+			p->nceiling = 0;
+		}
+		p->roots_state = TC_ROOTS_KEPT;
+		return 0;
+	}
 	if (p->ceiling == NULL) {
 		p->ceiling = p->roots;
 		p->nceiling = p->nroots;
@@ -553,9 +577,111 @@ tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 		free_roots(p->roots, p->nroots);
 	p->roots = out;
 	p->nroots = nout;
+	p->roots_state = nout == 0 ? TC_ROOTS_EMPTY : TC_ROOTS_NARROWED;
 	return 0;
 oom:
 	free(real);
+	tc_strv_free(copy);
 	free_roots(out, nout);
 	return tc_diag(d, TC_ENOMEM, "out of memory");
+}
+
+const char *
+tc_roots_mode_name(enum tc_roots_mode m)
+{
+	switch (m) {
+	case TC_ROOTS_NARROW:
+		return "narrow";
+	case TC_ROOTS_STRICT:
+		return "strict";
+	case TC_ROOTS_IGNORE:
+		return "ignore";
+	}
+	return "?";
+}
+
+/* Appends |s| to |b|, shown as text.h shows what it did not write. */
+static void
+put_shown(struct tc_buf *b, const char *s)
+{
+	(void)tc_buf_append_shown(b, s, strlen(s), 0);
+}
+
+/* Appends the paths of |r| (|n| of them), with their access if |access|,
+ * as a list; stops once |b| holds |enough| bytes. */
+static void
+put_roots(struct tc_buf *b, const struct tc_root *r, size_t n, int access,
+    size_t enough)
+{
+	size_t i;
+
+	for (i = 0; i < n && b->len < enough; i++) {
+		if (i > 0)
+			tc_buf_append_str(b, ", ");
+		put_shown(b, r[i].path);
+		if (access)
+			tc_buf_append_str(b, (r[i].flags & TC_ROOT_WRITE) ?
+			    " (read-write)" : " (read-only)");
+	}
+	if (n == 0)
+		tc_buf_append_str(b, "none");
+}
+
+const char *
+tc_policy_roots_note(const struct tc_policy *p, char *buf, size_t len)
+{
+	const struct tc_root *own = p->ceiling != NULL ? p->ceiling : p->roots;
+	size_t nown = p->ceiling != NULL ? p->nceiling : p->nroots, i;
+	struct tc_buf b;
+
+	buf[0] = '\0';
+	if (p->roots_state == TC_ROOTS_OWN)
+		return buf;
+	/* Lists stop once the text is longer than |buf|, where it is cut:
+	 * a client may name thousands of roots. */
+	tc_buf_init(&b, len + 64 * PATH_MAX);
+	tc_buf_append_str(&b, "The client's roots: ");
+	for (i = 0; i < p->nclient_roots && b.len < len; i++) {
+		if (i > 0)
+			tc_buf_append_str(&b, ", ");
+		put_shown(&b, p->client_roots[i]);
+	}
+	tc_buf_append_str(&b, p->nclient_roots == 0 ? "none. " : ". ");
+	switch (p->roots_state) {
+	case TC_ROOTS_NARROWED:
+		tc_buf_append_str(&b, "They narrow the policy's directories "
+		    "(");
+		put_roots(&b, own, nown, 0, len);
+		tc_buf_append_str(&b, ") to those served: ");
+		put_roots(&b, p->roots, p->nroots, 1, len);
+		tc_buf_append_str(&b, ".");
+		break;
+	case TC_ROOTS_KEPT:
+		tc_buf_append_str(&b, "None of them is in or above a "
+		    "directory the policy allows, so the policy's directories "
+		    "are served ('roots narrow'): ");
+		put_roots(&b, own, nown, 1, len);
+		tc_buf_append_str(&b, ".");
+		break;
+	case TC_ROOTS_EMPTY:
+		tc_buf_append_str(&b, "None of them is in or above a "
+		    "directory the policy allows (");
+		put_roots(&b, own, nown, 0, len);
+		tc_buf_append_str(&b, "), and with 'roots strict' nothing is "
+		    "served then: start the client in or under one of those "
+		    "directories, or set 'roots narrow' in the policy.");
+		break;
+	case TC_ROOTS_OWN:
+		break;
+	}
+	if (b.data != NULL && b.len < len)
+		memcpy(buf, b.data, b.len + 1);
+	else if (b.data != NULL && len > TC_TEXT_CUT_LEN) {
+		/* Too long (many roots): cut, and say so. */
+		i = tc_utf8_cut(b.data, b.len, len - 1 - TC_TEXT_CUT_LEN);
+		memcpy(buf, b.data, i);
+		memcpy(buf + i, TC_TEXT_CUT, TC_TEXT_CUT_LEN + 1);
+	}
+	tc_buf_release(&b);
+	return buf;
 }

@@ -79,6 +79,7 @@ enum tc_setting {
 	TC_SET_AUDIT_SYNC,
 	TC_SET_AUDIT_ROTATE,
 	TC_SET_ROOTS_TIMEOUT,
+	TC_SET_ROOTS,
 	TC_SET_WRITE_SYNC,
 	TC_SET_MAX
 };
@@ -152,6 +153,24 @@ struct tc_consent_rule {
 	int		 line;
 };
 
+/* What the client's MCP roots do to the roots in force ("roots" lines). */
+enum tc_roots_mode {
+	TC_ROOTS_NARROW,	/* narrow to them; if that leaves nothing,
+				   keep the policy's (the default) */
+	TC_ROOTS_STRICT,	/* narrow to them, even to nothing */
+	TC_ROOTS_IGNORE,	/* never ask for them */
+};
+
+/* What the client's roots last did, for the texts that say so. */
+enum tc_roots_state {
+	TC_ROOTS_OWN,		/* none applied: the policy's directories */
+	TC_ROOTS_NARROWED,	/* narrowed to where they meet the policy's */
+	TC_ROOTS_KEPT,		/* they meet none of the policy's
+				   directories, which are kept (narrow) */
+	TC_ROOTS_EMPTY,		/* they meet none, and nothing is served
+				   (strict) */
+};
+
 enum tc_audit_sync {
 	TC_AUDIT_SYNC_EVERY,		/* fsync after every record (default) */
 	TC_AUDIT_SYNC_NONE,		/* leave it to the kernel */
@@ -189,6 +208,11 @@ struct tc_policy {
 	char		**consent_hook;	/* argv, NULL-terminated, or NULL */
 	int		 consent_timeout_ms;
 	int		 roots_timeout_ms;	/* for roots/list */
+	enum tc_roots_mode roots_mode;
+	enum tc_roots_state roots_state;
+	char		**client_roots;	/* the paths the client last gave,
+					   NULL-terminated, or NULL */
+	size_t		 nclient_roots;
 	char		*audit_file;	/* JSON Lines log, or NULL */
 	char		*audit_key_file;	/* HMAC key, or NULL: SHA-256 */
 	enum tc_audit_sync audit_sync;
@@ -266,10 +290,28 @@ int	tc_policy_finish(struct tc_policy *p, struct tc_diag *d);
  * becomes a root with that root's access, a policy root inside a dir stays
  * whole, and anything else is dropped, so nothing is ever widened.  The
  * policy's own roots are kept in p->ceiling and narrowing always starts
- * from them.  Returns 0, or TC_ENOMEM with |d| set (the roots unchanged).
+ * from them.  When the intersection is empty, p->roots_mode decides: the
+ * policy's own roots stay in force (TC_ROOTS_NARROW) or none do
+ * (TC_ROOTS_STRICT).  A copy of |dirs| is kept in p->client_roots and the
+ * outcome in p->roots_state, for tc_policy_roots_note().  Returns 0, or
+ * TC_ENOMEM with |d| set (the roots unchanged).
  */
 int	tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 	    struct tc_diag *d);
+
+/*
+ * Writes into |buf| (|len| bytes, NUL-terminated, cut if need be) what
+ * the client's roots did to the directories served, as sentences a model
+ * can pass on to a person: which roots the client gave, and why these
+ * directories (or none) are served.  Writes "" when no roots of a client
+ * were applied.  Paths are shown as text.h shows untrusted text.  Returns
+ * |buf|.
+ */
+const char *tc_policy_roots_note(const struct tc_policy *p, char *buf,
+	    size_t len);
+
+/* Returns the name of the roots mode |m|: "narrow", "strict", "ignore". */
+const char *tc_roots_mode_name(enum tc_roots_mode m);
 
 /* Describes deny rule |r| as "'deny PATTERN' (line N)" into |buf|. */
 const char *tc_deny_str(const struct tc_deny *r, char *buf, size_t len);

@@ -1021,6 +1021,33 @@ kw_roots_timeout(struct state *st, char **w, int nw)
 		st->p->roots_timeout_ms = (int)v;
 }
 
+static void
+kw_roots(struct state *st, char **w, int nw)
+{
+	static const enum tc_roots_mode modes[] = {
+		TC_ROOTS_NARROW, TC_ROOTS_STRICT, TC_ROOTS_IGNORE,
+	};
+	size_t i;
+
+	if (nw < 1) {
+		error(st, "roots: missing 'narrow', 'strict' or 'ignore'");
+		return;
+	}
+	if (extra(st, w, nw, 1, "roots") != 0)
+		return;
+	for (i = 0; i < TC_NITEMS(modes); i++)
+		if (strcmp(w[0], tc_roots_mode_name(modes[i])) == 0)
+			break;
+	if (i == TC_NITEMS(modes)) {
+		error(st, "roots: expected 'narrow' (the client's roots narrow "
+		    "the directories, unless that leaves none), 'strict' "
+		    "(even to none) or 'ignore', not '%s'", w[0]);
+		return;
+	}
+	if (set_once(st, TC_SET_ROOTS, "roots") == 0)
+		st->p->roots_mode = modes[i];
+}
+
 /* --- Audit --- */
 
 static void
@@ -1144,6 +1171,7 @@ static const struct keyword keywords[] = {
 	{ "deny",		kw_deny },
 	{ "limit",		kw_limit },
 	{ "network",		kw_network },
+	{ "roots",		kw_roots },
 	{ "roots-timeout",	kw_roots_timeout },
 	{ "run-as",		kw_run_as },
 	{ "timeout",		kw_timeout },
@@ -1751,6 +1779,8 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	    fmt_duration((unsigned long long)p->roots_timeout_ms, val,
 	    sizeof(val)), origin(p->set_at[TC_SET_ROOTS_TIMEOUT], at,
 	    sizeof(at)));
+	fprintf(f, "roots: %s  (%s)\n", tc_roots_mode_name(p->roots_mode),
+	    origin(p->set_at[TC_SET_ROOTS], at, sizeof(at)));
 	if (p->run_as)
 		fprintf(f, "run-as: %s, uid %u, gid %u  (%s)\n",
 		    p->run_as_spec != NULL ? p->run_as_spec : "?",

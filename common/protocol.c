@@ -1407,8 +1407,11 @@ tc_proto_read(struct tc_proto *p)
 		n = 0;
 	}
 	if (n == 0) {
-		/* A last line without its newline still counts. */
-		if (p->draining)
+		/* A last line without its newline still counts, under the
+		 * same cap as any other: the buffer holds one byte more,
+		 * for a '\r' before a newline. */
+		if (p->draining || (p->in.len > p->cfg.max_frame &&
+		    p->in.data[p->in.len - 1] != '\r'))
 			too_long(p);
 		else if (p->in.len > 0)
 			tc_proto_handle_line(p, p->in.data, p->in.len);

@@ -173,8 +173,17 @@ void	tc_consent_step(struct srv *s, struct call *c,
 /* The earliest consent deadline, or -1 if none is waiting. */
 int64_t	tc_consent_next_deadline(const struct srv *s);
 
-/* Stops asking about |c| (cancelled, or the server is stopping). */
+/* Stops asking about |c|, which the client cancelled. */
 void	tc_consent_abandon(struct srv *s, struct call *c, const char *why);
+
+/*
+ * Stops asking about |c| when nobody is left to answer (the input closed,
+ * or the server is stopping), and denies it: its answer goes out, and its
+ * record says the consent answer |answer| ("input-closed",
+ * "server-stopped") and |why|.
+ */
+void	tc_consent_give_up(struct srv *s, struct call *c, const char *answer,
+	    const char *why);
 
 /* --- record.c --- */
 

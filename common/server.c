@@ -1207,7 +1207,8 @@ on_roots(void *ctx, const cJSON *result, const cJSON *error)
 static void
 ask_roots(struct srv *s)
 {
-	if (!tc_proto_client_has(&s->proto, "roots"))
+	if (!tc_proto_client_has(&s->proto, "roots") ||
+	    s->pol.roots_mode == TC_ROOTS_IGNORE)
 		return;
 	if (s->roots_id >= 0) {
 		/* Asked again before an answer: the first deadline holds,
@@ -1227,6 +1228,7 @@ static void
 apply_roots(struct srv *s)
 {
 	struct tc_diag d = { "", 0 };
+	char note[1024];
 	size_t i;
 
 	s->roots_apply = 0;
@@ -1241,9 +1243,10 @@ apply_roots(struct srv *s)
 		s->roots_broken = 1;
 	} else
 		s->roots_broken = 0;
-	if (s->pol.nroots == 0)
-		tc_warn("the client's roots leave no allowed directory: every "
-		    "path is refused");
+	if (s->pol.roots_state == TC_ROOTS_KEPT ||
+	    s->pol.roots_state == TC_ROOTS_EMPTY)
+		tc_warn("%s", tc_policy_roots_note(&s->pol, note,
+		    sizeof(note)));
 	for (i = 0; i < s->pol.nroots; i++)
 		tc_debug("root in force: %s (%s)", s->pol.roots[i].path,
 		    (s->pol.roots[i].flags & TC_ROOT_WRITE) ? "read-write" :
@@ -1275,7 +1278,8 @@ roots_pending(const struct srv *s)
 	if (s->roots_id >= 0 || s->roots_apply)
 		return 1;
 	return !s->initialized && !s->roots_gave_up && !s->proto.eof &&
-	    tc_proto_client_has(&s->proto, "roots");
+	    tc_proto_client_has(&s->proto, "roots") &&
+	    s->pol.roots_mode != TC_ROOTS_IGNORE;
 }
 
 /* Decides the calls held for the roots, in the order they came, once the
@@ -1966,12 +1970,9 @@ stop_all(struct srv *s)
 {
 	struct call *c;
 
-	while ((c = s->asking) != NULL) {
-		tc_consent_abandon(s, c, "the server stopped while consent "
-		    "was asked");
-		tc_request_free(c->req);
-		tc_srv_free_call(c);
-	}
+	while ((c = s->asking) != NULL)
+		tc_consent_give_up(s, c, "server-stopped", "the server stopped "
+		    "while consent was asked, which counts as no");
 	while ((c = s->held) != NULL) {
 		struct tc_diag d = { "", 0 };
 
@@ -2104,6 +2105,12 @@ serve(struct srv *s)
 		}
 		if (n > 0 && pfd[1].fd >= 0 && pfd[1].revents)
 			tc_proto_read(&s->proto);
+		/* Nobody is left to answer a question for consent: an
+		 * elicitation's answer would come on the input. */
+		while (s->proto.eof && (c = s->asking) != NULL)
+			tc_consent_give_up(s, c, "input-closed", "the input "
+			    "closed while consent was asked, which counts as "
+			    "no");
 		now = tc_now_ms();
 		if (s->roots_id >= 0 && (now >= s->roots_deadline_ms ||
 		    s->proto.eof)) {

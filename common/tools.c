@@ -72,15 +72,17 @@ tc_tools_validate(const struct tc_tool *tools, size_t n, struct tc_diag *d)
 		if (t->description == NULL || t->fn == NULL || t->args == NULL)
 			return tc_diag(d, TC_EINVAL, "tool '%s' lacks a "
 			    "description, handler or argument table", t->name);
-		if (t->output_schema == NULL ||
-		    (s = cJSON_Parse(t->output_schema)) == NULL)
-			return tc_diag(d, TC_EINVAL, "tool '%s': output schema "
-			    "is not JSON", t->name);
-		j = cJSON_IsObject(s);
-		cJSON_Delete(s);
-		if (!j)
-			return tc_diag(d, TC_EINVAL, "tool '%s': output schema "
-			    "is not an object", t->name);
+		/* No schema: the tool promises no structuredContent. */
+		if (t->output_schema != NULL) {
+			if ((s = cJSON_Parse(t->output_schema)) == NULL)
+				return tc_diag(d, TC_EINVAL, "tool '%s': "
+				    "output schema is not JSON", t->name);
+			j = cJSON_IsObject(s);
+			cJSON_Delete(s);
+			if (!j)
+				return tc_diag(d, TC_EINVAL, "tool '%s': "
+				    "output schema is not an object", t->name);
+		}
 		if (validate_args(t->name, t->args, d) != 0)
 			return TC_EINVAL;
 	}
@@ -275,8 +277,9 @@ tc_tool_describe(const struct tc_tool *t)
 		cJSON_AddStringToObject(o, "title", t->title);
 	cJSON_AddStringToObject(o, "description", t->description);
 	cJSON_AddItemToObject(o, "inputSchema", tc_args_schema(t->args));
-	cJSON_AddItemToObject(o, "outputSchema",
-	    cJSON_Parse(t->output_schema));
+	if (t->output_schema != NULL)
+		cJSON_AddItemToObject(o, "outputSchema",
+		    cJSON_Parse(t->output_schema));
 	an = cJSON_AddObjectToObject(o, "annotations");
 	if (t->title != NULL)
 		cJSON_AddStringToObject(an, "title", t->title);

@@ -82,7 +82,9 @@ struct tc_tool {
 	const char		*title;
 	const char		*description;
 	const struct tc_arg	*args;		/* ends with { NULL } */
-	const char		*output_schema;	/* JSON Schema text */
+	const char		*output_schema;	/* JSON Schema text, or NULL:
+						   no structuredContent is
+						   promised */
 	tc_tool_fn		*fn;
 	enum tc_profile		 profile;
 	unsigned		 flags;

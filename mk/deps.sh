@@ -4,6 +4,8 @@
 #
 #   deps.sh build "PKGS"   print make variables for the pkg-config packages
 #   deps.sh node           make sure node, npm and jq (for the tests) are here
+#   deps.sh fuzz [CC]      make sure clang (or CC) links libFuzzer harnesses,
+#                          for make fuzz only
 set -eu
 
 apt_install() {
@@ -36,6 +38,20 @@ debname() {
 	esac
 }
 
+# Returns 0 if compiler $1 links a program with -fsanitize=fuzzer.
+fuzz_links() {
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/toolcell-deps.XXXXXX") || return 1
+	printf '%s\n' '#include <stddef.h>' '#include <stdint.h>' \
+	    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n);' \
+	    'int LLVMFuzzerTestOneInput(const uint8_t *d, size_t n)' \
+	    '{ (void)d; (void)n; return 0; }' >"$dir/t.c"
+	"$1" -fsanitize=fuzzer,address,undefined -o "$dir/t" "$dir/t.c" \
+	    >/dev/null 2>&1
+	rc=$?
+	rm -rf "$dir"
+	return $rc
+}
+
 case ${1:-} in
 build)
 	missing=
@@ -58,8 +74,28 @@ node)
 	# shellcheck disable=SC2086
 	[ -z "$missing" ] || apt_install $missing
 	;;
+fuzz)
+	cc=${2:-clang}
+	if ! command -v "$cc" >/dev/null 2>&1; then
+		[ "$cc" = clang ] || { echo "toolcell: no $cc" >&2; exit 1; }
+		apt_install clang
+	fi
+	# The runtime comes apart from the compiler on Debian:
+	# libclang-rt-N-dev, N the compiler's major version.
+	if ! fuzz_links "$cc"; then
+		if "$cc" --version 2>/dev/null | grep -q clang; then
+			major=$("$cc" -dumpversion | cut -d. -f1)
+			apt_install "libclang-rt-$major-dev"
+		fi
+		fuzz_links "$cc" || {
+			echo "toolcell: $cc cannot link a libFuzzer harness" \
+			    "(make fuzz needs clang)" >&2
+			exit 1
+		}
+	fi
+	;;
 *)
-	echo "usage: deps.sh build PKGS | node" >&2
+	echo "usage: deps.sh build PKGS | node | fuzz [CC]" >&2
 	exit 2
 	;;
 esac

@@ -3,8 +3,10 @@
 #
 #	BUILD=build sh tests/run.sh
 #
-# In order: the unit test binaries $BUILD/tests/test-*, toolcell-audit on
-# logs written by the real writer (tests/e2e/audit/run.sh), the raw
+# In order: the unit test binaries $BUILD/tests/test-*, the fuzz corpora
+# replayed through their harnesses ($BUILD/tests/fuzz/replay-NAME on
+# tests/fuzz/corpus/NAME), toolcell-audit on logs written by the real
+# writer (tests/e2e/audit/run.sh), the raw
 # end-to-end cases (tests/e2e/raw/run.sh), the official SDK's tests
 # (tests/e2e/sdk/), then, when root, the raw and SDK tests again with
 # TOOLCELL_AS=nobody, so the servers also run unprivileged.  Each step's
@@ -154,6 +156,13 @@ for t in "$BUILD"/tests/test-*; do
 	tap_step "unit ${t##*/}" "$t"
 done
 [ "$units" -gt 0 ] || echo "# --- unit: no $BUILD/tests/test-* binaries"
+
+# (a1) every fuzz corpus, through its harness: one test per input
+for t in "$BUILD"/tests/fuzz/replay-*; do
+	if [ ! -f "$t" ] || [ ! -x "$t" ]; then continue; fi
+	name=${t##*/replay-}
+	tap_step "fuzz $name" "$t" "tests/fuzz/corpus/$name"
+done
 
 # (a2) the audit log's reader on real logs
 tap_step "audit" sh tests/e2e/audit/run.sh

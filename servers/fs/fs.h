@@ -18,7 +18,18 @@
 #define FS_LIST_MAX_ENTRIES	10000
 #define FS_LIST_SCAN_MAX	1000000	/* entries read before giving up */
 #define FS_DENTS		32768	/* getdents64() buffer */
-#define FS_BODY_ONCE_BYTES	(1u << 20)	/* larger: in the text only */
+/*
+ * What one read_text_file answer returns at most.  Its body goes twice,
+ * in content[0].text and in structuredContent.content, since hosts pass on
+ * one or the other (Claude Desktop the text, Claude Code and Codex the
+ * structured content), and the whole message must stay under the 10 MiB
+ * the official client (TypeScript SDK) accepts by default: a page is at
+ * most FS_READ_PAGE_BYTES of the file and at most FS_READ_PAGE_JSON once
+ * escaped as a JSON string, so two copies and the rest fit in 9 MiB and a
+ * little.  A larger max_bytes gets a page, with next_offset to continue.
+ */
+#define FS_READ_PAGE_BYTES	(4u << 20)
+#define FS_READ_PAGE_JSON	(4608u << 10)
 #define FS_RESOURCE_MAX_BYTES	(8u << 20)	/* a file read as a resource */
 
 /* The write tools (fs_write.c, fs_edit.c). */
@@ -54,8 +65,10 @@ tc_tool_fn	fs_read_resource;	/* resources/read, not a tool */
  */
 #define FS_MULTI_MAX_FILES	1024
 #define FS_MULTI_DEFAULT_TOTAL	(256u << 10)
-#define FS_MULTI_MAX_TOTAL	(16u << 20)	/* twice over, with escapes,
-						   within the result cap */
+/* The files' text goes in content and in structuredContent, so a batch
+ * is held to read_text_file's page: twice over it stays under the 10 MiB
+ * message the official client accepts. */
+#define FS_MULTI_MAX_TOTAL	FS_READ_PAGE_BYTES
 
 tc_tool_fn	fs_read_media_file;
 tc_tool_fn	fs_read_multiple_files;
@@ -73,6 +86,14 @@ struct fs_lines {
 	int			 more;		/* lines follow what was read */
 	int			 cut_line;	/* one line longer than the cap */
 };
+
+/*
+ * Makes |res| the tool error for a path tc_path_map() refused with |rc|
+ * and |d|: for one outside the roots in force, with what the client's
+ * roots did to them (tc_policy_roots_note()).  Returns 0.
+ */
+int	fs_map_error(const struct tc_call *call, int rc,
+	    const struct tc_diag *d, struct tc_result *res);
 
 /*
  * Opens |user| for reading as read_text_file does: deny rules, no FIFO,

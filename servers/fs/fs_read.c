@@ -350,7 +350,13 @@ fs_read_media_file(const struct tc_call *call, struct tc_result *res)
 	free(b64);
 	b64 = NULL;
 
-	o = tc_result_obj(res);
+	/* An image comes without structuredContent: a host that passes on
+	 * only the structured half when there is one (Codex) would give
+	 * its model the description and not the image.  The text says all
+	 * the structured half would (an image's type is always taken from
+	 * its content).  Audio and other files keep it: for them such a
+	 * host would pass on the base64 itself, as text. */
+	o = strcmp(kind, "image") == 0 ? NULL : tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", p.display);
 	cJSON_AddStringToObject(o, "mimeType", mime);
 	cJSON_AddNumberToObject(o, "size", (double)len);

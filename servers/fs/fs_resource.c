@@ -113,8 +113,8 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 	int fd, rc, is_text;
 	cJSON *o;
 
-	if (tc_path_map(call->policy, user, &p, &d) != 0)
-		return tc_result_error(res, "%s", d.msg);
+	if ((rc = tc_path_map(call->policy, user, &p, &d)) != 0)
+		return fs_map_error(call, rc, &d, res);
 	fd = tc_path_open(call->policy, &p, O_PATH, 0, TC_ACCESS_READ);
 	if (fd < 0) {
 		tc_path_open_error(&d, &p, user, errno);

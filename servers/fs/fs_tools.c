@@ -73,10 +73,10 @@ open_user_path(const struct tc_call *call, const char *user, int flags,
     struct tc_path *p, struct tc_result *res)
 {
 	struct tc_diag d = { "", 0 };
-	int fd, saved;
+	int fd, saved, rc;
 
-	if (tc_path_map(call->policy, user, p, &d) != 0) {
-		tc_result_error(res, "%s", d.msg);
+	if ((rc = tc_path_map(call->policy, user, p, &d)) != 0) {
+		fs_map_error(call, rc, &d, res);
 		return -1;
 	}
 	if ((fd = open_mapped(call, user, flags, p, res)) < 0) {
@@ -141,19 +141,41 @@ fail:
 	return -1;
 }
 
+int
+fs_map_error(const struct tc_call *call, int rc, const struct tc_diag *d,
+    struct tc_result *res)
+{
+	char note[1024];
+
+	/* A path refused for where it lies may be refused because of the
+	 * client's roots: say what they were and what they left. */
+	if (rc == TC_EOUTSIDE && *tc_policy_roots_note(call->policy, note,
+	    sizeof(note)) != '\0')
+		return tc_result_error(res, "%s. %s", d->msg, note);
+	return tc_result_error(res, "%s", d->msg);
+}
+
 /* --- list_allowed_directories --- */
 
 int
 fs_list_allowed_directories(const struct tc_call *call, struct tc_result *res)
 {
+	static const char *const state[] = {
+		[TC_ROOTS_OWN] = "policy",
+		[TC_ROOTS_NARROWED] = "narrowed",
+		[TC_ROOTS_KEPT] = "policy",
+		[TC_ROOTS_EMPTY] = "none",
+	};
 	const struct tc_policy *pol = call->policy;
-	cJSON *dirs, *o;
+	cJSON *dirs, *o, *cr;
+	char note[1024];
 	size_t i;
 
 	dirs = cJSON_AddArrayToObject(tc_result_obj(res), "directories");
 	if (dirs == NULL)
 		return TC_ENOMEM;
-	tc_result_printf(res, "Allowed directories:\n");
+	tc_result_printf(res, pol->nroots > 0 ? "Allowed directories:\n" :
+	    "Allowed directories: none\n");
 	for (i = 0; i < pol->nroots; i++) {
 		const struct tc_root *r = &pol->roots[i];
 		const char *access = (r->flags & TC_ROOT_WRITE) ?
@@ -166,6 +188,19 @@ fs_list_allowed_directories(const struct tc_call *call, struct tc_result *res)
 		tc_result_shown(res, r->path);
 		tc_result_printf(res, " (%s)\n", access);
 	}
+	/* Which directories are served is the client's doing as much as
+	 * the policy's: say how, in both halves of the answer, since hosts
+	 * pass on one or the other. */
+	if (*tc_policy_roots_note(pol, note, sizeof(note)) == '\0')
+		return 0;
+	o = tc_result_obj(res);
+	cJSON_AddStringToObject(o, "served", state[pol->roots_state]);
+	cr = cJSON_AddArrayToObject(o, "client_roots");
+	for (i = 0; cr != NULL && i < pol->nclient_roots; i++)
+		cJSON_AddItemToArray(cr,
+		    cJSON_CreateString(pol->client_roots[i]));
+	cJSON_AddStringToObject(o, "note", note);
+	tc_result_printf(res, "%s\n", note);
 	return 0;
 }
 
@@ -467,14 +502,15 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	int has_head = tc_arg_has(call, "head"), has_tail = tc_arg_has(call,
 	    "tail"), has_off = tc_arg_has(call, "offset"), has_lim =
 	    tc_arg_has(call, "limit");
-	size_t max_bytes = (size_t)tc_arg_int(call, "max_bytes", 0);
+	size_t max_bytes = (size_t)tc_arg_int(call, "max_bytes", 0), asked;
+	size_t json;
 	uint64_t skip, limit;
 	struct tc_buf body;
 	struct tc_path p;
 	struct range g;
 	struct stat st;
 	cJSON *o;
-	int fd, rc, bad;
+	int fd, rc, bad, paged, pass = 0;
 
 	if (has_head && has_tail)
 		return tc_result_error(res, "give head or tail, not both");
@@ -485,17 +521,48 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 		    "offset or limit");
 	if ((fd = open_regular(call, user, &p, &st, res)) < 0)
 		return 0;
+	asked = max_bytes;
+	if (max_bytes > FS_READ_PAGE_BYTES)
+		max_bytes = FS_READ_PAGE_BYTES;
+	skip = (uint64_t)tc_arg_int(call, "offset", 0);
+	limit = has_head ? (uint64_t)tc_arg_int(call, "head", 0) :
+	    has_lim ? (uint64_t)tc_arg_int(call, "limit", 0) : UINT64_MAX;
 	tc_buf_init(&body, max_bytes);
-	if (has_tail)
-		rc = read_tail(fd, (uint64_t)st.st_size,
-		    (uint64_t)tc_arg_int(call, "tail", 0), max_bytes, &body,
-		    &g);
-	else {
-		skip = (uint64_t)tc_arg_int(call, "offset", 0);
-		limit = has_head ? (uint64_t)tc_arg_int(call, "head", 0) :
-		    has_lim ? (uint64_t)tc_arg_int(call, "limit", 0) :
-		    UINT64_MAX;
-		rc = read_forward(fd, skip, limit, max_bytes, &body, &g);
+	for (;;) {
+		if (has_tail)
+			rc = read_tail(fd, (uint64_t)st.st_size,
+			    (uint64_t)tc_arg_int(call, "tail", 0), max_bytes,
+			    &body, &g);
+		else
+			rc = read_forward(fd, skip, limit, max_bytes, &body,
+			    &g);
+		if (rc != 0)
+			break;
+		bad = !tc_utf8_valid(body.data ? body.data : "", body.len);
+		tc_result_text(res, body.data ? body.data : "", body.len);
+		/* Text that escapes to more than a page (quotes, controls,
+		 * bytes replaced by U+FFFD) is read again with a smaller cap:
+		 * once scaled by how much it grew, then, if that is still too
+		 * much, small enough for the worst case, six bytes written
+		 * for each byte read. */
+		json = tc_json_string_len(res->text.data ? res->text.data :
+		    "", res->text.len);
+		if (json <= FS_READ_PAGE_JSON)
+			break;
+		if (++pass < 2)
+			max_bytes = (size_t)((unsigned long long)max_bytes *
+			    (FS_READ_PAGE_JSON - FS_READ_PAGE_JSON / 8) / json);
+		else
+			max_bytes = (FS_READ_PAGE_JSON - 2) / 6;
+		if (max_bytes == 0)
+			max_bytes = 1;
+		tc_buf_reset(&res->text);
+		tc_buf_release(&body);
+		tc_buf_init(&body, max_bytes);
+		if (lseek(fd, 0, SEEK_SET) != 0) {
+			rc = TC_ESYS;
+			break;
+		}
 	}
 	close(fd);
 	if (rc != 0) {
@@ -503,20 +570,15 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
 		goto out;
 	}
-	bad = !tc_utf8_valid(body.data ? body.data : "", body.len);
-	tc_result_text(res, body.data ? body.data : "", body.len);
+	paged = g.truncated && max_bytes < asked;
 	o = tc_result_obj(res);
 	cJSON_AddStringToObject(o, "path", p.display);
-	/* The body goes in both places, because clients differ in which
-	 * they show (Claude Desktop the text, Claude Code and Cursor the
-	 * structured content), except past FS_BODY_ONCE_BYTES, more than a
-	 * model's context holds anyway: then once, in the text, which every
-	 * client passes on, and its reading cost is not doubled. */
-	if (res->text.len <= FS_BODY_ONCE_BYTES)
-		cJSON_AddStringToObject(o, "content", res->text.data ?
-		    res->text.data : "");
-	else
-		cJSON_AddBoolToObject(o, "content_in_text", 1);
+	/* The body goes in both places, at every size, because hosts
+	 * differ in which they pass on to the model (Claude Desktop the
+	 * text; Claude Code and Codex the structured content, when there is
+	 * one): a page bounds what that costs (FS_READ_PAGE_BYTES). */
+	cJSON_AddStringToObject(o, "content", res->text.data ?
+	    res->text.data : "");
 	cJSON_AddNumberToObject(o, "size", (double)st.st_size);
 	if (!has_tail || g.total_known)
 		cJSON_AddNumberToObject(o, "start_line",
@@ -537,18 +599,24 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	if (bad)
 		cJSON_AddTrueToObject(o, "invalid_utf8");
 	if (g.truncated) {
-		char note[320];
-
-		char more[96];
+		char note[320], more[96], cap[96];
 
 		if (has_tail)
-			snprintf(more, sizeof(more), "raise max_bytes for more");
+			snprintf(more, sizeof(more), paged ? "read the lines "
+			    "before them with offset and limit" :
+			    "raise max_bytes for more");
 		else
 			tc_text_fmt(more, sizeof(more), "call read_text_file "
 			    "again with offset=%llu to continue",
 			    (unsigned long long)(g.start_line + g.lines));
-		tc_text_fmt(note, sizeof(note), "[truncated at max_bytes=%zu: "
-		    "%llu line%s returned%s; %s]", max_bytes,
+		if (paged)
+			tc_text_fmt(cap, sizeof(cap), "%zu bytes, the most one "
+			    "call returns", max_bytes);
+		else
+			tc_text_fmt(cap, sizeof(cap), "max_bytes=%zu",
+			    max_bytes);
+		tc_text_fmt(note, sizeof(note), "[truncated at %s: "
+		    "%llu line%s returned%s; %s]", cap,
 		    (unsigned long long)g.lines, g.lines == 1 ? "" : "s",
 		    g.cut_line ? ", a line longer than the cap was cut" : "",
 		    more);

@@ -555,8 +555,8 @@ fs_walk_start(const struct tc_call *call, struct walk *w, struct tc_path *p,
 	tc_buf_init(&w->rel, PATH_MAX);
 	if (excludes_make(call, w, res) != 0)
 		return -1;
-	if (tc_path_map(call->policy, user, p, &d) != 0) {
-		tc_result_error(res, "%s", d.msg);
+	if ((saved = tc_path_map(call->policy, user, p, &d)) != 0) {
+		fs_map_error(call, saved, &d, res);
 		return -1;
 	}
 	w->root = p->root;

@@ -245,8 +245,8 @@ fs_target_open(const struct tc_call *call, const char *user, unsigned access,
 	t->dfd = -1;
 	t->user = user;
 	t->pol = pol;
-	if (tc_path_map(pol, user, &t->p, &d) != 0)
-		return tc_result_error(res, "%s", d.msg), -1;
+	if ((r = tc_path_map(pol, user, &t->p, &d)) != 0)
+		return fs_map_error(call, (int)r, &d, res), -1;
 	if (tc_path_check(pol, &t->p, access) != 0) {
 		tc_path_open_error(&d, &t->p, user, errno);
 		tc_result_error(res, "%s", d.msg);
@@ -807,8 +807,8 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 	long r;
 	cJSON *o;
 
-	if (tc_path_map(pol, user, &p, &d) != 0)
-		return tc_result_error(res, "%s", d.msg);
+	if ((err = tc_path_map(pol, user, &p, &d)) != 0)
+		return fs_map_error(call, err, &d, res);
 	if (tc_path_check(pol, &p, TC_ACCESS_WRITE) != 0) {
 		tc_path_open_error(&d, &p, user, errno);
 		tc_result_error(res, "%s", d.msg);

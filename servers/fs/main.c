@@ -27,7 +27,8 @@ static const struct tc_arg read_text_file_args[] = {
 	  .flags = TC_ARG_DEFAULT, .def = FS_READ_DEFAULT_BYTES,
 	  .min = 1, .max = FS_READ_MAX_BYTES,
 	  .description = "Return at most this many bytes (whole lines "
-	      "where possible)." },
+	      "where possible); one call returns at most 4 MiB, and "
+	      "next_offset continues." },
 	{ NULL }
 };
 
@@ -61,7 +62,12 @@ static const char list_allowed_out[] =
     "\"directories\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
     "\"properties\":{\"path\":{\"type\":\"string\"},"
     "\"access\":{\"type\":\"string\",\"enum\":[\"read-only\",\"read-write\"]}},"
-    "\"required\":[\"path\",\"access\"]}}},"
+    "\"required\":[\"path\",\"access\"]}},"
+    "\"served\":{\"type\":\"string\",\"enum\":[\"policy\",\"narrowed\",\"none\"],"
+    "\"description\":\"when the client gave roots: whose directories are served\"},"
+    "\"client_roots\":{\"type\":\"array\",\"items\":{\"type\":\"string\"},"
+    "\"description\":\"the paths of the client's roots\"},"
+    "\"note\":{\"type\":\"string\",\"description\":\"what the client's roots did to the directories served, and why\"}},"
     "\"required\":[\"directories\"]}";
 
 static const char read_text_file_out[] =
@@ -74,9 +80,8 @@ static const char read_text_file_out[] =
     "\"total_lines\":{\"type\":\"integer\",\"description\":\"lines in the file, when known\"},"
     "\"truncated\":{\"type\":\"boolean\",\"description\":\"the text stops before the end of the file (by head, limit or max_bytes), or max_bytes cut lines off the start of a tail\"},"
     "\"next_offset\":{\"type\":\"integer\",\"description\":\"given exactly when a read that is not a tail is truncated: the offset that continues it\"},"
-    "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"bytes that are not UTF-8 were replaced by U+FFFD\"},"
-    "\"content_in_text\":{\"type\":\"boolean\",\"description\":\"the text is over 1 MiB and is carried once, in content[0].text, instead of here too\"}},"
-    "\"required\":[\"path\",\"size\",\"lines\",\"truncated\"]}";
+    "\"invalid_utf8\":{\"type\":\"boolean\",\"description\":\"bytes that are not UTF-8 were replaced by U+FFFD\"}},"
+    "\"required\":[\"path\",\"content\",\"size\",\"lines\",\"truncated\"]}";
 
 static const char list_directory_out[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -167,18 +172,6 @@ static const struct tc_arg list_directory_with_sizes_args[] = {
 	  .description = "Return at most this many entries." },
 	{ NULL }
 };
-
-static const char read_media_file_out[] =
-    "{\"type\":\"object\",\"properties\":{"
-    "\"path\":{\"type\":\"string\"},"
-    "\"mimeType\":{\"type\":\"string\"},"
-    "\"size\":{\"type\":\"integer\",\"description\":\"bytes of the file, all sent\"},"
-    "\"type\":{\"type\":\"string\",\"enum\":[\"image\",\"audio\",\"resource\"],"
-    "\"description\":\"the content item that carries the base64 data\"},"
-    "\"detected\":{\"type\":\"string\",\"enum\":[\"content\",\"extension\",\"none\"],"
-    "\"description\":\"what the MIME type was taken from\"},"
-    "\"extension_type\":{\"type\":\"string\",\"description\":\"the type the name suggests, when the content says otherwise\"}},"
-    "\"required\":[\"path\",\"mimeType\",\"size\",\"type\",\"detected\"]}";
 
 static const char read_multiple_files_out[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -552,7 +545,7 @@ static const struct tc_tool fs_tools[] = {
 	  "file's first bytes); any other file comes as an embedded resource "
 	  "blob. Files larger than max_bytes (default 7 MiB, at most "
 	  "32 MiB) are refused.",
-	  read_media_file_args, read_media_file_out, fs_read_media_file,
+	  read_media_file_args, NULL, fs_read_media_file,
 	  TC_PROFILE_FS_READ, RO },
 	{ "read_multiple_files", "Read multiple files",
 	  "Read up to 1024 text files at once, each as read_text_file would "

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -136,19 +137,37 @@ exists(const char *name)
 	return lstat(name, &sb) == 0;
 }
 
-/* Opens |path| with |key_file|, |rotate| and |keep|; the test clock. */
+/* The writer most tests write as, as its records name it. */
+#define W_PID		4242
+#define W_START		"0000000000004242"
+#define W_JSON		"\"writer\":{\"pid\":4242," \
+			"\"start\":\"0000000000004242\"}"
+
+/* Opens |path| with |key_file|, |rotate| and |keep| as writer |pid| and
+ * |start|, waiting |wait_ms| for the lock (0: the default); the test
+ * clock. */
 static int
-open_log(struct tc_audit **a, const char *path, const char *key_file,
-    unsigned long long rotate, unsigned keep, struct tc_diag *d)
+open_as(struct tc_audit **a, const char *path, const char *key_file,
+    unsigned long long rotate, unsigned keep, long pid, const char *start,
+    unsigned wait_ms, struct tc_diag *d)
 {
 	struct tc_audit_opts o = {
 		.path = path, .key_file = key_file,
 		.sync = TC_AUDIT_SYNC_EVERY, .rotate_bytes = rotate,
-		.keep = keep, .now = test_clock,
+		.keep = keep, .now = test_clock, .pid = pid,
+		.start_id = start, .lock_wait_ms = wait_ms,
 	};
 
 	memset(d, 0, sizeof(*d));
 	return tc_audit_open(a, &o, d);
+}
+
+/* Opens |path| with |key_file|, |rotate| and |keep| as W_PID. */
+static int
+open_log(struct tc_audit **a, const char *path, const char *key_file,
+    unsigned long long rotate, unsigned keep, struct tc_diag *d)
+{
+	return open_as(a, path, key_file, rotate, keep, W_PID, W_START, 0, d);
 }
 
 /* Appends the record |json|; returns the writer's status. */
@@ -252,6 +271,22 @@ nth_line(const char *file, int n)
 	return line;
 }
 
+/* Returns the member |name| of line |n| of |file| as compact JSON (the
+ * caller frees), or NULL. */
+static char *
+member_of(const char *file, int n, const char *name)
+{
+	char *line = nth_line(file, n), *out = NULL;
+	cJSON *o = cJSON_Parse(line);
+	const cJSON *m = cJSON_GetObjectItemCaseSensitive(o, name);
+
+	if (m != NULL)
+		out = cJSON_PrintUnformatted(m);
+	cJSON_Delete(o);
+	free(line);
+	return out;
+}
+
 /* Returns 1 if an open fd of this process leads to |file|, and sets
  * |cloexec| to whether it has FD_CLOEXEC. */
 static int
@@ -301,13 +336,14 @@ test_format(void)
 	    "\"pid\":42}", &d), 0, "append the first record");
 	line = nth_line("fmt.log", 1);
 	snprintf(want, sizeof(want), "{\"seq\":1,\"time\":"
-	    "\"2026-11-23T10:00:00.123Z\",\"event\":\"start\",\"server\":"
-	    "\"toolcell-fs\",\"pid\":42,\"prev\":\"%s\"", ZERO_HEX);
+	    "\"2026-11-23T10:00:00.123Z\"," W_JSON ",\"event\":\"start\","
+	    "\"server\":\"toolcell-fs\",\"pid\":42,\"prev\":\"%s\"",
+	    ZERO_HEX);
 	ref_digest(NULL, want, strlen(want), hex);
 	snprintf(want + strlen(want), sizeof(want) - strlen(want),
 	    ",\"hash\":\"%s\"}", hex);
-	is_str(line, want, "the line: seq, time, members, prev, hash over "
-	    "the bytes before ,\"hash\":");
+	is_str(line, want, "the line: seq, time, writer, members, prev, hash "
+	    "over the bytes before ,\"hash\":");
 	free(line);
 	is_int(stat("fmt.log", &sb), 0, "the log exists");
 	is_int(sb.st_mode & 07777, 0600, "created with mode 0600");
@@ -322,8 +358,8 @@ test_format(void)
 static void
 test_reserved(void)
 {
-	static const char *const names[] = { "seq", "time", "prev", "hash",
-	    "hmac" };
+	static const char *const names[] = { "seq", "time", "writer", "prev",
+	    "hash", "hmac" };
 	char json[64], want[96];
 	struct tc_audit *a;
 	struct tc_diag d;
@@ -421,11 +457,6 @@ test_refuse(void)
 	tc_audit_close(a);
 	good = slurp("good.log");
 	n = strlen(good);
-
-	put("part.log", good, n - 10, 0600);
-	refused("part.log", NULL, "audit log 'part.log' ends with a partial "
-	    "record (no newline at its end); run 'toolcell-audit verify "
-	    "part.log', then move the log aside", "a partial last line");
 
 	bad = malloc(n + 64);
 	snprintf(bad, n + 64, "%s{\"event\":\"x\"}\n", good);
@@ -607,8 +638,8 @@ test_rotation(void)
 	struct tc_diag d;
 	int i, fails = 0;
 
-	/* Each record is about 215 bytes: three to a file of 500. */
-	is_int(open_log(&a, "rot.log", NULL, 500, 2, &d), 0, "open, keep 2");
+	/* Each record is about 265 bytes: three to a file of 700. */
+	is_int(open_log(&a, "rot.log", NULL, 700, 2, &d), 0, "open, keep 2");
 	for (i = 0; i < 20; i++)
 		fails += append(a, "{\"event\":\"call\",\"tool\":\"x\"}", &d);
 	is_int(fails, 0, "20 records");
@@ -622,11 +653,11 @@ test_rotation(void)
 	ok(c.first_seq > 1, "the oldest kept file starts past seq 1");
 	ok(strcmp(c.first_prev, ZERO_HEX) != 0, "with a prev: it continues "
 	    "a removed file");
-	ok(size_of("rot.log.1") >= 500, "a rotated file reached the size");
+	ok(size_of("rot.log.1") >= 700, "a rotated file reached the size");
 
 	/* keep 0: every file is kept; the whole chain is there.  Five
-	 * records fill a file of 1000 bytes. */
-	is_int(open_log(&a, "rot0.log", NULL, 1000, 0, &d), 0, "open, keep 0");
+	 * records fill a file of 1200 bytes. */
+	is_int(open_log(&a, "rot0.log", NULL, 1200, 0, &d), 0, "open, keep 0");
 	for (fails = i = 0; i < 18; i++)
 		fails += append(a, "{\"event\":\"call\",\"tool\":\"x\"}", &d);
 	is_int(fails, 0, "18 records");
@@ -709,6 +740,192 @@ test_rotation_failure(void)
 	is_int(c.seq, 3, "continued at seq 3");
 }
 
+/* --- Several writers on one log --- */
+
+static void
+test_shared(void)
+{
+	struct tc_audit *a, *b, *c;
+	struct chain ch;
+	struct tc_diag d;
+	char *l, *prev;
+
+	is_int(open_log(&a, "shared.log", NULL, 0, 0, &d), 0, "A opens");
+	is_int(append(a, "{\"event\":\"start\",\"n\":\"A\"}", &d), 0,
+	    "A appends");
+	is_int(open_log(&b, "shared.log", NULL, 0, 0, &d), 0, "B opens the "
+	    "log A has open: %s", d.msg);
+	if (b == NULL) {
+		tc_audit_close(a);
+		return;
+	}
+	is_int(append(b, "{\"event\":\"start\",\"n\":\"B\"}", &d), 0,
+	    "B appends after A's record");
+	is_int(append(a, "{\"event\":\"call\",\"n\":\"A\"}", &d), 0,
+	    "A appends, finding B's record at the end");
+	is_int(append(b, "{\"event\":\"call\",\"n\":\"B\"}", &d), 0,
+	    "B appends, finding A's record at the end");
+	is_int(append(b, "{\"event\":\"stop\",\"n\":\"B\"}", &d), 0,
+	    "B appends after its own record");
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_file(&ch, NULL, "shared.log"), 0, "one chain through "
+	    "both writers' records: %s", ch.why);
+	is_int(ch.n, 5, "5 records");
+	is_int(ch.seq, 5, "seq 1 to 5");
+	l = nth_line("shared.log", 3);
+	prev = member_of("shared.log", 2, "hash");
+	like(l, prev != NULL ? prev : "?", "A's second record names B's "
+	    "record as prev");
+	like(l, "\"n\":\"A\"", "and is A's");
+	free(prev);
+	free(l);
+
+	/* A closes; B goes on; a third writer continues the chain. */
+	tc_audit_close(a);
+	is_int(append(b, "{\"event\":\"call\",\"n\":\"B\"}", &d), 0,
+	    "B appends once A has closed");
+	is_int(open_log(&c, "shared.log", NULL, 0, 0, &d), 0, "C opens");
+	is_int(append(c, "{\"event\":\"start\",\"n\":\"C\"}", &d), 0,
+	    "C appends");
+	tc_audit_close(c);
+	tc_audit_close(b);
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_file(&ch, NULL, "shared.log"), 0, "still one chain: %s",
+	    ch.why);
+	is_int(ch.seq, 7, "seq 1 to 7");
+}
+
+/* An altered record at the end, written by another writer, stops the
+ * next append: the writer never extends a log it cannot continue. */
+static void
+test_shared_altered(void)
+{
+	struct tc_audit *a, *b;
+	struct tc_diag d;
+	char *text;
+	off_t before;
+
+	is_int(open_log(&a, "salt.log", NULL, 0, 0, &d), 0, "A opens");
+	is_int(open_log(&b, "salt.log", NULL, 0, 0, &d), 0, "B opens: %s",
+	    d.msg);
+	if (b == NULL) {
+		tc_audit_close(a);
+		return;
+	}
+	is_int(append(a, "{\"event\":\"start\"}", &d), 0, "A appends");
+	is_int(append(b, "{\"event\":\"call\",\"tool\":\"read\"}", &d), 0,
+	    "B appends");
+	text = slurp("salt.log");
+	strstr(text, "\"read\"")[1] = 'R';
+	/* Changed in place, so that the writers' file is the one altered. */
+	before = size_of("salt.log");
+	{
+		int fd = open("salt.log", O_WRONLY);
+
+		if (fd < 0 || pwrite(fd, text, strlen(text), 0) !=
+		    (ssize_t)strlen(text))
+			perror("salt.log");
+		if (fd >= 0)
+			close(fd);
+	}
+	free(text);
+	is_int(append(a, "{\"event\":\"stop\"}", &d), TC_EINVAL, "A refuses "
+	    "to chain on B's altered record");
+	is_str(d.msg, "audit log 'salt.log': its last record (seq 2) does not "
+	    "match its hash (altered); run 'toolcell-audit verify salt.log'",
+	    "and says why");
+	is_int(size_of("salt.log"), before, "nothing was written");
+	tc_audit_close(a);
+	tc_audit_close(b);
+}
+
+/* Another writer's key: refused at open, on the last record's MAC. */
+static void
+test_shared_keys(void)
+{
+	struct tc_audit *a, *b = NULL;
+	struct tc_diag d;
+
+	put("sk1", KEY_TEXT "\n", 33, 0600);
+	put("sk2", "fedcba9876543210fedcba9876543210", 32, 0600);
+	is_int(open_log(&a, "skey.log", "sk1", 0, 0, &d), 0, "A opens keyed");
+	is_int(append(a, "{\"event\":\"start\"}", &d), 0, "A appends");
+	is_int(open_log(&b, "skey.log", "sk2", 0, 0, &d), TC_EINVAL, "B with "
+	    "another key is refused");
+	is_str(d.msg, "audit log 'skey.log': its last record (seq 1) does not "
+	    "match its MAC with this key (altered, or another key); run "
+	    "'toolcell-audit verify --key KEY skey.log'", "on the MAC");
+	tc_audit_close(b);
+	is_int(open_log(&b, "skey.log", "sk1", 0, 0, &d), 0, "B with the "
+	    "same key opens: %s", d.msg);
+	if (b != NULL)
+		is_int(append(b, "{\"event\":\"start\"}", &d), 0,
+		    "and appends");
+	tc_audit_close(b);
+	tc_audit_close(a);
+}
+
+/* A line cut short (a writer killed in its write(2)) is cut off, and a
+ * "torn" record saying what was cut goes in its place. */
+static void
+test_torn(void)
+{
+	static const char torn[] = "{\"seq\":3,\"time\":\"2026-11-23T10:00:"
+	    "09.000Z\",\"event\":\"call\",\"tool\":\"wri";
+	char *good, *text, hex[65], want[256], *m;
+	struct tc_audit *a;
+	struct chain ch;
+	struct tc_diag d;
+	size_t n;
+
+	is_int(open_log(&a, "torn.log", NULL, 0, 0, &d), 0, "open");
+	append(a, "{\"event\":\"start\"}", &d);
+	append(a, "{\"event\":\"call\"}", &d);
+	tc_audit_close(a);
+	good = slurp("torn.log");
+	n = strlen(good);
+	text = malloc(n + sizeof(torn));
+	memcpy(text, good, n);
+	memcpy(text + n, torn, sizeof(torn));
+	put("torn.log", text, n + sizeof(torn) - 1, 0600);
+
+	is_int(open_log(&a, "torn.log", NULL, 0, 0, &d), 0, "a log ending "
+	    "with a partial line opens: %s", d.msg);
+	if (a == NULL)
+		goto out;
+	is_int(append(a, "{\"event\":\"stop\"}", &d), 0, "and takes records");
+	tc_audit_close(a);
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_file(&ch, NULL, "torn.log"), 0, "one chain: %s", ch.why);
+	is_int(ch.n, 4, "the two records, the torn one, the new one");
+	m = member_of("torn.log", 3, "event");
+	is_str(m, "\"torn\"", "record 3 says a line was torn");
+	free(m);
+	m = member_of("torn.log", 3, "bytes");
+	snprintf(want, sizeof(want), "%zu", sizeof(torn) - 1);
+	is_str(m, want, "how many bytes were cut");
+	free(m);
+	ref_digest(NULL, torn, sizeof(torn) - 1, hex);
+	snprintf(want, sizeof(want), "\"%s\"", hex);
+	m = member_of("torn.log", 3, "sha256");
+	is_str(m, want, "their SHA-256");
+	free(m);
+	m = member_of("torn.log", 3, "text");
+	ok(m != NULL && strstr(m, "\\\"tool\\\":\\\"wri") != NULL,
+	    "and what they said: %s", m != NULL ? m : "(none)");
+	free(m);
+	m = member_of("torn.log", 4, "event");
+	is_str(m, "\"stop\"", "record 4 is the one appended");
+	free(m);
+	m = slurp("torn.log");
+	ok(strncmp(m, good, n) == 0, "the whole records before are "
+	    "untouched");
+	free(m);
+out:
+	free(text);
+	free(good);
+}
+
 /* --- In another process --- */
 
 /* Runs |fn| in a child that writes its report into a pipe; returns the
@@ -755,6 +972,7 @@ report(int fd, int rc, const struct tc_diag *d)
 		_exit(3);
 }
 
+/* In a child: opens lock.log, which the parent has open, and appends. */
 static void
 second_open(int fd)
 {
@@ -762,29 +980,373 @@ second_open(int fd)
 	struct tc_diag d;
 	int rc;
 
-	rc = open_log(&a, "lock.log", NULL, 0, 0, &d);
+	rc = open_as(&a, "lock.log", NULL, 0, 0, 5151, "0000000000005151", 0,
+	    &d);
 	report(fd, rc, &d);
+	if (rc == 0)
+		report(fd, append(a, "{\"event\":\"start\"}", &d), &d);
 	tc_audit_close(a);
+}
+
+/*
+ * Forks a child that takes the lock of |file| and holds it until |*go| is
+ * closed, as a writer stopped in the middle of a record would; returns
+ * once it holds it.
+ */
+static pid_t
+hold_lock(const char *file, int *go)
+{
+	int ready[2], wait_go[2], fd;
+	pid_t pid;
+	char c;
+
+	if (pipe(ready) != 0 || pipe(wait_go) != 0 || (pid = fork()) < 0) {
+		perror("fork");
+		exit(2);
+	}
+	if (pid == 0) {
+		close(ready[0]);
+		close(wait_go[1]);
+		if ((fd = open(file, O_RDWR)) < 0 || flock(fd, LOCK_EX) != 0)
+			_exit(3);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(3);
+		while (read(wait_go[0], &c, 1) > 0)
+			continue;
+		_exit(0);
+	}
+	close(ready[1]);
+	close(wait_go[0]);
+	if (read(ready[0], &c, 1) != 1) {
+		fprintf(stderr, "the child could not lock %s\n", file);
+		exit(2);
+	}
+	close(ready[0]);
+	*go = wait_go[1];
+	return pid;
 }
 
 static void
 test_lock(void)
 {
-	struct tc_audit *a;
+	struct tc_audit *a, *b, *c;
 	struct tc_diag d;
-	char *r, want[256];
+	struct chain ch;
+	char *r, *m, want[256];
+	int go, status;
+	off_t before;
+	pid_t pid;
 
 	is_int(open_log(&a, "lock.log", NULL, 0, 0, &d), 0, "open");
+	is_int(append(a, "{\"event\":\"start\"}", &d), 0, "append");
 	r = in_child(second_open);
-	snprintf(want, sizeof(want), "%d audit log 'lock.log' is in use by "
-	    "another process, which holds its lock: give each server a log "
-	    "of its own\n", TC_ESYS);
-	is_str(r, want, "a second process is refused while it is held");
+	is_str(r, "0 \n0 \n", "another process opens the log while it is "
+	    "open, and appends");
+	free(r);
+	is_int(append(a, "{\"event\":\"stop\"}", &d), 0, "the first goes "
+	    "on after it");
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_file(&ch, NULL, "lock.log"), 0, "one chain: %s", ch.why);
+	is_int(ch.n, 3, "3 records");
+	m = member_of("lock.log", 2, "writer");
+	is_str(m, "{\"pid\":5151,\"start\":\"0000000000005151\"}", "the "
+	    "second record names the other process as its writer");
+	free(m);
+	m = member_of("lock.log", 3, "writer");
+	is_str(m, "{\"pid\":4242,\"start\":\"0000000000004242\"}", "the "
+	    "third, the first writer");
+	free(m);
+
+	/* A process holding the lock and not letting go: a record waits
+	 * for it as long as the writer is told to, then fails. */
+	is_int(open_as(&c, "lock.log", NULL, 0, 0, 77, "0000000000000077", 50,
+	    &d), 0, "a writer that waits 50 ms for the lock");
+	pid = hold_lock("lock.log", &go);
+	before = size_of("lock.log");
+	is_int(append(c, "{\"event\":\"call\"}", &d), TC_ESYS, "the "
+	    "record fails while another process holds the lock");
+	snprintf(want, sizeof(want), "audit log 'lock.log' has been locked by "
+	    "another process for 50 ms, longer than a record takes: a server "
+	    "writing it is stopped or stuck");
+	is_str(d.msg, want, "and says why");
+	is_int(size_of("lock.log"), before, "nothing was written");
+	is_int(open_as(&b, "lock.log", NULL, 0, 0, 78, "0000000000000078", 50,
+	    &d), TC_ESYS, "opening waits for the lock too");
+	is_str(d.msg, want, "and says why");
+	close(go);
+	waitpid(pid, &status, 0);
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the holder let go");
+	is_int(append(c, "{\"event\":\"call\"}", &d), 0, "then the record "
+	    "is written");
+	tc_audit_close(c);
+	tc_audit_close(a);
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_file(&ch, NULL, "lock.log"), 0, "one chain: %s", ch.why);
+	is_int(ch.n, 4, "4 records");
+}
+
+/* Appends |n| bytes of |text| to |file|, as another writer would. */
+static void
+add_bytes(const char *file, const char *text, size_t n)
+{
+	int fd;
+
+	if ((fd = open(file, O_WRONLY | O_APPEND)) < 0 ||
+	    write(fd, text, n) != (ssize_t)n || close(fd) != 0) {
+		perror(file);
+		exit(2);
+	}
+}
+
+/* Torn lines found in other places: while a writer runs, alone in a
+ * file, too long to be a record, after a line that is not a record. */
+static void
+test_torn_more(void)
+{
+	static const char torn[] = "{\"seq\":9,\"time\":\"2026-11-23T1";
+	struct tc_audit *a, *b;
+	struct chain ch;
+	struct tc_diag d;
+	char *m, *big, *before;
+	off_t size;
+
+	/* Another writer killed in its write, while this one runs. */
+	is_int(open_log(&a, "torn2.log", NULL, 0, 0, &d), 0, "open");
+	is_int(append(a, "{\"event\":\"start\"}", &d), 0, "append");
+	add_bytes("torn2.log", torn, sizeof(torn) - 1);
+	is_int(append(a, "{\"event\":\"call\"}", &d), 0, "the next record, "
+	    "after another writer's partial line: %s", d.msg);
+	tc_audit_close(a);
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_file(&ch, NULL, "torn2.log"), 0, "one chain: %s",
+	    ch.why);
+	is_int(ch.n, 3, "start, torn, call");
+	m = member_of("torn2.log", 2, "event");
+	is_str(m, "\"torn\"", "the torn record comes first");
+	free(m);
+	m = member_of("torn2.log", 2, "writer");
+	is_str(m, "{\"pid\":4242,\"start\":\"0000000000004242\"}", "written "
+	    "by the writer that found it");
+	free(m);
+
+	/* A file that is one partial line: cut to nothing, a new chain. */
+	put("torn3.log", torn, sizeof(torn) - 1, 0600);
+	is_int(open_log(&a, "torn3.log", NULL, 0, 0, &d), 0, "a log that is "
+	    "a partial line opens: %s", d.msg);
+	if (a != NULL) {
+		is_int(append(a, "{\"event\":\"start\"}", &d), 0, "append");
+		tc_audit_close(a);
+	}
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_file(&ch, NULL, "torn3.log"), 0, "one chain: %s",
+	    ch.why);
+	is_int(ch.first_seq, 1, "from seq 1");
+	is_int(ch.n, 2, "the torn record and the new one");
+
+	/* More bytes without a newline than a record can have: not a write
+	 * cut short, so refused, and left as it is. */
+	big = malloc(TC_AUDIT_MAX_LINE + 10);
+	memset(big, 'x', TC_AUDIT_MAX_LINE + 10);
+	put("long.log", big, TC_AUDIT_MAX_LINE + 10, 0600);
+	free(big);
+	refused("long.log", NULL, "audit log 'long.log' ends with more than "
+	    "1048576 bytes without a newline: not a record cut short; run "
+	    "'toolcell-audit verify long.log'", "a partial line too long");
+	is_int(size_of("long.log"), TC_AUDIT_MAX_LINE + 10, "left as it is");
+
+	/* A partial line after one that is not a record: refused, and the
+	 * partial line is not cut either. */
+	is_int(open_log(&b, "junk2.log", NULL, 0, 0, &d), 0, "open");
+	append(b, "{\"event\":\"start\"}", &d);
+	tc_audit_close(b);
+	add_bytes("junk2.log", "not a record\n", 13);
+	add_bytes("junk2.log", torn, sizeof(torn) - 1);
+	before = slurp("junk2.log");
+	size = size_of("junk2.log");
+	refused("junk2.log", NULL, "audit log 'junk2.log': its last line is "
+	    "not a chained record (not JSON); run 'toolcell-audit verify "
+	    "junk2.log'", "a partial line after one that is not a record");
+	is_int(size_of("junk2.log"), size, "nothing was cut");
+	free(before);
+}
+
+/* One writer rotates; another follows the log's name to the new file. */
+static void
+test_shared_rotation(void)
+{
+	static const char *const files[] = { "sr.log.2", "sr.log.1",
+	    "sr.log" };
+	struct tc_audit *a, *b;
+	struct chain ch;
+	struct tc_diag d;
+	char *m;
+
+	is_int(open_log(&a, "sr.log", NULL, 0, 0, &d), 0, "A opens, never "
+	    "rotating");
+	/* A record is about 265 bytes: B rotates the log at two. */
+	is_int(open_as(&b, "sr.log", NULL, 400, 0, 5, "0000000000000005", 0,
+	    &d), 0, "B opens, rotating at 400 bytes");
+	is_int(append(a, "{\"event\":\"start\"}", &d), 0, "A appends");
+	is_int(append(b, "{\"event\":\"start\"}", &d), 0, "B appends, and "
+	    "rotates");
+	ok(exists("sr.log.1") && size_of("sr.log") == 0, "sr.log.1 holds "
+	    "both records, sr.log is new");
+	is_int(append(a, "{\"event\":\"call\"}", &d), 0, "A appends to the "
+	    "new file");
+	m = member_of("sr.log", 1, "seq");
+	is_str(m, "3", "continuing the chain of sr.log.1");
+	free(m);
+	is_int(append(b, "{\"event\":\"call\"}", &d), 0, "B appends after "
+	    "A's record, and rotates again");
+	is_int(size_of("sr.log"), 0, "sr.log is new again");
+	is_int(append(a, "{\"event\":\"stop\"}", &d), 0, "A follows again");
+	tc_audit_close(a);
+	tc_audit_close(b);
+	ok(exists("sr.log.2") && !exists("sr.log.3") &&
+	    !exists("sr.log.new"), "two rotations, nothing left over");
+	memset(&ch, 0, sizeof(ch));
+	is_int(check_files(&ch, files, 3), 0, "one chain over the three "
+	    "files: %s", ch.why);
+	is_int(ch.n, 5, "5 records");
+}
+
+/* In a child: |WRITERS| writers at once, each appending RECORDS records
+ * in its own process, rotating at 4000 bytes. */
+#define WRITERS	3
+#define RECORDS	150
+static int writer_no;
+
+static void
+busy_writer(int fd)
+{
+	char start[17], json[128];
+	struct tc_audit *a;
+	struct tc_diag d;
+	int i, rc;
+
+	snprintf(start, sizeof(start), "%016d", writer_no);
+	rc = open_as(&a, "busy.log", NULL, 4000, 0, 100 + writer_no, start, 0,
+	    &d);
+	for (i = 0; rc == 0 && i < RECORDS; i++) {
+		snprintf(json, sizeof(json), "{\"event\":\"call\",\"call\":%d}",
+		    i + 1);
+		rc = append(a, json, &d);
+	}
+	report(fd, rc, &d);
+	tc_audit_close(a);
+}
+
+static void
+test_concurrent(void)
+{
+	char name[64], *text, *s, *nl, want[64];
+	int p[WRITERS][2], i, n, count[WRITERS], last[WRITERS], bad = 0;
+	unsigned long long total = 0;
+	struct chain ch;
+	const cJSON *w, *call;
+	pid_t pid[WRITERS];
+	cJSON *o;
+
+	/* All writers start together: each waits for the pipe to close. */
+	for (i = 0; i < WRITERS; i++) {
+		if (pipe(p[i]) != 0 || (pid[i] = fork()) < 0) {
+			perror("fork");
+			exit(2);
+		}
+		if (pid[i] == 0) {
+			close(p[i][0]);
+			writer_no = i;
+			busy_writer(p[i][1]);
+			_exit(0);
+		}
+		close(p[i][1]);
+	}
+	for (i = 0; i < WRITERS; i++) {
+		n = (int)read(p[i][0], want, sizeof(want) - 1);
+		want[n > 0 ? n : 0] = '\0';
+		is_str(want, "0 \n", "writer %d appended %d records", i,
+		    RECORDS);
+		close(p[i][0]);
+		waitpid(pid[i], NULL, 0);
+	}
+	for (n = 1; exists((snprintf(name, sizeof(name), "busy.log.%d", n),
+	    name)); n++)
+		continue;
+	ok(n > 2, "the log was rotated (%d files)", n);
+	ok(!exists("busy.log.new"), "no busy.log.new left");
+	memset(&ch, 0, sizeof(ch));
+	memset(count, 0, sizeof(count));
+	memset(last, 0, sizeof(last));
+	for (i = n - 1; i >= 0; i--) {
+		if (i > 0)
+			snprintf(name, sizeof(name), "busy.log.%d", i);
+		else
+			snprintf(name, sizeof(name), "busy.log");
+		if (check_file(&ch, NULL, name) != 0)
+			break;
+		text = slurp(name);
+		for (s = text; (nl = strchr(s, '\n')) != NULL; s = nl + 1) {
+			o = cJSON_ParseWithLength(s, (size_t)(nl - s));
+			w = cJSON_GetObjectItemCaseSensitive(
+			    cJSON_GetObjectItemCaseSensitive(o, "writer"),
+			    "pid");
+			call = cJSON_GetObjectItemCaseSensitive(o, "call");
+			n = cJSON_IsNumber(w) ? w->valueint - 100 : -1;
+			if (n < 0 || n >= WRITERS || !cJSON_IsNumber(call) ||
+			    call->valueint != last[n] + 1)
+				bad++;
+			else
+				last[n] = call->valueint;
+			if (n >= 0 && n < WRITERS)
+				count[n]++;
+			total++;
+			cJSON_Delete(o);
+		}
+		free(text);
+	}
+	is_str(ch.why, "", "one chain through every file");
+	is_int(ch.first_seq, 1, "from seq 1");
+	is_int(ch.seq, WRITERS * RECORDS, "to seq %d", WRITERS * RECORDS);
+	is_int(total, WRITERS * RECORDS, "every record is there once");
+	for (i = 0; i < WRITERS; i++)
+		is_int(count[i], RECORDS, "writer %d: %d records", i, RECORDS);
+	is_int(bad, 0, "each writer's records in the order it wrote them");
+}
+
+/* In a child: reports whether follow.old can be locked at once. */
+static void
+try_lock_old(int fd)
+{
+	int f = open("follow.old", O_RDWR);
+	const char *r = f >= 0 && flock(f, LOCK_EX | LOCK_NB) == 0 ?
+	    "free\n" : "locked\n";
+
+	if (write(fd, r, strlen(r)) != (ssize_t)strlen(r))
+		_exit(3);
+}
+
+/* The log's name replaced by something that cannot be a log: the record
+ * fails, and the writer holds no lock on the file it had. */
+static void
+test_follow_fails(void)
+{
+	struct tc_audit *a;
+	struct tc_diag d;
+	char *r;
+
+	is_int(open_log(&a, "follow.log", NULL, 0, 0, &d), 0, "open");
+	is_int(append(a, "{\"event\":\"start\"}", &d), 0, "append");
+	if (rename("follow.log", "follow.old") != 0 ||
+	    symlink("follow.old", "follow.log") != 0)
+		perror("follow.log");
+	is_int(append(a, "{\"event\":\"call\"}", &d), TC_EINVAL, "a log "
+	    "replaced by a symbolic link: the record fails");
+	is_str(d.msg, "audit log 'follow.log' is a symbolic link: name the "
+	    "file itself", "and says why");
+	r = in_child(try_lock_old);
+	is_str(r, "free\n", "the old file's lock was released");
 	free(r);
 	tc_audit_close(a);
-	r = in_child(second_open);
-	is_str(r, "0 \n", "and may open it once it is closed");
-	free(r);
 }
 
 /* Sets the soft RLIMIT_FSIZE to |bytes|. */
@@ -844,7 +1406,7 @@ test_write_failure(void)
 	r = in_child(limited_writes);
 	tc_buf_init(&want, 4096);
 	tc_buf_printf(&want, "0 \n0 \n%d audit log 'fsize.log': short write "
-	    "(20 of 284 bytes); the record was undone\nsize unchanged\n"
+	    "(20 of 333 bytes); the record was undone\nsize unchanged\n"
 	    "%d audit log 'fsize.log': write failed: File too large; the "
 	    "record was undone\nsize unchanged\n0 \n", TC_ESYS, TC_ESYS);
 	is_str(r, want.data, "RLIMIT_FSIZE: a short write and a failed one "
@@ -1322,6 +1884,14 @@ main(void)
 	test_rotation_reopen();
 	test_rotation_failure();
 	test_lock();
+	test_shared();
+	test_shared_altered();
+	test_shared_keys();
+	test_torn();
+	test_torn_more();
+	test_shared_rotation();
+	test_concurrent();
+	test_follow_fails();
 	test_write_failure();
 	test_parse_line();
 	test_times();

@@ -531,6 +531,7 @@ test_print(void)
 	    "(default)\n"
 	    "audit: off\n"
 	    "roots-timeout: 5s  (default)\n"
+	    "roots: narrow  (default)\n"
 	    "run-as: none (calls run as the server's user)\n"
 	    "allow-degraded: seccomp (line 5)\n");
 	is_str(out, want, "the effective policy");
@@ -583,7 +584,8 @@ test_print_everything(void)
 	    "audit-sync none\n"
 	    "audit-rotate 10M keep 5\n"
 	    "allow-degraded seccomp\n"
-	    "write-sync none\n", "everything");
+	    "write-sync none\n"
+	    "roots strict\n", "everything");
 	finish(&r);
 	out = printed(&r.p);
 	want = subst(
@@ -640,6 +642,7 @@ test_print_everything(void)
 	    "  sync: none (left to the kernel)\n"
 	    "  rotate: at 10M, keeping 5 files\n"
 	    "roots-timeout: 1500ms  (line 22)\n"
+	    "roots: strict  (line 29)\n"
 	    "run-as: none (calls run as the server's user)\n"
 	    "allow-degraded: seccomp (line 27)\n");
 	is_str(out, want, "everything: the effective policy");
@@ -751,6 +754,12 @@ test_bad_values(void)
 	    "and a unit, ms, s, m or h (like 30s)");
 	bad_line("timeout 1s 2s", "timeout: unexpected '2s' at the end of "
 	    "the line");
+	bad_line("roots", "roots: missing 'narrow', 'strict' or 'ignore'");
+	bad_line("roots Narrow", "roots: expected 'narrow' (the client's "
+	    "roots narrow the directories, unless that leaves none), 'strict' "
+	    "(even to none) or 'ignore', not 'Narrow'");
+	bad_line("roots strict now", "roots: unexpected 'now' at the end of "
+	    "the line");
 	bad_line("limit cpu 1500ms", "limit cpu: '1500ms' is not a whole "
 	    "number of seconds");
 	bad_line("limit cpu 0s", "limit cpu: '0s' is out of range: 1s to 1h");
@@ -830,6 +839,9 @@ test_duplicates(void)
 	    "allow-degraded seccomp\n",
 	    "t.policy:3: allow-degraded seccomp: already set at line 1\n",
 	    "allow-degraded twice");
+	invalid("allow read @D@/proj\nroots strict\nroots strict\n",
+	    "t.policy:3: roots: already set at line 2\n",
+	    "two roots lines");
 	invalid("allow read @D@/proj\nallow write @D@/proj\n",
 	    "t.policy:2: allow write: '@D@/proj' is already allowed at line "
 	    "1\n", "the same directory twice");
@@ -1766,6 +1778,108 @@ test_audit(void)
 	    "log\n", "audit-sync every (the default) without audit");
 }
 
+/*
+ * "roots": what the client's roots do (tc_policy_narrow()), and the note
+ * every refusal and list_allowed_directories carry.
+ */
+static void
+test_roots_mode(void)
+{
+	struct result r;
+	char note[1024], small[64], *want, *dirs[2];
+	static char many[40][PATH_MAX + 256], d0[PATH_MAX], d1[PATH_MAX];
+	char *mv[40];
+	size_t i;
+
+	dirs[0] = d0;
+	dirs[1] = d1;
+
+	valid(&r, "allow read @D@/proj\nallow write @D@/scratch\n",
+	    "roots: default");
+	is_int(r.p.roots_mode, TC_ROOTS_NARROW, "roots: narrow by default");
+	is_int(r.p.roots_state, TC_ROOTS_OWN, "no client roots yet");
+	is_str(tc_policy_roots_note(&r.p, note, sizeof(note)), "",
+	    "no note before the client's roots");
+	/* Outside both: the policy's stay. */
+	snprintf(d0, sizeof(d0), "%s", S("@D@/sub"));
+	snprintf(d1, sizeof(d1), "%s", S("@D@/nonexistent"));
+	is_int(tc_policy_narrow(&r.p, dirs, 2, &r.d), 0, "narrow: outside");
+	is_int(r.p.roots_state, TC_ROOTS_KEPT, "outside: the policy's kept");
+	is_int(r.p.nroots, 2, "outside: both policy roots in force");
+	ok(r.p.nroots == 2 && r.p.roots[0].fd >= 0 &&
+	    strcmp(r.p.roots[1].path, S("@D@/scratch")) == 0 &&
+	    r.p.roots[1].flags == TC_ROOT_WRITE, "outside: as they were");
+	want = subst("The client's roots: @D@/sub, @D@/nonexistent. None of "
+	    "them is in or above a directory the policy allows, so the "
+	    "policy's directories are served ('roots narrow'): @D@/proj "
+	    "(read-only), @D@/scratch (read-write).");
+	is_str(tc_policy_roots_note(&r.p, note, sizeof(note)), want,
+	    "outside: the note");
+	free(want);
+	/* Inside one: narrowed, from the policy's and not the kept ones. */
+	snprintf(d0, sizeof(d0), "%s", S("@D@/scratch"));
+	is_int(tc_policy_narrow(&r.p, dirs, 1, &r.d), 0, "narrow: inside");
+	is_int(r.p.roots_state, TC_ROOTS_NARROWED, "inside: narrowed");
+	ok(r.p.nroots == 1 && strcmp(r.p.roots[0].path, S("@D@/scratch")) ==
+	    0, "inside: only scratch");
+	want = subst("The client's roots: @D@/scratch. They narrow the "
+	    "policy's directories (@D@/proj, @D@/scratch) to those served: "
+	    "@D@/scratch (read-write).");
+	is_str(tc_policy_roots_note(&r.p, note, sizeof(note)), want,
+	    "inside: the note");
+	free(want);
+	/* No roots at all: the policy's again. */
+	is_int(tc_policy_narrow(&r.p, NULL, 0, &r.d), 0, "narrow: none");
+	is_int(r.p.roots_state, TC_ROOTS_KEPT, "none: the policy's kept");
+	is_int(r.p.nroots, 2, "none: both again");
+	ok(r.p.ceiling == NULL, "none: nothing narrowed is left");
+	is_str(tc_policy_roots_note(&r.p, small, sizeof(small)),
+	    "The client's roots: none. None of them is in or above a dire"
+	    "\xe2\x80\xa6",
+	    "a note too long for its buffer is cut, and says so");
+	/* Many long roots: the note still fits, cut. */
+	for (i = 0; i < TC_NITEMS(many); i++) {
+		snprintf(many[i], sizeof(many[i]), "%s/%0200zu", D, i);
+		mv[i] = many[i];
+	}
+	is_int(tc_policy_narrow(&r.p, mv, TC_NITEMS(mv), &r.d), 0,
+	    "narrow: many");
+	is_int(r.p.nclient_roots, TC_NITEMS(mv), "many: all kept for the "
+	    "answer");
+	tc_policy_roots_note(&r.p, note, sizeof(note));
+	ok(strlen(note) < sizeof(note) && strlen(note) > sizeof(note) - 8 &&
+	    strcmp(note + strlen(note) - 3, "\xe2\x80\xa6") == 0,
+	    "many: the note is cut to its buffer");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\nroots strict\n", "roots strict");
+	is_int(r.p.roots_mode, TC_ROOTS_STRICT, "roots strict");
+	is_int(r.p.set_at[TC_SET_ROOTS], 2, "roots: line 2");
+	snprintf(d0, sizeof(d0), "%s", S("@D@/sub"));
+	is_int(tc_policy_narrow(&r.p, dirs, 1, &r.d), 0, "strict: outside");
+	is_int(r.p.roots_state, TC_ROOTS_EMPTY, "strict: nothing served");
+	is_int(r.p.nroots, 0, "strict: no root in force");
+	want = subst("The client's roots: @D@/sub. None of them is in or "
+	    "above a directory the policy allows (@D@/proj), and with 'roots "
+	    "strict' nothing is served then: start the client in or under "
+	    "one of those directories, or set 'roots narrow' in the policy.");
+	is_str(tc_policy_roots_note(&r.p, note, sizeof(note)), want,
+	    "strict: the note");
+	free(want);
+	snprintf(d0, sizeof(d0), "%s", D);
+	is_int(tc_policy_narrow(&r.p, dirs, 1, &r.d), 0, "strict: above");
+	is_int(r.p.roots_state, TC_ROOTS_NARROWED, "strict: above narrows");
+	is_int(r.p.nroots, 1, "strict: proj again");
+	release(&r);
+
+	valid(&r, "allow read @D@/proj\nroots ignore\n", "roots ignore");
+	is_int(r.p.roots_mode, TC_ROOTS_IGNORE, "roots ignore");
+	release(&r);
+	is_str(tc_roots_mode_name(TC_ROOTS_NARROW), "narrow", "narrow");
+	is_str(tc_roots_mode_name(TC_ROOTS_STRICT), "strict", "strict");
+	is_str(tc_roots_mode_name(TC_ROOTS_IGNORE), "ignore", "ignore");
+}
+
 static void
 test_write_sync(void)
 {
@@ -2137,6 +2251,7 @@ main(void)
 	test_consent_by();
 	test_audit();
 	test_roots_timeout();
+	test_roots_mode();
 	test_write_sync();
 	test_sections();
 	test_home_patterns();

@@ -356,6 +356,15 @@ test_validate(void)
 	t[1].output_schema = "[]";
 	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
 	    "output schema not an object");
+	/* A tool may promise no structuredContent (read_media_file, whose
+	 * images a host preferring that half would drop). */
+	t[1].output_schema = NULL;
+	is_int(tc_tools_validate(t, 2, &d), 0, "no output schema is fine");
+	desc = tc_tool_describe(&t[1]);
+	ok(desc != NULL && cJSON_GetObjectItem(desc, "outputSchema") == NULL &&
+	    cJSON_GetObjectItem(desc, "inputSchema") != NULL,
+	    "no output schema: tools/list shows none");
+	cJSON_Delete(desc);
 	t[1].output_schema = "{\"type\":\"object\"}";
 
 	t[1].args = no_desc;
@@ -695,7 +704,7 @@ static void
 test_json_strings(void)
 {
 	char s[32], raw[40];
-	size_t pos, wrong_put = 0, wrong_scan = 0, tried = 0;
+	size_t pos, wrong_put = 0, wrong_scan = 0, wrong_len = 0, tried = 0;
 	struct tc_buf b;
 	cJSON *back;
 	const char *end;
@@ -719,6 +728,8 @@ test_json_strings(void)
 				    c, pos);
 		}
 		cJSON_Delete(back);
+		if (tc_json_string_len(s, 24) != b.len && wrong_len++ == 0)
+			printf("# len: first wrong: byte %d at %zu\n", c, pos);
 		if (b.data != NULL && tc_json_scan(b.data, b.data + b.len, 0) !=
 		    b.data + b.len && wrong_scan++ == 0)
 			printf("# scan of put: first wrong: byte %d at %zu\n",
@@ -738,6 +749,11 @@ test_json_strings(void)
 	}
 	is_int(wrong_put, 0, "tc_json_put_string: every ASCII byte at every "
 	    "offset reads back (%zu)", tried);
+	is_int(wrong_len, 0, "tc_json_string_len: what tc_json_put_string "
+	    "writes, for every ASCII byte at every offset");
+	is_int(tc_json_string_len("", 0), 2, "tc_json_string_len: \"\"");
+	is_int(tc_json_string_len("\xe2\x80\xa6\x01", 4), 11,
+	    "tc_json_string_len: UTF-8 as it is, a control as \\u0001");
 	is_int(wrong_scan, 0, "tc_json_scan: a string with every ASCII byte "
 	    "at every offset, raw and escaped (%zu)", tried);
 }

@@ -97,6 +97,20 @@ mk() {
 	fi
 }
 
+# mk_with LOG FIXTURE: appends the records of FIXTURE (a file in $tmp, or
+# one here) to LOG in $tmp, each by the writer it names.
+mk_with() {
+	case $2 in
+	/*) from=$2 ;;
+	*) from=$here/$2 ;;
+	esac
+	if (cd "$tmp" && "$mklog" "$1" <"$from") >"$tmp/why" 2>&1; then
+		ok "audit-mklog $1 < $(basename "$2")"
+	else
+		not_ok "audit-mklog $1 < $(basename "$2")"
+	fi
+}
+
 # Prints line $2 of $tmp/$1.
 line() {
 	sed -n "${2}p" "$tmp/$1"
@@ -217,11 +231,11 @@ check verify-rewritten-key 1 "$audit" verify --key key rewritten
 
 # --- Rotation ---
 
-mk rlog -r 1500
+mk rlog -r 1800
 check verify-rotated 0 "$audit" verify rlog.3 rlog.2 rlog.1 rlog
 check verify-rotated-one 0 "$audit" verify rlog.1
 check verify-rotated-order 1 "$audit" verify rlog.2 rlog.3 rlog.1 rlog
-mk klog-r -k key -r 1500 -n 2
+mk klog-r -k key -r 1800 -n 2
 check verify-rotated-keep 0 "$audit" verify --key key klog-r.2 klog-r.1 \
     klog-r
 if [ -e "$tmp/klog-r.3" ]; then
@@ -230,6 +244,41 @@ if [ -e "$tmp/klog-r.3" ]; then
 else
 	ok "rotation keeps 2 files"
 fi
+
+# --- Several servers on one log ---
+
+# Three servers (pids 3101, 3202, 3303) writing one log at once: each
+# record is appended by its own writer, all of them open on the log.
+mk_with shared shared.jsonl
+check verify-shared 0 "$audit" verify shared
+check verify-shared.json 0 "$audit" verify --json shared
+check tail-shared 0 "$audit" tail -n 18 shared
+check summary-shared 0 "$audit" summary shared
+check summary-shared.json 0 "$audit" summary --json shared
+
+# Two records of two servers swapped: the chain breaks where they are.
+awk 'NR == 7 { held = $0; next } NR == 8 { print; print held; next }
+    { print }' "$tmp/shared" >"$tmp/shared-swapped"
+check verify-shared-swapped 1 "$audit" verify shared-swapped
+
+# A record of server 3202 made out to be server 3101's: the writer is
+# inside the bytes the hash covers.
+sed '10s/"writer":{"pid":3202,"start":"c47d1e8b20a95f13"}/"writer":{"pid":3101,"start":"5e0c2a9d71b84f36"}/' \
+    "$tmp/shared" >"$tmp/shared-writer"
+check verify-shared-writer 1 "$audit" verify shared-writer
+
+# Server 3202 killed in the middle of writing its record: the part it
+# wrote is cut off by the next writer, and a "torn" record says what it
+# was.  The other two servers go on.
+sed -n '1,9p' "$here/shared.jsonl" >"$tmp/torn-1.jsonl"
+sed -n '11,18p' "$here/shared.jsonl" | grep -v '"pid":3202,' \
+    >"$tmp/torn-2.jsonl"
+mk_with torn "$tmp/torn-1.jsonl"
+printf '%s' '{"seq":10,"time":"2026-11-25T09:00:03.021Z","writer":{"pid":3202,"start":"c47d1e8b20a95f13"},"event":"result","call":1,"tool":"list_di' \
+    >>"$tmp/torn"
+mk_with torn "$tmp/torn-2.jsonl"
+check verify-torn 0 "$audit" verify torn
+check tail-torn 0 "$audit" tail -n 7 torn
 
 # --- tail and summary ---
 
@@ -349,6 +398,25 @@ for v in --version -V; do
 		not_ok "$v"
 	fi
 done
+
+# verify --json names the file where it found a problem: a name that is
+# not UTF-8 (any bytes may name a file) is printed with U+FFFD, so the
+# output is still JSON.
+bad=$(printf 'log-\377\376')
+cp "$tmp/altered" "$tmp/$bad"
+(cd "$tmp" && "$audit" verify --json "$bad") >"$tmp/out" 2>"$tmp/err"
+rc=$?
+if [ "$rc" -eq 1 ] && node -e '
+	const t = require("fs").readFileSync(process.argv[1]);
+	const s = new TextDecoder("utf-8", { fatal: true }).decode(t);
+	const o = JSON.parse(s);
+	if (!JSON.stringify(o).includes("log-\ufffd\ufffd")) process.exit(1);
+' "$tmp/out" 2>"$tmp/why"; then
+	ok "verify --json: a file name that is not UTF-8 is printed as JSON"
+else
+	{ echo "exit status $rc"; cat "$tmp/out" "$tmp/err"; } >>"$tmp/why"
+	not_ok "verify --json: a file name that is not UTF-8 is printed as JSON"
+fi
 
 echo "1..$n"
 [ "$failed" -eq 0 ]

@@ -894,7 +894,8 @@ describe('consent: the client cancels while asked', () => {
 		assert.equal(c.consent.answer, 'cancel');
 	});
 
-	test('the server stopping while it asks records the call as cancelled', async () => {
+	test('the client closing while the server asks: denied, recorded as the input closed',
+	    async () => {
 		const out = await ownedDir();
 		const log = path.join(out, 'audit.jsonl');
 		const hk = await hook(`echo asked > "${out}/asked"\nsleep 60\nexit 0`);
@@ -909,10 +910,14 @@ describe('consent: the client cancels while asked', () => {
 		assert.ok(Date.now() - t0 < 2000, 'the server waited for the hook before stopping');
 		assert.deepEqual({ code, signal }, { code: 0, signal: null });
 		await pending;
+		// close() closes the server's input first (piped-input.test.mjs
+		// covers the answer the call then gets).
 		const recs = await logRecords(log);
 		const c = recs.find((r) => r.event === 'call');
-		assert.equal(c.decision, 'cancelled');
-		assert.equal(c.reason, 'the server stopped while consent was asked');
+		assert.equal(c.decision, 'denied');
+		assert.equal(c.by, 'consent');
+		assert.equal(c.consent.answer, 'input-closed');
+		assert.equal(c.reason, 'the input closed while consent was asked, which counts as no');
 		assert.equal(recs.at(-1).event, 'stop');
 	});
 });

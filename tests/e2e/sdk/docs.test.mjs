@@ -38,8 +38,8 @@ import { REPO, makeTree, serverCommand, serverIds, startServer } from './lib.mjs
 /* The keywords of toolcell-policy(5). */
 const KEYWORDS = new Set(['allow', 'deny', 'default-deny', 'tools', 'tool', 'timeout',
     'limit', 'consent', 'consent-by', 'consent-hook', 'consent-timeout', 'audit',
-    'audit-key', 'audit-sync', 'audit-rotate', 'network', 'write-sync', 'roots-timeout',
-    'run-as', 'allow-degraded']);
+    'audit-key', 'audit-sync', 'audit-rotate', 'network', 'write-sync', 'roots',
+    'roots-timeout', 'run-as', 'allow-degraded']);
 
 /* The files whose tool lists are marked, and must stay so. */
 const LISTED = ['README.md', 'policy/README.md', 'docs/tools.md',

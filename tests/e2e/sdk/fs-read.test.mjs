@@ -81,6 +81,8 @@ describe('toolcell-fs read tools', () => {
 			'a.txt': 'alpha\n',
 			'b.txt': 'bravo\n',
 			'lines.txt': TEN,
+			'big1.txt': `${'y'.repeat(1023)}\n`.repeat(4 * 1024),
+			'big2.txt': `${'z'.repeat(1023)}\n`.repeat(4 * 1024),
 			'bad-utf8.txt': Buffer.from([0x6f, 0x6b, 0xff, 0x0a]),
 			'.env': `${secret}\n`,
 			'conf/.env.local': `${secret}\n`,
@@ -119,7 +121,7 @@ describe('toolcell-fs read tools', () => {
 		await tree?.cleanup();
 	});
 
-	test('tools/list: the three tools, read-only and idempotent, with output schemas', async () => {
+	test('tools/list: the three tools, read-only and idempotent; output schemas but for media', async () => {
 		const { tools } = await srv.client.listTools();
 		for (const name of ['read_media_file', 'read_multiple_files', 'list_directory_with_sizes']) {
 			const t = tools.find((x) => x.name === name);
@@ -127,7 +129,13 @@ describe('toolcell-fs read tools', () => {
 			assert.equal(t.annotations.readOnlyHint, true, name);
 			assert.equal(t.annotations.idempotentHint, true, name);
 			assert.equal(t.annotations.openWorldHint, false, name);
-			assert.equal(t.outputSchema.type, 'object', name);
+			// An image result has no structuredContent (a host that
+			// passes on only that half would drop the image), so
+			// read_media_file promises none.
+			if (name === 'read_media_file')
+				assert.equal(t.outputSchema, undefined, name);
+			else
+				assert.equal(t.outputSchema.type, 'object', name);
 		}
 		const multi = tools.find((x) => x.name === 'read_multiple_files');
 		assert.equal(multi.inputSchema.properties.paths.type, 'array');
@@ -144,8 +152,22 @@ describe('toolcell-fs read tools', () => {
 		for (const [rel, [, mime, kind]] of Object.entries(MEDIA)) {
 			test(`${rel} is ${kind} ${mime}, base64 of the file's bytes`, async () => {
 				const r = await call(srv, 'read_media_file', { path: tree.p(rel) });
-				const sc = ok(r, rel);
 				const bytes = await readFile(tree.p(rel));
+				if (kind === 'image') {
+					// No structuredContent: hosts that prefer it
+					// (Codex) would pass on the description alone.
+					assert.notEqual(r.isError, true, rel);
+					assert.equal(r.structuredContent, undefined, rel);
+					assert.equal(r.content.length, 2, rel);
+					assert.equal(r.content[1].type, 'image', rel);
+					assert.equal(r.content[1].mimeType, mime, rel);
+					assert.equal(r.content[1].data, bytes.toString('base64'), rel);
+					assert.equal(textOf(r), `${tree.p(rel)}: ${mime}, ${bytes.length} bytes; the `
+					    + `image follows as base64${rel === 'misnamed.png'
+					    ? ' (its name suggests image/png, but the content says otherwise)' : ''}\n`);
+					return;
+				}
+				const sc = ok(r, rel);
 				assert.equal(r.content.length, 2, JSON.stringify(r.content).slice(0, 300));
 				const item = r.content[1];
 				assert.equal(item.type, kind);
@@ -171,9 +193,9 @@ describe('toolcell-fs read tools', () => {
 		}
 
 		test('a misnamed file is typed by its content', async () => {
-			const sc = ok(await call(srv, 'read_media_file', { path: 'misnamed.png' }), 'misnamed');
-			assert.equal(sc.mimeType, 'image/jpeg');
-			assert.equal(sc.extension_type, 'image/png');
+			const r = await call(srv, 'read_media_file', { path: 'misnamed.png' });
+			assert.equal(r.content[1].mimeType, 'image/jpeg');
+			assert.match(textOf(r), /: image\/jpeg, .* \(its name suggests image\/png, but the content says otherwise\)\n$/);
 		});
 
 		test('a PDF is an embedded resource blob with a file: URI', async () => {
@@ -239,8 +261,8 @@ describe('toolcell-fs read tools', () => {
 			const t = err(await call(srv, 'read_media_file', { path: 'img/a.png', max_bytes: 100 }), 'cap');
 			assert.equal(t, "'img/a.png': too large: 308 bytes, over the cap of 100 bytes; "
 			    + 'raise max_bytes to read it');
-			const sc = ok(await call(srv, 'read_media_file', { path: 'img/a.png', max_bytes: 308 }), 'exact');
-			assert.equal(sc.size, 308);
+			const r = await call(srv, 'read_media_file', { path: 'img/a.png', max_bytes: 308 });
+			assert.equal(Buffer.from(r.content[1].data, 'base64').length, 308);
 		});
 
 		test('max_bytes past the hard maximum is an argument error', async () => {
@@ -364,6 +386,23 @@ describe('toolcell-fs read tools', () => {
 			assert.deepEqual(sc.files[2], { path: 'b.txt', resolved: tree.p('b.txt'), content: '',
 			    size: 6, lines: 0, truncated: true, next_offset: 0 });
 			assert.match(textOf(r), /\[truncated: the batch's cap max_total_bytes=20 was reached; 0 lines returned; call read_text_file with offset=0 to continue\]/);
+		});
+
+		test('a batch is at most 4 MiB, which reaches the official client twice over', async () => {
+			// The files' text goes in content and in structuredContent:
+			// 4 MiB of each stays under the 10 MiB message the client
+			// accepts.  8 MiB of two 4 MiB files broke the connection.
+			const big = await call(srv, 'read_multiple_files',
+			    { paths: ['big1.txt', 'big2.txt'], max_bytes: 4 << 20, max_total_bytes: 8 << 20 });
+			assert.equal(big.isError, true);
+			assert.match(textOf(big), /max_total_bytes/);
+			const r = await call(srv, 'read_multiple_files',
+			    { paths: ['big1.txt', 'big2.txt'], max_bytes: 4 << 20, max_total_bytes: 4 << 20 });
+			const sc = ok(r, '4 MiB batch');
+			assert.equal(sc.bytes, 4 << 20);
+			assert.equal(sc.files[0].content.length, 4 << 20);
+			assert.equal(sc.files[1].content, '');
+			assert.equal(sc.truncated, true);
 		});
 
 		test('bytes that are not UTF-8 are replaced and flagged', async () => {
@@ -627,10 +666,13 @@ describe('an answer that cannot be built whole under a memory limit', () => {
 	test('is an error, never a shorter answer that looks complete', async () => {
 		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 9 * 1024 * 1024 });
 		if (r.isError !== true) {
-			// Whole, or not an answer at all.
-			assert.equal(textOf(r).length >= 8 * 1024 * 1024, true,
+			// A page that says it is one (one call returns at most
+			// 4 MiB), or not an answer at all.
+			assert.equal(r.content[0].text.length, 4 * 1024 * 1024,
 			    `a success of ${textOf(r).length} bytes: ${JSON.stringify(r.structuredContent).slice(0, 200)}`);
-			assert.equal(r.structuredContent.truncated, false);
+			assert.equal(r.structuredContent.truncated, true);
+			assert.equal(r.structuredContent.next_offset, 65536);
+			assert.match(r.content[1].text, /^\[truncated at 4194304 bytes, the most one call returns: /);
 		} else
 			assert.match(err(r, 'big'), /could not be built whole|out of memory|without a result|killed by signal/);
 		// The server keeps serving, the same tool included.

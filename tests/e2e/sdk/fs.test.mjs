@@ -636,13 +636,25 @@ describe('toolcell-fs confinement (EscapeRoute)', () => {
 	});
 });
 
-describe('a large read carries its body once', () => {
+describe('a large read carries its body in both halves, a page at a time', () => {
+	// Hosts pass on one half of a result: Claude Desktop the text, Claude
+	// Code and Codex structuredContent.  Each must hold the body, and the
+	// whole message must stay under the 10 MiB the official client takes.
+	const MIB = 2 ** 20;
+	const PAGE = 4 * MIB;
 	let tree, srv;
 	const line = `${'x'.repeat(99)}\n`;
 	const big = line.repeat(15 * 1024);	// 1.5 MiB
 
 	before(async () => {
-		tree = await makeTree({ 'big.txt': big, 'small.txt': line });
+		tree = await makeTree({
+			'big.txt': big,
+			'small.txt': line,
+			'huge.txt': line.repeat(60 * 1024),		// 6 MiB (less 0.14)
+			'quotes.txt': `${'"'.repeat(63)}\n`.repeat(64 * 1024),	// 4 MiB, twice that escaped
+			'controls.txt': `${'\x01'.repeat(63)}\n`.repeat(64 * 1024),	// 4 MiB, 6x escaped
+			'oneline.txt': '\x01'.repeat(PAGE),
+		});
 		srv = await startServer([tree.root]);
 	});
 	after(async () => {
@@ -650,21 +662,82 @@ describe('a large read carries its body once', () => {
 		await tree?.cleanup();
 	});
 
-	test('over 1 MiB: in the text only, and structuredContent says so', async () => {
-		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 2 * 2 ** 20 });
+	/* The bytes of the raw response to the last call. */
+	const lastSize = () => Buffer.byteLength(JSON.stringify(srv.messages[srv.messages.length - 1]));
+
+	test('over 1 MiB: in both, whole', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 2 * MIB });
 		assert.equal(r.content[0].text, big);
-		assert.equal(r.structuredContent.content, undefined);
-		assert.equal(r.structuredContent.content_in_text, true);
+		assert.equal(r.structuredContent.content, big);
+		assert.equal(r.structuredContent.content_in_text, undefined);
 		assert.equal(r.structuredContent.lines, 15 * 1024);
 		assert.equal(r.structuredContent.truncated, false);
 	});
 
-	test('up to 1 MiB: in both, as clients differ in which they show', async () => {
-		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: 2 ** 20 });
+	test('up to 1 MiB: in both, as ever', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'big.txt', max_bytes: MIB });
 		assert.equal(r.structuredContent.content, r.content[0].text);
-		assert.equal(r.structuredContent.content_in_text, undefined);
 		assert.equal(r.structuredContent.truncated, true);
 		const s = await call(srv, 'read_text_file', { path: 'small.txt' });
 		assert.equal(s.structuredContent.content, line);
+	});
+
+	test('past 4 MiB: a page of whole lines, in both, and where to continue', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'huge.txt', max_bytes: 32 * MIB });
+		const lines = Math.floor(PAGE / line.length);
+		assert.equal(r.structuredContent.content, line.repeat(lines));
+		assert.equal(r.structuredContent.lines, lines);
+		assert.equal(r.structuredContent.truncated, true);
+		assert.equal(r.structuredContent.next_offset, lines);
+		assert.equal(r.content[0].text, line.repeat(lines));
+		assert.equal(r.content[1].text, `[truncated at ${PAGE} bytes, the most one call returns: `
+		    + `${lines} lines returned; call read_text_file again with offset=${lines} to continue]`);
+		assert.ok(lastSize() < 10 * MIB, `${lastSize()} bytes`);
+		// The next page ends the file.
+		const n = await call(srv, 'read_text_file',
+		    { path: 'huge.txt', offset: lines, max_bytes: 32 * MIB });
+		assert.equal(n.structuredContent.content, line.repeat(60 * 1024 - lines));
+		assert.equal(n.structuredContent.truncated, false);
+		assert.equal(n.structuredContent.next_offset, undefined);
+	});
+
+	test('the tail past 4 MiB: the last page, and how to read the lines before', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'huge.txt', tail: 60 * 1024, max_bytes: 32 * MIB });
+		const lines = Math.floor(PAGE / line.length);
+		assert.equal(r.structuredContent.content, line.repeat(lines));
+		assert.equal(r.structuredContent.start_line, 60 * 1024 - lines);
+		assert.equal(r.content[1].text, `[truncated at ${PAGE} bytes, the most one call returns: `
+		    + `${lines} lines returned; read the lines before them with offset and limit]`);
+	});
+
+	test('text that escapes to more than a page is cut shorter, and still fits', async () => {
+		for (const [f, unit] of [['quotes.txt', `${'"'.repeat(63)}\n`], ['controls.txt', `${'\x01'.repeat(63)}\n`]]) {
+			const r = await call(srv, 'read_text_file', { path: f, max_bytes: PAGE });
+			const sc = r.structuredContent;
+			assert.equal(sc.truncated, true, f);
+			assert.ok(sc.lines > 0 && sc.lines < 64 * 1024, `${f}: ${sc.lines} lines`);
+			assert.equal(sc.content, unit.repeat(sc.lines), f);
+			assert.equal(r.content[0].text, sc.content, f);
+			assert.equal(sc.next_offset, sc.lines, f);
+			assert.match(r.content[1].text, new RegExp(`^\\[truncated at \\d+ bytes, the most one call `
+			    + `returns: ${sc.lines} lines returned; call read_text_file again with `
+			    + `offset=${sc.lines} to continue\\]$`), f);
+			assert.ok(lastSize() < 10 * MIB, `${f}: ${lastSize()} bytes`);
+			// Not much less than fits: over half of the 4.5 MiB.
+			assert.ok(JSON.stringify(sc.content).length > 2.25 * MIB, `${f}: ${JSON.stringify(sc.content).length}`);
+		}
+		// One line of controls: cut inside it, and it still fits.
+		const o = await call(srv, 'read_text_file', { path: 'oneline.txt', max_bytes: PAGE });
+		assert.equal(o.structuredContent.truncated, true);
+		assert.match(o.content[1].text, /a line longer than the cap was cut/);
+		assert.ok(lastSize() < 10 * MIB, `${lastSize()} bytes`);
+	});
+
+	test('max_bytes under a page that escapes to more is cut by the page, and says so', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'controls.txt', max_bytes: 2 * MIB });
+		assert.equal(r.structuredContent.truncated, true);
+		assert.match(r.content[1].text, /^\[truncated at \d+ bytes, the most one call returns: /);
+		const s = await call(srv, 'read_text_file', { path: 'quotes.txt', max_bytes: MIB });
+		assert.match(s.content[1].text, /^\[truncated at max_bytes=1048576: 16384 lines returned; /);
 	});
 });

@@ -3,8 +3,12 @@
 // says they changed; the server then serves the intersection of the
 // client's roots with the policy's directories.  It never widens them: a
 // client root outside every policy directory adds nothing, and one above a
-// policy directory gives just that directory.  Calls wait until the answer
-// is applied, or until roots-timeout passes without one.
+// policy directory gives just that directory.  When nothing is left, the
+// policy's "roots" line decides: the policy's directories stay (narrow, the
+// default) or none is served (strict); "roots ignore" never asks.  Every
+// refusal and list_allowed_directories say what the roots were and what
+// they left.  Calls wait until the answer is applied, or until
+// roots-timeout passes without one.
 import assert from 'node:assert/strict';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
@@ -183,9 +187,10 @@ describe('the client\'s roots narrow the policy\'s', () => {
 		}
 	});
 
-	test('client roots all outside: no directory is served, every path is refused', async () => {
+	test('roots strict, client roots all outside: no directory is served, every path is refused', async () => {
 		const h = rootsHandler([tree.p('other')]);
-		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		const srv = await startClient(['--policy', await projPolicy(['roots strict'])],
+		    { capabilities: ROOTS, roots: h });
 		try {
 			assert.deepEqual(await allowed(srv), []);
 			for (const p of [tree.p('proj/top.txt'), 'top.txt', tree.p('other/o.txt')]) {
@@ -198,9 +203,10 @@ describe('the client\'s roots narrow the policy\'s', () => {
 		}
 	});
 
-	test('an empty list of roots serves nothing', async () => {
+	test('roots strict, an empty list of roots serves nothing', async () => {
 		const h = rootsHandler([]);
-		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		const srv = await startClient(['--policy', await projPolicy(['roots strict'])],
+		    { capabilities: ROOTS, roots: h });
 		try {
 			assert.deepEqual(await allowed(srv), []);
 			const r = await call(srv, 'read_text_file', { path: tree.p('proj/top.txt') });
@@ -255,6 +261,195 @@ describe('the client\'s roots narrow the policy\'s', () => {
 		} finally {
 			await srv.close();
 		}
+	});
+});
+
+describe('client roots that meet none of the policy\'s directories', () => {
+	/* What the policy's directories are, as the notes list them. */
+	const OWN = () => `${tree.p('proj')} (read-only), ${tree.p('scratch')} (read-write)`;
+
+	/* Calls list_allowed_directories; returns its whole result. */
+	async function listing(srv) {
+		const r = await call(srv, 'list_allowed_directories', {});
+		assert.notEqual(r.isError, true, JSON.stringify(r.content));
+		return r;
+	}
+
+	test('by default the policy\'s directories stay, and list_allowed_directories says why', async () => {
+		// A host started elsewhere (its working directory is its root).
+		const h = rootsHandler([tree.p('other')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			const r = await listing(srv);
+			const note = `The client's roots: ${tree.p('other')}. None of them is in or above a `
+			    + 'directory the policy allows, so the policy\'s directories are served '
+			    + `('roots narrow'): ${OWN()}.`;
+			assert.deepEqual(r.structuredContent, {
+				directories: [RO(tree.p('proj')), RW(tree.p('scratch'))],
+				served: 'policy',
+				client_roots: [tree.p('other')],
+				note,
+			});
+			// Hosts that show the text half see the same.
+			assert.equal(textOf(r), `Allowed directories:\n${tree.p('proj')} (read-only)\n`
+			    + `${tree.p('scratch')} (read-write)\n${note}\n`);
+			assert.equal(await read(srv, 'top.txt'), 'top\n');
+			assert.equal(await read(srv, tree.p('scratch/s/z.txt')), 'zulu\n');
+			// Still the ceiling: the client's own directory is not served.
+			await assert.rejects(read(srv, tree.p('other/o.txt')),
+			    (e) => e.message === `'${tree.p('other/o.txt')}': outside the allowed directories. ${note}`);
+			await until(() => srv.stderr().includes(`warning: ${note}`), 2000, 'the warning on stderr');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('by default an empty list of roots keeps the policy\'s directories too', async () => {
+		const h = rootsHandler([]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			const r = await listing(srv);
+			assert.deepEqual(r.structuredContent.directories, [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.deepEqual(r.structuredContent.client_roots, []);
+			assert.match(r.structuredContent.note, /^The client's roots: none\. None of them is in or above/);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('roots strict: nothing is served, and every refusal says what the roots were and why', async () => {
+		const h = rootsHandler([tree.p('other'), '/nonexistent/dir']);
+		const srv = await startClient(['--policy', await projPolicy(['roots strict'])],
+		    { capabilities: ROOTS, roots: h });
+		try {
+			const note = `The client's roots: ${tree.p('other')}, /nonexistent/dir. None of them is `
+			    + `in or above a directory the policy allows (${tree.p('proj')}, ${tree.p('scratch')}), `
+			    + 'and with \'roots strict\' nothing is served then: start the client in or under one '
+			    + 'of those directories, or set \'roots narrow\' in the policy.';
+			const r = await listing(srv);
+			assert.deepEqual(r.structuredContent, {
+				directories: [], served: 'none',
+				client_roots: [tree.p('other'), '/nonexistent/dir'], note,
+			});
+			assert.equal(textOf(r), `Allowed directories: none\n${note}\n`);
+			for (const [tool, args, p] of [
+				['read_text_file', { path: 'top.txt' }, 'top.txt'],
+				['list_directory', { path: tree.p('proj') }, tree.p('proj')],
+				['directory_tree', { path: '.' }, '.'],
+				['get_file_info', { path: 'top.txt' }, 'top.txt'],
+				['read_media_file', { path: 'top.txt' }, 'top.txt'],
+			]) {
+				const e = await call(srv, tool, args);
+				assert.equal(e.isError, true, `${tool}: ${JSON.stringify(e)}`);
+				assert.equal(textOf(e), `'${p}': no allowed directories. ${note}`, tool);
+			}
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('narrowed: a refusal names the roots and what they left', async () => {
+		const h = rootsHandler([tree.p('proj/a')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			const note = `The client's roots: ${tree.p('proj/a')}. They narrow the policy's `
+			    + `directories (${tree.p('proj')}, ${tree.p('scratch')}) to those served: `
+			    + `${tree.p('proj/a')} (read-only).`;
+			const r = await listing(srv);
+			assert.equal(r.structuredContent.served, 'narrowed');
+			assert.equal(r.structuredContent.note, note);
+			await assert.rejects(read(srv, tree.p('proj/top.txt')),
+			    (e) => e.message === `'${tree.p('proj/top.txt')}': outside the allowed directories. ${note}`);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('from kept to narrowed and back, as the roots change', async () => {
+		const h = rootsHandler([tree.p('other')]);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			h.set([tree.p('proj/b')]);
+			await srv.client.sendRootsListChanged();
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj/b'))]);
+			await assert.rejects(read(srv, tree.p('proj/top.txt')), /outside the allowed directories/);
+			h.set([tree.p('other')]);
+			await srv.client.sendRootsListChanged();
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.equal(await read(srv, tree.p('proj/top.txt')), 'top\n');
+			h.set([tree.p('scratch/s')]);
+			await srv.client.sendRootsListChanged();
+			assert.deepEqual(await allowed(srv), [RW(tree.p('scratch/s'))]);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('the policy\'s deny rules still hold when its directories are kept', async () => {
+		const h = rootsHandler([tree.p('other')]);
+		const srv = await startClient(['--policy', await projPolicy(['deny b'])],
+		    { capabilities: ROOTS, roots: h });
+		try {
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			await assert.rejects(read(srv, tree.p('proj/b/y.txt')), /deny b/);
+			assert.equal(await read(srv, tree.p('proj/a/x.txt')), 'xray\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('roots ignore: the client is never asked, calls do not wait, and the policy\'s are served', async () => {
+		const h = rootsHandler(() => new Promise(() => {}));	// would hold every call
+		const srv = await startClient(['--policy', await projPolicy(['roots ignore', 'roots-timeout 1m'])],
+		    { capabilities: ROOTS, roots: h });
+		try {
+			const r = await withTimeout(listing(srv), 5000, 'a call under roots ignore');
+			assert.deepEqual(r.structuredContent, { directories: [RO(tree.p('proj')), RW(tree.p('scratch'))] });
+			assert.equal(h.requests.length, 0);
+			assert.ok(!srv.messages.some((m) => m.method === 'roots/list'), 'roots/list was sent');
+			await srv.client.sendRootsListChanged();
+			assert.deepEqual(await allowed(srv), [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+			assert.equal(h.requests.length, 0);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('many long roots: the note is cut, and says so', async () => {
+		const many = Array.from({ length: 400 }, (_, i) => `${tree.p('other')}/${'d'.repeat(40)}${i}`);
+		const h = rootsHandler(many);
+		const srv = await startClient(['--policy', await projPolicy()], { capabilities: ROOTS, roots: h });
+		try {
+			const r = await listing(srv);
+			assert.equal(r.structuredContent.client_roots.length, 400);
+			assert.ok(r.structuredContent.note.endsWith('\u2026'), r.structuredContent.note.slice(-80));
+			assert.ok(Buffer.byteLength(r.structuredContent.note) < 1024);
+			assert.deepEqual(r.structuredContent.directories, [RO(tree.p('proj')), RW(tree.p('scratch'))]);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('roots in the policy: --check shows it; a bad value is refused', async () => {
+		let r = await runServer(['--policy', await projPolicy(), '--check']);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stdout, /^roots: narrow {2}\(default\)$/m);
+		for (const v of ['narrow', 'strict', 'ignore']) {
+			r = await runServer(['--policy', await projPolicy([`roots ${v}`]), '--check']);
+			assert.equal(r.status, 0, r.stderr);
+			assert.match(r.stdout, new RegExp(`^roots: ${v} {2}\\(line 3\\)$`, 'm'));
+		}
+		const p = await projPolicy(['roots wide']);
+		r = await runServer(['--policy', p, '--check']);
+		assert.equal(r.status, 1);
+		assert.equal(r.stderr, `toolcell-fs: error: ${p}:3: roots: expected 'narrow' (the client's `
+		    + 'roots narrow the directories, unless that leaves none), \'strict\' (even to none) or '
+		    + '\'ignore\', not \'wide\'\ntoolcell-fs: 1 error\n');
+		const twice = await projPolicy(['roots strict', 'roots narrow']);
+		r = await runServer(['--policy', twice, '--check']);
+		assert.equal(r.status, 1);
+		assert.match(r.stderr, /:4: roots: already set at line 3\n/);
 	});
 });
 
