@@ -133,9 +133,10 @@ note(struct verify *v, const char *file, unsigned long line,
 static void
 take_line(struct verify *v, struct rec *r)
 {
-	struct tc_diag d;
+	struct tc_diag d TC_UNINIT;
 	int rc;
 
+	tc_diag_init(&d);
 	memset(r, 0, sizeof(*r));
 	r->file = v->in.file;
 	r->line = v->in.line;

@@ -1050,10 +1050,11 @@ static void
 parse_frames(struct tc_run *r)
 {
 	const unsigned char *h;
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	uint32_t type, len;
 	size_t used = 0;
 
+	tc_diag_init(&d);
 	while (r->fd >= 0 && r->in.len - used >= TC_FRAME_HDR) {
 		h = (const unsigned char *)r->in.data + used;
 		type = get_u32(h);
