@@ -54,6 +54,7 @@ struct tc_audit {
 	char		 last[TC_AUDIT_HEX_LEN + 1];	/* its digest */
 	off_t		 size;		/* of the file being written */
 	int		 broken;	/* an undo failed: nothing more */
+	int		 check;		/* tc_audit_opts's */
 };
 
 /* --- Digests --- */
@@ -486,10 +487,74 @@ undo_half_rotation(const struct tc_audit *a, const struct stat *sb,
 	return 0;
 }
 
+/* Writes the directory part of |path| into |dir|; returns -1 if it is
+ * too long. */
+static int
+dir_of(const char *path, char dir[PATH_MAX])
+{
+	const char *slash = strrchr(path, '/');
+	int len;
+
+	if (slash == NULL)
+		len = snprintf(dir, PATH_MAX, ".");
+	else if (slash == path)
+		len = snprintf(dir, PATH_MAX, "/");
+	else
+		len = snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path),
+		    path);
+	return len < 0 || len >= PATH_MAX ? -1 : 0;
+}
+
+/*
+ * Words the failure, with |err|, to open the log (or, checking, to be
+ * able to create it): a directory that does not exist is named, with how
+ * to make it.
+ */
+static int
+open_error(const struct tc_audit *a, int err, struct tc_diag *d)
+{
+	char dir[PATH_MAX];
+	struct stat sb;
+
+	if (err == ELOOP)
+		return tc_diag(d, TC_EINVAL, "audit log '%s' is a symbolic "
+		    "link: name the file itself", a->path);
+	if (err == ENOENT && dir_of(a->path, dir) == 0 &&
+	    stat(dir, &sb) != 0 && errno == ENOENT) {
+		tc_diag(d, TC_ESYS, "cannot open audit log '%s': no directory "
+		    "'%s' (make it with: mkdir -p -m 700 '%s')", a->path, dir,
+		    dir);
+		if (d != NULL)
+			d->sys_errno = ENOENT;
+		return TC_ESYS;
+	}
+	errno = err;
+	return tc_diag_errno(d, TC_ESYS, "cannot open audit log '%s'",
+	    a->path);
+}
+
+/*
+ * Checking: the log does not exist; succeeds if the server could create
+ * it, failing as open(2) would otherwise.
+ */
+static int
+can_create(const struct tc_audit *a, struct tc_diag *d)
+{
+	char dir[PATH_MAX];
+
+	if (dir_of(a->path, dir) != 0)
+		return tc_diag(d, TC_EINVAL, "audit log '%s': name too long",
+		    a->path);
+	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+		return open_error(a, errno, d);
+	return 0;
+}
+
 /*
  * Opens and locks the log.  A rotation by another writer between our
  * open() and our flock() would leave us holding a file that is no longer
  * the log, so the name is checked to still lead to the file locked.
+ * Checking, the log is opened only if it exists, and nothing is changed.
  */
 static int
 open_log(struct tc_audit *a, struct tc_diag *d)
@@ -498,14 +563,12 @@ open_log(struct tc_audit *a, struct tc_diag *d)
 
 	/* O_NONBLOCK: a FIFO in the log's place must not block the open;
 	 * it changes nothing for a regular file. */
-	a->fd = open(a->path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC |
-	    O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
-	if (a->fd < 0 && errno == ELOOP)
-		return tc_diag(d, TC_EINVAL, "audit log '%s' is a symbolic "
-		    "link: name the file itself", a->path);
+	a->fd = open(a->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+	    O_NOCTTY | O_NONBLOCK | (a->check ? 0 : O_CREAT), 0600);
+	if (a->fd < 0 && a->check && errno == ENOENT)
+		return can_create(a, d);
 	if (a->fd < 0)
-		return tc_diag_errno(d, TC_ESYS, "cannot open audit log '%s'",
-		    a->path);
+		return open_error(a, errno, d);
 	if (fstat(a->fd, &sb) != 0)
 		return tc_diag_errno(d, TC_ESYS, "audit log '%s'", a->path);
 	if (!S_ISREG(sb.st_mode))
@@ -528,7 +591,7 @@ open_log(struct tc_audit *a, struct tc_diag *d)
 		    "while it was being opened (rotated by another process?)",
 		    a->path);
 	a->size = sb.st_size;
-	return undo_half_rotation(a, &sb, d);
+	return a->check ? 0 : undo_half_rotation(a, &sb, d);
 }
 
 /* Reads |n| bytes of |fd| at |off| into |buf|; returns 0 or -1. */
@@ -667,7 +730,7 @@ resume(struct tc_audit *a, struct tc_diag *d)
 	if (fd < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot read audit log '%s'",
 		    file);
-	if (fstat(fd, &sb) != 0 || fstat(a->fd, &own) != 0) {
+	if (fstat(fd, &sb) != 0 || (a->fd >= 0 && fstat(a->fd, &own) != 0)) {
 		rc = tc_diag_errno(d, TC_ESYS, "audit log '%s'", file);
 		close(fd);
 		return rc;
@@ -708,9 +771,11 @@ tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 	a->rotate_bytes = o->rotate_bytes;
 	a->keep = o->keep;
 	a->now = o->now;
+	a->check = o->check;
 	if ((o->key_file == NULL ||
 	    (rc = tc_audit_key_load(&a->key, o->key_file, d)) == 0) &&
-	    (rc = open_log(a, d)) == 0 && (rc = resume(a, d)) == 0) {
+	    (rc = open_log(a, d)) == 0 && (rc = resume(a, d)) == 0 &&
+	    !a->check) {
 		*out = a;
 		return 0;
 	}

@@ -61,6 +61,9 @@ struct tc_audit_opts {
 	/* Where the time of a record comes from; NULL: CLOCK_REALTIME.
 	 * Tests set it to write logs with known times. */
 	void		(*now)(struct timespec *ts);
+	/* Check only (--check): everything an open checks, but create,
+	 * write and remove nothing, and keep no lock. */
+	int		 check;
 };
 
 /* An HMAC key, as read from a key file. */
@@ -94,10 +97,17 @@ struct tc_audit_link {
  * by root or the effective user, neither readable nor writable by group or
  * others.
  *
- * Returns 0 and sets |out| to a writer for tc_audit_close(); or TC_EINVAL
- * (bad options, insecure key, log that cannot be continued), TC_ESYS (open,
- * lock, read; |d| has errno) or TC_ENOMEM, with |d| saying why and |out|
- * NULL.  Does not keep |o| or its strings.
+ * A log whose directory does not exist is refused with a message naming
+ * the directory.  With o->check, the same checks are made, in the same
+ * order and with the same messages, and nothing is changed: a missing log
+ * is not created (its directory must let the effective user create it), a
+ * rotation cut short is not undone, and the lock is taken and let go at
+ * once (a log in use is refused as at start).
+ *
+ * Returns 0 and sets |out| to a writer for tc_audit_close() (NULL with
+ * o->check); or TC_EINVAL (bad options, insecure key, log that cannot be
+ * continued), TC_ESYS (open, lock, read; |d| has errno) or TC_ENOMEM, with
+ * |d| saying why and |out| NULL.  Does not keep |o| or its strings.
  */
 int	tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 	    struct tc_diag *d);

@@ -2139,6 +2139,12 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		    "DIR' in the policy instead");
 	tc_log_init(def->name, level);
 	nerrors = load_policy(def, &s.pol, &cl, argv + optind, argc - optind);
+	/* The tools first: the sandbox prepares only their profiles.  Then
+	 * every check of a start, for --check as well (start.c); a start
+	 * already refused still lists what else is wrong. */
+	build_tools(&s);
+	tc_srv_prepare(&s, cl.check ? TC_PREP_CHECK : nerrors > 0 ?
+	    TC_PREP_REFUSED : TC_PREP_START, report_error, &nerrors);
 	if (nerrors > 0)
 		tc_fatal("%d error%s%s", nerrors, nerrors == 1 ? "" : "s",
 		    cl.check ? "" : ": not starting");
@@ -2148,6 +2154,8 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		if (tc_policy_print(&s.pol, stdout) != 0)
 			tc_fatal("cannot write the policy: %s",
 			    strerror(errno));
+		tc_sandbox_release(&s.sb);
+		cJSON_Delete(s.tools);
 		tc_policy_release(&s.pol);
 		return 0;
 	}
@@ -2155,24 +2163,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	 * terminal), kept before everything else goes. */
 	tc_hook_env_capture();
 	scrub_environment();
-	/* The tools first: the sandbox prepares only their profiles. */
-	build_tools(&s);
-	if (tc_sandbox_init_profiles(&s.sb, &s.pol, s.profiles, &d) != 0)
-		tc_fatal("%s", d.msg);
-	if (s.sb.degraded & TC_DEGRADE_SECCOMP)
-		tc_warn("running without seccomp (--allow-degraded seccomp): "
-		    "a call may make any system call its other layers allow");
-	if (s.sb.degraded & TC_DEGRADE_LANDLOCK)
-		tc_warn("running without Landlock (--allow-degraded landlock): "
-		    "the allowed directories are enforced by path resolution "
-		    "only");
-	else
-		tc_debug("Landlock ABI %d in force", s.sb.landlock_abi);
 	build_instructions(&s);
-	if ((s.sb.degraded & TC_DEGRADE_NAMESPACES) &&
-	    (s.profiles & 1u << TC_PROFILE_SHELL_EXEC))
-		tc_warn("the kernel denies new namespaces: programs run "
-		    "without their own network, PID and user namespaces");
 	s.sigfd = make_sigfd();
 
 	memset(&pc, 0, sizeof(pc));
@@ -2196,22 +2187,15 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	 * while the server waits on each. */
 	tc_stream_grow(STDOUT_FILENO, 4 * TC_PIPE_BYTES);
 	tc_proto_init(&s.proto, &pc);
-	/* The log is opened before the spawner is forked, which then closes
-	 * it with every fd it does not need: the children it forks know the
-	 * log made now as one of the server's own files (own.h). */
-	if (s.pol.audit_file != NULL) {
-		struct tc_audit_opts ao;
-
-		memset(&ao, 0, sizeof(ao));
-		ao.path = s.pol.audit_file;
-		ao.key_file = s.pol.audit_key_file;
-		ao.sync = s.pol.audit_sync;
-		ao.rotate_bytes = s.pol.audit_rotate_bytes;
-		ao.keep = s.pol.audit_keep;
-		if (tc_audit_open(&s.audit, &ao, &d) != 0)
-			tc_fatal("audit log: %s", d.msg);
-		if (tc_record_start(&s, &d) != 0)
-			tc_fatal("audit log: %s", d.msg);
+	/* The log was opened (tc_srv_prepare()) before the spawner is
+	 * forked, which then closes it with every fd it does not need: the
+	 * children it forks know the log made now as one of the server's
+	 * own files (own.h). */
+	if (s.audit != NULL) {
+		if (tc_record_start(&s, &d) != 0) {
+			tc_log(TC_LOG_ERROR, "%s", d.msg);
+			tc_fatal("1 error: not starting");
+		}
 		if (tc_own_refresh(&s.pol) != 0)
 			tc_fatal("out of memory");
 	}
