@@ -54,7 +54,8 @@ struct tc_audit {
 	char		 last[TC_AUDIT_HEX_LEN + 1];	/* its digest */
 	off_t		 size;		/* of the file being written */
 	int		 broken;	/* an undo failed: nothing more */
-	int		 check;		/* tc_audit_opts's */
+	int		 make_dir;	/* tc_audit_opts's */
+	int		 check;
 };
 
 /* --- Digests --- */
@@ -534,6 +535,49 @@ open_error(const struct tc_audit *a, int err, struct tc_diag *d)
 }
 
 /*
+ * Makes the log's directory and its missing parents, each mode 0700.
+ * Checking, makes nothing, but fails as mkdir(2) would, and sets
+ * |*missing| if something is to be made.
+ */
+static int
+make_dirs(const struct tc_audit *a, int *missing, struct tc_diag *d)
+{
+	char dir[PATH_MAX], up[PATH_MAX], c;
+	struct stat sb;
+	size_t i;
+
+	*missing = 0;
+	if (dir_of(a->path, dir) != 0)
+		return tc_diag(d, TC_EINVAL, "audit log '%s': name too long",
+		    a->path);
+	for (i = 1;; i++) {
+		if (dir[i] != '/' && dir[i] != '\0')
+			continue;
+		c = dir[i];
+		dir[i] = '\0';
+		if (!a->check) {
+			if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+				return tc_diag_errno(d, TC_ESYS, "cannot make "
+				    "the audit log's directory '%s'", dir);
+		} else if (stat(dir, &sb) != 0) {
+			/* The first one to make: its parent must let us,
+			 * and everything after it is made too. */
+			if (errno == ENOENT && dir_of(dir, up) == 0 &&
+			    faccessat(AT_FDCWD, up, W_OK | X_OK,
+			    AT_EACCESS) == 0) {
+				*missing = 1;
+				return 0;
+			}
+			return tc_diag_errno(d, TC_ESYS, "cannot make the "
+			    "audit log's directory '%s'", dir);
+		}
+		dir[i] = c;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+/*
  * Checking: the log does not exist; succeeds if the server could create
  * it, failing as open(2) would otherwise.
  */
@@ -560,7 +604,12 @@ static int
 open_log(struct tc_audit *a, struct tc_diag *d)
 {
 	struct stat sb, lsb;
+	int missing = 0, rc;
 
+	if (a->make_dir && (rc = make_dirs(a, &missing, d)) != 0)
+		return rc;
+	if (missing)
+		return 0;		/* checking: nothing there yet */
 	/* O_NONBLOCK: a FIFO in the log's place must not block the open;
 	 * it changes nothing for a regular file. */
 	a->fd = open(a->path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
@@ -771,6 +820,7 @@ tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 	a->rotate_bytes = o->rotate_bytes;
 	a->keep = o->keep;
 	a->now = o->now;
+	a->make_dir = o->make_dir;
 	a->check = o->check;
 	if ((o->key_file == NULL ||
 	    (rc = tc_audit_key_load(&a->key, o->key_file, d)) == 0) &&

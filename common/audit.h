@@ -61,6 +61,10 @@ struct tc_audit_opts {
 	/* Where the time of a record comes from; NULL: CLOCK_REALTIME.
 	 * Tests set it to write logs with known times. */
 	void		(*now)(struct timespec *ts);
+	/* Make the log's directory, and its missing parents, mode 0700,
+	 * when it does not exist (the server sets it for a log at the XDG
+	 * place); otherwise a missing directory is an error naming it. */
+	int		 make_dir;
 	/* Check only (--check): everything an open checks, but create,
 	 * write and remove nothing, and keep no lock. */
 	int		 check;
@@ -98,11 +102,12 @@ struct tc_audit_link {
  * others.
  *
  * A log whose directory does not exist is refused with a message naming
- * the directory.  With o->check, the same checks are made, in the same
- * order and with the same messages, and nothing is changed: a missing log
- * is not created (its directory must let the effective user create it), a
- * rotation cut short is not undone, and the lock is taken and let go at
- * once (a log in use is refused as at start).
+ * the directory, unless o->make_dir asks to make it.  With o->check, the
+ * same checks are made, in the same order and with the same messages, and
+ * nothing is changed: a missing log is not created (its directory must let
+ * the effective user create it, or be missing with o->make_dir), no
+ * directory is made, a rotation cut short is not undone, and the lock is
+ * taken and let go at once (a log in use is refused as at start).
  *
  * Returns 0 and sets |out| to a writer for tc_audit_close() (NULL with
  * o->check); or TC_EINVAL (bad options, insecure key, log that cannot be

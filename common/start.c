@@ -5,7 +5,13 @@
  * --check finds every problem a start would meet, in the same words;
  * --check only stops short of serving and of writing the log.
  */
+#include <errno.h>
+#include <pwd.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "audit.h"
 #include "log.h"
@@ -41,9 +47,73 @@ layers(struct srv *s, tc_policy_report_fn *report, void *ctx)
 
 /* --- The audit log --- */
 
+/* Returns 1 if canonical-looking |path| is |dir| or lies beneath it. */
+static int
+beneath(const char *path, const char *dir)
+{
+	size_t n = strlen(dir);
+
+	return strncmp(path, dir, n) == 0 &&
+	    (path[n] == '\0' || path[n] == '/');
+}
+
+/* Returns 1 if absolute |path| has no "." or ".." component and no
+ * empty one: what it names is what it says. */
+static int
+plain_path(const char *path)
+{
+	const char *c = path;
+	size_t n;
+
+	while (*c == '/') {
+		c++;
+		n = strcspn(c, "/");
+		if (n == 0 || (n == 1 && c[0] == '.') ||
+		    (n == 2 && c[0] == '.' && c[1] == '.'))
+			return 0;
+		c += n;
+	}
+	return *c == '\0';
+}
+
+/*
+ * Returns 1 if the log's directory |dir| is toolcell's own in the XDG
+ * state home: $XDG_STATE_HOME/toolcell (an absolute $XDG_STATE_HOME), or
+ * ~/.local/state/toolcell, the default, which the examples name; or a
+ * directory beneath either.  The server makes such a directory when it is
+ * missing, as the XDG Base Directory specification asks of a program
+ * about to write there; anywhere else, a missing directory is the user's
+ * to make.
+ */
+static int
+xdg_place(const char *dir)
+{
+	const struct passwd *pw;
+	const char *env, *home;
+	char *own;
+	int yes = 0;
+
+	if (dir[0] != '/' || !plain_path(dir))
+		return 0;
+	env = getenv("XDG_STATE_HOME");
+	if (env != NULL && env[0] == '/' &&
+	    asprintf(&own, "%s/toolcell", env) >= 0) {
+		yes = beneath(dir, own);
+		free(own);
+	}
+	if ((home = getenv("HOME")) == NULL || home[0] == '\0')
+		home = (pw = getpwuid(geteuid())) != NULL ? pw->pw_dir : NULL;
+	if (!yes && home != NULL && home[0] == '/' &&
+	    asprintf(&own, "%s/.local/state/toolcell", home) >= 0) {
+		yes = beneath(dir, own);
+		free(own);
+	}
+	return yes;
+}
+
 /*
  * Opens the audit log (or, |mode| not TC_PREP_START, checks that it could
- * be), with its key.
+ * be), with its key; makes its directory at the XDG place.
  */
 static void
 audit(struct srv *s, enum tc_prep mode, tc_policy_report_fn *report,
@@ -51,16 +121,34 @@ audit(struct srv *s, enum tc_prep mode, tc_policy_report_fn *report,
 {
 	struct tc_audit_opts ao;
 	struct tc_diag d = { "", 0 };
+	struct stat st;
+	char *dir, *slash;
+	int missing;
 
+	if ((dir = strdup(s->pol.audit_file)) == NULL) {
+		report(ctx, "out of memory");
+		return;
+	}
+	if ((slash = strrchr(dir, '/')) != NULL)
+		slash[slash == dir] = '\0';
 	memset(&ao, 0, sizeof(ao));
 	ao.path = s->pol.audit_file;
 	ao.key_file = s->pol.audit_key_file;
 	ao.sync = s->pol.audit_sync;
 	ao.rotate_bytes = s->pol.audit_rotate_bytes;
 	ao.keep = s->pol.audit_keep;
+	ao.make_dir = xdg_place(dir);
 	ao.check = mode != TC_PREP_START;
+	missing = ao.make_dir && stat(dir, &st) != 0 && errno == ENOENT;
 	if (tc_audit_open(&s->audit, &ao, &d) != 0)
 		report(ctx, d.msg);
+	else if (missing && mode == TC_PREP_CHECK)
+		tc_info("would create the audit log's directory '%s' (mode "
+		    "0700)", dir);
+	else if (missing && mode == TC_PREP_START)
+		tc_info("created the audit log's directory '%s' (mode 0700)",
+		    dir);
+	free(dir);
 }
 
 void

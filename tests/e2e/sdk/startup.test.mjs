@@ -202,6 +202,77 @@ describe('--check and start agree', () => {
 	});
 });
 
+describe('the audit log\'s directory at the XDG place', () => {
+	/* A home for the server's user, with nothing in it. */
+	async function home() {
+		return ownedDir();
+	}
+
+	/* Checks that |dirs| are directories of mode 0700, the server's. */
+	async function made(dirs) {
+		const { uid } = serverIds();
+		for (const d of dirs) {
+			const st = await fsp.stat(d);
+			assert.ok(st.isDirectory(), d);
+			assert.equal(st.mode & 0o7777, 0o700, `${d}: mode ${(st.mode & 0o7777).toString(8)}`);
+			assert.equal(st.uid, uid, d);
+		}
+	}
+
+	test('~/.local/state/toolcell: --check says it would make it; start makes it, 0700',
+	    async () => {
+		const h = await home();
+		const p = await policy([`allow read ${tree.root}`,
+		    'audit ~/.local/state/toolcell/fs-audit.jsonl']);
+		const dir = path.join(h, '.local/state/toolcell');
+		const check = await run(['--policy', p, '--check'], { HOME: h });
+		assert.equal(check.stderr, `toolcell-fs: would create the audit log's directory '${dir}' `
+		    + '(mode 0700)\n');
+		assert.equal(check.status, 0);
+		assert.match(check.stdout, new RegExp(`audit: ${dir}/fs-audit\\.jsonl`));
+		await assert.rejects(fsp.stat(path.join(h, '.local')), { code: 'ENOENT' },
+		    '--check made nothing');
+		const start = await run(['--policy', p], { HOME: h });
+		assert.equal(start.stderr, `toolcell-fs: created the audit log's directory '${dir}' `
+		    + '(mode 0700)\n');
+		assert.equal(start.status, 0);
+		await made([path.join(h, '.local'), path.join(h, '.local/state'), dir]);
+		assert.deepEqual((await logRecords(path.join(dir, 'fs-audit.jsonl'))).map((r) => r.event),
+		    ['start', 'stop']);
+		// Made once: the next start and --check say nothing.
+		assert.equal((await run(['--policy', p], { HOME: h })).stderr, '');
+		assert.equal((await run(['--policy', p, '--check'], { HOME: h })).stderr, '');
+	});
+
+	test('$XDG_STATE_HOME/toolcell and beneath it', async () => {
+		const h = await home();
+		const state = path.join(h, 'state');
+		const dir = path.join(state, 'toolcell', 'fs');
+		const p = await policy([`allow read ${tree.root}`, `audit ${dir}/log.jsonl`]);
+		const env = { HOME: h, XDG_STATE_HOME: state };
+		const check = await run(['--policy', p, '--check'], env);
+		assert.equal(check.stderr, `toolcell-fs: would create the audit log's directory '${dir}' `
+		    + '(mode 0700)\n');
+		assert.equal(check.status, 0);
+		const start = await run(['--policy', p], env);
+		assert.equal(start.status, 0, start.stderr);
+		await made([state, path.join(state, 'toolcell'), dir]);
+	});
+
+	test('elsewhere, and beside the toolcell directory, a missing one stays an error',
+	    async () => {
+		const h = await home();
+		for (const dir of [path.join(h, 'logs'), path.join(h, '.local/state/other'),
+		    path.join(h, '.local/state')]) {
+			const log = path.join(dir, 'fs.jsonl');
+			const p = await policy([`allow read ${tree.root}`, `audit ${log}`]);
+			await bothFail(['--policy', p], [`cannot open audit log '${log}': no directory `
+			    + `'${dir}' (make it with: mkdir -p -m 700 '${dir}')`], { HOME: h });
+		}
+		await assert.rejects(fsp.stat(path.join(h, '.local')), { code: 'ENOENT' });
+	});
+});
+
 describe('messages naming long paths are whole', () => {
 	test('a log altered, deep down: --check and start name it whole, twice', async () => {
 		// About 3,000 bytes of path: the message names it twice.
