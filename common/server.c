@@ -1669,6 +1669,28 @@ struct cmdline {
 };
 
 /*
+ * Says, when a directory given on the command line was already a root
+ * (|r|, its flags |before|) and the two ask for different access, what
+ * it is served with: one root, with the wider access.
+ */
+static void
+twice(const struct tc_root *r, unsigned before, unsigned flags)
+{
+	char at[32];
+
+	if (!((before ^ flags) & TC_ROOT_WRITE))
+		return;
+	if (r->line > 0)
+		snprintf(at, sizeof(at), "line %d", r->line);
+	else
+		snprintf(at, sizeof(at), "command line");
+	tc_warn("'%s' is given twice, %s (%s) and %s (command line): served "
+	    "once, writable", r->path, (before & TC_ROOT_WRITE) ? "writable" :
+	    "read-only", at, (flags & TC_ROOT_WRITE) ? "writable" :
+	    "read-only");
+}
+
+/*
  * Fills |pol| from the policy file, the positional directories and the
  * options, in that order, so that the options win.  Every error is printed
  * and counted; returns the count.
@@ -1681,6 +1703,7 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 	const char **names;
 	size_t k, n = 0;
 	int i, nerrors = 0, line;
+	unsigned before;
 
 	/* Before anything reads the table (an alias, the entry before it). */
 	if (tc_tools_validate(def->tools, def->ntools, &d) != 0)
@@ -1708,10 +1731,12 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 	if (cl->policy != NULL)
 		tc_policy_load(pol, cl->policy, report_error, &nerrors, &d);
 	for (i = 0; i < ndirs; i++) {
-		if (tc_policy_add_root(pol, dirs[i], cl->rootflags, &d) != 0) {
+		if (tc_policy_add_root_once(pol, dirs[i], cl->rootflags, &k,
+		    &before, &d) != 0) {
 			tc_log(TC_LOG_ERROR, "cannot serve %s", d.msg);
 			nerrors++;
-		}
+		} else if (k != SIZE_MAX)
+			twice(&pol->roots[k], before, cl->rootflags);
 	}
 	if (cl->timeout_ms != 0) {
 		pol->limits.deadline_ms = cl->timeout_ms;

@@ -273,6 +273,82 @@ describe('the audit log\'s directory at the XDG place', () => {
 	});
 });
 
+describe('a directory given twice is served once', () => {
+	/* What list_allowed_directories says for a server started with |args|. */
+	async function served(args) {
+		const srv = await startServer(args);
+		try {
+			const r = await call(srv, 'list_allowed_directories', {});
+			return { dirs: r.structuredContent.directories, text: textOf(r), stderr: srv.stderr() };
+		} finally {
+			await srv.close();
+		}
+	}
+
+	test('in the policy and on the command line, spelt otherwise', async () => {
+		const p = await policy([`allow read ${tree.root}`]);
+		for (const spelling of [tree.root, `${tree.root}/`, `${tree.root}/.`, tree.p('sub'),
+		    `${tree.root}//sub/./`, path.relative(process.cwd(), tree.root)]) {
+			const s = await served(['--policy', p, spelling]);
+			assert.deepEqual(s.dirs, [{ path: tree.root, access: 'read-only' }], spelling);
+			assert.doesNotMatch(s.stderr, /warning|error/, spelling);
+		}
+		const check = await run(['--policy', p, tree.p('sub'), '--check']);
+		assert.match(check.stdout, new RegExp(`directories:\\n  read-only   ${tree.root}  `
+		    + '\\(line 1 and the command line\\)\\nlimits'));
+	});
+
+	test('twice on the command line', async () => {
+		const s = await served([tree.root, tree.p('sub')]);
+		assert.deepEqual(s.dirs, [{ path: tree.root, access: 'read-only' }]);
+		assert.doesNotMatch(s.stderr, /warning|error/);
+	});
+
+	test('read-only in the policy, --write on the command line: writable, said once', async () => {
+		const w = await makeTree({ 'a.txt': 'alpha\n' });
+		try {
+			const { uid, gid } = serverIds();
+			await fsp.chown(w.root, uid, gid);
+			const p = await policy([`allow read ${w.root}`]);
+			const note = `toolcell-fs: warning: '${w.root}' is given twice, read-only (line 1) `
+			    + 'and writable (command line): served once, writable\n';
+			const check = await run(['--policy', p, '--write', w.root, '--check']);
+			assert.equal(check.stderr, note);
+			assert.match(check.stdout, new RegExp(`  read-write  ${w.root}  \\(line 1 and the `
+			    + 'command line\\)\\n'));
+			const srv = await startServer(['--policy', p, '--write', w.root]);
+			try {
+				const r = await call(srv, 'list_allowed_directories', {});
+				assert.deepEqual(r.structuredContent.directories,
+				    [{ path: w.root, access: 'read-write' }]);
+				const wr = await call(srv, 'write_file', { path: 'b.txt', content: 'b' });
+				assert.equal(wr.isError, undefined, JSON.stringify(wr));
+				assert.ok(srv.stderr().startsWith(note), srv.stderr());
+			} finally {
+				await srv.close();
+			}
+		} finally {
+			await w.cleanup();
+		}
+	});
+
+	test('writable in the policy, plain on the command line: writable', async () => {
+		const w = await makeTree({});
+		try {
+			const { uid, gid } = serverIds();
+			await fsp.chown(w.root, uid, gid);
+			const p = await policy([`allow write ${w.root}`]);
+			const check = await run(['--policy', p, w.root, '--check']);
+			assert.equal(check.stderr, `toolcell-fs: warning: '${w.root}' is given twice, `
+			    + 'writable (line 1) and read-only (command line): served once, writable\n');
+			assert.match(check.stdout, new RegExp(`  read-write  ${w.root}  \\(line 1 and the `
+			    + 'command line\\)\\n'));
+		} finally {
+			await w.cleanup();
+		}
+	});
+});
+
 describe('messages naming long paths are whole', () => {
 	test('a log altered, deep down: --check and start name it whole, twice', async () => {
 		// About 3,000 bytes of path: the message names it twice.
