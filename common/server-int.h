@@ -151,9 +151,10 @@ enum tc_prep {
 /*
  * Checks everything a start checks once the policy is loaded and the
  * tools are built (s->profiles): the kernel's confinement layers (into
- * s->sb), and the audit log with its key (opened into s->audit for
- * TC_PREP_START; for the others, checked and left as it was, s->audit
- * NULL).  Each error is passed to |report| (with
+ * s->sb), whether calls can reach the directories served (a warning for
+ * each one they cannot read or write in), and the audit log with its key
+ * (opened into s->audit for TC_PREP_START; for the others, checked and
+ * left as it was, s->audit NULL).  Each error is passed to |report| (with
  * |ctx|), every one that can be found, not only the first; warnings and
  * notes go to the log.  A start and --check call it alike, so that --check
  * says no whenever a start would.

@@ -1,9 +1,10 @@
 /*
  * start.c: what a server checks before it serves, once its policy is
- * loaded: the kernel's confinement layers, and the audit log and its key.
- * A start and --check run the same code, tc_srv_prepare(), so that
- * --check finds every problem a start would meet, in the same words;
- * --check only stops short of serving and of writing the log.
+ * loaded: the kernel's confinement layers, whether calls can reach the
+ * directories served, and the audit log and its key.  A start and
+ * --check run the same code, tc_srv_prepare(), so that --check finds
+ * every problem a start would meet, in the same words; --check only stops
+ * short of serving and of writing the log.
  */
 #include <errno.h>
 #include <pwd.h>
@@ -43,6 +44,64 @@ layers(struct srv *s, tc_policy_report_fn *report, void *ctx)
 	    (s->profiles & 1u << TC_PROFILE_SHELL_EXEC))
 		tc_warn("the kernel denies new namespaces: programs run "
 		    "without their own network, PID and user namespaces");
+}
+
+/* --- The directories served --- */
+
+/* Where root |r| was given, into |buf|: "line 3", "command line", "line 3
+ * and the command line". */
+static const char *
+root_origin(const struct tc_root *r, char *buf, size_t len)
+{
+	if (r->line > 0 && r->cmdline)
+		snprintf(buf, len, "line %d and the command line", r->line);
+	else if (r->line > 0)
+		snprintf(buf, len, "line %d", r->line);
+	else
+		snprintf(buf, len, "command line");
+	return buf;
+}
+
+/*
+ * Warns of each directory that calls, as they run, cannot read (or, for
+ * a writable one, write in): every call there would fail, and only the
+ * log would say why.  A warning, not an error: the directory may be made
+ * readable while the server runs, and the rest served meanwhile.
+ */
+static void
+reach(struct srv *s)
+{
+	unsigned char what[TC_ROOTS_MAX];
+	struct tc_diag d = { "", 0 };
+	const struct tc_root *r;
+	struct stat st;
+	char at[64];
+	unsigned uid;
+	size_t i;
+
+	if (tc_sandbox_reach(&s->pol, what, &d) != 0) {
+		tc_warn("%s", d.msg);
+		return;
+	}
+	uid = s->pol.run_as ? (unsigned)s->pol.run_uid : (unsigned)geteuid();
+	for (i = 0; i < s->pol.nroots; i++) {
+		r = &s->pol.roots[i];
+		if (what[i] == 0 || fstat(r->fd, &st) != 0)
+			continue;
+		root_origin(r, at, sizeof(at));
+		if (what[i] & TC_REACH_NOREAD)
+			tc_warn("'%s' (%s): calls, which run as uid %u without "
+			    "privileges, cannot read it (mode %04o, owner uid "
+			    "%u): every call in it will be refused", r->path,
+			    at, uid, (unsigned)(st.st_mode & 07777),
+			    (unsigned)st.st_uid);
+		else
+			tc_warn("'%s' (%s): calls, which run as uid %u without "
+			    "privileges, cannot write in it (mode %04o, owner "
+			    "uid %u): every change in it will be refused",
+			    r->path, at, uid, (unsigned)(st.st_mode & 07777),
+			    (unsigned)st.st_uid);
+	}
 }
 
 /* --- The audit log --- */
@@ -156,6 +215,7 @@ tc_srv_prepare(struct srv *s, enum tc_prep mode, tc_policy_report_fn *report,
     void *ctx)
 {
 	layers(s, report, ctx);
+	reach(s);
 	if (s->pol.audit_file != NULL)
 		audit(s, mode, report, ctx);
 }

@@ -349,6 +349,76 @@ describe('a directory given twice is served once', () => {
 	});
 });
 
+describe('a directory calls cannot read', () => {
+	/* A directory of |mode|, root's when we are root, in a fresh tree. */
+	async function dirOf(mode) {
+		const t = await makeTree({ 'd/f.txt': 'x\n' });
+		await fsp.chmod(t.p('d'), mode);
+		return { t, d: t.p('d') };
+	}
+
+	test('mode 000: a warning naming it, from --check and from start', async () => {
+		const { t, d } = await dirOf(0o000);
+		try {
+			const uid = runAs() ? runAs().uid : process.getuid();
+			const warning = `toolcell-fs: warning: '${d}' (command line): calls, which run as `
+			    + `uid ${uid} without privileges, cannot read it (mode 0000, owner uid `
+			    + `${process.getuid()}): every call in it will be refused\n`;
+			const check = await run([d, '--check']);
+			assert.equal(check.stderr, warning);
+			assert.equal(check.status, 0);
+			const start = await run([d]);
+			assert.equal(start.stderr, warning);
+			assert.equal(start.status, 0);
+		} finally {
+			await fsp.chmod(d, 0o755);
+			await t.cleanup();
+		}
+	});
+
+	test('served writable, but calls cannot write in it (mode 0555)', async () => {
+		const { t, d } = await dirOf(0o555);
+		try {
+			const uid = runAs() ? runAs().uid : process.getuid();
+			const warning = `toolcell-fs: warning: '${d}' (command line): calls, which run as `
+			    + `uid ${uid} without privileges, cannot write in it (mode 0555, owner uid `
+			    + `${process.getuid()}): every change in it will be refused\n`;
+			const check = await run(['--write', d, '--check']);
+			assert.equal(check.stderr, warning);
+			assert.equal(check.status, 0);
+			assert.equal((await run(['--write', d])).stderr, warning);
+		} finally {
+			await fsp.chmod(d, 0o755);
+			await t.cleanup();
+		}
+	});
+
+	test('as --run-as USER: what that user cannot read', async (t) => {
+		if (process.getuid() !== 0 || runAs()) {
+			t.skip('--run-as needs a server started as root');
+			return;
+		}
+		const { t: tr, d } = await dirOf(0o700);
+		try {
+			const nobody = Number(spawnSync('id', ['-u', 'nobody'], { encoding: 'utf8' })
+			    .stdout.trim());
+			const check = await run(['--run-as', 'nobody', d, '--check']);
+			assert.equal(check.stderr, `toolcell-fs: warning: '${d}' (command line): calls, `
+			    + `which run as uid ${nobody} without privileges, cannot read it (mode 0700, `
+			    + 'owner uid 0): every call in it will be refused\n');
+			assert.equal(check.status, 0);
+		} finally {
+			await tr.cleanup();
+		}
+	});
+
+	test('a directory calls can read: no warning', async () => {
+		const check = await run([tree.root, '--check']);
+		assert.equal(check.stderr, '');
+		assert.equal(check.status, 0);
+	});
+});
+
 describe('messages naming long paths are whole', () => {
 	test('a log altered, deep down: --check and start name it whole, twice', async () => {
 		// About 3,000 bytes of path: the message names it twice.
