@@ -175,10 +175,11 @@ event_of(const cJSON *o)
 static void
 take_line(struct verify *v, struct rec *r)
 {
-	struct tc_diag d;
+	struct tc_diag d TC_UNINIT;
 	cJSON *o;
 	int rc;
 
+	tc_diag_init(&d);
 	memset(r, 0, sizeof(*r));
 	r->file = v->in.file;
 	r->line = v->in.line;

@@ -69,6 +69,8 @@ struct tc_audit {
 	unsigned long long seq;		/* of the last record; 0: none yet */
 	char		 last[TC_AUDIT_HEX_LEN + 1];	/* its digest */
 	off_t		 size;		/* the file's size then; -1: unknown */
+	int		 make_dir;	/* tc_audit_opts's */
+	int		 check;
 };
 
 /* --- Digests --- */
@@ -533,6 +535,8 @@ mono_ms(void)
 	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+static int	open_error(const struct tc_audit *, int, struct tc_diag *);
+
 /*
  * Opens the log's name as the file to write (closing the one before, and
  * so releasing its lock), without following a symbolic link.  Nothing is
@@ -549,12 +553,8 @@ open_file(struct tc_audit *a, struct tc_diag *d)
 	 * is read through the same file that is locked. */
 	fd = open(a->path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC |
 	    O_NOFOLLOW | O_NOCTTY | O_NONBLOCK, 0600);
-	if (fd < 0 && errno == ELOOP)
-		return tc_diag(d, TC_EINVAL, "audit log '%s' is a symbolic "
-		    "link: name the file itself", a->path);
 	if (fd < 0)
-		return tc_diag_errno(d, TC_ESYS, "cannot open audit log '%s'",
-		    a->path);
+		return open_error(a, errno, d);
 	if (fstat(fd, &sb) != 0) {
 		tc_diag_errno(d, TC_ESYS, "audit log '%s'", a->path);
 		close(fd);
@@ -639,6 +639,112 @@ undo_half_rotation(const struct tc_audit *a, const struct stat *sb,
 		return tc_diag_errno(d, TC_ESYS, "audit log '%s' is also named "
 		    "'%s' (a rotation was cut short), and removing that name "
 		    "failed", a->path, one);
+	return 0;
+}
+
+/* Writes the directory part of |path| into |dir|; returns -1 if it is
+ * too long. */
+static int
+dir_of(const char *path, char dir[PATH_MAX])
+{
+	const char *slash = strrchr(path, '/');
+	int len;
+
+	if (slash == NULL)
+		len = snprintf(dir, PATH_MAX, ".");
+	else if (slash == path)
+		len = snprintf(dir, PATH_MAX, "/");
+	else
+		len = snprintf(dir, PATH_MAX, "%.*s", (int)(slash - path),
+		    path);
+	return len < 0 || len >= PATH_MAX ? -1 : 0;
+}
+
+/*
+ * Words the failure, with |err|, to open the log (or, checking, to be
+ * able to create it): a directory that does not exist is named, with how
+ * to make it.
+ */
+static int
+open_error(const struct tc_audit *a, int err, struct tc_diag *d)
+{
+	char dir[PATH_MAX];
+	struct stat sb;
+
+	if (err == ELOOP)
+		return tc_diag(d, TC_EINVAL, "audit log '%s' is a symbolic "
+		    "link: name the file itself", a->path);
+	if (err == ENOENT && dir_of(a->path, dir) == 0 &&
+	    stat(dir, &sb) != 0 && errno == ENOENT) {
+		tc_diag(d, TC_ESYS, "cannot open audit log '%s': no directory "
+		    "'%s' (make it with: mkdir -p -m 700 '%s')", a->path, dir,
+		    dir);
+		if (d != NULL)
+			d->sys_errno = ENOENT;
+		return TC_ESYS;
+	}
+	errno = err;
+	return tc_diag_errno(d, TC_ESYS, "cannot open audit log '%s'",
+	    a->path);
+}
+
+/*
+ * Makes the log's directory and its missing parents, each mode 0700.
+ * Checking, makes nothing, but fails as mkdir(2) would, and sets
+ * |*missing| if something is to be made.
+ */
+static int
+make_dirs(const struct tc_audit *a, int *missing, struct tc_diag *d)
+{
+	char dir[PATH_MAX], up[PATH_MAX], c;
+	struct stat sb;
+	size_t i;
+
+	*missing = 0;
+	if (dir_of(a->path, dir) != 0)
+		return tc_diag(d, TC_EINVAL, "audit log '%s': name too long",
+		    a->path);
+	for (i = 1;; i++) {
+		if (dir[i] != '/' && dir[i] != '\0')
+			continue;
+		c = dir[i];
+		dir[i] = '\0';
+		if (!a->check) {
+			if (mkdir(dir, 0700) != 0 && errno != EEXIST)
+				return tc_diag_errno(d, TC_ESYS, "cannot make "
+				    "the audit log's directory '%s'", dir);
+		} else if (stat(dir, &sb) != 0) {
+			/* The first one to make: its parent must let us,
+			 * and everything after it is made too. */
+			if (errno == ENOENT && dir_of(dir, up) == 0 &&
+			    faccessat(AT_FDCWD, up, W_OK | X_OK,
+			    AT_EACCESS) == 0) {
+				*missing = 1;
+				return 0;
+			}
+			return tc_diag_errno(d, TC_ESYS, "cannot make the "
+			    "audit log's directory '%s'", dir);
+		}
+		dir[i] = c;
+		if (c == '\0')
+			return 0;
+	}
+}
+
+/*
+ * Checking: the log does not exist; succeeds if the server could create
+ * it, failing as open(2) would otherwise.
+ */
+static int
+can_create(const struct tc_audit *a, struct tc_diag *d)
+{
+	char dir[PATH_MAX];
+
+	if (dir_of(a->path, dir) != 0)
+		return tc_diag(d, TC_EINVAL, "audit log '%s': name too long",
+		    a->path);
+	if (faccessat(AT_FDCWD, dir, W_OK | X_OK, AT_EACCESS) != 0)
+		return open_error(a, errno, d);
 	return 0;
 }
 
@@ -975,6 +1081,56 @@ catch_up(struct tc_audit *a, struct tc_diag *d)
 	return rc;
 }
 
+/*
+ * --check: what tc_audit_open() checks, changing nothing.  The log's
+ * directory would be made (with o->make_dir) or must exist; a log that
+ * does not exist must be one the server could create; one that does must
+ * be a regular file it can open to read and write, whose last whole
+ * record checks out (with the key, if any) as catch_up() would find it.  A partial last
+ * line is not an error, since a start cuts it off and records it; nor is
+ * the lock another server holds, since servers share the log.
+ */
+static int
+check_log(struct tc_audit *a, struct tc_diag *d)
+{
+	struct stat sb;
+	off_t size, at;
+	cJSON *torn = NULL;
+	int missing = 0, rc;
+	char last;
+
+	if (a->make_dir && (rc = make_dirs(a, &missing, d)) != 0)
+		return rc;
+	if (missing)
+		return 0;		/* nothing there yet */
+	/* As open_file() opens it, without O_CREAT: the same refusals. */
+	a->fd = open(a->path, O_RDWR | O_APPEND | O_CLOEXEC | O_NOFOLLOW |
+	    O_NOCTTY | O_NONBLOCK);
+	if (a->fd < 0 && errno == ENOENT)
+		return can_create(a, d);
+	if (a->fd < 0)
+		return open_error(a, errno, d);
+	if (fstat(a->fd, &sb) != 0)
+		return tc_diag_errno(d, TC_ESYS, "audit log '%s'", a->path);
+	if (!S_ISREG(sb.st_mode))
+		return tc_diag(d, TC_EINVAL, "audit log '%s' is not a regular "
+		    "file", a->path);
+	size = at = sb.st_size;
+	if (size > 0) {
+		if (pread_all(a->fd, &last, 1, size - 1) != 0)
+			return tc_diag_errno(d, TC_ESYS, "cannot read audit "
+			    "log '%s'", a->path);
+		if (last != '\n') {
+			if ((rc = torn_line(a, size, &at, &torn, d)) != 0)
+				return rc;
+			cJSON_Delete(torn);
+		}
+	}
+	if (at > 0)
+		return continue_from(a, a->fd, at, a->path, d);
+	return continue_rotated(a, d);
+}
+
 /* --- Opening --- */
 
 /* Draws the writer's start id: random, or failing that, from the clock. */
@@ -1007,7 +1163,7 @@ tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
     struct tc_diag *d)
 {
 	struct tc_audit *a;
-	int rc = 0;
+	int missing = 0, rc = 0;
 
 	*out = NULL;
 	if (o->path == NULL || o->path[0] == '\0')
@@ -1040,8 +1196,16 @@ tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 		memcpy(a->start, o->start_id, sizeof(a->start));
 	else
 		draw_start_id(a->start);
-	if ((o->key_file == NULL ||
-	    (rc = tc_audit_key_load(&a->key, o->key_file, d)) == 0) &&
+	a->make_dir = o->make_dir;
+	a->check = o->check;
+	if (o->key_file != NULL &&
+	    (rc = tc_audit_key_load(&a->key, o->key_file, d)) != 0)
+		goto out;
+	if (a->check) {
+		rc = check_log(a, d);
+		goto out;
+	}
+	if ((!a->make_dir || (rc = make_dirs(a, &missing, d)) == 0) &&
 	    (rc = open_file(a, d)) == 0 && (rc = hold(a, d)) == 0) {
 		rc = catch_up(a, d);
 		unlock_file(a);
@@ -1050,6 +1214,7 @@ tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 		*out = a;
 		return 0;
 	}
+out:
 	tc_audit_close(a);
 	return rc;
 }

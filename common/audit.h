@@ -79,6 +79,13 @@ struct tc_audit_opts {
 	/* How long an append waits for another writer's lock; 0:
 	 * TC_AUDIT_LOCK_WAIT_MS. */
 	unsigned	 lock_wait_ms;
+	/* Make the log's directory, and its missing parents, mode 0700,
+	 * when it does not exist (the server sets it for a log at the XDG
+	 * place); otherwise a missing directory is an error naming it. */
+	int		 make_dir;
+	/* Check only (--check): everything an open checks, but create,
+	 * write and remove nothing, and keep no lock. */
+	int		 check;
 };
 
 /* An HMAC key, as read from a key file. */
@@ -119,10 +126,18 @@ struct tc_audit_link {
  * others.  Every writer of a log must use the same key (or none): another
  * key does not match the last record's MAC, and is refused.
  *
- * Returns 0 and sets |out| to a writer for tc_audit_close(); or TC_EINVAL
- * (bad options, insecure key, log that cannot be continued), TC_ESYS (open,
- * lock, read; |d| has errno) or TC_ENOMEM, with |d| saying why and |out|
- * NULL.  Does not keep |o| or its strings.
+ * A log whose directory does not exist is refused with a message naming
+ * the directory, unless o->make_dir asks to make it.  With o->check, the
+ * same checks are made, in the same order and with the same messages, and
+ * nothing is changed: a missing log is not created (its directory must let
+ * the effective user create it, or be missing with o->make_dir), no
+ * directory is made, a rotation cut short is not undone, and the lock is
+ * taken and let go at once (a log in use is refused as at start).
+ *
+ * Returns 0 and sets |out| to a writer for tc_audit_close() (NULL with
+ * o->check); or TC_EINVAL (bad options, insecure key, log that cannot be
+ * continued), TC_ESYS (open, lock, read; |d| has errno) or TC_ENOMEM, with
+ * |d| saying why and |out| NULL.  Does not keep |o| or its strings.
  */
 int	tc_audit_open(struct tc_audit **out, const struct tc_audit_opts *o,
 	    struct tc_diag *d);

@@ -9,6 +9,7 @@
 #ifndef TC_ERR_H
 #define TC_ERR_H
 
+#include <limits.h>
 #include <stddef.h>
 
 #define TC_ERRORS(X)							\
@@ -34,11 +35,47 @@ enum tc_err {
 #undef TC_ERR_ENUM
 };
 
+/*
+ * Room for a message that names two paths of PATH_MAX bytes ("cannot
+ * rename 'A' to 'B': ..."), and the words around them: a message is never
+ * cut inside a path that a person must copy.
+ */
+#define TC_DIAG_MAX	(2 * PATH_MAX + 512)
+
 /* Detail for a human, filled where the context is known. */
 struct tc_diag {
-	char	msg[256];	/* "x.policy:12: unknown keyword 'alow'" */
+	char	msg[TC_DIAG_MAX];	/* "x.policy:12: unknown keyword
+					   'alow'" */
 	int	sys_errno;	/* saved at the failing call */
 };
+
+/*
+ * A struct tc_diag is big, and clearing it whole (as an initializer does,
+ * or the build's -ftrivial-auto-var-init=zero for a variable without one)
+ * costs on the path of every call.  There, declare it TC_UNINIT and make
+ * it ready with tc_diag_init(), which clears only what a reader looks at:
+ *
+ *	struct tc_diag d TC_UNINIT;
+ *	...
+ *	tc_diag_init(&d);
+ *
+ * Elsewhere, "struct tc_diag d = { "", 0 };" is as good.
+ */
+#if defined(__has_attribute)
+#if __has_attribute(uninitialized)
+#define TC_UNINIT	__attribute__((uninitialized))
+#endif
+#endif
+#ifndef TC_UNINIT
+#define TC_UNINIT
+#endif
+
+static inline void
+tc_diag_init(struct tc_diag *d)
+{
+	d->msg[0] = '\0';
+	d->sys_errno = 0;
+}
 
 /* Returns a static description of |code|, or "unknown error". */
 const char	*tc_strerror(int code);

@@ -314,9 +314,9 @@ check_writable(struct collect *c, const struct item *it)
 			if (!(r->flags & TC_ROOT_WRITE) ||
 			    !beneath(where, r->path))
 				continue;
-			if (r->line > 0)
+			if (r->write_line > 0)
 				snprintf(origin, sizeof(origin),
-				    "policy line %d", r->line);
+				    "policy line %d", r->write_line);
 			else
 				snprintf(origin, sizeof(origin),
 				    "command line");

@@ -340,6 +340,40 @@ fail:
 }
 
 int
+tc_policy_add_root_once(struct tc_policy *p, const char *dir,
+    unsigned flags, size_t *same, unsigned *before, struct tc_diag *d)
+{
+	struct tc_root *r, *e;
+	size_t i;
+	int rc;
+
+	*same = SIZE_MAX;
+	*before = 0;
+	if ((rc = tc_policy_add_root(p, dir, flags, d)) != 0)
+		return rc;
+	r = &p->roots[p->nroots - 1];
+	r->cmdline = 1;
+	for (i = 0; i + 1 < p->nroots; i++) {
+		e = &p->roots[i];
+		if (strcmp(e->path, r->path) != 0)
+			continue;
+		*same = i;
+		*before = e->flags;
+		e->cmdline = 1;
+		if ((flags & TC_ROOT_WRITE) && !(e->flags & TC_ROOT_WRITE)) {
+			e->flags |= TC_ROOT_WRITE;
+			e->write_line = 0;
+		}
+		p->nroots--;
+		close(r->fd);
+		free(r->path);
+		free(r->given);
+		break;
+	}
+	return 0;
+}
+
+int
 tc_policy_writable(const struct tc_policy *p)
 {
 	size_t i;
@@ -462,6 +496,8 @@ add_narrowed(const struct tc_policy *p, struct tc_root *out, size_t *nout,
 	r->pathlen = r->givenlen = strlen(real);
 	r->flags = from->flags;
 	r->line = from->line;
+	r->cmdline = from->cmdline;
+	r->write_line = from->write_line;
 	rest = real + (strcmp(from->path, "/") == 0 ? 1 : from->pathlen);
 	while (*rest == '/')
 		rest++;

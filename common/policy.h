@@ -32,6 +32,10 @@ struct tc_root {
 	int		 fd;		/* O_PATH|O_DIRECTORY, held for life */
 	unsigned	 flags;
 	int		 line;		/* in the policy file; 0: command line */
+	int		 cmdline;	/* given on the command line (as well,
+					   with a line) */
+	int		 write_line;	/* what made it writable: a line, or 0
+					   the command line */
 	char		*scope;		/* narrowed by the client's roots: where
 					   it lies in its policy root ("a/b"),
 					   else NULL */
@@ -333,6 +337,19 @@ void	tc_policy_limits(const struct tc_policy *p, const char *name,
  */
 int	tc_policy_add_root(struct tc_policy *p, const char *dir,
 	    unsigned flags, struct tc_diag *d);
+
+/*
+ * As tc_policy_add_root(), for a directory given on the command line
+ * (marked so, r->cmdline): one that is already a root (the same canonical
+ * path, however spelt) is served once, not twice.  That root stays, given
+ * on the command line as well, and becomes writable if |flags| asks for
+ * it (each "allow" and --write grants access; deny rules take it away).
+ * Returns 0 and sets |*same| to that root's index and |*before| to its
+ * flags as they were, or |*same| to SIZE_MAX if the directory is new;
+ * else as tc_policy_add_root().
+ */
+int	tc_policy_add_root_once(struct tc_policy *p, const char *dir,
+	    unsigned flags, size_t *same, unsigned *before, struct tc_diag *d);
 
 /* Returns 1 if some root is writable. */
 int	tc_policy_writable(const struct tc_policy *p);

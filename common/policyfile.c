@@ -584,7 +584,7 @@ kw_allow(struct state *st, char **w, int nw)
 	}
 	free(path);
 	r = &p->roots[p->nroots - 1];
-	r->line = st->line;
+	r->line = r->write_line = st->line;
 	for (i = 0; i + 1 < p->nroots; i++) {
 		if (strcmp(p->roots[i].path, r->path) == 0) {
 			error(st, "%s: '%s' is already allowed at line %d",
@@ -1753,10 +1753,11 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	fprintf(f, "directories:\n");
 	for (i = 0; i < p->nroots; i++) {
 		r = &p->roots[i];
-		fprintf(f, "  %-10s  %s  (%s)\n", (r->flags & TC_ROOT_WRITE) ?
+		fprintf(f, "  %-10s  %s  (%s%s)\n", (r->flags & TC_ROOT_WRITE) ?
 		    "read-write" : "read-only", r->path,
 		    origin(r->line > 0 ? r->line : TC_SET_CMDLINE, at,
-		    sizeof(at)));
+		    sizeof(at)), r->line > 0 && r->cmdline ?
+		    " and the command line" : "");
 	}
 	fprintf(f, "limits per call:\n");
 	for (i = 0; i < TC_NITEMS(rows); i++) {

@@ -512,12 +512,13 @@ spawner_ask(struct tc_sandbox *sb, enum tc_profile profile)
 static void
 spawner_collect(struct tc_sandbox *sb, int block)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct tc_standby *st;
 	struct spawn_rep rp;
 	ssize_t n;
 	int i, pending;
 
+	tc_diag_init(&d);
 	while (sb->spawner > 0) {
 		for (pending = 0, i = 0; i < TC_PROFILE_COUNT; i++)
 			pending += sb->standby[i].pending;
@@ -680,9 +681,10 @@ tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd, int npfd)
 void
 tc_sandbox_refill(struct tc_sandbox *sb)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	int i;
 
+	tc_diag_init(&d);
 	tc_sandbox_reap(sb, 0);
 	spawner_collect(sb, 0);
 	for (i = 0; i < TC_PROFILE_COUNT; i++) {

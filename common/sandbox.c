@@ -471,6 +471,85 @@ clear_capabilities(void)
 	return rc;
 }
 
+/* In tc_sandbox_reach()'s child: what calls cannot do in each root,
+ * one byte a root, on |fd|. */
+static void
+reach_child(const struct tc_policy *pol, int fd, pid_t parent)
+{
+	unsigned char what[TC_ROOTS_MAX];
+	const struct tc_root *r;
+	size_t i;
+
+	if ((pol->run_as && switch_user(pol->run_uid, pol->run_gid,
+	    parent) != 0) || clear_capabilities() != 0)
+		_exit(TC_CHILD_EXIT_USER);
+	for (i = 0; i < pol->nroots && i < TC_ROOTS_MAX; i++) {
+		r = &pol->roots[i];
+		what[i] = 0;
+		if (faccessat(r->fd, ".", R_OK | X_OK, AT_EACCESS) != 0)
+			what[i] |= TC_REACH_NOREAD;
+		if ((r->flags & TC_ROOT_WRITE) &&
+		    faccessat(r->fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
+			what[i] |= TC_REACH_NOWRITE;
+	}
+	_exit(write(fd, what, i) == (ssize_t)i ? 0 : TC_CHILD_EXIT_RESULT);
+}
+
+int
+tc_sandbox_reach(const struct tc_policy *pol, unsigned char *out,
+    struct tc_diag *d)
+{
+	unsigned char what[TC_ROOTS_MAX];
+	size_t n = pol->nroots, got = 0;
+	pid_t parent = getpid(), pid;
+	int p[2], status = 0, err;
+	const char *why;
+	ssize_t k;
+
+	memset(out, 0, TC_ROOTS_MAX);
+	if (n == 0)
+		return 0;
+	if (n > TC_ROOTS_MAX)
+		n = TC_ROOTS_MAX;
+	if (pipe2(p, O_CLOEXEC) != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot tell whether calls "
+		    "can read the directories served: pipe");
+	if ((pid = fork()) < 0) {
+		err = errno;
+		close(p[0]);
+		close(p[1]);
+		errno = err;
+		return tc_diag_errno(d, TC_ESYS, "cannot tell whether calls "
+		    "can read the directories served: fork");
+	}
+	if (pid == 0) {
+		close(p[0]);
+		reach_child(pol, p[1], parent);
+	}
+	close(p[1]);
+	while (got < n) {
+		k = read(p[0], what + got, n - got);
+		if (k < 0 && errno == EINTR)
+			continue;
+		if (k <= 0)
+			break;
+		got += (size_t)k;
+	}
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			break;
+	if (got != n) {
+		why = WIFEXITED(status) ?
+		    tc_child_exit_str(WEXITSTATUS(status)) : NULL;
+		return tc_diag(d, TC_ESYS, "cannot tell whether calls can read "
+		    "the directories served: the child that tries %s",
+		    why != NULL ? why : "failed");
+	}
+	memcpy(out, what, n);
+	return 0;
+}
+
 static int
 set_no_new_privs(void)
 {
@@ -1050,10 +1129,11 @@ static void
 parse_frames(struct tc_run *r)
 {
 	const unsigned char *h;
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	uint32_t type, len;
 	size_t used = 0;
 
+	tc_diag_init(&d);
 	while (r->fd >= 0 && r->in.len - used >= TC_FRAME_HDR) {
 		h = (const unsigned char *)r->in.data + used;
 		type = get_u32(h);

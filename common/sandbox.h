@@ -147,6 +147,25 @@ int	tc_sandbox_init_profiles(struct tc_sandbox *sb,
 	    const struct tc_policy *pol, unsigned profiles, struct tc_diag *d);
 void	tc_sandbox_release(struct tc_sandbox *sb);
 
+/* What tc_sandbox_reach() finds that calls cannot do in a root. */
+enum tc_reach {
+	TC_REACH_NOREAD		= 1 << 0,	/* list it, read what is in it */
+	TC_REACH_NOWRITE	= 1 << 1,	/* change what is in it */
+};
+
+/*
+ * Finds, for each root in force of |pol|, whether calls can read it and,
+ * for a writable one, write in it, as calls run: a child takes their
+ * identity (the run-as user, or the server's own, with no supplementary
+ * group then, as calls; and no capability, so that a server run as root
+ * is told of a directory of mode 000 too) and asks faccessat(2) with
+ * AT_EACCESS, which counts ACLs and read-only mounts.  Sets |out|[i] to
+ * the TC_REACH_* bits of root i (|out| holds TC_ROOTS_MAX).  Returns 0, or
+ * TC_ESYS with |d| saying why it could not tell.
+ */
+int	tc_sandbox_reach(const struct tc_policy *pol, unsigned char *out,
+	    struct tc_diag *d);
+
 /*
  * Rebuilds what depends on the policy's roots after they changed (the
  * client's roots narrowed them): the Landlock rulesets, and the spawner

@@ -138,6 +138,30 @@ void	tc_srv_fail(struct srv *s, struct call *c, const char *msg);
 
 void	tc_srv_free_call(struct call *c);
 
+/* --- start.c --- */
+
+/* What tc_srv_prepare() is run for. */
+enum tc_prep {
+	TC_PREP_START,		/* a start: the log is opened */
+	TC_PREP_CHECK,		/* --check: nothing is made or written */
+	TC_PREP_REFUSED,	/* a start already refused: checked as
+				   --check, without its notes */
+};
+
+/*
+ * Checks everything a start checks once the policy is loaded and the
+ * tools are built (s->profiles): the kernel's confinement layers (into
+ * s->sb), whether calls can reach the directories served (a warning for
+ * each one they cannot read or write in), and the audit log with its key
+ * (opened into s->audit for TC_PREP_START; for the others, checked and
+ * left as it was, s->audit NULL).  Each error is passed to |report| (with
+ * |ctx|), every one that can be found, not only the first; warnings and
+ * notes go to the log.  A start and --check call it alike, so that --check
+ * says no whenever a start would.
+ */
+void	tc_srv_prepare(struct srv *s, enum tc_prep mode,
+	    tc_policy_report_fn *report, void *ctx);
+
 /* --- consent.c --- */
 
 /* Returns the first consent rule that applies to |c|, or NULL. */

@@ -211,6 +211,27 @@ answer_unrun(struct call *c, int code, const char *msg)
 	tc_srv_free_call(c);
 }
 
+/*
+ * Returns a new string formatted from |fmt|, or NULL if out of memory: for
+ * a message that may name long paths, which a fixed buffer would cut, on
+ * a path taken only when something failed.  The caller frees it.
+ */
+static char	*msg_new(const char *, ...)
+		    __attribute__((format(printf, 1, 2)));
+
+static char *
+msg_new(const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	return rc < 0 ? NULL : m;
+}
+
 void
 tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
 {
@@ -252,9 +273,10 @@ end_unstarted(struct srv *s, struct call *c, enum tc_run_outcome outcome,
 static void
 start_call(struct srv *s, struct call *c)
 {
-	struct tc_diag d = { "", 0 };
-	char msg[400];
+	struct tc_diag d TC_UNINIT;
+	char *msg;
 
+	tc_diag_init(&d);
 	if (s->roots_broken) {
 		end_unstarted(s, c, TC_OUT_SPAWN, "The call was not run: the "
 		    "server could not confine calls to the client's roots; "
@@ -263,9 +285,10 @@ start_call(struct srv *s, struct call *c)
 	}
 	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
 		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
-		tc_text_fmt(msg, sizeof(msg), "the call could not be started: "
-		    "%s", d.msg);
-		end_unstarted(s, c, TC_OUT_SPAWN, msg);
+		msg = msg_new("the call could not be started: %s", d.msg);
+		end_unstarted(s, c, TC_OUT_SPAWN, msg != NULL ? msg :
+		    "the call could not be started: out of memory");
+		free(msg);
 		return;
 	}
 	tc_debug("call %s (pid %d)", c->call.tool->name, (int)c->run.pid);
@@ -291,10 +314,11 @@ start_queued(struct srv *s)
 void
 tc_srv_admit(struct srv *s, struct call *c)
 {
-	struct tc_diag d = { "", 0 };
-	char rule[256], msg[600];
+	struct tc_diag d TC_UNINIT;
+	char rule[256], *msg;
 	const char *by = NULL;
 
+	tc_diag_init(&d);
 	if (s->roots_broken) {
 		tc_srv_fail(s, c, "The call was not run: the server could "
 		    "not confine calls to the client's roots; see its log.");
@@ -312,11 +336,13 @@ tc_srv_admit(struct srv *s, struct call *c)
 	    &d) != 0) {
 		tc_log(TC_LOG_ERROR, "audit: %s: refusing calls until a "
 		    "record can be written", d.msg);
-		tc_text_fmt(msg, sizeof(msg),
-		    "The call was not run: its record "
-		    "could not be written to the audit log (%s), and nothing "
-		    "runs unrecorded. Tell the user.", d.msg);
-		tc_srv_fail(s, c, msg);
+		msg = msg_new("The call was not run: its record could not "
+		    "be written to the audit log (%s), and nothing runs "
+		    "unrecorded. Tell the user.", d.msg);
+		tc_srv_fail(s, c, msg != NULL ? msg : "The call was not run: "
+		    "its record could not be written to the audit log, and "
+		    "nothing runs unrecorded. Tell the user.");
+		free(msg);
 		return;
 	}
 	s->ncalls_total++;
@@ -335,8 +361,9 @@ static void
 deny(struct srv *s, struct call *c, const char *by, const char *rule,
     const char *msg)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 
+	tc_diag_init(&d);
 	if (tc_record_call(s, c, "denied", by, rule, msg, &d) != 0)
 		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
 	tc_srv_refuse(s, c, msg);
@@ -605,6 +632,10 @@ keep_pin(struct call *c, const struct tc_path *tp, unsigned kind,
 	return 0;
 }
 
+/* A deny rule in words: "'deny PATTERN' (line N)", a pattern as long as
+ * glob.h allows. */
+#define RULE_MAX	(TC_GLOB_MAX + 64)
+
 /*
  * Adds the path |user| names to |c|'s paths, resolved to where it really
  * leads, and checks it against the deny rules, as given and as resolved
@@ -620,15 +651,16 @@ static int
 add_path(struct srv *s, struct call *c, const char *user, unsigned access,
     int one_of)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	const struct tc_deny *rule = NULL;
 	struct resolved res, ent;
 	struct tc_path tp;
 	const char *grel;
-	char rs[320], *buf = NULL, **v = NULL, *gabs = NULL;
+	char *rs, *buf = NULL, **v = NULL, *gabs = NULL;
 	size_t n = 0;
 	int rc = 0, resolved;
 
+	tc_diag_init(&d);
 	memset(&res, 0, sizeof(res));
 	memset(&ent, 0, sizeof(ent));
 	if (tc_path_map(&s->pol, user, &tp, &d) != 0)
@@ -670,8 +702,11 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 	if (rule != NULL) {
 		if (!one_of) {
 			tc_path_denied(&d, user, rule);
-			tc_deny_str(rule, rs, sizeof(rs));
+			/* A pattern may be as long as a path. */
+			if ((rs = malloc(RULE_MAX)) != NULL)
+				tc_deny_str(rule, rs, RULE_MAX);
 			deny(s, c, "policy", rs, d.msg);
+			free(rs);
 			rc = -1;
 		}
 		goto out;
@@ -762,9 +797,10 @@ refuse_request(struct srv *s, struct tc_request *req,
     const struct tc_tool *t, const char *name, const cJSON *args,
     const char *by, int code, const char *msg)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct call c;
 
+	tc_diag_init(&d);
 	memset(&c, 0, sizeof(c));
 	c.req = req;
 	c.call.tool = t;
@@ -894,10 +930,11 @@ static void
 new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
     cJSON *args, char *uri)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct call *c;
-	char msg[640];
+	char *msg;
 
+	tc_diag_init(&d);
 	if (find_call(s, req->id_key) != NULL) {
 		refuse_request(s, req, t, NULL, args, "validation",
 		    TC_RPC_INVALID_REQUEST,
@@ -929,23 +966,28 @@ new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 	c->pfd = -1;
 	tc_run_init(&c->run);
 	if (req->has_nul) {
-		tc_text_fmt(msg, sizeof(msg), "invalid arguments for '%s': "
-		    "strings must not contain U+0000", t->name);
-		deny(s, c, "validation", NULL, msg);
+		msg = msg_new("invalid arguments for '%s': strings must not "
+		    "contain U+0000", t->name);
+		deny(s, c, "validation", NULL, msg != NULL ? msg :
+		    "invalid arguments");
+		free(msg);
 		return;
 	}
 	if (tc_args_check(t->args, args, &d) != 0) {
-		tc_text_fmt(msg, sizeof(msg), "invalid arguments for '%s': %s",
-		    t->name, d.msg);
-		deny(s, c, "validation", NULL, msg);
+		msg = msg_new("invalid arguments for '%s': %s", t->name,
+		    d.msg);
+		deny(s, c, "validation", NULL, msg != NULL ? msg :
+		    "invalid arguments");
+		free(msg);
 		return;
 	}
 	if (s->nqueued + s->nasking + s->nheld >= MAX_QUEUED) {
-		tc_text_fmt(msg, sizeof(msg),
-		    "the server is busy with %u calls "
-		    "and %u waiting; try again when one has finished",
-		    s->ncalls, s->nqueued + s->nasking + s->nheld);
-		deny(s, c, "busy", NULL, msg);
+		msg = msg_new("the server is busy with %u calls and %u "
+		    "waiting; try again when one has finished", s->ncalls,
+		    s->nqueued + s->nasking + s->nheld);
+		deny(s, c, "busy", NULL, msg != NULL ? msg :
+		    "the server is busy; try again when a call has finished");
+		free(msg);
 		return;
 	}
 	if (roots_pending(s)) {
@@ -1009,8 +1051,9 @@ on_cancel(void *ctx, const char *id_key)
 		return;
 	}
 	if (unlink_call(&s->held, &s->held_tail, c)) {
-		struct tc_diag d = { "", 0 };
+		struct tc_diag d TC_UNINIT;
 
+		tc_diag_init(&d);
 		s->nheld--;
 		if (tc_record_call(s, c, "cancelled", "client", NULL,
 		    "cancelled by the client while the server waited for "
@@ -1079,10 +1122,11 @@ reply_resource(struct call *c, const struct tc_answer *a)
 static void
 finish(struct srv *s, struct call *c)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct tc_answer a;
 	int rc;
 
+	tc_diag_init(&d);
 	rc = tc_run_take_answer(&c->run, &a);
 	tc_debug("call %s done in %lld ms", c->call.tool->name,
 	    (long long)(tc_now_ms() - c->run.start_ms));
@@ -1474,11 +1518,12 @@ resources_read(void *ctx, struct tc_request *req)
 	struct srv *s = ctx;
 	const struct tc_tool *t;
 	const cJSON *uri;
-	struct tc_diag d = { "", 0 };
-	char *path, *u, msg[300];
+	struct tc_diag d TC_UNINIT;
+	char *path, *u, *msg;
 	size_t n;
 	cJSON *args, *data;
 
+	tc_diag_init(&d);
 	if ((t = resource_tool(s)) == NULL) {
 		tc_proto_error(req, TC_RPC_METHOD_NOT_FOUND, "method not "
 		    "found: this server's policy offers no resources");
@@ -1506,11 +1551,13 @@ resources_read(void *ctx, struct tc_request *req)
 	cJSON_AddStringToObject(args, "path", path);
 	free(path);
 	if (tc_args_check(t->args, args, &d) != 0) {
-		tc_text_fmt(msg, sizeof(msg), "resource not found: %s", d.msg);
+		msg = msg_new("resource not found: %s", d.msg);
 		cJSON_Delete(args);
 		data = cJSON_CreateObject();
 		cJSON_AddStringToObject(data, "uri", uri->valuestring);
-		tc_proto_error_data(req, TC_RPC_RESOURCE_NOT_FOUND, msg, data);
+		tc_proto_error_data(req, TC_RPC_RESOURCE_NOT_FOUND,
+		    msg != NULL ? msg : "resource not found", data);
+		free(msg);
 		return;
 	}
 	if ((u = strdup(uri->valuestring)) == NULL) {
@@ -1665,6 +1712,28 @@ struct cmdline {
 };
 
 /*
+ * Says, when a directory given on the command line was already a root
+ * (|r|, its flags |before|) and the two ask for different access, what
+ * it is served with: one root, with the wider access.
+ */
+static void
+twice(const struct tc_root *r, unsigned before, unsigned flags)
+{
+	char at[32];
+
+	if (!((before ^ flags) & TC_ROOT_WRITE))
+		return;
+	if (r->line > 0)
+		snprintf(at, sizeof(at), "line %d", r->line);
+	else
+		snprintf(at, sizeof(at), "command line");
+	tc_warn("'%s' is given twice, %s (%s) and %s (command line): served "
+	    "once, writable", r->path, (before & TC_ROOT_WRITE) ? "writable" :
+	    "read-only", at, (flags & TC_ROOT_WRITE) ? "writable" :
+	    "read-only");
+}
+
+/*
  * Fills |pol| from the policy file, the positional directories and the
  * options, in that order, so that the options win.  Every error is printed
  * and counted; returns the count.
@@ -1677,6 +1746,7 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 	const char **names;
 	size_t k, n = 0;
 	int i, nerrors = 0, line;
+	unsigned before;
 
 	/* Before anything reads the table (an alias, the entry before it). */
 	if (tc_tools_validate(def->tools, def->ntools, &d) != 0)
@@ -1704,10 +1774,12 @@ load_policy(const struct tc_server *def, struct tc_policy *pol,
 	if (cl->policy != NULL)
 		tc_policy_load(pol, cl->policy, report_error, &nerrors, &d);
 	for (i = 0; i < ndirs; i++) {
-		if (tc_policy_add_root(pol, dirs[i], cl->rootflags, &d) != 0) {
+		if (tc_policy_add_root_once(pol, dirs[i], cl->rootflags, &k,
+		    &before, &d) != 0) {
 			tc_log(TC_LOG_ERROR, "cannot serve %s", d.msg);
 			nerrors++;
-		}
+		} else if (k != SIZE_MAX)
+			twice(&pol->roots[k], before, cl->rootflags);
 	}
 	if (cl->timeout_ms != 0) {
 		pol->limits.deadline_ms = cl->timeout_ms;
@@ -2248,6 +2320,12 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		    "DIR' in the policy instead");
 	tc_log_init(def->name, level);
 	nerrors = load_policy(def, &s.pol, &cl, argv + optind, argc - optind);
+	/* The tools first: the sandbox prepares only their profiles.  Then
+	 * every check of a start, for --check as well (start.c); a start
+	 * already refused still lists what else is wrong. */
+	build_tools(&s);
+	tc_srv_prepare(&s, cl.check ? TC_PREP_CHECK : nerrors > 0 ?
+	    TC_PREP_REFUSED : TC_PREP_START, report_error, &nerrors);
 	if (nerrors > 0)
 		tc_fatal("%d error%s%s", nerrors, nerrors == 1 ? "" : "s",
 		    cl.check ? "" : ": not starting");
@@ -2258,6 +2336,8 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		if (tc_policy_print(&s.pol, stdout) != 0)
 			tc_fatal("cannot write the policy: %s",
 			    strerror(errno));
+		tc_sandbox_release(&s.sb);
+		cJSON_Delete(s.tools);
 		tc_policy_release(&s.pol);
 		return 0;
 	}
@@ -2265,24 +2345,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	 * terminal), kept before everything else goes. */
 	tc_hook_env_capture();
 	scrub_environment();
-	/* The tools first: the sandbox prepares only their profiles. */
-	build_tools(&s);
-	if (tc_sandbox_init_profiles(&s.sb, &s.pol, s.profiles, &d) != 0)
-		tc_fatal("%s", d.msg);
-	if (s.sb.degraded & TC_DEGRADE_SECCOMP)
-		tc_warn("running without seccomp (--allow-degraded seccomp): "
-		    "a call may make any system call its other layers allow");
-	if (s.sb.degraded & TC_DEGRADE_LANDLOCK)
-		tc_warn("running without Landlock (--allow-degraded landlock): "
-		    "the allowed directories are enforced by path resolution "
-		    "only");
-	else
-		tc_debug("Landlock ABI %d in force", s.sb.landlock_abi);
 	build_instructions(&s);
-	if ((s.sb.degraded & TC_DEGRADE_NAMESPACES) &&
-	    (s.profiles & 1u << TC_PROFILE_SHELL_EXEC))
-		tc_warn("the kernel denies new namespaces: programs run "
-		    "without their own network, PID and user namespaces");
 	s.sigfd = make_sigfd();
 
 	memset(&pc, 0, sizeof(pc));
@@ -2306,22 +2369,15 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	 * while the server waits on each. */
 	tc_stream_grow(STDOUT_FILENO, 4 * TC_PIPE_BYTES);
 	tc_proto_init(&s.proto, &pc);
-	/* The log is opened before the spawner is forked, which then closes
-	 * it with every fd it does not need: the children it forks know the
-	 * log made now as one of the server's own files (own.h). */
-	if (s.pol.audit_file != NULL) {
-		struct tc_audit_opts ao;
-
-		memset(&ao, 0, sizeof(ao));
-		ao.path = s.pol.audit_file;
-		ao.key_file = s.pol.audit_key_file;
-		ao.sync = s.pol.audit_sync;
-		ao.rotate_bytes = s.pol.audit_rotate_bytes;
-		ao.keep = s.pol.audit_keep;
-		if (tc_audit_open(&s.audit, &ao, &d) != 0)
-			tc_fatal("audit log: %s", d.msg);
-		if (tc_record_start(&s, &d) != 0)
-			tc_fatal("audit log: %s", d.msg);
+	/* The log was opened (tc_srv_prepare()) before the spawner is
+	 * forked, which then closes it with every fd it does not need: the
+	 * children it forks know the log made now as one of the server's
+	 * own files (own.h). */
+	if (s.audit != NULL) {
+		if (tc_record_start(&s, &d) != 0) {
+			tc_log(TC_LOG_ERROR, "%s", d.msg);
+			tc_fatal("1 error: not starting");
+		}
 		if (tc_own_refresh(&s.pol) != 0)
 			tc_fatal("out of memory");
 	}

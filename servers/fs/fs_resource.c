@@ -104,7 +104,7 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 {
 	const char *user = tc_arg_str(call, "path");
 	const char *mime;
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct tc_path p;
 	struct stat st;
 	char *b64;
@@ -113,6 +113,7 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 	int fd, rc, is_text;
 	cJSON *o;
 
+	tc_diag_init(&d);
 	if ((rc = tc_path_map(call->policy, user, &p, &d)) != 0)
 		return fs_map_error(call, rc, &d, res);
 	fd = tc_path_open(call->policy, &p, O_PATH, 0, TC_ACCESS_READ);

@@ -49,9 +49,10 @@ static int
 open_mapped(const struct tc_call *call, const char *user, int flags,
     struct tc_path *p, struct tc_result *res)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	int fd, saved;
 
+	tc_diag_init(&d);
 	if ((fd = tc_path_open(call->policy, p, flags, 0,
 	    TC_ACCESS_READ)) < 0) {
 		saved = errno;
@@ -72,9 +73,10 @@ static int
 open_user_path(const struct tc_call *call, const char *user, int flags,
     struct tc_path *p, struct tc_result *res)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	int fd, saved, rc;
 
+	tc_diag_init(&d);
 	if ((rc = tc_path_map(call->policy, user, p, &d)) != 0) {
 		fs_map_error(call, rc, &d, res);
 		return -1;

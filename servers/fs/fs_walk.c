@@ -543,10 +543,11 @@ fs_walk_start(const struct tc_call *call, struct walk *w, struct tc_path *p,
     struct tc_result *res)
 {
 	const char *user = tc_arg_str(call, "path");
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	char *clean;
 	int fd, saved;
 
+	tc_diag_init(&d);
 	memset(w, 0, sizeof(*w));
 	w->pol = call->policy;
 	w->noatime = 1;

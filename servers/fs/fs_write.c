@@ -234,13 +234,14 @@ fs_target_open(const struct tc_call *call, const char *user, unsigned access,
 {
 	const struct tc_policy *pol = call->policy;
 	const struct tc_deny *rule;
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct tc_where w;
 	const char *why, *slash, *rootp;
 	char *rel = NULL, *parent = NULL;
 	size_t n;
 	long r;
 
+	tc_diag_init(&d);
 	memset(t, 0, sizeof(*t));
 	t->dfd = -1;
 	t->user = user;
@@ -797,7 +798,7 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 	const struct tc_policy *pol = call->policy;
 	const char *user = tc_arg_str(call, "path");
 	const struct tc_deny *rule;
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct tc_path p;
 	struct tc_where w = { NULL, NULL };
 	char *rel = NULL, **v = NULL, *abs = NULL;
@@ -807,6 +808,7 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 	long r;
 	cJSON *o;
 
+	tc_diag_init(&d);
 	if ((err = tc_path_map(pol, user, &p, &d)) != 0)
 		return fs_map_error(call, err, &d, res);
 	if (tc_path_check(pol, &p, TC_ACCESS_WRITE) != 0) {
@@ -1065,10 +1067,11 @@ check_tree(const struct tc_policy *pol, const struct target *src,
     const struct target *dst, const struct target *where, char *why,
     size_t len, int *denied)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct walk *wk;
 	int fd, rc;
 
+	tc_diag_init(&d);
 	*denied = 0;
 	if (!tc_deny_any(pol, TC_ACCESS_WRITE) && pol->nown == 0)
 		return 0;

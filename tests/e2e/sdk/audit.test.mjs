@@ -28,6 +28,7 @@ const TAIL = 75;		/* ,"hash":"<64 hex>"} */
 const TOKEN = `ghp_${'A1b2C3d4E5'.repeat(3)}abcdef`;	/* 36 after ghp_ */
 const SK = `sk-${'Ab1'.repeat(8)}`;			/* a token-shaped name */
 const SECRET = `glpat-${'Zy9'.repeat(8)}`;		/* a token in contents */
+const NOT_STARTING = 'toolcell-fs: 1 error: not starting\n';	/* a start refused */
 
 let tree;
 const base = await makeScratch('audit');	// policies, and directories of logs and keys
@@ -310,8 +311,9 @@ describe('the chain', () => {
 		const r = await runServer(['--policy', p]);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '');
-		assert.equal(r.stderr, `toolcell-fs: audit log: audit log '${log}': its last record `
-		    + `(seq 5) does not match its hash (altered); run 'toolcell-audit verify ${log}'\n`);
+		assert.equal(r.stderr, `toolcell-fs: error: audit log '${log}': its last record `
+		    + `(seq 5) does not match its hash (altered); run 'toolcell-audit verify ${log}'\n`
+		    + NOT_STARTING);
 		const v = await audit(['verify', log]);
 		assert.equal(v.status, 1);
 	});
@@ -325,16 +327,16 @@ describe('the chain', () => {
 		await (await startClient(['--policy', pk])).close();
 		let r = await runServer(['--policy', pn]);
 		assert.equal(r.status, 1);
-		assert.equal(r.stderr, `toolcell-fs: audit log: audit log '${log}' is keyed (its records `
-		    + 'carry "hmac"), but no audit key is set\n');
+		assert.equal(r.stderr, `toolcell-fs: error: audit log '${log}' is keyed (its records `
+		    + `carry "hmac"), but no audit key is set\n${NOT_STARTING}`);
 		const log2 = path.join(d, 'plain.jsonl');
 		const pn2 = await policy([`allow read ${tree.root}`, `audit ${log2}`]);
 		const pk2 = await policy([`allow read ${tree.root}`, `audit ${log2}`, `audit-key ${key.file}`]);
 		await (await startClient(['--policy', pn2])).close();
 		r = await runServer(['--policy', pk2]);
 		assert.equal(r.status, 1);
-		assert.equal(r.stderr, `toolcell-fs: audit log: audit log '${log2}' is a plain SHA-256 `
-		    + 'chain, but an audit key is set: start a new log for a keyed chain\n');
+		assert.equal(r.stderr, `toolcell-fs: error: audit log '${log2}' is a plain SHA-256 `
+		    + `chain, but an audit key is set: start a new log for a keyed chain\n${NOT_STARTING}`);
 	});
 
 	test('a key file others can read is refused at start', async () => {
@@ -346,8 +348,8 @@ describe('the chain', () => {
 		const r = await runServer(['--policy', p]);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '');
-		assert.equal(r.stderr, `toolcell-fs: audit log: audit key '${key.file}': readable or `
-		    + `writable by group or others (mode 0640): chmod 600 '${key.file}'\n`);
+		assert.equal(r.stderr, `toolcell-fs: error: audit key '${key.file}': readable or `
+		    + `writable by group or others (mode 0640): chmod 600 '${key.file}'\n${NOT_STARTING}`);
 	});
 
 	test('audit-rotate: a new file at the size, the chain going on across files', async () => {
@@ -426,15 +428,16 @@ describe('the chain', () => {
 		let r = await runServer(['--policy', p]);
 		assert.equal(r.status, 1);
 		assert.equal(r.stdout, '');
-		assert.equal(r.stderr, `toolcell-fs: audit log: cannot open audit log '${missing}': `
-		    + 'No such file or directory\n');
+		const dir = path.dirname(missing);
+		assert.equal(r.stderr, `toolcell-fs: error: cannot open audit log '${missing}': `
+		    + `no directory '${dir}' (make it with: mkdir -p -m 700 '${dir}')\n${NOT_STARTING}`);
 		const link = path.join(d, 'link.jsonl');
 		await fsp.symlink(path.join(d, 'target.jsonl'), link);
 		p = await policy([`allow read ${tree.root}`, `audit ${link}`]);
 		r = await runServer(['--policy', p]);
 		assert.equal(r.status, 1);
-		assert.equal(r.stderr, `toolcell-fs: audit log: audit log '${link}' is a symbolic link: `
-		    + 'name the file itself\n');
+		assert.equal(r.stderr, `toolcell-fs: error: audit log '${link}' is a symbolic link: `
+		    + `name the file itself\n${NOT_STARTING}`);
 		await assert.rejects(fsp.stat(path.join(d, 'target.jsonl')), { code: 'ENOENT' });
 	});
 });

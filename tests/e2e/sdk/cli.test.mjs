@@ -11,10 +11,11 @@
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { BUILD, REPO, makeTree, serverCommand } from './lib.mjs';
+import { BUILD, REPO, makeTree, serverCommand, serverIds } from './lib.mjs';
 
 const ON_TTY = path.join(BUILD, 'tests', 'on-tty');
 const HINT = "try 'toolcell-fs --help'";
@@ -31,6 +32,11 @@ let tree;
 
 before(async () => {
 	tree = await makeTree({ 'a.txt': 'alpha\n', 'two/b.txt': 'bravo\n' });
+	// Served writable below: the server's user's, or a start warns that
+	// calls cannot write in them.
+	const { uid, gid } = serverIds();
+	for (const d of [tree.root, tree.p('two')])
+		await fsp.chown(d, uid, gid);
 });
 
 after(async () => {

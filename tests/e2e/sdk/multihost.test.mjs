@@ -259,7 +259,7 @@ describe('three servers, one audit log', () => {
 			const r = await runServer(['--policy', await policy([`allow read ${tree.root}`,
 			    `audit ${log}`, `audit-key ${other}`])]);
 			assert.equal(r.status, 1);
-			assert.match(r.stderr, new RegExp(`^toolcell-fs: audit log: audit log '${log}': its `
+			assert.match(r.stderr, new RegExp(`^toolcell-fs: error: audit log '${log}': its `
 			    + 'last record \\(seq \\d+\\) does not match its MAC with this key \\(altered, '
 			    + 'or another key\\); run \'toolcell-audit verify --key KEY '));
 			await Promise.all(srvs.map((s, i) => call(s, 'read_text_file',

@@ -13,7 +13,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { call, runAs, serverCommand, startServer, textOf } from './lib.mjs';
+import { call, runAs, serverCommand, serverIds, startServer, textOf } from './lib.mjs';
 
 let base;
 
@@ -40,9 +40,13 @@ async function run(args, env) {
 before(async () => {
 	base = await fsp.realpath(await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-policy-')));
 	await fsp.chmod(base, 0o755);
+	const { uid, gid } = serverIds();
 	for (const d of ['proj', 'scratch', 'with space', 'extra']) {
 		await fsp.mkdir(path.join(base, d));
 		await fsp.chmod(path.join(base, d), 0o755);
+		// Some are served writable: the server's user's, or a start
+		// warns that calls cannot write in them.
+		await fsp.chown(path.join(base, d), uid, gid);
 	}
 	await fsp.writeFile(path.join(base, 'proj', 'a.txt'), 'alpha\n');
 	await fsp.chmod(path.join(base, 'proj', 'a.txt'), 0o644);

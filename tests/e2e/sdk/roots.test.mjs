@@ -18,8 +18,8 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	call, fileUri, logRecords, makeScratch, makeTree, runServer, serverCommand, sleep,
-	startServer, symlink, textOf, until, withTimeout,
+	call, fileUri, logRecords, makeScratch, makeTree, runServer, serverCommand, serverIds,
+	sleep, startServer, symlink, textOf, until, withTimeout,
 } from './lib.mjs';
 
 const ROOTS = { roots: { listChanged: true } };
@@ -90,6 +90,10 @@ before(async () => {
 		'scratch/s/z.txt': 'zulu\n',
 		'other/o.txt': 'oscar\n',
 	});
+	// Served writable: the server's user's, or a start warns that calls
+	// cannot write in it.
+	const { uid, gid } = serverIds();
+	await fsp.chown(tree.p('scratch'), uid, gid);
 	// Reading this takes seconds (64 GiB of zeros, no newline to skip to).
 	const fh = await fsp.open(tree.p('proj/huge'), 'w');
 	await fh.truncate(64 * 2 ** 30);
