@@ -1086,9 +1086,10 @@ catch_up(struct tc_audit *a, struct tc_diag *d)
  * directory would be made (with o->make_dir) or must exist; a log that
  * does not exist must be one the server could create; one that does must
  * be a regular file it can open to read and write, whose last whole
- * record checks out (with the key, if any) as catch_up() would find it.  A partial last
- * line is not an error, since a start cuts it off and records it; nor is
- * the lock another server holds, since servers share the log.
+ * record checks out (with the key, if any) as catch_up() would find it.
+ * A partial last line is not an error, since a start cuts it off and
+ * records it; nor is the lock another server holds, since servers share
+ * the log.
  */
 static int
 check_log(struct tc_audit *a, struct tc_diag *d)
