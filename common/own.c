@@ -294,17 +294,108 @@ in_a_root(const struct tc_policy *p, const char *path)
 	return 0;
 }
 
+/* Names where root |r| comes from in |origin| (32 bytes). */
+static void
+root_origin(const struct tc_root *r, char *origin, size_t size)
+{
+	if (r->line > 0)
+		snprintf(origin, size, "policy line %d", r->line);
+	else
+		snprintf(origin, size, "command line");
+}
+
+static void
+refuse_writable(struct collect *c, const struct item *it, const char *how,
+    const struct tc_root *r)
+{
+	char origin[32];
+
+	root_origin(r, origin, sizeof(origin));
+	problem(c, "%s '%s': %s the writable directory '%s' (%s): a call "
+	    "could change or replace it, or rename a directory above it and "
+	    "put another file in its place; keep it outside every writable "
+	    "directory", it->kind, it->path, how, r->path, origin);
+}
+
+/* Returns the writable root of |p| that is the directory |st| by
+ * identity, or NULL. */
+static const struct tc_root *
+writable_id(const struct tc_policy *p, const struct stat *st)
+{
+	const struct tc_root *r;
+	struct stat rs;
+	size_t i;
+
+	for (i = 0; i < p->nroots; i++) {
+		r = &p->roots[i];
+		if (!(r->flags & TC_ROOT_WRITE) ||
+		    (r->fd >= 0 ? fstat(r->fd, &rs) : stat(r->path, &rs)) != 0)
+			continue;
+		if (rs.st_dev == st->st_dev && rs.st_ino == st->st_ino)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Opens each directory on the way to canonical |where| in turn, from "/",
+ * and returns the writable root that one of them is by identity (a bind
+ * mount of it, or of a directory above it, shows the same device and
+ * inode), with that directory's path in |dir|; or NULL.  It stops where
+ * the path stops being a directory that can be opened.
+ */
+static const struct tc_root *
+ancestor_writable(const struct tc_policy *p, const char *where,
+    char dir[PATH_MAX])
+{
+	const struct tc_root *r = NULL;
+	struct stat st;
+	char name[NAME_MAX + 1];
+	const char *s = where;
+	size_t n;
+	int fd, nfd;
+
+	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return NULL;
+	snprintf(dir, PATH_MAX, "/");
+	for (;;) {
+		if (fstat(fd, &st) == 0 && (r = writable_id(p, &st)) != NULL)
+			break;
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		n = strcspn(s, "/");
+		snprintf(dir, PATH_MAX, "%.*s", (int)(s + n - where), where);
+		if (n > NAME_MAX)
+			break;
+		memcpy(name, s, n);
+		name[n] = '\0';
+		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		s += n;
+		close(fd);
+		if ((fd = nfd) < 0)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 /*
  * Reports |it| if it, or a link on its way, lies beneath a writable root:
- * one line, naming the first place found and its root.  Returns 1 if it
- * did, else 0.
+ * one line, naming the first place found and its root.  Beneath by path,
+ * or by identity: a directory on the way that is a writable root (the
+ * root is a bind mount of it, or it of the root).  Returns 1 if it did,
+ * else 0.
  */
 static int
 check_writable(struct collect *c, const struct item *it)
 {
 	const struct tc_root *r;
 	const char *where;
-	char origin[32], how[PATH_MAX + 64];
+	char how[PATH_MAX * 2 + 128], dir[PATH_MAX];
 	size_t i, k;
 
 	for (k = 0; k <= it->t.nlinks; k++) {
@@ -314,25 +405,28 @@ check_writable(struct collect *c, const struct item *it)
 			if (!(r->flags & TC_ROOT_WRITE) ||
 			    !beneath(where, r->path))
 				continue;
-			if (r->line > 0)
-				snprintf(origin, sizeof(origin),
-				    "policy line %d", r->line);
-			else
-				snprintf(origin, sizeof(origin),
-				    "command line");
 			if (k < it->t.nlinks)
 				snprintf(how, sizeof(how), "the symbolic link "
-				    "'%s' on the way to it lies", where);
+				    "'%s' on the way to it lies beneath", where);
 			else
-				snprintf(how, sizeof(how), "it lies");
-			problem(c, "%s '%s': %s beneath the writable "
-			    "directory '%s' (%s): a call could change or "
-			    "replace it, or rename a directory above it and "
-			    "put another file in its place; keep it outside "
-			    "every writable directory", it->kind, it->path,
-			    how, r->path, origin);
+				snprintf(how, sizeof(how), "it lies beneath");
+			refuse_writable(c, it, how, r);
 			return 1;
 		}
+	}
+	for (k = 0; k <= it->t.nlinks; k++) {
+		where = k < it->t.nlinks ? it->t.links[k] : it->t.final;
+		if ((r = ancestor_writable(c->p, where, dir)) == NULL)
+			continue;
+		if (k < it->t.nlinks)
+			snprintf(how, sizeof(how), "the directory '%s' on the "
+			    "way to the symbolic link '%s' on its way is, by "
+			    "identity (a bind mount),", dir, where);
+		else
+			snprintf(how, sizeof(how), "the directory '%s' on its "
+			    "way is, by identity (a bind mount),", dir);
+		refuse_writable(c, it, how, r);
+		return 1;
 	}
 	return 0;
 }

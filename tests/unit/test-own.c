@@ -25,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "glob.h"
@@ -299,6 +302,82 @@ test_relative_policy(void)
 	tc_policy_release(&p);
 }
 
+/*
+ * In a child, in a mount namespace of its own: binds T/|src| onto T/bw,
+ * serves T/bw (writable if |writable|) and collects the policy file
+ * T/r/conf/p.policy.  Returns the number of problems, with what was
+ * reported in |msg|; -1 if the child could not set it up.
+ */
+static int
+collect_bound(const char *src, int writable, char *msg, size_t size)
+{
+	struct tc_policy p;
+	struct tc_diag d;
+	ssize_t n;
+	pid_t pid;
+	int fds[2], status, got;
+
+	if (pipe(fds) != 0)
+		abort();
+	if ((pid = fork()) < 0)
+		abort();
+	if (pid == 0) {
+		close(fds[0]);
+		if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL,
+		    MS_REC | MS_PRIVATE, NULL) != 0 || mount(at(src), at("bw"),
+		    NULL, MS_BIND, NULL) != 0) {
+			perror("bind mount");
+			_exit(255);
+		}
+		tc_policy_init(&p);
+		if (tc_policy_add_root(&p, at("bw"), writable ?
+		    TC_ROOT_WRITE : 0, &d) != 0 || tc_policy_finish(&p,
+		    &d) != 0)
+			_exit(255);
+		reported[0] = '\0';
+		got = tc_own_collect(&p, at("r/conf/p.policy"), report, NULL);
+		if (write(fds[1], reported, strlen(reported)) < 0)
+			_exit(255);
+		_exit(got);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, size - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* A writable root that is a bind mount of a directory above an own
+ * file: the paths differ, the directories are one. */
+static void
+test_bind_mount(void)
+{
+	char msg[4096], want[4096];
+	int i;
+
+	if (geteuid() != 0) {
+		for (i = 0; i < 4; i++)
+			skip("bind mounts need root (a mount namespace)");
+		return;
+	}
+	must(mkdir(at("bw"), 0755), "bw");
+	is_int(collect_bound("r/conf", 1, msg, sizeof(msg)), 1, "a writable "
+	    "root bound from the policy's directory: refused");
+	snprintf(want, sizeof(want), "policy file '%s': the directory '%s' "
+	    "on its way is, by identity (a bind mount), the writable "
+	    "directory '%s' (command line): a call could change or replace "
+	    "it", at("r/conf/p.policy"), at("r/conf"), at("bw"));
+	like(msg, want, "the message names the directory and the root");
+	is_int(collect_bound("r", 1, msg, sizeof(msg)), 1, "bound from a "
+	    "directory further up: refused");
+	is_int(collect_bound("r/conf", 0, msg, sizeof(msg)), 0, "the same, "
+	    "read-only: served");
+	must(rmdir(at("bw")), "rmdir bw");
+}
+
 /* Maps and opens |user| for |access|; -1 with the message in |d|. */
 static int
 open_it(const struct tc_policy *p, const char *user, int flags,
@@ -408,6 +487,7 @@ main(void)
 	test_read_only();
 	test_writable();
 	test_relative_policy();
+	test_bind_mount();
 	test_open();
 	test_entries();
 	nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
