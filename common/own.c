@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "glob.h"
+#include "hook.h"
 #include "log.h"
 #include "own.h"
 #include "policy.h"
@@ -505,42 +506,128 @@ protect(struct collect *c, const struct item *it)
 }
 
 /*
- * Reads the interpreter the "#!" line of the file open as |fd| names into
- * |interp| (PATH_MAX bytes; made absolute as the kernel would, from "/",
- * the hook's working directory).  Returns 1 if it has one, 0 if not.
+ * Reads the "#!" line of the file open as |fd|: the interpreter it names
+ * into |interp| (PATH_MAX bytes; made absolute as the kernel would, from
+ * "/", the hook's working directory), and the one argument the kernel
+ * passes it, the rest of the line without its outer blanks, into |arg|
+ * (SHEBANG_MAX + 1 bytes; "" if none).  Returns 1 if it has one, 0 if not.
  */
 static int
-shebang(int fd, char *interp)
+shebang(int fd, char *interp, char *arg)
 {
-	char buf[SHEBANG_MAX + 1], *s;
+	char buf[SHEBANG_MAX + 1], *s, *e;
 	ssize_t n;
 	size_t len;
 
+	interp[0] = arg[0] = '\0';
 	do
 		n = pread(fd, buf, SHEBANG_MAX, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 2 || buf[0] != '#' || buf[1] != '!')
 		return 0;
 	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
 	for (s = buf + 2; *s == ' ' || *s == '\t'; s++)
 		;
-	len = strcspn(s, " \t\n");
+	len = strcspn(s, " \t");
 	if (len == 0 || len + 2 > PATH_MAX)
 		return 1;		/* a script, whose interpreter fails */
 	snprintf(interp, PATH_MAX, "%s%.*s", s[0] == '/' ? "" : "/",
 	    (int)len, s);
+	for (s += len; *s == ' ' || *s == '\t'; s++)
+		;
+	for (e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t');)
+		e--;
+	snprintf(arg, SHEBANG_MAX + 1, "%.*s", (int)(e - s), s);
 	return 1;
 }
 
 /*
- * Opens the consent hook as p->consent_hook_fd, checks it, and adds it
- * and the interpreters its "#!" lines name as items.
+ * Adds |name|, an argument given to the hook or to its interpreter, as an
+ * item if it is the path of a regular file: an absolute one, or one
+ * relative to "/", the hook's working directory.  Returns 0, or -1 out of
+ * memory.
+ */
+static int
+hook_arg(struct collect *c, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (name[0] == '\0' || snprintf(path, sizeof(path), "%s%s",
+	    name[0] == '/' ? "" : "/", name) >= (int)sizeof(path))
+		return 0;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return add_item(c, TC_OWN_HOOK_FILE, path) == NULL ? -1 : 0;
+}
+
+/* Returns 1 if the interpreter |interp| is env(1), which runs a program
+ * it finds through PATH. */
+static int
+is_env(const char *interp)
+{
+	const char *base = strrchr(interp, '/');
+
+	return strcmp(base != NULL ? base + 1 : interp, "env") == 0;
+}
+
+/*
+ * For a "#!" line that runs env(1) with |arg|: puts the program env will
+ * run in |prog| (PATH_MAX bytes; "" if none is found), searching the
+ * hook's PATH as env does.  Each place searched before it is added as an
+ * item too (a program put there later would run instead), and all of
+ * them if none is found.  Returns 0; -1 if it cannot be followed
+ * (options, several words: reported) or out of memory.
+ */
+static int
+env_program(struct collect *c, const char *arg, char *prog)
+{
+	const char *dir = TC_HOOK_PATH, *hook = c->p->consent_hook[0];
+	struct stat st;
+	size_t n;
+
+	prog[0] = '\0';
+	if (arg[0] == '\0')
+		return 0;		/* env alone runs nothing */
+	if (arg[0] == '-' || strpbrk(arg, " \t=") != NULL) {
+		problem(c, "%s '%s': its \"#!\" line runs env with '%s', "
+		    "which the server cannot follow to the program it runs; "
+		    "name the interpreter by its absolute path", TC_OWN_HOOK,
+		    hook, arg);
+		return -1;
+	}
+	if (strchr(arg, '/') != NULL) {
+		snprintf(prog, PATH_MAX, "%s%s", arg[0] == '/' ? "" : "/",
+		    arg);
+		return 0;
+	}
+	for (; *dir != '\0'; dir += n + (dir[n] == ':')) {
+		n = strcspn(dir, ":");
+		if (snprintf(prog, PATH_MAX, "%.*s/%s", (int)n, dir, arg) >=
+		    PATH_MAX)
+			continue;
+		if (stat(prog, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 0111))
+			return 0;	/* added by the caller */
+		if (add_item(c, TC_OWN_INTERPRETER, prog) == NULL)
+			return -1;
+	}
+	prog[0] = '\0';
+	return 0;
+}
+
+/*
+ * Opens the consent hook as p->consent_hook_fd, checks it, and adds it,
+ * the interpreters its "#!" lines name (through env(1) too), the
+ * arguments those lines give them and the hook's own arguments that are
+ * files, as items.
  */
 static void
 hook_items(struct collect *c)
 {
 	struct tc_policy *p = c->p;
-	char self[32], interp[PATH_MAX];
+	char self[32], interp[PATH_MAX], arg[SHEBANG_MAX + 1];
 	const char *prog = p->consent_hook[0];
 	struct stat st;
 	int fd, depth;
@@ -578,32 +665,39 @@ hook_items(struct collect *c)
 	if (add_id(p, &st, TC_OWN_HOOK) != 0)
 		c->nomem = 1;
 	p->consent_hook_fd = fd;
+	/* What the hook is given to read: "python3 ask.py", run from
+	 * "/". */
+	for (k = 1; p->consent_hook[k] != NULL; k++)
+		if (hook_arg(c, p->consent_hook[k]) != 0)
+			return;
 	/* Whether it is a script, read through the fd opened (a program
 	 * that may only be executed cannot be read, and is none). */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0 &&
 	    (fd = open(prog, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
-	p->consent_hook_script = shebang(fd, interp);
+	p->consent_hook_script = shebang(fd, interp, arg);
 	close(fd);
 	for (depth = 0; p->consent_hook_script && depth < INTERP_DEPTH &&
 	    interp[0] != '\0'; depth++) {
 		if (add_item(c, TC_OWN_INTERPRETER, interp) == NULL)
 			return;
+		if (is_env(interp)) {
+			/* The program env finds is the next interpreter. */
+			if (env_program(c, arg, interp) != 0)
+				return;
+			arg[0] = '\0';
+			continue;
+		}
+		if (hook_arg(c, arg) != 0)
+			return;
 		fd = open(interp, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			break;
-		interp[0] = '\0';
-		if (!shebang(fd, interp))
+		if (!shebang(fd, interp, arg))
 			interp[0] = '\0';
 		close(fd);
 	}
-	/* What the hook is given to read: "python3 /x/ask.py". */
-	for (k = 1; p->consent_hook[k] != NULL; k++)
-		if (p->consent_hook[k][0] == '/' &&
-		    stat(p->consent_hook[k], &st) == 0 && S_ISREG(st.st_mode) &&
-		    add_item(c, TC_OWN_HOOK_FILE, p->consent_hook[k]) == NULL)
-			return;
 }
 
 static int

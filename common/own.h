@@ -3,8 +3,11 @@
  *
  * A server trusts some files for its decisions: the policy file; the
  * consent hook, with the interpreter its "#!" line names (and that one's,
- * and so on) and every argument of it that is the absolute path of a
- * regular file; the audit log, its rotated files (LOG.1, LOG.new, ...)
+ * and so on; for env(1), the program it finds through the hook's PATH,
+ * TC_HOOK_PATH, and each place searched before it), the argument a "#!"
+ * line gives its interpreter and every argument of the hook that names a
+ * regular file (a relative one from "/", the hook's working directory);
+ * the audit log, its rotated files (LOG.1, LOG.new, ...)
  * and the directory that holds them; the audit key.  A call that could
  * change one of them could grant itself consent, hide what it did, or
  * rewrite the policy for the next start; one that could read the key could
@@ -13,7 +16,11 @@
  *  - refuses each one that a call could replace: one that lies beneath a
  *    writable root, at any depth (a read-only directory nested in a
  *    writable one is no shelter: the writable one can rename it), or that
- *    is reached through a symbolic link lying beneath one;
+ *    is reached through a symbolic link lying beneath one; beneath by
+ *    path, or by identity (a directory on the way that has the device and
+ *    inode of a writable root: one is a bind mount of the other); and a
+ *    hook whose "#!" line runs env(1) with options, which it cannot
+ *    follow;
  *
  *  - adds a built-in deny rule, for reading and writing, for each one
  *    that lies beneath a root: an exact rule (tc_deny.exact) on its

@@ -302,6 +302,101 @@ test_relative_policy(void)
 	tc_policy_release(&p);
 }
 
+/* Makes |p| a policy serving T/r read-only, with the hook |hook| given
+ * the one argument |arg| (or none). */
+static void
+hook_policy(struct tc_policy *p, const char *hook, const char *arg)
+{
+	struct tc_diag d;
+	char **argv;
+
+	tc_policy_init(p);
+	must(tc_policy_add_root(p, at("r"), 0, &d), d.msg);
+	if ((argv = calloc(3, sizeof(*argv))) == NULL ||
+	    (argv[0] = strdup(hook)) == NULL ||
+	    (arg != NULL && (argv[1] = strdup(arg)) == NULL))
+		abort();
+	p->consent_hook = argv;
+	must(tc_policy_finish(p, &d), d.msg);
+	reported[0] = '\0';
+	nreported = 0;
+}
+
+/* Returns the kind of own file |path| is by identity (followed), or "". */
+static const char *
+kind_of(const struct tc_policy *p, const char *path)
+{
+	const struct tc_deny *r;
+	struct stat st;
+
+	if (stat(path, &st) != 0 || (r = tc_own_stat(p, &st)) == NULL)
+		return "";
+	return r->own;
+}
+
+/* What the hook's "#!" lines and arguments name, as the kernel, env(1)
+ * and the hook, run from "/", would take them. */
+static void
+test_hook_lines(void)
+{
+	static const char *const path[] = { "/usr/local/bin/sh",
+	    "/usr/bin/sh", "/bin/sh" };
+	struct tc_policy p;
+	char text[PATH_MAX + 64], want[4096];
+	const char *sh = NULL;
+	size_t i;
+
+	/* The argument of a "#!" line is a file the interpreter reads. */
+	put("r/hooks/body", "exit 0\n", 0644);
+	snprintf(text, sizeof(text), "#!/bin/sh  %s \n", at("r/hooks/body"));
+	put("r/hooks/sharg", text, 0755);
+	hook_policy(&p, at("r/hooks/sharg"), NULL);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "#! with an "
+	    "argument: collected");
+	is_str(kind_of(&p, at("r/hooks/body")), TC_OWN_HOOK_FILE, "the file "
+	    "a \"#!\" line gives its interpreter is an own file");
+	ok(tc_deny_match(&p, at("r/hooks/body"), "hooks/body",
+	    TC_ACCESS_READ) != NULL, "and refused by name");
+	tc_policy_release(&p);
+
+	/* A relative argument of the hook names a file from "/". */
+	hook_policy(&p, at("r/hooks/ask"), at("r/hooks/ask.conf") + 1);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "a relative "
+	    "argument: collected");
+	is_str(kind_of(&p, at("r/hooks/ask.conf")), TC_OWN_HOOK_FILE,
+	    "a relative argument of the hook, taken from /, is an own file");
+	tc_policy_release(&p);
+
+	/* env(1) runs what it finds through the hook's PATH. */
+	for (i = 0; i < TC_NITEMS(path) && sh == NULL; i++)
+		if (access(path[i], X_OK) == 0)
+			sh = path[i];
+	put("r/hooks/env", "#!/usr/bin/env sh\nexit 0\n", 0755);
+	hook_policy(&p, at("r/hooks/env"), NULL);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "#!/usr/bin/env "
+	    "sh: collected");
+	is_str(kind_of(&p, "/usr/bin/env"), TC_OWN_INTERPRETER, "env is an "
+	    "interpreter");
+	if (sh == NULL)
+		skip("no sh in the hook's PATH");
+	else
+		is_str(kind_of(&p, sh), TC_OWN_INTERPRETER, "and so is the sh "
+		    "it finds through the hook's PATH (%s)", sh);
+	tc_policy_release(&p);
+
+	/* Options to env: refused, not guessed. */
+	put("r/hooks/envs", "#!/usr/bin/env -S sh -e\nexit 0\n", 0755);
+	hook_policy(&p, at("r/hooks/envs"), NULL);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 1, "#!/usr/bin/env "
+	    "-S ...: refused");
+	snprintf(want, sizeof(want), "consent hook '%s': its \"#!\" line "
+	    "runs env with '-S sh -e', which the server cannot follow to the "
+	    "program it runs; name the interpreter by its absolute path\n",
+	    at("r/hooks/envs"));
+	is_str(reported, want, "saying why");
+	tc_policy_release(&p);
+}
+
 /*
  * In a child, in a mount namespace of its own: binds T/|src| onto T/bw,
  * serves T/bw (writable if |writable|) and collects the policy file
@@ -488,6 +583,7 @@ main(void)
 	test_writable();
 	test_relative_policy();
 	test_bind_mount();
+	test_hook_lines();
 	test_open();
 	test_entries();
 	nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
