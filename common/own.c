@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "glob.h"
@@ -22,6 +23,11 @@
 #define LINKS_MAX	40	/* symbolic links followed, as the kernel does */
 #define INTERP_DEPTH	4	/* "#!" interpreters that are scripts, in turn */
 #define SHEBANG_MAX	256	/* bytes of a "#!" line read */
+
+/* statfs(2) f_type of the filesystems whose readdir d_ino may differ
+ * from stat's st_ino (linux/magic.h). */
+#define OVERLAYFS_MAGIC	0x794c7630
+#define FUSE_MAGIC	0x65735546
 
 /* A path as the server opens it: where each symbolic link met on the way
  * lies, and where it ends. */
@@ -845,16 +851,40 @@ tc_own_fd(const struct tc_policy *p, int fd, const struct tc_deny **rule)
 	return 0;
 }
 
+int
+tc_own_fstype_exact(unsigned long type)
+{
+	/* overlayfs: a directory's d_ino is its layer's inode when the
+	 * layers are on several filesystems without xino; FUSE: d_ino is
+	 * whatever the daemon says. */
+	return type != OVERLAYFS_MAGIC && type != FUSE_MAGIC;
+}
+
+int
+tc_own_dir_exact(int dirfd)
+{
+	struct statfs sf;
+
+	if (fstatfs(dirfd, &sf) != 0)
+		return 0;		/* cannot be told: stat each entry */
+	return tc_own_fstype_exact((unsigned long)sf.f_type);
+}
+
 const struct tc_deny *
 tc_own_entry(const struct tc_policy *p, int dirfd, const char *name,
     ino_t ino)
 {
 	struct stat st;
-	size_t i;
+	size_t i = 0;
 
-	if ((i = first_ino(p, ino)) == p->nown || p->own[i].ino != ino)
+	if (ino != 0 &&
+	    ((i = first_ino(p, ino)) == p->nown || p->own[i].ino != ino))
 		return NULL;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return &p->own[i].rule;		/* gone, or hidden: out */
-	return tc_own_stat(p, &st);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return tc_own_stat(p, &st);
+	/* An own file's inode, gone or hidden: out.  Without one (|ino|
+	 * 0), an entry gone is no own file; one hidden may be. */
+	if (p->nown == 0 || (ino == 0 && errno == ENOENT))
+		return NULL;
+	return &p->own[i].rule;
 }

@@ -99,12 +99,28 @@ int	tc_own_fd(const struct tc_policy *p, int fd,
 	    const struct tc_deny **rule);
 
 /*
+ * Returns 1 if readdir's d_ino in the directory open as |dirfd| can be
+ * taken for the entry's st_ino; 0 if not (overlayfs, FUSE: see
+ * tc_own_fstype_exact()), or if fstatfs() fails.  A caller asks once per
+ * directory, and passes 0 for |ino| to tc_own_entry() when it says 0.
+ */
+int	tc_own_dir_exact(int dirfd);
+
+/* The decision of tc_own_dir_exact() on a statfs f_type: 0 for overlayfs
+ * (a directory's d_ino is its layer's, not its st_ino, when the layers lie
+ * on several filesystems without xino) and FUSE (d_ino is the daemon's
+ * word), 1 for every other. */
+int	tc_own_fstype_exact(unsigned long type);
+
+/*
  * Returns the rule refusing the entry |name| of the directory |dirfd|,
  * whose inode readdir gave as |ino|, if it is an own file; else NULL.
  * Only an entry whose |ino| is an own file's is stat'ed, so that a
  * listing pays nothing for the others; one that cannot be stat'ed is
- * refused.  (A bind mount onto an entry shows the inode beneath it and is
- * listed, but opening it is refused.)
+ * refused.  With |ino| 0 (the directory's d_ino cannot be trusted:
+ * tc_own_dir_exact()), every entry is stat'ed, and one that cannot be
+ * (but for one gone), while there are own files, is refused.  (A bind mount onto an entry
+ * shows the inode beneath it and is listed, but opening it is refused.)
  */
 const struct tc_deny *tc_own_entry(const struct tc_policy *p, int dirfd,
 	    const char *name, ino_t ino);

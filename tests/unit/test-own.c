@@ -473,6 +473,122 @@ test_bind_mount(void)
 	must(rmdir(at("bw")), "rmdir bw");
 }
 
+/*
+ * In a child, in a mount namespace of its own: T/ovm, an overlay of T/r
+ * (lower) and a tmpfs (upper), layers on two filesystems without xino,
+ * served read-only with its log in T/ovm/logs; lists T/ovm.  Returns the
+ * OV_* bits seen, or -1 if it could not be set up.
+ */
+#define OV_DINO_DIFFERS	1	/* "logs": d_ino is not its st_ino */
+#define OV_BY_DINO	2	/* tc_own_entry() with d_ino finds it */
+#define OV_DECIDED	4	/* as the tools now call it, finds it */
+#define OV_NOT_EXACT	8	/* tc_own_dir_exact() says no */
+static int
+overlay_listing(void)
+{
+	struct tc_policy p;
+	struct tc_diag d;
+	struct dirent *de;
+	struct stat st;
+	char opts[PATH_MAX * 3 + 64];
+	pid_t pid;
+	DIR *dir;
+	int status, bits = 0, exact;
+
+	if ((pid = fork()) < 0)
+		abort();
+	if (pid == 0) {
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,"
+		    "workdir=%s,xino=off", at("r"), at("ovup/u"),
+		    at("ovup/w"));
+		if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL,
+		    MS_REC | MS_PRIVATE, NULL) != 0 || mount("none",
+		    at("ovup"), "tmpfs", 0, NULL) != 0 ||
+		    mkdir(at("ovup/u"), 0755) != 0 ||
+		    mkdir(at("ovup/w"), 0755) != 0 || mount("overlay",
+		    at("ovm"), "overlay", 0, opts) != 0)
+			_exit(255);
+		tc_policy_init(&p);
+		if (tc_policy_add_root(&p, at("ovm"), 0, &d) != 0 ||
+		    (p.audit_file = strdup(at("ovm/logs/fs.log"))) == NULL ||
+		    tc_policy_finish(&p, &d) != 0 ||
+		    tc_own_collect(&p, NULL, report, NULL) != 0 ||
+		    (dir = opendir(at("ovm"))) == NULL)
+			_exit(255);
+		exact = tc_own_dir_exact(dirfd(dir));
+		bits |= exact ? 0 : OV_NOT_EXACT;
+		while ((de = readdir(dir)) != NULL) {
+			if (strcmp(de->d_name, "logs") != 0)
+				continue;
+			if (fstatat(dirfd(dir), "logs", &st, 0) == 0 &&
+			    st.st_ino != de->d_ino)
+				bits |= OV_DINO_DIFFERS;
+			if (tc_own_entry(&p, dirfd(dir), de->d_name,
+			    de->d_ino) != NULL)
+				bits |= OV_BY_DINO;
+			if (tc_own_entry(&p, dirfd(dir), de->d_name,
+			    exact ? de->d_ino : 0) != NULL)
+				bits |= OV_DECIDED;
+		}
+		_exit(bits);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Listings on filesystems whose d_ino is not st_ino. */
+static void
+test_dino(void)
+{
+	struct tc_policy p;
+	int bits, i;
+
+	ok(!tc_own_fstype_exact(0x794c7630), "overlayfs: d_ino not trusted");
+	ok(!tc_own_fstype_exact(0x65735546), "FUSE: d_ino not trusted");
+	ok(tc_own_fstype_exact(0xef53) && tc_own_fstype_exact(0x01021994) &&
+	    tc_own_fstype_exact(0x58465342) && tc_own_fstype_exact(0x9123683e),
+	    "ext4, tmpfs, xfs, btrfs: trusted");
+	ok(!tc_own_dir_exact(-1), "a directory that cannot be told: not "
+	    "trusted");
+
+	/* Without d_ino, each entry is stat'ed. */
+	policy(&p, 1, at("r/hooks/ask"));
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "collect");
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/hl"), 0) != NULL, "no d_ino: a "
+	    "hard link to the key is found by stat");
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/link"), 0) == NULL, "an entry "
+	    "that is none is not");
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/gone"), 0) == NULL, "one gone "
+	    "is not");
+	tc_policy_release(&p);
+
+	if (geteuid() != 0) {
+		for (i = 0; i < 3; i++)
+			skip("overlayfs needs root (a mount namespace)");
+		return;
+	}
+	must(mkdir(at("ovup"), 0755), "ovup");
+	must(mkdir(at("ovm"), 0755), "ovm");
+	bits = overlay_listing();
+	if (bits < 0) {
+		for (i = 0; i < 3; i++)
+			skip("overlayfs could not be mounted here");
+	} else {
+		ok(bits & OV_NOT_EXACT, "an overlay: d_ino not trusted");
+		if (bits & OV_DINO_DIFFERS)
+			ok(!(bits & OV_BY_DINO), "the log's directory, by "
+			    "d_ino: missed (what the listings did)");
+		else
+			skip("this kernel's overlay gave d_ino == st_ino");
+		ok(bits & OV_DECIDED, "the log's directory, as the listings "
+		    "now decide: found");
+	}
+	rmdir(at("ovup"));
+	rmdir(at("ovm"));
+}
+
 /* Maps and opens |user| for |access|; -1 with the message in |d|. */
 static int
 open_it(const struct tc_policy *p, const char *user, int flags,
@@ -584,6 +700,7 @@ main(void)
 	test_relative_policy();
 	test_bind_mount();
 	test_hook_lines();
+	test_dino();
 	test_open();
 	test_entries();
 	nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
