@@ -757,11 +757,18 @@ tc_own_collect(struct tc_policy *p, const char *policy_file,
 	c.report = report;
 	c.ctx = ctx;
 	if (policy_file != NULL) {
-		if (policy_file[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
+		/* Relative: from the working directory, which must be
+		 * known (a relative path is not taken from "/"). */
+		if (policy_file[0] == '/') {
+			add_item(&c, TC_OWN_POLICY, policy_file);
+		} else if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			problem(&c, "%s '%s': where it lies cannot be told: "
+			    "the working directory: %s", TC_OWN_POLICY,
+			    policy_file, strerror(errno));
+		} else {
 			snprintf(abs, sizeof(abs), "%s/%s", cwd, policy_file);
-		else
-			snprintf(abs, sizeof(abs), "%s", policy_file);
-		add_item(&c, TC_OWN_POLICY, abs);
+			add_item(&c, TC_OWN_POLICY, abs);
+		}
 	}
 	if (p->consent_hook != NULL && p->consent_hook[0] != NULL)
 		hook_items(&c);

@@ -300,6 +300,20 @@ test_relative_policy(void)
 	    "it lies beneath the writable directory '%s'", at("w"), at("w"));
 	like(reported, want, "named as the server opened it");
 	tc_policy_release(&p);
+
+	/* A working directory that is gone: where the policy lies cannot
+	 * be told, and is not guessed. */
+	must(mkdir(at("gone"), 0755), "gone");
+	must(chdir(at("gone")), "chdir gone");
+	must(rmdir(at("gone")), "rmdir gone");
+	policy(&p, 0, at("r/hooks/ask"));
+	n = tc_own_collect(&p, "rel.policy", report, NULL);
+	must(chdir(cwd), "chdir back");
+	is_int(n, 1, "a relative policy file, the working directory gone: "
+	    "refused");
+	like(reported, "policy file 'rel.policy': where it lies cannot be "
+	    "told: the working directory: ", "saying why");
+	tc_policy_release(&p);
 }
 
 /* Makes |p| a policy serving T/r read-only, with the hook |hook| given
