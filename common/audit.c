@@ -34,6 +34,7 @@
 
 #include "audit.h"
 #include "buf.h"
+#include "log.h"
 #include "text.h"
 
 /* Nettle 4 dropped the length argument of the digest functions. */
@@ -1236,17 +1237,46 @@ tc_audit_close(struct tc_audit *a)
 /* --- Rotation --- */
 
 /*
+ * Moves path.N+1 back to path.N for N from |lo| to |hi|, undoing a shift()
+ * that moved those: lowest first, as path.|lo| is free.  Stops at the
+ * first that fails (going on would leave a gap lower down).
+ */
+static void
+unshift(const struct tc_audit *a, unsigned lo, unsigned hi)
+{
+	char from[PATH_MAX], to[PATH_MAX];
+	unsigned i;
+
+	for (i = lo; i >= 1 && i <= hi; i++) {
+		name_with(from, a->path, i + 1);
+		name_with(to, a->path, i);
+		if (rename(from, to) != 0) {
+			tc_warn("audit log '%s': cannot undo a rotation cut "
+			    "short: renaming '%s' back to '%s': %s", a->path,
+			    from, to, strerror(errno));
+			return;
+		}
+	}
+}
+
+/*
  * Moves path.N to path.N+1 for every rotated file, from the oldest, and
  * removes those that would pass |keep|, so that path.1 is free.  Rotated
  * files are numbered without gaps: the first missing N ends the list.
+ * Sets *|lo| and *|hi| to the lowest and highest N moved (0 and 0 if
+ * none), for unshift().  A failure undoes what it moved (what it removed
+ * stays removed: the oldest, which would be gone after the rotation).
  */
 static int
-shift(const struct tc_audit *a, struct tc_diag *d)
+shift(const struct tc_audit *a, unsigned *lo, unsigned *hi,
+    struct tc_diag *d)
 {
 	char from[PATH_MAX], to[PATH_MAX];
 	struct stat sb;
 	unsigned n, i;
+	int rc;
 
+	*lo = *hi = 0;
 	for (n = 0; n < ROTATED_MAX; n++) {
 		name_with(from, a->path, n + 1);
 		if (lstat(from, &sb) != 0 && errno == ENOENT)
@@ -1263,9 +1293,17 @@ shift(const struct tc_audit *a, struct tc_diag *d)
 			if (unlink(from) != 0 && errno != ENOENT)
 				return tc_diag_errno(d, TC_ESYS, "cannot "
 				    "rotate audit log: removing '%s'", from);
-		} else if (rename(from, to) != 0)
-			return tc_diag_errno(d, TC_ESYS, "cannot rotate "
-			    "audit log: renaming '%s' to '%s'", from, to);
+		} else if (rename(from, to) != 0) {
+			rc = tc_diag_errno(d, TC_ESYS, "cannot rotate audit "
+			    "log: renaming '%s' to '%s'", from, to);
+			unshift(a, *lo, *hi);
+			*lo = *hi = 0;
+			return rc;
+		} else {
+			if (*hi == 0)
+				*hi = i;
+			*lo = i;
+		}
 	}
 	return 0;
 }
@@ -1298,12 +1336,15 @@ sync_dir(const struct tc_audit *a, struct tc_diag *d)
  * a file, and that file is locked until this writer is done: another
  * writer waiting for the old file's lock finds, once it has it, that the
  * name leads elsewhere, and follows it (hold()).  A failure at any step
- * leaves the log as it was.  The chain goes on in the new file.
+ * leaves the log as it was, its rotated files moved back (unshift()), so
+ * that no gap hides the older ones from the readers.  The chain goes on in
+ * the new file.
  */
 static int
 rotate(struct tc_audit *a, struct tc_diag *d)
 {
 	char tmp[PATH_MAX], one[PATH_MAX];
+	unsigned lo, hi;
 	int fd, rc;
 
 	name_with(tmp, a->path, 0);
@@ -1321,15 +1362,17 @@ rotate(struct tc_audit *a, struct tc_diag *d)
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0)
 		rc = tc_diag_errno(d, TC_ESYS, "cannot rotate audit log: "
 		    "locking '%s'", tmp);
-	else if ((rc = shift(a, d)) != 0)
+	else if ((rc = shift(a, &lo, &hi, d)) != 0)
 		;
-	else if (link(a->path, one) != 0)
+	else if (link(a->path, one) != 0) {
 		rc = tc_diag_errno(d, TC_ESYS, "cannot rotate audit log: "
 		    "linking '%s' as '%s'", a->path, one);
-	else if (rename(tmp, a->path) != 0) {
+		unshift(a, lo, hi);
+	} else if (rename(tmp, a->path) != 0) {
 		rc = tc_diag_errno(d, TC_ESYS, "cannot rotate audit log: "
 		    "renaming '%s' to '%s'", tmp, a->path);
 		unlink(one);
+		unshift(a, lo, hi);
 	}
 	if (rc != 0) {
 		unlink(tmp);

@@ -39,7 +39,7 @@ static const char *const env_names[] = {
 };
 
 /* The hook's PATH: not const, as execve() wants the strings. */
-static char env_path[] = "PATH=/usr/local/bin:/usr/bin:/bin";
+static char env_path[] = "PATH=" TC_HOOK_PATH;
 
 /* "NAME=value" for each of env_names that was set, or NULL. */
 static char *env_kept[TC_NITEMS(env_names)];

@@ -11,9 +11,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/vfs.h>
 #include <unistd.h>
 
 #include "glob.h"
+#include "hook.h"
 #include "log.h"
 #include "own.h"
 #include "policy.h"
@@ -21,6 +23,11 @@
 #define LINKS_MAX	40	/* symbolic links followed, as the kernel does */
 #define INTERP_DEPTH	4	/* "#!" interpreters that are scripts, in turn */
 #define SHEBANG_MAX	256	/* bytes of a "#!" line read */
+
+/* statfs(2) f_type of the filesystems whose readdir d_ino may differ
+ * from stat's st_ino (linux/magic.h). */
+#define OVERLAYFS_MAGIC	0x794c7630
+#define FUSE_MAGIC	0x65735546
 
 /* A path as the server opens it: where each symbolic link met on the way
  * lies, and where it ends. */
@@ -294,17 +301,109 @@ in_a_root(const struct tc_policy *p, const char *path)
 	return 0;
 }
 
+/* Names where root |r| comes from in |origin| (32 bytes). */
+static void
+root_origin(const struct tc_root *r, char *origin, size_t size)
+{
+	/* What made it writable: a policy line, or --write. */
+	if (r->write_line > 0)
+		snprintf(origin, size, "policy line %d", r->write_line);
+	else
+		snprintf(origin, size, "command line");
+}
+
+static void
+refuse_writable(struct collect *c, const struct item *it, const char *how,
+    const struct tc_root *r)
+{
+	char origin[32];
+
+	root_origin(r, origin, sizeof(origin));
+	problem(c, "%s '%s': %s the writable directory '%s' (%s): a call "
+	    "could change or replace it, or rename a directory above it and "
+	    "put another file in its place; keep it outside every writable "
+	    "directory", it->kind, it->path, how, r->path, origin);
+}
+
+/* Returns the writable root of |p| that is the directory |st| by
+ * identity, or NULL. */
+static const struct tc_root *
+writable_id(const struct tc_policy *p, const struct stat *st)
+{
+	const struct tc_root *r;
+	struct stat rs;
+	size_t i;
+
+	for (i = 0; i < p->nroots; i++) {
+		r = &p->roots[i];
+		if (!(r->flags & TC_ROOT_WRITE) ||
+		    (r->fd >= 0 ? fstat(r->fd, &rs) : stat(r->path, &rs)) != 0)
+			continue;
+		if (rs.st_dev == st->st_dev && rs.st_ino == st->st_ino)
+			return r;
+	}
+	return NULL;
+}
+
+/*
+ * Opens each directory on the way to canonical |where| in turn, from "/",
+ * and returns the writable root that one of them is by identity (a bind
+ * mount of it, or of a directory above it, shows the same device and
+ * inode), with that directory's path in |dir|; or NULL.  It stops where
+ * the path stops being a directory that can be opened.
+ */
+static const struct tc_root *
+ancestor_writable(const struct tc_policy *p, const char *where,
+    char dir[PATH_MAX])
+{
+	const struct tc_root *r = NULL;
+	struct stat st;
+	char name[NAME_MAX + 1];
+	const char *s = where;
+	size_t n;
+	int fd, nfd;
+
+	if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return NULL;
+	snprintf(dir, PATH_MAX, "/");
+	for (;;) {
+		if (fstat(fd, &st) == 0 && (r = writable_id(p, &st)) != NULL)
+			break;
+		while (*s == '/')
+			s++;
+		if (*s == '\0')
+			break;
+		n = strcspn(s, "/");
+		snprintf(dir, PATH_MAX, "%.*s", (int)(s + n - where), where);
+		if (n > NAME_MAX)
+			break;
+		memcpy(name, s, n);
+		name[n] = '\0';
+		nfd = openat(fd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+		    O_CLOEXEC);
+		s += n;
+		close(fd);
+		if ((fd = nfd) < 0)
+			break;
+	}
+	if (fd >= 0)
+		close(fd);
+	return r;
+}
+
 /*
  * Reports |it| if it, or a link on its way, lies beneath a writable root:
- * one line, naming the first place found and its root.  Returns 1 if it
- * did, else 0.
+ * one line, naming the first place found and its root.  Beneath by path,
+ * or by identity: a directory on the way that is a writable root (the
+ * root is a bind mount of it, or it of the root).  Returns 1 if it did,
+ * else 0.
  */
 static int
 check_writable(struct collect *c, const struct item *it)
 {
 	const struct tc_root *r;
 	const char *where;
-	char origin[32], how[PATH_MAX + 64];
+	char how[PATH_MAX * 2 + 128], dir[PATH_MAX];
 	size_t i, k;
 
 	for (k = 0; k <= it->t.nlinks; k++) {
@@ -314,25 +413,28 @@ check_writable(struct collect *c, const struct item *it)
 			if (!(r->flags & TC_ROOT_WRITE) ||
 			    !beneath(where, r->path))
 				continue;
-			if (r->write_line > 0)
-				snprintf(origin, sizeof(origin),
-				    "policy line %d", r->write_line);
-			else
-				snprintf(origin, sizeof(origin),
-				    "command line");
 			if (k < it->t.nlinks)
 				snprintf(how, sizeof(how), "the symbolic link "
-				    "'%s' on the way to it lies", where);
+				    "'%s' on the way to it lies beneath", where);
 			else
-				snprintf(how, sizeof(how), "it lies");
-			problem(c, "%s '%s': %s beneath the writable "
-			    "directory '%s' (%s): a call could change or "
-			    "replace it, or rename a directory above it and "
-			    "put another file in its place; keep it outside "
-			    "every writable directory", it->kind, it->path,
-			    how, r->path, origin);
+				snprintf(how, sizeof(how), "it lies beneath");
+			refuse_writable(c, it, how, r);
 			return 1;
 		}
+	}
+	for (k = 0; k <= it->t.nlinks; k++) {
+		where = k < it->t.nlinks ? it->t.links[k] : it->t.final;
+		if ((r = ancestor_writable(c->p, where, dir)) == NULL)
+			continue;
+		if (k < it->t.nlinks)
+			snprintf(how, sizeof(how), "the directory '%s' on the "
+			    "way to the symbolic link '%s' on its way is, by "
+			    "identity (a bind mount),", dir, where);
+		else
+			snprintf(how, sizeof(how), "the directory '%s' on its "
+			    "way is, by identity (a bind mount),", dir);
+		refuse_writable(c, it, how, r);
+		return 1;
 	}
 	return 0;
 }
@@ -411,42 +513,128 @@ protect(struct collect *c, const struct item *it)
 }
 
 /*
- * Reads the interpreter the "#!" line of the file open as |fd| names into
- * |interp| (PATH_MAX bytes; made absolute as the kernel would, from "/",
- * the hook's working directory).  Returns 1 if it has one, 0 if not.
+ * Reads the "#!" line of the file open as |fd|: the interpreter it names
+ * into |interp| (PATH_MAX bytes; made absolute as the kernel would, from
+ * "/", the hook's working directory), and the one argument the kernel
+ * passes it, the rest of the line without its outer blanks, into |arg|
+ * (SHEBANG_MAX + 1 bytes; "" if none).  Returns 1 if it has one, 0 if not.
  */
 static int
-shebang(int fd, char *interp)
+shebang(int fd, char *interp, char *arg)
 {
-	char buf[SHEBANG_MAX + 1], *s;
+	char buf[SHEBANG_MAX + 1], *s, *e;
 	ssize_t n;
 	size_t len;
 
+	interp[0] = arg[0] = '\0';
 	do
 		n = pread(fd, buf, SHEBANG_MAX, 0);
 	while (n < 0 && errno == EINTR);
 	if (n < 2 || buf[0] != '#' || buf[1] != '!')
 		return 0;
 	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
 	for (s = buf + 2; *s == ' ' || *s == '\t'; s++)
 		;
-	len = strcspn(s, " \t\n");
+	len = strcspn(s, " \t");
 	if (len == 0 || len + 2 > PATH_MAX)
 		return 1;		/* a script, whose interpreter fails */
 	snprintf(interp, PATH_MAX, "%s%.*s", s[0] == '/' ? "" : "/",
 	    (int)len, s);
+	for (s += len; *s == ' ' || *s == '\t'; s++)
+		;
+	for (e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t');)
+		e--;
+	snprintf(arg, SHEBANG_MAX + 1, "%.*s", (int)(e - s), s);
 	return 1;
 }
 
 /*
- * Opens the consent hook as p->consent_hook_fd, checks it, and adds it
- * and the interpreters its "#!" lines name as items.
+ * Adds |name|, an argument given to the hook or to its interpreter, as an
+ * item if it is the path of a regular file: an absolute one, or one
+ * relative to "/", the hook's working directory.  Returns 0, or -1 out of
+ * memory.
+ */
+static int
+hook_arg(struct collect *c, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	if (name[0] == '\0' || snprintf(path, sizeof(path), "%s%s",
+	    name[0] == '/' ? "" : "/", name) >= (int)sizeof(path))
+		return 0;
+	if (stat(path, &st) != 0 || !S_ISREG(st.st_mode))
+		return 0;
+	return add_item(c, TC_OWN_HOOK_FILE, path) == NULL ? -1 : 0;
+}
+
+/* Returns 1 if the interpreter |interp| is env(1), which runs a program
+ * it finds through PATH. */
+static int
+is_env(const char *interp)
+{
+	const char *base = strrchr(interp, '/');
+
+	return strcmp(base != NULL ? base + 1 : interp, "env") == 0;
+}
+
+/*
+ * For a "#!" line that runs env(1) with |arg|: puts the program env will
+ * run in |prog| (PATH_MAX bytes; "" if none is found), searching the
+ * hook's PATH as env does.  Each place searched before it is added as an
+ * item too (a program put there later would run instead), and all of
+ * them if none is found.  Returns 0; -1 if it cannot be followed
+ * (options, several words: reported) or out of memory.
+ */
+static int
+env_program(struct collect *c, const char *arg, char *prog)
+{
+	const char *dir = TC_HOOK_PATH, *hook = c->p->consent_hook[0];
+	struct stat st;
+	size_t n;
+
+	prog[0] = '\0';
+	if (arg[0] == '\0')
+		return 0;		/* env alone runs nothing */
+	if (arg[0] == '-' || strpbrk(arg, " \t=") != NULL) {
+		problem(c, "%s '%s': its \"#!\" line runs env with '%s', "
+		    "which the server cannot follow to the program it runs; "
+		    "name the interpreter by its absolute path", TC_OWN_HOOK,
+		    hook, arg);
+		return -1;
+	}
+	if (strchr(arg, '/') != NULL) {
+		snprintf(prog, PATH_MAX, "%s%s", arg[0] == '/' ? "" : "/",
+		    arg);
+		return 0;
+	}
+	for (; *dir != '\0'; dir += n + (dir[n] == ':')) {
+		n = strcspn(dir, ":");
+		if (snprintf(prog, PATH_MAX, "%.*s/%s", (int)n, dir, arg) >=
+		    PATH_MAX)
+			continue;
+		if (stat(prog, &st) == 0 && S_ISREG(st.st_mode) &&
+		    (st.st_mode & 0111))
+			return 0;	/* added by the caller */
+		if (add_item(c, TC_OWN_INTERPRETER, prog) == NULL)
+			return -1;
+	}
+	prog[0] = '\0';
+	return 0;
+}
+
+/*
+ * Opens the consent hook as p->consent_hook_fd, checks it, and adds it,
+ * the interpreters its "#!" lines name (through env(1) too), the
+ * arguments those lines give them and the hook's own arguments that are
+ * files, as items.
  */
 static void
 hook_items(struct collect *c)
 {
 	struct tc_policy *p = c->p;
-	char self[32], interp[PATH_MAX];
+	char self[32], interp[PATH_MAX], arg[SHEBANG_MAX + 1];
 	const char *prog = p->consent_hook[0];
 	struct stat st;
 	int fd, depth;
@@ -484,32 +672,39 @@ hook_items(struct collect *c)
 	if (add_id(p, &st, TC_OWN_HOOK) != 0)
 		c->nomem = 1;
 	p->consent_hook_fd = fd;
+	/* What the hook is given to read: "python3 ask.py", run from
+	 * "/". */
+	for (k = 1; p->consent_hook[k] != NULL; k++)
+		if (hook_arg(c, p->consent_hook[k]) != 0)
+			return;
 	/* Whether it is a script, read through the fd opened (a program
 	 * that may only be executed cannot be read, and is none). */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	if ((fd = open(self, O_RDONLY | O_CLOEXEC)) < 0 &&
 	    (fd = open(prog, O_RDONLY | O_CLOEXEC)) < 0)
 		return;
-	p->consent_hook_script = shebang(fd, interp);
+	p->consent_hook_script = shebang(fd, interp, arg);
 	close(fd);
 	for (depth = 0; p->consent_hook_script && depth < INTERP_DEPTH &&
 	    interp[0] != '\0'; depth++) {
 		if (add_item(c, TC_OWN_INTERPRETER, interp) == NULL)
 			return;
+		if (is_env(interp)) {
+			/* The program env finds is the next interpreter. */
+			if (env_program(c, arg, interp) != 0)
+				return;
+			arg[0] = '\0';
+			continue;
+		}
+		if (hook_arg(c, arg) != 0)
+			return;
 		fd = open(interp, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			break;
-		interp[0] = '\0';
-		if (!shebang(fd, interp))
+		if (!shebang(fd, interp, arg))
 			interp[0] = '\0';
 		close(fd);
 	}
-	/* What the hook is given to read: "python3 /x/ask.py". */
-	for (k = 1; p->consent_hook[k] != NULL; k++)
-		if (p->consent_hook[k][0] == '/' &&
-		    stat(p->consent_hook[k], &st) == 0 && S_ISREG(st.st_mode) &&
-		    add_item(c, TC_OWN_HOOK_FILE, p->consent_hook[k]) == NULL)
-			return;
 }
 
 static int
@@ -563,11 +758,18 @@ tc_own_collect(struct tc_policy *p, const char *policy_file,
 	c.report = report;
 	c.ctx = ctx;
 	if (policy_file != NULL) {
-		if (policy_file[0] != '/' && getcwd(cwd, sizeof(cwd)) != NULL)
+		/* Relative: from the working directory, which must be
+		 * known (a relative path is not taken from "/"). */
+		if (policy_file[0] == '/') {
+			add_item(&c, TC_OWN_POLICY, policy_file);
+		} else if (getcwd(cwd, sizeof(cwd)) == NULL) {
+			problem(&c, "%s '%s': where it lies cannot be told: "
+			    "the working directory: %s", TC_OWN_POLICY,
+			    policy_file, strerror(errno));
+		} else {
 			snprintf(abs, sizeof(abs), "%s/%s", cwd, policy_file);
-		else
-			snprintf(abs, sizeof(abs), "%s", policy_file);
-		add_item(&c, TC_OWN_POLICY, abs);
+			add_item(&c, TC_OWN_POLICY, abs);
+		}
 	}
 	if (p->consent_hook != NULL && p->consent_hook[0] != NULL)
 		hook_items(&c);
@@ -657,16 +859,40 @@ tc_own_fd(const struct tc_policy *p, int fd, const struct tc_deny **rule)
 	return 0;
 }
 
+int
+tc_own_fstype_exact(unsigned long type)
+{
+	/* overlayfs: a directory's d_ino is its layer's inode when the
+	 * layers are on several filesystems without xino; FUSE: d_ino is
+	 * whatever the daemon says. */
+	return type != OVERLAYFS_MAGIC && type != FUSE_MAGIC;
+}
+
+int
+tc_own_dir_exact(int dirfd)
+{
+	struct statfs sf;
+
+	if (fstatfs(dirfd, &sf) != 0)
+		return 0;		/* cannot be told: stat each entry */
+	return tc_own_fstype_exact((unsigned long)sf.f_type);
+}
+
 const struct tc_deny *
 tc_own_entry(const struct tc_policy *p, int dirfd, const char *name,
     ino_t ino)
 {
 	struct stat st;
-	size_t i;
+	size_t i = 0;
 
-	if ((i = first_ino(p, ino)) == p->nown || p->own[i].ino != ino)
+	if (ino != 0 &&
+	    ((i = first_ino(p, ino)) == p->nown || p->own[i].ino != ino))
 		return NULL;
-	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
-		return &p->own[i].rule;		/* gone, or hidden: out */
-	return tc_own_stat(p, &st);
+	if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return tc_own_stat(p, &st);
+	/* An own file's inode, gone or hidden: out.  Without one (|ino|
+	 * 0), an entry gone is no own file; one hidden may be. */
+	if (p->nown == 0 || (ino == 0 && errno == ENOENT))
+		return NULL;
+	return &p->own[i].rule;
 }

@@ -3,8 +3,11 @@
  *
  * A server trusts some files for its decisions: the policy file; the
  * consent hook, with the interpreter its "#!" line names (and that one's,
- * and so on) and every argument of it that is the absolute path of a
- * regular file; the audit log, its rotated files (LOG.1, LOG.new, ...)
+ * and so on; for env(1), the program it finds through the hook's PATH,
+ * TC_HOOK_PATH, and each place searched before it), the argument a "#!"
+ * line gives its interpreter and every argument of the hook that names a
+ * regular file (a relative one from "/", the hook's working directory);
+ * the audit log, its rotated files (LOG.1, LOG.new, ...)
  * and the directory that holds them; the audit key.  A call that could
  * change one of them could grant itself consent, hide what it did, or
  * rewrite the policy for the next start; one that could read the key could
@@ -13,7 +16,11 @@
  *  - refuses each one that a call could replace: one that lies beneath a
  *    writable root, at any depth (a read-only directory nested in a
  *    writable one is no shelter: the writable one can rename it), or that
- *    is reached through a symbolic link lying beneath one;
+ *    is reached through a symbolic link lying beneath one; beneath by
+ *    path, or by identity (a directory on the way that has the device and
+ *    inode of a writable root: one is a bind mount of the other); and a
+ *    hook whose "#!" line runs env(1) with options, which it cannot
+ *    follow;
  *
  *  - adds a built-in deny rule, for reading and writing, for each one
  *    that lies beneath a root: an exact rule (tc_deny.exact) on its
@@ -92,12 +99,28 @@ int	tc_own_fd(const struct tc_policy *p, int fd,
 	    const struct tc_deny **rule);
 
 /*
+ * Returns 1 if readdir's d_ino in the directory open as |dirfd| can be
+ * taken for the entry's st_ino; 0 if not (overlayfs, FUSE: see
+ * tc_own_fstype_exact()), or if fstatfs() fails.  A caller asks once per
+ * directory, and passes 0 for |ino| to tc_own_entry() when it says 0.
+ */
+int	tc_own_dir_exact(int dirfd);
+
+/* The decision of tc_own_dir_exact() on a statfs f_type: 0 for overlayfs
+ * (a directory's d_ino is its layer's, not its st_ino, when the layers lie
+ * on several filesystems without xino) and FUSE (d_ino is the daemon's
+ * word), 1 for every other. */
+int	tc_own_fstype_exact(unsigned long type);
+
+/*
  * Returns the rule refusing the entry |name| of the directory |dirfd|,
  * whose inode readdir gave as |ino|, if it is an own file; else NULL.
  * Only an entry whose |ino| is an own file's is stat'ed, so that a
  * listing pays nothing for the others; one that cannot be stat'ed is
- * refused.  (A bind mount onto an entry shows the inode beneath it and is
- * listed, but opening it is refused.)
+ * refused.  With |ino| 0 (the directory's d_ino cannot be trusted:
+ * tc_own_dir_exact()), every entry is stat'ed, and one that cannot be
+ * (but for one gone), while there are own files, is refused.  (A bind mount onto an entry
+ * shows the inode beneath it and is listed, but opening it is refused.)
  */
 const struct tc_deny *tc_own_entry(const struct tc_policy *p, int dirfd,
 	    const char *name, ino_t ino);

@@ -266,12 +266,16 @@ ws(const unsigned char *s, const unsigned char *e)
 
 /*
  * Checks the string at |s| (its opening quote); returns the byte after
- * its closing quote, or NULL.  Sets *|nul| if it holds \u0000.
+ * its closing quote, or NULL.  Sets *|nul| if it holds \u0000.  Its
+ * bytes must be UTF-8: a byte from 0x80 up starts a character checked
+ * here (only a string may hold one; the rest of the grammar is ASCII).
  */
 static const unsigned char *
 strict_string(const unsigned char *s, const unsigned char *e, int *nul)
 {
 	unsigned u, lo;
+	uint32_t cp;
+	size_t k;
 
 	*nul = 0;
 	for (s++; s < e; s++) {
@@ -279,6 +283,13 @@ strict_string(const unsigned char *s, const unsigned char *e, int *nul)
 			return s + 1;
 		if (*s < 0x20)
 			return NULL;
+		if (*s >= 0x80) {
+			if ((k = tc_utf8_decode(s, (size_t)(e - s), &cp,
+			    NULL)) == 0)
+				return NULL;
+			s += k - 1;
+			continue;
+		}
 		if (*s != '\\')
 			continue;
 		if (++s >= e)
@@ -1271,17 +1282,17 @@ tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 			break;
 	if (i == len)
 		return;			/* blank lines are tolerated */
-	if (!tc_utf8_valid(line, len)) {
-		fault(p, NULL, TC_RPC_PARSE_ERROR,
-		    "parse error: the message is not valid UTF-8");
-		return;
-	}
 	/* cJSON accepts more than JSON (\u00zz, 1., -.5, +1, control
-	 * bytes as white space) and decodes it as something else: only
-	 * text that is JSON reaches it. */
+	 * bytes as white space, bytes that are not UTF-8) and decodes it as
+	 * something else: only text that is JSON, in UTF-8, reaches it.
+	 * The UTF-8 is checked there; here only to say which it was not. */
 	if (tc_json_strict(line, len, &flags) != 0) {
-		fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: not JSON "
-		    "(RFC 8259)");
+		if (!tc_utf8_valid(line, len))
+			fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: the "
+			    "message is not valid UTF-8");
+		else
+			fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: not "
+			    "JSON (RFC 8259)");
 		return;
 	}
 	/* The length includes the terminating NUL so that trailing junk

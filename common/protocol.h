@@ -192,9 +192,10 @@ int	tc_proto_client_has(const struct tc_proto *p, const char *name);
  * white space but space, tab, LF and CR.  Beyond RFC 8259 it refuses an
  * escaped surrogate that is not half of a pair, since the text must
  * decode to valid UTF-8, and nesting deeper than TC_JSON_NEST.  The bytes
- * themselves must be valid UTF-8 (tc_utf8_valid(), checked apart).  Sets
- * *|flags| to the TC_JSON_NUL* that apply.  Returns 0, or -1 if the text
- * is refused.
+ * themselves must be UTF-8, as RFC 8259 section 8.1 says: a string that
+ * is not (an invalid, overlong, surrogate or cut sequence) is refused
+ * here, whatever the caller checked before.  Sets *|flags| to the
+ * TC_JSON_NUL* that apply.  Returns 0, or -1 if the text is refused.
  */
 int	tc_json_strict(const char *s, size_t n, unsigned *flags);
 

@@ -72,10 +72,19 @@ struct arg_rule {
 #define SETID		((uint64_t)(S_ISUID | S_ISGID))
 /* The open flags that make the kernel read the mode. */
 #define MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
-/* A CPU clock's id holds a pid (~pid << 3) in all but its low 3 bits;
- * the static clocks are not negative. */
+/*
+ * The static clocks are not negative.  A negative id is ~pid << 3 (or
+ * ~tid, ~fd) with a type in its low 3 bits: 0, 1, 2 a process's CPU
+ * clocks (profiling, virtual, scheduler), the same with 4 added its
+ * thread's, and 3 a clock read from the fd (a PTP device, say), 7
+ * invalid.  Pid 0 is the caller: its own CPU clocks are 0xfffffff8 with
+ * 0, 1, 2, 4, 5 or 6, which the two rules below admit and nothing else
+ * (the first leaves bits 0 and 2 free with bit 1 clear: 0, 1, 4, 5; the
+ * second bits 1 and 2 with bit 0 clear: 0, 2, 4, 6).
+ */
 #define CLOCK_STATIC(nr)	{ (nr), 0, 0x80000000ULL, 0 }
-#define CLOCK_OWN_CPU(nr)	{ (nr), 0, 0xfffffff8ULL, 0xfffffff8ULL }
+#define CLOCK_OWN_CPU(nr)	{ (nr), 0, 0xfffffffaULL, 0xfffffff8ULL }, \
+				{ (nr), 0, 0xfffffff9ULL, 0xfffffff8ULL }
 #define FCNTL(cmd)	{ SCMP_SYS(fcntl), 1, LOW32, (cmd) }
 
 static const struct arg_rule base_args[] = {

@@ -769,7 +769,7 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	struct stat st;
 	size_t cap = 0, i;
 	const char *why;
-	int fd, deny;
+	int fd, deny, byino;
 
 	memset(out, 0, sizeof(*out));
 	out->complete = 1;
@@ -805,13 +805,14 @@ fs_read_dir(const struct tc_call *call, const char *user, int sizes,
 	/* The names go into one block: a strdup() per entry cost more than
 	 * the rest of a large listing's work. */
 	tc_buf_init(&names, SIZE_MAX / 2);
+	byino = call->policy->nown > 0 && tc_own_dir_exact(fd);
 	while ((de = fs_dents_next(&it)) != NULL) {
 		if (deny && tc_path_dir_entry_denied(&dd, &where, de->d_name,
 		    &rule))
 			continue;
 		/* The server's own files, by identity (own.h). */
 		if (call->policy->nown > 0 && tc_own_entry(call->policy, fd,
-		    de->d_name, de->d_ino) != NULL)
+		    de->d_name, byino ? de->d_ino : 0) != NULL)
 			continue;
 		if (out->n == FS_LIST_SCAN_MAX) {
 			out->complete = 0;

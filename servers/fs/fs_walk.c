@@ -356,6 +356,7 @@ read_dir(struct walk *w, int fd, const struct tc_where *where,
 	struct fs_dents it = { fd, w->dents, 0, 0, 0 };
 	struct dirent64 *de;
 	struct stat st;
+	int byino;
 
 	*out = NULL;
 	*names = NULL;
@@ -365,6 +366,7 @@ read_dir(struct walk *w, int fd, const struct tc_where *where,
 		errno = ENOMEM;
 		return -1;
 	}
+	byino = w->pol->nown > 0 && tc_own_dir_exact(fd);
 	while ((de = fs_dents_next(&it)) != NULL) {
 		/* Every entry read counts against the time budget, those
 		 * left out included: a directory of millions of denied or
@@ -378,7 +380,7 @@ read_dir(struct walk *w, int fd, const struct tc_where *where,
 			continue;
 		/* The server's own files, by identity (own.h). */
 		if (w->pol->nown > 0 && tc_own_entry(w->pol, fd, de->d_name,
-		    de->d_ino) != NULL)
+		    byino ? de->d_ino : 0) != NULL)
 			continue;
 		if (w->nexcl > 0) {
 			int ex = 0;

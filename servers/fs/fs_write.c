@@ -989,7 +989,7 @@ walk_dir(struct walk *wk, int fd, size_t sublen, int depth)
 	struct dirent *de;
 	struct stat st;
 	DIR *dir;
-	int type, cfd, rc = 0, k;
+	int type, cfd, rc = 0, k, byino;
 
 	if (depth > WALK_DEPTH) {
 		close(fd);
@@ -1001,6 +1001,7 @@ walk_dir(struct walk *wk, int fd, size_t sublen, int depth)
 		wk->why = "a directory beneath it cannot be read";
 		return -1;
 	}
+	byino = wk->pol->nown > 0 && tc_own_dir_exact(dirfd(dir));
 	while (rc == 0 && (de = readdir(dir)) != NULL) {
 		if (strcmp(de->d_name, ".") == 0 ||
 		    strcmp(de->d_name, "..") == 0)
@@ -1020,7 +1021,7 @@ walk_dir(struct walk *wk, int fd, size_t sublen, int depth)
 		if ((rc = walk_check(wk)) != 0)
 			break;
 		if (wk->pol->nown > 0 && (wk->rule = tc_own_entry(wk->pol,
-		    dirfd(dir), de->d_name, de->d_ino)) != NULL) {
+		    dirfd(dir), de->d_name, byino ? de->d_ino : 0)) != NULL) {
 			rc = -1;
 			break;
 		}

@@ -14,11 +14,13 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
+#include <sys/mount.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -738,6 +740,79 @@ test_rotation_failure(void)
 	memset(&c, 0, sizeof(c));
 	is_int(check_file(&c, NULL, "half.log"), 0, "one chain: %s", c.why);
 	is_int(c.seq, 3, "continued at seq 3");
+}
+
+/*
+ * A rotation that fails after it shifted rotated files: |bound|
+ * bind-mounted over itself (root, in a mount namespace of a child).  The
+ * log: link(log, log.1) fails with EXDEV, after the shift; ru.log.1: its
+ * rename to ru.log.2 fails with EBUSY, after ru.log.2 moved to ru.log.3.
+ * Returns the RU_* seen after, or -1 if it could not be set up.
+ */
+#define RU_1	1	/* ru.log.1 */
+#define RU_2	2	/* ru.log.2 */
+#define RU_3	4	/* ru.log.3 */
+#define RU_OK	8	/* the record stood */
+static int
+rotation_cut(const char *bound)
+{
+	struct tc_audit *a;
+	struct tc_diag d;
+	pid_t pid;
+	int st, bits = 0;
+
+	if ((pid = fork()) < 0)
+		abort();
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL,
+		    MS_REC | MS_PRIVATE, NULL) != 0)
+			_exit(255);
+		/* Two records, each rotated: ru.log.2, ru.log.1, ru.log. */
+		if (open_log(&a, "ru.log", NULL, 1, 0, &d) != 0 ||
+		    append(a, "{\"event\":\"start\"}", &d) != 0 ||
+		    append(a, "{\"event\":\"call\"}", &d) != 0 ||
+		    !exists("ru.log.2") ||
+		    mount(bound, bound, NULL, MS_BIND, NULL) != 0)
+			_exit(255);
+		bits |= append(a, "{\"event\":\"stop\"}", &d) == 0 ? RU_OK : 0;
+		tc_audit_close(a);
+		bits |= exists("ru.log.1") ? RU_1 : 0;
+		bits |= exists("ru.log.2") ? RU_2 : 0;
+		bits |= exists("ru.log.3") ? RU_3 : 0;
+		_exit(bits);
+	}
+	if (waitpid(pid, &st, 0) != pid || !WIFEXITED(st) ||
+	    WEXITSTATUS(st) == 255)
+		return -1;
+	return WEXITSTATUS(st);
+}
+
+static void
+test_rotation_undo(void)
+{
+	int bits;
+
+	if (geteuid() != 0) {
+		skip("a rotation cut after the shift: needs root (a bind "
+		    "mount in a mount namespace)");
+		skip("a rotation cut within the shift: needs root");
+		return;
+	}
+	if ((bits = rotation_cut("ru.log")) < 0) {
+		skip("a rotation cut after the shift: no bind mount here");
+		skip("a rotation cut within the shift: no bind mount here");
+		return;
+	}
+	is_int(bits, RU_OK | RU_1 | RU_2, "a rotation that fails after the "
+	    "shift moves the rotated files back: ru.log.1 and .2, no .3, "
+	    "the record stands (1: .1, 2: .2, 4: .3, 8: record)");
+	unlink("ru.log.1");
+	unlink("ru.log.2");
+	unlink("ru.log.3");
+	unlink("ru.log");
+	bits = rotation_cut("ru.log.1");
+	is_int(bits, RU_OK | RU_1 | RU_2, "one that fails within the shift "
+	    "too (1: .1, 2: .2, 4: .3, 8: record)");
 }
 
 /* --- Several writers on one log --- */
@@ -1883,6 +1958,7 @@ main(void)
 	test_rotation();
 	test_rotation_reopen();
 	test_rotation_failure();
+	test_rotation_undo();
 	test_lock();
 	test_shared();
 	test_shared_altered();

@@ -25,7 +25,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sched.h>
+#include <sys/mount.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "glob.h"
@@ -297,6 +300,307 @@ test_relative_policy(void)
 	    "it lies beneath the writable directory '%s'", at("w"), at("w"));
 	like(reported, want, "named as the server opened it");
 	tc_policy_release(&p);
+
+	/* A working directory that is gone: where the policy lies cannot
+	 * be told, and is not guessed. */
+	must(mkdir(at("gone"), 0755), "gone");
+	must(chdir(at("gone")), "chdir gone");
+	must(rmdir(at("gone")), "rmdir gone");
+	policy(&p, 0, at("r/hooks/ask"));
+	n = tc_own_collect(&p, "rel.policy", report, NULL);
+	must(chdir(cwd), "chdir back");
+	is_int(n, 1, "a relative policy file, the working directory gone: "
+	    "refused");
+	like(reported, "policy file 'rel.policy': where it lies cannot be "
+	    "told: the working directory: ", "saying why");
+	tc_policy_release(&p);
+}
+
+/* Makes |p| a policy serving T/r read-only, with the hook |hook| given
+ * the one argument |arg| (or none). */
+static void
+hook_policy(struct tc_policy *p, const char *hook, const char *arg)
+{
+	struct tc_diag d;
+	char **argv;
+
+	tc_policy_init(p);
+	must(tc_policy_add_root(p, at("r"), 0, &d), d.msg);
+	if ((argv = calloc(3, sizeof(*argv))) == NULL ||
+	    (argv[0] = strdup(hook)) == NULL ||
+	    (arg != NULL && (argv[1] = strdup(arg)) == NULL))
+		abort();
+	p->consent_hook = argv;
+	must(tc_policy_finish(p, &d), d.msg);
+	reported[0] = '\0';
+	nreported = 0;
+}
+
+/* Returns the kind of own file |path| is by identity (followed), or "". */
+static const char *
+kind_of(const struct tc_policy *p, const char *path)
+{
+	const struct tc_deny *r;
+	struct stat st;
+
+	if (stat(path, &st) != 0 || (r = tc_own_stat(p, &st)) == NULL)
+		return "";
+	return r->own;
+}
+
+/* What the hook's "#!" lines and arguments name, as the kernel, env(1)
+ * and the hook, run from "/", would take them. */
+static void
+test_hook_lines(void)
+{
+	static const char *const path[] = { "/usr/local/bin/sh",
+	    "/usr/bin/sh", "/bin/sh" };
+	struct tc_policy p;
+	char text[PATH_MAX + 64], want[4096];
+	const char *sh = NULL;
+	size_t i;
+
+	/* The argument of a "#!" line is a file the interpreter reads. */
+	put("r/hooks/body", "exit 0\n", 0644);
+	snprintf(text, sizeof(text), "#!/bin/sh  %s \n", at("r/hooks/body"));
+	put("r/hooks/sharg", text, 0755);
+	hook_policy(&p, at("r/hooks/sharg"), NULL);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "#! with an "
+	    "argument: collected");
+	is_str(kind_of(&p, at("r/hooks/body")), TC_OWN_HOOK_FILE, "the file "
+	    "a \"#!\" line gives its interpreter is an own file");
+	ok(tc_deny_match(&p, at("r/hooks/body"), "hooks/body",
+	    TC_ACCESS_READ) != NULL, "and refused by name");
+	tc_policy_release(&p);
+
+	/* A relative argument of the hook names a file from "/". */
+	hook_policy(&p, at("r/hooks/ask"), at("r/hooks/ask.conf") + 1);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "a relative "
+	    "argument: collected");
+	is_str(kind_of(&p, at("r/hooks/ask.conf")), TC_OWN_HOOK_FILE,
+	    "a relative argument of the hook, taken from /, is an own file");
+	tc_policy_release(&p);
+
+	/* env(1) runs what it finds through the hook's PATH. */
+	for (i = 0; i < TC_NITEMS(path) && sh == NULL; i++)
+		if (access(path[i], X_OK) == 0)
+			sh = path[i];
+	put("r/hooks/env", "#!/usr/bin/env sh\nexit 0\n", 0755);
+	hook_policy(&p, at("r/hooks/env"), NULL);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "#!/usr/bin/env "
+	    "sh: collected");
+	is_str(kind_of(&p, "/usr/bin/env"), TC_OWN_INTERPRETER, "env is an "
+	    "interpreter");
+	if (sh == NULL)
+		skip("no sh in the hook's PATH");
+	else
+		is_str(kind_of(&p, sh), TC_OWN_INTERPRETER, "and so is the sh "
+		    "it finds through the hook's PATH (%s)", sh);
+	tc_policy_release(&p);
+
+	/* Options to env: refused, not guessed. */
+	put("r/hooks/envs", "#!/usr/bin/env -S sh -e\nexit 0\n", 0755);
+	hook_policy(&p, at("r/hooks/envs"), NULL);
+	is_int(tc_own_collect(&p, NULL, report, NULL), 1, "#!/usr/bin/env "
+	    "-S ...: refused");
+	snprintf(want, sizeof(want), "consent hook '%s': its \"#!\" line "
+	    "runs env with '-S sh -e', which the server cannot follow to the "
+	    "program it runs; name the interpreter by its absolute path\n",
+	    at("r/hooks/envs"));
+	is_str(reported, want, "saying why");
+	tc_policy_release(&p);
+}
+
+/*
+ * In a child, in a mount namespace of its own: binds T/|src| onto T/bw,
+ * serves T/bw (writable if |writable|) and collects the policy file
+ * T/r/conf/p.policy.  Returns the number of problems, with what was
+ * reported in |msg|; -1 if the child could not set it up.
+ */
+static int
+collect_bound(const char *src, int writable, char *msg, size_t size)
+{
+	struct tc_policy p;
+	struct tc_diag d;
+	ssize_t n;
+	pid_t pid;
+	int fds[2], status, got;
+
+	if (pipe(fds) != 0)
+		abort();
+	if ((pid = fork()) < 0)
+		abort();
+	if (pid == 0) {
+		close(fds[0]);
+		if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL,
+		    MS_REC | MS_PRIVATE, NULL) != 0 || mount(at(src), at("bw"),
+		    NULL, MS_BIND, NULL) != 0) {
+			perror("bind mount");
+			_exit(255);
+		}
+		tc_policy_init(&p);
+		if (tc_policy_add_root(&p, at("bw"), writable ?
+		    TC_ROOT_WRITE : 0, &d) != 0 || tc_policy_finish(&p,
+		    &d) != 0)
+			_exit(255);
+		reported[0] = '\0';
+		got = tc_own_collect(&p, at("r/conf/p.policy"), report, NULL);
+		if (write(fds[1], reported, strlen(reported)) < 0)
+			_exit(255);
+		_exit(got);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, size - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* A writable root that is a bind mount of a directory above an own
+ * file: the paths differ, the directories are one. */
+static void
+test_bind_mount(void)
+{
+	char msg[4096], want[4096];
+	int i;
+
+	if (geteuid() != 0) {
+		for (i = 0; i < 4; i++)
+			skip("bind mounts need root (a mount namespace)");
+		return;
+	}
+	must(mkdir(at("bw"), 0755), "bw");
+	is_int(collect_bound("r/conf", 1, msg, sizeof(msg)), 1, "a writable "
+	    "root bound from the policy's directory: refused");
+	snprintf(want, sizeof(want), "policy file '%s': the directory '%s' "
+	    "on its way is, by identity (a bind mount), the writable "
+	    "directory '%s' (command line): a call could change or replace "
+	    "it", at("r/conf/p.policy"), at("r/conf"), at("bw"));
+	like(msg, want, "the message names the directory and the root");
+	is_int(collect_bound("r", 1, msg, sizeof(msg)), 1, "bound from a "
+	    "directory further up: refused");
+	is_int(collect_bound("r/conf", 0, msg, sizeof(msg)), 0, "the same, "
+	    "read-only: served");
+	must(rmdir(at("bw")), "rmdir bw");
+}
+
+/*
+ * In a child, in a mount namespace of its own: T/ovm, an overlay of T/r
+ * (lower) and a tmpfs (upper), layers on two filesystems without xino,
+ * served read-only with its log in T/ovm/logs; lists T/ovm.  Returns the
+ * OV_* bits seen, or -1 if it could not be set up.
+ */
+#define OV_DINO_DIFFERS	1	/* "logs": d_ino is not its st_ino */
+#define OV_BY_DINO	2	/* tc_own_entry() with d_ino finds it */
+#define OV_DECIDED	4	/* as the tools now call it, finds it */
+#define OV_NOT_EXACT	8	/* tc_own_dir_exact() says no */
+static int
+overlay_listing(void)
+{
+	struct tc_policy p;
+	struct tc_diag d;
+	struct dirent *de;
+	struct stat st;
+	char opts[PATH_MAX * 3 + 64];
+	pid_t pid;
+	DIR *dir;
+	int status, bits = 0, exact;
+
+	if ((pid = fork()) < 0)
+		abort();
+	if (pid == 0) {
+		snprintf(opts, sizeof(opts), "lowerdir=%s,upperdir=%s,"
+		    "workdir=%s,xino=off", at("r"), at("ovup/u"),
+		    at("ovup/w"));
+		if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL,
+		    MS_REC | MS_PRIVATE, NULL) != 0 || mount("none",
+		    at("ovup"), "tmpfs", 0, NULL) != 0 ||
+		    mkdir(at("ovup/u"), 0755) != 0 ||
+		    mkdir(at("ovup/w"), 0755) != 0 || mount("overlay",
+		    at("ovm"), "overlay", 0, opts) != 0)
+			_exit(255);
+		tc_policy_init(&p);
+		if (tc_policy_add_root(&p, at("ovm"), 0, &d) != 0 ||
+		    (p.audit_file = strdup(at("ovm/logs/fs.log"))) == NULL ||
+		    tc_policy_finish(&p, &d) != 0 ||
+		    tc_own_collect(&p, NULL, report, NULL) != 0 ||
+		    (dir = opendir(at("ovm"))) == NULL)
+			_exit(255);
+		exact = tc_own_dir_exact(dirfd(dir));
+		bits |= exact ? 0 : OV_NOT_EXACT;
+		while ((de = readdir(dir)) != NULL) {
+			if (strcmp(de->d_name, "logs") != 0)
+				continue;
+			if (fstatat(dirfd(dir), "logs", &st, 0) == 0 &&
+			    st.st_ino != de->d_ino)
+				bits |= OV_DINO_DIFFERS;
+			if (tc_own_entry(&p, dirfd(dir), de->d_name,
+			    de->d_ino) != NULL)
+				bits |= OV_BY_DINO;
+			if (tc_own_entry(&p, dirfd(dir), de->d_name,
+			    exact ? de->d_ino : 0) != NULL)
+				bits |= OV_DECIDED;
+		}
+		_exit(bits);
+	}
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* Listings on filesystems whose d_ino is not st_ino. */
+static void
+test_dino(void)
+{
+	struct tc_policy p;
+	int bits, i;
+
+	ok(!tc_own_fstype_exact(0x794c7630), "overlayfs: d_ino not trusted");
+	ok(!tc_own_fstype_exact(0x65735546), "FUSE: d_ino not trusted");
+	ok(tc_own_fstype_exact(0xef53) && tc_own_fstype_exact(0x01021994) &&
+	    tc_own_fstype_exact(0x58465342) && tc_own_fstype_exact(0x9123683e),
+	    "ext4, tmpfs, xfs, btrfs: trusted");
+	ok(!tc_own_dir_exact(-1), "a directory that cannot be told: not "
+	    "trusted");
+
+	/* Without d_ino, each entry is stat'ed. */
+	policy(&p, 1, at("r/hooks/ask"));
+	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "collect");
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/hl"), 0) != NULL, "no d_ino: a "
+	    "hard link to the key is found by stat");
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/link"), 0) == NULL, "an entry "
+	    "that is none is not");
+	ok(tc_own_entry(&p, AT_FDCWD, at("w/gone"), 0) == NULL, "one gone "
+	    "is not");
+	tc_policy_release(&p);
+
+	if (geteuid() != 0) {
+		for (i = 0; i < 3; i++)
+			skip("overlayfs needs root (a mount namespace)");
+		return;
+	}
+	must(mkdir(at("ovup"), 0755), "ovup");
+	must(mkdir(at("ovm"), 0755), "ovm");
+	bits = overlay_listing();
+	if (bits < 0) {
+		for (i = 0; i < 3; i++)
+			skip("overlayfs could not be mounted here");
+	} else {
+		ok(bits & OV_NOT_EXACT, "an overlay: d_ino not trusted");
+		if (bits & OV_DINO_DIFFERS)
+			ok(!(bits & OV_BY_DINO), "the log's directory, by "
+			    "d_ino: missed (what the listings did)");
+		else
+			skip("this kernel's overlay gave d_ino == st_ino");
+		ok(bits & OV_DECIDED, "the log's directory, as the listings "
+		    "now decide: found");
+	}
+	rmdir(at("ovup"));
+	rmdir(at("ovm"));
 }
 
 /* Maps and opens |user| for |access|; -1 with the message in |d|. */
@@ -408,6 +712,9 @@ main(void)
 	test_read_only();
 	test_writable();
 	test_relative_policy();
+	test_bind_mount();
+	test_hook_lines();
+	test_dino();
 	test_open();
 	test_entries();
 	nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);

@@ -814,6 +814,19 @@ test_strict_direct(void)
 	ok(tc_json_strict("1e", 2, &flags) != 0, "1e cut short");
 	ok(tc_json_strict("tru", 3, &flags) != 0, "tru cut short");
 	ok(tc_json_strict("{\"a\":1", 6, &flags) != 0, "an object cut short");
+	/* Not UTF-8: refused by the check itself, not by its callers. */
+	ok(tc_json_strict("\"\xc3\xa9\xf0\x9f\x98\x80\"", 8, &flags) == 0,
+	    "a string in UTF-8 is JSON");
+	ok(tc_json_strict("\"a\xff\"", 4, &flags) != 0, "a string with "
+	    "0xff is not");
+	ok(tc_json_strict("\"\xc0\xaf\"", 4, &flags) != 0, "nor an overlong "
+	    "'/'");
+	ok(tc_json_strict("\"\xed\xa0\x80\"", 5, &flags) != 0, "nor an "
+	    "encoded surrogate");
+	ok(tc_json_strict("\"\xe2\x82\"", 4, &flags) != 0, "nor a character "
+	    "cut short by the closing quote");
+	ok(tc_json_strict("{\"\x80\":1}", 7, &flags) != 0, "nor a member "
+	    "name with a lone continuation byte");
 	{
 		static char deep[2 * 1100 + 1];
 		size_t n;

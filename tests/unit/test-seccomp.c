@@ -118,7 +118,8 @@ enum {
 	PRLIMIT_SELF0, GETRLIMIT, SETRLIMIT, PRLIMIT_PARENT, PRLIMIT_OWNPID,
 	FCNTL_GETFL, FCNTL_DUPFD, FCNTL_SETLK, FCNTL_SETOWN, FCNTL_SETOWN_EX,
 	FCNTL_SETSIG, FCNTL_GETOWN, FCNTL_SETLEASE, FCNTL_NOTIFY,
-	CLOCK_MONO, CLOCK_OWN_CPU, CLOCK_OWN_CPU_ENCODED, CLOCK_PARENT_CPU,
+	CLOCK_MONO, CLOCK_OWN_CPU, CLOCK_OWN_CPU_ENCODED, CLOCK_OWN_THREAD,
+	CLOCK_OWN_PROF, CLOCK_FD0, CLOCK_TYPE3_THREAD, CLOCK_PARENT_CPU,
 	NSLEEP_PARENT_CPU, OPENAT2, CREATE_0644, CREATE_04755, CREATE_02755,
 	TMPFILE_04755, FCHMOD_0644, FCHMOD_04755, FCHMOD_02755, FCHMODAT,
 	UTIMENSAT, MKDIR_0755, MKDIR_06755, OPEN_04755, KILL_PARENT, KILL_GROUP,
@@ -134,6 +135,10 @@ static const char *const names[NCHECKS] = {
 	"fcntl F_NOTIFY", "clock_gettime CLOCK_MONOTONIC",
 	"clock_gettime CLOCK_PROCESS_CPUTIME_ID",
 	"clock_gettime of its own CPU clock by pid 0",
+	"clock_gettime of its own thread's CPU clock by tid 0",
+	"clock_gettime of its own profiling clock by pid 0",
+	"clock_gettime of a clock from fd 0 (0xfffffffb)",
+	"clock_gettime of 0xffffffff",
 	"clock_gettime of the parent's CPU clock",
 	"clock_nanosleep on the parent's CPU clock", "openat2",
 	"openat O_CREAT 0644", "openat O_CREAT 04755", "openat O_CREAT 02755",
@@ -182,6 +187,14 @@ attempt(int *got)
 	    CLOCK_PROCESS_CPUTIME_ID, &ts));
 	got[CLOCK_OWN_CPU_ENCODED] = e(syscall(SYS_clock_gettime,
 	    CPUCLOCK_OF(0), &ts));
+	got[CLOCK_OWN_THREAD] = e(syscall(SYS_clock_gettime,
+	    (clockid_t)(~0U << 3 | 4 | 2), &ts));
+	got[CLOCK_OWN_PROF] = e(syscall(SYS_clock_gettime, (clockid_t)(~0U <<
+	    3), &ts));
+	got[CLOCK_FD0] = e(syscall(SYS_clock_gettime, (clockid_t)(~0U << 3 |
+	    3), &ts));
+	got[CLOCK_TYPE3_THREAD] = e(syscall(SYS_clock_gettime,
+	    (clockid_t)0xffffffffU, &ts));
 	got[CLOCK_PARENT_CPU] = e(syscall(SYS_clock_gettime,
 	    CPUCLOCK_OF(parent), &ts));
 	ts.tv_sec = ts.tv_nsec = 0;
@@ -286,7 +299,8 @@ static const char *const names_made[] = { "f", "c", "o", "t" };
 	{ PRLIMIT_SELF0, 0 }, { GETRLIMIT, 0 }, { SETRLIMIT, 0 },	\
 	{ FCNTL_GETFL, 0 }, { FCNTL_DUPFD, 0 }, { FCNTL_SETLK, 0 },	\
 	{ CLOCK_MONO, 0 }, { CLOCK_OWN_CPU, 0 },			\
-	{ CLOCK_OWN_CPU_ENCODED, 0 }, { CREATE_0644, 0 }
+	{ CLOCK_OWN_CPU_ENCODED, 0 }, { CLOCK_OWN_THREAD, 0 },	\
+	{ CLOCK_OWN_PROF, 0 }, { CREATE_0644, 0 }
 
 int
 main(void)

@@ -163,16 +163,24 @@ openat2_beneath(int dirfd, const char *rel, int flags, unsigned mode)
 	return fd;
 }
 
-/* "fd" with its device and inode, or "errno N (text)". */
+/*
+ * "fd" with its device and inode, or "errno N (text)"; "fd of the file
+ * made at T/|made|" when it is that file (two creates make two inodes,
+ * whose numbers need not be the same).
+ */
 static const char *
-outcome(int fd, int err, char *buf, size_t size)
+outcome(int fd, int err, const char *made, char *buf, size_t size)
 {
-	struct stat st;
+	struct stat st, mst;
 
 	if (fd < 0)
 		snprintf(buf, size, "errno %d (%s)", err, strerror(err));
 	else if (fstat(fd, &st) != 0)
 		snprintf(buf, size, "fd, fstat: %s", strerror(errno));
+	else if (made != NULL && lstat(at(made), &mst) == 0 &&
+	    mst.st_dev == st.st_dev && mst.st_ino == st.st_ino)
+		snprintf(buf, size, "fd of the file made at %s mode %o", made,
+		    (unsigned)st.st_mode);
 	else
 		snprintf(buf, size, "fd of %llu:%llu mode %o",
 		    (unsigned long long)st.st_dev,
@@ -212,7 +220,7 @@ same(int dirfd, const char *rel, int flags, const char *made)
 	errno = 0;
 	fw = tc_path_walk_beneath(dirfd, rel, flags, 0644);
 	ew = errno;
-	outcome(fw, ew, a, sizeof(a));
+	outcome(fw, ew, made, a, sizeof(a));
 	if (fw >= 0)
 		close(fw);
 	if (made != NULL) {
@@ -221,7 +229,7 @@ same(int dirfd, const char *rel, int flags, const char *made)
 	errno = 0;
 	f2 = openat2_beneath(dirfd, rel, flags, 0644);
 	e2 = errno;
-	outcome(f2, e2, b, sizeof(b));
+	outcome(f2, e2, made, b, sizeof(b));
 	if (f2 >= 0)
 		close(f2);
 	if (made != NULL)
@@ -412,29 +420,55 @@ test_fallback(int top)
 	(void)unlink(at("top/dir/made-here"));
 }
 
+#define RACE_MIN	20000	/* walks in a race, at least */
+#define RACE_MAX	2000000	/* and at most, if an outcome is not seen */
+
+/* A race's child: |flip| over and over, once before it says so on the
+ * pipe the parent waits on. */
+static pid_t
+flipper(void (*flip)(void))
+{
+	char c = 0;
+	int p[2];
+	pid_t pid;
+
+	must(pipe(p), "pipe");
+	must((pid = fork()) < 0, "fork");
+	if (pid == 0) {
+		close(p[0]);
+		flip();
+		if (write(p[1], &c, 1) != 1)
+			_exit(1);
+		close(p[1]);
+		for (;;)
+			flip();
+	}
+	close(p[1]);
+	must(read(p[0], &c, 1) != 1, "the flipper did not start");
+	close(p[0]);
+	return pid;
+}
+
 /*
- * A directory on the way swapped between a real one and a symlink out,
- * as fast as a child can, while the walk opens through it: every open
- * gives the inside file or fails, never the outside one.
+ * Walks |path| from |top| while |flip| runs in a child, until both
+ * outcomes were seen (the inside file |inside|, and a refusal) and at
+ * least RACE_MIN times, or RACE_MAX times; then checks that no walk gave
+ * another file and that the race was run: both outcomes seen.  Counted in
+ * attempts, not in time.
  */
 static void
-test_race(int top)
+race(int top, const char *path, const char *inside, void (*flip)(void),
+    const char *what)
 {
-	char buf[32];
-	int fd, i, inside = 0, failed = 0, outside = 0;
+	char buf[PATH_MAX];
+	int fd, i, in = 0, failed = 0, outside = 0;
 	ssize_t n;
 	pid_t pid;
 
-	must(mkdir(at("top/flip"), 0755), "flip");
-	put("top/flip/secret");
-	must(symlink("../outside", at("top/flip-out")), "flip-out");
-	if ((pid = fork()) == 0)
-		for (;;)
-			(void)renameat2(AT_FDCWD, at("top/flip-out"), AT_FDCWD,
-			    at("top/flip"), RENAME_EXCHANGE);
-	must(pid < 0, "fork");
-	for (i = 0; i < 20000; i++) {
-		fd = tc_path_walk_beneath(top, "flip/secret", O_RDONLY, 0);
+	pid = flipper(flip);
+	for (i = 0; i < RACE_MAX && (i < RACE_MIN || in == 0 || failed == 0);
+	    i++) {
+		fd = tc_path_walk_beneath(top, path, O_RDONLY, 0);
 		if (fd < 0) {
 			failed++;
 			continue;
@@ -442,15 +476,59 @@ test_race(int top)
 		n = read(fd, buf, sizeof(buf) - 1);
 		close(fd);
 		buf[n > 0 ? n : 0] = '\0';
-		if (strcmp(buf, "top/flip/secret") == 0)
-			inside++;
+		if (strcmp(buf, inside) == 0)
+			in++;
 		else
 			outside++;
 	}
 	kill(pid, SIGKILL);
 	waitpid(pid, NULL, 0);
-	is_int(outside, 0, "20000 walks through a flipping directory: none "
-	    "reached outside (%d inside, %d refused)", inside, failed);
+	is_int(outside, 0, "%s: none of %d walks of %s reached outside (%d "
+	    "inside, %d refused)", what, i, path, in, failed);
+	ok(in > 0 && failed > 0, "%s: the race was run, both outcomes seen "
+	    "(%d inside, %d refused, of at most %d walks)", what, in, failed,
+	    RACE_MAX);
+}
+
+/* top/flip: a real directory, then a symlink out, and again. */
+static void
+flip_link(void)
+{
+	(void)renameat2(AT_FDCWD, at("top/flip-out"), AT_FDCWD,
+	    at("top/flip"), RENAME_EXCHANGE);
+}
+
+/* top/mv: moved out of the start, beside the outside file, and back. */
+static void
+flip_move(void)
+{
+	(void)rename(at("top/mv"), at("outside/mv"));
+	(void)rename(at("outside/mv"), at("top/mv"));
+}
+
+/*
+ * A directory on the way swapped between a real one and a symlink out,
+ * as fast as a child can, while the walk opens through it: every open
+ * gives the inside file or fails, never the outside one.  Then ".." from
+ * a directory moved out of the start meanwhile: the walk goes up by name
+ * from the start (walk_up()), never to the directory's real parent,
+ * which is then outside, beside another "upx".
+ */
+static void
+test_race(int top)
+{
+	must(mkdir(at("top/flip"), 0755), "flip");
+	put("top/flip/secret");
+	must(symlink("../outside", at("top/flip-out")), "flip-out");
+	race(top, "flip/secret", "top/flip/secret", flip_link,
+	    "a directory swapped with a symlink out");
+
+	must(mkdir(at("top/mv"), 0755), "mv");
+	must(mkdir(at("top/mv/sub"), 0755), "mv/sub");
+	put("top/upx");
+	put("outside/upx");
+	race(top, "mv/sub/../../upx", "top/upx", flip_move,
+	    "a directory moved out and back");
 }
 
 int
