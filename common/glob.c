@@ -331,13 +331,8 @@ tc_glob_valid(const char *pattern, char *why, size_t n)
 	}
 }
 
-/*
- * Returns the rest of |path| after |root| if |root| names |path| or one of
- * its ancestors, component by component ("/a" is not an ancestor of
- * "/ab"); else NULL.
- */
-static const char *
-beneath(const char *path, const char *root, size_t rootlen)
+const char *
+tc_path_beneath(const char *path, const char *root, size_t rootlen)
 {
 	if (rootlen == 1 && root[0] == '/')
 		return path + 1;
@@ -380,14 +375,14 @@ match_any_root(const struct tc_policy *p, const char *pattern,
 	size_t i;
 
 	for (i = 0; i < p->nroots; i++) {
-		rest = beneath(abs, p->roots[i].path, p->roots[i].pathlen);
+		rest = tc_path_beneath(abs, p->roots[i].path, p->roots[i].pathlen);
 		if (rest != NULL && tc_glob_match(pattern, rest))
 			return 1;
 	}
 	/* Narrowed by the client's roots: a pattern is still relative to
 	 * the policy's own directories. */
 	for (i = 0; i < p->nceiling; i++) {
-		rest = beneath(abs, p->ceiling[i].path, p->ceiling[i].pathlen);
+		rest = tc_path_beneath(abs, p->ceiling[i].path, p->ceiling[i].pathlen);
 		if (rest != NULL && tc_glob_match(pattern, rest))
 			return 1;
 	}

@@ -68,6 +68,16 @@ int	tc_glob_valid(const char *pattern, char *why, size_t n);
 int	tc_glob_match(const char *pattern, const char *path);
 
 /*
+ * Returns what follows |root| (|rootlen| bytes, canonical) in |path| when
+ * |path| is |root| or lies beneath it, compared component by component
+ * ("/a" holds "/a/b" but not "/ab"): "" for |root| itself, "b/c" for
+ * "/a/b/c" beneath "/a"; else NULL.  The one test of "is this path inside
+ * that directory" on names; what is really inside is for the kernel.
+ */
+const char *tc_path_beneath(const char *path, const char *root,
+	    size_t rootlen);
+
+/*
  * Returns 1 if |pattern| matches the path given as |abs| (canonical and
  * absolute) and |rel| (relative to the root it was reached through), as a
  * deny rule's pattern is matched (tc_deny_match()): an absolute pattern

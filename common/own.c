@@ -72,16 +72,11 @@ problem(struct collect *c, const char *fmt, ...)
 	c->problems++;
 }
 
-/* Returns 1 if canonical |path| is |dir| or lies beneath it. */
+/* Returns 1 if |path| is |dir| or lies beneath it (canonical paths). */
 static int
 beneath(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return 1;
-	return strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
+	return tc_path_beneath(path, dir, strlen(dir)) != NULL;
 }
 
 static void

@@ -24,25 +24,6 @@
 /* What /proc shows for a file whose last name was removed. */
 #define DELETED		" (deleted)"
 
-/*
- * Returns the rest of |path| after |root| if |root| names |path| or one of
- * its ancestors, compared component by component ("/a" is not an ancestor
- * of "/ab"); else NULL.
- */
-static const char *
-beneath(const char *path, const char *root, size_t rootlen)
-{
-	if (rootlen == 1 && root[0] == '/')
-		return path + 1;
-	if (strncmp(path, root, rootlen) != 0)
-		return NULL;
-	if (path[rootlen] == '\0')
-		return path + rootlen;
-	if (path[rootlen] == '/')
-		return path + rootlen + 1;
-	return NULL;
-}
-
 /* Returns a copy of absolute |p| without empty and "." components. */
 static char *
 clean_path(const char *p)
@@ -104,8 +85,8 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 			const char *a, *b;
 
 			r = &pol->roots[i];
-			a = beneath(user_abs, r->path, r->pathlen);
-			b = beneath(user_abs, r->given, r->givenlen);
+			a = tc_path_beneath(user_abs, r->path, r->pathlen);
+			b = tc_path_beneath(user_abs, r->given, r->givenlen);
 			if (a != NULL && r->pathlen >= best) {
 				rest = a;
 				best = r->pathlen;

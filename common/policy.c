@@ -468,12 +468,7 @@ tc_deny_str(const struct tc_deny *r, char *buf, size_t len)
 static int
 beneath(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	if (strcmp(dir, "/") == 0)
-		return 1;
-	return strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
+	return tc_path_beneath(path, dir, strlen(dir)) != NULL;
 }
 
 /* Adds |real| (canonical, beneath or equal to |from|) to |out|. */

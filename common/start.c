@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "audit.h"
+#include "glob.h"
 #include "log.h"
 #include "policy.h"
 #include "sandbox.h"
@@ -106,14 +107,11 @@ reach(struct srv *s)
 
 /* --- The audit log --- */
 
-/* Returns 1 if canonical-looking |path| is |dir| or lies beneath it. */
+/* Returns 1 if |path| is |dir| or lies beneath it (canonical paths). */
 static int
 beneath(const char *path, const char *dir)
 {
-	size_t n = strlen(dir);
-
-	return strncmp(path, dir, n) == 0 &&
-	    (path[n] == '\0' || path[n] == '/');
+	return tc_path_beneath(path, dir, strlen(dir)) != NULL;
 }
 
 /* Returns 1 if absolute |path| has no "." or ".." component and no
