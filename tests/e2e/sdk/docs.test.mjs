@@ -149,7 +149,9 @@ async function prepare(text, t) {
 	const { uid, gid } = serverIds();
 	const local = (p) => (p.startsWith('~/') ? path.join(home, p.slice(2)) :
 	    path.join(t, 'root', p));
+	// Parents every user can search, as a home's are; |d| with |mode|.
 	const mkdirs = async (d, mode = 0o755) => {
+		await fsp.mkdir(path.dirname(d), { recursive: true, mode: 0o755 });
 		await fsp.mkdir(d, { recursive: true, mode });
 		await fsp.chmod(d, mode);
 	};
@@ -175,6 +177,10 @@ async function prepare(text, t) {
 			if (w[0] === 'allow') {
 				allows++;
 				await mkdirs(real);
+				// The user's own directory, as the server's user
+				// (nobody, in the suite's second pass) has it.
+				if (w[1] === 'write')
+					await fsp.chown(real, uid, gid);
 			} else if (w[0] === 'consent-hook') {
 				await mkdirs(path.dirname(real));
 				const hook = path.join(REPO, 'policy/hooks', path.basename(real));

@@ -141,8 +141,12 @@ describe('--check and start agree', () => {
 			t.skip('the server runs as root, who may write in any directory');
 			return;
 		}
-		// base.root is root's (or the test's), 0755: not the server's.
-		const log = base.unique('not-mine', '.jsonl');
+		// A directory no one but root may create in (0555), whoever
+		// runs the tests: the server is not root here.
+		const d = base.unique('no-create');
+		await fsp.mkdir(d, { mode: 0o555 });
+		await fsp.chmod(d, 0o555);
+		const log = path.join(d, 'log.jsonl');
 		const p = await policy([`allow read ${tree.root}`, `audit ${log}`]);
 		await bothFail(['--policy', p], [`cannot open audit log '${log}': Permission denied`]);
 	});
