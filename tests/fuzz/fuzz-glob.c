@@ -298,6 +298,7 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	parse(data, size, &in);
 	memset(&p, 0, sizeof(p));
+	memset(rules, 0, sizeof(rules));	/* exact, own: none */
 	memset(roots, 0, sizeof(roots));
 	memset(ceil, 0, sizeof(ceil));
 	roots[0].path = r0;
