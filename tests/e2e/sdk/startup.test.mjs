@@ -73,10 +73,17 @@ async function bothFail(args, errors, env = {}) {
 	return { check, start };
 }
 
-/* A 32-byte key file in |dir| with |mode|, owned by the server's user. */
+/*
+ * A key file of |bytes| random bytes in |dir| with |mode|, owned by the
+ * server's user.  Its last byte is never a newline, which the server drops
+ * (toolcell-audit(1)): the key is then exactly |bytes| long.
+ */
 async function keyFile(dir, mode = 0o600, bytes = 32) {
 	const k = path.join(dir, `key-${randomBytes(4).toString('hex')}`);
-	await fsp.writeFile(k, randomBytes(bytes), { mode });
+	const key = randomBytes(bytes);
+	if (key[bytes - 1] === 0x0a)
+		key[bytes - 1] = 0x0b;
+	await fsp.writeFile(k, key, { mode });
 	await fsp.chmod(k, mode);
 	const { uid, gid } = serverIds();
 	await fsp.chown(k, uid, gid);
