@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "err.h"
 #include "text.h"
 
 /* Inclusive ranges of the characters shown escaped, in order: Cc, Cf, Zl
@@ -43,7 +42,8 @@ tc_text_hidden(uint32_t cp)
 
 	if (cp >= 0x20 && cp < 0x7f)
 		return 0;
-	for (i = 0; i < TC_NITEMS(hidden) && hidden[i].lo <= cp; i++)
+	for (i = 0; i < sizeof(hidden) / sizeof(hidden[0]) &&
+	    hidden[i].lo <= cp; i++)
 		if (cp <= hidden[i].hi)
 			return 1;
 	return 0;
