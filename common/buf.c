@@ -227,3 +227,15 @@ tc_buf_append_utf8(struct tc_buf *b, const void *p, size_t n)
 	}
 	return r;
 }
+
+int
+tc_hex_digit(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}

@@ -102,4 +102,7 @@ int	tc_utf8_valid(const void *p, size_t n);
  */
 size_t	tc_utf8_decode(const void *p, size_t n, uint32_t *cp, size_t *bad);
 
+/* Returns the value of the hex digit |c| (either case), or -1. */
+int	tc_hex_digit(int c);
+
 #endif /* TC_BUF_H */

@@ -108,19 +108,6 @@ skip_value(const char *s, const char *e)
 	}
 }
 
-/* Returns the value of the hex digit |c|, or -1. */
-static int
-hexval(unsigned char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Reads four hex digits at |s| (before |e|) into *|u|; returns 0 or -1. */
 static int
 hex4(const unsigned char *s, const unsigned char *e, unsigned *u)
@@ -130,7 +117,7 @@ hex4(const unsigned char *s, const unsigned char *e, unsigned *u)
 	if (e - s < 4)
 		return -1;
 	for (*u = 0, i = 0; i < 4; i++) {
-		if ((v = hexval(s[i])) < 0)
+		if ((v = tc_hex_digit((unsigned char)s[i])) < 0)
 			return -1;
 		*u = *u << 4 | (unsigned)v;
 	}

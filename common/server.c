@@ -1148,18 +1148,6 @@ finish(struct srv *s, struct call *c)
 
 /* --- The client's roots --- */
 
-static int
-hexval(char c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
 /* Returns the local path of "file://" URI |uri|, percent-decoded, or NULL
  * if it is not one. */
 static char *
@@ -1181,7 +1169,8 @@ uri_path(const char *uri)
 			*w++ = *p;
 			continue;
 		}
-		if ((hi = hexval(p[1])) < 0 || (lo = hexval(p[2])) < 0 ||
+		if ((hi = tc_hex_digit((unsigned char)p[1])) < 0 ||
+		    (lo = tc_hex_digit((unsigned char)p[2])) < 0 ||
 		    (hi == 0 && lo == 0)) {
 			free(out);	/* malformed, or a NUL */
 			return NULL;

@@ -230,6 +230,27 @@ test_utf8_offsets(void)
 	    "text (%zu)", tried);
 }
 
+/* tc_hex_digit() against strchr() on every byte value. */
+static void
+test_hex_digit(void)
+{
+	static const char lower[] = "0123456789abcdef";
+	static const char upper[] = "0123456789ABCDEF";
+	const char *at;
+	int c, want, bad = 0;
+
+	for (c = 0; c < 256; c++) {
+		want = -1;
+		if (c != 0 && (at = strchr(lower, c)) != NULL)
+			want = (int)(at - lower);
+		else if (c != 0 && (at = strchr(upper, c)) != NULL)
+			want = (int)(at - upper);
+		if (tc_hex_digit(c) != want)
+			bad++;
+	}
+	is_int(bad, 0, "tc_hex_digit: every byte value, 22 of them digits");
+}
+
 int
 main(void)
 {
@@ -238,5 +259,6 @@ main(void)
 	test_steal();
 	test_utf8();
 	test_utf8_offsets();
+	test_hex_digit();
 	return done_testing();
 }
