@@ -1028,3 +1028,24 @@ tc_path_open_error(struct tc_diag *d, const struct tc_path *p,
 		    "the deny rules: %s", user, p->unchecked);
 	return tc_path_error(d, user, err);
 }
+
+size_t
+tc_path_split(char *rel, char **v, size_t max)
+{
+	size_t n = 0;
+	char *p = rel, *e;
+
+	while (*p != '\0' && n < max) {
+		while (*p == '/')
+			p++;
+		if (*p == '\0')
+			break;
+		e = p + strcspn(p, "/");
+		if (*e != '\0')
+			*e++ = '\0';
+		if (strcmp(p, ".") != 0)
+			v[n++] = p;
+		p = e;
+	}
+	return n;
+}

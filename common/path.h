@@ -137,6 +137,14 @@ int	tc_path_walk_beneath(int dirfd, const char *rel, int flags,
 	    unsigned mode);
 
 /*
+ * Splits |rel| (changed in place: '/' becomes NUL) into its components,
+ * without empty ones and ".", into |v|; returns how many, at most |max|.
+ * ".." is kept.  The server and create_directory's child both split a
+ * path to be created with it, so that they walk the same names.
+ */
+size_t	tc_path_split(char *rel, char **v, size_t max);
+
+/*
  * Checks |p| as given, without touching a file, against the deny rules of
  * |pol| for |access| (TC_ACCESS_*): its components up to the first ".."
  * (what follows one depends on the files, and is left to the check of the

@@ -370,32 +370,6 @@ deny(struct srv *s, struct call *c, const char *by, const char *rule,
 }
 
 /*
- * Splits |rel| (modified) into its components, without empty ones and
- * "."; returns how many, at most |max|.  As fs_create_directory() splits a
- * path, so that the server and the child walk the same names.
- */
-static size_t
-components(char *rel, char **v, size_t max)
-{
-	size_t n = 0;
-	char *p = rel, *e;
-
-	while (*p != '\0' && n < max) {
-		while (*p == '/')
-			p++;
-		if (*p == '\0')
-			break;
-		e = p + strcspn(p, "/");
-		if (*e != '\0')
-			*e++ = '\0';
-		if (strcmp(p, ".") != 0)
-			v[n++] = p;
-		p = e;
-	}
-	return n;
-}
-
-/*
  * Opens the first |n| components of |v| beneath root |root|, O_PATH,
  * following symbolic links within the root (a directory unless |n| is
  * all of them and |last| says a file may do).  Returns an fd, or -1.
@@ -672,7 +646,7 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 		if ((buf = strdup(tp.rel)) == NULL ||
 		    (v = calloc(n / 2 + 2, sizeof(*v))) == NULL)
 			goto nomem;
-		n = components(buf, v, n / 2 + 2);
+		n = tc_path_split(buf, v, n / 2 + 2);
 	}
 	resolved = rule == NULL && resolve(s, tp.root, v, n, 0, NULL,
 	    &res) == 0;
@@ -1626,13 +1600,11 @@ usage(const struct tc_server *def)
 static noreturn void
 usage_fail(const char *fmt, ...)
 {
-	char msg[1024];
 	va_list ap;
 
 	va_start(ap, fmt);
-	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
+	tc_usage_verror(fmt, ap);
 	va_end(ap);
-	tc_usage_error("%s", msg);
 	exit(TC_EXIT_USAGE);
 }
 

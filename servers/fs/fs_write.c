@@ -746,28 +746,6 @@ out:
 
 /* --- create_directory --- */
 
-/* Splits |rel| into its components, without empty ones and ".". */
-static size_t
-components(char *rel, char **v, size_t max)
-{
-	size_t n = 0;
-	char *s = rel, *e;
-
-	while (*s != '\0' && n < max) {
-		while (*s == '/')
-			s++;
-		if (*s == '\0')
-			break;
-		e = s + strcspn(s, "/");
-		if (*e != '\0')
-			*e++ = '\0';
-		if (strcmp(s, ".") != 0)
-			v[n++] = s;
-		s = e;
-	}
-	return n;
-}
-
 /* Opens the first |n| components of |v| beneath |rootfd|, O_PATH. */
 static int
 open_prefix(int rootfd, char **v, size_t n)
@@ -820,7 +798,7 @@ fs_create_directory(const struct tc_call *call, struct tc_result *res)
 	if ((rel = strdup(p.rel)) == NULL ||
 	    (v = calloc(n / 2 + 2, sizeof(*v))) == NULL)
 		goto nomem;
-	n = components(rel, v, n / 2 + 2);
+	n = tc_path_split(rel, v, n / 2 + 2);
 	/* The deepest directory that exists already, resolved beneath the
 	 * root as any path is ("..", and symlinks inside the root, work
 	 * there); what is missing below it is made one name at a time. */

@@ -1015,6 +1015,36 @@ test_pins(void)
 	tc_policy_release(&pol);
 }
 
+/* tc_path_split(): the names a path to be created is made of. */
+static void
+test_split(void)
+{
+	static const struct {
+		const char *in, *want;	/* components joined by '|' */
+		size_t max;
+	} cases[] = {
+		{ "a/b/c", "a|b|c", 8 },
+		{ "//a//./b/", "a|b", 8 },
+		{ "./a/../b", "a|..|b", 8 },
+		{ ".", "", 8 },
+		{ "", "", 8 },
+		{ "a/b/c/d", "a|b", 2 },
+	};
+	char buf[64], got[64], *v[8];
+	size_t i, j, n;
+
+	for (i = 0; i < TC_NITEMS(cases); i++) {
+		snprintf(buf, sizeof(buf), "%s", cases[i].in);
+		n = tc_path_split(buf, v, cases[i].max);
+		got[0] = '\0';
+		for (j = 0; j < n; j++)
+			snprintf(got + strlen(got), sizeof(got) - strlen(got),
+			    "%s%s", j > 0 ? "|" : "", v[j]);
+		is_str(got, cases[i].want, "tc_path_split '%s' (at most %zu)",
+		    cases[i].in, cases[i].max);
+	}
+}
+
 int
 main(void)
 {
@@ -1037,6 +1067,7 @@ main(void)
 	test_denied_message();
 	test_given();
 	test_pins();
+	test_split();
 	rc = done_testing();
 	nftw(R, rm_one, 16, FTW_DEPTH | FTW_PHYS);
 	return rc;
