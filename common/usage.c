@@ -8,15 +8,22 @@
 #include "usage.h"
 
 void
-tc_usage_error(const char *fmt, ...)
+tc_usage_verror(const char *fmt, va_list ap)
 {
 	char msg[1024];
+
+	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
+	tc_log(TC_LOG_ERROR, "%s; try '%s --help'", msg, tc_log_progname());
+}
+
+void
+tc_usage_error(const char *fmt, ...)
+{
 	va_list ap;
 
 	va_start(ap, fmt);
-	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
+	tc_usage_verror(fmt, ap);
 	va_end(ap);
-	tc_log(TC_LOG_ERROR, "%s; try '%s --help'", msg, tc_log_progname());
 }
 
 /*

@@ -8,6 +8,7 @@
 #define TC_USAGE_H
 
 #include <getopt.h>
+#include <stdarg.h>
 
 #define TC_EXIT_USAGE	2	/* the exit status of a usage error */
 
@@ -17,6 +18,8 @@
  */
 void	tc_usage_error(const char *fmt, ...)
 	    __attribute__((format(printf, 1, 2)));
+void	tc_usage_verror(const char *fmt, va_list ap)
+	    __attribute__((format(printf, 1, 0)));
 
 /*
  * Prints, as tc_usage_error() does, what is wrong with the option that
