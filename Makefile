@@ -65,7 +65,7 @@ ALL_CFLAGS = -std=c17 -D_GNU_SOURCE -MMD -MP $(WARN) $(HARDEN) \
 ALL_LDFLAGS = $(LDHARDEN) $(LDFLAGS)
 LDLIBS	+= $(PKG_LIBS)
 
-COMMON_SRC = $(wildcard common/*.c)
+COMMON_SRC = $(wildcard common/*/*.c)
 COMMON_OBJ = $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB	   = $(BUILD)/libtoolcell.a
 

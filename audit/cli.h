@@ -8,7 +8,7 @@
 
 #include <stdio.h>
 
-#include "audit.h"
+#include "audit/audit.h"
 
 #define EXIT_INTACT	0	/* verify: intact; other commands: done */
 #define EXIT_BROKEN	1	/* verify: a record is wrong */

@@ -14,11 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cli.h"
-#include "log.h"
-#include "text.h"
-#include "usage.h"
+#include "base/log.h"
+#include "base/text.h"
+#include "serve/usage.h"
 
 #define SLOWEST		10
 #define PATHS_SHOWN	10		/* paths listed in the text */

@@ -12,11 +12,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cli.h"
-#include "log.h"
-#include "text.h"
-#include "usage.h"
+#include "base/log.h"
+#include "base/text.h"
+#include "serve/usage.h"
 
 #define TAIL_DEFAULT	10
 #define TAIL_MAX	1000000

@@ -10,12 +10,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "cli.h"
-#include "log.h"
-#include "server.h"
-#include "text.h"
-#include "usage.h"
+#include "base/log.h"
+#include "serve/server.h"
+#include "base/text.h"
+#include "serve/usage.h"
 
 #define LINE_CHUNK	4096		/* a line buffer grows by this much */
 

@@ -40,9 +40,9 @@
 #include <string.h>
 
 #include "cli.h"
-#include "log.h"
-#include "text.h"
-#include "usage.h"
+#include "base/log.h"
+#include "base/text.h"
+#include "serve/usage.h"
 
 #define ZERO_HEX	"00000000000000000000000000000000" \
 			"00000000000000000000000000000000"

@@ -22,8 +22,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "sandbox.h"
+#include "policy/policy.h"
+#include "sandbox/sandbox.h"
 
 static const struct tc_arg no_args[] = { { NULL } };
 

@@ -9,13 +9,13 @@ rc=0
 # server's stdout carries MCP messages only, written by protocol.c.  The
 # unsafe ones are banned from toolcell-audit (audit/) too.
 banned='\b(sprintf|vsprintf|strcpy|strcat|atoi|atol|strtok|sscanf|gets|system|popen)\s*\('
-if grep -nE "$banned" common/*.c servers/*/*.c audit/*.c; then
+if grep -nE "$banned" common/*/*.c servers/*/*.c audit/*.c; then
 	echo "lint: banned calls above" >&2
 	rc=1
 fi
 stdout='\b(printf|puts|putchar|vprintf)\s*\(|fprintf\s*\(\s*stdout|fwrite\s*\([^;]*stdout'
-if grep -nE "$stdout" common/*.c servers/*/*.c | grep -v '^common/protocol\.c:'; then
-	echo "lint: writes to stdout outside common/protocol.c above" >&2
+if grep -nE "$stdout" common/*/*.c servers/*/*.c | grep -v '^common/protocol/protocol\.c:'; then
+	echo "lint: writes to stdout outside common/protocol/protocol.c above" >&2
 	rc=1
 fi
 
@@ -28,7 +28,7 @@ else
 fi
 
 if command -v clang-format >/dev/null 2>&1 && [ -f .clang-format ]; then
-	n=$(clang-format --dry-run common/*.[ch] servers/*/*.[ch] 2>&1 |
+	n=$(clang-format --dry-run common/*/*.[ch] servers/*/*.[ch] 2>&1 |
 	    grep -c 'warning:')
 	echo "lint: clang-format would change $n lines (not an error)"
 fi

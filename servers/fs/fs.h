@@ -8,9 +8,9 @@
 #include <limits.h>
 #include <sys/types.h>
 
-#include "path.h"
-#include "text.h"
-#include "tools.h"
+#include "policy/path.h"
+#include "base/text.h"
+#include "protocol/tools.h"
 
 #define FS_READ_DEFAULT_BYTES	(64u << 10)
 #define FS_READ_MAX_BYTES	(32u << 20)

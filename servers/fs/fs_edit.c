@@ -24,8 +24,8 @@
 
 #include "fs.h"
 #include "fs_write.h"
-#include "path.h"
-#include "policy.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 
 #define DIFF_CONTEXT	3
 #define DIFF_MAX_D	2000	/* edit distance the diff works out exactly */

@@ -32,8 +32,8 @@
 
 #include "fs.h"
 #include "fs_walk.h"
-#include "own.h"
-#include "path.h"
+#include "policy/own.h"
+#include "policy/path.h"
 
 #define READ_CHUNK	(64u << 10)	/* file reads */
 #define LINE_SCAN_MAX	(64u << 10)	/* bytes of one line searched */

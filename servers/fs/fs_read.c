@@ -21,10 +21,10 @@
 #include <nettle/base64.h>
 
 #include "fs.h"
-#include "json.h"
-#include "glob.h"
-#include "path.h"
-#include "policy.h"
+#include "base/json.h"
+#include "policy/glob.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 
 /* --- read_media_file --- */
 

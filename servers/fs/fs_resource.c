@@ -17,10 +17,10 @@
 
 #include <nettle/base64.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "fs.h"
-#include "path.h"
-#include "policy.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 
 /* MIME types by extension; text types are sent as text when UTF-8. */
 static const struct {

@@ -16,11 +16,11 @@
 #include <unistd.h>
 
 #include "fs.h"
-#include "json.h"
-#include "glob.h"
-#include "own.h"
-#include "path.h"
-#include "policy.h"
+#include "base/json.h"
+#include "policy/glob.h"
+#include "policy/own.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 
 #define CHUNK		(64u << 10)
 #define COUNT_BUDGET	(64ull << 20)	/* bytes scanned just to count lines */

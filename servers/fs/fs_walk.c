@@ -49,12 +49,12 @@
 #include <unistd.h>
 
 #include "fs.h"
-#include "json.h"
+#include "base/json.h"
 #include "fs_walk.h"
-#include "glob.h"
-#include "own.h"
-#include "path.h"
-#include "policy.h"
+#include "policy/glob.h"
+#include "policy/own.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 
 #define WALK_DIR_MAX	100000		/* entries read from one directory */
 #define WALK_BUDGET_MS	10000		/* directory_tree, search_files */

@@ -18,8 +18,8 @@
 
 #include <cjson/cJSON.h>
 
-#include "buf.h"
-#include "tools.h"
+#include "base/buf.h"
+#include "protocol/tools.h"
 
 struct tc_path;
 

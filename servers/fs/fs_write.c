@@ -34,10 +34,10 @@
 
 #include "fs.h"
 #include "fs_write.h"
-#include "glob.h"
-#include "own.h"
-#include "path.h"
-#include "policy.h"
+#include "policy/glob.h"
+#include "policy/own.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 
 #define WALK_MAX	10000	/* entries of a moved directory checked */
 #define WALK_DEPTH	64

@@ -10,8 +10,8 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "path.h"
-#include "tools.h"
+#include "policy/path.h"
+#include "protocol/tools.h"
 
 struct stat;
 

@@ -2,7 +2,7 @@
 #include <limits.h>
 
 #include "fs.h"
-#include "server.h"
+#include "serve/server.h"
 
 static const struct tc_arg no_args[] = {
 	{ NULL }

@@ -43,9 +43,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "audit/audit.h"
 #include "cli.h"
-#include "log.h"
+#include "base/log.h"
 
 #include "fuzz.h"
 #include "strictjson.h"

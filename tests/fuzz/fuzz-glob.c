@@ -26,8 +26,8 @@
  */
 #include <string.h>
 
-#include "glob.h"
-#include "policy.h"
+#include "policy/glob.h"
+#include "policy/policy.h"
 
 #include "fuzz.h"
 #include "globref.h"

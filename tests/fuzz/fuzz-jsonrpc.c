@@ -35,7 +35,7 @@
  *	- every line the server writes is JSON by the strict parser, a
  *	  JSON-RPC response, request or notification.
  */
-#include "../../common/server.c"
+#include "../../common/serve/server.c"
 
 #include <sys/mman.h>
 #include <sys/stat.h>

@@ -36,9 +36,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "glob.h"
-#include "log.h"
-#include "policy.h"
+#include "policy/glob.h"
+#include "base/log.h"
+#include "policy/policy.h"
 
 #include "fuzz.h"
 

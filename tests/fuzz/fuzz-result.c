@@ -26,9 +26,9 @@
  */
 #include <string.h>
 
-#include "err.h"
-#include "json.h"
-#include "tools.h"
+#include "base/err.h"
+#include "base/json.h"
+#include "protocol/tools.h"
 
 #include "fuzz.h"
 #include "strictjson.h"

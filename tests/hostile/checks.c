@@ -13,7 +13,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include "buf.h"
+#include "base/buf.h"
 #include "hostile.h"
 
 /* One attempt: 0 when it did what it tried, else the errno. */

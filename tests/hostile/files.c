@@ -18,7 +18,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 extern char **environ;
 

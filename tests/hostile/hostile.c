@@ -10,7 +10,7 @@
 #include <stdint.h>
 
 #include "hostile.h"
-#include "server.h"
+#include "serve/server.h"
 
 /* --- Arguments --- */
 

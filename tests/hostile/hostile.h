@@ -18,7 +18,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
-#include "tools.h"
+#include "protocol/tools.h"
 
 /* --- Reporting (util.c) --- */
 

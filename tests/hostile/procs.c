@@ -21,7 +21,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
-#include "sandbox.h"
+#include "sandbox/sandbox.h"
 
 /* Sleeps |ms| milliseconds. */
 static void

@@ -8,7 +8,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
-#include "policy.h"
+#include "policy/policy.h"
 
 int
 hs_outcome(struct tc_result *res, int escaped, int err, const char *fmt, ...)

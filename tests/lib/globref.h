@@ -1,6 +1,6 @@
 /*
  * globref.h: a slow reference matcher for deny patterns, written from the
- * description in common/glob.h alone, for test-glob.c and the glob fuzz
+ * description in common/policy/glob.h alone, for test-glob.c and the glob fuzz
  * harness to hold tc_glob_match() against.
  *
  * It takes the plain road where glob.c takes the fast one: the path and

@@ -1,6 +1,6 @@
 /*
- * test-audit.c: the audit log writer (common/audit.c) and the argument
- * redaction (common/audit-args.c), in a scratch directory that is the
+ * test-audit.c: the audit log writer (common/audit/audit.c) and the argument
+ * redaction (common/audit/audit-args.c), in a scratch directory that is the
  * working directory, so that messages name "x.log".
  *
  * Chains are checked here with nettle directly, not with the code under
@@ -30,11 +30,11 @@
 #include <nettle/sha2.h>
 #include <nettle/version.h>
 
-#include "audit.h"
-#include "buf.h"
-#include "err.h"
-#include "text.h"
-#include "tools.h"
+#include "audit/audit.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/text.h"
+#include "protocol/tools.h"
 #include "tap.h"
 
 #if NETTLE_VERSION_MAJOR >= 4

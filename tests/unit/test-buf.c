@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "err.h"
+#include "base/buf.h"
+#include "base/err.h"
 #include "tap.h"
 
 #define R	"\xef\xbf\xbd"		/* U+FFFD */

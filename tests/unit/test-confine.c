@@ -24,8 +24,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "policy.h"
-#include "sandbox.h"
+#include "policy/policy.h"
+#include "sandbox/sandbox.h"
 #include "tap.h"
 
 static const struct tc_arg no_args[] = { { NULL } };

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "glob.h"
+#include "policy/glob.h"
 #include "globref.h"
-#include "policy.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static const struct {

@@ -27,7 +27,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "hook.h"
+#include "sandbox/hook.h"
 #include "tap.h"
 
 #define GUARD_MS	15000	/* no hook in this file may take longer */

@@ -31,10 +31,10 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "glob.h"
-#include "own.h"
-#include "path.h"
-#include "policy.h"
+#include "policy/glob.h"
+#include "policy/own.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static char T[PATH_MAX];		/* the scratch tree, canonical */

@@ -37,10 +37,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "glob.h"
-#include "path.h"
-#include "policy.h"
+#include "base/err.h"
+#include "policy/glob.h"
+#include "policy/path.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static char R[PATH_MAX];		/* the scratch tree, canonical */

@@ -26,9 +26,9 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "buf.h"
-#include "err.h"
-#include "policy.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "policy/policy.h"
 #include "tap.h"
 
 static char D[PATH_MAX];		/* the scratch directory, canonical */

@@ -11,9 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "log.h"
-#include "protocol.h"
+#include "base/err.h"
+#include "base/log.h"
+#include "protocol/protocol.h"
 #include "dq.h"
 #include "tap.h"
 

@@ -19,9 +19,9 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
-#include "err.h"
-#include "policy.h"
-#include "sandbox.h"
+#include "base/err.h"
+#include "policy/policy.h"
+#include "sandbox/sandbox.h"
 #include "tap.h"
 
 #define GUARD_MS	15000	/* no run in this file may take longer */

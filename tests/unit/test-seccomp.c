@@ -25,7 +25,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "sandbox-int.h"
+#include "sandbox/sandbox-int.h"
 #include "tap.h"
 
 #define CPUCLOCK_OF(pid)	((clockid_t)(~(unsigned)(pid) << 3 | 2))

@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "buf.h"
-#include "err.h"
-#include "text.h"
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/text.h"
 #include "tap.h"
 
 #define CUT	TC_TEXT_CUT

@@ -10,9 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "err.h"
-#include "json.h"
-#include "tools.h"
+#include "base/err.h"
+#include "base/json.h"
+#include "protocol/tools.h"
 #include "dq.h"
 #include "tap.h"
 

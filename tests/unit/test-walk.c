@@ -40,7 +40,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "path.h"
+#include "policy/path.h"
 #include "tap.h"
 
 static char T[PATH_MAX];

@@ -1,6 +1,6 @@
 /*
  * mklog.c: writes audit logs for tests/e2e/audit/run.sh with the real
- * writer (common/audit.c), so that toolcell-audit is tested on what the
+ * writer (common/audit/audit.c), so that toolcell-audit is tested on what the
  * servers write.  Each line of standard input is one record, a JSON
  * object; its "time" member, if any, is taken out and becomes the
  * record's time through the writer's clock, so that a log's content is
@@ -20,7 +20,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "audit.h"
+#include "audit/audit.h"
 
 #define WRITERS_MAX	16
 

@@ -1,0 +1,211 @@
+/*
+ * protocol.h: MCP over stdio, for servers that know nothing of sandboxes.
+ *
+ * The transport reads newline-delimited JSON-RPC 2.0 messages of up to a
+ * capped length from one fd and writes each outgoing message as one compact
+ * line with a single write sequence.  The JSON-RPC layer checks envelopes,
+ * keeps each request id as the raw token it arrived as (so it is echoed back
+ * exactly), and answers protocol faults itself.  The lifecycle layer answers
+ * initialize (with version negotiation) and ping, refuses other requests
+ * before initialize, and hands every other method to the server's table.
+ *
+ * A method handler takes ownership of its request and answers it with
+ * tc_proto_reply() or tc_proto_error(), at once or later: the server keeps
+ * reading while a request is pending, so pings, cancellations and answers
+ * to the server's own requests get through.
+ */
+#ifndef TC_PROTOCOL_H
+#define TC_PROTOCOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+
+#define TC_MAX_FRAME		(16u << 20)	/* default input line cap */
+
+/* JSON-RPC 2.0 error codes. */
+#define TC_RPC_PARSE_ERROR	-32700
+#define TC_RPC_INVALID_REQUEST	-32600
+#define TC_RPC_METHOD_NOT_FOUND	-32601
+#define TC_RPC_INVALID_PARAMS	-32602
+#define TC_RPC_INTERNAL_ERROR	-32603
+#define TC_RPC_RESOURCE_NOT_FOUND	-32002	/* MCP, up to 2025-11-25 */
+
+/* The protocol revisions spoken, newest first. */
+#define TC_PROTO_LATEST		"2025-11-25"
+extern const char *const tc_proto_versions[];	/* NULL-terminated */
+
+struct tc_proto;
+struct tc_batch;
+
+struct tc_request {
+	struct tc_proto	*proto;
+	char		*id;		/* raw id token; NULL for a notification */
+	char		*id_key;	/* id in canonical form, for matching */
+	const char	*method;	/* points into |root| */
+	cJSON		*params;	/* points into |root|; may be NULL */
+	cJSON		*root;		/* the whole message; owned */
+	struct tc_batch	*batch;		/* the batch it arrived in, if any */
+	unsigned	 has_nul:1;	/* some string held an escaped U+0000
+					   (never the envelope, params' own
+					   members or a member name) */
+};
+
+/*
+ * A method handler.  It owns |req| and must pass it to tc_proto_reply() or
+ * tc_proto_error() exactly once (for a notification: tc_request_free()).
+ * A TC_METHOD_REQUEST handler always gets a request (req->id and
+ * req->id_key set), a TC_METHOD_NOTIFICATION handler always a
+ * notification (both NULL): the dispatch sees to it.
+ */
+typedef void tc_method_fn(void *ctx, struct tc_request *req);
+
+/* Called for a response to one of the server's own requests. */
+typedef void tc_response_fn(void *ctx, const cJSON *result,
+    const cJSON *error);
+
+/* Called when a client cancels request |id_key| still in progress. */
+typedef void tc_cancel_fn(void *ctx, const char *id_key);
+
+/*
+ * What a method is.  A request-only method sent as a notification (no id)
+ * is dropped unanswered, as JSON-RPC wants, before any handler sees it; a
+ * notification-only method sent as a request gets -32601, since no
+ * request of that name exists and a request must be answered.
+ */
+enum tc_method_kind {
+	TC_METHOD_REQUEST = 0,		/* answered: needs an id */
+	TC_METHOD_NOTIFICATION,		/* never answered: has no id */
+};
+
+struct tc_method {
+	const char		*name;
+	tc_method_fn		*fn;
+	enum tc_method_kind	 kind;
+};
+
+struct tc_proto_config {
+	const char	*name;		/* serverInfo.name */
+	const char	*title;		/* serverInfo.title, optional */
+	const char	*version;	/* serverInfo.version */
+	const char	*instructions;	/* what the server may touch */
+	const char	*capabilities;	/* JSON object text: what is implemented */
+	const struct tc_method *methods;
+	size_t		 nmethods;
+	tc_cancel_fn	*on_cancel;
+	void		*ctx;		/* passed to every callback */
+	size_t		 max_frame;	/* 0: TC_MAX_FRAME */
+	int		 in_fd;
+	int		 out_fd;
+};
+
+struct tc_proto {
+	struct tc_proto_config cfg;
+	struct tc_buf	 in;		/* bytes read, not yet a whole line */
+	size_t		 scan;		/* where the newline search resumes */
+	int		 draining;	/* discarding the rest of an over-long line */
+	int		 eof;
+	int		 dead;		/* stdout is gone; stop serving */
+	int		 initialized;	/* initialize answered */
+	char		 version[16];	/* negotiated protocol version */
+	cJSON		*client_caps;	/* the client's capabilities; owned */
+	char		*client_name;
+	char		*client_version;
+	int64_t		 next_out_id;
+	struct tc_outgoing *out;	/* the server's requests awaiting answers */
+	struct tc_batch	*batch;		/* the batch being dispatched */
+};
+
+/* Sets up |p| from |cfg| (copied; strings borrowed for |p|'s life). */
+int	tc_proto_init(struct tc_proto *p, const struct tc_proto_config *cfg);
+void	tc_proto_release(struct tc_proto *p);
+
+/*
+ * Reads what is available on the input fd and handles every whole line.
+ * Returns 0, or 1 once the input reached end of file.
+ */
+int	tc_proto_read(struct tc_proto *p);
+
+/* Handles one line (without its newline): the transport's unit of work. */
+void	tc_proto_handle_line(struct tc_proto *p, char *line, size_t len);
+
+/*
+ * Answers |req| with |result| (ownership taken; NULL means {}) and frees
+ * |req|.  A notification is freed without an answer.
+ */
+void	tc_proto_reply(struct tc_request *req, cJSON *result);
+
+/*
+ * Answers |req| with |json| (|len| bytes, NUL-terminated) as its result,
+ * sent as it is: the caller has checked that it is one JSON value in
+ * compact form (no newline outside strings).
+ */
+void	tc_proto_reply_raw(struct tc_request *req, const char *json,
+	    size_t len);
+
+/* Answers |req| with a JSON-RPC error and frees |req|. */
+void	tc_proto_error(struct tc_request *req, int code, const char *msg);
+
+/* As tc_proto_error(), with |data| (consumed, may be NULL) as error.data. */
+void	tc_proto_error_data(struct tc_request *req, int code, const char *msg,
+	    cJSON *data);
+
+/* Frees |req| without answering (a cancelled request gets no answer). */
+void	tc_request_free(struct tc_request *req);
+
+/* Sends a notification; takes ownership of |params| (may be NULL). */
+void	tc_proto_notify(struct tc_proto *p, const char *method, cJSON *params);
+
+/*
+ * Sends a request to the client; |fn| is called once with its answer, or
+ * with a NULL result and an error when the session ends first.  Takes
+ * ownership of |params|.  Returns the request's id, or -1 on failure.
+ */
+int64_t	tc_proto_request(struct tc_proto *p, const char *method, cJSON *params,
+	    tc_response_fn *fn, void *ctx);
+
+/* Forgets an outgoing request (its callback will not run). */
+void	tc_proto_forget(struct tc_proto *p, int64_t id);
+
+/* Returns 1 if the client declared capability |name| at initialize. */
+int	tc_proto_client_has(const struct tc_proto *p, const char *name);
+
+/* What tc_json_strict() reports besides validity. */
+#define TC_JSON_NUL		0x1u	/* a string value holds U+0000 */
+#define TC_JSON_NUL_NAME	0x2u	/* a member name holds U+0000 */
+#define TC_JSON_NUL_SHALLOW	0x4u	/* so does a string value at most
+					   two levels deep (the envelope's,
+					   or params' own members') */
+
+/* The deepest nesting accepted: cJSON's own limit. */
+#define TC_JSON_NEST		CJSON_NESTING_LIMIT
+
+/*
+ * Checks that the |n| bytes at |s| are exactly one JSON text as RFC 8259
+ * defines it (white space around it allowed), before cJSON, which accepts
+ * more, sees them: every escape (\u with four hex digits), number and
+ * literal as the grammar says, no raw control character in a string, no
+ * white space but space, tab, LF and CR.  Beyond RFC 8259 it refuses an
+ * escaped surrogate that is not half of a pair, since the text must
+ * decode to valid UTF-8, and nesting deeper than TC_JSON_NEST.  The bytes
+ * themselves must be UTF-8, as RFC 8259 section 8.1 says: a string that
+ * is not (an invalid, overlong, surrogate or cut sequence) is refused
+ * here, whatever the caller checked before.  Sets *|flags| to the
+ * TC_JSON_NUL* that apply.  Returns 0, or -1 if the text is refused.
+ */
+int	tc_json_strict(const char *s, size_t n, unsigned *flags);
+
+/*
+ * Finds the raw text of the member at |path| (|n| keys from the top-level
+ * object down) in JSON text that tc_json_strict() has accepted.  Member
+ * names are compared as decoded, so "\u0069d" is "id".  Returns 0 and
+ * sets *|start| and *|len|, or TC_ENOTFOUND.
+ */
+int	tc_json_raw_member(const char *text, size_t textlen,
+	    const char *const *path, size_t n, const char **start, size_t *len);
+
+#endif /* TC_PROTOCOL_H */

@@ -1,0 +1,290 @@
+/*
+ * child.c: a call child's life once confined: it waits for its call,
+ * runs the handler and sends back its frames (tc_child_main()).
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <linux/seccomp.h>
+#include <linux/securebits.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "policy/path.h"
+#include "policy/policy.h"
+#include "sandbox/sandbox-int.h"
+#include "base/text.h"
+
+extern char **environ;
+
+
+/* --- The child --- */
+
+static int
+read_all(int fd, void *p, size_t n)
+{
+	char *s = p;
+	ssize_t r;
+
+	while (n > 0) {
+		if ((r = read(fd, s, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		if (r == 0)
+			return s == p ? 0 : -1;	/* EOF: clean only at 0 */
+		s += r;
+		n -= (size_t)r;
+	}
+	return 1;
+}
+
+
+/*
+ * Walks the path every call takes once, before the call: the stack and the
+ * allocator's arena, parsing arguments, building and printing a result.
+ * The page faults that costs (copy-on-write for data, first use for code)
+ * are paid while the child waits rather than on the call's path.
+ */
+static void
+prefault(void)
+{
+	volatile char stack[32 << 10];
+	struct tc_result res;
+	struct tc_buf out;
+	char *heap;
+	size_t i;
+
+	for (i = 0; i < sizeof(stack); i += 4096)
+		stack[i] = 0;
+	if ((heap = malloc(64 << 10)) != NULL) {
+		memset(heap, 0, 64 << 10);
+		free(heap);
+	}
+	cJSON_Delete(cJSON_Parse("{\"path\":\"a\",\"n\":[1,true,null]}"));
+	tc_result_init(&res);
+	tc_result_printf(&res, "%s %d", "warm", 1);
+	tc_buf_init(&out, 1u << 20);
+	(void)tc_result_serialize(&res, &out);
+	tc_buf_release(&out);
+	tc_result_release(&res);
+}
+
+/*
+ * Reads the pins and the unconsented rules of |head| from |p| (|len|
+ * bytes) into |call|.  Returns 0, or -1 if they do not fit.
+ */
+static int
+read_context(const struct call_head *head, const char *p, size_t len,
+    struct tc_call *call)
+{
+	struct tc_pin *pins = NULL;
+	size_t *un = NULL;
+	struct pin_wire w;
+	uint32_t i, k;
+
+	if (head->npins > 0 && (pins = calloc(head->npins,
+	    sizeof(*pins))) == NULL)
+		return -1;
+	for (i = 0; i < head->npins; i++) {
+		if (len < sizeof(w))
+			return -1;
+		memcpy(&w, p, sizeof(w));
+		p += sizeof(w);
+		len -= sizeof(w);
+		if (len < w.rellen || (pins[i].rel = strndup(p,
+		    w.rellen)) == NULL)
+			return -1;
+		p += w.rellen;
+		len -= w.rellen;
+		pins[i].root = w.root;
+		pins[i].kind = w.kind;
+		pins[i].missing = w.missing;
+		pins[i].dev = w.dev;
+		pins[i].ino = w.ino;
+		pins[i].entry = (int)w.entry;
+		pins[i].edev = w.edev;
+		pins[i].eino = w.eino;
+	}
+	if (head->nunconsented > 0 && (un = calloc(head->nunconsented,
+	    sizeof(*un))) == NULL)
+		return -1;
+	for (i = 0; i < head->nunconsented; i++) {
+		if (len < sizeof(k))
+			return -1;
+		memcpy(&k, p, sizeof(k));
+		p += sizeof(k);
+		len -= sizeof(k);
+		if (k >= head->policy->nconsent)
+			return -1;
+		un[i] = k;
+	}
+	if (len != 0)
+		return -1;
+	call->pins = pins;
+	call->npins = head->npins;
+	call->pinned = head->pinned != 0;
+	call->unconsented = un;
+	call->nunconsented = head->nunconsented;
+	return 0;
+}
+
+/*
+ * Reads the call from |rfd| into |call| (arguments parsed into |*args|).
+ * Exits quietly when the parent closes the pipe without sending one: the
+ * standby is being retired.
+ */
+static void
+read_call(int rfd, enum tc_profile profile, struct tc_call *call,
+    cJSON **args)
+{
+	unsigned char hdr[TC_FRAME_HDR];
+	struct call_head head;
+	uint32_t len;
+	char *text;
+	int rc;
+
+	if ((rc = read_all(rfd, hdr, sizeof(hdr))) == 0)
+		_exit(0);
+	if (rc < 0 || tc_get_u32(hdr) != TC_FRAME_CALL ||
+	    (len = tc_get_u32(hdr + 4)) < sizeof(head) ||
+	    read_all(rfd, &head, sizeof(head)) != 1)
+		_exit(TC_CHILD_EXIT_CALL);
+	len -= (uint32_t)sizeof(head);
+	if (head.ctxlen > len || head.tool == NULL || head.policy == NULL)
+		_exit(TC_CHILD_EXIT_CALL);
+	if ((text = malloc((size_t)len + 1)) == NULL ||
+	    (len > 0 && read_all(rfd, text, len) != 1))
+		_exit(TC_CHILD_EXIT_CALL);
+	text[len] = '\0';
+	close(rfd);
+	if (head.tool->profile != profile ||
+	    read_context(&head, text, head.ctxlen, call) != 0 ||
+	    (*args = cJSON_ParseWithLength(text + head.ctxlen,
+	    len - head.ctxlen)) == NULL)
+		_exit(TC_CHILD_EXIT_CALL);
+	free(text);
+	call->tool = head.tool;
+	call->policy = head.policy;
+	call->args = *args;
+}
+
+/*
+ * Makes |own| the policy a call's child runs under: |pol|, with the
+ * call's pins, and with a deny rule for each pattern of each consent rule
+ * the call was not given (marked TC_ACCESS_CONSENT), so that it neither
+ * lists, nor walks into, nor opens, nor changes what those cover.
+ * Returns 0, or -1 when out of memory.
+ */
+static int
+child_policy(const struct tc_policy *pol, const struct tc_call *call,
+    struct tc_policy *own)
+{
+	const struct tc_consent_rule *r;
+	struct tc_deny *deny;
+	size_t i, k, n = pol->ndeny;
+
+	*own = *pol;
+	own->pins = call->pins;
+	own->npins = call->npins;
+	own->pinned = call->pinned;
+	if (call->nunconsented == 0)
+		return 0;
+	for (i = 0; i < call->nunconsented; i++)
+		n += pol->consent[call->unconsented[i]].npatterns;
+	if ((deny = calloc(n, sizeof(*deny))) == NULL)
+		return -1;
+	if (pol->ndeny > 0)
+		memcpy(deny, pol->deny, pol->ndeny * sizeof(*deny));
+	n = pol->ndeny;
+	for (i = 0; i < call->nunconsented; i++) {
+		r = &pol->consent[call->unconsented[i]];
+		for (k = 0; k < r->npatterns; k++) {
+			deny[n].pattern = r->patterns[k];
+			deny[n].access = TC_ACCESS_READ | TC_ACCESS_WRITE |
+			    TC_ACCESS_CONSENT;
+			deny[n++].line = r->line;
+		}
+	}
+	own->deny = deny;
+	own->ndeny = n;
+	return 0;
+}
+
+/*
+ * A child's life: confine itself for |profile|, wait for its one call on
+ * |rfd|, run the handler, send the result on |wfd|, exit.
+ */
+void
+tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
+    int wfd)
+{
+	const struct tc_policy *pol = sb->policy;
+	int keep[TC_KEEP_MAX];
+	struct tc_result res;
+	struct tc_policy own;
+	struct tc_call call;
+	struct tc_buf out;
+	size_t nkeep = 0, i;
+	cJSON *args = NULL;
+	int rc;
+
+	keep[nkeep++] = rfd;
+	keep[nkeep++] = wfd;
+	if (sb->ruleset[profile] >= 0)
+		keep[nkeep++] = sb->ruleset[profile];
+	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
+		keep[nkeep++] = pol->roots[i].fd;
+	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
+		_exit(rc);
+	prefault();
+
+	memset(&call, 0, sizeof(call));
+	read_call(rfd, profile, &call, &args);
+	if (child_policy(call.policy, &call, &own) != 0)
+		_exit(TC_CHILD_EXIT_CALL);
+	call.policy = &own;
+	/* Confined under the highest limits of any tool: down to this
+	 * one's (lowering needs no privilege). */
+	if (sb->tool_rlimits && !(sb->bench_off & TC_LAYER_RLIMITS)) {
+		struct tc_limits l;
+
+		tc_policy_limits(pol, call.tool->name, &l);
+		if (tc_set_rlimits(&l, tc_sandbox_ns(sb, profile) &
+		    CLONE_NEWUSER) != 0)
+			_exit(TC_CHILD_EXIT_RLIMIT);
+	}
+	tc_result_init(&res);
+	rc = call.tool->fn(&call, &res);
+	if (rc != 0 && !res.is_error)
+		tc_result_error(&res, "%s failed: %s", call.tool->name,
+		    tc_strerror(rc));
+	else if (res.failed != 0 && !res.is_error)
+		tc_result_error(&res, "%s: the answer could not be built "
+		    "whole (%s); ask for less at a time", call.tool->name,
+		    tc_strerror(res.failed));
+	/* The server's own cap on results refuses what is too large; this
+	 * one only keeps a runaway buffer in bounds. */
+	tc_buf_init(&out, (size_t)UINT32_MAX);
+	if (tc_result_serialize(&res, &out) != 0 ||
+	    tc_frame_write(wfd, TC_FRAME_RESULT, out.data, out.len) != 0)
+		_exit(TC_CHILD_EXIT_RESULT);
+	/* _exit: no atexit handlers, no stdio flushing of the parent's
+	 * buffers, no sanitizer leak report for memory the exit frees. */
+	_exit(0);
+}

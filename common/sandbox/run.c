@@ -1,0 +1,565 @@
+/*
+ * run.c: the parent's side of one call (tc_run_*), and the frames both
+ * sides write.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <linux/seccomp.h>
+#include <linux/securebits.h>
+#include <sys/capability.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <sys/wait.h>
+#include <grp.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "policy/path.h"
+#include "policy/policy.h"
+#include "sandbox/sandbox-int.h"
+#include "base/text.h"
+
+extern char **environ;
+
+
+/* --- Frames --- */
+
+static int
+write_all(int fd, const void *p, size_t n)
+{
+	const char *s = p;
+	ssize_t w;
+
+	while (n > 0) {
+		if ((w = write(fd, s, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		s += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+void
+tc_stream_grow(int fd, int bytes)
+{
+	/* Node's child_process gives its children sockets, not pipes. */
+	if (fcntl(fd, F_SETPIPE_SZ, bytes) < 0)
+		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes,
+		    sizeof(bytes));
+}
+
+int
+tc_frame_write(int fd, enum tc_frame_type type, const char *p, size_t n)
+{
+	unsigned char hdr[TC_FRAME_HDR];
+	struct iovec iov[2];
+	size_t off = 0, total = TC_FRAME_HDR + n;
+	ssize_t w;
+
+	if (n > UINT32_MAX)
+		return TC_ETOOBIG;
+	tc_put_u32(hdr, (uint32_t)type);
+	tc_put_u32(hdr + 4, (uint32_t)n);
+	/* Header and body in one write where the pipe takes it: the
+	 * server wakes once for the frame, not once for each part. */
+	while (off < total) {
+		int nv = 0;
+
+		if (off < TC_FRAME_HDR) {
+			iov[nv].iov_base = hdr + off;
+			iov[nv++].iov_len = TC_FRAME_HDR - off;
+		}
+		iov[nv].iov_base = (void *)(uintptr_t)(p + (off <
+		    TC_FRAME_HDR ? 0 : off - TC_FRAME_HDR));
+		iov[nv++].iov_len = off < TC_FRAME_HDR ? n :
+		    total - off;
+		if ((w = writev(fd, iov, nv)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return TC_ESYS;
+		}
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+/* --- The parent --- */
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void
+tc_run_init(struct tc_run *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->state = TC_RUN_IDLE;
+	r->pid = -1;
+	r->pidfd = -1;
+	r->fd = -1;
+	tc_buf_init(&r->in, 0);
+}
+
+static void	fail(struct tc_run *r, enum tc_run_outcome why,
+		    const char *msg);
+
+/* Sends |call| to the child on |fd|. */
+static int
+send_call(int fd, const struct tc_call *call)
+{
+	const size_t pre = TC_FRAME_HDR + sizeof(struct call_head);
+	struct call_head head;
+	struct pin_wire w;
+	struct tc_buf ctx;
+	char *args, *msg;
+	size_t len, i;
+	uint32_t k;
+	int rc = 0;
+
+	memset(&head, 0, sizeof(head));
+	head.tool = call->tool;
+	head.policy = call->policy;
+	head.npins = (uint32_t)call->npins;
+	head.nunconsented = (uint32_t)call->nunconsented;
+	head.pinned = call->pinned;
+	tc_buf_init(&ctx, UINT32_MAX / 2);
+	for (i = 0; i < call->npins; i++) {
+		memset(&w, 0, sizeof(w));
+		w.dev = call->pins[i].dev;
+		w.ino = call->pins[i].ino;
+		w.edev = call->pins[i].edev;
+		w.eino = call->pins[i].eino;
+		w.root = (uint32_t)call->pins[i].root;
+		w.kind = call->pins[i].kind;
+		w.missing = call->pins[i].missing;
+		w.entry = call->pins[i].entry != 0;
+		w.rellen = (uint32_t)strlen(call->pins[i].rel);
+		rc |= tc_buf_append(&ctx, &w, sizeof(w));
+		rc |= tc_buf_append(&ctx, call->pins[i].rel, w.rellen);
+	}
+	for (i = 0; i < call->nunconsented; i++) {
+		k = (uint32_t)call->unconsented[i];
+		rc |= tc_buf_append(&ctx, &k, sizeof(k));
+	}
+	if (rc != 0) {
+		tc_buf_release(&ctx);
+		return TC_ENOMEM;
+	}
+	head.ctxlen = (uint32_t)ctx.len;
+	args = call->args != NULL ? cJSON_PrintUnformatted(call->args) :
+	    strdup("{}");
+	if (args == NULL) {
+		tc_buf_release(&ctx);
+		return TC_ENOMEM;
+	}
+	len = strlen(args) + ctx.len;
+	if (len > UINT32_MAX - pre || (msg = malloc(pre + len)) == NULL) {
+		free(args);
+		tc_buf_release(&ctx);
+		return len > UINT32_MAX - pre ? TC_ETOOBIG : TC_ENOMEM;
+	}
+	/* One write: each one wakes the waiting child. */
+	tc_put_u32((unsigned char *)msg, TC_FRAME_CALL);
+	tc_put_u32((unsigned char *)msg + 4, (uint32_t)(sizeof(head) + len));
+	memcpy(msg + TC_FRAME_HDR, &head, sizeof(head));
+	if (ctx.len > 0)
+		memcpy(msg + pre, ctx.data, ctx.len);
+	memcpy(msg + pre + ctx.len, args, len - ctx.len);
+	free(args);
+	tc_buf_release(&ctx);
+	rc = write_all(fd, msg, pre + len) != 0 ? TC_ESYS : 0;
+	free(msg);
+	return rc;
+}
+
+int
+tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
+    const struct tc_call *call, struct tc_diag *d)
+{
+	struct tc_limits lim, *l = &lim;
+	struct tc_standby st;
+	int rc, err;
+
+	tc_policy_limits(sb->policy, call->tool->name, &lim);
+	tc_run_init(r);
+	r->sb = sb;
+	if ((rc = tc_standby_take(sb, call->tool->profile, &st, d)) != 0)
+		return rc;
+	r->pid = st.pid;
+	r->pidfd = st.pidfd;
+	r->fd = st.res;
+	r->max_result = l->max_result;
+	tc_buf_init(&r->in, l->max_result + TC_FRAME_HDR);
+	r->start_ms = tc_now_ms();
+	r->deadline_ms = r->start_ms + l->deadline_ms;
+	r->state = TC_RUN_RUNNING;
+	rc = send_call(st.req, call);
+	err = errno;
+	close(st.req);
+	/* A child that died before reading its call (its confinement
+	 * failed, say) closed the pipe: its exit status tells why, once it
+	 * is reaped.  Any other failure leaves a child waiting for a call
+	 * that will not come. */
+	if (rc != 0 && !(rc == TC_ESYS && err == EPIPE)) {
+		fail(r, TC_OUT_SPAWN, rc == TC_ESYS ? strerror(err) :
+		    tc_strerror(rc));
+	}
+	return 0;
+}
+
+int
+tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd)
+{
+	int n = 0;
+
+	if (r->state != TC_RUN_RUNNING)
+		return 0;
+	if (r->fd >= 0) {
+		pfd[n].fd = r->fd;
+		pfd[n].events = POLLIN;
+		pfd[n++].revents = 0;
+	}
+	if (r->pidfd >= 0) {
+		pfd[n].fd = r->pidfd;
+		pfd[n].events = POLLIN;
+		pfd[n++].revents = 0;
+	}
+	return n;
+}
+
+static void
+fail(struct tc_run *r, enum tc_run_outcome why, const char *msg)
+{
+	if (r->outcome == TC_OUT_OK && !r->answered) {
+		r->outcome = why;
+		tc_text_fmt(r->why, sizeof(r->why), "%s", msg);
+	}
+	tc_run_kill(r, why);
+}
+
+/* Handles every whole frame in the input buffer. */
+static void
+parse_frames(struct tc_run *r)
+{
+	const unsigned char *h;
+	struct tc_diag d TC_UNINIT;
+	uint32_t type, len;
+	size_t used = 0;
+
+	tc_diag_init(&d);
+	while (r->fd >= 0 && r->in.len - used >= TC_FRAME_HDR) {
+		h = (const unsigned char *)r->in.data + used;
+		type = tc_get_u32(h);
+		len = tc_get_u32(h + 4);
+		if (len > r->max_result) {
+			fail(r, TC_OUT_TOOBIG, "");
+			return;
+		}
+		if (r->in.len - used - TC_FRAME_HDR < len) {
+			/* Room for the whole frame at once, rather than
+			 * doubling up to twice its size. */
+			(void)tc_buf_reserve(&r->in, TC_FRAME_HDR + len -
+			    (r->in.len - used));
+			break;
+		}
+		if (type == TC_FRAME_RESULT && !r->answered) {
+			if (tc_result_check((const char *)h + TC_FRAME_HDR,
+			    len, &r->info, &d) != 0) {
+				fail(r, TC_OUT_BADFRAME, d.msg);
+				return;
+			}
+			/* The result stays where it was read, to be sent on
+			 * as it is; anything after it is not looked at (the
+			 * child is killed once its result is in). */
+			r->answered = 1;
+			r->result_bytes = len;
+			r->answer = r->in;
+			r->answer_off = used + TC_FRAME_HDR;
+			r->answer.data[r->answer_off + len] = '\0';
+			tc_buf_init(&r->in, 0);
+			return;
+		} else if (type != TC_FRAME_PROGRESS) {
+			fail(r, TC_OUT_BADFRAME, type == TC_FRAME_RESULT ?
+			    "a second result" : "a frame of unknown type");
+			return;
+		}
+		used += TC_FRAME_HDR + len;
+	}
+	if (used > 0) {
+		memmove(r->in.data, r->in.data + used, r->in.len - used);
+		r->in.len -= used;
+	}
+}
+
+/* Reads what the child sent; at EOF closes the pipe. */
+static void
+read_child(struct tc_run *r)
+{
+	size_t room;
+	ssize_t n;
+
+	while (r->fd >= 0 && !r->answered) {
+		/* Straight into the frame buffer, which parse_frames() sizes
+		 * for a whole frame once its header is in. */
+		if (r->in.alloc - r->in.len <= 1) {
+			room = r->in.max - r->in.len;
+			if (room == 0 || tc_buf_reserve(&r->in, room <
+			    (1u << 16) ? room : (1u << 16)) != 0) {
+				fail(r, TC_OUT_TOOBIG, "");
+				return;
+			}
+		}
+		room = r->in.alloc - r->in.len - 1;
+		n = read(r->fd, r->in.data + r->in.len, room);
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			if (errno != EAGAIN)
+				close_fd(&r->fd);
+			return;
+		}
+		if (n == 0) {
+			close_fd(&r->fd);
+			return;
+		}
+		r->in.len += (size_t)n;
+		r->in.data[r->in.len] = '\0';
+		parse_frames(r);
+	}
+}
+
+static void
+reap(struct tc_run *r)
+{
+	pid_t w;
+
+	/* The child is a zombie now, so its pid (and process group id) is
+	 * still ours: kill whatever it left in its group before reaping. */
+	kill(-r->pid, SIGKILL);
+	do
+		w = waitpid(r->pid, &r->status, WNOHANG);
+	while (w < 0 && errno == EINTR);
+	if (w == 0)
+		return;			/* not yet: poll again */
+	close_fd(&r->pidfd);
+	/* Whatever it wrote before exiting is in the pipe now. */
+	read_child(r);
+	close_fd(&r->fd);
+}
+
+/* Decides the outcome of a run that ended without being stopped. */
+static void
+classify(struct tc_run *r)
+{
+	if (r->outcome != TC_OUT_OK || r->answered)
+		return;
+	if (WIFSIGNALED(r->status))
+		r->outcome = TC_OUT_CRASHED;
+	else if (tc_child_exit_str(WEXITSTATUS(r->status)) != NULL)
+		r->outcome = TC_OUT_CONFINE;
+	else
+		r->outcome = TC_OUT_NORESULT;
+}
+
+int
+tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
+    int64_t now_ms)
+{
+	int i;
+
+	if (r->state != TC_RUN_RUNNING)
+		return r->state == TC_RUN_DONE;
+	for (i = 0; i < npfd; i++) {
+		if (pfd[i].revents == 0)
+			continue;
+		if (pfd[i].fd == r->fd && r->fd >= 0)
+			read_child(r);
+		else if (pfd[i].fd == r->pidfd && r->pidfd >= 0)
+			reap(r);
+	}
+	/* Answered: kill what is left of the call now; the reaping can
+	 * wait. */
+	if (r->answered && !r->killed)
+		tc_run_kill(r, TC_OUT_OK);
+	if (r->pidfd >= 0 && !r->killed && now_ms >= r->deadline_ms)
+		fail(r, TC_OUT_TIMEOUT, "");
+	if ((r->pidfd < 0 || r->answered) && r->fd < 0) {
+		r->state = TC_RUN_DONE;
+		classify(r);
+	}
+	return r->state == TC_RUN_DONE;
+}
+
+void
+tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
+{
+	if (r->state != TC_RUN_RUNNING)
+		return;
+	if (r->outcome == TC_OUT_OK && !r->answered)
+		r->outcome = why;
+	if (r->pidfd >= 0) {
+		/* The group first (the child may have forked), then the child
+		 * itself through its pidfd, which cannot hit a reused pid. */
+		kill(-r->pid, SIGKILL);
+		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		r->killed = 1;
+	}
+	/* Nothing it sends from now on matters. */
+	close_fd(&r->fd);
+}
+
+int
+tc_run_wait(struct tc_run *r)
+{
+	struct pollfd pfd[2];
+	int n, timeout;
+
+	while (r->state == TC_RUN_RUNNING) {
+		n = tc_run_pollfds(r, pfd);
+		timeout = (int)(r->deadline_ms - tc_now_ms());
+		if (r->killed)
+			timeout = -1;	/* wait for the pidfd */
+		else if (timeout < 0)
+			timeout = 0;
+		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
+			tc_run_kill(r, TC_OUT_SPAWN);
+		tc_run_step(r, pfd, n, tc_now_ms());
+	}
+	return 0;
+}
+
+int
+tc_run_take_answer(struct tc_run *r, struct tc_answer *a)
+{
+	char msg[512];
+	const char *what;
+	int sig;
+
+	memset(a, 0, sizeof(*a));
+	if (r->answered && (r->outcome == TC_OUT_OK ||
+	    r->outcome == TC_OUT_TIMEOUT)) {
+		/* A result that arrived whole counts, even if the child
+		 * lingered afterwards. */
+		a->mem = r->answer.data;
+		a->json = a->mem + r->answer_off;
+		a->len = r->result_bytes;
+		a->info = r->info;
+		tc_buf_init(&r->answer, 0);
+		return 0;
+	}
+	switch (r->outcome) {
+	case TC_OUT_TIMEOUT:
+		tc_text_fmt(msg, sizeof(msg), "the call was stopped at its "
+		    "deadline of %lld ms", (long long)(r->deadline_ms -
+		    r->start_ms));
+		break;
+	case TC_OUT_CANCELLED:
+		snprintf(msg, sizeof(msg), "the call was cancelled");
+		break;
+	case TC_OUT_TOOBIG:
+		tc_text_fmt(msg, sizeof(msg),
+		    "the result exceeded the %zu-byte "
+		    "limit and was discarded; ask for less at a time", 
+		    r->max_result);
+		break;
+	case TC_OUT_BADFRAME:
+		tc_text_fmt(msg, sizeof(msg), "the sandboxed handler sent a "
+		    "malformed result (%s)", r->why);
+		break;
+	case TC_OUT_SPAWN:
+		tc_text_fmt(msg, sizeof(msg), "the call could not be run: %s",
+		    r->why[0] ? r->why : "internal error");
+		break;
+	case TC_OUT_CRASHED:
+		sig = WTERMSIG(r->status);
+		tc_text_fmt(msg, sizeof(msg),
+		    "the sandboxed handler was killed "
+		    "by signal %d (%s)%s", sig, strsignal(sig), sig == SIGSYS ?
+		    ": it made a system call its seccomp filter forbids" :
+		    sig == SIGXCPU ? ": it used up its CPU time" : "");
+		break;
+	case TC_OUT_CONFINE:
+		what = tc_child_exit_str(WEXITSTATUS(r->status));
+		tc_text_fmt(msg, sizeof(msg),
+		    "the call was not run: its sandbox "
+		    "could not be set up (%s)", what ? what : "unknown step");
+		break;
+	case TC_OUT_OK:
+	case TC_OUT_NORESULT:
+	default:
+		tc_text_fmt(msg, sizeof(msg),
+		    "the sandboxed handler exited with "
+		    "status %d without a result", WEXITSTATUS(r->status));
+		break;
+	}
+	if ((a->mem = tc_result_error_text(msg)) == NULL)
+		return TC_ENOMEM;
+	a->json = a->mem;
+	a->len = strlen(a->mem);
+	a->info.is_error = 1;
+	return 0;
+}
+
+void
+tc_answer_release(struct tc_answer *a)
+{
+	free(a->mem);
+	memset(a, 0, sizeof(*a));
+}
+
+cJSON *
+tc_run_take_result(struct tc_run *r)
+{
+	struct tc_answer a;
+	cJSON *res;
+
+	if (tc_run_take_answer(r, &a) != 0)
+		return NULL;
+	res = cJSON_ParseWithLength(a.json, a.len);
+	tc_answer_release(&a);
+	return res;
+}
+
+void
+tc_run_release(struct tc_run *r)
+{
+	if (r->state == TC_RUN_RUNNING) {
+		tc_run_kill(r, TC_OUT_CANCELLED);
+		tc_run_wait(r);
+	}
+	close_fd(&r->fd);
+	if (r->pidfd >= 0 && r->killed && r->sb != NULL &&
+	    (r->sb->ndead < TC_DEAD_MAX ||
+	    tc_sandbox_reap(r->sb, 0) < TC_DEAD_MAX)) {
+		/* Killed: it cannot run again; reap it later. */
+		r->sb->dead[r->sb->ndead].pid = r->pid;
+		r->sb->dead[r->sb->ndead++].pidfd = r->pidfd;
+		r->pidfd = -1;
+	}
+	if (r->pidfd >= 0) {
+		close_fd(&r->pidfd);
+		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+			;
+	}
+	tc_buf_release(&r->in);
+	tc_buf_release(&r->answer);
+	r->answered = 0;
+	r->state = TC_RUN_IDLE;
+}

@@ -1,0 +1,163 @@
+/*
+ * sandbox-int.h: the sandbox module's private parts, shared by sandbox.c
+ * and sandbox-landlock.c.  Nothing outside common/sandbox*.c includes it.
+ */
+#ifndef TC_SANDBOX_INT_H
+#define TC_SANDBOX_INT_H
+
+#include <sched.h>
+
+#include "sandbox/sandbox.h"
+
+/*
+ * Returns the running kernel's Landlock ABI version, or 0 when Landlock is
+ * missing or disabled.
+ */
+int	tc_landlock_abi(void);
+
+/*
+ * Builds the ruleset for |profile| from |pol|'s roots: read access beneath
+ * every root, and write access beneath the writable ones for profiles that
+ * write.  Every filesystem right of |abi| is handled, so anything not
+ * granted is denied; so are TCP bind and connect (ABI 4) and, with ABI 6,
+ * abstract unix sockets and signals outside the sandbox.  Returns the
+ * ruleset fd, or -1 with |d| set.
+ */
+int	tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
+	    int abi, struct tc_diag *d);
+
+/* In the child: enforces ruleset |fd| on the calling process. */
+int	tc_landlock_apply(int fd);
+
+/* What the other layers confine, which the filter relies on. */
+enum tc_seccomp_opts {
+	/* Landlock is in force: the read-only profile may use openat2(),
+	 * since it can make no file with it. */
+	TC_SECCOMP_LANDLOCK	= 1 << 0,
+	/* A PID namespace or Landlock's signal scope keeps the exec
+	 * profile's signals within the call: kill() and tgkill() of any
+	 * pid; else kill() of its own process group only. */
+	TC_SECCOMP_SIGNALS	= 1 << 1,
+};
+
+/*
+ * Compiles the default-deny allowlist of |profile| (native architecture
+ * only), for the layers |opts| (TC_SECCOMP_*) says are in force, into
+ * |out|.  Returns 0, or -1 with |d| set.
+ */
+int	tc_seccomp_build(enum tc_profile profile, unsigned opts,
+	    struct tc_bpf *out, struct tc_diag *d);
+void	tc_seccomp_release(struct tc_bpf *b);
+
+/* In the child, last: loads |b|.  no_new_privs must be set. */
+int	tc_seccomp_apply(const struct tc_bpf *b);
+
+/* The namespaces a child that runs programs gets, when it can. */
+#define TC_NS_ALL	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |	\
+			 CLONE_NEWIPC | CLONE_NEWUTS)
+
+/*
+ * Returns which of TC_NS_ALL a child can be created in: all, or those
+ * but the user namespace (root where user namespaces are denied), or
+ * none.  Forks once.
+ */
+unsigned long	tc_ns_probe(void);
+
+/*
+ * In a child in a new user namespace of a server that is not root: maps
+ * |uid| and |gid| (the server's) to themselves.  Returns 0 or -1.
+ */
+int	tc_child_maps(uid_t uid, gid_t gid);
+
+/*
+ * Locks root out of regaining capabilities through exec or a uid change
+ * (securebits) and empties the bounding set.  Both need CAP_SETPCAP, which
+ * only a privileged process has (or one in a user namespace of its own); an
+ * unprivileged one has nothing here to drop.  Returns 0 or -1.
+ */
+int	tc_lock_privileges(void);
+
+/*
+ * Sets a call's resource limits |l|; RLIMIT_NPROC only with
+ * |own_userns| (a user namespace of the call's own, where it counts that
+ * call's processes).  Returns 0 or -1.
+ */
+int	tc_set_rlimits(const struct tc_limits *l, int own_userns);
+
+/*
+ * Closes every fd above 2 but those in |keep| (at most TC_KEEP_MAX).
+ * Returns 0 or -1.
+ */
+int	tc_close_fds_except(const int *keep, size_t nkeep);
+
+/*
+ * A call child's life: confine itself for |profile|, wait for its one call
+ * on |rfd|, run the handler, send the result on |wfd|, exit.
+ */
+void	tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile,
+	    int rfd, int wfd) __attribute__((__noreturn__));
+
+void	tc_standby_clear(struct tc_standby *st);
+
+/*
+ * Moves a started, confined child for |profile| into |out|: the standby,
+ * the spawner's answer, or failing those a child forked here.  Returns 0,
+ * or TC_ESYS with |d| set.
+ */
+int	tc_standby_take(struct tc_sandbox *sb, enum tc_profile profile,
+	    struct tc_standby *out, struct tc_diag *d);
+
+/*
+ * Reaps the killed children of answered calls (sb->dead); with |block|,
+ * waits for them.  Returns how many are left.
+ */
+size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
+
+/* Retires the standbys, stops the spawner and reaps every child. */
+void	tc_sandbox_stop(struct tc_sandbox *sb);
+
+/*
+ * What the parent sends: the tool and the policy as addresses, then the
+ * arguments as JSON text.  The child is a fork of the parent made after
+ * every tool table and the policy existed, and neither ever moves, so an
+ * address means the same thing on both sides of the pipe.
+ */
+/*
+ * A call as the parent sends it: this head, then the pins (each a
+ * struct pin_wire and its rel), then the unconsented rules (each a
+ * uint32_t), |ctxlen| bytes in all, then the arguments as JSON.  Parent
+ * and child are one program, forked: the pointers and the layout are
+ * the same on both sides.
+ */
+struct call_head {
+	const struct tc_tool	*tool;
+	const struct tc_policy	*policy;
+	uint32_t		 npins;
+	uint32_t		 nunconsented;
+	uint32_t		 ctxlen;
+	int32_t			 pinned;
+};
+
+struct pin_wire {
+	uint64_t		 dev, ino, edev, eino;
+	uint32_t		 root, kind, missing, entry, rellen;
+};
+
+/* Frame headers: little-endian u32s. */
+static inline void
+tc_put_u32(unsigned char *p, uint32_t v)
+{
+	p[0] = (unsigned char)v;
+	p[1] = (unsigned char)(v >> 8);
+	p[2] = (unsigned char)(v >> 16);
+	p[3] = (unsigned char)(v >> 24);
+}
+
+static inline uint32_t
+tc_get_u32(const unsigned char *p)
+{
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
+	    (uint32_t)p[3] << 24;
+}
+
+#endif /* TC_SANDBOX_INT_H */

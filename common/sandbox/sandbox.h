@@ -1,0 +1,331 @@
+/*
+ * sandbox.h: the fork-per-call runner and the child's confinement.
+ *
+ * tc_run_start() forks a child for one tool call.  The child confines itself
+ * in tc_sandbox_confine(), the single place where that happens, before any
+ * handler code runs; it then runs the handler and sends its result to the
+ * parent as frames on a pipe.  The parent treats the child as hostile: it
+ * reads at most limits.max_result bytes, kills the child's whole process
+ * group at the deadline or on cancellation, always reaps, and turns a crash,
+ * a signal, a timeout or an oversized or malformed result into a tool error.
+ *
+ * The pipes carry frames (an 8-byte header: type, then length, both
+ * little-endian u32) so that a child may stream progress before its result.
+ *
+ * Forking and confining cost more than most calls (page faults dominate on
+ * a paravirtualised machine), so the runner keeps one standby child per
+ * profile in use: forked and fully confined ahead of time by a small
+ * spawner process, blocked reading its request pipe (sandbox-spawn.c).  A
+ * call hands its request to the standby, and the next one is asked for
+ * after the server has answered.  Each child still serves exactly one call
+ * and exits; nothing passes from one call to the next.
+ */
+#ifndef TC_SANDBOX_H
+#define TC_SANDBOX_H
+
+#include <poll.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <cjson/cJSON.h>
+#include <linux/filter.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "policy/policy.h"
+#include "protocol/tools.h"
+
+struct tc_policy;
+
+enum tc_frame_type {
+	TC_FRAME_RESULT		= 1,	/* a CallToolResult; the last frame */
+	TC_FRAME_PROGRESS	= 2,	/* {"progress":n,"total":n,"message":s} */
+	TC_FRAME_CALL		= 3,	/* parent to child: the call to run */
+};
+
+#define TC_FRAME_HDR	8u
+
+/*
+ * Exit codes of a child whose confinement failed before its handler ran,
+ * like minijail's MINIJAIL_ERR_*.  Codes keep their meaning forever.
+ */
+#define TC_CHILD_EXITS(X)						\
+	X(FDS,		 91, "could not close inherited file descriptors") \
+	X(ENV,		 92, "could not scrub the environment")		\
+	X(RLIMIT,	 93, "could not set resource limits")		\
+	X(NS,		 94, "could not enter new namespaces")		\
+	X(NNP,		 95, "could not set no_new_privs")		\
+	X(CAPS,		 96, "could not drop capabilities")		\
+	X(LANDLOCK,	 97, "could not apply the Landlock ruleset")	\
+	X(SECCOMP,	 98, "could not load the seccomp filter")	\
+	X(SESSION,	 99, "could not start a new session")		\
+	X(RESULT,	100, "could not send the result")		\
+	X(USER,		101, "could not switch to the run-as user")	\
+	X(CALL,		102, "could not read its call")
+
+enum tc_child_exit {
+#define TC_CHILD_EXIT_ENUM(name, num, text) TC_CHILD_EXIT_##name = (num),
+	TC_CHILD_EXITS(TC_CHILD_EXIT_ENUM)
+#undef TC_CHILD_EXIT_ENUM
+};
+
+/* Returns the description of a TC_CHILD_EXIT_* code, or NULL. */
+const char	*tc_child_exit_str(int code);
+
+/* A compiled seccomp program. */
+struct tc_bpf {
+	struct sock_filter	*insns;
+	unsigned short		 len;
+};
+
+#define TC_DEAD_MAX	32
+
+/* A child forked and confined ahead of its call, waiting for it. */
+struct tc_standby {
+	pid_t		 pid;		/* 0: none */
+	int		 pending;	/* asked of the spawner, no pid yet */
+	int		 pidfd;
+	int		 req;		/* write end: the call goes here */
+	int		 res;		/* read end: its frames come back */
+};
+
+/* What the kernel offers and what is in force, probed once at start. */
+struct tc_sandbox {
+	const struct tc_policy *policy;
+	int		 devnull;	/* /dev/null, for the child's stdio */
+	pid_t		 server_pid;	/* the parent every child checks for */
+	uid_t		 uid;		/* the server's effective ids */
+	gid_t		 gid;
+	int		 landlock_abi;	/* 0: none */
+	int		 ruleset[TC_PROFILE_COUNT];	/* Landlock, or -1 */
+	struct tc_bpf	 seccomp[TC_PROFILE_COUNT];
+	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
+	struct tc_limits rlim;		/* a child's before it knows its call */
+	int		 tool_rlimits;	/* some tool has limits of its own */
+	unsigned long	 ns_flags;	/* CLONE_NEW*: what the kernel allows */
+	unsigned	 bench_off;	/* TC_LAYER_*: for bench/ only */
+	unsigned	 warm;		/* 1 << profile: keep a standby */
+	pid_t		 spawner;	/* 0: none; see sandbox-spawn.c */
+	int		 spawner_fd;
+	struct tc_standby standby[TC_PROFILE_COUNT];
+	/* Killed children whose calls are answered, not yet reaped. */
+	struct tc_standby dead[TC_DEAD_MAX];
+	size_t		 ndead;
+};
+
+/*
+ * Layers bench/ can switch off to measure what each costs.  No server
+ * sets these; tc_sandbox_init() leaves them 0.
+ */
+enum tc_layer {
+	TC_LAYER_RLIMITS	= 1 << 0,
+	TC_LAYER_CAPS		= 1 << 1,
+	TC_LAYER_LANDLOCK	= 1 << 2,
+	TC_LAYER_SECCOMP	= 1 << 3,
+};
+
+/*
+ * The namespaces a child of |profile| gets, of those the kernel allows:
+ * only the profile that runs programs has a use for them (see
+ * sandbox-spawn.c).
+ */
+unsigned long	tc_sandbox_ns(const struct tc_sandbox *sb,
+		    enum tc_profile profile);
+
+/*
+ * Probes the kernel and prepares per-profile state (the Landlock rulesets).
+ * Fails closed: without Landlock it returns TC_ENOTSUP with |d| naming the
+ * option that accepts the weaker mode, unless the policy allows it, in
+ * which case sb->degraded says so.  Returns 0 or a TC_E* code.
+ */
+int	tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
+	    struct tc_diag *d);
+
+/* As tc_sandbox_init(), preparing only the profiles in |profiles| (a mask
+ * of 1 << TC_PROFILE_*): the others' calls fail to confine themselves. */
+int	tc_sandbox_init_profiles(struct tc_sandbox *sb,
+	    const struct tc_policy *pol, unsigned profiles, struct tc_diag *d);
+void	tc_sandbox_release(struct tc_sandbox *sb);
+
+/* What tc_sandbox_reach() finds that calls cannot do in a root. */
+enum tc_reach {
+	TC_REACH_NOREAD		= 1 << 0,	/* list it, read what is in it */
+	TC_REACH_NOWRITE	= 1 << 1,	/* change what is in it */
+};
+
+/*
+ * Finds, for each root in force of |pol|, whether calls can read it and,
+ * for a writable one, write in it, as calls run: a child takes their
+ * identity (the run-as user, or the server's own, with no supplementary
+ * group then, as calls; and no capability, so that a server run as root
+ * is told of a directory of mode 000 too) and asks faccessat(2) with
+ * AT_EACCESS, which counts ACLs and read-only mounts.  Sets |out|[i] to
+ * the TC_REACH_* bits of root i (|out| holds TC_ROOTS_MAX).  Returns 0, or
+ * TC_ESYS with |d| saying why it could not tell.
+ */
+int	tc_sandbox_reach(const struct tc_policy *pol, unsigned char *out,
+	    struct tc_diag *d);
+
+/*
+ * Rebuilds what depends on the policy's roots after they changed (the
+ * client's roots narrowed them): the Landlock rulesets, and the spawner
+ * and standby children, forked again so that they hold the new root fds.
+ * Only while no call runs.  Returns 0, or TC_ESYS with |d| set: then calls
+ * must not run, since the old rulesets allow more than the roots now do.
+ */
+int	tc_sandbox_reroot(struct tc_sandbox *sb, struct tc_diag *d);
+
+/*
+ * Keeps a standby child for every profile in |profiles| (a mask of
+ * 1 << TC_PROFILE_*) from now on, forks the missing ones and retires the
+ * others.
+ * tc_sandbox_refill() forks those that calls have used up; a server calls
+ * it when it has answered what it could; it also reaps the children of
+ * answered calls.  A standby that cannot be forked
+ * is not an error here: the call that needs it forks its own child and
+ * reports what went wrong.
+ */
+void	tc_sandbox_prefork(struct tc_sandbox *sb, unsigned profiles);
+void	tc_sandbox_refill(struct tc_sandbox *sb);
+
+/*
+ * The children of answered calls are killed once their result is in, and
+ * reaped when they have died, which may be after the answer went out.  A
+ * server polls the pollfds tc_sandbox_pollfds() fills (at most
+ * TC_DEAD_MAX; returns how many) with the rest and hands them back to
+ * tc_sandbox_step(), which reaps those that have exited: no child stays
+ * a zombie while the server waits for its next request.
+ */
+int	tc_sandbox_pollfds(const struct tc_sandbox *sb, struct pollfd *pfd);
+void	tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd,
+	    int npfd);
+
+/*
+ * Confines the calling process (a freshly forked child) for |profile|.
+ * The fds in |keep| (at most TC_KEEP_MAX) stay open; every other fd above 2
+ * is closed, and 0, 1 and 2 become /dev/null (2 stays in sanitizer
+ * builds, for their reports).  Returns 0, or a
+ * TC_CHILD_EXIT_* code for _exit().
+ */
+#define TC_KEEP_MAX	64
+int	tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
+	    const int *keep, size_t nkeep);
+
+enum tc_run_state {
+	TC_RUN_IDLE,
+	TC_RUN_RUNNING,
+	TC_RUN_DONE,
+};
+
+enum tc_run_outcome {
+	TC_OUT_OK,		/* the child sent a well-formed result */
+	TC_OUT_TIMEOUT,		/* killed at the deadline */
+	TC_OUT_CANCELLED,	/* killed on the client's request */
+	TC_OUT_TOOBIG,		/* killed for sending too much */
+	TC_OUT_BADFRAME,	/* sent something that is not a result */
+	TC_OUT_CRASHED,		/* died by a signal before its result */
+	TC_OUT_NORESULT,	/* exited without a result */
+	TC_OUT_CONFINE,		/* confinement failed; handler never ran */
+	TC_OUT_SPAWN,		/* could not be started */
+};
+
+struct tc_run {
+	struct tc_sandbox	*sb;
+	enum tc_run_state	 state;
+	enum tc_run_outcome	 outcome;
+	pid_t			 pid;
+	int			 pidfd;		/* -1 once reaped */
+	int			 fd;		/* pipe read end; -1 at EOF */
+	int			 status;	/* wait status, once reaped */
+	int			 killed;	/* SIGKILL sent */
+	int64_t			 start_ms;
+	int64_t			 deadline_ms;	/* monotonic */
+	size_t			 max_result;
+	struct tc_buf		 in;		/* frames read, not yet handled */
+	int			 answered;	/* a checked result is in */
+	struct tc_buf		 answer;	/* the frame that holds it */
+	size_t			 answer_off;	/* where its JSON starts */
+	size_t			 result_bytes;	/* its length as sent */
+	struct tc_result_info	 info;
+	char			 why[256];	/* for non-OK outcomes */
+};
+
+/* Returns the monotonic clock in milliseconds. */
+int64_t	tc_now_ms(void);
+
+void	tc_run_init(struct tc_run *r);
+
+/*
+ * Hands |call| to the standby child of its profile, or forks a confined
+ * child for it when there is none.  Returns 0 with the run in
+ * TC_RUN_RUNNING, or TC_ESYS with |d| set (nothing left running).  The
+ * caller ignores SIGPIPE: a child that died before its call closed the
+ * pipe the call is written to.
+ */
+int	tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
+	    const struct tc_call *call, struct tc_diag *d);
+
+/*
+ * Fills up to 2 pollfds for the run; returns how many.  The caller polls
+ * them and passes their revents back to tc_run_step().
+ */
+int	tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd);
+
+/*
+ * Advances the run after poll(): reads what the child sent, reaps it when
+ * it exits, kills it at the deadline (|now_ms|).  Once a whole result has
+ * arrived, the child's process group is killed and the run is done at
+ * once: the answer does not wait for the reaping, which the sandbox does
+ * later (tc_sandbox_refill(), tc_sandbox_release()).  Returns 1 once the run
+ * is TC_RUN_DONE, else 0.
+ */
+int	tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
+	    int64_t now_ms);
+
+/* Kills the child's process group now, recording |why| as the outcome. */
+void	tc_run_kill(struct tc_run *r, enum tc_run_outcome why);
+
+/*
+ * Blocks until the run is done (after tc_run_kill(), or for tests).
+ * Returns 0.
+ */
+int	tc_run_wait(struct tc_run *r);
+
+/* A finished call's CallToolResult, as JSON text. */
+struct tc_answer {
+	char			*mem;	/* what to free */
+	const char		*json;	/* NUL-terminated, inside mem */
+	size_t			 len;
+	struct tc_result_info	 info;
+};
+
+/*
+ * Moves the run's CallToolResult into |a|: the child's own text, checked
+ * and unchanged, for TC_OUT_OK, else an isError result that says what
+ * happened.  Returns 0, or TC_ENOMEM with |a| empty.
+ */
+int	tc_run_take_answer(struct tc_run *r, struct tc_answer *a);
+void	tc_answer_release(struct tc_answer *a);
+
+/* The same, parsed (for tests and the benchmark); NULL on failure. */
+cJSON	*tc_run_take_result(struct tc_run *r);
+
+/* Kills and reaps anything still running and frees everything. */
+void	tc_run_release(struct tc_run *r);
+
+/*
+ * Lets the pipe or socket |fd| hold |bytes| on its way (at most the
+ * system's pipe-max-size or wmem_max), so that a large answer crosses it
+ * in one write rather than in 64 KiB turns of writer and reader, each a
+ * wake-up on both sides.  Best effort: a refusal (the user's pipe quota,
+ * a file) leaves it as it was.
+ */
+void	tc_stream_grow(int fd, int bytes);
+
+#define TC_PIPE_BYTES	(1 << 20)
+
+/* In the child: sends one frame on |fd|.  Returns 0 or TC_ESYS. */
+int	tc_frame_write(int fd, enum tc_frame_type type, const char *p,
+	    size_t n);
+
+#endif /* TC_SANDBOX_H */

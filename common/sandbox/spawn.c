@@ -1,0 +1,733 @@
+/*
+ * sandbox-spawn.c: where call children come from.
+ *
+ * A child is forked and confined ahead of its call (a standby) so that the
+ * call pays neither.  Standbys are forked by the spawner, a small process
+ * the server forks once at start, before it has served anything: the
+ * spawner asks clone3() for CLONE_PARENT, so each standby is the server's
+ * own child (the server reaps it, and its PDEATHSIG follows the server),
+ * while the server itself never forks again.  That matters twice over.
+ * Every fork marks the forking process's memory copy-on-write, and on a
+ * paravirtualised machine the faults the server would then take on its
+ * own heap cost more than a whole call.  And a child forked from the
+ * spawner holds a copy of the spawner's memory, which has never seen a
+ * call, rather than of the server's, where earlier calls' arguments and
+ * results linger in freed memory.
+ *
+ * Without a spawner (it could not start, or died) the server forks the
+ * child itself, as tests that call tc_run_start() directly also do.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <malloc.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/pidfd.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "policy/policy.h"
+#include "sandbox/sandbox-int.h"
+
+/* What the server asks of the spawner, with two fds attached. */
+struct spawn_req {
+	uint32_t	profile;
+};
+
+/* What the spawner answers, in the order of the requests. */
+struct spawn_rep {
+	uint32_t	profile;
+	int32_t		pid;		/* or -errno */
+	int32_t		err;		/* killed child to reap: why */
+};
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void
+tc_standby_clear(struct tc_standby *st)
+{
+	st->pid = 0;
+	st->pending = 0;
+	st->pidfd = st->req = st->res = -1;
+}
+
+static void
+standby_close(struct tc_standby *st)
+{
+	close_fd(&st->pidfd);
+	close_fd(&st->req);
+	close_fd(&st->res);
+	tc_standby_clear(st);
+}
+
+/*
+ * Finishes |st| once its child |pid| exists: its pidfd (failing that, or
+ * making the pipe non-blocking, is reported as pidfd_open's), a
+ * non-blocking result pipe.  The pid is ours until we reap it, so pidfd_open() cannot
+ * race.
+ */
+static int
+adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
+{
+	st->pid = pid;
+	st->pending = 0;
+	if ((st->pidfd = pidfd_open(pid, 0)) < 0 ||
+	    fcntl(st->res, F_SETFL, O_NONBLOCK) != 0) {
+		tc_diag_errno(d, TC_ESYS, "pidfd_open");
+		kill(pid, SIGKILL);
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		standby_close(st);
+		return TC_ESYS;
+	}
+	return 0;
+}
+
+/* --- Namespaces --- */
+
+static pid_t	clone_child(unsigned long ns, int parent, uid_t uid,
+		    gid_t gid, int *err);
+
+unsigned long
+tc_ns_probe(void)
+{
+	static const unsigned long tries[] = {
+		TC_NS_ALL, TC_NS_ALL & ~(unsigned long)CLONE_NEWUSER,
+	};
+	size_t i;
+	pid_t pid;
+	int st, err;
+
+	/* A child made as call children are, maps and all, that exits at
+	 * once: what works for it works for them. */
+	for (i = 0; i < TC_NITEMS(tries); i++) {
+		pid = clone_child(tries[i], 0, geteuid(), getegid(), &err);
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0)
+			continue;
+		st = -1;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (err == 0 && st == 0)
+			return tries[i];
+	}
+	return 0;
+}
+
+unsigned long
+tc_sandbox_ns(const struct tc_sandbox *sb, enum tc_profile profile)
+{
+	/*
+	 * The other profiles' seccomp filters allow neither socket() nor
+	 * fork(): a network or PID namespace would add nothing there, and a
+	 * user namespace would hide the owners of files (uids outside its
+	 * map read as 65534) from the tools that report them.
+	 */
+	return profile == TC_PROFILE_SHELL_EXEC ? sb->ns_flags : 0;
+}
+
+/* Writes |n| bytes of |text| to |dir|/|name|.  Returns 0, or -1 with errno. */
+static int
+write_file(const char *dir, const char *name, const char *text, size_t n)
+{
+	char path[64];
+	ssize_t w;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	w = write(fd, text, n);
+	close(fd);
+	if (w != (ssize_t)n) {
+		if (w >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Makes the map for a child's user namespace from ours (|file| is
+ * "uid_map" or "gid_map"): every id we have maps to itself, so the child
+ * keeps our view of file owners.  Where we are in the initial namespace
+ * that is "0 0 4294967295"; in a container, its own ranges.  Returns the
+ * length written to |out|, or -1.
+ */
+static ssize_t
+identity_map(const char *file, char *out, size_t cap)
+{
+	char path[64], line[128], *end;
+	unsigned long first, lower, count;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		/* "first lower count": ids from first, the parent's from
+		 * lower; only first and count matter here. */
+		errno = 0;
+		first = strtoul(line, &end, 10);
+		lower = strtoul(end, &end, 10);
+		count = strtoul(end, &end, 10);
+		if (errno != 0 || count == 0 || (*end != '\n' && *end != '\0'))
+			continue;
+		(void)lower;
+		n = snprintf(out + len, cap - len, "%lu %lu %lu\n", first,
+		    first, count);
+		if (n < 0 || (size_t)n >= cap - len) {
+			fclose(f);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	fclose(f);
+	return len > 0 ? (ssize_t)len : -1;
+}
+
+/* As root: writes the maps of |pid|'s new user namespace. */
+static int
+write_maps(pid_t pid)
+{
+	char path[64], map[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if ((n = identity_map("uid_map", map, sizeof(map))) < 0 ||
+	    write_file(path, "uid_map", map, (size_t)n) != 0 ||
+	    (n = identity_map("gid_map", map, sizeof(map))) < 0 ||
+	    write_file(path, "gid_map", map, (size_t)n) != 0)
+		return -1;
+	return 0;
+}
+
+int
+tc_child_maps(uid_t uid, gid_t gid)
+{
+	char map[64];
+	int n, rc;
+
+	/*
+	 * Anyone but root may map only their own ids, and only the process
+	 * itself can: its parent could, but the server and the spawner are
+	 * not dumpable, which puts their children's /proc files out of
+	 * their reach.  Dumpable just long enough to write them.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+		return -1;
+	rc = write_file("/proc/self", "setgroups", "deny", 4);
+	n = snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid,
+	    (unsigned)uid);
+	if (rc == 0)
+		rc = write_file("/proc/self", "uid_map", map, (size_t)n);
+	n = snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid,
+	    (unsigned)gid);
+	if (rc == 0)
+		rc = write_file("/proc/self", "gid_map", map, (size_t)n);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		rc = -1;
+	return rc;
+}
+
+/*
+ * Clones a child in |ns| namespaces, as our own child or, with |parent|,
+ * as our parent's.  Returns what fork() would, or -1 with errno set.
+ *
+ * In a new user namespace the child has no ids until its maps are
+ * written.  Root writes them here while the child waits on a pipe; anyone
+ * else's child writes its own (tc_child_maps(), with |uid| and |gid|)
+ * before it returns.  When the maps cannot be written the child exits
+ * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
+ */
+static pid_t
+clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
+{
+	struct clone_args ca;
+	int gate[2] = { -1, -1 }, rootmaps;
+	char go = 0;
+	pid_t pid;
+
+	*err = 0;
+	rootmaps = (ns & CLONE_NEWUSER) && geteuid() == 0;
+	if (rootmaps && pipe2(gate, O_CLOEXEC) != 0)
+		return -1;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = ns;
+	if (parent)
+		/* Its exit signal is then ours (SIGCHLD, as fork() made
+		 * us); clone3() refuses any other. */
+		ca.flags |= CLONE_PARENT;
+	else
+		ca.exit_signal = SIGCHLD;
+	if ((pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca))) == 0) {
+		if (rootmaps) {
+			close(gate[1]);
+			/* One byte when the maps are in; EOF if not. */
+			if (read(gate[0], &go, 1) != 1)
+				_exit(TC_CHILD_EXIT_NS);
+			close(gate[0]);
+		} else if ((ns & CLONE_NEWUSER) && tc_child_maps(uid, gid) != 0)
+			_exit(TC_CHILD_EXIT_NS);
+		return 0;
+	}
+	if (rootmaps) {
+		close(gate[0]);
+		if (pid > 0) {
+			if (write_maps(pid) != 0)
+				*err = errno;
+			else if (write(gate[1], "g", 1) != 1)
+				*err = errno;
+		}
+		close(gate[1]);
+		/* Closed without a byte, the child exits by itself. */
+	}
+	return pid;
+}
+
+/* --- The spawner --- */
+
+/* Receives one request; returns 1, 0 at EOF, or -1. */
+static int
+recv_req(int sock, struct spawn_req *rq, int fds[2])
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct iovec iov = { rq, sizeof(*rq) };
+	struct msghdr msg;
+	struct cmsghdr *c;
+	ssize_t n;
+
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	c = CMSG_FIRSTHDR(&msg);
+	if (n != sizeof(*rq) || c == NULL || c->cmsg_level != SOL_SOCKET ||
+	    c->cmsg_type != SCM_RIGHTS ||
+	    c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
+		return -1;
+	memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
+	return 1;
+}
+
+static void __attribute__((__noreturn__))
+spawner_main(const struct tc_sandbox *sb, int sock)
+{
+	const struct tc_policy *pol = sb->policy;
+	struct spawn_req rq;
+	struct spawn_rep rp;
+	int keep[TC_KEEP_MAX], fds[2], rc, err = 0;
+	size_t nkeep = 0, i;
+	pid_t pid;
+
+	/* It lives and dies with the server. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 ||
+	    getppid() != sb->server_pid)
+		_exit(1);
+	/* It keeps what its children need and nothing of the server's
+	 * protocol: stdin and stdout become /dev/null. */
+	keep[nkeep++] = sock;
+	keep[nkeep++] = sb->devnull;
+	for (i = 0; i < TC_PROFILE_COUNT; i++)
+		if (sb->ruleset[i] >= 0)
+			keep[nkeep++] = sb->ruleset[i];
+	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
+		keep[nkeep++] = pol->roots[i].fd;
+	if (dup2(sb->devnull, STDIN_FILENO) < 0 ||
+	    dup2(sb->devnull, STDOUT_FILENO) < 0 ||
+	    tc_close_fds_except(keep, nkeep) != 0)
+		_exit(1);
+	/* The heap its children inherit, consolidated once here and kept
+	 * so (no fastbins): otherwise each child's first large allocation
+	 * merged the free chunks left from the server's start, writing to
+	 * pages all over the heap, each one copied on write, which cost
+	 * more than the rest of a child's preparation. */
+	(void)mallopt(M_MXFAST, 0);
+	(void)malloc_trim(0);
+	/* What every child would do first, done once: its children inherit
+	 * it (and the spawner itself can never regain a capability through
+	 * exec).  It keeps its effective capabilities: root's children need
+	 * theirs to switch users and write namespace maps. */
+	if (!(sb->bench_off & TC_LAYER_CAPS) && tc_lock_privileges() != 0)
+		_exit(1);
+
+	for (;;) {
+		if ((rc = recv_req(sock, &rq, fds)) <= 0)
+			_exit(rc == 0 ? 0 : 1);
+		rp.profile = rq.profile;
+		rp.err = 0;
+		if (rq.profile >= TC_PROFILE_COUNT)
+			rp.pid = -EINVAL;
+		else if ((pid = clone_child(tc_sandbox_ns(sb,
+		    (enum tc_profile)rq.profile), 1, sb->uid, sb->gid,
+		    &err)) == 0) {
+			close(sock);
+			tc_child_main(sb, (enum tc_profile)rq.profile, fds[0],
+			    fds[1]);
+		} else
+			rp.pid = pid > 0 ? (int32_t)pid : -errno;
+		rp.err = err;
+		close(fds[0]);
+		close(fds[1]);
+		if (send(sock, &rp, sizeof(rp), MSG_NOSIGNAL) != sizeof(rp))
+			_exit(1);
+	}
+}
+
+static void
+spawner_stop(struct tc_sandbox *sb)
+{
+	if (sb->spawner <= 0)
+		return;
+	close_fd(&sb->spawner_fd);
+	kill(sb->spawner, SIGKILL);
+	while (waitpid(sb->spawner, NULL, 0) < 0 && errno == EINTR)
+		;
+	sb->spawner = 0;
+}
+
+static int
+spawner_start(struct tc_sandbox *sb, struct tc_diag *d)
+{
+	int sv[2];
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return tc_diag_errno(d, TC_ESYS, "socketpair");
+	if ((pid = fork()) < 0) {
+		close(sv[0]);
+		close(sv[1]);
+		return tc_diag_errno(d, TC_ESYS, "fork");
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		spawner_main(sb, sv[1]);
+	}
+	close(sv[1]);
+	sb->spawner = pid;
+	sb->spawner_fd = sv[0];
+	return 0;
+}
+
+/* The spawner is gone or misbehaved: fork children ourselves from now. */
+static void
+spawner_lost(struct tc_sandbox *sb, const char *why)
+{
+	int i;
+
+	tc_warn("the spawner of call children stopped (%s); the server "
+	    "forks them itself from now on", why);
+	spawner_stop(sb);
+	for (i = 0; i < TC_PROFILE_COUNT; i++)
+		if (sb->standby[i].pending)
+			standby_close(&sb->standby[i]);
+}
+
+/* Asks the spawner for a standby for |profile| in sb->standby[profile]. */
+static int
+spawner_ask(struct tc_sandbox *sb, enum tc_profile profile)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct tc_standby *st = &sb->standby[profile];
+	struct spawn_req rq = { (uint32_t)profile };
+	struct iovec iov = { &rq, sizeof(rq) };
+	struct msghdr msg;
+	struct cmsghdr *c;
+	int req[2], res[2], fds[2];
+	ssize_t n;
+
+	if (pipe2(req, O_CLOEXEC) != 0)
+		return -1;
+	if (pipe2(res, O_CLOEXEC) != 0) {
+		close(req[0]);
+		close(req[1]);
+		return -1;
+	}
+	tc_stream_grow(res[0], TC_PIPE_BYTES);
+	fds[0] = req[0];
+	fds[1] = res[1];
+	memset(&u, 0, sizeof(u));
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(sizeof(fds));
+	memcpy(CMSG_DATA(c), fds, sizeof(fds));
+	do
+		n = sendmsg(sb->spawner_fd, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	/* The child's ends live on in the spawner's copy. */
+	close(req[0]);
+	close(res[1]);
+	if (n != sizeof(rq)) {
+		close(req[1]);
+		close(res[0]);
+		spawner_lost(sb, n < 0 ? strerror(errno) : "short write");
+		return -1;
+	}
+	tc_standby_clear(st);
+	st->pending = 1;
+	st->req = req[1];
+	st->res = res[0];
+	return 0;
+}
+
+/*
+ * Takes the spawner's answers: all that are there, or with |block| until
+ * none is pending.
+ */
+static void
+spawner_collect(struct tc_sandbox *sb, int block)
+{
+	struct tc_diag d TC_UNINIT;
+	struct tc_standby *st;
+	struct spawn_rep rp;
+	ssize_t n;
+	int i, pending;
+
+	tc_diag_init(&d);
+	while (sb->spawner > 0) {
+		for (pending = 0, i = 0; i < TC_PROFILE_COUNT; i++)
+			pending += sb->standby[i].pending;
+		if (pending == 0)
+			return;
+		do
+			n = recv(sb->spawner_fd, &rp, sizeof(rp),
+			    block ? 0 : MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+			return;
+		if (n != sizeof(rp) || rp.profile >= TC_PROFILE_COUNT ||
+		    !sb->standby[rp.profile].pending) {
+			spawner_lost(sb, n < 0 ? strerror(errno) : n == 0 ?
+			    "it exited" : "a malformed answer");
+			return;
+		}
+		st = &sb->standby[rp.profile];
+		if (rp.pid > 0 && rp.err != 0) {
+			/* Ours to reap: the spawner killed it. */
+			while (waitpid(rp.pid, NULL, 0) < 0 && errno == EINTR)
+				;
+			rp.pid = -rp.err;
+		}
+		if (rp.pid <= 0) {
+			tc_debug("no standby child: clone3: %s",
+			    strerror(-rp.pid));
+			standby_close(st);
+		} else if (adopt(st, (pid_t)rp.pid, &d) != 0)
+			tc_debug("no standby child: %s", d.msg);
+	}
+}
+
+/* --- Standby children --- */
+
+/* Forks a child for |profile| from this process; it confines itself. */
+static int
+fork_child(const struct tc_sandbox *sb, enum tc_profile profile,
+    struct tc_standby *st, struct tc_diag *d)
+{
+	int req[2], res[2], err;
+	pid_t pid;
+
+	tc_standby_clear(st);
+	if (pipe2(req, O_CLOEXEC) != 0)
+		return tc_diag_errno(d, TC_ESYS, "pipe");
+	if (pipe2(res, O_CLOEXEC) != 0) {
+		tc_diag_errno(d, TC_ESYS, "pipe");
+		close(req[0]);
+		close(req[1]);
+		return TC_ESYS;
+	}
+	tc_stream_grow(res[0], TC_PIPE_BYTES);
+	if ((pid = clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
+	    &err)) > 0 && err != 0) {
+		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		pid = -1;
+		errno = err;
+	}
+	if (pid < 0) {
+		tc_diag_errno(d, TC_ESYS, tc_sandbox_ns(sb, profile) != 0 ?
+		    "cannot create a child in its own namespaces" :
+		    "cannot create a child");
+		close(req[0]);
+		close(req[1]);
+		close(res[0]);
+		close(res[1]);
+		return TC_ESYS;
+	}
+	if (pid == 0) {
+		close(req[1]);
+		close(res[0]);
+		tc_child_main(sb, profile, req[0], res[1]);
+	}
+	close(req[0]);
+	close(res[1]);
+	st->req = req[1];
+	st->res = res[0];
+	return adopt(st, pid, d);
+}
+
+static void
+retire(struct tc_standby *st)
+{
+	if (st->pid > 0) {
+		pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
+		while (waitpid(st->pid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	standby_close(st);
+}
+
+int
+tc_standby_take(struct tc_sandbox *sb, enum tc_profile profile,
+    struct tc_standby *out, struct tc_diag *d)
+{
+	struct tc_standby *st = &sb->standby[profile];
+
+	if (st->pid <= 0 && !st->pending && sb->spawner > 0)
+		spawner_ask(sb, profile);
+	if (st->pending)
+		spawner_collect(sb, 1);
+	if (st->pid > 0) {
+		*out = *st;
+		tc_standby_clear(st);
+		return 0;
+	}
+	return fork_child(sb, profile, out, d);
+}
+
+size_t
+tc_sandbox_reap(struct tc_sandbox *sb, int block)
+{
+	struct tc_standby *z;
+	size_t i = 0;
+	pid_t w;
+
+	while (i < sb->ndead) {
+		z = &sb->dead[i];
+		do
+			w = waitpid(z->pid, NULL, block ? 0 : WNOHANG);
+		while (w < 0 && errno == EINTR);
+		if (w == 0) {
+			i++;
+			continue;
+		}
+		close_fd(&z->pidfd);
+		*z = sb->dead[--sb->ndead];
+	}
+	return sb->ndead;
+}
+
+int
+tc_sandbox_pollfds(const struct tc_sandbox *sb, struct pollfd *pfd)
+{
+	size_t i;
+
+	for (i = 0; i < sb->ndead; i++) {
+		pfd[i].fd = sb->dead[i].pidfd;
+		pfd[i].events = POLLIN;
+		pfd[i].revents = 0;
+	}
+	return (int)sb->ndead;
+}
+
+void
+tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd, int npfd)
+{
+	int i;
+
+	for (i = 0; i < npfd; i++) {
+		if (pfd[i].revents != 0) {
+			tc_sandbox_reap(sb, 0);
+			return;
+		}
+	}
+}
+
+void
+tc_sandbox_refill(struct tc_sandbox *sb)
+{
+	struct tc_diag d TC_UNINIT;
+	int i;
+
+	tc_diag_init(&d);
+	tc_sandbox_reap(sb, 0);
+	spawner_collect(sb, 0);
+	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+		if (!(sb->warm & 1u << i) || sb->standby[i].pid > 0 ||
+		    sb->standby[i].pending)
+			continue;
+		if (sb->spawner > 0 &&
+		    spawner_ask(sb, (enum tc_profile)i) == 0)
+			continue;
+		if (fork_child(sb, (enum tc_profile)i, &sb->standby[i],
+		    &d) != 0)
+			tc_debug("no standby child: %s", d.msg);
+	}
+}
+
+void
+tc_sandbox_prefork(struct tc_sandbox *sb, unsigned profiles)
+{
+	struct tc_diag d = { "", 0 };
+	int i;
+
+	/* Standbys, and the spawner's copy of the sandbox, are as the
+	 * sandbox was when they were forked: start afresh. */
+	spawner_collect(sb, 1);
+	for (i = 0; i < TC_PROFILE_COUNT; i++)
+		retire(&sb->standby[i]);
+	spawner_stop(sb);
+	sb->warm = profiles & ((1u << TC_PROFILE_COUNT) - 1);
+	if (sb->warm != 0 && spawner_start(sb, &d) != 0)
+		tc_warn("cannot start the spawner of call children (%s); "
+		    "the server forks them itself", d.msg);
+	tc_sandbox_refill(sb);
+}
+
+void
+tc_sandbox_stop(struct tc_sandbox *sb)
+{
+	int i;
+
+	sb->warm = 0;
+	spawner_collect(sb, 1);
+	for (i = 0; i < TC_PROFILE_COUNT; i++)
+		retire(&sb->standby[i]);
+	spawner_stop(sb);
+	tc_sandbox_reap(sb, 1);
+}

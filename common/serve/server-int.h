@@ -1,0 +1,230 @@
+/*
+ * server-int.h: the serving loop's state, shared by the files that make up
+ * the loop: server.c (commands, the loop, tools/call), consent.c (asking a
+ * person before a call runs) and record.c (the audit log's records).
+ * Nothing outside them includes it.
+ */
+#ifndef TC_SERVER_INT_H
+#define TC_SERVER_INT_H
+
+#include <stdint.h>
+
+#include <cjson/cJSON.h>
+
+#include "audit/audit.h"
+#include "sandbox/hook.h"
+#include "policy/path.h"
+#include "policy/policy.h"
+#include "protocol/protocol.h"
+#include "sandbox/sandbox.h"
+#include "serve/server.h"
+
+/* How a call's consent was settled, for its answer and its record. */
+struct consent {
+	const struct tc_consent_rule *rule;	/* the rule that asked */
+	size_t		 next;		/* index into consent_by to try */
+	const char	*means;		/* "elicitation", "hook", "session" */
+	const char	*answer;	/* "allow", "allow-session", "deny",
+					   "decline", "cancel", "timeout",
+					   "error" */
+	char		 detail[256];	/* the hook's reason, an error */
+	int64_t		 elicit_id;	/* outgoing request, or -1 */
+	int64_t		 deadline_ms;	/* monotonic */
+	struct tc_hook	 hook;
+	int		 hook_running;
+};
+
+struct call {
+	struct srv		*srv;
+	struct tc_request	*req;
+	const char		*name;		/* as asked, for an unknown tool */
+	struct tc_call		 call;
+	struct tc_run		 run;
+	uint64_t		 seq;		/* the call's number in the log */
+	int64_t			 received_ms;
+	int			 cancelled;
+	int			 pfd;		/* first pollfd, or -1 */
+	int			 npfd;
+	/* The paths the call names, each as it resolves (the deepest part
+	 * that exists, and the names the call would create below it): for
+	 * deny and consent, the question and the log.  As many as the call
+	 * names: none is passed over. */
+	char			**abs;		/* canonical root + rel */
+	char			**rel;
+	size_t			 npaths;
+	size_t			 paths_cap;
+	/* Per consent rule of the policy: 1 if some spelling of some path
+	 * of the call (as given, as resolved, where a change is made)
+	 * matches one of its patterns. */
+	unsigned char		*consent_hit;
+	/* What each path was when the call was decided (path.h), which the
+	 * child holds a call consent was given for to; and the consent
+	 * rules the call was not given, which the child treats as deny
+	 * rules.  Lent to call.pins and call.unconsented. */
+	struct tc_pin		*pins;
+	size_t			 npins;
+	size_t			 pins_cap;
+	size_t			*unconsented;
+	struct consent		*consent;	/* while asking, or after */
+	/* A resources/read: the URI asked for, and the arguments made of
+	 * it for the resource tool (both owned).  Its answer is a
+	 * ReadResourceResult or a JSON-RPC error, not a CallToolResult. */
+	char			*resource_uri;
+	cJSON			*own_args;
+	struct call		*next;
+};
+
+/* A session-long yes: calls of |tool| under |rule| are not asked again. */
+struct allowance {
+	const char			*tool;
+	const struct tc_consent_rule	*rule;
+	struct allowance		*next;
+};
+
+struct srv {
+	const struct tc_server	*def;
+	struct tc_policy	 pol;
+	struct tc_sandbox	 sb;
+	struct tc_proto		 proto;
+	cJSON			*tools;		/* the tools/list array */
+	struct tc_buf		 instructions;
+	struct call		*calls;		/* running */
+	unsigned		 ncalls;
+	struct call		*queue;		/* waiting for a free slot */
+	struct call		**queue_tail;
+	unsigned		 nqueued;
+	struct call		*asking;	/* waiting for consent */
+	unsigned		 nasking;
+	struct call		*held;		/* waiting for the roots */
+	struct call		**held_tail;
+	unsigned		 nheld;
+	struct allowance	*allowed;	/* "allow for this session" */
+	struct tc_audit		*audit;		/* NULL: no log */
+	uint64_t		 next_seq;	/* numbers tools/call requests */
+	uint64_t		 ncalls_total;
+	/* The client's roots (MCP roots), which narrow the policy's.  A
+	 * call that arrives while they are unsettled is held, undecided,
+	 * until they are applied: its paths, deny rules and consent are
+	 * decided once, against the roots it will run under. */
+	int			 initialized;	/* notifications/initialized */
+	int			 roots_gave_up;	/* no initialized in time */
+	int64_t			 roots_id;	/* roots/list asked, or -1 */
+	int64_t			 roots_deadline_ms;	/* of the wait */
+	char			**roots_new;	/* answered, to apply when idle */
+	size_t			 nroots_new;
+	int			 roots_apply;
+	int			 roots_broken;	/* re-rooting failed: refuse */
+	int			 sigfd;
+	int			 stop;
+	const char		*stop_reason;
+	unsigned		 profiles;	/* of the visible tools */
+};
+
+/* --- server.c --- */
+
+/* Runs |c| now or queues it, after its "call" record is written; or
+ * refuses it when the record cannot be (the log fails closed). */
+void	tc_srv_admit(struct srv *s, struct call *c);
+
+/* Answers |c| with an isError result saying |msg| and frees it. */
+void	tc_srv_refuse(struct srv *s, struct call *c, const char *msg);
+
+/*
+ * The same for a call that could not be run for a reason of the server's
+ * own (a fork that failed, an audit log that cannot be written): a
+ * resources/read gets -32603, not -32002.
+ */
+void	tc_srv_fail(struct srv *s, struct call *c, const char *msg);
+
+void	tc_srv_free_call(struct call *c);
+
+/* --- start.c --- */
+
+/* What tc_srv_prepare() is run for. */
+enum tc_prep {
+	TC_PREP_START,		/* a start: the log is opened */
+	TC_PREP_CHECK,		/* --check: nothing is made or written */
+	TC_PREP_REFUSED,	/* a start already refused: checked as
+				   --check, without its notes */
+};
+
+/*
+ * Checks everything a start checks once the policy is loaded and the
+ * tools are built (s->profiles): the kernel's confinement layers (into
+ * s->sb), whether calls can reach the directories served (a warning for
+ * each one they cannot read or write in), and the audit log with its key
+ * (opened into s->audit for TC_PREP_START; for the others, checked and
+ * left as it was, s->audit NULL).  Each error is passed to |report| (with
+ * |ctx|), every one that can be found, not only the first; warnings and
+ * notes go to the log.  A start and --check call it alike, so that --check
+ * says no whenever a start would.
+ */
+void	tc_srv_prepare(struct srv *s, enum tc_prep mode,
+	    tc_policy_report_fn *report, void *ctx);
+
+/* --- consent.c --- */
+
+/* Returns the first consent rule that applies to |c|, or NULL. */
+const struct tc_consent_rule *tc_consent_rule(const struct srv *s,
+	    const struct call *c);
+
+/*
+ * Fills what |c|'s child is to hold the call to, once it is admitted:
+ * its pins if consent was given for it, and the consent rules that apply
+ * to its tool and that it was not given (neither asked about, nor allowed
+ * for the session).  Returns 0, or -1 when out of memory.
+ */
+int	tc_consent_scope(struct srv *s, struct call *c);
+
+/* Returns 1 if a session-long yes covers |c| under |rule|. */
+int	tc_consent_remembered(const struct srv *s, const struct call *c,
+	    const struct tc_consent_rule *rule);
+
+/*
+ * Starts asking for consent to |c| under |rule| by the policy's means in
+ * order; the call waits on s->asking until an answer admits or refuses it.
+ */
+void	tc_consent_ask(struct srv *s, struct call *c,
+	    const struct tc_consent_rule *rule);
+
+/* Up to 3 pollfds for |c|'s hook; returns how many. */
+int	tc_consent_pollfds(const struct call *c, struct pollfd *pfd);
+
+/* Advances |c|'s consent after poll(); settles it at its deadline. */
+void	tc_consent_step(struct srv *s, struct call *c,
+	    const struct pollfd *pfd, int npfd, int64_t now_ms);
+
+/* The earliest consent deadline, or -1 if none is waiting. */
+int64_t	tc_consent_next_deadline(const struct srv *s);
+
+/* Stops asking about |c|, which the client cancelled. */
+void	tc_consent_abandon(struct srv *s, struct call *c, const char *why);
+
+/*
+ * Stops asking about |c| when nobody is left to answer (the input closed,
+ * or the server is stopping), and denies it: its answer goes out, and its
+ * record says the consent answer |answer| ("input-closed",
+ * "server-stopped") and |why|.
+ */
+void	tc_consent_give_up(struct srv *s, struct call *c, const char *answer,
+	    const char *why);
+
+/* --- record.c --- */
+
+/* The records of the audit log; each returns 0, or -1 with |d| set when
+ * the record could not be written. */
+int	tc_record_start(struct srv *s, struct tc_diag *d);
+int	tc_record_client(struct srv *s, struct tc_diag *d);
+int	tc_record_call(struct srv *s, const struct call *c,
+	    const char *decision, const char *by, const char *rule,
+	    const char *reason, struct tc_diag *d);
+int	tc_record_result(struct srv *s, const struct call *c,
+	    const struct tc_result_info *info, struct tc_diag *d);
+int	tc_record_stop(struct srv *s, struct tc_diag *d);
+int	tc_record_roots(struct srv *s, struct tc_diag *d);
+
+/* Describes |rule| as "consent write_file (line 12)" into |buf|. */
+const char *tc_consent_rule_str(const struct tc_consent_rule *rule,
+	    char *buf, size_t len);
+
+#endif /* TC_SERVER_INT_H */
