@@ -1,8 +1,12 @@
 /*
- * server-int.h: the serving loop's state, shared by the files that make up
- * the loop: server.c (commands, the loop, tools/call), consent.c (asking a
- * person before a call runs) and record.c (the audit log's records).
- * Nothing outside them includes it.
+ * server-int.h: the serving loop's state, shared by the files of serve/:
+ * server.c (the start, the method table), cmdline.c (the command line and
+ * the policy it loads), loop.c (the poll loop), admission.c (whether a
+ * tools/call may run), calls.c (a call from admission to its answer),
+ * roots.c (the client's roots), resources.c, start.c (the checks of a
+ * start and --check), consent.c (asking a person before a call runs) and
+ * record.c (the audit log's records).  Nothing outside serve/ includes it
+ * but the JSON-RPC fuzz harness, which drives the real method table.
  */
 #ifndef TC_SERVER_INT_H
 #define TC_SERVER_INT_H
@@ -120,7 +124,83 @@ struct srv {
 	unsigned		 profiles;	/* of the visible tools */
 };
 
+/* Calls waiting for a free slot, at most. */
+#define MAX_QUEUED	256
+
+/* What the command line says, applied over the policy file's settings. */
+struct cmdline {
+	const char	*policy;
+	int		 check;
+	unsigned	 rootflags;
+	int		 timeout_ms;	/* 0: not given */
+	const char	*run_as;
+	unsigned	 degraded;
+	const char	*host;		/* --print-config HOST */
+};
+
+/* --- calls.c --- */
+void	tc_srv_append_call(struct call ***tail, struct call *c);
+int	tc_srv_unlink_call(struct call **head, struct call ***tail, struct call *c);
+struct call *	tc_srv_find_call(struct srv *s, const char *id_key);
+char	*tc_srv_msg_new(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+void	tc_srv_end_unstarted(struct srv *s, struct call *c, enum tc_run_outcome outcome, const char *msg);
+void	tc_srv_finish(struct srv *s, struct call *c);
+void	tc_srv_start_queued(struct srv *s);
+void	tc_srv_on_cancel(void *ctx, const char *id_key);
+void	tc_srv_tools_list(void *ctx, struct tc_request *req);
+const struct tc_tool *	tc_srv_visible_tool(const struct srv *s, const char *name);
+const struct tc_tool *	tc_srv_resource_tool(const struct srv *s);
+
+/* --- admission.c --- */
+void	tc_srv_decide(struct srv *s, struct call *c);
+void	tc_srv_deny(struct srv *s, struct call *c, const char *by, const char *rule, const char *msg);
+void	tc_srv_new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t, cJSON *args, char *uri);
+void	tc_srv_tools_call(void *ctx, struct tc_request *req);
+
+/* --- roots.c --- */
+void	tc_srv_apply_roots(struct srv *s);
+void	tc_srv_release_held(struct srv *s);
+void	tc_srv_on_initialized(void *ctx, struct tc_request *req);
+void	tc_srv_on_roots_changed(void *ctx, struct tc_request *req);
+int	tc_srv_roots_pending(const struct srv *s);
+char *	tc_srv_uri_path(const char *uri);
+void	tc_srv_forget_new_roots(struct srv *s);
+
+/* --- resources.c --- */
+void	tc_srv_resources_list(void *ctx, struct tc_request *req);
+void	tc_srv_resources_read(void *ctx, struct tc_request *req);
+void	tc_srv_resources_templates_list(void *ctx, struct tc_request *req);
+
+/* --- cmdline.c --- */
+int	tc_srv_load_policy(const struct tc_server *def, struct tc_policy *pol, const struct cmdline *cl, char **dirs, int ndirs);
+long long	tc_srv_number(const char *name, const char *s, long long min, long long max);
+int	tc_srv_print_config(const struct tc_server *def, const struct cmdline *cl, char **dirs, int ndirs);
+void	tc_srv_report_error(void *ctx, const char *msg);
+void	tc_srv_usage(const struct tc_server *def);
+void	tc_srv_usage_fail(const char *fmt, ...)
+	    __attribute__((__noreturn__, format(printf, 1, 2)));
+void	tc_srv_warn_policy(const struct tc_server *def, const struct tc_policy *pol);
+
+/* --- loop.c --- */
+/* Serves until the input ends or a signal stops the server. */
+void	tc_srv_serve(struct srv *s);
+/* Stops every call, answering each, and the sandbox's children. */
+void	tc_srv_stop_all(struct srv *s);
+
 /* --- server.c --- */
+
+/* The methods a server answers, for tc_proto_init(). */
+extern const struct tc_method tc_srv_methods[];
+extern const size_t tc_srv_nmethods;
+
+/* The tools/list array of the tools the policy offers, and the profiles
+ * they need (s->profiles). */
+void	tc_srv_build_tools(struct srv *s);
+
+/* The initialize result's instructions for the model. */
+void	tc_srv_build_instructions(struct srv *s);
+
 
 /* Runs |c| now or queues it, after its "call" record is written; or
  * refuses it when the record cannot be (the log fails closed). */

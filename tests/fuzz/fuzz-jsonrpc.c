@@ -1,10 +1,10 @@
 /*
  * fuzz-jsonrpc.c: the stdio framing and the JSON-RPC layer (protocol.c),
- * with the server's own methods (server.c) behind them, held against the
+ * with the server's own methods (serve/) behind them, held against the
  * strict parser of tests/lib/strictjson.h.
  *
- * The input is what a client writes on the server's stdin.  server.c is
- * included whole, so that its real method table answers: tools/list,
+ * The input is what a client writes on the server's stdin.  The
+ * server's real method table (tc_srv_methods) answers: tools/list,
  * tools/call, resources/read and the rest, with a tool table of its own
  * here.  No call ever runs: the server is left waiting for the client's
  * roots for ever, so that every call that passes validation is held
@@ -35,7 +35,15 @@
  *	- every line the server writes is JSON by the strict parser, a
  *	  JSON-RPC response, request or notification.
  */
-#include "../../common/serve/server.c"
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/log.h"
+#include "serve/server-int.h"
 
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -145,9 +153,9 @@ session_start(struct session *ss)
 	pc.version = fz_server.version;
 	pc.instructions = fz_instructions.data;
 	pc.capabilities = "{\"tools\":{},\"resources\":{\"listChanged\":true}}";
-	pc.methods = methods;
-	pc.nmethods = TC_NITEMS(methods);
-	pc.on_cancel = on_cancel;
+	pc.methods = tc_srv_methods;
+	pc.nmethods = tc_srv_nmethods;
+	pc.on_cancel = tc_srv_on_cancel;
 	pc.ctx = s;
 	pc.max_frame = FRAME;
 	pc.in_fd = in_fd;
@@ -208,9 +216,9 @@ session_end(struct session *ss)
 {
 	struct srv *s = &ss->s;
 
-	stop_all(s);
+	tc_srv_stop_all(s);
 	tc_proto_release(&s->proto);
-	forget_new_roots(s);
+	tc_srv_forget_new_roots(s);
 	while (s->allowed != NULL) {
 		struct allowance *a = s->allowed;
 
@@ -890,8 +898,8 @@ LLVMFuzzerInitialize(int *argc, char ***argv)
 	memset(&s, 0, sizeof(s));
 	s.def = &fz_server;
 	s.pol = fz_pol;
-	build_tools(&s);
-	build_instructions(&s);
+	tc_srv_build_tools(&s);
+	tc_srv_build_instructions(&s);
 	fz_tools_json = s.tools;
 	fz_instructions = s.instructions;
 	if ((in_fd = memfd_create("fuzz-in", MFD_CLOEXEC)) < 0 ||
