@@ -15,7 +15,6 @@
 #include <unistd.h>
 
 #include "policy/glob.h"
-#include "sandbox/hook.h"
 #include "base/log.h"
 #include "policy/own.h"
 #include "policy/policy.h"

@@ -141,6 +141,10 @@ struct tc_tool_alias {
 	size_t		 tool;		/* index into policy->tools */
 };
 
+/* The PATH a consent hook runs with (sandbox/hook.c), which own.c
+ * searches as env(1) would to find the program a hook names. */
+#define TC_HOOK_PATH	"/usr/local/bin:/usr/bin:/bin"
+
 /* How a person may be asked, in the order a policy names them. */
 enum tc_consent_means {
 	TC_CONSENT_ELICIT = 1,		/* MCP elicitation/create */

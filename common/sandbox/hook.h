@@ -106,8 +106,8 @@
 #include <sys/types.h>
 
 #include "base/err.h"
+#include "policy/policy.h"	/* TC_HOOK_PATH */
 
-#define TC_HOOK_PATH	"/usr/local/bin:/usr/bin:/bin"	/* its PATH */
 #define TC_HOOK_TIMEOUT_MS	30000	/* the default deadline */
 #define TC_HOOK_REASON_MAX	200	/* bytes of the first line kept */
 #define TC_HOOK_MAX_OUTPUT	65536	/* all of stdout, before a kill */
