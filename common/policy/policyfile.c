@@ -1252,9 +1252,9 @@ own_keyword(const struct tc_policy *p, const char *name)
 
 /*
  * Parses the line of typed keyword |k| (words |w|) into |slot|, its line
- * kept in |*at|.  A path or word is checked given once before it is
- * parsed, as a value is after, so that a later line that needs it (an
- * audit-key needs an audit) is not refused for a mistake in it.
+ * kept in |*at|.  A value counts as given once it parses; a path or word
+ * as soon as it is there, so that a line that needs it (audit-key needs
+ * audit) is not refused as well when the path is wrong.
  */
 static void
 typed(struct tc_policy_ctx *st, const struct tc_policy_keyword *k,
