@@ -128,6 +128,10 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The policy file's tests read toolcell-fs's [fs] section, as it does.
+$(BUILD)/tests/test-policyfile $(BUILD)/tests/fuzz/replay-policy \
+    $(BUILD)/fuzz/fuzz-policy: $(BUILD)/servers/fs/fs_policy.o
+
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<

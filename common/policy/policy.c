@@ -14,6 +14,7 @@
 #include "policy/glob.h"
 #include "base/log.h"
 #include "policy/policy.h"
+#include "policy/section.h"
 #include "base/text.h"
 
 /*
@@ -56,7 +57,6 @@ tc_policy_init(struct tc_policy *p)
 	p->consent_timeout_ms = 30000;	/* under the clients' 60 s */
 	p->roots_timeout_ms = 5000;
 	p->audit_sync = TC_AUDIT_SYNC_EVERY;
-	p->write_sync = 1;
 	p->limits.deadline_ms = 30000;	/* under the clients' 60 s */
 	p->limits.max_result = 64u << 20;
 	p->limits.cpu_sec = 30;
@@ -80,6 +80,30 @@ free_roots(struct tc_root *roots, size_t n)
 		free(roots[i].scope);
 	}
 	free(roots);
+}
+
+/* Frees the section's slot: the strings its typed keywords stored, then
+ * what its own parsers kept there. */
+static void
+release_section(struct tc_policy *p)
+{
+	const struct tc_policy_keyword *k;
+	size_t i;
+
+	if (p->slot != NULL) {
+		for (i = 0; i < p->section->nkeywords; i++) {
+			k = &p->section->keywords[i];
+			if (k->shape == TC_POLICY_PATH ||
+			    k->shape == TC_POLICY_WORD)
+				free(*(char **)(void *)((char *)p->slot +
+				    k->offset));
+		}
+		if (p->section->release != NULL)
+			p->section->release(p->slot);
+	}
+	free(p->slot);
+	free(p->slot_at);
+	free(p->skipped);
 }
 
 void
@@ -113,6 +137,7 @@ tc_policy_release(struct tc_policy *p)
 	free(p->audit_key_file);
 	free(p->run_as_spec);
 	free(p->file);
+	release_section(p);
 	tc_policy_init(p);
 }
 

@@ -3,7 +3,10 @@
  * afterwards: the allowed roots (each opened as a directory fd that every
  * path is resolved beneath), whether each is writable, and the limits that
  * apply to every call.  They come from a policy file (policyfile.c, the
- * language of toolcell-policy(5)) and from the command line.
+ * language of toolcell-policy(5)) and from the command line; a server's
+ * own settings come from its section of the file (section.h).
+ * Return convention: 0 or a negative TC_E*, with a struct tc_diag where a
+ * person must read why; a lookup returns NULL when there is nothing.
  */
 #ifndef TC_POLICY_H
 #define TC_POLICY_H
@@ -84,7 +87,6 @@ enum tc_setting {
 	TC_SET_AUDIT_ROTATE,
 	TC_SET_ROOTS_TIMEOUT,
 	TC_SET_ROOTS,
-	TC_SET_WRITE_SYNC,
 	TC_SET_MAX
 };
 
@@ -184,6 +186,12 @@ enum tc_audit_sync {
 	TC_AUDIT_SYNC_NONE,		/* leave it to the kernel */
 };
 
+/* Another server's section in the policy file: its first header. */
+struct tc_policy_skipped {
+	const char	*name;		/* "shell": static */
+	int		 line;
+};
+
 /* A setting's origin in set_at[]: 0 is the default, a positive number the
  * line of the policy file, and this the command line. */
 #define TC_SET_CMDLINE	(-1)
@@ -224,7 +232,6 @@ struct tc_policy {
 	char		*audit_file;	/* JSON Lines log, or NULL */
 	char		*audit_key_file;	/* HMAC key, or NULL: SHA-256 */
 	enum tc_audit_sync audit_sync;
-	int		 write_sync;	/* fsync what the tools write */
 	unsigned long long audit_rotate_bytes;	/* 0: never */
 	unsigned	 audit_keep;	/* rotated files kept; 0: all */
 	int		 default_deny;	/* add the built-in deny rules */
@@ -240,6 +247,15 @@ struct tc_policy {
 	/* The server the policy is for, set before loading. */
 	const char	*server;	/* "toolcell-fs" */
 	unsigned	 features;	/* TC_POLICY_F_* */
+
+	/* The server's own section (section.h): its table, the slot its
+	 * keywords fill, where each was set (by its index in the table),
+	 * and the other servers' sections the file has, skipped. */
+	const struct tc_policy_section *section;
+	void		*slot;
+	int		*slot_at;
+	struct tc_policy_skipped *skipped;
+	size_t		 nskipped;
 
 	/* In a call's child only, for a call consent was given for: what
 	 * the server found at each path when it decided the call, which is

@@ -2,18 +2,23 @@
  * policyfile.c: the policy file, toolcell-policy(5).  A line-oriented
  * language: one setting per line, words separated by blanks, a word may be
  * double-quoted (with \" and \\ as its only escapes), and '#' at the start
- * of a word comments out the rest of the line.
+ * of a word comments out the rest of the line.  A line "[name]" starts a
+ * section: the lines after it are for one server only.
  *
- * Every error is reported as "file:line: message" and counted, and reading
- * goes on, so that a person sees all of them at once (httpd's parse.y).
- * Any keyword not listed here is refused, so that nothing in a policy is
- * silently ignored.
+ * This file holds the grammar and the settings every server shares; a
+ * server adds the keywords of its own section (section.h).  Every error is
+ * reported as "file:line: message" and counted, and reading goes on, so
+ * that a person sees all of them at once (httpd's parse.y).  Any keyword
+ * neither listed here nor in the server's section is refused, so that
+ * nothing in a policy is silently ignored; only another server's section
+ * is skipped, whole, and --check names it.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,10 +28,13 @@
 
 #include "policy/glob.h"
 #include "policy/policy.h"
+#include "policy/section.h"
+#include "protocol/tools.h"
+#include "base/log.h"
 #include "base/text.h"
 
+#define MAX_WORDS	8		/* words in one line, usually */
 #define MAX_LINE	8192		/* bytes in one line */
-#define MAX_WORDS	8		/* words in one line */
 #define MAX_FILE	(1L << 20)	/* a policy is a short text */
 
 #define MS_SEC		1000ULL
@@ -37,30 +45,31 @@
 #define GIB		(1024 * MIB)
 #define TIB		(1024 * GIB)
 
-struct state {
+struct tc_policy_ctx {
 	struct tc_policy	*p;
 	const char		*file;
 	int			 line;
 	int			 nerrors;
 	int			 saw_allow;
-	int			 foreign;	/* in another server's section */
+	int			 foreign;	/* in another server's
+						   section */
 	tc_policy_report_fn	*report;
 	void			*ctx;
+	/* The section keyword being read, for tc_policy_once(). */
+	const struct tc_policy_keyword *kw;
+	int			*at;
 };
 
-static void	error(struct state *, const char *, ...)
+static void	error(struct tc_policy_ctx *, const char *, ...)
 		    __attribute__((format(printf, 2, 3)));
 
 /* Reports "file:line: message" (or "file: message" when line is 0). */
 static void
-error(struct state *st, const char *fmt, ...)
+verror(struct tc_policy_ctx *st, const char *fmt, va_list ap)
 {
 	char msg[512], full[1024];
-	va_list ap;
 
-	va_start(ap, fmt);
 	tc_text_vfmt(msg, sizeof(msg), fmt, ap);
-	va_end(ap);
 	if (st->line > 0)
 		tc_text_fmt(full, sizeof(full), "%s:%d: %s", st->file, st->line,
 		    msg);
@@ -71,14 +80,35 @@ error(struct state *st, const char *fmt, ...)
 		st->report(st->ctx, full);
 }
 
+static void
+error(struct tc_policy_ctx *st, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(st, fmt, ap);
+	va_end(ap);
+}
+
+void
+tc_policy_error(struct tc_policy_ctx *c, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	verror(c, fmt, ap);
+	va_end(ap);
+}
+
 /* --- Words --- */
 
 /*
- * Splits |line| in place into at most MAX_WORDS words, unquoting quoted
- * ones.  Returns the number of words, or -1 after reporting an error.
+ * Splits |line| in place into at most TC_POLICY_WORDS_MAX words, unquoting
+ * quoted ones (how many a keyword takes is its own limit).  Returns the
+ * number of words, or -1 after reporting an error.
  */
 static int
-split(struct state *st, char *line, char **w)
+split(struct tc_policy_ctx *st, char *line, char **w)
 {
 	char *r = line, *o;
 	int n = 0;
@@ -88,9 +118,9 @@ split(struct state *st, char *line, char **w)
 			r++;
 		if (*r == '\0' || *r == '#')
 			return n;
-		if (n == MAX_WORDS) {
+		if (n == TC_POLICY_WORDS_MAX) {
 			error(st, "too many words (at most %d in a line)",
-			    MAX_WORDS);
+			    TC_POLICY_WORDS_MAX);
 			return -1;
 		}
 		if (*r != '"') {
@@ -139,7 +169,7 @@ split(struct state *st, char *line, char **w)
 
 /* Reports words after the |n| expected ones; returns 0 if there are none. */
 static int
-extra(struct state *st, char **w, int nw, int n, const char *what)
+extra(struct tc_policy_ctx *st, char **w, int nw, int n, const char *what)
 {
 	if (nw <= n)
 		return 0;
@@ -147,14 +177,11 @@ extra(struct state *st, char **w, int nw, int n, const char *what)
 	return -1;
 }
 
-/* Records that setting |set| is given at this line; returns -1 (after
- * reporting) if it was given before. */
+/* Records in |*at| that setting |what| is given at this line; returns -1
+ * (after reporting) if it was given before. */
 static int
-set_once_in(struct state *st, int *set_at, enum tc_setting set,
-    const char *what)
+once_at(struct tc_policy_ctx *st, int *at, const char *what)
 {
-	int *at = &set_at[set];
-
 	if (*at > 0) {
 		error(st, "%s: already set at line %d", what, *at);
 		return -1;
@@ -164,9 +191,34 @@ set_once_in(struct state *st, int *set_at, enum tc_setting set,
 }
 
 static int
-set_once(struct state *st, enum tc_setting set, const char *what)
+set_once_in(struct tc_policy_ctx *st, int *set_at, enum tc_setting set,
+    const char *what)
+{
+	return once_at(st, &set_at[set], what);
+}
+
+static int
+set_once(struct tc_policy_ctx *st, enum tc_setting set, const char *what)
 {
 	return set_once_in(st, st->p->set_at, set, what);
+}
+
+int
+tc_policy_once(struct tc_policy_ctx *c)
+{
+	return c->at != NULL ? once_at(c, c->at, c->kw->name) : 0;
+}
+
+void *
+tc_policy_ctx_slot(struct tc_policy_ctx *c)
+{
+	return c->p->slot;
+}
+
+int
+tc_policy_ctx_line(const struct tc_policy_ctx *c)
+{
+	return c->line;
 }
 
 /* --- Values --- */
@@ -346,29 +398,73 @@ fmt_value(enum kind kind, unsigned long long v, char *buf, size_t len)
 	return buf;
 }
 
-/* Parses the value |w[0]| of |sc|, named |what| in errors, into |v|.
+/* How a value of each kind is written, for the errors. */
+static const char *const forms[] = {
+	[DURATION] = "a whole number and a unit, ms, s, m or h (like 30s)",
+	[SECONDS] = "a whole number and a unit, s, m or h (like 30s)",
+	[SIZE] = "a whole number of bytes, or one followed by K, M, G or T "
+	    "(like 512M)",
+	[COUNT] = "a whole number",
+};
+static const char *const nouns[] = {
+	[DURATION] = "duration", [SECONDS] = "duration",
+	[SIZE] = "size", [COUNT] = "number",
+};
+
+/* Parses |word|, a value of |sc| named |what| in errors, into |v|.
  * Returns 0, or -1 after reporting why not. */
 static int
-scalar_value(struct state *st, const struct scalar *sc, const char *what,
-    char **w, int nw, unsigned long long *vp)
+scalar_word(struct tc_policy_ctx *st, const struct scalar *sc,
+    const char *what, const char *word, unsigned long long *vp)
 {
-	static const char *const forms[] = {
-		[DURATION] = "a whole number and a unit, ms, s, m or h "
-		    "(like 30s)",
-		[SECONDS] = "a whole number and a unit, s, m or h (like 30s)",
-		[SIZE] = "a whole number of bytes, or one followed by K, M, "
-		    "G or T (like 512M)",
-		[COUNT] = "a whole number",
-	};
-	static const char *const nouns[] = {
-		[DURATION] = "duration", [SECONDS] = "duration",
-		[SIZE] = "size", [COUNT] = "number",
-	};
 	char lo[32], hi[32];
 	unsigned long long v = 0;
 	const char *end;
 	int rc = -1;
 
+	switch (sc->kind) {
+	case DURATION:
+	case SECONDS:
+		rc = with_unit(word, duration_units, &v);
+		break;
+	case SIZE:
+		rc = with_unit(word, size_units, &v);
+		break;
+	case COUNT:
+		if ((rc = digits(word, &end, &v)) == 0 && *end != '\0')
+			rc = -1;
+		break;
+	}
+	if (rc == -1 && sc->kind == COUNT) {
+		error(st, "%s: '%s' is not a whole number", what, word);
+		return -1;
+	}
+	if (rc == -1) {
+		error(st, "%s: '%s' is not a %s: write %s", what, word,
+		    nouns[sc->kind], forms[sc->kind]);
+		return -1;
+	}
+	if (rc == -2 || v < sc->min || v > sc->max) {
+		error(st, "%s: '%s' is out of range: %s to %s", what, word,
+		    fmt_value(sc->kind, sc->min, lo, sizeof(lo)),
+		    fmt_value(sc->kind, sc->max, hi, sizeof(hi)));
+		return -1;
+	}
+	if (sc->kind == SECONDS && v % MS_SEC != 0) {
+		error(st, "%s: '%s' is not a whole number of seconds", what,
+		    word);
+		return -1;
+	}
+	*vp = v;
+	return 0;
+}
+
+/* Parses the one word |w| of |sc|, named |what| in errors, into |v|.
+ * Returns 0, or -1 after reporting why not. */
+static int
+scalar_value(struct tc_policy_ctx *st, const struct scalar *sc,
+    const char *what, char **w, int nw, unsigned long long *vp)
+{
 	if (nw < 1) {
 		error(st, "%s: missing %s: write %s", what, nouns[sc->kind],
 		    forms[sc->kind]);
@@ -376,46 +472,109 @@ scalar_value(struct state *st, const struct scalar *sc, const char *what,
 	}
 	if (extra(st, w, nw, 1, what) != 0)
 		return -1;
-	switch (sc->kind) {
-	case DURATION:
-	case SECONDS:
-		rc = with_unit(w[0], duration_units, &v);
-		break;
-	case SIZE:
-		rc = with_unit(w[0], size_units, &v);
-		break;
-	case COUNT:
-		if ((rc = digits(w[0], &end, &v)) == 0 && *end != '\0')
-			rc = -1;
-		break;
-	}
-	if (rc == -1 && sc->kind == COUNT) {
-		error(st, "%s: '%s' is not a whole number", what, w[0]);
+	return scalar_word(st, sc, what, w[0], vp);
+}
+
+/* Returns the kind of the values of |shape|, or -1 for none. */
+static int
+shape_kind(enum tc_policy_shape shape)
+{
+	switch (shape) {
+	case TC_POLICY_DURATION:
+		return DURATION;
+	case TC_POLICY_SIZE:
+		return SIZE;
+	case TC_POLICY_COUNT:
+		return COUNT;
+	default:
 		return -1;
 	}
-	if (rc == -1) {
-		error(st, "%s: '%s' is not a %s: write %s", what, w[0],
-		    nouns[sc->kind], forms[sc->kind]);
+}
+
+int
+tc_policy_value(struct tc_policy_ctx *c, const char *what,
+    enum tc_policy_shape shape, const char *word, unsigned long long min,
+    unsigned long long max, unsigned long long *v)
+{
+	struct scalar sc = { what, DURATION, min, max, TC_SET_MAX };
+	int kind;
+
+	if ((kind = shape_kind(shape)) < 0)
+		TC_BUG("%s: shape %d has no value", what, (int)shape);
+	sc.kind = (enum kind)kind;
+	return scalar_word(c, &sc, what, word, v);
+}
+
+const char *
+tc_policy_value_str(enum tc_policy_shape shape, unsigned long long v,
+    char *buf, size_t len)
+{
+	int kind = shape_kind(shape);
+
+	return fmt_value(kind < 0 ? COUNT : (enum kind)kind, v, buf, len);
+}
+
+/* The words of an ON_OFF setting: "on" is index 0. */
+static const struct tc_policy_choice on_off[] = {
+	{ "on", NULL }, { "off", NULL }, { NULL, NULL }
+};
+
+/* Writes "'a' (hint), 'b' or 'c'" for |choices| into |buf|, with the
+ * hints if |hints|; returns |buf|. */
+static const char *
+choice_list(const struct tc_policy_choice *choices, int hints, char *buf,
+    size_t len)
+{
+	size_t i, n = 0, o = 0;
+
+	while (choices[n].word != NULL)
+		n++;
+	buf[0] = '\0';
+	for (i = 0; i < n && o < len; i++)
+		o += tc_text_fmt(buf + o, len - o, "%s'%s'%s%s%s",
+		    i == 0 ? "" : i + 1 == n ? " or " : ", ", choices[i].word,
+		    hints && choices[i].hint != NULL ? " (" : "",
+		    hints && choices[i].hint != NULL ? choices[i].hint : "",
+		    hints && choices[i].hint != NULL ? ")" : "");
+	return buf;
+}
+
+int
+tc_policy_choose(struct tc_policy_ctx *c, const char *what,
+    const struct tc_policy_choice *choices, const char *word)
+{
+	char list[512];
+	int i;
+
+	for (i = 0; choices[i].word != NULL; i++)
+		if (strcmp(word, choices[i].word) == 0)
+			return i;
+	error(c, "%s: expected %s, not '%s'", what,
+	    choice_list(choices, 1, list, sizeof(list)), word);
+	return -1;
+}
+
+/* Parses the one word |w| of |what|, one of |choices|; returns its index,
+ * or -1 after reporting. */
+static int
+choice_value(struct tc_policy_ctx *st, const char *what,
+    const struct tc_policy_choice *choices, char **w, int nw)
+{
+	char list[512];
+
+	if (nw < 1) {
+		error(st, "%s: missing %s", what,
+		    choice_list(choices, 0, list, sizeof(list)));
 		return -1;
 	}
-	if (rc == -2 || v < sc->min || v > sc->max) {
-		error(st, "%s: '%s' is out of range: %s to %s", what, w[0],
-		    fmt_value(sc->kind, sc->min, lo, sizeof(lo)),
-		    fmt_value(sc->kind, sc->max, hi, sizeof(hi)));
+	if (extra(st, w, nw, 1, what) != 0)
 		return -1;
-	}
-	if (sc->kind == SECONDS && v % MS_SEC != 0) {
-		error(st, "%s: '%s' is not a whole number of seconds", what,
-		    w[0]);
-		return -1;
-	}
-	*vp = v;
-	return 0;
+	return tc_policy_choose(st, what, choices, w[0]);
 }
 
 /* Parses |sc| and stores it in |l|, recording its line in |set_at|. */
 static void
-scalar_in(struct state *st, const struct scalar *sc, const char *what,
+scalar_in(struct tc_policy_ctx *st, const struct scalar *sc, const char *what,
     char **w, int nw, struct tc_limits *l, int *set_at)
 {
 	unsigned long long v;
@@ -426,14 +585,14 @@ scalar_in(struct state *st, const struct scalar *sc, const char *what,
 }
 
 static void
-scalar(struct state *st, const struct scalar *sc, const char *what,
+scalar(struct tc_policy_ctx *st, const struct scalar *sc, const char *what,
     char **w, int nw)
 {
 	scalar_in(st, sc, what, w, nw, &st->p->limits, st->p->set_at);
 }
 
 static void
-kw_timeout(struct state *st, char **w, int nw)
+kw_timeout(struct tc_policy_ctx *st, char **w, int nw)
 {
 	scalar(st, &timeout_setting, "timeout", w, nw);
 }
@@ -447,7 +606,7 @@ limit_cmp(const void *key, const void *elem)
 /* Parses "KIND VALUE" of a limit into |l| and |set_at|; |prefix| names
  * the line's start in errors ("limit", "tool x limit"). */
 static void
-limit_in(struct state *st, const char *prefix, char **w, int nw,
+limit_in(struct tc_policy_ctx *st, const char *prefix, char **w, int nw,
     struct tc_limits *l, int *set_at)
 {
 	const struct scalar *sc;
@@ -470,7 +629,7 @@ limit_in(struct state *st, const char *prefix, char **w, int nw,
 }
 
 static void
-kw_limit(struct state *st, char **w, int nw)
+kw_limit(struct tc_policy_ctx *st, char **w, int nw)
 {
 	limit_in(st, "limit", w, nw, &st->p->limits, st->p->set_at);
 }
@@ -479,7 +638,7 @@ kw_limit(struct state *st, char **w, int nw)
  * user running the server, or NULL after reporting why it cannot be.  The
  * caller frees the result. */
 static char *
-expand_home(struct state *st, const char *what, const char *path)
+expand_home(struct tc_policy_ctx *st, const char *what, const char *path)
 {
 	const struct passwd *pw;
 	const char *home;
@@ -509,7 +668,7 @@ expand_home(struct state *st, const char *what, const char *path)
 /* Returns a copy of path |word| (absolute, or "~/" expanded), or NULL
  * after reporting why it is not one.  The caller frees the result. */
 static char *
-absolute_word(struct state *st, const char *what, const char *word)
+absolute_word(struct tc_policy_ctx *st, const char *what, const char *word)
 {
 	char *path;
 
@@ -529,6 +688,12 @@ absolute_word(struct state *st, const char *what, const char *word)
 	return path;
 }
 
+char *
+tc_policy_path(struct tc_policy_ctx *c, const char *what, const char *word)
+{
+	return absolute_word(c, what, word);
+}
+
 /* Removes the last root, which duplicates an earlier one. */
 static void
 drop_last_root(struct tc_policy *p)
@@ -541,7 +706,7 @@ drop_last_root(struct tc_policy *p)
 }
 
 static void
-kw_allow(struct state *st, char **w, int nw)
+kw_allow(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_diag d = { "", 0 };
 	struct tc_policy *p = st->p;
@@ -596,7 +761,7 @@ kw_allow(struct state *st, char **w, int nw)
 }
 
 static void
-kw_run_as(struct state *st, char **w, int nw)
+kw_run_as(struct tc_policy_ctx *st, char **w, int nw)
 {
 	if (nw < 1) {
 		error(st, "run-as: missing USER or USER:GROUP");
@@ -615,7 +780,7 @@ kw_run_as(struct state *st, char **w, int nw)
 }
 
 static void
-kw_degraded(struct state *st, char **w, int nw)
+kw_degraded(struct tc_policy_ctx *st, char **w, int nw)
 {
 	if (nw < 1) {
 		error(st, "allow-degraded: missing the layer (landlock or "
@@ -644,7 +809,7 @@ kw_degraded(struct state *st, char **w, int nw)
  * after reporting why it is not a pattern.
  */
 static char *
-pattern_word(struct state *st, const char *what, const char *word)
+pattern_word(struct tc_policy_ctx *st, const char *what, const char *word)
 {
 	char why[160], *pat;
 	const char *c;
@@ -689,7 +854,7 @@ pattern_word(struct state *st, const char *what, const char *word)
 }
 
 static void
-kw_deny(struct state *st, char **w, int nw)
+kw_deny(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_policy *p = st->p;
 	struct tc_deny *nd;
@@ -731,40 +896,10 @@ kw_deny(struct state *st, char **w, int nw)
 	p->ndeny++;
 }
 
-/* Parses "on" or "off" for |what| into |v|; returns 0 or -1. */
-static int
-on_off(struct state *st, const char *what, char **w, int nw, int *v)
-{
-	if (nw < 1) {
-		error(st, "%s: missing 'on' or 'off'", what);
-		return -1;
-	}
-	if (extra(st, w, nw, 1, what) != 0)
-		return -1;
-	if (strcmp(w[0], "on") == 0)
-		*v = 1;
-	else if (strcmp(w[0], "off") == 0)
-		*v = 0;
-	else {
-		error(st, "%s: expected 'on' or 'off', not '%s'", what, w[0]);
-		return -1;
-	}
-	return 0;
-}
-
-static void
-kw_default_deny(struct state *st, char **w, int nw)
-{
-	int v;
-
-	if (on_off(st, "default-deny", w, nw, &v) == 0 &&
-	    set_once(st, TC_SET_DEFAULT_DENY, "default-deny") == 0)
-		st->p->default_deny = v;
-}
 
 /* Returns the tool named |name|, or NULL after reporting it unknown. */
 static struct tc_tool_policy *
-known_tool(struct state *st, const char *what, const char *name)
+known_tool(struct tc_policy_ctx *st, const char *what, const char *name)
 {
 	struct tc_policy *p = st->p;
 	const char *canon;
@@ -791,7 +926,7 @@ known_tool(struct state *st, const char *what, const char *name)
 }
 
 static void
-kw_tools(struct state *st, char **w, int nw)
+kw_tools(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_policy *p = st->p;
 	struct tc_tool_policy *t;
@@ -814,14 +949,8 @@ kw_tools(struct state *st, char **w, int nw)
 	}
 }
 
-static const struct scalar consent_timeout_setting =
-	{ "consent-timeout", DURATION, MS_SEC, 10 * MS_MIN,
-	  TC_SET_CONSENT_TIMEOUT };
-static const struct scalar roots_timeout_setting =
-	{ "roots-timeout", DURATION, 100, MS_MIN, TC_SET_ROOTS_TIMEOUT };
-
 static void
-kw_tool(struct state *st, char **w, int nw)
+kw_tool(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_tool_policy *t;
 	char what[96];
@@ -860,13 +989,14 @@ kw_tool(struct state *st, char **w, int nw)
 }
 
 static void
-kw_network(struct state *st, char **w, int nw)
+kw_network(struct tc_policy_ctx *st, char **w, int nw)
 {
 	int v;
 
-	if (on_off(st, "network", w, nw, &v) != 0 ||
+	if ((v = choice_value(st, "network", on_off, w, nw)) < 0 ||
 	    set_once(st, TC_SET_NETWORK, "network") != 0)
 		return;
+	v = v == 0;	/* "on" */
 	if (v && !(st->p->features & TC_POLICY_F_NETWORK)) {
 		error(st, "network on: %s has no tool that uses a network; "
 		    "its calls never reach one",
@@ -879,7 +1009,7 @@ kw_network(struct state *st, char **w, int nw)
 /* --- Consent --- */
 
 static void
-kw_consent(struct state *st, char **w, int nw)
+kw_consent(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_policy *p = st->p;
 	struct tc_consent_rule *nr, *r;
@@ -916,7 +1046,7 @@ kw_consent(struct state *st, char **w, int nw)
 }
 
 static void
-kw_consent_by(struct state *st, char **w, int nw)
+kw_consent_by(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_policy *p = st->p;
 	enum tc_consent_means m;
@@ -953,7 +1083,7 @@ kw_consent_by(struct state *st, char **w, int nw)
 }
 
 static void
-kw_consent_hook(struct state *st, char **w, int nw)
+kw_consent_hook(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_policy *p = st->p;
 	struct stat sb;
@@ -999,125 +1129,7 @@ kw_consent_hook(struct state *st, char **w, int nw)
 		}
 }
 
-static void
-kw_consent_timeout(struct state *st, char **w, int nw)
-{
-	unsigned long long v;
-
-	if (scalar_value(st, &consent_timeout_setting, "consent-timeout", w,
-	    nw, &v) == 0 && set_once(st, TC_SET_CONSENT_TIMEOUT,
-	    "consent-timeout") == 0)
-		st->p->consent_timeout_ms = (int)v;
-}
-
-static void
-kw_roots_timeout(struct state *st, char **w, int nw)
-{
-	unsigned long long v;
-
-	if (scalar_value(st, &roots_timeout_setting, "roots-timeout", w, nw,
-	    &v) == 0 && set_once(st, TC_SET_ROOTS_TIMEOUT,
-	    "roots-timeout") == 0)
-		st->p->roots_timeout_ms = (int)v;
-}
-
-static void
-kw_roots(struct state *st, char **w, int nw)
-{
-	static const enum tc_roots_mode modes[] = {
-		TC_ROOTS_NARROW, TC_ROOTS_STRICT, TC_ROOTS_IGNORE,
-	};
-	size_t i;
-
-	if (nw < 1) {
-		error(st, "roots: missing 'narrow', 'strict' or 'ignore'");
-		return;
-	}
-	if (extra(st, w, nw, 1, "roots") != 0)
-		return;
-	for (i = 0; i < TC_NITEMS(modes); i++)
-		if (strcmp(w[0], tc_roots_mode_name(modes[i])) == 0)
-			break;
-	if (i == TC_NITEMS(modes)) {
-		error(st, "roots: expected 'narrow' (the client's roots narrow "
-		    "the directories, unless that leaves none), 'strict' "
-		    "(even to none) or 'ignore', not '%s'", w[0]);
-		return;
-	}
-	if (set_once(st, TC_SET_ROOTS, "roots") == 0)
-		st->p->roots_mode = modes[i];
-}
-
 /* --- Audit --- */
-
-static void
-kw_audit(struct state *st, char **w, int nw)
-{
-	char *path;
-
-	if (nw < 1) {
-		error(st, "audit: missing the log file");
-		return;
-	}
-	if (extra(st, w, nw, 1, "audit") != 0 ||
-	    set_once(st, TC_SET_AUDIT, "audit") != 0)
-		return;
-	if ((path = absolute_word(st, "audit", w[0])) != NULL)
-		st->p->audit_file = path;
-}
-
-static void
-kw_audit_key(struct state *st, char **w, int nw)
-{
-	char *path;
-
-	if (nw < 1) {
-		error(st, "audit-key: missing the key file");
-		return;
-	}
-	if (extra(st, w, nw, 1, "audit-key") != 0 ||
-	    set_once(st, TC_SET_AUDIT_KEY, "audit-key") != 0)
-		return;
-	if ((path = absolute_word(st, "audit-key", w[0])) != NULL)
-		st->p->audit_key_file = path;
-}
-
-static void
-kw_audit_sync(struct state *st, char **w, int nw)
-{
-	if (nw < 1) {
-		error(st, "audit-sync: missing 'every' or 'none'");
-		return;
-	}
-	if (extra(st, w, nw, 1, "audit-sync") != 0)
-		return;
-	if (strcmp(w[0], "every") != 0 && strcmp(w[0], "none") != 0) {
-		error(st, "audit-sync: expected 'every' (fsync each record) "
-		    "or 'none', not '%s'", w[0]);
-		return;
-	}
-	if (set_once(st, TC_SET_AUDIT_SYNC, "audit-sync") == 0)
-		st->p->audit_sync = strcmp(w[0], "every") == 0 ?
-		    TC_AUDIT_SYNC_EVERY : TC_AUDIT_SYNC_NONE;
-}
-
-static void
-kw_write_sync(struct state *st, char **w, int nw)
-{
-	if (nw < 1) {
-		error(st, "write-sync: missing 'every' or 'none'");
-		return;
-	}
-	if (extra(st, w, nw, 1, "write-sync") != 0)
-		return;
-	if (strcmp(w[0], "every") != 0 && strcmp(w[0], "none") != 0) {
-		error(st, "write-sync: expected 'every' (fsync each file "
-		    "written before answering) or 'none', not '%s'", w[0]);
-		return;
-	}
-	if (set_once(st, TC_SET_WRITE_SYNC, "write-sync") == 0)
-		st->p->write_sync = strcmp(w[0], "every") == 0;
-}
 
 static const struct scalar rotate_setting =
 	{ "audit-rotate", SIZE, 64 * KIB, TIB, TC_SET_AUDIT_ROTATE };
@@ -1125,7 +1137,7 @@ static const struct scalar keep_setting =
 	{ "audit-rotate keep", COUNT, 1, 10000, TC_SET_AUDIT_ROTATE };
 
 static void
-kw_audit_rotate(struct state *st, char **w, int nw)
+kw_audit_rotate(struct tc_policy_ctx *st, char **w, int nw)
 {
 	unsigned long long size, keep = 0;
 
@@ -1150,85 +1162,271 @@ kw_audit_rotate(struct state *st, char **w, int nw)
 	st->p->audit_keep = (unsigned)keep;
 }
 
-struct keyword {
-	const char	*name;
-	void		(*fn)(struct state *, char **, int);
+/* --- The keywords --- */
+
+static const struct tc_policy_choice audit_syncs[] = {
+	{ "every", "fsync each record" }, { "none", NULL }, { NULL, NULL }
 };
+/* In the order of enum tc_roots_mode. */
+static const struct tc_policy_choice roots_modes[] = {
+	{ "narrow", "the client's roots narrow the directories, unless that "
+	    "leaves none" },
+	{ "strict", "even to none" },
+	{ "ignore", NULL },
+	{ NULL, NULL }
+};
+
+/* A shared setting: its keyword, typed ones stored in struct tc_policy. */
+struct keyword {
+	struct tc_policy_keyword kw;	/* first: keyword_cmp() */
+	enum tc_setting		 set;	/* where its line is kept; TC_SET_MAX:
+					   nowhere, or in several */
+};
+
+#define LINE(name, fn, set)						\
+	{ { name, TC_POLICY_LINE, .parse = fn }, set }
+#define TYPED(name, shape, field, set, ...)				\
+	{ { name, shape, offsetof(struct tc_policy, field), __VA_ARGS__ },\
+	  set }
 
 /* This has to be sorted always: it is searched with bsearch(3). */
 static const struct keyword keywords[] = {
-	{ "allow",		kw_allow },
-	{ "allow-degraded",	kw_degraded },
-	{ "audit",		kw_audit },
-	{ "audit-key",		kw_audit_key },
-	{ "audit-rotate",	kw_audit_rotate },
-	{ "audit-sync",		kw_audit_sync },
-	{ "consent",		kw_consent },
-	{ "consent-by",		kw_consent_by },
-	{ "consent-hook",	kw_consent_hook },
-	{ "consent-timeout",	kw_consent_timeout },
-	{ "default-deny",	kw_default_deny },
-	{ "deny",		kw_deny },
-	{ "limit",		kw_limit },
-	{ "network",		kw_network },
-	{ "roots",		kw_roots },
-	{ "roots-timeout",	kw_roots_timeout },
-	{ "run-as",		kw_run_as },
-	{ "timeout",		kw_timeout },
-	{ "tool",		kw_tool },
-	{ "tools",		kw_tools },
-	{ "write-sync",		kw_write_sync },
+	LINE("allow",		kw_allow,	TC_SET_MAX),
+	LINE("allow-degraded",	kw_degraded,	TC_SET_MAX),
+	TYPED("audit", TC_POLICY_PATH, audit_file, TC_SET_AUDIT,
+	    .value = "the log file"),
+	TYPED("audit-key", TC_POLICY_PATH, audit_key_file, TC_SET_AUDIT_KEY,
+	    .value = "the key file"),
+	LINE("audit-rotate",	kw_audit_rotate, TC_SET_AUDIT_ROTATE),
+	TYPED("audit-sync", TC_POLICY_CHOICE, audit_sync, TC_SET_AUDIT_SYNC,
+	    .choices = audit_syncs),
+	LINE("consent",		kw_consent,	TC_SET_MAX),
+	LINE("consent-by",	kw_consent_by,	TC_SET_CONSENT_BY),
+	LINE("consent-hook",	kw_consent_hook, TC_SET_CONSENT_HOOK),
+	TYPED("consent-timeout", TC_POLICY_DURATION, consent_timeout_ms,
+	    TC_SET_CONSENT_TIMEOUT, .min = MS_SEC, .max = 10 * MS_MIN),
+	TYPED("default-deny", TC_POLICY_ON_OFF, default_deny,
+	    TC_SET_DEFAULT_DENY, .choices = on_off),
+	LINE("deny",		kw_deny,	TC_SET_MAX),
+	LINE("limit",		kw_limit,	TC_SET_MAX),
+	LINE("network",		kw_network,	TC_SET_NETWORK),
+	TYPED("roots", TC_POLICY_CHOICE, roots_mode, TC_SET_ROOTS,
+	    .choices = roots_modes),
+	TYPED("roots-timeout", TC_POLICY_DURATION, roots_timeout_ms,
+	    TC_SET_ROOTS_TIMEOUT, .min = 100, .max = MS_MIN),
+	LINE("run-as",		kw_run_as,	TC_SET_RUN_AS),
+	LINE("timeout",		kw_timeout,	TC_SET_TIMEOUT),
+	LINE("tool",		kw_tool,	TC_SET_MAX),
+	LINE("tools",		kw_tools,	TC_SET_TOOLS),
 };
+
+#undef LINE
+#undef TYPED
+
+/* A typed CHOICE or ON_OFF setting is kept in an int; so are these. */
+_Static_assert(sizeof(enum tc_audit_sync) == sizeof(int), "an int");
+_Static_assert(sizeof(enum tc_roots_mode) == sizeof(int), "an int");
 
 static int
 keyword_cmp(const void *key, const void *elem)
 {
-	return strcmp(key, ((const struct keyword *)elem)->name);
+	return strcmp(key, ((const struct tc_policy_keyword *)elem)->name);
+}
+
+static const struct keyword *
+shared_keyword(const char *name)
+{
+	return bsearch(name, keywords, TC_NITEMS(keywords),
+	    sizeof(keywords[0]), keyword_cmp);
+}
+
+/* Returns keyword |name| of the server's section, or NULL. */
+static const struct tc_policy_keyword *
+own_keyword(const struct tc_policy *p, const char *name)
+{
+	if (p->section == NULL)
+		return NULL;
+	return bsearch(name, p->section->keywords, p->section->nkeywords,
+	    sizeof(p->section->keywords[0]), keyword_cmp);
 }
 
 /*
- * A section header, "[fs]", "[shell]" or "[sqlite]": the settings below it
- * are for that server.  Each server has a policy of its own, so a section
- * for another server is refused (once, at its header) and skipped.
+ * Parses the line of typed keyword |k| (words |w|) into |slot|, its line
+ * kept in |*at|.  A value counts as given once it parses; a path or word
+ * as soon as it is there, so that a line that needs it (audit-key needs
+ * audit) is not refused as well when the path is wrong.
  */
 static void
-section(struct state *st, char **w, int nw)
+typed(struct tc_policy_ctx *st, const struct tc_policy_keyword *k,
+    void *slot, int *at, char **w, int nw)
 {
-	static const char *const known[] = { "fs", "shell", "sqlite" };
-	const char *own, *name = w[0] + 1;
-	size_t i, len = strlen(w[0]);
+	struct scalar sc = { k->name, DURATION, k->min, k->max, TC_SET_MAX };
+	void *dst = (char *)slot + k->offset;
+	unsigned long long v = 0;
+	char *str = NULL;
+	int i;
+
+	switch (k->shape) {
+	case TC_POLICY_CHOICE:
+	case TC_POLICY_ON_OFF:
+		if ((i = choice_value(st, k->name, k->shape ==
+		    TC_POLICY_ON_OFF ? on_off : k->choices, w, nw)) < 0 ||
+		    once_at(st, at, k->name) != 0)
+			return;
+		*(int *)dst = k->shape == TC_POLICY_ON_OFF ? i == 0 : i;
+		return;
+	case TC_POLICY_DURATION:
+	case TC_POLICY_SIZE:
+	case TC_POLICY_COUNT:
+		sc.kind = (enum kind)shape_kind(k->shape);
+		if (scalar_value(st, &sc, k->name, w, nw, &v) != 0 ||
+		    once_at(st, at, k->name) != 0)
+			return;
+		if (k->shape == TC_POLICY_DURATION)
+			*(int *)dst = (int)v;
+		else
+			*(unsigned long long *)dst = v;
+		return;
+	case TC_POLICY_PATH:
+	case TC_POLICY_WORD:
+		if (nw < 1) {
+			error(st, "%s: missing %s", k->name, k->value != NULL ?
+			    k->value : "its value");
+			return;
+		}
+		if (extra(st, w, nw, 1, k->name) != 0 ||
+		    once_at(st, at, k->name) != 0)
+			return;
+		if (k->shape == TC_POLICY_PATH)
+			str = absolute_word(st, k->name, w[0]);
+		else if ((str = strdup(w[0])) == NULL)
+			error(st, "out of memory");
+		if (str != NULL)
+			*(char **)dst = str;
+		return;
+	case TC_POLICY_LINE:
+		break;
+	}
+	TC_BUG("keyword '%s': shape %d", k->name, (int)k->shape);
+}
+
+/* Reports keyword |name| unknown, with the likeliest one it misspells. */
+static void
+unknown_keyword(struct tc_policy_ctx *st, const char *name)
+{
+	const struct tc_policy_section *sec = st->p->section;
+	const char *best = NULL;
+	size_t i, d, bestd = SIZE_MAX;
+
+	for (i = 0; i < TC_NITEMS(keywords); i++)
+		if ((d = tc_name_distance(name, keywords[i].kw.name)) < bestd) {
+			bestd = d;
+			best = keywords[i].kw.name;
+		}
+	for (i = 0; sec != NULL && i < sec->nkeywords; i++)
+		if ((d = tc_name_distance(name, sec->keywords[i].name)) <
+		    bestd) {
+			bestd = d;
+			best = sec->keywords[i].name;
+		}
+	if (best != NULL)
+		error(st, "unknown keyword '%s' (did you mean '%s'?)", name,
+		    best);
+	else
+		error(st, "unknown keyword '%s'", name);
+}
+
+/* --- Sections --- */
+
+/*
+ * The sections of the servers of the suite, so that one file can serve
+ * them all: another server's section is skipped.  A name that is neither
+ * one of these nor the server's own is refused, since a misspelt header
+ * would otherwise drop the lines below it without a word.
+ */
+static const char *const suite[] = { "fs", "shell", "sqlite" };
+
+/* Returns the name of the server's own section: its section's, else its
+ * name without "toolcell-"; or NULL. */
+static const char *
+own_section(const struct tc_policy *p)
+{
+	if (p->section != NULL)
+		return p->section->name;
+	if (p->server != NULL && strncmp(p->server, "toolcell-", 9) == 0)
+		return p->server + 9;
+	return p->server;
+}
+
+/* Records that the file has a section for another server, |name|, first
+ * at this line. */
+static void
+skip_section(struct tc_policy_ctx *st, const char *name)
+{
+	struct tc_policy *p = st->p;
+	struct tc_policy_skipped *ns;
+	size_t i;
+
+	for (i = 0; i < p->nskipped; i++)
+		if (strcmp(p->skipped[i].name, name) == 0)
+			return;
+	if ((ns = reallocarray(p->skipped, p->nskipped + 1,
+	    sizeof(*ns))) == NULL) {
+		error(st, "out of memory");
+		return;
+	}
+	p->skipped = ns;
+	ns[p->nskipped].name = name;
+	ns[p->nskipped++].line = st->line;
+}
+
+/*
+ * A section header, "[fs]", "[shell]" or "[sqlite]": the lines below it,
+ * up to the next one, are for that server.  The server reads its own, and
+ * skips another's whole.
+ */
+static void
+section(struct tc_policy_ctx *st, char **w, int nw)
+{
+	const char *own = own_section(st->p), *name = w[0] + 1;
+	char list[128];
+	size_t i, n, len = strlen(w[0]);
 
 	if (nw > 1 || len < 3 || w[0][len - 1] != ']') {
 		error(st, "a section header is one word in brackets, like "
-		    "[fs]");
+		    "[%s]", own != NULL ? own : "fs");
 		st->foreign = 1;
 		return;
 	}
 	w[0][len - 1] = '\0';
-	for (i = 0; i < TC_NITEMS(known); i++)
-		if (strcmp(name, known[i]) == 0)
-			break;
-	if (i == TC_NITEMS(known)) {
-		error(st, "unknown section [%s] (known: [fs], [shell], "
-		    "[sqlite])", name);
-		st->foreign = 1;
+	if (own != NULL && strcmp(name, own) == 0) {
+		st->foreign = 0;
 		return;
 	}
-	own = st->p->server;
-	if (own != NULL && strncmp(own, "toolcell-", 9) == 0)
-		own += 9;
-	st->foreign = own == NULL || strcmp(own, name) != 0;
-	if (st->foreign)
-		error(st, "section [%s] is for toolcell-%s; each server reads "
-		    "a policy file of its own", name, name);
+	st->foreign = 1;
+	for (i = 0; i < TC_NITEMS(suite); i++)
+		if (strcmp(name, suite[i]) == 0) {
+			skip_section(st, suite[i]);
+			return;
+		}
+	for (i = n = 0; i < TC_NITEMS(suite) && n < sizeof(list); i++)
+		n += tc_text_fmt(list + n, sizeof(list) - n, "%s[%s]",
+		    i > 0 ? ", " : "", suite[i]);
+	for (i = 0; i < TC_NITEMS(suite); i++)
+		if (own == NULL || strcmp(own, suite[i]) == 0)
+			break;
+	if (i == TC_NITEMS(suite) && n < sizeof(list))
+		tc_text_fmt(list + n, sizeof(list) - n, ", [%s]", own);
+	error(st, "unknown section [%s] (known: %s)", name, list);
 }
 
 static void
-parse_line(struct state *st, char *line)
+parse_line(struct tc_policy_ctx *st, char *line)
 {
-	const struct keyword *kw;
-	char *w[MAX_WORDS];
-	int nw;
+	const struct tc_policy_keyword *kw;
+	const struct keyword *shared;
+	char *w[TC_POLICY_WORDS_MAX];
+	int nw, max;
 
 	if ((nw = split(st, line, w)) <= 0)
 		return;
@@ -1237,19 +1435,40 @@ parse_line(struct state *st, char *line)
 		return;
 	}
 	if (st->foreign)
-		return;		/* reported at the section's header */
-	kw = bsearch(w[0], keywords, TC_NITEMS(keywords), sizeof(keywords[0]),
-	    keyword_cmp);
-	if (kw == NULL) {
-		error(st, "unknown keyword '%s'", w[0]);
+		return;		/* another server's, or a bad header */
+	if ((shared = shared_keyword(w[0])) != NULL)
+		kw = &shared->kw;
+	else
+		kw = own_keyword(st->p, w[0]);
+	max = kw != NULL && kw->max_words > 0 ? kw->max_words : MAX_WORDS;
+	if (nw > max) {
+		error(st, "too many words (at most %d in a line)", max);
 		return;
 	}
-	kw->fn(st, w + 1, nw - 1);
+	if (kw == NULL) {
+		unknown_keyword(st, w[0]);
+		return;
+	}
+	if (shared != NULL && kw->shape == TC_POLICY_LINE)
+		kw->parse(st, w + 1, nw - 1);
+	else if (shared != NULL)
+		typed(st, kw, st->p, &st->p->set_at[shared->set], w + 1,
+		    nw - 1);
+	else if (kw->shape == TC_POLICY_LINE) {
+		st->kw = kw;
+		st->at = &st->p->slot_at[kw - st->p->section->keywords];
+		kw->parse(st, w + 1, nw - 1);
+		st->kw = NULL;
+		st->at = NULL;
+	} else
+		typed(st, kw, st->p->slot,
+		    &st->p->slot_at[kw - st->p->section->keywords], w + 1,
+		    nw - 1);
 }
 
 /* Checks what only the whole file can tell: settings that need another. */
 static void
-after_all(struct state *st)
+after_all(struct tc_policy_ctx *st)
 {
 	struct tc_policy *p = st->p;
 	size_t i;
@@ -1278,6 +1497,127 @@ after_all(struct state *st)
 	}
 }
 
+/* --- A server's section --- */
+
+/* Checks keyword |k| of section |sec|; returns 0, or TC_EINVAL with |d|
+ * saying why. */
+static int
+check_keyword(const struct tc_policy_section *sec,
+    const struct tc_policy_keyword *k, struct tc_diag *d)
+{
+	size_t need = 0;
+
+	if (k->name == NULL || k->name[0] == '\0' || k->name[0] == '[' ||
+	    k->name[0] == '#')
+		return tc_diag(d, TC_EINVAL, "section [%s]: a keyword without "
+		    "a name", sec->name);
+	if (shared_keyword(k->name) != NULL)
+		return tc_diag(d, TC_EINVAL, "section [%s]: '%s' is a shared "
+		    "setting", sec->name, k->name);
+	if (k->max_words < 0 || k->max_words > TC_POLICY_WORDS_MAX)
+		return tc_diag(d, TC_EINVAL, "section [%s]: '%s': max_words "
+		    "%d", sec->name, k->name, k->max_words);
+	switch (k->shape) {
+	case TC_POLICY_LINE:
+		if (k->parse == NULL)
+			return tc_diag(d, TC_EINVAL, "section [%s]: '%s' has "
+			    "no parser", sec->name, k->name);
+		return 0;
+	case TC_POLICY_CHOICE:
+		if (k->choices == NULL || k->choices[0].word == NULL)
+			return tc_diag(d, TC_EINVAL, "section [%s]: '%s' has "
+			    "no choices", sec->name, k->name);
+		/* FALLTHROUGH */
+	case TC_POLICY_ON_OFF:
+		need = sizeof(int);
+		break;
+	case TC_POLICY_DURATION:
+		if (k->max > INT_MAX)
+			return tc_diag(d, TC_EINVAL, "section [%s]: '%s': "
+			    "more milliseconds than an int holds", sec->name,
+			    k->name);
+		need = sizeof(int);
+		break;
+	case TC_POLICY_SIZE:
+	case TC_POLICY_COUNT:
+		need = sizeof(unsigned long long);
+		break;
+	case TC_POLICY_PATH:
+	case TC_POLICY_WORD:
+		need = sizeof(char *);
+		break;
+	default:
+		return tc_diag(d, TC_EINVAL, "section [%s]: '%s': unknown "
+		    "shape %d", sec->name, k->name, (int)k->shape);
+	}
+	if (k->offset > sec->size || sec->size - k->offset < need)
+		return tc_diag(d, TC_EINVAL, "section [%s]: '%s': its value "
+		    "lies outside the slot", sec->name, k->name);
+	if (k->min > k->max)
+		return tc_diag(d, TC_EINVAL, "section [%s]: '%s': min above "
+		    "max", sec->name, k->name);
+	return 0;
+}
+
+int
+tc_policy_set_section(struct tc_policy *p,
+    const struct tc_policy_section *sec, struct tc_diag *d)
+{
+	const char *c;
+	size_t i;
+
+	if (p->section != NULL)
+		return tc_diag(d, TC_EINVAL, "section [%s]: the policy has a "
+		    "section already, [%s]", sec->name, p->section->name);
+	for (c = sec->name; c != NULL && *c != '\0'; c++)
+		if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') ||
+		    *c == '-'))
+			break;
+	if (sec->name == NULL || sec->name[0] == '\0' || *c != '\0')
+		return tc_diag(d, TC_EINVAL, "a section's name is lowercase "
+		    "letters, digits and '-'");
+	for (i = 0; i < sec->nkeywords; i++) {
+		if (check_keyword(sec, &sec->keywords[i], d) != 0)
+			return TC_EINVAL;
+		if (i > 0 && strcmp(sec->keywords[i - 1].name,
+		    sec->keywords[i].name) >= 0)
+			return tc_diag(d, TC_EINVAL, "section [%s]: keywords "
+			    "not sorted, or given twice: '%s' after '%s'",
+			    sec->name, sec->keywords[i].name,
+			    sec->keywords[i - 1].name);
+	}
+	if ((p->slot = calloc(1, sec->size ? sec->size : 1)) == NULL ||
+	    (p->slot_at = calloc(sec->nkeywords ? sec->nkeywords : 1,
+	    sizeof(*p->slot_at))) == NULL) {
+		free(p->slot);
+		p->slot = NULL;
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	}
+	p->section = sec;
+	if (sec->init != NULL)
+		sec->init(p->slot);
+	return 0;
+}
+
+const void *
+tc_policy_slot(const struct tc_policy *p, const struct tc_policy_section *sec)
+{
+	return p->section == sec && sec != NULL ? p->slot : NULL;
+}
+
+int
+tc_policy_setting_at(const struct tc_policy *p, const char *keyword)
+{
+	const struct tc_policy_keyword *k;
+	const struct keyword *shared;
+
+	if ((shared = shared_keyword(keyword)) != NULL)
+		return shared->set < TC_SET_MAX ? p->set_at[shared->set] : 0;
+	if ((k = own_keyword(p, keyword)) != NULL && p->slot_at != NULL)
+		return p->slot_at[k - p->section->keywords];
+	return 0;
+}
+
 /* --- The file --- */
 
 /*
@@ -1286,7 +1626,7 @@ after_all(struct state *st)
  * stream, or NULL after reporting why not.
  */
 static FILE *
-open_policy(struct state *st)
+open_policy(struct tc_policy_ctx *st)
 {
 	char *real;
 	const char *shown;
@@ -1341,7 +1681,7 @@ tc_policy_load(struct tc_policy *p, const char *file,
     tc_policy_report_fn *report, void *ctx, struct tc_diag *d)
 {
 	struct tc_tool_policy *t;
-	struct state st;
+	struct tc_policy_ctx st;
 	char *line = NULL;
 	size_t cap = 0, i;
 	ssize_t len;
@@ -1383,11 +1723,12 @@ tc_policy_load(struct tc_policy *p, const char *file,
 	}
 	st.line = 0;
 	after_all(&st);
-	if (!st.saw_allow) {
-		st.line = 0;
+	if (p->section != NULL && p->section->check != NULL)
+		p->section->check(&st);
+	if (!st.saw_allow && (p->section == NULL ||
+	    !(p->section->flags & TC_POLICY_ROOTS_OPTIONAL)))
 		error(&st, "no 'allow' line: write 'allow read /path/to/dir' "
 		    "(or 'allow write ...') for each directory to serve");
-	}
 	if (st.nerrors > 0)
 		return tc_diag(d, TC_EINVAL, "%s: %d error%s", file,
 		    st.nerrors, st.nerrors == 1 ? "" : "s");
@@ -1726,6 +2067,67 @@ origin(int at, char *buf, size_t len)
 	return buf;
 }
 
+const char *
+tc_policy_origin(int at, char *buf, size_t len)
+{
+	return origin(at, buf, len);
+}
+
+/* Writes the server's own settings: by its section's print function, else
+ * each typed one as "name: value  (origin)". */
+static void
+print_section(const struct tc_policy *p, FILE *f)
+{
+	const struct tc_policy_section *sec = p->section;
+	const struct tc_policy_keyword *k;
+	const char *dst, *str;
+	char val[32], at[32];
+	size_t i;
+	int v;
+
+	if (sec == NULL)
+		return;
+	if (sec->print != NULL) {
+		sec->print(p, p->slot, f);
+		return;
+	}
+	for (i = 0; i < sec->nkeywords; i++) {
+		k = &sec->keywords[i];
+		dst = (const char *)p->slot + k->offset;
+		switch (k->shape) {
+		case TC_POLICY_CHOICE:
+			v = *(const int *)(const void *)dst;
+			str = k->choices[v].word;
+			break;
+		case TC_POLICY_ON_OFF:
+			str = *(const int *)(const void *)dst ? "on" : "off";
+			break;
+		case TC_POLICY_DURATION:
+			v = *(const int *)(const void *)dst;
+			str = tc_policy_value_str(k->shape,
+			    (unsigned long long)v, val, sizeof(val));
+			break;
+		case TC_POLICY_SIZE:
+		case TC_POLICY_COUNT:
+			str = tc_policy_value_str(k->shape,
+			    *(const unsigned long long *)(const void *)dst,
+			    val, sizeof(val));
+			break;
+		case TC_POLICY_PATH:
+		case TC_POLICY_WORD:
+			str = *(char *const *)(const void *)dst;
+			if (str == NULL)
+				str = "none";
+			break;
+		case TC_POLICY_LINE:
+		default:
+			continue;	/* only its section knows */
+		}
+		fprintf(f, "%s: %s  (%s)\n", k->name, str,
+		    origin(p->slot_at[i], at, sizeof(at)));
+	}
+}
+
 int
 tc_policy_print(const struct tc_policy *p, FILE *f)
 {
@@ -1750,6 +2152,10 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 
 	fprintf(f, "policy: %s\n", p->file != NULL ? p->file :
 	    "none (command line only)");
+	for (i = 0; i < p->nskipped; i++)
+		fprintf(f, "%s[%s] (line %d)%s", i == 0 ? "  skipped, for "
+		    "other servers: " : ", ", p->skipped[i].name,
+		    p->skipped[i].line, i + 1 == p->nskipped ? "\n" : "");
 	fprintf(f, "directories:\n");
 	for (i = 0; i < p->nroots; i++) {
 		r = &p->roots[i];
@@ -1771,10 +2177,7 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	print_consent(p, f);
 	fprintf(f, "network: %s  (%s)\n", p->network ? "on" : "off",
 	    origin(p->set_at[TC_SET_NETWORK], at, sizeof(at)));
-	fprintf(f, "write-sync: %s  (%s)\n", p->write_sync ?
-	    "every (fsync each file written before answering)" :
-	    "none (left to the kernel)",
-	    origin(p->set_at[TC_SET_WRITE_SYNC], at, sizeof(at)));
+	print_section(p, f);
 	print_audit(p, f);
 	fprintf(f, "roots-timeout: %s  (%s)\n",
 	    fmt_duration((unsigned long long)p->roots_timeout_ms, val,

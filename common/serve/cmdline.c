@@ -26,6 +26,7 @@
 #include "policy/own.h"
 #include "policy/path.h"
 #include "policy/policy.h"
+#include "policy/section.h"
 #include "protocol/protocol.h"
 #include "sandbox/sandbox.h"
 #include "serve/server.h"
@@ -201,6 +202,9 @@ tc_srv_load_policy(const struct tc_server *def, struct tc_policy *pol,
 	if (tc_policy_set_server(pol, def->name, names, n,
 	    def->policy_features) != 0)
 		tc_fatal("out of memory");
+	if (def->policy_section != NULL &&
+	    tc_policy_set_section(pol, def->policy_section, &d) != 0)
+		tc_fatal("%s", d.msg);
 	free(names);
 	for (k = 0; k < def->ntools; k++) {
 		if (tc_tool_alias_of(&def->tools[k]) == NULL)

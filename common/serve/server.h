@@ -10,6 +10,8 @@
 
 #define TC_VERSION	"0.1.0"
 
+struct tc_policy_section;
+
 struct tc_server {
 	const char		*name;		/* "toolcell-fs" */
 	const char		*title;		/* "toolcell files" */
@@ -20,6 +22,9 @@ struct tc_server {
 						   TC_TOOL_RESOURCE */
 	size_t			 ntools;
 	unsigned		 policy_features;	/* TC_POLICY_F_* */
+	const struct tc_policy_section *policy_section;	/* its own
+						   keywords (section.h), or
+						   NULL */
 };
 
 /* Parses the command line, loads the policy, serves stdio; returns status. */

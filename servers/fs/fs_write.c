@@ -33,6 +33,7 @@
 #include <unistd.h>
 
 #include "fs.h"
+#include "fs_policy.h"
 #include "fs_write.h"
 #include "policy/glob.h"
 #include "policy/own.h"
@@ -552,7 +553,8 @@ fs_replace_file(const struct target *t, const char *data, size_t n,
 	}
 	/* Durable before it takes the target's place, unless the policy
 	 * says write-sync none. */
-	if (t->pol->write_sync && fsync(fd) != 0) {
+	if (fs_policy(t->pol)->write_sync == FS_WRITE_SYNC_EVERY &&
+	    fsync(fd) != 0) {
 		tc_result_error(res, "'%s': cannot write: %s", t->user,
 		    write_errstr(errno));
 		goto fail;

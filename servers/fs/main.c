@@ -2,6 +2,7 @@
 #include <limits.h>
 
 #include "fs.h"
+#include "fs_policy.h"
 #include "serve/server.h"
 
 static const struct tc_arg no_args[] = {
@@ -648,6 +649,7 @@ main(int argc, char *argv[])
 		.touches = "files and directories",
 		.tools = fs_tools,
 		.ntools = TC_NITEMS(fs_tools),
+		.policy_section = &fs_policy_section,
 	};
 
 	return tc_server_main(&fs, argc, argv);

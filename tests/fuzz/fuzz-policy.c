@@ -6,7 +6,7 @@
  * $R/a, $R/b, $R/c/d, "$R/sp ace", a link $R/link to $R/a, a regular file
  * $R/f, an executable hook $R/hook and a group-writable one $R/ghook; HOME
  * is $R/home, which has a directory x.  It is loaded from a memfd, for
- * toolcell-fs's tools, and then:
+ * toolcell-fs's tools and its [fs] section, and then:
  *
  *	- it is accepted if and only if no error was reported, and then
  *	  tc_policy_load() returns 0; else it says "N errors", N the
@@ -40,6 +40,7 @@
 #include "base/log.h"
 #include "policy/policy.h"
 
+#include "../../servers/fs/fs_policy.h"
 #include "fuzz.h"
 
 #define KIB		1024ULL
@@ -140,7 +141,8 @@ load(struct tc_policy *p, const char *s, size_t n)
 
 	tc_policy_init(p);
 	if (tc_policy_set_server(p, "toolcell-fs", fs_tools,
-	    TC_NITEMS(fs_tools), 0) != 0)
+	    TC_NITEMS(fs_tools), 0) != 0 ||
+	    tc_policy_set_section(p, &fs_policy_section, &d) != 0)
 		abort();
 	rc = tc_policy_load(p, path_fd, report, &r, &d);
 	FUZZ_CHECK((rc == 0) == (r.n == 0), "tc_policy_load returned %d "
@@ -482,8 +484,9 @@ write_policy(const struct tc_policy *p, size_t *len)
 			fprintf(f, " keep %u", p->audit_keep);
 		fputc('\n', f);
 	}
-	if (p->set_at[TC_SET_WRITE_SYNC])
-		fprintf(f, "write-sync %s\n", p->write_sync ? "every" : "none");
+	if (tc_policy_setting_at(p, "write-sync"))
+		fprintf(f, "write-sync %s\n", fs_policy(p)->write_sync ==
+		    FS_WRITE_SYNC_EVERY ? "every" : "none");
 	if (p->run_as_spec != NULL) {
 		fprintf(f, "run-as");
 		quoted(f, p->run_as_spec);
@@ -493,6 +496,9 @@ write_policy(const struct tc_policy *p, size_t *len)
 		fprintf(f, "allow-degraded landlock\n");
 	if (p->set_at[TC_SET_DEGRADE_SECCOMP])
 		fprintf(f, "allow-degraded seccomp\n");
+	/* Last, since what follows a header is that server's. */
+	for (i = 0; i < p->nskipped; i++)
+		fprintf(f, "[%s]\n", p->skipped[i].name);
 	fclose(f);
 	return buf;
 }
@@ -517,6 +523,12 @@ check_same(const struct tc_policy *p, const struct tc_policy *q,
 		FUZZ_CHECK((p->set_at[s] != 0) == (q->set_at[s] != 0),
 		    "setting %d is %sset after the round trip; the policy "
 		    "was written as:\n%s", s, q->set_at[s] ? "" : "not ", text);
+	FUZZ_CHECK(p->nskipped == q->nskipped, "other servers' sections "
+	    "differ after the round trip:\n%s", text);
+	for (i = 0; i < p->nskipped; i++)
+		FUZZ_CHECK(strcmp(p->skipped[i].name, q->skipped[i].name) == 0,
+		    "other servers' sections differ after the round trip:\n%s",
+		    text);
 	FUZZ_CHECK(p->nroots == q->nroots && p->ndeny == q->ndeny &&
 	    p->nconsent == q->nconsent && p->nconsent_by == q->nconsent_by,
 	    "roots, rules or consent differ after the round trip:\n%s", text);
@@ -550,7 +562,10 @@ check_same(const struct tc_policy *p, const struct tc_policy *q,
 	FUZZ_CHECK(same_str(p->audit_file, q->audit_file) &&
 	    same_str(p->audit_key_file, q->audit_key_file) &&
 	    same_str(p->run_as_spec, q->run_as_spec) &&
-	    p->audit_sync == q->audit_sync && p->write_sync == q->write_sync &&
+	    p->audit_sync == q->audit_sync &&
+	    fs_policy(p)->write_sync == fs_policy(q)->write_sync &&
+	    (tc_policy_setting_at(p, "write-sync") != 0) ==
+	    (tc_policy_setting_at(q, "write-sync") != 0) &&
 	    p->audit_rotate_bytes == q->audit_rotate_bytes &&
 	    p->audit_keep == q->audit_keep && p->network == q->network &&
 	    p->default_deny == q->default_deny &&

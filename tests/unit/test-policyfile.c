@@ -11,15 +11,17 @@
  *	D/ex					$HOME for the shipped examples
  *
  * In a policy's text, "@D@" stands for D, and HOME is D unless a test says
- * otherwise.  Policies are loaded for toolcell-fs and its five tools, as
- * load_policy() in server.c does.  Every invalid case checks the exact
- * messages reported, one per line.
+ * otherwise.  Policies are loaded for toolcell-fs, with its tools and
+ * its [fs] section, as load_policy() in server.c does (test_section_table()
+ * has a server of its own).  Every invalid case checks the exact messages
+ * reported, one per line.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,10 @@
 #include "base/buf.h"
 #include "base/err.h"
 #include "policy/policy.h"
+#include "policy/section.h"
 #include "tap.h"
+
+#include "../../servers/fs/fs_policy.h"
 
 static char D[PATH_MAX];		/* the scratch directory, canonical */
 static char repo[PATH_MAX];		/* the working directory at start */
@@ -119,7 +124,8 @@ load_mode(struct result *r, const char *text, mode_t mode)
 	tc_buf_init(&r->errs, 1u << 20);
 	tc_policy_init(&r->p);
 	if (tc_policy_set_server(&r->p, "toolcell-fs", fs_tools,
-	    TC_NITEMS(fs_tools), features) != 0)
+	    TC_NITEMS(fs_tools), features) != 0 ||
+	    tc_policy_set_section(&r->p, &fs_policy_section, &r->d) != 0)
 		abort();
 	put("t.policy", text, mode);
 	r->rc = tc_policy_load(&r->p, "t.policy", collect, &r->errs, &r->d);
@@ -690,12 +696,17 @@ test_print_everything(void)
 static void
 test_unknown_keywords(void)
 {
-	bad_line("alow read /x", "unknown keyword 'alow'");
-	bad_line("Allow read /x", "unknown keyword 'Allow'");
-	bad_line("DENY **/.env", "unknown keyword 'DENY'");
+	bad_line("alow read /x", "unknown keyword 'alow' (did you mean "
+	    "'allow'?)");
+	bad_line("Allow read /x", "unknown keyword 'Allow' (did you mean "
+	    "'allow'?)");
+	bad_line("DENY **/.env", "unknown keyword 'DENY' (did you mean "
+	    "'deny'?)");
 	bad_line("tool-off read_file", "unknown keyword 'tool-off'");
 	bad_line("consent-hooks /bin/true", "unknown keyword "
-	    "'consent-hooks'");
+	    "'consent-hooks' (did you mean 'consent-hook'?)");
+	bad_line("write-snyc none", "unknown keyword 'write-snyc' (did you "
+	    "mean 'write-sync'?)");
 	bad_line("audit-file /x.jsonl", "unknown keyword 'audit-file'");
 	bad_line("allow-network on", "unknown keyword 'allow-network'");
 	bad_line("\"allow\" read", "allow read: missing the directory");
@@ -1886,21 +1897,55 @@ test_write_sync(void)
 	struct result r;
 
 	valid(&r, "allow read @D@/proj\n", "write-sync: default");
-	is_int(r.p.write_sync, 1, "write-sync: every by default");
+	is_int(fs_policy(&r.p)->write_sync, FS_WRITE_SYNC_EVERY,
+	    "write-sync: every by default");
+	is_int(tc_policy_setting_at(&r.p, "write-sync"), 0,
+	    "write-sync: the default");
 	release(&r);
+	/* At the top, where policies have always had it. */
 	valid(&r, "allow read @D@/proj\nwrite-sync none\n", "write-sync none");
-	is_int(r.p.write_sync, 0, "write-sync none: off");
-	is_int(r.p.set_at[TC_SET_WRITE_SYNC], 2, "write-sync: line 2");
+	is_int(fs_policy(&r.p)->write_sync, FS_WRITE_SYNC_NONE,
+	    "write-sync none: off");
+	is_int(tc_policy_setting_at(&r.p, "write-sync"), 2,
+	    "write-sync: line 2");
 	release(&r);
 	valid(&r, "allow read @D@/proj\nwrite-sync every\n",
 	    "write-sync every");
-	is_int(r.p.write_sync, 1, "write-sync every: on");
+	is_int(fs_policy(&r.p)->write_sync, FS_WRITE_SYNC_EVERY,
+	    "write-sync every: on");
+	release(&r);
+	/* And in [fs]. */
+	valid(&r, "allow read @D@/proj\n[fs]\nwrite-sync none\n",
+	    "write-sync none in [fs]");
+	is_int(fs_policy(&r.p)->write_sync, FS_WRITE_SYNC_NONE,
+	    "write-sync none in [fs]: off");
+	is_int(tc_policy_setting_at(&r.p, "write-sync"), 3,
+	    "write-sync in [fs]: line 3");
 	release(&r);
 	bad_line("write-sync", "write-sync: missing 'every' or 'none'");
 	bad_line("write-sync sometimes", "write-sync: expected 'every' (fsync "
 	    "each file written before answering) or 'none', not 'sometimes'");
 	bad_line("write-sync none now", "write-sync: unexpected 'now' at the "
 	    "end of the line");
+	invalid("allow read @D@/proj\n[fs]\nwrite-sync none\n[shell]\n"
+	    "write-sync every\n[fs]\nwrite-sync every\n",
+	    "t.policy:7: write-sync: already set at line 3\n",
+	    "write-sync twice in [fs], once in [shell]");
+
+	/* Without its section, a server knows no write-sync. */
+	memset(&r, 0, sizeof(r));
+	tc_buf_init(&r.errs, 4096);
+	tc_policy_init(&r.p);
+	if (tc_policy_set_server(&r.p, "toolcell-fs", fs_tools,
+	    TC_NITEMS(fs_tools), 0) != 0)
+		abort();
+	put("t.policy", "allow read @D@/proj\nwrite-sync none\n", 0644);
+	r.rc = tc_policy_load(&r.p, "t.policy", collect, &r.errs, &r.d);
+	is_str(r.errs.data, "t.policy:2: unknown keyword 'write-sync'\n",
+	    "no [fs] section: write-sync unknown");
+	is_int(fs_policy(&r.p)->write_sync, FS_WRITE_SYNC_EVERY,
+	    "no [fs] section: fs_policy() gives the defaults");
+	release(&r);
 }
 
 static void
@@ -1937,6 +1982,7 @@ static void
 test_sections(void)
 {
 	struct result r;
+	char *out;
 
 	valid(&r, "[fs]\nallow read @D@/proj\n", "[fs] for toolcell-fs");
 	is_int(r.p.nroots, 1, "[fs]: its lines are read");
@@ -1948,37 +1994,54 @@ test_sections(void)
 	is_int(r.p.limits.cpu_sec, 3, "[fs] again: limit read");
 	release(&r);
 
-	/* Another server's section: refused once, its lines skipped (even
-	 * wrong ones), and reading goes on at the next header. */
-	load(&r,
+	/* Another server's section is skipped whole, even wrong lines and
+	 * keywords toolcell-fs does not know, and reading goes on at the
+	 * next header: one file serves all the servers. */
+	valid(&r,
 	    "allow read @D@/proj\n"
 	    "[shell]\n"
 	    "allow read relative\n"
-	    "no such keyword\n"
+	    "program /usr/bin/git -c core.pager=cat\n"
 	    "timeout 1s\n"
 	    "[fs]\n"
 	    "timeout 2s\n"
 	    "[sqlite]\n"
-	    "timeout 3s\n");
-	is_int(r.rc, TC_EINVAL, "foreign sections: refused");
-	is_str(r.errs.data,
-	    "t.policy:2: section [shell] is for toolcell-shell; each server "
-	    "reads a policy file of its own\n"
-	    "t.policy:8: section [sqlite] is for toolcell-sqlite; each server "
-	    "reads a policy file of its own\n",
-	    "foreign sections: one message at each header");
-	is_int(r.p.limits.deadline_ms, 2000, "foreign sections: skipped, "
+	    "timeout 3s\n"
+	    "database notes ~/notes.db read-only\n"
+	    "[shell]\n"
+	    "write-sync none\n", "other servers' sections");
+	is_int(r.p.limits.deadline_ms, 2000, "other sections: skipped, "
 	    "[fs] read");
-	is_int(r.p.set_at[TC_SET_TIMEOUT], 7, "foreign sections: the timeout "
+	is_int(r.p.set_at[TC_SET_TIMEOUT], 7, "other sections: the timeout "
 	    "of [fs]");
+	is_int(fs_policy(&r.p)->write_sync, FS_WRITE_SYNC_EVERY,
+	    "other sections: [shell]'s write-sync is not fs's");
+	is_int((long long)r.p.nskipped, 2, "other sections: two recorded");
+	finish(&r);
+	out = printed(&r.p);
+	like(out, "policy: t.policy\n  skipped, for other servers: [shell] "
+	    "(line 2), [sqlite] (line 8)\ndirectories:\n",
+	    "other sections: --check names them, each once");
+	free(out);
 	release(&r);
 
+	/* Words are still words there: the grammar is the file's. */
+	invalid("allow read @D@/proj\n[shell]\nprogram \"unterminated\n",
+	    "t.policy:3: unterminated quoted word\n",
+	    "another server's section: its words are read");
+
 	invalid("[shell]\nallow read @D@/proj\n",
-	    "t.policy:1: section [shell] is for toolcell-shell; each server "
-	    "reads a policy file of its own\n"
 	    "t.policy: no 'allow' line: write 'allow read /path/to/dir' (or "
 	    "'allow write ...') for each directory to serve\n",
-	    "an allow line in a foreign section does not count");
+	    "an allow line in another server's section does not count");
+
+	/* An unknown keyword in the server's own section, with its line. */
+	invalid("allow read @D@/proj\n[shell]\nbogus\n[fs]\nwrite-sync none\n"
+	    "write-sinc none\nbogus\n",
+	    "t.policy:6: unknown keyword 'write-sinc' (did you mean "
+	    "'write-sync'?)\n"
+	    "t.policy:7: unknown keyword 'bogus'\n",
+	    "unknown keywords in [fs], none in [shell]");
 
 	bad_line("[fs", "a section header is one word in brackets, like "
 	    "[fs]");
@@ -1989,9 +2052,14 @@ test_sections(void)
 	bad_line("[]", "a section header is one word in brackets, like [fs]");
 	bad_line("[fs]x", "a section header is one word in brackets, like "
 	    "[fs]");
+	/* A name of no server of the suite is a misspelling, not another
+	 * server's section: refused, so that its lines are not dropped in
+	 * silence. */
 	bad_line("[audit]", "unknown section [audit] (known: [fs], [shell], "
 	    "[sqlite])");
 	bad_line("[FS]", "unknown section [FS] (known: [fs], [shell], "
+	    "[sqlite])");
+	bad_line("[fss]", "unknown section [fss] (known: [fs], [shell], "
 	    "[sqlite])");
 	invalid("allow read @D@/proj\n[fs\nbogus\n[nope]\nbogus\n[fs]\n"
 	    "bogus\n",
@@ -2001,6 +2069,407 @@ test_sections(void)
 	    "[sqlite])\n"
 	    "t.policy:7: unknown keyword 'bogus'\n",
 	    "after a bad header, lines are skipped up to the next one");
+}
+
+/*
+ * A server of its own, toolcell-demo, with a section [demo] that has a
+ * keyword of every shape: what a server's table gets from the grammar.
+ */
+struct demo {
+	unsigned long long cache;	/* SIZE */
+	char		*home;		/* PATH */
+	char		*label;		/* WORD */
+	int		 mode;		/* CHOICE */
+	int		 pace_ms;	/* DURATION */
+	unsigned long long rows;	/* COUNT */
+	char		*rules[4];	/* LINE, repeated, words joined */
+	int		 rule_line[4];
+	int		 nrules;
+	int		 verbose;	/* ON_OFF */
+	int		 window[2];	/* LINE, once: two durations */
+	int		 checked;	/* check() ran */
+};
+
+static int demo_released;
+
+static const struct tc_policy_choice demo_modes[] = {
+	{ "fast", "no checks" }, { "safe", NULL }, { NULL, NULL }
+};
+
+/* "rule PROGRAM [ARG...]": any number of them, up to 12 words. */
+static void
+demo_rule(struct tc_policy_ctx *c, char **w, int nw)
+{
+	struct demo *s = tc_policy_ctx_slot(c);
+	char buf[512], *prog;
+	size_t n;
+	int k;
+
+	if (nw < 1) {
+		tc_policy_error(c, "rule: missing the program");
+		return;
+	}
+	if (s->nrules == 4) {
+		tc_policy_error(c, "rule: at most 4");
+		return;
+	}
+	if ((prog = tc_policy_path(c, "rule", w[0])) == NULL)
+		return;
+	n = (size_t)snprintf(buf, sizeof(buf), "%s", prog);
+	free(prog);
+	for (k = 1; k < nw; k++)
+		n += (size_t)snprintf(buf + n, sizeof(buf) - n, " %s", w[k]);
+	s->rule_line[s->nrules] = tc_policy_ctx_line(c);
+	if ((s->rules[s->nrules++] = strdup(buf)) == NULL)
+		abort();
+}
+
+/* "window FROM TO": once. */
+static void
+demo_window(struct tc_policy_ctx *c, char **w, int nw)
+{
+	struct demo *s = tc_policy_ctx_slot(c);
+	unsigned long long a, b;
+
+	if (nw != 2) {
+		tc_policy_error(c, "window: write 'window FROM TO'");
+		return;
+	}
+	if (tc_policy_value(c, "window", TC_POLICY_DURATION, w[0], 0,
+	    60000, &a) != 0 || tc_policy_value(c, "window",
+	    TC_POLICY_DURATION, w[1], 0, 60000, &b) != 0 ||
+	    tc_policy_once(c) != 0)
+		return;
+	s->window[0] = (int)a;
+	s->window[1] = (int)b;
+}
+
+static void
+demo_init(void *slot)
+{
+	struct demo *s = slot;
+
+	s->mode = 1;		/* safe */
+	s->pace_ms = 100;
+	s->rows = 10;
+	s->verbose = 1;
+}
+
+static void
+demo_release(void *slot)
+{
+	struct demo *s = slot;
+	int i;
+
+	for (i = 0; i < s->nrules; i++)
+		free(s->rules[i]);
+	demo_released++;
+}
+
+/* A rule needs mode safe: what only the whole file can tell. */
+static void
+demo_check(struct tc_policy_ctx *c)
+{
+	struct demo *s = tc_policy_ctx_slot(c);
+
+	s->checked = tc_policy_ctx_line(c) == 0 ? 1 : -1;
+	if (s->nrules > 0 && s->mode != 1)
+		tc_policy_error(c, "rule (line %d): rules need 'mode safe'",
+		    s->rule_line[0]);
+}
+
+#define DEMO(f)	offsetof(struct demo, f)
+
+/* This has to be sorted always: it is searched with bsearch(3). */
+static const struct tc_policy_keyword demo_keywords[] = {
+	{ "cache", TC_POLICY_SIZE, DEMO(cache), .min = 1024,
+	  .max = 1ull << 30 },
+	{ "home", TC_POLICY_PATH, DEMO(home), .value = "the directory" },
+	{ "label", TC_POLICY_WORD, DEMO(label), .value = "the label" },
+	{ "mode", TC_POLICY_CHOICE, DEMO(mode), .choices = demo_modes },
+	{ "pace", TC_POLICY_DURATION, DEMO(pace_ms), .min = 10,
+	  .max = 60000 },
+	{ "rows", TC_POLICY_COUNT, DEMO(rows), .min = 1, .max = 1000 },
+	{ "rule", TC_POLICY_LINE, .parse = demo_rule, .max_words = 12 },
+	{ "verbose", TC_POLICY_ON_OFF, .offset = DEMO(verbose) },
+	{ "window", TC_POLICY_LINE, .parse = demo_window },
+};
+
+static const struct tc_policy_section demo_section = {
+	.name = "demo",
+	.keywords = demo_keywords,
+	.nkeywords = TC_NITEMS(demo_keywords),
+	.size = sizeof(struct demo),
+	.init = demo_init,
+	.release = demo_release,
+	.check = demo_check,
+	.flags = TC_POLICY_ROOTS_OPTIONAL,
+};
+
+/* Loads |text| for toolcell-demo, which has one tool. */
+static void
+load_demo(struct result *r, const char *text)
+{
+	static const char *const tools[] = { "run" };
+
+	memset(r, 0, sizeof(*r));
+	tc_buf_init(&r->errs, 1u << 20);
+	tc_policy_init(&r->p);
+	if (tc_policy_set_server(&r->p, "toolcell-demo", tools,
+	    TC_NITEMS(tools), 0) != 0)
+		abort();
+	is_int(tc_policy_set_section(&r->p, &demo_section, &r->d), 0,
+	    "[demo] registered");
+	put("t.policy", text, 0644);
+	r->rc = tc_policy_load(&r->p, "t.policy", collect, &r->errs, &r->d);
+	if (r->errs.data == NULL)
+		tc_buf_append_str(&r->errs, "");
+}
+
+/* |text| for toolcell-demo fails with exactly |want| (subst()). */
+static void
+demo_invalid(const char *text, const char *want, const char *what)
+{
+	struct result r;
+	char *w = subst(want);
+
+	load_demo(&r, text);
+	is_int(r.rc, TC_EINVAL, "%s: refused", what);
+	is_str(r.errs.data, w, "%s: messages", what);
+	free(w);
+	release(&r);
+}
+
+static void
+test_section_table(void)
+{
+	struct result r;
+	const struct demo *s;
+	char *out, *want;
+
+	/* Defaults, and no 'allow' line needed (TC_POLICY_ROOTS_OPTIONAL). */
+	load_demo(&r, "# nothing\n");
+	is_int(r.rc, 0, "demo: an empty file loads");
+	is_str(r.errs.data, "", "demo: no errors");
+	s = tc_policy_slot(&r.p, &demo_section);
+	ok(s != NULL, "demo: the slot is there");
+	ok(tc_policy_slot(&r.p, &fs_policy_section) == NULL,
+	    "demo: no [fs] slot");
+	if (s != NULL) {
+		is_int(s->mode, 1, "demo: init ran");
+		is_int(s->checked, 1, "demo: check ran, at line 0");
+	}
+	release(&r);
+	is_int(demo_released, 1, "demo: release ran");
+
+	/* Every shape, at the top and in [demo]; the shared settings too. */
+	load_demo(&r,
+	    "cache 4M\n"
+	    "[fs]\n"
+	    "write-sync none\n"
+	    "rows 99999\n"
+	    "[demo]\n"
+	    "home ~/proj\n"
+	    "label \"two words\"\n"
+	    "mode safe\n"
+	    "pace 250ms\n"
+	    "rows 100\n"
+	    "rule ~/git -c core.pager=cat -c core.hooksPath=/dev/null log\n"
+	    "rule /bin/ls\n"
+	    "verbose off\n"
+	    "window 1s 2s\n"
+	    "timeout 5s\n"
+	    "[shell]\n"
+	    "rows 7\n");
+	is_int(r.rc, 0, "demo: every shape loads");
+	is_str(r.errs.data, "", "demo: every shape, no errors");
+	s = tc_policy_slot(&r.p, &demo_section);
+	if (s == NULL)
+		abort();
+	is_int(s->cache, 4u << 20, "SIZE: 4M");
+	is_str(s->home, S("@D@/proj"), "PATH: ~/ expanded");
+	is_str(s->label, "two words", "WORD: unquoted");
+	is_int(s->mode, 1, "CHOICE: its index");
+	is_int(s->pace_ms, 250, "DURATION: milliseconds");
+	is_int(s->rows, 100, "COUNT: [fs] and [shell] skipped");
+	is_int(s->nrules, 2, "LINE: two rules");
+	is_str(s->rules[0], S("@D@/git -c core.pager=cat -c "
+	    "core.hooksPath=/dev/null log"), "LINE: ten words, its own limit, "
+	    "a path expanded");
+	is_int(s->rule_line[1], 12, "LINE: the parser knows its line");
+	is_int(s->verbose, 0, "ON_OFF: off");
+	is_int(s->window[1], 2000, "LINE with values: parsed");
+	is_int(r.p.limits.deadline_ms, 5000, "a shared setting in [demo]");
+	is_int(tc_policy_setting_at(&r.p, "cache"), 1, "cache: line 1");
+	is_int(tc_policy_setting_at(&r.p, "rows"), 10, "rows: line 10");
+	is_int(tc_policy_setting_at(&r.p, "window"), 14, "window: line 14");
+	is_int(tc_policy_setting_at(&r.p, "timeout"), 15, "timeout: line 15");
+	is_int(tc_policy_setting_at(&r.p, "label"), 7, "label: line 7");
+	is_int(tc_policy_setting_at(&r.p, "nothing"), 0, "no such keyword");
+	finish(&r);
+	out = printed(&r.p);
+	want = subst(
+	    "network: off  (default)\n"
+	    "cache: 4M  (line 1)\n"
+	    "home: @D@/proj  (line 6)\n"
+	    "label: two words  (line 7)\n"
+	    "mode: safe  (line 8)\n"
+	    "pace: 250ms  (line 9)\n"
+	    "rows: 100  (line 10)\n"
+	    "verbose: off  (line 13)\n"
+	    "audit: off\n");
+	like(out, want, "demo: typed settings printed, with their origins");
+	like(out, "  skipped, for other servers: [fs] (line 2), [shell] "
+	    "(line 16)\n", "demo: [fs] and [shell] skipped");
+	free(want);
+	free(out);
+	release(&r);
+
+	/* Every value error, with its line, all in one reading. */
+	demo_invalid(
+	    "[demo]\n"
+	    "cache 1\n"
+	    "home relative\n"
+	    "label\n"
+	    "mode slow\n"
+	    "pace 5\n"
+	    "rows 1001\n"
+	    "verbose maybe\n"
+	    "window 1s\n"
+	    "verbsoe on\n"
+	    "rule\n"
+	    "rule /a b c d e f g h i j k l\n"
+	    "rule git\n"
+	    "tools run run run run run run run run\n",
+	    "t.policy:2: cache: '1' is out of range: 1K to 1G\n"
+	    "t.policy:3: home: 'relative' is a relative path: write an "
+	    "absolute path (or one starting with ~/)\n"
+	    "t.policy:4: label: missing the label\n"
+	    "t.policy:5: mode: expected 'fast' (no checks) or 'safe', not "
+	    "'slow'\n"
+	    "t.policy:6: pace: '5' is not a duration: write a whole number "
+	    "and a unit, ms, s, m or h (like 30s)\n"
+	    "t.policy:7: rows: '1001' is out of range: 1 to 1000\n"
+	    "t.policy:8: verbose: expected 'on' or 'off', not 'maybe'\n"
+	    "t.policy:9: window: write 'window FROM TO'\n"
+	    "t.policy:10: unknown keyword 'verbsoe' (did you mean "
+	    "'verbose'?)\n"
+	    "t.policy:11: rule: missing the program\n"
+	    "t.policy:12: too many words (at most 12 in a line)\n"
+	    "t.policy:13: rule: 'git' is a relative path: write an absolute "
+	    "path (or one starting with ~/)\n"
+	    "t.policy:14: too many words (at most 8 in a line)\n",
+	    "demo: bad values");
+
+	/* Each setting once, wherever it is written; a repeated LINE
+	 * keyword may come back, a once one may not. */
+	demo_invalid(
+	    "rows 5\n"
+	    "pace 1s\n"
+	    "[demo]\n"
+	    "rows 6\n"
+	    "window 1s 2s\n"
+	    "rule /bin/ls\n"
+	    "rule /bin/cat\n"
+	    "window 3s 4s\n"
+	    "home /a\n"
+	    "home /b\n",
+	    "t.policy:4: rows: already set at line 1\n"
+	    "t.policy:8: window: already set at line 5\n"
+	    "t.policy:10: home: already set at line 9\n",
+	    "demo: duplicates name the earlier line");
+
+	/* The section's own check, at the end. */
+	demo_invalid("mode fast\nrule /bin/ls\n",
+	    "t.policy: rule (line 2): rules need 'mode safe'\n",
+	    "demo: check");
+
+	/* The demo server's own name is a section of the suite for it. */
+	demo_invalid("[nope]\n",
+	    "t.policy:1: unknown section [nope] (known: [fs], [shell], "
+	    "[sqlite], [demo])\n", "demo: unknown section");
+	demo_invalid("[demo\n",
+	    "t.policy:1: a section header is one word in brackets, like "
+	    "[demo]\n", "demo: a bad header");
+
+	/* toolcell-fs knows none of them, nor [demo]. */
+	invalid("allow read @D@/proj\nrows 5\n[demo]\nrows 5\n",
+	    "t.policy:2: unknown keyword 'rows'\n"
+	    "t.policy:3: unknown section [demo] (known: [fs], [shell], "
+	    "[sqlite])\n", "fs: demo's keywords are unknown");
+}
+
+/* A section table that is wrong is refused when it is registered. */
+static void
+test_section_checks(void)
+{
+	static const struct tc_policy_keyword unsorted[] = {
+		{ "rows", TC_POLICY_COUNT, DEMO(rows), .max = 9 },
+		{ "cache", TC_POLICY_SIZE, DEMO(cache), .max = 9 },
+	};
+	static const struct tc_policy_keyword twice[] = {
+		{ "rows", TC_POLICY_COUNT, DEMO(rows), .max = 9 },
+		{ "rows", TC_POLICY_COUNT, DEMO(rows), .max = 9 },
+	};
+	static const struct tc_policy_keyword shared[] = {
+		{ "timeout", TC_POLICY_DURATION, DEMO(pace_ms), .max = 9 },
+	};
+	static const struct tc_policy_keyword outside[] = {
+		{ "rows", TC_POLICY_COUNT, sizeof(struct demo) - 4, .max = 9 },
+	};
+	static const struct tc_policy_keyword long_ms[] = {
+		{ "pace", TC_POLICY_DURATION, DEMO(pace_ms),
+		  .max = 1ull << 40 },
+	};
+	static const struct tc_policy_keyword no_parser[] = {
+		{ "rule", TC_POLICY_LINE, .parse = NULL },
+	};
+	static const struct {
+		const char			*name;
+		const struct tc_policy_keyword	*kw;
+		const char			*want;
+	} cases[] = {
+		{ "demo", unsorted, "section [demo]: keywords not sorted, or "
+		  "given twice: 'cache' after 'rows'" },
+		{ "demo", twice, "section [demo]: keywords not sorted, or "
+		  "given twice: 'rows' after 'rows'" },
+		{ "demo", shared, "section [demo]: 'timeout' is a shared "
+		  "setting" },
+		{ "demo", outside, "section [demo]: 'rows': its value lies "
+		  "outside the slot" },
+		{ "demo", long_ms, "section [demo]: 'pace': more milliseconds "
+		  "than an int holds" },
+		{ "demo", no_parser, "section [demo]: 'rule' has no parser" },
+		{ "Demo", NULL, "a section's name is lowercase letters, "
+		  "digits and '-'" },
+	};
+	struct tc_policy_section sec;
+	struct tc_policy p;
+	struct tc_diag d;
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(cases); i++) {
+		memset(&sec, 0, sizeof(sec));
+		sec.name = cases[i].name;
+		sec.keywords = cases[i].kw;
+		sec.nkeywords = cases[i].kw == NULL ? 0 :
+		    cases[i].kw == unsorted || cases[i].kw == twice ? 2 : 1;
+		sec.size = sizeof(struct demo);
+		memset(&d, 0, sizeof(d));
+		tc_policy_init(&p);
+		is_int(tc_policy_set_section(&p, &sec, &d), TC_EINVAL,
+		    "%s: refused", cases[i].want);
+		is_str(d.msg, cases[i].want, "%s: message", cases[i].want);
+		ok(p.slot == NULL, "%s: no slot", cases[i].want);
+		tc_policy_release(&p);
+	}
+	tc_policy_init(&p);
+	is_int(tc_policy_set_section(&p, &demo_section, &d), 0, "once: fine");
+	is_int(tc_policy_set_section(&p, &fs_policy_section, &d), TC_EINVAL,
+	    "twice: refused");
+	is_str(d.msg, "section [fs]: the policy has a section already, [demo]",
+	    "twice: message");
+	tc_policy_release(&p);
 }
 
 /* --- ~/ in the new keywords, and duplicates --- */
@@ -2254,6 +2723,8 @@ main(void)
 	test_roots_mode();
 	test_write_sync();
 	test_sections();
+	test_section_table();
+	test_section_checks();
 	test_home_patterns();
 	test_new_duplicates();
 	test_examples();
