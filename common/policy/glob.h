@@ -1,6 +1,8 @@
 /*
  * glob.h: the path patterns of deny rules (toolcell-policy(5)), and which
  * rule of a policy refuses a path.
+ * Return convention: 1 or 0 for a question, a pointer or NULL for a lookup;
+ * only tc_deny_dir_init() can fail: 0, or -1 when out of memory.
  *
  * A pattern is a '/'-separated list of components, matched byte for byte
  * (case-sensitive, no locale, no brace expansion) against a path's

@@ -1,5 +1,8 @@
 /*
  * own.h: the server's own files, kept out of every call's reach.
+ * Return convention: 0 or a negative TC_E*, but tc_own_collect() counts
+ * the problems it reported; a check returns the refusing rule or NULL
+ * (tc_own_fd(): 0, or -1 with errno as fstat(2)); a question 1 or 0.
  *
  * A server trusts some files for its decisions: the policy file; the
  * consent hook, with the interpreter its "#!" line names (and that one's,

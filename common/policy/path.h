@@ -1,6 +1,9 @@
 /*
  * path.h: resolving a path a client gave to a file beneath an allowed root,
  * and refusing what the policy's deny rules name.
+ * Return convention: what opens or looks at a file answers as open(2), an
+ * fd or 0, else -1 with errno; tc_path_map() and the messages return 0 or
+ * a negative TC_E* with a struct tc_diag; a question returns 1 or 0.
  *
  * The guard is the kernel: every open is openat2() from a root's directory
  * fd with RESOLVE_BENEATH | RESOLVE_NO_MAGICLINKS, so "..", absolute

@@ -6,7 +6,8 @@
  * language of toolcell-policy(5)) and from the command line; a server's
  * own settings come from its section of the file (section.h).
  * Return convention: 0 or a negative TC_E*, with a struct tc_diag where a
- * person must read why; a lookup returns NULL when there is nothing.
+ * person must read why; a question returns 1 or 0, a lookup NULL when
+ * there is nothing.
  */
 #ifndef TC_POLICY_H
 #define TC_POLICY_H
