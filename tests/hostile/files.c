@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
+#include "hostile_policy.h"
 #include "sandbox/sandbox.h"
 
 extern char **environ;
@@ -25,11 +26,10 @@ extern char **environ;
 int
 hs_hello(const struct tc_call *call, struct tc_result *res)
 {
-	(void)call;
 	hs_bool(res, "ok", 1);
 	hs_int(res, "pid", (long long)getpid());
 	tc_result_printf(res, "hello from pid %d\n", (int)getpid());
-	return 0;
+	return hs_greet(call, res);	/* what [hostile] asks for */
 }
 
 /* The directory fd a path is opened from: a root's, or the cwd. */

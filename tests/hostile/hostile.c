@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hostile.h"
+#include "hostile_policy.h"
 #include "serve/server.h"
 
 /* --- Arguments --- */
@@ -405,6 +406,7 @@ main(int argc, char *argv[])
 		.touches = "files and directories",
 		.tools = hostile_tools,
 		.ntools = TC_NITEMS(hostile_tools),
+		.policy_section = &hostile_policy_section,
 	};
 
 	return tc_server_main(&hostile, argc, argv);
