@@ -929,9 +929,8 @@ kw_consent(struct state *st, char **w, int nw)
 		}
 		group[k] = TC_SUBJECT_NKINDS;	/* the kind's name */
 		if (named[g])
-			error(st, "consent: '%s' named twice (at words %d and "
-			    "%d): list its values after one '%s'", w[k],
-			    named[g] + 1, k + 1, w[k]);
+			error(st, "consent: '%s' named twice: list its values "
+			    "after one '%s'", w[k], w[k]);
 		else if (k + 1 == nw || tc_subject_kind_parse(w[k + 1]) >
 		    TC_SUBJECT_PATH)
 			error(st, "consent: '%s' without a value: name what "

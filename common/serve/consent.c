@@ -428,7 +428,7 @@ describe(const struct srv *s, const struct call *c, struct tc_buf *b)
 	    "arguments");
 	put_values(b, c, TC_SUBJECT_CWD, " in ", ", ", ASK_NAMES,
 	    "directories");
-	put_values(b, c, TC_SUBJECT_ENV, " setting ", ", ", ASK_NAMES,
+	put_values(b, c, TC_SUBJECT_ENV, ", setting ", ", ", ASK_NAMES,
 	    "variables");
 	if (tc_subjects_count(sj, TC_SUBJECT_STATEMENT) > 0) {
 		tc_buf_append_str(b, sep);
@@ -804,12 +804,19 @@ tc_consent_check(const struct srv *s, tc_policy_report_fn *report,
 		for (g = 0; !(want & ~kinds & 1u << g); g++)
 			;
 		name = tc_subject_kind_name(g);
-		tc_text_fmt(msg, sizeof(msg), "%s:%d: consent: %s%s has no "
-		    "'%s' subjects (%s%s), so the rule would never ask; a "
-		    "path pattern that is the word '%s' is written '\\%s'",
-		    file, r->line, strcmp(r->tool, "*") == 0 ? "no tool of " :
-		    "", strcmp(r->tool, "*") == 0 ? s->def->name : r->tool,
-		    name, n ? "it has: " : "it has none", has, name, name);
+		if (strcmp(r->tool, "*") == 0)
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: consent: no tool "
+			    "of %s has '%s' subjects (%s%s)", file, r->line,
+			    s->def->name, name, n ? "they have: " :
+			    "they have none", has);
+		else
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: consent: %s has "
+			    "no '%s' subjects (%s%s)", file, r->line, r->tool,
+			    name, n ? "it has: " : "it has none", has);
+		n = strlen(msg);
+		tc_text_fmt(msg + n, sizeof(msg) - n, ", so the rule would "
+		    "never ask; a path pattern that is the word '%s' is "
+		    "written '\\%s'", name, name);
 		report(ctx, msg);
 	}
 }
