@@ -56,7 +56,7 @@ struct summary {
 	unsigned long long records;
 	char		*first, *last;	/* the earliest and latest time */
 	long long	 first_ms, last_ms;
-	struct tallies	 tools, denials, errors, paths, servers;
+	struct tallies	 tools, denials, errors, paths, subjects, servers;
 	struct slow	 slowest[SLOWEST];
 	size_t		 nslow;
 	int		 nomem;
@@ -285,6 +285,33 @@ count_paths(struct summary *s, const cJSON *o, const char *decision)
 	}
 }
 
+/* Counts the subjects other than paths a call record |o| names, each as
+ * "KIND VALUE", as count_paths() counts paths (which "paths" names). */
+static void
+count_subjects(struct summary *s, const cJSON *o, const char *decision)
+{
+	const cJSON *p;
+	const char *kind, *value;
+	char *full;
+	int i;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(o,
+	    "subjects")) {
+		kind = member_str(p, "kind");
+		value = member_str(p, "value");
+		if (kind == NULL || value == NULL || strcmp(kind, "path") == 0)
+			continue;
+		if (asprintf(&full, "%s %s", kind, value) < 0) {
+			s->nomem = 1;
+			return;
+		}
+		count(s, &s->subjects, full, 0);
+		if (decision != NULL && (i = decision_index(decision)) > 0)
+			count(s, &s->subjects, full, i);
+		free(full);
+	}
+}
+
 /* Counts the record |o| if its time is in the range. */
 static void
 take(struct summary *s, const cJSON *o, const char *where)
@@ -310,6 +337,7 @@ take(struct summary *s, const cJSON *o, const char *where)
 		count(s, &s->tools, tool, 0);
 		name = member_str(o, "decision");
 		count_paths(s, o, name);
+		count_subjects(s, o, name);
 		if (name != NULL && (i = decision_index(name)) > 0)
 			count(s, &s->tools, tool, i);
 		if (name != NULL && strcmp(name, "denied") == 0) {
@@ -382,15 +410,16 @@ most_first(const void *a, const void *b)
 	return strcmp(x->name, y->name);
 }
 
-/* Prints the PATHS_SHOWN paths most named, with their counts. */
+/* Prints under |title| the PATHS_SHOWN paths (or subjects) most named,
+ * with their counts. */
 static int
-print_paths(const struct tallies *ts)
+print_named(const char *title, const struct tallies *ts)
 {
 	char name[NAME_SHOWN];
 	const struct tally **v;
 	size_t i;
 
-	printf("paths most named:\n");
+	printf("%s most named:\n", title);
 	if (ts->len == 0) {
 		printf("  (none)\n");
 		return 0;
@@ -504,7 +533,11 @@ print_text(const struct summary *s)
 		printf("  %s  %s\n", clean(w->tool, b, sizeof(b)),
 		    clean(w->outcome, c, sizeof(c)));
 	}
-	if (print_paths(&s->paths) != 0 || print_servers(&s->servers) != 0) {
+	/* Subjects other than paths, when the log has any: servers that
+	 * only touch files never do. */
+	if (print_named("paths", &s->paths) != 0 || (s->subjects.len > 0 &&
+	    print_named("subjects", &s->subjects) != 0) ||
+	    print_servers(&s->servers) != 0) {
 		tc_log(TC_LOG_ERROR, "out of memory");
 		return -1;
 	}
@@ -630,6 +663,7 @@ print_summary_json(const struct summary *s)
 	    add_counts(o, "errors", &s->errors) != 0 ||
 	    add_slowest(o, s) != 0 ||
 	    add_tools(o, "paths", &s->paths) != 0 ||
+	    add_tools(o, "subjects", &s->subjects) != 0 ||
 	    add_servers(o, &s->servers) != 0) {
 		cJSON_Delete(o);
 		tc_log(TC_LOG_ERROR, "out of memory");
@@ -662,6 +696,7 @@ summary_free(struct summary *s)
 	tallies_free(&s->denials);
 	tallies_free(&s->errors);
 	tallies_free(&s->paths);
+	tallies_free(&s->subjects);
 	tallies_free(&s->servers);
 	free(s->first);
 	free(s->last);

@@ -80,6 +80,29 @@ add_paths(struct tc_buf *b, const cJSON *o)
 	}
 }
 
+/* Appends " [program /usr/bin/git, arg status, cwd /srv/p]" for the
+ * "subjects" of |o| other than paths (which add_paths() shows), if any. */
+static void
+add_subjects(struct tc_buf *b, const cJSON *o)
+{
+	const cJSON *p;
+	const char *kind, *value;
+	char v[FIELD_SHOWN];
+	int n = 0;
+
+	cJSON_ArrayForEach(p, cJSON_GetObjectItemCaseSensitive(o,
+	    "subjects")) {
+		kind = member_str(p, "kind");
+		value = member_str(p, "value");
+		if (kind == NULL || value == NULL || strcmp(kind, "path") == 0)
+			continue;
+		tc_text_fmt(v, sizeof(v), "%s %s", kind, value);
+		tc_buf_printf(b, "%s%s", n++ > 0 ? ", " : " [", v);
+	}
+	if (n > 0)
+		tc_buf_append_str(b, "]");
+}
+
 /* " call 3 request 7 write_file on /srv/p/x denied by consent (hook:
  * deny): why" */
 static void
@@ -94,6 +117,7 @@ describe_call(struct tc_buf *b, const cJSON *o)
 	add_str(b, o, "request_id");
 	add_str(b, o, "tool");
 	add_paths(b, o);
+	add_subjects(b, o);
 	add_str(b, o, "decision");
 	if (by != NULL)
 		tc_buf_printf(b, " by %s", by);
@@ -116,6 +140,7 @@ describe_result(struct tc_buf *b, const cJSON *o)
 	add_uint(b, o, "call", "");
 	add_str(b, o, "tool");
 	add_paths(b, o);
+	add_subjects(b, o);
 	add_str(b, o, "outcome");
 	add_uint(b, o, "duration_ms", " ms");
 	if (member_uint(o, "exit", &code) == 0 && code != 0)

@@ -25,7 +25,7 @@
 	X(SYS,		 -9, "system call failed")			\
 	X(NOTSUP,	-10, "required kernel feature is missing")	\
 	X(NOTFOUND,	-11, "not found")				\
-	X(OUTSIDE,	-12, "outside the allowed directories")		\
+	X(OUTSIDE,	-12, "outside what the policy allows")		\
 	X(CANCELLED,	-13, "cancelled")				\
 	X(BUSY,		-14, "too many calls in flight")
 

@@ -241,19 +241,21 @@ tc_glob_match(const char *pattern, const char *path)
 
 /*
  * Checks the component [b, e) of a pattern: no "**" but as the whole of
- * it, classes closed within it, escapes with something to escape.
- * Returns 1, or 0 with the reason in |why|.
+ * it, classes closed within it, escapes with something to escape.  For a
+ * |string| pattern (tc_glob_valid_string()), "**" and "." are bytes like
+ * others.  Returns 1, or 0 with the reason in |why|.
  */
 static int
-component_valid(const char *b, const char *e, char *why, size_t n)
+component_valid(const char *b, const char *e, int string, char *why,
+    size_t n)
 {
 	const char *p, *close, *q;
 	unsigned char lo, hi;
 
 	if (e - b == 2 && b[0] == '*' && b[1] == '*')
 		return 1;
-	if ((e - b == 1 && b[0] == '.') ||
-	    (e - b == 2 && b[0] == '.' && b[1] == '.'))
+	if (!string && ((e - b == 1 && b[0] == '.') ||
+	    (e - b == 2 && b[0] == '.' && b[1] == '.')))
 		return invalid(why, n, "'%.*s' as a component never matches "
 		    "a canonical path", (int)(e - b), b);
 	for (p = b; p < e; p++) {
@@ -265,7 +267,7 @@ component_valid(const char *b, const char *e, char *why, size_t n)
 			p++;
 			break;
 		case '*':
-			if (p + 1 < e && p[1] == '*')
+			if (!string && p + 1 < e && p[1] == '*')
 				return invalid(why, n, "'**' must be a whole "
 				    "component, as in 'a/**/b'");
 			break;
@@ -323,12 +325,34 @@ tc_glob_valid(const char *pattern, char *why, size_t n)
 			    "a pattern that matches a directory already "
 			    "matches everything beneath it" :
 			    "an empty component ('//')");
-		if (!component_valid(b, e, why, n))
+		if (!component_valid(b, e, 0, why, n))
 			return 0;
 		if (*e == '\0')
 			return 1;
 		b = e + 1;
 	}
+}
+
+int
+tc_glob_valid_string(const char *pattern, char *why, size_t n)
+{
+	size_t len;
+
+	if (why != NULL && n > 0)
+		why[0] = '\0';
+	if (pattern == NULL || pattern[0] == '\0')
+		return invalid(why, n, "empty pattern");
+	if ((len = strlen(pattern)) > TC_GLOB_MAX)
+		return invalid(why, n, "pattern longer than %d bytes",
+		    TC_GLOB_MAX);
+	return component_valid(pattern, pattern + len, 1, why, n);
+}
+
+int
+tc_glob_match_string(const char *pattern, const char *s)
+{
+	return match_component(pattern, pattern + strlen(pattern), s,
+	    s + strlen(s));
 }
 
 const char *

@@ -80,6 +80,19 @@ const char *tc_path_beneath(const char *path, const char *root,
 	    size_t rootlen);
 
 /*
+ * Patterns for values that are not paths (an argument, a name): the
+ * syntax above applied to the whole string as to one component, with '/'
+ * a byte like any other, so '*' matches any run of bytes, '/' too, and
+ * "**" is the same as '*'.  tc_glob_valid_string() refuses, with a
+ * reason, the empty pattern, one longer than TC_GLOB_MAX, and the class
+ * and escape mistakes above; tc_glob_match_string() returns 1 if
+ * |pattern| matches the whole of |s|, in time at most proportional to
+ * the product of the lengths.
+ */
+int	tc_glob_valid_string(const char *pattern, char *why, size_t n);
+int	tc_glob_match_string(const char *pattern, const char *s);
+
+/*
  * Returns 1 if |pattern| matches the path given as |abs| (canonical and
  * absolute) and |rel| (relative to the root it was reached through), as a
  * deny rule's pattern is matched (tc_deny_match()): an absolute pattern

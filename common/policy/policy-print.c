@@ -292,7 +292,8 @@ print_consent(const struct tc_policy *p, FILE *f)
 {
 	const struct tc_consent_rule *r;
 	char at[32], val[32];
-	size_t i, k;
+	size_t i, k, n;
+	int g;
 
 	fprintf(f, "consent:\n");
 	if (p->nconsent == 0)
@@ -304,6 +305,12 @@ print_consent(const struct tc_policy *p, FILE *f)
 		for (k = 0; k < r->npatterns; k++)
 			fprintf(f, "%s%s", k ? ", " : " on paths matching ",
 			    r->patterns[k]);
+		for (g = 0, n = 0; g < TC_SUBJECT_NKINDS; g++)
+			for (k = 0; k < r->nvalues[g]; k++, n++)
+				fprintf(f, "%s%s%s%s", k > 0 ? ", " : n > 0 ?
+				    " and its " : " when its ", k > 0 ? "" :
+				    tc_subject_kind_name(g), k > 0 ? "" :
+				    " matches ", r->values[n]);
 		fprintf(f, "  (line %d)\n", r->line);
 	}
 	fprintf(f, "  asked by:");

@@ -126,6 +126,7 @@ tc_policy_release(struct tc_policy *p)
 	for (i = 0; i < p->nconsent; i++) {
 		free(p->consent[i].tool);
 		tc_strv_free(p->consent[i].patterns);
+		tc_strv_free(p->consent[i].values);
 	}
 	free(p->consent);
 	tc_strv_free(p->consent_hook);

@@ -18,6 +18,7 @@
 #include <stdio.h>
 
 #include "base/err.h"
+#include "policy/subject.h"
 
 struct tc_pin;
 
@@ -162,6 +163,16 @@ struct tc_consent_rule {
 	char		**patterns;	/* as deny patterns; NULL-terminated */
 	size_t		 npatterns;
 	int		 line;
+	/* Typed (policy/subject.h): the values of the other kinds the rule
+	 * names, NULL-terminated, kind after kind in the order of enum
+	 * tc_subject_kind, nvalues[k] of kind k.  |kinds| has a bit
+	 * (1u << kind) for each kind named, path when |npatterns| > 0.  A
+	 * call matches when every kind named has a subject of the call
+	 * that one of its values matches; a rule naming none matches every
+	 * call of its tool. */
+	char		**values;
+	size_t		 nvalues[TC_SUBJECT_NKINDS];
+	unsigned	 kinds;
 };
 
 /* What the client's MCP roots do to the roots in force ("roots" lines). */

@@ -1009,12 +1009,24 @@ kw_network(struct tc_policy_ctx *st, char **w, int nw)
 
 /* --- Consent --- */
 
+/*
+ * consent TOOL [PATTERN...] [KIND VALUE...]...: the words after the tool
+ * up to the first kind name are path patterns, as ever; each kind name
+ * (program, arg, cwd, env, database, statement: not path) starts the
+ * values of that kind.  A value that is a kind name is written with its
+ * first byte escaped ("\\env").
+ */
 static void
 kw_consent(struct tc_policy_ctx *st, char **w, int nw)
 {
 	struct tc_policy *p = st->p;
 	struct tc_consent_rule *nr, *r;
-	int k;
+	unsigned char group[MAX_WORDS];
+	int named[TC_SUBJECT_NKINDS] = { 0 };
+	char why[160], *v;
+	const char *name;
+	size_t nv = 0;
+	int k, kind = TC_SUBJECT_PATH, g;
 
 	if (nw < 1) {
 		error(st, "consent: missing the tool ('*' for every tool)");
@@ -1032,17 +1044,62 @@ kw_consent(struct tc_policy_ctx *st, char **w, int nw)
 	memset(r, 0, sizeof(*r));
 	r->line = st->line;
 	if ((r->tool = strdup(w[0])) == NULL ||
-	    (r->patterns = calloc((size_t)nw, sizeof(char *))) == NULL) {
+	    (r->patterns = calloc((size_t)nw, sizeof(char *))) == NULL ||
+	    (r->values = calloc((size_t)nw, sizeof(char *))) == NULL) {
 		free(r->tool);
+		free(r->patterns);
 		error(st, "out of memory");
 		return;
 	}
 	p->nconsent++;
 	for (k = 1; k < nw; k++) {
-		char *pat = pattern_word(st, "consent", w[k]);
-
-		if (pat != NULL)
-			r->patterns[r->npatterns++] = pat;
+		g = tc_subject_kind_parse(w[k]);
+		if (g <= TC_SUBJECT_PATH) {
+			group[k] = (unsigned char)kind;
+			continue;
+		}
+		group[k] = TC_SUBJECT_NKINDS;	/* the kind's name */
+		if (named[g])
+			error(st, "consent: '%s' named twice: list its values "
+			    "after one '%s'", w[k], w[k]);
+		else if (k + 1 == nw || tc_subject_kind_parse(w[k + 1]) >
+		    TC_SUBJECT_PATH)
+			error(st, "consent: '%s' without a value: name what "
+			    "to ask about after it", w[k]);
+		named[g] = k;
+		kind = g;
+	}
+	for (g = 0; g < TC_SUBJECT_NKINDS; g++) {
+		name = tc_subject_kind_name((enum tc_subject_kind)g);
+		for (k = 1; k < nw; k++) {
+			if (group[k] != g)
+				continue;
+			if (g == TC_SUBJECT_PATH || g == TC_SUBJECT_CWD)
+				v = pattern_word(st, g == TC_SUBJECT_PATH ?
+				    "consent" : "consent: cwd", w[k]);
+			else if (g == TC_SUBJECT_PROGRAM &&
+			    strncmp(w[k], "~/", 2) == 0)
+				v = expand_home(st, "consent: program", w[k]);
+			else if ((v = strdup(w[k])) == NULL)
+				error(st, "out of memory");
+			if (v != NULL && g != TC_SUBJECT_PATH &&
+			    !tc_subject_pattern_valid((enum tc_subject_kind)g,
+			    v, why, sizeof(why))) {
+				error(st, "consent: %s: '%s': %s", name, w[k],
+				    why);
+				free(v);
+				v = NULL;
+			}
+			if (v == NULL)
+				continue;
+			if (g == TC_SUBJECT_PATH)
+				r->patterns[r->npatterns++] = v;
+			else {
+				r->values[nv++] = v;
+				r->nvalues[g]++;
+			}
+			r->kinds |= 1u << g;
+		}
 	}
 }
 

@@ -73,6 +73,8 @@ enum tc_tool_flags {
 
 struct tc_call;
 struct tc_result;
+struct tc_subject_ctx;
+struct tc_subjects;
 
 /* Runs in the confined child.  Returns 0, or a TC_E* code. */
 typedef int tc_tool_fn(const struct tc_call *call, struct tc_result *res);
@@ -88,6 +90,22 @@ struct tc_tool {
 	tc_tool_fn		*fn;
 	enum tc_profile		 profile;
 	unsigned		 flags;
+	/* Subjects (policy/subject.h): what a call of the tool acts on,
+	 * for consent rules, the consent hook and the audit log.  Every
+	 * TC_ARG_PATH argument is a path subject, resolved by the server;
+	 * |subjects|, when set, adds the others, in the server, from the
+	 * checked arguments, before anything is forked: it appends to
+	 * |out| and returns 0, or refuses the call with a TC_E* code and
+	 * |d| saying why to the model (TC_EDENIED: the policy; TC_EINVAL:
+	 * the arguments).  Cwd subjects it adds are values as given,
+	 * which the server resolves beneath the roots as paths.
+	 * |subject_kinds| has a bit (1u << kind) for each kind it can add,
+	 * which consent rules are checked against at start. */
+	int			(*subjects)(const struct tc_subject_ctx *ctx,
+				    const cJSON *args,
+				    struct tc_subjects *out,
+				    struct tc_diag *d);
+	unsigned		 subject_kinds;
 };
 
 struct tc_pin;

@@ -206,29 +206,28 @@ out:
 
 /*
  * Marks in c->consent_hit the consent rules for |c|'s tool that one of
- * their patterns matches the path (|abs|, |rel|), as deny rules match it:
- * through every root that holds it.
+ * their patterns for |kind| matches a subject of that kind whose value is
+ * |value|: for a path or cwd (|value| absolute, |rel| relative to its
+ * root), as deny rules match it, through every root that holds it.
  */
 static void
-consent_mark(struct srv *s, struct call *c, const char *abs, const char *rel)
+consent_mark(struct srv *s, struct call *c, enum tc_subject_kind kind,
+    const char *value, const char *rel)
 {
 	const struct tc_consent_rule *r;
 	const char *tool = tc_tool_policy_name(c->call.tool);
-	size_t i, k;
+	unsigned bit = 1u << kind;
+	size_t i;
 
 	if (c->consent_hit == NULL)
 		return;
 	for (i = 0; i < s->pol.nconsent; i++) {
 		r = &s->pol.consent[i];
-		if (c->consent_hit[i] || (strcmp(r->tool, "*") != 0 &&
-		    strcmp(r->tool, tool) != 0))
+		if ((c->consent_hit[i] & bit) || !(r->kinds & bit) ||
+		    (strcmp(r->tool, "*") != 0 && strcmp(r->tool, tool) != 0))
 			continue;
-		for (k = 0; k < r->npatterns; k++)
-			if (tc_glob_match_path(&s->pol, r->patterns[k], abs,
-			    rel)) {
-				c->consent_hit[i] = 1;
-				break;
-			}
+		if (tc_consent_rule_match(&s->pol, r, kind, value, rel))
+			c->consent_hit[i] |= bit;
 	}
 }
 
@@ -303,7 +302,7 @@ keep_pin(struct call *c, const struct tc_path *tp, unsigned kind,
  */
 static int
 add_path(struct srv *s, struct call *c, const char *user, unsigned access,
-    int one_of)
+    int one_of, enum tc_subject_kind kind)
 {
 	struct tc_diag d TC_UNINIT;
 	const struct tc_deny *rule = NULL;
@@ -368,18 +367,22 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 	if (c->consent_hit != NULL) {
 		if ((gabs = tc_path_given(&s->pol, &tp, &grel)) == NULL)
 			goto nomem;
-		consent_mark(s, c, gabs, *grel != '\0' ? grel : ".");
+		consent_mark(s, c, kind, gabs, *grel != '\0' ? grel : ".");
 		if (resolved)
-			consent_mark(s, c, res.abs, res.rel);
+			consent_mark(s, c, kind, res.abs, res.rel);
 		if (ent.abs != NULL)
-			consent_mark(s, c, ent.abs, ent.rel);
+			consent_mark(s, c, kind, ent.abs, ent.rel);
 		/* What they were, should consent be given for the call. */
 		if ((resolved && keep_pin(c, &tp, TC_PIN_PATH, &res) != 0) ||
 		    (ent.abs != NULL && keep_pin(c, &tp, TC_PIN_ENTRY,
 		    &ent) != 0))
 			goto nomem;
 	}
-	if (resolved && keep_path(c, &res) != 0)
+	if (resolved && tc_subjects_add(&c->subjects, kind, res.abs,
+	    kind != TC_SUBJECT_PATH ? 0 : (access & TC_ACCESS_WRITE) ?
+	    TC_SUBJECT_WRITE : TC_SUBJECT_READ) != 0)
+		goto nomem;
+	if (resolved && kind == TC_SUBJECT_PATH && keep_path(c, &res) != 0)
 		goto nomem;
 	goto out;
 nomem:
@@ -397,9 +400,9 @@ out:
 }
 
 /*
- * Collects the paths |c|'s arguments name (TC_ARG_PATH) for consent rules,
- * refusing the call if a deny rule covers one.  Returns 0, or -1 once the
- * call is refused.
+ * Collects the paths |c|'s arguments name (TC_ARG_PATH), its first
+ * subjects, for consent rules, refusing the call if a deny rule covers
+ * one.  Returns 0, or -1 once the call is refused.
  */
 static int
 collect_paths(struct srv *s, struct call *c)
@@ -411,7 +414,7 @@ collect_paths(struct srv *s, struct call *c)
 	access = (c->call.tool->flags & TC_TOOL_NEEDS_WRITE) ?
 	    TC_ACCESS_WRITE : TC_ACCESS_READ;
 	if (s->pol.nconsent > 0 && (c->consent_hit = calloc(s->pol.nconsent,
-	    1)) == NULL) {
+	    sizeof(*c->consent_hit))) == NULL) {
 		tc_srv_deny(s, c, "server", NULL, "The call was not run: out of "
 		    "memory while its paths were checked.");
 		return -1;
@@ -421,15 +424,79 @@ collect_paths(struct srv *s, struct call *c)
 			continue;
 		v = cJSON_GetObjectItemCaseSensitive(c->call.args, a->name);
 		if (cJSON_IsString(v)) {
-			if (add_path(s, c, v->valuestring, access, 0) != 0)
+			if (add_path(s, c, v->valuestring, access, 0,
+			    TC_SUBJECT_PATH) != 0)
 				return -1;
 		} else if (cJSON_IsArray(v)) {
 			cJSON_ArrayForEach(e, v)
 				if (cJSON_IsString(e) &&
-				    add_path(s, c, e->valuestring, access, 1) != 0)
+				    add_path(s, c, e->valuestring, access, 1,
+				    TC_SUBJECT_PATH) != 0)
 					return -1;
 		}
 	}
+	return 0;
+}
+
+
+/*
+ * Adds the subjects |c|'s tool finds in its arguments (tools.h) after its
+ * paths: a path or working directory is resolved and checked as a path
+ * argument is; the other kinds are taken as the tool gives them and
+ * matched against the consent rules.  The tool may refuse the call.
+ * Returns 0, or -1 once the call is refused.
+ */
+static int
+collect_subjects(struct srv *s, struct call *c)
+{
+	const struct tc_tool *t = c->call.tool;
+	struct tc_subject_ctx ctx;
+	struct tc_subjects more;
+	const struct tc_subject *sub;
+	struct tc_diag d TC_UNINIT;
+	char *msg;
+	size_t i;
+	int rc;
+
+	if (t->subjects == NULL)
+		return 0;
+	tc_diag_init(&d);
+	tc_subjects_init(&more);
+	ctx.policy = &s->pol;
+	ctx.tool = t;
+	if ((rc = t->subjects(&ctx, c->call.args, &more, &d)) != 0) {
+		if (d.msg[0] == '\0')
+			tc_text_fmt(d.msg, sizeof(d.msg), "%s", tc_strerror(rc));
+		msg = rc == TC_EINVAL ? tc_srv_msg_new("invalid arguments for "
+		    "'%s': %s", t->name, d.msg) : NULL;
+		tc_srv_deny(s, c, rc == TC_EDENIED ? "policy" : rc == TC_ENOMEM ?
+		    "server" : "validation", NULL, msg != NULL ? msg : d.msg);
+		free(msg);
+		tc_subjects_release(&more);
+		return -1;
+	}
+	for (i = 0; i < more.n; i++) {
+		sub = &more.v[i];
+		if (sub->kind == TC_SUBJECT_PATH || sub->kind == TC_SUBJECT_CWD) {
+			if (add_path(s, c, sub->value, (sub->access &
+			    TC_SUBJECT_WRITE) ? TC_ACCESS_WRITE :
+			    TC_ACCESS_READ, 0, sub->kind) != 0) {
+				tc_subjects_release(&more);
+				return -1;
+			}
+			continue;
+		}
+		if (tc_subjects_add(&c->subjects, sub->kind, sub->value,
+		    sub->access) != 0) {
+			tc_subjects_release(&more);
+			tc_srv_deny(s, c, "server", NULL, "The call was not "
+			    "run: out of memory while its subjects were "
+			    "checked.");
+			return -1;
+		}
+		consent_mark(s, c, sub->kind, sub->value, NULL);
+	}
+	tc_subjects_release(&more);
 	return 0;
 }
 
@@ -662,7 +729,7 @@ tc_srv_decide(struct srv *s, struct call *c)
 {
 	const struct tc_consent_rule *rule;
 
-	if (collect_paths(s, c) != 0)
+	if (collect_paths(s, c) != 0 || collect_subjects(s, c) != 0)
 		return;
 	if ((rule = tc_consent_rule(s, c)) != NULL) {
 		if (!tc_consent_remembered(s, c, rule)) {

@@ -161,6 +161,7 @@ tc_srv_free_call(struct call *c)
 	free(c->abs);
 	free(c->rel);
 	free(c->consent_hit);
+	tc_subjects_release(&c->subjects);
 	for (i = 0; i < c->npins; i++)
 		free(c->pins[i].rel);
 	free(c->pins);

@@ -25,16 +25,24 @@
 #include "serve/server-int.h"
 #include "base/text.h"
 
+#define PATH_BIT	(1u << TC_SUBJECT_PATH)
+
 const char *
 tc_consent_rule_str(const struct tc_consent_rule *rule, char *buf,
     size_t len)
 {
-	size_t n, i;
+	size_t n, i, v;
+	int g;
 
 	n = tc_text_fmt(buf, len, "consent %s", rule->tool);
 	for (i = 0; i < rule->npatterns && n < len; i++)
 		n += tc_text_fmt(buf + n, len - n, " %s",
 		    rule->patterns[i]);
+	for (g = TC_SUBJECT_PATH + 1, v = 0; g < TC_SUBJECT_NKINDS; g++)
+		for (i = 0; i < rule->nvalues[g] && n < len; i++, v++)
+			n += tc_text_fmt(buf + n, len - n, "%s%s %s", i == 0 ?
+			    " " : "", i == 0 ? tc_subject_kind_name(g) : "",
+			    rule->values[v]);
 	if (n < len)
 		tc_text_fmt(buf + n, len - n, " (line %d)", rule->line);
 	return buf;
@@ -51,10 +59,10 @@ tc_consent_rule(const struct srv *s, const struct call *c)
 		if (strcmp(r->tool, "*") != 0 &&
 		    strcmp(r->tool, tc_tool_policy_name(c->call.tool)) != 0)
 			continue;
-		/* The paths were matched as they were collected, in every
-		 * spelling (collect_paths() in server.c). */
-		if (r->npatterns == 0 || (c->consent_hit != NULL &&
-		    c->consent_hit[i]))
+		/* The subjects were matched as they were collected, paths
+		 * in every spelling (admission.c). */
+		if (tc_consent_rule_applies(r, c->consent_hit != NULL ?
+		    c->consent_hit[i] : 0))
 			return r;
 	}
 	return NULL;
@@ -66,6 +74,7 @@ tc_consent_scope(struct srv *s, struct call *c)
 	const struct tc_consent_rule *r;
 	const char *tool = tc_tool_policy_name(c->call.tool);
 	size_t i, n = 0;
+	unsigned hit;
 
 	/* Admitted with c->consent set: asked and allowed, or allowed for
 	 * the session. */
@@ -80,13 +89,16 @@ tc_consent_scope(struct srv *s, struct call *c)
 		return -1;
 	for (i = 0; i < s->pol.nconsent; i++) {
 		r = &s->pol.consent[i];
+		hit = c->consent_hit != NULL ? c->consent_hit[i] : 0;
 		if (r->npatterns == 0 || (strcmp(r->tool, "*") != 0 &&
 		    strcmp(r->tool, tool) != 0))
 			continue;
 		/* A rule that matched a path of the call was asked about:
-		 * the call would not be admitted otherwise. */
-		if ((c->consent_hit != NULL && c->consent_hit[i]) ||
-		    tc_consent_remembered(s, c, r))
+		 * the call would not be admitted otherwise.  One whose other
+		 * kinds did not all match cannot apply to the call, whatever
+		 * paths its child reaches. */
+		if ((hit & PATH_BIT) || !tc_consent_rule_applies(r,
+		    hit | PATH_BIT) || tc_consent_remembered(s, c, r))
 			continue;
 		c->unconsented[n++] = i;
 	}
@@ -325,14 +337,73 @@ put_quoted(struct tc_buf *b, const char *str, size_t max)
 	tc_buf_append_str(b, "\"");
 }
 
+/* The most arguments, variables and databases a question names. */
+#define ASK_ARGS	8
+#define ASK_NAMES	4
+
+/*
+ * Appends the values of |c|'s subjects of |kind|, each quoted and bounded,
+ * after |first|, separated by |sep|, at most |max| of them, then "and N
+ * more |more|".  Returns how many there are.
+ */
+static size_t
+put_values(struct tc_buf *b, const struct call *c, enum tc_subject_kind kind,
+    const char *first, const char *sep, size_t max, const char *more)
+{
+	const struct tc_subjects *sj = &c->subjects;
+	size_t i, n = 0;
+
+	for (i = 0; i < sj->n; i++) {
+		if (sj->v[i].kind != kind)
+			continue;
+		if (n < max) {
+			tc_buf_append_str(b, n == 0 ? first : sep);
+			put_quoted(b, sj->v[i].value, ASK_PATH_BYTES);
+		}
+		n++;
+	}
+	if (n > max)
+		tc_buf_printf(b, " and %zu more %s", n - max, more);
+	return n;
+}
+
+/* Appends what the statements of |c| do, in words: "read and change
+ * data"; returns 0 if it has none. */
+static int
+put_statements(struct tc_buf *b, const struct call *c)
+{
+	static const char *const kinds[][2] = {
+		{ "read", "read data" },
+		{ "write", "change data" },
+		{ "schema", "change the schema" },
+	};
+	const struct tc_subjects *sj = &c->subjects;
+	size_t i, k;
+	int n = 0;
+
+	for (k = 0; k < TC_NITEMS(kinds); k++)
+		for (i = 0; i < sj->n; i++)
+			if (sj->v[i].kind == TC_SUBJECT_STATEMENT &&
+			    strcmp(sj->v[i].value, kinds[k][0]) == 0) {
+				tc_buf_printf(b, "%s%s", n++ ? " and " : "",
+				    kinds[k][1]);
+				break;
+			}
+	return n;
+}
+
 /*
  * Describes the call for a person, into |b|: who asks, for which tool, on
- * which paths (quoted and bounded: the model chose them), and the server
- * that asks.
+ * which paths, and what else it acts on: the program it runs with its
+ * arguments, where, and the variables it sets; what its statements do,
+ * in which database (each value quoted and bounded: the model chose
+ * them); and the server that asks.
  */
 static void
 describe(const struct srv *s, const struct call *c, struct tc_buf *b)
 {
+	const struct tc_subjects *sj = &c->subjects;
+	const char *sep = ": ";
 	size_t i;
 
 	if (s->proto.client_name != NULL) {
@@ -347,6 +418,27 @@ describe(const struct srv *s, const struct call *c, struct tc_buf *b)
 	}
 	if (c->npaths > ASK_PATHS)
 		tc_buf_printf(b, " and %zu more paths", c->npaths - ASK_PATHS);
+	for (i = 0; i < sj->n; i++)
+		if (sj->v[i].kind == TC_SUBJECT_PROGRAM) {
+			tc_buf_printf(b, "%srun ", sep);
+			put_quoted(b, sj->v[i].value, ASK_PATH_BYTES);
+			sep = ", ";
+		}
+	put_values(b, c, TC_SUBJECT_ARG, " with arguments ", " ", ASK_ARGS,
+	    "arguments");
+	put_values(b, c, TC_SUBJECT_CWD, " in ", ", ", ASK_NAMES,
+	    "directories");
+	put_values(b, c, TC_SUBJECT_ENV, ", setting ", ", ", ASK_NAMES,
+	    "variables");
+	if (tc_subjects_count(sj, TC_SUBJECT_STATEMENT) > 0) {
+		tc_buf_append_str(b, sep);
+		put_statements(b, c);
+		put_values(b, c, TC_SUBJECT_DATABASE, " in the database ",
+		    ", ", ASK_NAMES, "databases");
+	} else
+		put_values(b, c, TC_SUBJECT_DATABASE, strcmp(sep, ": ") == 0 ?
+		    ": use the database " : ", using the database ", ", ",
+		    ASK_NAMES, "databases");
 	tc_buf_printf(b, ". Allow it? (asked by %s)", s->def->name);
 }
 
@@ -396,7 +488,7 @@ static char *
 hook_input(const struct srv *s, const struct call *c)
 {
 	const struct tc_tool *t = c->call.tool;
-	cJSON *o, *a, *cl, *paths;
+	cJSON *o, *a, *cl, *paths, *subjects;
 	char rule[256], *text;
 	size_t i;
 
@@ -428,6 +520,12 @@ hook_input(const struct srv *s, const struct call *c)
 	paths = cJSON_AddArrayToObject(o, "paths");
 	for (i = 0; i < c->npaths; i++)
 		cJSON_AddItemToArray(paths, cJSON_CreateString(c->abs[i]));
+	if ((subjects = tc_subjects_json(&c->subjects)) == NULL ||
+	    !cJSON_AddItemToObject(o, "subjects", subjects)) {
+		cJSON_Delete(subjects);
+		cJSON_Delete(o);
+		return NULL;
+	}
 	text = cJSON_PrintUnformatted(o);
 	cJSON_Delete(o);
 	return text;
@@ -645,4 +743,80 @@ tc_consent_abandon(struct srv *s, struct call *c, const char *why)
 	tc_consent_rule_str(k->rule, rule, sizeof(rule));
 	if (tc_record_call(s, c, "cancelled", "client", rule, why, &d) != 0)
 		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+}
+
+/* The kinds of subject a call of |t| can have: path if it takes a path
+ * argument, and those its subjects callback declares. */
+static unsigned
+tool_kinds(const struct tc_tool *t)
+{
+	const struct tc_arg *a;
+	unsigned k = t->subjects != NULL ? t->subject_kinds : 0;
+
+	for (a = t->args; a != NULL && a->name != NULL; a++)
+		if (a->flags & TC_ARG_PATH)
+			k |= PATH_BIT;
+	return k;
+}
+
+void
+tc_consent_check(const struct srv *s, tc_policy_report_fn *report,
+    void *ctx)
+{
+	const struct tc_consent_rule *r;
+	const struct tc_tool *t;
+	const char *file = s->pol.file != NULL ? s->pol.file : "policy";
+	const char *name;
+	char msg[768], has[160];
+	unsigned want, kinds;
+	size_t i, k, n;
+	int g, ok;
+
+	for (i = 0; i < s->pol.nconsent; i++) {
+		r = &s->pol.consent[i];
+		if ((want = r->kinds & ~PATH_BIT) == 0)
+			continue;
+		ok = 0;
+		kinds = 0;
+		for (k = 0; k < s->def->ntools && !ok; k++) {
+			t = &s->def->tools[k];
+			if (strcmp(r->tool, "*") != 0 && strcmp(r->tool,
+			    tc_tool_policy_name(t)) != 0)
+				continue;
+			kinds |= tool_kinds(t);
+			ok = (want & ~tool_kinds(t)) == 0;
+		}
+		if (ok)
+			continue;
+		has[0] = '\0';
+		for (k = 0, n = 0; k < TC_SUBJECT_NKINDS; k++)
+			if (kinds & 1u << k)
+				n += tc_text_fmt(has + n, sizeof(has) - n, "%s%s",
+				    n ? ", " : "", tc_subject_kind_name(k));
+		if ((want & ~kinds) == 0) {
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: consent: no tool "
+			    "of %s has subjects of every kind the rule names, "
+			    "so it would never ask", file, r->line,
+			    s->def->name);
+			report(ctx, msg);
+			continue;
+		}
+		for (g = 0; !(want & ~kinds & 1u << g); g++)
+			;
+		name = tc_subject_kind_name(g);
+		if (strcmp(r->tool, "*") == 0)
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: consent: no tool "
+			    "of %s has '%s' subjects (%s%s)", file, r->line,
+			    s->def->name, name, n ? "they have: " :
+			    "they have none", has);
+		else
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: consent: %s has "
+			    "no '%s' subjects (%s%s)", file, r->line, r->tool,
+			    name, n ? "it has: " : "it has none", has);
+		n = strlen(msg);
+		tc_text_fmt(msg + n, sizeof(msg) - n, ", so the rule would "
+		    "never ask; a path pattern that is the word '%s' is "
+		    "written '\\%s'", name, name);
+		report(ctx, msg);
+	}
 }

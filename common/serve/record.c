@@ -10,8 +10,10 @@
  *		"cancelled"), who made it (policy, consent, validation,
  *		busy, client, server) and the rule or answer; the
  *		arguments (paths as given, contents redacted:
- *		tc_audit_args()) and the paths resolved
- *	result	every call admitted to run: the paths again, outcome,
+ *		tc_audit_args()), the paths resolved, and the subjects
+ *		(the paths again, typed, and what the tool found besides)
+ *	result	every call admitted to run: the paths and subjects again,
+ *		outcome,
  *		duration, bytes, status (one cancelled before it started
  *		is "cancelled")
  *	stop	at exit
@@ -116,6 +118,26 @@ add_paths(cJSON *r, const struct call *c)
 		free(root);
 		cJSON_AddStringToObject(o, "path", rel);
 	}
+}
+
+/*
+ * Adds "subjects": everything |c| acts on, typed (policy/subject.h), as
+ * [{"kind":"program","value":"/usr/bin/git","access":"execute"}]: its
+ * paths again (absolute, with the access the call has to them), and what
+ * its tool found in its arguments besides.  Left out when there is none.
+ */
+static void
+add_subjects(cJSON *r, const struct call *c)
+{
+	cJSON *a;
+
+	if (c->subjects.n == 0)
+		return;
+	/* Out of memory: the record goes without, like a member
+	 * cJSON_Add* could not add. */
+	if ((a = tc_subjects_json(&c->subjects)) != NULL &&
+	    !cJSON_AddItemToObject(r, "subjects", a))
+		cJSON_Delete(a);
 }
 
 /* Writes the SHA-256 of file |path| in hex into |hex| (65 bytes); returns
@@ -238,6 +260,7 @@ tc_record_call(struct srv *s, const struct call *c, const char *decision,
 		cJSON_AddItemToObject(r, "args", tc_audit_args(c->call.args,
 		    c->call.tool != NULL ? c->call.tool->args : NULL));
 	add_paths(r, c);
+	add_subjects(r, c);
 	cJSON_AddStringToObject(r, "decision", decision);
 	if (by != NULL)
 		cJSON_AddStringToObject(r, "by", by);
@@ -300,6 +323,7 @@ tc_record_result(struct srv *s, const struct call *c,
 		cJSON_AddStringToObject(r, "alias_of",
 		    tc_tool_alias_of(c->call.tool));
 	add_paths(r, c);
+	add_subjects(r, c);
 	cJSON_AddStringToObject(r, "outcome", outcome_name(run, info));
 	cJSON_AddNumberToObject(r, "duration_ms", run->start_ms > 0 ?
 	    (double)(tc_now_ms() - run->start_ms) : 0);

@@ -57,10 +57,15 @@ struct call {
 	char			**rel;
 	size_t			 npaths;
 	size_t			 paths_cap;
-	/* Per consent rule of the policy: 1 if some spelling of some path
-	 * of the call (as given, as resolved, where a change is made)
-	 * matches one of its patterns. */
-	unsigned char		*consent_hit;
+	/* Per consent rule of the policy: the bits (1u << kind) of the
+	 * kinds of subject for which some subject of the call matches one
+	 * of the rule's patterns (a path or cwd in any spelling: as given,
+	 * as resolved, where a change is made). */
+	unsigned		*consent_hit;
+	/* The call's subjects (policy/subject.h), for consent, the hook
+	 * and the log: the paths resolved (as c->abs), then what the
+	 * tool's subjects callback adds, a cwd resolved as a path. */
+	struct tc_subjects	 subjects;
 	/* What each path was when the call was decided (path.h), which the
 	 * child holds a call consent was given for to; and the consent
 	 * rules the call was not given, which the child treats as deny
@@ -288,6 +293,15 @@ void	tc_consent_abandon(struct srv *s, struct call *c, const char *why);
  */
 void	tc_consent_give_up(struct srv *s, struct call *c, const char *answer,
 	    const char *why);
+
+/*
+ * Reports through |report| (with |ctx|), as "file:line: message", each
+ * consent rule that names a kind of subject (policy/subject.h) that no
+ * tool it covers has (tools.h: path for a path argument, and the
+ * tool's subject_kinds), which would never ask: a start refuses it.
+ */
+void	tc_consent_check(const struct srv *s, tc_policy_report_fn *report,
+	    void *ctx);
 
 /* --- record.c --- */
 

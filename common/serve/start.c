@@ -213,6 +213,7 @@ tc_srv_prepare(struct srv *s, enum tc_prep mode, tc_policy_report_fn *report,
     void *ctx)
 {
 	layers(s, report, ctx);
+	tc_consent_check(s, report, ctx);
 	reach(s);
 	if (s->pol.audit_file != NULL)
 		audit(s, mode, report, ctx);

@@ -88,6 +88,13 @@ struct fs_lines {
 };
 
 /*
+ * Returns the description of |rc| in toolcell-fs's words: tc_strerror()'s,
+ * but "outside the allowed directories" for TC_EOUTSIDE, whose shared
+ * wording names no directories.
+ */
+const char	*fs_strerror(int rc);
+
+/*
  * Makes |res| the tool error for a path tc_path_map() refused with |rc|
  * and |d|: for one outside the roots in force, with what the client's
  * roots did to them (tc_policy_roots_note()).  Returns 0.

@@ -704,7 +704,7 @@ fs_edit_file(const struct tc_call *call, struct tc_result *res)
 	if (rc != 0) {
 		tc_result_error(res, "'%s': cannot read: %s", user,
 		    rc == TC_ETOOBIG ? "it grew past the size edit_file takes" :
-		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
+		    rc == TC_ESYS ? strerror(errno) : fs_strerror(rc));
 		goto done;
 	}
 	st = st2;

@@ -306,7 +306,7 @@ fs_read_media_file(const struct tc_call *call, struct tc_result *res)
 	}
 	if (rc != 0) {
 		tc_result_error(res, "'%s': read failed: %s", user,
-		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
+		    rc == TC_ESYS ? strerror(errno) : fs_strerror(rc));
 		goto out;
 	}
 	mime = media_type(user, data, len, &how, &claimed);
@@ -447,7 +447,7 @@ read_one(const struct tc_call *call, const char *user, size_t max_bytes,
 		char msg[512];
 
 		tc_text_fmt(msg, sizeof(msg), "'%s': read failed: %s", user,
-		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
+		    rc == TC_ESYS ? strerror(errno) : fs_strerror(rc));
 		cJSON_AddStringToObject(o, "error", msg);
 		cJSON_AddFalseToObject(o, "truncated");
 		tc_result_shown(res, user);

@@ -143,6 +143,13 @@ fail:
 	return -1;
 }
 
+const char *
+fs_strerror(int rc)
+{
+	return rc == TC_EOUTSIDE ? "outside the allowed directories" :
+	    tc_strerror(rc);
+}
+
 int
 fs_map_error(const struct tc_call *call, int rc, const struct tc_diag *d,
     struct tc_result *res)
@@ -569,7 +576,7 @@ fs_read_text_file(const struct tc_call *call, struct tc_result *res)
 	close(fd);
 	if (rc != 0) {
 		tc_result_error(res, "'%s': read failed: %s", user,
-		    rc == TC_ESYS ? strerror(errno) : tc_strerror(rc));
+		    rc == TC_ESYS ? strerror(errno) : fs_strerror(rc));
 		goto out;
 	}
 	paged = g.truncated && max_bytes < asked;

@@ -243,8 +243,8 @@ check_accepted(const struct tc_policy *p, int nlines)
 	const struct tc_tool_policy *t;
 	const struct tc_root *r;
 	struct stat a, b;
-	size_t i, j, k, nfile = 0;
-	int hook = 0;
+	size_t i, j, k, n, nfile = 0;
+	int g, hook = 0;
 
 	FUZZ_CHECK(p->nroots >= 1 && p->nroots <= TC_ROOTS_MAX, "%zu roots",
 	    p->nroots);
@@ -309,6 +309,20 @@ check_accepted(const struct tc_policy *p, int nlines)
 			    c->patterns[k]);
 		FUZZ_CHECK(c->patterns[c->npatterns] == NULL, "consent "
 		    "patterns are not NULL-terminated");
+		for (g = 0, n = 0; g < TC_SUBJECT_NKINDS; g++) {
+			FUZZ_CHECK(g != TC_SUBJECT_PATH || c->nvalues[g] == 0,
+			    "consent path patterns among the typed values");
+			FUZZ_CHECK(((c->kinds & 1u << g) == 0) == (g == TC_SUBJECT_PATH
+			    ? c->npatterns == 0 : c->nvalues[g] == 0),
+			    "consent kinds do not say which kinds have values");
+			for (k = 0; k < c->nvalues[g]; k++, n++)
+				FUZZ_CHECK(tc_subject_pattern_valid(g,
+				    c->values[n], NULL, 0), "consent %s value "
+				    "'%s' is not valid",
+				    tc_subject_kind_name(g), c->values[n]);
+		}
+		FUZZ_CHECK(c->values == NULL || c->values[n] == NULL,
+		    "consent values are not NULL-terminated");
 	}
 	for (i = 0; i < p->nconsent_by; i++) {
 		FUZZ_CHECK(p->consent_by[i] == TC_CONSENT_ELICIT ||
@@ -400,6 +414,7 @@ write_policy(const struct tc_policy *p, size_t *len)
 	const struct tc_tool_policy *t;
 	char *buf = NULL;
 	size_t i, k, n;
+	int g;
 	FILE *f;
 
 	if ((f = open_memstream(&buf, len)) == NULL)
@@ -446,6 +461,12 @@ write_policy(const struct tc_policy *p, size_t *len)
 		quoted(f, p->consent[i].tool);
 		for (k = 0; k < p->consent[i].npatterns; k++)
 			quoted(f, p->consent[i].patterns[k]);
+		for (g = 0, n = 0; g < TC_SUBJECT_NKINDS; g++)
+			for (k = 0; k < p->consent[i].nvalues[g]; k++, n++) {
+				if (k == 0)
+					fprintf(f, " %s", tc_subject_kind_name(g));
+				quoted(f, p->consent[i].values[n]);
+			}
 		fputc('\n', f);
 	}
 	if (p->set_at[TC_SET_CONSENT_BY]) {
@@ -548,6 +569,15 @@ check_same(const struct tc_policy *p, const struct tc_policy *q,
 		for (k = 0; k < p->consent[i].npatterns; k++)
 			FUZZ_CHECK(strcmp(p->consent[i].patterns[k],
 			    q->consent[i].patterns[k]) == 0, "consent rule "
+			    "%zu differs after the round trip:\n%s", i, text);
+		FUZZ_CHECK(p->consent[i].kinds == q->consent[i].kinds &&
+		    memcmp(p->consent[i].nvalues, q->consent[i].nvalues,
+		    sizeof(p->consent[i].nvalues)) == 0, "consent rule %zu's "
+		    "kinds differ after the round trip:\n%s", i, text);
+		for (k = 0; p->consent[i].values != NULL &&
+		    p->consent[i].values[k] != NULL; k++)
+			FUZZ_CHECK(strcmp(p->consent[i].values[k],
+			    q->consent[i].values[k]) == 0, "consent rule "
 			    "%zu differs after the round trip:\n%s", i, text);
 	}
 	for (i = 0; i < p->nconsent_by; i++)

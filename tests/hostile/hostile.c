@@ -392,6 +392,16 @@ static const struct tc_tool hostile_tools[] = {
 	    "Change a directory by every call the fs-write profile has."),
 	TOOL("bad_utf8", hs_bad_utf8, bad_utf8_args, FS,
 	    "Return bytes that are not UTF-8 in the result."),
+
+	/* Typed subjects (subjects.c), for consent and the audit log. */
+	{ "run_thing", NULL, "Say hello; the call's subjects are a program, "
+	  "its arguments, where it runs and the variables it sets.",
+	  hs_run_thing_args, out_schema, hs_hello, FS, HOSTILE,
+	  hs_run_subjects, HS_RUN_KINDS },
+	{ "sql_thing", NULL, "Say hello; the call's subjects are a database "
+	  "and what its statement does.",
+	  hs_sql_thing_args, out_schema, hs_hello, FS, HOSTILE,
+	  hs_sql_subjects, HS_SQL_KINDS },
 };
 
 int

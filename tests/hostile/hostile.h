@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "policy/subject.h"
 #include "protocol/tools.h"
 
 /* --- Reporting (util.c) --- */
@@ -125,5 +126,20 @@ tc_tool_fn	hs_setid;
 /* checks.c: Landlock's write rights, and a result that is not UTF-8. */
 tc_tool_fn	hs_write_every_way;
 tc_tool_fn	hs_bad_utf8;
+
+/*
+ * subjects.c: tools whose calls have typed subjects (policy/subject.h):
+ * run_thing (program, arguments, working directory, environment names)
+ * and sql_thing (database, statement kind).  Their children say hello.
+ */
+extern const struct tc_arg hs_run_thing_args[];
+extern const struct tc_arg hs_sql_thing_args[];
+int	hs_run_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
+	    struct tc_subjects *out, struct tc_diag *d);
+int	hs_sql_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
+	    struct tc_subjects *out, struct tc_diag *d);
+#define HS_RUN_KINDS	(1u << TC_SUBJECT_PROGRAM | 1u << TC_SUBJECT_ARG | \
+			 1u << TC_SUBJECT_CWD | 1u << TC_SUBJECT_ENV)
+#define HS_SQL_KINDS	(1u << TC_SUBJECT_DATABASE | 1u << TC_SUBJECT_STATEMENT)
 
 #endif /* TC_HOSTILE_H */
