@@ -7,6 +7,12 @@
  * never disagree.  Handlers run in the confined child, know nothing of
  * JSON-RPC, read their checked arguments through tc_arg_*() and fill a
  * tc_result; the parent re-checks what the child sends back.
+ *
+ * Returns (protocol/): 0 or a negative TC_E* code, with a message in a
+ * struct tc_diag where a person or the model must read why; lookups NULL
+ * for what is absent; constructors NULL only when memory ran out.  A
+ * handler's failure that the model can act on is a result
+ * (tc_result_error()), not a code.
  */
 #ifndef TC_TOOLS_H
 #define TC_TOOLS_H
