@@ -5,6 +5,7 @@
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -114,6 +115,28 @@ tc_json_string_len(const char *s, size_t n)
 		}
 		s = q + 1;
 	}
+}
+
+const char *
+tc_json_number(char buf[TC_JSON_NUMBER_MAX], double d)
+{
+	int prec;
+
+	if (!isfinite(d)) {
+		memcpy(buf, "null", 5);
+		return buf;
+	}
+	if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+		snprintf(buf, TC_JSON_NUMBER_MAX, "%.0f", d);
+		return buf;
+	}
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, TC_JSON_NUMBER_MAX, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			return buf;
+	}
+	snprintf(buf, TC_JSON_NUMBER_MAX, "%.17g", d);
+	return buf;
 }
 
 static int

@@ -35,6 +35,17 @@
 /* Appends |v| as compact JSON.  Returns 0, TC_ETOOBIG or TC_ENOMEM. */
 int	tc_json_put(struct tc_buf *b, const cJSON *v);
 
+/*
+ * Writes |d| into |buf| as the shortest JSON number that reads back as
+ * the same double (an integer below 2^53 in plain digits), and returns
+ * |buf|; a non-finite |d|, which JSON cannot carry, gives "null".  cJSON
+ * prints 15 digits and may lose the rest (9007199254740991 comes out as
+ * 9.00719925474099e+15): where the exact value matters, write this text
+ * as a raw item.
+ */
+#define TC_JSON_NUMBER_MAX	32
+const char *tc_json_number(char buf[TC_JSON_NUMBER_MAX], double d);
+
 /* Appends |n| bytes of |s| as a JSON string, quoted and escaped. */
 int	tc_json_put_string(struct tc_buf *b, const char *s, size_t n);
 
