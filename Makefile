@@ -19,7 +19,15 @@
 
 BUILD	?= build
 PREFIX	?= /usr/local
-PKGS	 = libseccomp libcap libcjson sqlite3 nettle libpcre2-8
+
+# Libraries come from pkg-config.  PKGS are those of common/, which every
+# binary links; a server names its own in servers/NAME/deps.mk as
+# NAME_PKGS, and only its binary links them (toolcell-fs PCRE2; SQLite
+# waits for toolcell-sqlite), so that no binary carries a library it does
+# not use.
+PKGS	 = libseccomp libcap libcjson nettle
+SERVERS	 = fs
+include $(wildcard $(SERVERS:%=servers/%/deps.mk))
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \
@@ -33,7 +41,7 @@ HARDEN	 = -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
 ifeq ($(shell uname -m),x86_64)
 HARDEN	+= -fcf-protection
 endif
-LDHARDEN = -pie -Wl,-z,relro,-z,now,-z,noexecstack
+LDHARDEN = -pie -Wl,-z,relro,-z,now,-z,noexecstack -Wl,--as-needed
 SAN	 = -fsanitize=address,undefined -fno-sanitize-recover=all \
 	   -fno-omit-frame-pointer
 
@@ -72,7 +80,6 @@ COMMON_SRC = $(wildcard common/*/*.c)
 COMMON_OBJ = $(COMMON_SRC:%.c=$(BUILD)/%.o)
 LIB	   = $(BUILD)/libtoolcell.a
 
-SERVERS	   = fs
 BINS	   = $(SERVERS:%=$(BUILD)/toolcell-%)
 
 # The audit log's reader: verify, tail, summary.
@@ -106,9 +113,10 @@ AUDIT_CLI  = $(BUILD)/tests/fuzz/audit-cli.o \
 
 all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(MKLOG) $(ONTTY) $(REPLAY)
 
-$(BUILD)/config.mk: mk/deps.sh
+$(BUILD)/config.mk: mk/deps.sh $(wildcard $(SERVERS:%=servers/%/deps.mk))
 	@mkdir -p $(BUILD)
-	@sh mk/deps.sh build "$(PKGS)" > $@.tmp && mv $@.tmp $@
+	@sh mk/deps.sh build "$(PKGS)" $(foreach s,$(SERVERS),$(s):"$($(s)_PKGS)") \
+	    > $@.tmp && mv $@.tmp $@
 
 $(BUILD)/%.o: %.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
@@ -120,7 +128,7 @@ $(LIB): $(COMMON_OBJ)
 
 define server_rule
 $(BUILD)/toolcell-$(1): $(patsubst %.c,$(BUILD)/%.o,$(wildcard servers/$(1)/*.c)) $(LIB)
-	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(LDLIBS)
+	$$(CC) $$(ALL_LDFLAGS) -o $$@ $$^ $$(PKG_LIBS_$(1)) $$(LDLIBS)
 endef
 $(foreach s,$(SERVERS),$(eval $(call server_rule,$(s))))
 

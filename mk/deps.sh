@@ -2,7 +2,11 @@
 # deps.sh: check for what toolcell needs and, as root, install what is
 # missing with apt-get; otherwise stop with the exact command to run.
 #
-#   deps.sh build "PKGS"   print make variables for the pkg-config packages
+#   deps.sh build "PKGS" [NAME:"PKGS"]...
+#                          print make variables for the pkg-config packages:
+#                          PKG_CFLAGS for all of them, PKG_LIBS for the
+#                          first list (common/, linked by every binary),
+#                          PKG_LIBS_NAME for server NAME's own
 #   deps.sh node           make sure node, npm and jq (for the tests) are here
 #   deps.sh fuzz [CC]      make sure clang (or CC) links libFuzzer harnesses,
 #                          for make fuzz only
@@ -54,17 +58,30 @@ fuzz_links() {
 
 case ${1:-} in
 build)
+	common=$2
+	shift 2
+	all=$common
+	for s in "$@"; do
+		all="$all ${s#*:}"
+	done
 	missing=
 	command -v pkg-config >/dev/null 2>&1 || missing=pkg-config
 	command -v cc >/dev/null 2>&1 || missing="$missing gcc make"
-	for p in $2; do
+	for p in $all; do
 		pkg-config --exists "$p" 2>/dev/null ||
 		    missing="$missing $(debname "$p")"
 	done
 	# shellcheck disable=SC2086
 	[ -z "$missing" ] || apt_install $missing
-	echo "PKG_CFLAGS = $(pkg-config --cflags $2)"
-	echo "PKG_LIBS = $(pkg-config --libs $2)"
+	# shellcheck disable=SC2086
+	echo "PKG_CFLAGS = $(pkg-config --cflags $all)"
+	# shellcheck disable=SC2086
+	echo "PKG_LIBS = $(pkg-config --libs $common)"
+	for s in "$@"; do
+		# shellcheck disable=SC2086
+		[ -z "${s#*:}" ] ||
+		    echo "PKG_LIBS_${s%%:*} = $(pkg-config --libs ${s#*:})"
+	done
 	;;
 node)
 	missing=
@@ -95,7 +112,7 @@ fuzz)
 	fi
 	;;
 *)
-	echo "usage: deps.sh build PKGS | node | fuzz [CC]" >&2
+	echo "usage: deps.sh build PKGS [NAME:PKGS]... | node | fuzz [CC]" >&2
 	exit 2
 	;;
 esac

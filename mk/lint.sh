@@ -19,6 +19,14 @@ if grep -nE "$stdout" common/*/*.c servers/*/*.c | grep -v '^common/protocol/pro
 	rc=1
 fi
 
+# A diagnostic's code is a named TC_E* code: a bare -1 is TC_ENOMEM's
+# number, and a reader cannot tell "out of memory" from "failed".
+if grep -nE '\btc_diag(_errno)?\([^,]*,[[:space:]]*-1[[:space:]]*,' \
+    common/*/*.c servers/*/*.c audit/*.c tests/hostile/*.c; then
+	echo "lint: tc_diag() with -1 above: name the TC_E* code" >&2
+	rc=1
+fi
+
 if command -v mandoc >/dev/null 2>&1; then
 	for m in servers/*/*.1 servers/*/*.5 audit/*.1; do
 		mandoc -Tlint -Wwarning "$m" 2>&1 | grep -v 'mandoc.db' && rc=1

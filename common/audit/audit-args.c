@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "audit/audit.h"
+#include "base/json.h"
 #include "base/text.h"
 #include "protocol/tools.h"
 
@@ -184,6 +185,7 @@ copy_string(const char *s)
 struct role {
 	int			 depth;
 	int			 path;	/* a path, or an array of paths */
+	int			 map;	/* a string map: its keys are data */
 	const struct tc_arg	*table;	/* an object's members, if known */
 };
 
@@ -205,13 +207,14 @@ static int
 add_member(cJSON *out, const cJSON *c, struct role r)
 {
 	char name[TC_AUDIT_HEX_LEN + 8];
-	const struct tc_arg *a = find_arg(r.table, c->string);
-	struct role mr = { r.depth + 1, 0, NULL };
+	const struct tc_arg *a = r.map ? NULL : find_arg(r.table, c->string);
+	struct role mr = { r.depth + 1, 0, 0, NULL };
 	const char *key = c->string;
 	cJSON *v;
 
 	if (a != NULL) {
 		mr.path = (a->flags & TC_ARG_PATH) != 0;
+		mr.map = a->type == TC_ARG_STRING_MAP;
 		mr.table = a->items;
 	}
 	/* A path is never redacted, whatever its member is called. */
@@ -219,8 +222,11 @@ add_member(cJSON *out, const cJSON *c, struct role r)
 	    copy_value(c, mr);
 	if (v == NULL)
 		return -1;
-	/* A name is only kept whole up to the length of a kept string. */
-	if (strlen(key) > TC_AUDIT_STRING_MAX) {
+	/* A name is only kept whole up to the length of a kept string; a
+	 * map's keys are the client's data (an environment's names), and
+	 * one shaped like a secret is not kept either. */
+	if (strlen(key) > TC_AUDIT_STRING_MAX ||
+	    (r.map && secret_value(key))) {
 		memcpy(name, "sha256:", 7);
 		tc_audit_digest(NULL, key, strlen(key), name + 7);
 		key = name;
@@ -237,7 +243,7 @@ add_member(cJSON *out, const cJSON *c, struct role r)
 static cJSON *
 copy_container(const cJSON *v, struct role r)
 {
-	struct role ir = { r.depth + 1, r.path, r.table };
+	struct role ir = { r.depth + 1, r.path, 0, r.table };
 	const cJSON *c;
 	cJSON *out, *item;
 
@@ -267,6 +273,8 @@ fail:
 static cJSON *
 copy_value(const cJSON *v, struct role r)
 {
+	char num[TC_JSON_NUMBER_MAX];
+
 	if (r.depth > TC_AUDIT_DEPTH_MAX)
 		return cJSON_CreateString(TOO_DEEP);
 	if (cJSON_IsString(v))
@@ -276,13 +284,17 @@ copy_value(const cJSON *v, struct role r)
 		r.path = 0;	/* not a path, whatever the table says */
 	if (cJSON_IsArray(v) || cJSON_IsObject(v))
 		return copy_container(v, r);
+	/* A number as the call carried it: cJSON would print 15 digits
+	 * (an SQL parameter 9007199254740991 as 9.00719925474099e+15). */
+	if (cJSON_IsNumber(v))
+		return cJSON_CreateRaw(tc_json_number(num, v->valuedouble));
 	return cJSON_Duplicate(v, 0);
 }
 
 cJSON *
 tc_audit_args(const cJSON *args, const struct tc_arg *table)
 {
-	struct role r = { 1, 0, table };
+	struct role r = { 1, 0, 0, table };
 	cJSON *copy, *o;
 	char *s;
 

@@ -34,6 +34,7 @@
 
 #include "audit/audit.h"
 #include "base/buf.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "base/text.h"
 
@@ -526,16 +527,6 @@ verify_hint(const struct tc_audit *a, const char *file)
 	return hint;
 }
 
-/* Milliseconds on the monotonic clock. */
-static int64_t
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 static int	open_error(const struct tc_audit *, int, struct tc_diag *);
 
 /*
@@ -597,8 +588,8 @@ lock_file(struct tc_audit *a, int64_t *start, struct tc_diag *d)
 			return tc_diag_errno(d, TC_ESYS, "cannot lock audit "
 			    "log '%s'", a->path);
 		if (*start < 0)
-			*start = mono_ms();
-		else if (mono_ms() - *start >= (int64_t)a->lock_wait_ms) {
+			*start = tc_now_ms();
+		else if (tc_now_ms() - *start >= (int64_t)a->lock_wait_ms) {
 			tc_diag(d, TC_ESYS, "audit log '%s' has been locked by "
 			    "another process for %u ms, longer than a record "
 			    "takes: a server writing it is stopped or stuck",
@@ -794,8 +785,8 @@ hold(struct tc_audit *a, struct tc_diag *d)
 			return rc;
 		}
 		if (start < 0)
-			start = mono_ms();
-		else if (mono_ms() - start >= (int64_t)a->lock_wait_ms)
+			start = tc_now_ms();
+		else if (tc_now_ms() - start >= (int64_t)a->lock_wait_ms)
 			return tc_diag(d, TC_EINVAL, "audit log '%s' kept "
 			    "being replaced for %u ms while a record waited to "
 			    "be written", a->path, a->lock_wait_ms);

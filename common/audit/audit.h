@@ -200,7 +200,10 @@ void	tc_audit_close(struct tc_audit *a);
  * members of objects in an object array (TC_ARG_OBJECT_ARRAY) take their
  * roles from its items' table.
  *
- * Member names longer than TC_AUDIT_STRING_MAX become "sha256:<hex>";
+ * Member names longer than TC_AUDIT_STRING_MAX become "sha256:<hex>", as
+ * do the keys of a string map (TC_ARG_STRING_MAP: an environment's
+ * names, data of the client's) that look like secrets; numbers are
+ * written exactly (tc_json_number()), not in cJSON's 15 digits;
  * nesting deeper than TC_AUDIT_DEPTH_MAX becomes "[too deep]"; and a copy
  * whose compact JSON exceeds TC_AUDIT_ARGS_MAX becomes
  * {"length":N,"sha256":...} of it.  NULL |args| gives {}.  Returns a new

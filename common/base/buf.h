@@ -4,6 +4,9 @@
  * Everything filled from outside (a stdin frame, a child's pipe, a file read)
  * gets its cap at tc_buf_init().  The data is always NUL-terminated, so a
  * buffer holding text can be used as a C string.
+ *
+ * Returns (base/): 0 or a negative TC_E* code (TC_ETOOBIG, TC_ENOMEM);
+ * what measures or decodes returns what it found.
  */
 #ifndef TC_BUF_H
 #define TC_BUF_H

@@ -5,6 +5,11 @@
  * code stays in the table, marked unused.  Functions that can fail return 0
  * or a negative TC_E* code; those whose failure a person must read also take
  * a struct tc_diag * that receives a one-line message.
+ *
+ * Returns (base/): 0 or a negative TC_E* code; yes/no questions 1 or 0;
+ * what computes a value (a length, a pointer) returns it, NULL only when
+ * memory ran out.  A code is always named: a bare -1 reads as TC_ENOMEM,
+ * and make lint refuses one passed to tc_diag().
  */
 #ifndef TC_ERR_H
 #define TC_ERR_H
@@ -84,8 +89,9 @@ const char	*tc_strerror(int code);
 const char	*tc_errname(int code);
 
 /*
- * Formats a message into |d| (if not NULL) and returns |code|, so that a
- * failure costs one line: return tc_diag(d, TC_EINVAL, "bad '%s'", s);
+ * Formats a message into |d| (if not NULL) and returns |code|, a TC_E*
+ * code, so that a failure costs one line:
+ * return tc_diag(d, TC_EINVAL, "bad '%s'", s);
  */
 int		 tc_diag(struct tc_diag *d, int code, const char *fmt, ...)
 		    __attribute__((format(printf, 3, 4)));

@@ -1,6 +1,11 @@
-/* json.c: writing JSON into a buffer, and scanning it without a tree. */
+/*
+ * json.c: writing JSON into a buffer, scanning it without a tree, and
+ * checking the text a client sends.
+ */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "base/err.h"
@@ -110,6 +115,28 @@ tc_json_string_len(const char *s, size_t n)
 		}
 		s = q + 1;
 	}
+}
+
+const char *
+tc_json_number(char buf[TC_JSON_NUMBER_MAX], double d)
+{
+	int prec;
+
+	if (!isfinite(d)) {
+		memcpy(buf, "null", 5);
+		return buf;
+	}
+	if (d == floor(d) && fabs(d) < 9007199254740992.0) {
+		snprintf(buf, TC_JSON_NUMBER_MAX, "%.0f", d);
+		return buf;
+	}
+	for (prec = 15; prec < 17; prec++) {
+		snprintf(buf, TC_JSON_NUMBER_MAX, "%.*g", prec, d);
+		if (strtod(buf, NULL) == d)
+			return buf;
+	}
+	snprintf(buf, TC_JSON_NUMBER_MAX, "%.17g", d);
+	return buf;
 }
 
 static int
@@ -240,7 +267,7 @@ scan_word(const char *p, const char *e, const char *w)
  * Steps to the next item of an object or array between |open| and |close|:
  * past the opening bracket (on the first call) or the comma before it.
  * Returns 1 with *|pp| at the item, 0 at the closing bracket (*|pp| past
- * it), or -1.
+ * it), or TC_EBADJSON.
  */
 static int
 next_item(const char **pp, const char *e, char open, char close)
@@ -248,7 +275,7 @@ next_item(const char **pp, const char *e, char open, char close)
 	const char *p = *pp;
 
 	if (p >= e)
-		return -1;
+		return TC_EBADJSON;
 	if (*p == open) {
 		if (++p < e && *p == close) {
 			*pp = p + 1;
@@ -260,7 +287,7 @@ next_item(const char **pp, const char *e, char open, char close)
 		*pp = p + 1;
 		return 0;
 	} else
-		return -1;
+		return TC_EBADJSON;
 	*pp = p;
 	return 1;
 }
@@ -278,7 +305,7 @@ tc_json_member_key(const char **pp, const char *e, struct tc_json_span *m)
 	}
 	k = p;
 	if ((p = scan_string(p, e)) == NULL || p >= e || *p != ':')
-		return -1;
+		return TC_EBADJSON;
 	m->key = k + 1;
 	m->keylen = (size_t)(p - k - 2);
 	m->val = NULL;
@@ -301,7 +328,7 @@ tc_json_member(const char **pp, const char *e, int depth,
 	v = p;
 	if ((p = tc_json_scan(p, e, depth + 1)) == NULL ||
 	    p >= e || (*p != ',' && *p != '}'))
-		return -1;
+		return TC_EBADJSON;
 	m->val = v;
 	m->vallen = (size_t)(p - v);
 	*pp = p;
@@ -323,7 +350,7 @@ tc_json_element(const char **pp, const char *e, int depth, const char **v,
 	*v = p;
 	if ((p = tc_json_scan(p, e, depth + 1)) == NULL ||
 	    p >= e || (*p != ',' && *p != ']'))
-		return -1;
+		return TC_EBADJSON;
 	*vlen = (size_t)(p - *v);
 	*pp = p;
 	return 1;
@@ -377,4 +404,404 @@ tc_json_raw_take(struct tc_buf *b)
 	cJSON_free(it->valuestring);
 	it->valuestring = tc_buf_steal(b);
 	return it;
+}
+
+/* --- Text from outside: strict checking, raw members --- */
+
+const char *
+tc_json_skip_ws(const char *s, const char *e)
+{
+	while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++;
+	return s;
+}
+
+static const char *
+skip_string(const char *s, const char *e)
+{
+	for (s++; s < e; s++) {
+		if (*s == '\\')
+			s++;
+		else if (*s == '"')
+			return s + 1;
+	}
+	return NULL;
+}
+
+const char *
+tc_json_skip(const char *s, const char *e)
+{
+	char close;
+
+	s = tc_json_skip_ws(s, e);
+	if (s >= e)
+		return NULL;
+	switch (*s) {
+	case '"':
+		return skip_string(s, e);
+	case '{':
+	case '[':
+		close = *s == '{' ? '}' : ']';
+		s = tc_json_skip_ws(s + 1, e);
+		if (s < e && *s == close)
+			return s + 1;
+		for (;;) {
+			if (close == '}') {
+				s = tc_json_skip_ws(s, e);
+				if (s >= e || *s != '"' ||
+				    (s = skip_string(s, e)) == NULL)
+					return NULL;
+				s = tc_json_skip_ws(s, e);
+				if (s >= e || *s != ':')
+					return NULL;
+				s++;
+			}
+			if ((s = tc_json_skip(s, e)) == NULL)
+				return NULL;
+			s = tc_json_skip_ws(s, e);
+			if (s >= e)
+				return NULL;
+			if (*s == close)
+				return s + 1;
+			if (*s != ',')
+				return NULL;
+			s++;
+		}
+	default:
+		while (s < e && strchr(",]} \t\r\n", *s) == NULL)
+			s++;
+		return s;
+	}
+}
+
+/* Reads four hex digits at |s| (before |e|) into *|u|; returns 0 or -1. */
+static int
+hex4(const unsigned char *s, const unsigned char *e, unsigned *u)
+{
+	int i, v;
+
+	if (e - s < 4)
+		return -1;
+	for (*u = 0, i = 0; i < 4; i++) {
+		if ((v = tc_hex_digit((unsigned char)s[i])) < 0)
+			return -1;
+		*u = *u << 4 | (unsigned)v;
+	}
+	return 0;
+}
+
+/*
+ * Decodes the escape after the backslash at |s| (in a string that
+ * tc_json_strict() accepted) into UTF-8 at |out| (*|olen| bytes); returns
+ * how many bytes after the backslash it took.
+ */
+static size_t
+unescape(const unsigned char *s, const unsigned char *e, char out[4],
+    size_t *olen)
+{
+	static const char from[] = "\"\\/bfnrt", to[] = "\"\\/\b\f\n\r\t";
+	const char *c;
+	unsigned u, lo;
+	size_t used = 5;
+
+	if (*s != 'u') {
+		c = strchr(from, *s);
+		out[0] = c != NULL ? to[c - from] : (char)*s;
+		*olen = 1;
+		return 1;
+	}
+	if (hex4(s + 1, e, &u) != 0)
+		u = 0xfffd;
+	if (u >= 0xd800 && u <= 0xdbff && e - s >= 11 &&
+	    hex4(s + 7, e, &lo) == 0) {
+		u = 0x10000 + ((u - 0xd800) << 10) + (lo - 0xdc00);
+		used = 11;
+	}
+	if (u < 0x80) {
+		out[0] = (char)u;
+		*olen = 1;
+	} else if (u < 0x800) {
+		out[0] = (char)(0xc0 | u >> 6);
+		out[1] = (char)(0x80 | (u & 0x3f));
+		*olen = 2;
+	} else if (u < 0x10000) {
+		out[0] = (char)(0xe0 | u >> 12);
+		out[1] = (char)(0x80 | (u >> 6 & 0x3f));
+		out[2] = (char)(0x80 | (u & 0x3f));
+		*olen = 3;
+	} else {
+		out[0] = (char)(0xf0 | u >> 18);
+		out[1] = (char)(0x80 | (u >> 12 & 0x3f));
+		out[2] = (char)(0x80 | (u >> 6 & 0x3f));
+		out[3] = (char)(0x80 | (u & 0x3f));
+		*olen = 4;
+	}
+	return used;
+}
+
+/* Returns 1 if the |klen| bytes of a member name at |k| (between its
+ * quotes, escapes and all) decode to |want|. */
+static int
+key_is(const char *k, size_t klen, const char *want)
+{
+	const unsigned char *s = (const unsigned char *)k, *e = s + klen;
+	size_t wl = strlen(want), i = 0, ul;
+	char u[4];
+
+	while (s < e) {
+		if (*s != '\\') {
+			if (i >= wl || want[i] != (char)*s)
+				return 0;
+			i++;
+			s++;
+			continue;
+		}
+		s += 1 + unescape(s + 1, e, u, &ul);
+		if (ul > wl - i || memcmp(want + i, u, ul) != 0)
+			return 0;
+		i += ul;
+	}
+	return i == wl;
+}
+
+int
+tc_json_raw_member(const char *text, size_t textlen, const char *const *path,
+    size_t n, const char **start, size_t *len)
+{
+	const char *s = text, *e = text + textlen, *k, *v;
+	size_t klen, i;
+
+	*start = NULL;
+	*len = 0;
+	for (i = 0; i < n; i++) {
+		s = tc_json_skip_ws(s, e);
+		if (s >= e || *s != '{')
+			return TC_ENOTFOUND;
+		s = tc_json_skip_ws(s + 1, e);
+		for (;;) {
+			if (s >= e || *s != '"')
+				return TC_ENOTFOUND;
+			k = s + 1;
+			if ((s = skip_string(s, e)) == NULL)
+				return TC_ENOTFOUND;
+			klen = (size_t)(s - 1 - k);
+			s = tc_json_skip_ws(s, e);
+			if (s >= e || *s != ':')
+				return TC_ENOTFOUND;
+			v = tc_json_skip_ws(s + 1, e);
+			if (key_is(k, klen, path[i]))
+				break;
+			if ((s = tc_json_skip(v, e)) == NULL)
+				return TC_ENOTFOUND;
+			s = tc_json_skip_ws(s, e);
+			if (s >= e || *s != ',')
+				return TC_ENOTFOUND;
+			s = tc_json_skip_ws(s + 1, e);
+		}
+		s = v;
+	}
+	if ((v = tc_json_skip(s, e)) == NULL)
+		return TC_ENOTFOUND;
+	*start = s;
+	*len = (size_t)(v - s);
+	return 0;
+}
+
+/* --- Strict validation (before cJSON sees the text) --- */
+
+static const unsigned char *
+ws(const unsigned char *s, const unsigned char *e)
+{
+	while (s < e && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+		s++;
+	return s;
+}
+
+/*
+ * Checks the string at |s| (its opening quote); returns the byte after
+ * its closing quote, or NULL.  Sets *|nul| if it holds \u0000.  Its
+ * bytes must be UTF-8: a byte from 0x80 up starts a character checked
+ * here (only a string may hold one; the rest of the grammar is ASCII).
+ */
+static const unsigned char *
+strict_string(const unsigned char *s, const unsigned char *e, int *nul)
+{
+	unsigned u, lo;
+	uint32_t cp;
+	size_t k;
+
+	*nul = 0;
+	for (s++; s < e; s++) {
+		if (*s == '"')
+			return s + 1;
+		if (*s < 0x20)
+			return NULL;
+		if (*s >= 0x80) {
+			if ((k = tc_utf8_decode(s, (size_t)(e - s), &cp,
+			    NULL)) == 0)
+				return NULL;
+			s += k - 1;
+			continue;
+		}
+		if (*s != '\\')
+			continue;
+		if (++s >= e)
+			return NULL;
+		switch (*s) {
+		case '"': case '\\': case '/': case 'b': case 'f': case 'n':
+		case 'r': case 't':
+			break;
+		case 'u':
+			if (hex4(s + 1, e, &u) != 0)
+				return NULL;
+			s += 4;
+			if (u == 0)
+				*nul = 1;
+			if (u >= 0xdc00 && u <= 0xdfff)
+				return NULL;	/* a low half alone */
+			if (u < 0xd800 || u > 0xdbff)
+				break;
+			/* A high half: the low half must follow. */
+			if (e - s < 7 || s[1] != '\\' || s[2] != 'u' ||
+			    hex4(s + 3, e, &lo) != 0 || lo < 0xdc00 ||
+			    lo > 0xdfff)
+				return NULL;
+			s += 6;
+			break;
+		default:
+			return NULL;
+		}
+	}
+	return NULL;
+}
+
+static const unsigned char *
+strict_digits(const unsigned char *s, const unsigned char *e)
+{
+	if (s >= e || *s < '0' || *s > '9')
+		return NULL;
+	while (s < e && *s >= '0' && *s <= '9')
+		s++;
+	return s;
+}
+
+/* -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][+-]?[0-9]+)? */
+static const unsigned char *
+strict_number(const unsigned char *s, const unsigned char *e)
+{
+	if (s < e && *s == '-')
+		s++;
+	if (s < e && *s == '0')
+		s++;
+	else if (s >= e || *s < '1' || *s > '9' ||
+	    (s = strict_digits(s, e)) == NULL)
+		return NULL;
+	if (s < e && *s == '.' && (s = strict_digits(s + 1, e)) == NULL)
+		return NULL;
+	if (s < e && (*s == 'e' || *s == 'E')) {
+		s++;
+		if (s < e && (*s == '+' || *s == '-'))
+			s++;
+		if ((s = strict_digits(s, e)) == NULL)
+			return NULL;
+	}
+	return s;
+}
+
+/* Checks a member's name, the colon and white space; returns the start
+ * of its value, or NULL. */
+static const unsigned char *
+strict_name(const unsigned char *s, const unsigned char *e, unsigned *flags)
+{
+	int nul;
+
+	if (s >= e || *s != '"' || (s = strict_string(s, e, &nul)) == NULL)
+		return NULL;
+	if (nul)
+		*flags |= TC_JSON_NUL_NAME;
+	s = ws(s, e);
+	if (s >= e || *s != ':')
+		return NULL;
+	return ws(s + 1, e);
+}
+
+int
+tc_json_strict(const char *text, size_t n, unsigned *flags)
+{
+	const unsigned char *s = (const unsigned char *)text, *e = s + n;
+	static const char *const words[] = { "true", "false", "null" };
+	char nest[TC_JSON_NEST];	/* '{' or '[' for each level */
+	size_t depth = 0, i, wl;
+	char end;
+	int nul;
+
+	/* Iterative, so that nesting costs no stack beyond |nest|. */
+	*flags = 0;
+	s = ws(s, e);
+	for (;;) {
+		/* A value starts here. */
+		if (s >= e)
+			return TC_EBADJSON;
+		switch (*s) {
+		case '{':
+		case '[':
+			if (depth == TC_JSON_NEST)
+				return TC_EBADJSON;
+			nest[depth++] = (char)*s;
+			end = *s == '{' ? '}' : ']';
+			s = ws(s + 1, e);
+			if (s < e && *s == end) {
+				s++;
+				depth--;
+				break;
+			}
+			if (end == '}' && (s = strict_name(s, e, flags)) ==
+			    NULL)
+				return TC_EBADJSON;
+			continue;
+		case '"':
+			if ((s = strict_string(s, e, &nul)) == NULL)
+				return TC_EBADJSON;
+			if (nul)
+				*flags |= TC_JSON_NUL | (depth <= 2 ?
+				    TC_JSON_NUL_SHALLOW : 0);
+			break;
+		case 't':
+		case 'f':
+		case 'n':
+			for (i = 0; words[i][0] != (char)*s; i++)
+				;
+			wl = strlen(words[i]);
+			if ((size_t)(e - s) < wl || memcmp(s, words[i], wl))
+				return TC_EBADJSON;
+			s += wl;
+			break;
+		default:
+			if ((s = strict_number(s, e)) == NULL)
+				return TC_EBADJSON;
+			break;
+		}
+		/* After a value: close what ends here, then a comma or the
+		 * end of the text. */
+		for (;;) {
+			s = ws(s, e);
+			if (depth == 0)
+				return s == e ? 0 : TC_EBADJSON;
+			if (s >= e)
+				return TC_EBADJSON;
+			end = nest[depth - 1] == '{' ? '}' : ']';
+			if (*s == end) {
+				s++;
+				depth--;
+				continue;
+			}
+			if (*s != ',')
+				return TC_EBADJSON;
+			s = ws(s + 1, e);
+			if (end == '}' && (s = strict_name(s, e, flags)) ==
+			    NULL)
+				return TC_EBADJSON;
+			break;
+		}
+	}
 }

@@ -1,14 +1,25 @@
 /*
- * json.h: JSON text without building a tree.
+ * json.h: JSON text without building a tree, of two kinds.
  *
- * A child writes its result straight into one buffer (tc_json_put*), and
- * the server checks the text it receives with a strict scanner
- * (tc_json_scan) and passes it on as it came, so that a large answer is
- * neither rebuilt object by object nor printed a second time.  The scanner
- * accepts the subset of JSON that the writer produces: no whitespace
- * between tokens (a newline there would split a stdio message), strings
- * without raw control characters, numbers in RFC 8259 form, nesting at
- * most TC_JSON_DEPTH deep.  UTF-8 is checked separately (tc_utf8_valid).
+ * What toolcell writes: a child writes its result straight into one
+ * buffer (tc_json_put*), and the server checks the text it receives with
+ * a strict scanner (tc_json_scan) and passes it on as it came, so that a
+ * large answer is neither rebuilt object by object nor printed a second
+ * time.  The scanner accepts the subset of JSON that the writer produces:
+ * no whitespace between tokens (a newline there would split a stdio
+ * message), strings without raw control characters, numbers in RFC 8259
+ * form, nesting at most TC_JSON_DEPTH deep.  UTF-8 is checked separately
+ * (tc_utf8_valid).
+ *
+ * What a client sends: any RFC 8259 text, checked whole by
+ * tc_json_strict() before cJSON (which accepts more) parses it; then
+ * tc_json_raw_member() finds a member's text as it was written (a request
+ * id is echoed back exactly), and tc_json_skip() steps over values (the
+ * elements of a batch).
+ *
+ * Returns (base/): 0 or a negative TC_E* code; iterators 1 (an item), 0
+ * (the end) or TC_EBADJSON; yes/no questions 1 or 0; scanners a pointer
+ * to where they stopped, NULL for text not in the accepted form.
  */
 #ifndef TC_JSON_H
 #define TC_JSON_H
@@ -23,6 +34,17 @@
 
 /* Appends |v| as compact JSON.  Returns 0, TC_ETOOBIG or TC_ENOMEM. */
 int	tc_json_put(struct tc_buf *b, const cJSON *v);
+
+/*
+ * Writes |d| into |buf| as the shortest JSON number that reads back as
+ * the same double (an integer below 2^53 in plain digits), and returns
+ * |buf|; a non-finite |d|, which JSON cannot carry, gives "null".  cJSON
+ * prints 15 digits and may lose the rest (9007199254740991 comes out as
+ * 9.00719925474099e+15): where the exact value matters, write this text
+ * as a raw item.
+ */
+#define TC_JSON_NUMBER_MAX	32
+const char *tc_json_number(char buf[TC_JSON_NUMBER_MAX], double d);
 
 /* Appends |n| bytes of |s| as a JSON string, quoted and escaped. */
 int	tc_json_put_string(struct tc_buf *b, const char *s, size_t n);
@@ -60,8 +82,8 @@ struct tc_json_span {
 /*
  * Iterates the members of the object at |*pp|, which must start with '{'
  * on the first call (*|pp| set to the '{').  Returns 1 with |m| filled and
- * *|pp| moved past the member, 0 at the closing '}' (*|pp| past it), or -1
- * if the text is not an object in the accepted form.
+ * *|pp| moved past the member, 0 at the closing '}' (*|pp| past it), or
+ * TC_EBADJSON if the text is not an object in the accepted form.
  */
 int	tc_json_member(const char **pp, const char *e, int depth,
 	    struct tc_json_span *m);
@@ -76,13 +98,57 @@ int	tc_json_member_key(const char **pp, const char *e,
 
 /*
  * Iterates the elements of the array at |*pp| in the same way: returns 1
- * with the element's bytes in |v|/|vlen|, 0 at the closing ']', -1 on
- * malformed text.
+ * with the element's bytes in |v|/|vlen|, 0 at the closing ']',
+ * TC_EBADJSON on malformed text.
  */
 int	tc_json_element(const char **pp, const char *e, int depth,
 	    const char **v, size_t *vlen);
 
 /* Returns 1 if |m|'s key is exactly |key| (written without escapes). */
 int	tc_json_key_is(const struct tc_json_span *m, const char *key);
+
+/* What tc_json_strict() reports besides validity. */
+#define TC_JSON_NUL		0x1u	/* a string value holds U+0000 */
+#define TC_JSON_NUL_NAME	0x2u	/* a member name holds U+0000 */
+#define TC_JSON_NUL_SHALLOW	0x4u	/* so does a string value at most
+					   two levels deep (the envelope's,
+					   or params' own members') */
+
+/* The deepest nesting accepted: cJSON's own limit. */
+#define TC_JSON_NEST		CJSON_NESTING_LIMIT
+
+/*
+ * Checks that the |n| bytes at |s| are exactly one JSON text as RFC 8259
+ * defines it (white space around it allowed), before cJSON, which accepts
+ * more, sees them: every escape (\u with four hex digits), number and
+ * literal as the grammar says, no raw control character in a string, no
+ * white space but space, tab, LF and CR.  Beyond RFC 8259 it refuses an
+ * escaped surrogate that is not half of a pair, since the text must
+ * decode to valid UTF-8, and nesting deeper than TC_JSON_NEST.  The bytes
+ * themselves must be UTF-8, as RFC 8259 section 8.1 says: a string that
+ * is not (an invalid, overlong, surrogate or cut sequence) is refused
+ * here, whatever the caller checked before.  Sets *|flags| to the
+ * TC_JSON_NUL* that apply.  Returns 0, or TC_EBADJSON if the text is
+ * refused.
+ */
+int	tc_json_strict(const char *s, size_t n, unsigned *flags);
+
+/*
+ * Finds the raw text of the member at |path| (|n| keys from the top-level
+ * object down) in JSON text that tc_json_strict() has accepted.  Member
+ * names are compared as decoded, so "\u0069d" is "id".  Returns 0 and
+ * sets *|start| and *|len|, or TC_ENOTFOUND.
+ */
+int	tc_json_raw_member(const char *text, size_t textlen,
+	    const char *const *path, size_t n, const char **start, size_t *len);
+
+/*
+ * In text that tc_json_strict() has accepted: tc_json_skip_ws() returns
+ * the first byte at or after |s| (before |e|) that is not white space;
+ * tc_json_skip() the end of the value that starts there, after any white
+ * space, or NULL if the text ends first.
+ */
+const char *tc_json_skip_ws(const char *s, const char *e);
+const char *tc_json_skip(const char *s, const char *e);
 
 #endif /* TC_JSON_H */

@@ -2,6 +2,9 @@
  * log.h: diagnostics on stderr.  A server's stdout carries MCP messages only,
  * so everything a person should read goes here, one line per message,
  * prefixed with the program's name.
+ *
+ * Returns (base/): nothing here fails; tc_fatal() and tc_bug() do not
+ * return.
  */
 #ifndef TC_LOG_H
 #define TC_LOG_H

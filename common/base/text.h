@@ -25,6 +25,9 @@
  * the Hangul fillers and other spaces; a literal backslash (a name
  * holding "\u202E" as six characters reads as the escape would:
  * structuredContent, which keeps every name as it is, tells them apart).
+ *
+ * Returns (base/): 0 or a negative TC_E* code (TC_ETOOBIG, TC_ENOMEM);
+ * what cuts or formats returns a length or its output buffer.
  */
 #ifndef TC_TEXT_H
 #define TC_TEXT_H

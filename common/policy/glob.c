@@ -356,8 +356,10 @@ tc_glob_match_string(const char *pattern, const char *s)
 }
 
 const char *
-tc_path_beneath(const char *path, const char *root, size_t rootlen)
+tc_path_beneath(const char *path, const char *root)
 {
+	size_t rootlen = strlen(root);
+
 	if (rootlen == 1 && root[0] == '/')
 		return path + 1;
 	if (strncmp(path, root, rootlen) != 0)
@@ -399,14 +401,14 @@ match_any_root(const struct tc_policy *p, const char *pattern,
 	size_t i;
 
 	for (i = 0; i < p->nroots; i++) {
-		rest = tc_path_beneath(abs, p->roots[i].path, p->roots[i].pathlen);
+		rest = tc_path_beneath(abs, p->roots[i].path);
 		if (rest != NULL && tc_glob_match(pattern, rest))
 			return 1;
 	}
 	/* Narrowed by the client's roots: a pattern is still relative to
 	 * the policy's own directories. */
 	for (i = 0; i < p->nceiling; i++) {
-		rest = tc_path_beneath(abs, p->ceiling[i].path, p->ceiling[i].pathlen);
+		rest = tc_path_beneath(abs, p->ceiling[i].path);
 		if (rest != NULL && tc_glob_match(pattern, rest))
 			return 1;
 	}

@@ -70,14 +70,14 @@ int	tc_glob_valid(const char *pattern, char *why, size_t n);
 int	tc_glob_match(const char *pattern, const char *path);
 
 /*
- * Returns what follows |root| (|rootlen| bytes, canonical) in |path| when
- * |path| is |root| or lies beneath it, compared component by component
- * ("/a" holds "/a/b" but not "/ab"): "" for |root| itself, "b/c" for
- * "/a/b/c" beneath "/a"; else NULL.  The one test of "is this path inside
- * that directory" on names; what is really inside is for the kernel.
+ * Returns what follows |root| (canonical) in |path| when |path| is |root|
+ * or lies beneath it, compared component by component ("/a" holds "/a/b"
+ * but not "/ab"): "" for |root| itself, "b/c" for "/a/b/c" beneath "/a";
+ * else NULL.  The one test of "is this path inside that directory" on
+ * names, for every layer (what is really inside is for the kernel).  It
+ * lives here, beneath path.c, which uses the deny rules of this file.
  */
-const char *tc_path_beneath(const char *path, const char *root,
-	    size_t rootlen);
+const char *tc_path_beneath(const char *path, const char *root);
 
 /*
  * Patterns for values that are not paths (an argument, a name): the

@@ -71,13 +71,6 @@ problem(struct collect *c, const char *fmt, ...)
 	c->problems++;
 }
 
-/* Returns 1 if |path| is |dir| or lies beneath it (canonical paths). */
-static int
-beneath(const char *path, const char *dir)
-{
-	return tc_path_beneath(path, dir, strlen(dir)) != NULL;
-}
-
 static void
 trace_release(struct trace *t)
 {
@@ -290,7 +283,7 @@ in_a_root(const struct tc_policy *p, const char *path)
 	size_t i;
 
 	for (i = 0; i < p->nroots; i++)
-		if (beneath(path, p->roots[i].path))
+		if (tc_path_beneath(path, p->roots[i].path) != NULL)
 			return 1;
 	return 0;
 }
@@ -405,7 +398,7 @@ check_writable(struct collect *c, const struct item *it)
 		for (i = 0; i < c->p->nroots; i++) {
 			r = &c->p->roots[i];
 			if (!(r->flags & TC_ROOT_WRITE) ||
-			    !beneath(where, r->path))
+			    tc_path_beneath(where, r->path) == NULL)
 				continue;
 			if (k < it->t.nlinks)
 				snprintf(how, sizeof(how), "the symbolic link "

@@ -85,8 +85,8 @@ tc_path_map(const struct tc_policy *pol, const char *user, struct tc_path *out,
 			const char *a, *b;
 
 			r = &pol->roots[i];
-			a = tc_path_beneath(user_abs, r->path, r->pathlen);
-			b = tc_path_beneath(user_abs, r->given, r->givenlen);
+			a = tc_path_beneath(user_abs, r->path);
+			b = tc_path_beneath(user_abs, r->given);
 			if (a != NULL && r->pathlen >= best) {
 				rest = a;
 				best = r->pathlen;
@@ -584,7 +584,6 @@ tc_path_where_under(const char *rootpath, int fd, struct tc_where *w,
     const char **why)
 {
 	const char *rest;
-	size_t rootlen;
 
 	memset(w, 0, sizeof(*w));
 	*why = NULL;
@@ -597,13 +596,7 @@ tc_path_where_under(const char *rootpath, int fd, struct tc_where *w,
 		    "/proc/self/fd does not say where it is";
 		goto fail;
 	}
-	rootlen = strlen(rootpath);
-	if (rootlen == 1)
-		rest = w->abs + 1;
-	else if (strncmp(w->abs, rootpath, rootlen) == 0 &&
-	    (w->abs[rootlen] == '/' || w->abs[rootlen] == '\0'))
-		rest = w->abs + rootlen + (w->abs[rootlen] == '/');
-	else {
+	if ((rest = tc_path_beneath(w->abs, rootpath)) == NULL) {
 		/* Beneath the root by openat2(), yet not by name: the root
 		 * or the file was removed or moved meanwhile. */
 		*why = "it is no longer beneath its allowed directory";

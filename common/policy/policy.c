@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/strv.h"
 #include "policy/glob.h"
 #include "base/log.h"
 #include "policy/policy.h"
@@ -140,16 +141,6 @@ tc_policy_release(struct tc_policy *p)
 	free(p->file);
 	release_section(p);
 	tc_policy_init(p);
-}
-
-void
-tc_strv_free(char **v)
-{
-	char **s;
-
-	for (s = v; s != NULL && *s != NULL; s++)
-		free(*s);
-	free(v);
 }
 
 int
@@ -490,13 +481,6 @@ tc_deny_str(const struct tc_deny *r, char *buf, size_t len)
 	return buf;
 }
 
-/* Returns 1 if |path| is |dir| or lies beneath it (canonical paths). */
-static int
-beneath(const char *path, const char *dir)
-{
-	return tc_path_beneath(path, dir, strlen(dir)) != NULL;
-}
-
 /* Adds |real| (canonical, beneath or equal to |from|) to |out|. */
 static int
 add_narrowed(const struct tc_policy *p, struct tc_root *out, size_t *nout,
@@ -587,8 +571,8 @@ tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 		 * directory nested in a writable one stays read-only. */
 		best = NULL;
 		for (i = 0; i < nceil; i++)
-			if (beneath(real, ceil[i].path) && (best == NULL ||
-			    ceil[i].pathlen > best->pathlen))
+			if (tc_path_beneath(real, ceil[i].path) != NULL &&
+			    (best == NULL || ceil[i].pathlen > best->pathlen))
 				best = &ceil[i];
 		if (best != NULL && nout < TC_ROOTS_MAX &&
 		    add_narrowed(p, out, &nout, best, real) != 0)
@@ -596,7 +580,7 @@ tc_policy_narrow(struct tc_policy *p, char *const *dirs, size_t n,
 		/* Allowed directories inside it stay, each as it was. */
 		for (i = 0; i < nceil && nout < TC_ROOTS_MAX; i++) {
 			if (strcmp(ceil[i].path, real) != 0 &&
-			    beneath(ceil[i].path, real) &&
+			    tc_path_beneath(ceil[i].path, real) != NULL &&
 			    add_narrowed(p, out, &nout, &ceil[i],
 			    ceil[i].path) != 0)
 				goto oom;

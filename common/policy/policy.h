@@ -282,10 +282,6 @@ enum tc_policy_features {
 	TC_POLICY_F_NETWORK	= 1 << 0,	/* some tool may use a network */
 };
 
-
-/* Frees a NULL-terminated array of strings. */
-void	tc_strv_free(char **v);
-
 /* Fills |p| with no roots and the default limits. */
 void	tc_policy_init(struct tc_policy *p);
 

@@ -13,6 +13,11 @@
  * tc_proto_reply() or tc_proto_error(), at once or later: the server keeps
  * reading while a request is pending, so pings, cancellations and answers
  * to the server's own requests get through.
+ *
+ * Returns (protocol/): 0 or a negative TC_E* code; a request's id (from
+ * 1), or TC_ENOMEM; tc_proto_read() 1 at the end of the input.  What
+ * goes to the client is never a return value: it is sent, through
+ * tc_proto_reply() or tc_proto_error() with a TC_RPC_* code.
  */
 #ifndef TC_PROTOCOL_H
 #define TC_PROTOCOL_H
@@ -120,7 +125,8 @@ struct tc_proto {
 	struct tc_batch	*batch;		/* the batch being dispatched */
 };
 
-/* Sets up |p| from |cfg| (copied; strings borrowed for |p|'s life). */
+/* Sets up |p| from |cfg| (copied; strings borrowed for |p|'s life).
+ * Returns 0. */
 int	tc_proto_init(struct tc_proto *p, const struct tc_proto_config *cfg);
 void	tc_proto_release(struct tc_proto *p);
 
@@ -163,7 +169,7 @@ void	tc_proto_notify(struct tc_proto *p, const char *method, cJSON *params);
 /*
  * Sends a request to the client; |fn| is called once with its answer, or
  * with a NULL result and an error when the session ends first.  Takes
- * ownership of |params|.  Returns the request's id, or -1 on failure.
+ * ownership of |params|.  Returns the request's id, or TC_ENOMEM.
  */
 int64_t	tc_proto_request(struct tc_proto *p, const char *method, cJSON *params,
 	    tc_response_fn *fn, void *ctx);
@@ -173,39 +179,5 @@ void	tc_proto_forget(struct tc_proto *p, int64_t id);
 
 /* Returns 1 if the client declared capability |name| at initialize. */
 int	tc_proto_client_has(const struct tc_proto *p, const char *name);
-
-/* What tc_json_strict() reports besides validity. */
-#define TC_JSON_NUL		0x1u	/* a string value holds U+0000 */
-#define TC_JSON_NUL_NAME	0x2u	/* a member name holds U+0000 */
-#define TC_JSON_NUL_SHALLOW	0x4u	/* so does a string value at most
-					   two levels deep (the envelope's,
-					   or params' own members') */
-
-/* The deepest nesting accepted: cJSON's own limit. */
-#define TC_JSON_NEST		CJSON_NESTING_LIMIT
-
-/*
- * Checks that the |n| bytes at |s| are exactly one JSON text as RFC 8259
- * defines it (white space around it allowed), before cJSON, which accepts
- * more, sees them: every escape (\u with four hex digits), number and
- * literal as the grammar says, no raw control character in a string, no
- * white space but space, tab, LF and CR.  Beyond RFC 8259 it refuses an
- * escaped surrogate that is not half of a pair, since the text must
- * decode to valid UTF-8, and nesting deeper than TC_JSON_NEST.  The bytes
- * themselves must be UTF-8, as RFC 8259 section 8.1 says: a string that
- * is not (an invalid, overlong, surrogate or cut sequence) is refused
- * here, whatever the caller checked before.  Sets *|flags| to the
- * TC_JSON_NUL* that apply.  Returns 0, or -1 if the text is refused.
- */
-int	tc_json_strict(const char *s, size_t n, unsigned *flags);
-
-/*
- * Finds the raw text of the member at |path| (|n| keys from the top-level
- * object down) in JSON text that tc_json_strict() has accepted.  Member
- * names are compared as decoded, so "\u0069d" is "id".  Returns 0 and
- * sets *|start| and *|len|, or TC_ENOTFOUND.
- */
-int	tc_json_raw_member(const char *text, size_t textlen,
-	    const char *const *path, size_t n, const char **start, size_t *len);
 
 #endif /* TC_PROTOCOL_H */

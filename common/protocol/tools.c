@@ -31,6 +31,84 @@ valid_tool_name(const char *s)
 	return i <= 40;
 }
 
+/* The largest integer a double holds exactly, with every integer below
+ * it: 2^53 - 1.  A larger one may have been rounded on its way in. */
+#define EXACT_MAX	9007199254740991.0
+#define EXACT_MAX_TEXT	"9007199254740991"
+
+/* What TC_ARG_NAME_KEYS takes, as valid_name() checks it. */
+#define NAME_PATTERN	"^[A-Za-z_][A-Za-z0-9_]*$"
+
+/* Which flags each type takes; the rest would be ignored, or mean
+ * nothing, and so mark a mistake in the table. */
+static unsigned
+flags_allowed(enum tc_arg_type t)
+{
+	unsigned all = TC_ARG_REQUIRED | TC_ARG_NULLABLE;
+
+	switch (t) {
+	case TC_ARG_STRING:
+	case TC_ARG_STRING_ARRAY:
+		return all | TC_ARG_NONEMPTY | TC_ARG_PATH;
+	case TC_ARG_INT:
+	case TC_ARG_BOOL:
+	case TC_ARG_NUMBER:
+		return all | TC_ARG_DEFAULT;
+	case TC_ARG_OBJECT_ARRAY:
+		return all;
+	case TC_ARG_SCALAR_ARRAY:
+		return all | TC_ARG_NONEMPTY;
+	case TC_ARG_STRING_MAP:
+		return all | TC_ARG_NONEMPTY | TC_ARG_NAME_KEYS;
+	}
+	return 0;
+}
+
+/* Checks the fields of the types added for numbers, scalar arrays and
+ * maps: each is used only by its type, and has its caps. */
+static int
+validate_new_fields(const char *tool, const struct tc_arg *a,
+    struct tc_diag *d)
+{
+	if (a->type != TC_ARG_NUMBER && (a->num_min != 0 || a->num_max != 0 ||
+	    a->num_def != 0))
+		return tc_diag(d, TC_EINVAL, "tool '%s': argument '%s' has a "
+		    "number range but is not a number", tool, a->name);
+	if (a->type != TC_ARG_STRING_MAP && a->key_max_len != 0)
+		return tc_diag(d, TC_EINVAL, "tool '%s': argument '%s' has a "
+		    "key cap but is not a map", tool, a->name);
+	switch (a->type) {
+	case TC_ARG_NUMBER:
+		if (isnan(a->num_min) || isnan(a->num_max) ||
+		    a->num_min > a->num_max)
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has an empty range", tool, a->name);
+		if ((a->flags & TC_ARG_DEFAULT) && (!isfinite(a->num_def) ||
+		    a->num_def < a->num_min || a->num_def > a->num_max))
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has a default outside its range", tool,
+			    a->name);
+		break;
+	case TC_ARG_SCALAR_ARRAY:
+	case TC_ARG_STRING_MAP:
+		/* Every value from outside has a cap (STYLE 3.4): and a
+		 * map's keys are checked for repeats, each against all. */
+		if (a->max_len == 0)
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has no cap on its %s", tool, a->name,
+			    a->type == TC_ARG_STRING_MAP ? "entries" :
+			    "items");
+		break;
+	case TC_ARG_STRING:
+	case TC_ARG_INT:
+	case TC_ARG_BOOL:
+	case TC_ARG_STRING_ARRAY:
+	case TC_ARG_OBJECT_ARRAY:
+		break;
+	}
+	return 0;
+}
+
 static int
 validate_args(const char *tool, const struct tc_arg *a, struct tc_diag *d)
 {
@@ -38,17 +116,30 @@ validate_args(const char *tool, const struct tc_arg *a, struct tc_diag *d)
 		if (a->description == NULL)
 			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
 			    "'%s' has no description", tool, a->name);
-		if (a->type == TC_ARG_OBJECT_ARRAY) {
-			if (a->items == NULL)
-				return tc_diag(d, TC_EINVAL, "tool '%s': "
-				    "argument '%s' has no items", tool,
-				    a->name);
-			if (validate_args(tool, a->items, d) != 0)
-				return TC_EINVAL;
-		}
+		if (flags_allowed(a->type) == 0)
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has an unknown type", tool, a->name);
+		if (a->flags & ~flags_allowed(a->type))
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has a flag its type does not take", tool,
+			    a->name);
+		if (a->enums != NULL && a->type != TC_ARG_STRING &&
+		    a->type != TC_ARG_STRING_ARRAY)
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has enums but holds no strings to pick",
+			    tool, a->name);
+		if ((a->items != NULL) != (a->type == TC_ARG_OBJECT_ARRAY))
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' has %s", tool, a->name, a->items == NULL ?
+			    "no items" : "items but is no object array");
+		if (a->type == TC_ARG_OBJECT_ARRAY &&
+		    validate_args(tool, a->items, d) != 0)
+			return TC_EINVAL;
 		if (a->type == TC_ARG_INT && a->min > a->max)
 			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
 			    "'%s' has an empty range", tool, a->name);
+		if (validate_new_fields(tool, a, d) != 0)
+			return TC_EINVAL;
 	}
 	return 0;
 }
@@ -182,30 +273,100 @@ tc_tool_policy_name(const struct tc_tool *t)
 	return (t->flags & TC_TOOL_ALIAS) ? t[-1].name : t->name;
 }
 
-static cJSON *
-arg_schema(const struct tc_arg *a)
+/* Adds "enum" with |a|'s values to |s|. */
+static void
+add_enums(cJSON *s, const struct tc_arg *a)
 {
-	cJSON *s, *it, *e;
+	cJSON *e;
 	size_t i;
+
+	if (a->enums == NULL || (e = cJSON_AddArrayToObject(s, "enum")) ==
+	    NULL)
+		return;
+	for (i = 0; a->enums[i] != NULL; i++)
+		cJSON_AddItemToArray(e, cJSON_CreateString(a->enums[i]));
+}
+
+/* Returns {"type":"string"} with |a|'s length caps, |max| bytes at most
+ * (0: none), as check_string() applies them. */
+static cJSON *
+string_schema(const struct tc_arg *a, size_t max)
+{
+	cJSON *s;
 
 	if ((s = cJSON_CreateObject()) == NULL)
 		return NULL;
+	cJSON_AddStringToObject(s, "type", "string");
+	if (a->flags & TC_ARG_NONEMPTY)
+		cJSON_AddNumberToObject(s, "minLength", 1);
+	/* maxLength counts characters, the check counts bytes; a byte
+	 * limit is the tighter, so it is what is declared. */
+	if (max > 0)
+		cJSON_AddNumberToObject(s, "maxLength", (double)max);
+	add_enums(s, a);
+	return s;
+}
+
+/* Returns a new {"type":|type|}, or NULL. */
+static cJSON *
+typed(const char *type)
+{
+	cJSON *s = cJSON_CreateObject();
+
+	if (s != NULL)
+		cJSON_AddStringToObject(s, "type", type);
+	return s;
+}
+
+/* The items of a scalar array: an "anyOf" of one typed branch per kind,
+ * alone in its object (see tools.h for why this form). */
+static cJSON *
+scalar_items(const struct tc_arg *a)
+{
+	cJSON *s, *any, *num;
+
+	if ((s = cJSON_CreateObject()) == NULL)
+		return NULL;
+	any = cJSON_AddArrayToObject(s, "anyOf");
+	cJSON_AddItemToArray(any, string_schema(a, a->item_max_len));
+	/* As text: cJSON prints a double of 16 digits with 15. */
+	if ((num = typed("number")) != NULL) {
+		cJSON_AddRawToObject(num, "minimum", "-" EXACT_MAX_TEXT);
+		cJSON_AddRawToObject(num, "maximum", EXACT_MAX_TEXT);
+	}
+	cJSON_AddItemToArray(any, num);
+	cJSON_AddItemToArray(any, typed("boolean"));
+	cJSON_AddItemToArray(any, typed("null"));
+	return s;
+}
+
+/* The keys of a string map, as check_map() takes them. */
+static cJSON *
+key_schema(const struct tc_arg *a)
+{
+	cJSON *s;
+
+	if ((s = cJSON_CreateObject()) == NULL)
+		return NULL;
+	cJSON_AddNumberToObject(s, "minLength", 1);
+	if (a->key_max_len > 0)
+		cJSON_AddNumberToObject(s, "maxLength", (double)a->key_max_len);
+	if (a->flags & TC_ARG_NAME_KEYS)
+		cJSON_AddStringToObject(s, "pattern", NAME_PATTERN);
+	return s;
+}
+
+static cJSON *
+arg_schema(const struct tc_arg *a)
+{
+	cJSON *s, *it;
+
+	s = a->type == TC_ARG_STRING ? string_schema(a, a->max_len) :
+	    cJSON_CreateObject();
+	if (s == NULL)
+		return NULL;
 	switch (a->type) {
 	case TC_ARG_STRING:
-		cJSON_AddStringToObject(s, "type", "string");
-		if (a->flags & TC_ARG_NONEMPTY)
-			cJSON_AddNumberToObject(s, "minLength", 1);
-		/* maxLength counts characters, the check counts bytes; a
-		 * byte limit is the tighter, so it is what is declared. */
-		if (a->max_len > 0)
-			cJSON_AddNumberToObject(s, "maxLength",
-			    (double)a->max_len);
-		if (a->enums != NULL) {
-			e = cJSON_AddArrayToObject(s, "enum");
-			for (i = 0; a->enums[i] != NULL; i++)
-				cJSON_AddItemToArray(e,
-				    cJSON_CreateString(a->enums[i]));
-		}
 		break;
 	case TC_ARG_INT:
 		cJSON_AddStringToObject(s, "type", "integer");
@@ -223,20 +384,43 @@ arg_schema(const struct tc_arg *a)
 	case TC_ARG_STRING_ARRAY:
 	case TC_ARG_OBJECT_ARRAY:
 		cJSON_AddStringToObject(s, "type", "array");
+		/* A string array's items declare their cap alone, as
+		 * toolcell-fs's tools/list has always shown them. */
 		it = a->type == TC_ARG_OBJECT_ARRAY ? tc_args_schema(a->items) :
-		    cJSON_CreateObject();
-		if (a->type == TC_ARG_STRING_ARRAY && it != NULL) {
-			cJSON_AddStringToObject(it, "type", "string");
-			if (a->item_max_len > 0)
-				cJSON_AddNumberToObject(it, "maxLength",
-				    (double)a->item_max_len);
-		}
+		    typed("string");
+		if (a->type == TC_ARG_STRING_ARRAY && it != NULL &&
+		    a->item_max_len > 0)
+			cJSON_AddNumberToObject(it, "maxLength",
+			    (double)a->item_max_len);
 		cJSON_AddItemToObject(s, "items", it);
 		if (a->max_len > 0)
 			cJSON_AddNumberToObject(s, "maxItems",
 			    (double)a->max_len);
 		break;
+	case TC_ARG_NUMBER:
+		cJSON_AddStringToObject(s, "type", "number");
+		if (isfinite(a->num_min))
+			cJSON_AddNumberToObject(s, "minimum", a->num_min);
+		if (isfinite(a->num_max))
+			cJSON_AddNumberToObject(s, "maximum", a->num_max);
+		if (a->flags & TC_ARG_DEFAULT)
+			cJSON_AddNumberToObject(s, "default", a->num_def);
+		break;
+	case TC_ARG_SCALAR_ARRAY:
+		cJSON_AddStringToObject(s, "type", "array");
+		cJSON_AddItemToObject(s, "items", scalar_items(a));
+		cJSON_AddNumberToObject(s, "maxItems", (double)a->max_len);
+		break;
+	case TC_ARG_STRING_MAP:
+		cJSON_AddStringToObject(s, "type", "object");
+		cJSON_AddNumberToObject(s, "maxProperties", (double)a->max_len);
+		cJSON_AddItemToObject(s, "propertyNames", key_schema(a));
+		cJSON_AddItemToObject(s, "additionalProperties",
+		    string_schema(a, a->item_max_len));
+		break;
 	}
+	if (a->flags & TC_ARG_NULLABLE)
+		cJSON_AddTrueToObject(s, "nullable");
 	cJSON_AddStringToObject(s, "description", a->description);
 	return s;
 }
@@ -349,6 +533,121 @@ check_string(const char *where, const struct tc_arg *a, const char *s,
 static int	check_object(const char *where, const struct tc_arg *args,
 		    const cJSON *obj, struct tc_diag *d);
 
+/* Returns 1 if |s| matches NAME_PATTERN. */
+static int
+valid_name(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i] != '\0'; i++)
+		if (!((s[i] >= 'A' && s[i] <= 'Z') ||
+		    (s[i] >= 'a' && s[i] <= 'z') || s[i] == '_' ||
+		    (i > 0 && s[i] >= '0' && s[i] <= '9')))
+			return 0;
+	return i > 0;
+}
+
+static int
+check_number(const char *where, const struct tc_arg *a, const cJSON *v,
+    struct tc_diag *d)
+{
+	char lo[TC_JSON_NUMBER_MAX], hi[TC_JSON_NUMBER_MAX];
+	double x;
+
+	if (!cJSON_IsNumber(v))
+		return tc_diag(d, TC_EINVAL, "%s: expected a number, got %s",
+		    where, json_type(v));
+	/* JSON has no infinity, but 1e400 reads as one. */
+	if (!isfinite(x = v->valuedouble))
+		return tc_diag(d, TC_EINVAL, "%s: expected a finite number",
+		    where);
+	if (x >= a->num_min && x <= a->num_max)
+		return 0;
+	tc_json_number(lo, a->num_min);
+	tc_json_number(hi, a->num_max);
+	if (!isfinite(a->num_max))
+		return tc_diag(d, TC_EINVAL, "%s: must be at least %s", where,
+		    lo);
+	if (!isfinite(a->num_min))
+		return tc_diag(d, TC_EINVAL, "%s: must be at most %s", where,
+		    hi);
+	return tc_diag(d, TC_EINVAL, "%s: must be between %s and %s", where,
+	    lo, hi);
+}
+
+/* An item of a scalar array: a string, a number held exactly, a boolean
+ * or null. */
+static int
+check_scalar(const char *where, const struct tc_arg *a, const cJSON *v,
+    struct tc_diag *d)
+{
+	char num[TC_JSON_NUMBER_MAX];
+
+	if (cJSON_IsString(v))
+		return check_string(where, a, v->valuestring, a->item_max_len,
+		    d);
+	if (cJSON_IsBool(v) || cJSON_IsNull(v))
+		return 0;
+	if (!cJSON_IsNumber(v))
+		return tc_diag(d, TC_EINVAL, "%s: expected a string, number, "
+		    "boolean or null, got %s", where, json_type(v));
+	if (!isfinite(v->valuedouble))
+		return tc_diag(d, TC_EINVAL, "%s: expected a finite number",
+		    where);
+	/* Past 2^53 - 1 a double skips integers: 9007199254740993 arrives
+	 * as ...992, and a query would run with another value than the
+	 * model wrote.  Refused, so that it is sent as a string. */
+	if (fabs(v->valuedouble) > EXACT_MAX)
+		return tc_diag(d, TC_EINVAL, "%s: %s is too large to be held "
+		    "exactly (more than 2^53 - 1); send it as a string",
+		    where, tc_json_number(num, v->valuedouble));
+	return 0;
+}
+
+static int
+check_map(const char *where, const struct tc_arg *a, const cJSON *v,
+    struct tc_diag *d)
+{
+	const cJSON *e;
+	char key[48], sub[160];
+	size_t n;
+
+	if (!cJSON_IsObject(v))
+		return tc_diag(d, TC_EINVAL, "%s: expected an object, got %s",
+		    where, json_type(v));
+	if ((size_t)cJSON_GetArraySize(v) > a->max_len)
+		return tc_diag(d, TC_EINVAL, "%s: more than %zu entries",
+		    where, a->max_len);
+	cJSON_ArrayForEach(e, v) {
+		/* The key is the client's: cut, on a character boundary. */
+		tc_text_fmt(key, sizeof(key), "%s", e->string);
+		n = strlen(e->string);
+		if (n == 0)
+			return tc_diag(d, TC_EINVAL, "%s: a key must not be "
+			    "empty", where);
+		if (a->key_max_len > 0 && n > a->key_max_len)
+			return tc_diag(d, TC_EINVAL, "%s: key '%s': longer "
+			    "than %zu bytes", where, key, a->key_max_len);
+		if ((a->flags & TC_ARG_NAME_KEYS) && !valid_name(e->string))
+			return tc_diag(d, TC_EINVAL, "%s: key '%s': not a name "
+			    "(letters, digits and '_', not starting with a "
+			    "digit)", where, key);
+		/* A repeated key would be read once by the handler and
+		 * another time by a later reader: refuse it. */
+		if (cJSON_GetObjectItemCaseSensitive(v, e->string) != e)
+			return tc_diag(d, TC_EINVAL, "%s: key '%s' given twice",
+			    where, key);
+		tc_text_fmt(sub, sizeof(sub), "%s: value of '%s'", where, key);
+		if (!cJSON_IsString(e))
+			return tc_diag(d, TC_EINVAL, "%s: expected a string, "
+			    "got %s", sub, json_type(e));
+		if (check_string(sub, a, e->valuestring, a->item_max_len,
+		    d) != 0)
+			return TC_EINVAL;
+	}
+	return 0;
+}
+
 static int
 check_value(const char *where, const struct tc_arg *a, const cJSON *v,
     struct tc_diag *d)
@@ -358,6 +657,8 @@ check_value(const char *where, const struct tc_arg *a, const cJSON *v,
 	double x;
 	int i = 0;
 
+	if (cJSON_IsNull(v) && (a->flags & TC_ARG_NULLABLE))
+		return 0;
 	switch (a->type) {
 	case TC_ARG_STRING:
 		if (!cJSON_IsString(v))
@@ -406,6 +707,23 @@ check_value(const char *where, const struct tc_arg *a, const cJSON *v,
 				return TC_EINVAL;
 		}
 		return 0;
+	case TC_ARG_NUMBER:
+		return check_number(where, a, v, d);
+	case TC_ARG_SCALAR_ARRAY:
+		if (!cJSON_IsArray(v))
+			return tc_diag(d, TC_EINVAL, "%s: expected an array, "
+			    "got %s", where, json_type(v));
+		if ((size_t)cJSON_GetArraySize(v) > a->max_len)
+			return tc_diag(d, TC_EINVAL, "%s: more than %zu items",
+			    where, a->max_len);
+		cJSON_ArrayForEach(it, v) {
+			tc_text_fmt(sub, sizeof(sub), "%s[%d]", where, i++);
+			if (check_scalar(sub, a, it, d) != 0)
+				return TC_EINVAL;
+		}
+		return 0;
+	case TC_ARG_STRING_MAP:
+		return check_map(where, a, v, d);
 	}
 	return tc_diag(d, TC_EINVAL, "%s: unknown type", where);
 }
@@ -548,6 +866,118 @@ tc_arg_bool(const struct tc_call *c, const char *name, int def)
 	if (cJSON_IsBool(v))
 		return cJSON_IsTrue(v);
 	return (a->flags & TC_ARG_DEFAULT) ? a->def != 0 : def;
+}
+
+/* Returns the entry of |name|, which must be of |type|. */
+static const struct tc_arg *
+typed_arg(const struct tc_call *c, const char *name, enum tc_arg_type type)
+{
+	const struct tc_arg *a = find_arg(c, name);
+
+	if (a->type != type)
+		TC_BUG("tool '%s': argument '%s' read as another type",
+		    c->tool->name, name);
+	return a;
+}
+
+int
+tc_arg_is_null(const struct tc_call *c, const char *name)
+{
+	(void)find_arg(c, name);
+	return cJSON_IsNull(tc_arg_json(c, name));
+}
+
+double
+tc_arg_num(const struct tc_call *c, const char *name, double def)
+{
+	const cJSON *v = tc_arg_json(c, name);
+	const struct tc_arg *a = typed_arg(c, name, TC_ARG_NUMBER);
+
+	if (cJSON_IsNumber(v))
+		return v->valuedouble;
+	return (a->flags & TC_ARG_DEFAULT) ? a->num_def : def;
+}
+
+size_t
+tc_arg_count(const struct tc_call *c, const char *name)
+{
+	const cJSON *v = tc_arg_json(c, name);
+
+	(void)find_arg(c, name);
+	if (!cJSON_IsArray(v) && !cJSON_IsObject(v))
+		return 0;
+	return (size_t)cJSON_GetArraySize(v);
+}
+
+void
+tc_arg_scalars(const struct tc_call *c, const char *name,
+    struct tc_arg_iter *it)
+{
+	const cJSON *v = tc_arg_json(c, name);
+
+	(void)typed_arg(c, name, TC_ARG_SCALAR_ARRAY);
+	it->next = cJSON_IsArray(v) ? v->child : NULL;
+}
+
+int
+tc_arg_scalar_next(struct tc_arg_iter *it, struct tc_scalar *v)
+{
+	const cJSON *e = it->next;
+
+	memset(v, 0, sizeof(*v));
+	if (e == NULL)
+		return 0;
+	it->next = e->next;
+	if (cJSON_IsString(e)) {
+		v->kind = TC_SCALAR_STRING;
+		v->s = e->valuestring;
+		v->len = strlen(e->valuestring);
+	} else if (cJSON_IsBool(e)) {
+		v->kind = TC_SCALAR_BOOL;
+		v->i = cJSON_IsTrue(e);
+	} else if (cJSON_IsNumber(e)) {
+		/* Checked: finite, and an integer here is exact. */
+		v->d = e->valuedouble;
+		v->kind = v->d == floor(v->d) ? TC_SCALAR_INT : TC_SCALAR_REAL;
+		if (v->kind == TC_SCALAR_INT)
+			v->i = (long long)v->d;
+	} else
+		v->kind = TC_SCALAR_NULL;
+	return 1;
+}
+
+void
+tc_arg_map(const struct tc_call *c, const char *name, struct tc_arg_iter *it)
+{
+	const cJSON *v = tc_arg_json(c, name);
+
+	(void)typed_arg(c, name, TC_ARG_STRING_MAP);
+	it->next = cJSON_IsObject(v) ? v->child : NULL;
+}
+
+int
+tc_arg_map_next(struct tc_arg_iter *it, const char **key, const char **value)
+{
+	const cJSON *e = it->next;
+
+	*key = *value = NULL;
+	if (e == NULL)
+		return 0;
+	it->next = e->next;
+	*key = e->string;
+	*value = e->valuestring;
+	return 1;
+}
+
+const char *
+tc_arg_map_get(const struct tc_call *c, const char *name, const char *key)
+{
+	const cJSON *v = tc_arg_json(c, name);
+
+	(void)typed_arg(c, name, TC_ARG_STRING_MAP);
+	v = cJSON_IsObject(v) ? cJSON_GetObjectItemCaseSensitive(v, key) :
+	    NULL;
+	return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
 /* --- Results --- */

@@ -7,6 +7,12 @@
  * never disagree.  Handlers run in the confined child, know nothing of
  * JSON-RPC, read their checked arguments through tc_arg_*() and fill a
  * tc_result; the parent re-checks what the child sends back.
+ *
+ * Returns (protocol/): 0 or a negative TC_E* code, with a message in a
+ * struct tc_diag where a person or the model must read why; lookups NULL
+ * for what is absent; constructors NULL only when memory ran out.  A
+ * handler's failure that the model can act on is a result
+ * (tc_result_error()), not a code.
  */
 #ifndef TC_TOOLS_H
 #define TC_TOOLS_H
@@ -20,20 +26,50 @@
 
 struct tc_policy;
 
+/*
+ * What an argument is.  Each type's caps are fields of struct tc_arg;
+ * tc_args_schema() declares them and tc_args_check() enforces them, so
+ * that the schema a client sees and the check never disagree.
+ */
 enum tc_arg_type {
 	TC_ARG_STRING,
 	TC_ARG_INT,
 	TC_ARG_BOOL,
 	TC_ARG_STRING_ARRAY,	/* array of strings */
 	TC_ARG_OBJECT_ARRAY,	/* array of objects described by .items */
+	/* A JSON number, read as a double: 2 and 2.5 alike, within
+	 * [.num_min, .num_max]. */
+	TC_ARG_NUMBER,
+	/* An array whose items are each a string, a number or a boolean or
+	 * null (SQL parameters): at most .max_len items, string items at
+	 * most .item_max_len bytes.  An integer past 2^53 is refused, since
+	 * a double cannot hold it exactly: the model is told to send it as a
+	 * string.  Read with tc_arg_scalars(). */
+	TC_ARG_SCALAR_ARRAY,
+	/* An object whose values are strings (an environment): at most
+	 * .max_len entries, keys at most .key_max_len bytes (and names, with
+	 * TC_ARG_NAME_KEYS), values at most .item_max_len bytes.  Read with
+	 * tc_arg_map() and tc_arg_map_get(). */
+	TC_ARG_STRING_MAP,
 };
 
 enum tc_arg_flags {
 	TC_ARG_REQUIRED	= 1 << 0,
-	TC_ARG_DEFAULT	= 1 << 1,	/* .def is the default (int, bool) */
-	TC_ARG_NONEMPTY	= 1 << 2,	/* strings: at least one byte */
+	TC_ARG_DEFAULT	= 1 << 1,	/* .def (int, bool) or .num_def
+					   (number) is the default */
+	TC_ARG_NONEMPTY	= 1 << 2,	/* strings, and the string items and
+					   values of arrays and maps: at
+					   least one byte */
 	TC_ARG_PATH	= 1 << 3,	/* a path (string or string array):
 					   deny and consent rules look at it */
+	/* The member may be JSON null as well as its type: "unset this",
+	 * or "no value", told apart from absent by tc_arg_is_null().  A
+	 * flag rather than a type of its own, since null alone says
+	 * nothing: a table line reads "a string, or null". */
+	TC_ARG_NULLABLE	= 1 << 4,
+	/* String maps: each key is a name, ^[A-Za-z_][A-Za-z0-9_]*$, as
+	 * environment variables are. */
+	TC_ARG_NAME_KEYS = 1 << 5,
 };
 
 struct tc_arg {
@@ -41,12 +77,20 @@ struct tc_arg {
 	enum tc_arg_type	 type;
 	unsigned		 flags;
 	const char		*description;
-	size_t			 max_len;	/* strings: bytes; arrays: items */
-	size_t			 item_max_len;	/* string arrays: bytes per item */
+	size_t			 max_len;	/* strings: bytes; arrays:
+						   items; maps: entries */
+	size_t			 item_max_len;	/* string and scalar arrays:
+						   bytes per string item;
+						   maps: bytes per value */
 	long long		 min, max;	/* integers: inclusive range */
 	long long		 def;		/* with TC_ARG_DEFAULT */
 	const char *const	*enums;		/* strings: NULL-terminated */
 	const struct tc_arg	*items;		/* object arrays: members */
+	/* Numbers: an inclusive range (-HUGE_VAL or HUGE_VAL for no bound
+	 * on that side) and, with TC_ARG_DEFAULT, the default. */
+	double			 num_min, num_max;
+	double			 num_def;
+	size_t			 key_max_len;	/* maps: bytes per key */
 };
 
 /* Confinement profiles: what a handler's child may do (see sandbox.h). */
@@ -179,25 +223,109 @@ const char	*tc_tool_policy_name(const struct tc_tool *t);
  */
 cJSON	*tc_tool_describe(const struct tc_tool *t);
 
-/* Returns a new JSON Schema object for an argument table. */
+/*
+ * Returns a new JSON Schema object for an argument table, or NULL on
+ * allocation failure.  Every caps the check enforces is declared (byte
+ * caps as maxLength, which counts characters: the byte cap is the
+ * tighter).  The forms are those that hosts' model back ends accept, so
+ * no "type" is ever a list (Gemini's declarations hold one type, and a
+ * list fails the whole request) and every value has a "type" or an
+ * "anyOf" of typed branches (Gemini CLI drops a tool with an untyped
+ * one):
+ *
+ *	number		{"type":"number","minimum":..,"maximum":..}
+ *	nullable	its type's schema and "nullable":true (the OpenAPI
+ *			keyword Gemini reads; JSON Schema validators pass
+ *			over it), the description saying what null means
+ *	scalar array	{"type":"array","maxItems":N,"items":{"anyOf":[
+ *			{"type":"string",..},{"type":"number",..},
+ *			{"type":"boolean"},{"type":"null"}]}}: "anyOf"
+ *			alone in "items" (Vertex refuses siblings beside
+ *			it); a host that cannot show anyOf (Codex reads
+ *			it as a string) still makes calls the check takes
+ *	string map	{"type":"object","maxProperties":N,
+ *			"propertyNames":{..},"additionalProperties":
+ *			{"type":"string",..}}
+ */
 cJSON	*tc_args_schema(const struct tc_arg *args);
 
 /*
  * Checks |args| (a JSON object) against |t|'s argument table: types,
- * required members, no unknown members, string lengths, integer ranges,
- * enums, array items.  Returns 0, or TC_EINVAL with a message for the model
- * in |d| ("argument 'head': expected an integer").
+ * required members, no unknown members, string lengths, integer and
+ * number ranges, enums, array items, map keys and values, null where
+ * TC_ARG_NULLABLE allows it.  Returns 0, or TC_EINVAL with a message for
+ * the model in |d| ("argument 'head': expected an integer").
  */
 int	tc_args_check(const struct tc_arg *args, const cJSON *obj,
 	    struct tc_diag *d);
 
-/* Accessors for checked arguments; absent ones give NULL or the default. */
+/*
+ * Accessors for checked arguments; absent ones give NULL or the default.
+ * A null member (TC_ARG_NULLABLE) reads as absent through these, since
+ * it has no string, number or truth value; tc_arg_has() is 1 for it, and
+ * tc_arg_is_null() tells it apart.  Naming an argument the tool's table
+ * lacks, or reading one as another type, is a bug (TC_BUG).
+ * Everything returned is borrowed from the call.
+ */
 const char	*tc_arg_str(const struct tc_call *c, const char *name);
 int		 tc_arg_has(const struct tc_call *c, const char *name);
+int		 tc_arg_is_null(const struct tc_call *c, const char *name);
 long long	 tc_arg_int(const struct tc_call *c, const char *name,
 		    long long def);
+double		 tc_arg_num(const struct tc_call *c, const char *name,
+		    double def);
 int		 tc_arg_bool(const struct tc_call *c, const char *name, int def);
 const cJSON	*tc_arg_json(const struct tc_call *c, const char *name);
+
+/* The items of an array, or the entries of a map; 0 when absent or
+ * null. */
+size_t		 tc_arg_count(const struct tc_call *c, const char *name);
+
+/* Walks the items of a scalar array or the entries of a string map. */
+struct tc_arg_iter {
+	const cJSON	*next;
+};
+
+/* One item of a scalar array, as a handler binds it. */
+enum tc_scalar_kind {
+	TC_SCALAR_NULL,
+	TC_SCALAR_BOOL,
+	TC_SCALAR_INT,		/* a number without a fraction: JSON does
+				   not tell 3 from 3.0 */
+	TC_SCALAR_REAL,
+	TC_SCALAR_STRING,
+};
+
+struct tc_scalar {
+	enum tc_scalar_kind	 kind;
+	long long		 i;	/* INT: the value; BOOL: 1 or 0 */
+	double			 d;	/* INT and REAL: the value */
+	const char		*s;	/* STRING: borrowed from the call */
+	size_t			 len;	/* STRING: its length in bytes */
+};
+
+/*
+ * Starts |it| on the scalar array |name| (TC_ARG_SCALAR_ARRAY); absent or
+ * null, it has no items.  tc_arg_scalar_next() then returns 1 with |v|
+ * filled, item after item, and 0 after the last.
+ */
+void	tc_arg_scalars(const struct tc_call *c, const char *name,
+	    struct tc_arg_iter *it);
+int	tc_arg_scalar_next(struct tc_arg_iter *it, struct tc_scalar *v);
+
+/*
+ * Starts |it| on the string map |name| (TC_ARG_STRING_MAP); absent or
+ * null, it has no entries.  tc_arg_map_next() then returns 1 with *|key|
+ * and *|value| set, entry after entry in the order the client sent them,
+ * and 0 after the last.  tc_arg_map_get() returns the value of |key|, or
+ * NULL.  A key is never given twice (the check refuses that).
+ */
+void	tc_arg_map(const struct tc_call *c, const char *name,
+	    struct tc_arg_iter *it);
+int	tc_arg_map_next(struct tc_arg_iter *it, const char **key,
+	    const char **value);
+const char *tc_arg_map_get(const struct tc_call *c, const char *name,
+	    const char *key);
 
 void	tc_result_init(struct tc_result *r);
 void	tc_result_release(struct tc_result *r);

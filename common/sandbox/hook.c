@@ -26,6 +26,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "sandbox/hook.h"
 #include "base/text.h"
 
@@ -75,16 +76,6 @@ struct spawn {
 	int		 ctl_r;
 	int		 null_stderr;	/* give it /dev/null as stderr */
 };
-
-/* Returns the monotonic clock in milliseconds, as tc_now_ms() does. */
-static int64_t
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 /* Closes |*fd| if open and makes it -1. */
 static void
@@ -760,7 +751,7 @@ tc_hook_start_fd(struct tc_hook *h, int fd, int script, char *const argv[],
 		    "'%s': fcntl", argv[0]);
 		goto out;
 	}
-	h->deadline_ms = now_ms() + timeout_ms;
+	h->deadline_ms = tc_now_ms() + timeout_ms;
 	h->done = 0;
 	rc = 0;
 out:
@@ -1138,14 +1129,14 @@ tc_hook_kill(struct tc_hook *h)
 		return;
 	fail(h, TC_HOOK_FAIL_ABANDONED, "consent hook '%s' was abandoned "
 	    "before it answered", h->path);
-	request_kill(h, now_ms());
+	request_kill(h, tc_now_ms());
 	while (!h->done) {
 		n = tc_hook_pollfds(h, pfd);
-		now = now_ms();
+		now = tc_now_ms();
 		ms = h->deadline_ms > now ? (int)(h->deadline_ms - now) : 0;
 		if (poll(pfd, (nfds_t)n, ms) < 0 && errno != EINTR)
 			n = 0;
-		tc_hook_step(h, pfd, n, now_ms());
+		tc_hook_step(h, pfd, n, tc_now_ms());
 	}
 }
 

@@ -143,7 +143,7 @@ add_exec_system(int ruleset, uint64_t all, struct tc_diag *d)
 			pb.allowed_access &= LL_FS_FILE_RIGHTS;
 		if (syscall(SYS_landlock_add_rule, ruleset,
 		    LL_RULE_PATH_BENEATH, &pb, 0) != 0) {
-			tc_diag_errno(d, -1, "landlock_add_rule '%s'",
+			tc_diag_errno(d, TC_ESYS, "landlock_add_rule '%s'",
 			    exec_system[i].path);
 			close(fd);
 			return -1;
@@ -176,7 +176,7 @@ tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
 	}
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
 	if (fd < 0)
-		return tc_diag_errno(d, -1, "landlock_create_ruleset");
+		return tc_diag_errno(d, TC_ESYS, "landlock_create_ruleset");
 	for (i = 0; i < pol->nroots; i++) {
 		const struct tc_root *r = &pol->roots[i];
 
@@ -188,16 +188,16 @@ tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
 		pb.allowed_access &= all;
 		if (syscall(SYS_landlock_add_rule, fd, LL_RULE_PATH_BENEATH,
 		    &pb, 0) != 0) {
-			tc_diag_errno(d, -1, "landlock_add_rule '%s'",
+			tc_diag_errno(d, TC_ESYS, "landlock_add_rule '%s'",
 			    r->path);
 			close(fd);
-			return -1;
+			return TC_ESYS;
 		}
 	}
 	if (profile == TC_PROFILE_SHELL_EXEC &&
 	    add_exec_system(fd, all, d) != 0) {
 		close(fd);
-		return -1;
+		return TC_ESYS;
 	}
 	/* The fd is kept for the server's life and inherited by each
 	 * child, which enforces it and closes its copy. */

@@ -23,6 +23,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "policy/path.h"
 #include "policy/policy.h"
@@ -120,6 +122,26 @@ tc_run_init(struct tc_run *r)
 static void	fail(struct tc_run *r, enum tc_run_outcome why,
 		    const char *msg);
 
+/*
+ * Returns the call's arguments as JSON text with every number exact
+ * (cJSON prints 15 digits, and an SQL parameter 9007199254740991 would
+ * reach the child as ...990), or NULL when out of memory.  The caller
+ * frees it.
+ */
+static char *
+args_text(const cJSON *args)
+{
+	struct tc_buf b;
+
+	tc_buf_init(&b, UINT32_MAX);
+	if ((args == NULL ? tc_buf_append_str(&b, "{}") :
+	    tc_json_put(&b, args)) != 0) {
+		tc_buf_release(&b);
+		return NULL;
+	}
+	return tc_buf_steal(&b);
+}
+
 /* Sends |call| to the child on |fd|. */
 static int
 send_call(int fd, const struct tc_call *call)
@@ -163,9 +185,7 @@ send_call(int fd, const struct tc_call *call)
 		return TC_ENOMEM;
 	}
 	head.ctxlen = (uint32_t)ctx.len;
-	args = call->args != NULL ? cJSON_PrintUnformatted(call->args) :
-	    strdup("{}");
-	if (args == NULL) {
+	if ((args = args_text(call->args)) == NULL) {
 		tc_buf_release(&ctx);
 		return TC_ENOMEM;
 	}

@@ -21,7 +21,7 @@ int	tc_landlock_abi(void);
  * write.  Every filesystem right of |abi| is handled, so anything not
  * granted is denied; so are TCP bind and connect (ABI 4) and, with ABI 6,
  * abstract unix sockets and signals outside the sandbox.  Returns the
- * ruleset fd, or -1 with |d| set.
+ * ruleset fd, or TC_ESYS with |d| set.
  */
 int	tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
 	    int abi, struct tc_diag *d);
@@ -43,7 +43,7 @@ enum tc_seccomp_opts {
 /*
  * Compiles the default-deny allowlist of |profile| (native architecture
  * only), for the layers |opts| (TC_SECCOMP_*) says are in force, into
- * |out|.  Returns 0, or -1 with |d| set.
+ * |out|.  Returns 0, or TC_ESYS with |d| set.
  */
 int	tc_seccomp_build(enum tc_profile profile, unsigned opts,
 	    struct tc_bpf *out, struct tc_diag *d);

@@ -42,16 +42,6 @@ tc_child_exit_str(int code)
 	return NULL;
 }
 
-
-int64_t
-tc_now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /*
  * Sets |out| to the highest of each resource limit over the server's and
  * every tool's own (*|per_tool| to 1 if a tool has one): a child is

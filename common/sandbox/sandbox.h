@@ -250,9 +250,6 @@ struct tc_run {
 	char			 why[256];	/* for non-OK outcomes */
 };
 
-/* Returns the monotonic clock in milliseconds. */
-int64_t	tc_now_ms(void);
-
 void	tc_run_init(struct tc_run *r);
 
 /*

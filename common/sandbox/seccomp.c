@@ -316,12 +316,12 @@ tc_seccomp_build(enum tc_profile profile, unsigned opts, struct tc_bpf *out,
 {
 	scmp_filter_ctx ctx;
 	struct stat st;
-	int fd = -1, rc = -1;
+	int fd = -1, rc = TC_ESYS;
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
-		return tc_diag(d, -1, "seccomp_init failed");
+		return tc_diag(d, TC_ESYS, "seccomp_init failed");
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
 	    SCMP_ACT_KILL_PROCESS) != 0 ||
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0 ||
@@ -331,14 +331,14 @@ tc_seccomp_build(enum tc_profile profile, unsigned opts, struct tc_bpf *out,
 	     * (ANCHORS-SANDBOX measures about half). */
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0 ||
 	    add_rules(ctx, profile, opts) != 0) {
-		tc_diag(d, -1, "cannot build the seccomp filter");
+		tc_diag(d, TC_ESYS, "cannot build the seccomp filter");
 		goto out;
 	}
 	/* libseccomp 2.5 exports only to an fd; a memfd keeps it off disk. */
 	if ((fd = memfd_create("tc-seccomp", MFD_CLOEXEC)) < 0 ||
 	    seccomp_export_bpf(ctx, fd) != 0 || fstat(fd, &st) != 0 ||
 	    st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0) {
-		tc_diag_errno(d, -1, "cannot export the seccomp filter");
+		tc_diag_errno(d, TC_ESYS, "cannot export the seccomp filter");
 		goto out;
 	}
 	if ((out->insns = malloc((size_t)st.st_size)) == NULL ||
@@ -346,7 +346,7 @@ tc_seccomp_build(enum tc_profile profile, unsigned opts, struct tc_bpf *out,
 	    st.st_size) {
 		free(out->insns);
 		out->insns = NULL;
-		tc_diag(d, -1, "cannot read the seccomp filter");
+		tc_diag(d, TC_ESYS, "cannot read the seccomp filter");
 		goto out;
 	}
 	out->len = (unsigned short)(st.st_size / sizeof(struct sock_filter));

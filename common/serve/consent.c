@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "base/buf.h"
+#include "base/clock.h"
 #include "policy/glob.h"
 #include "base/log.h"
 #include "serve/server-int.h"

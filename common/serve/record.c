@@ -35,6 +35,7 @@
 
 #include <nettle/sha2.h>
 
+#include "base/clock.h"
 #include "base/log.h"
 #include "serve/server-int.h"
 

@@ -25,6 +25,8 @@
 #include <pwd.h>
 #include <unistd.h>
 
+#include "base/clock.h"
+#include "base/strv.h"
 #include "policy/glob.h"
 #include "serve/hostconfig.h"
 #include "base/log.h"

@@ -107,13 +107,6 @@ reach(struct srv *s)
 
 /* --- The audit log --- */
 
-/* Returns 1 if |path| is |dir| or lies beneath it (canonical paths). */
-static int
-beneath(const char *path, const char *dir)
-{
-	return tc_path_beneath(path, dir, strlen(dir)) != NULL;
-}
-
 /* Returns 1 if absolute |path| has no "." or ".." component and no
  * empty one: what it names is what it says. */
 static int
@@ -155,14 +148,14 @@ xdg_place(const char *dir)
 	env = getenv("XDG_STATE_HOME");
 	if (env != NULL && env[0] == '/' &&
 	    asprintf(&own, "%s/toolcell", env) >= 0) {
-		yes = beneath(dir, own);
+		yes = tc_path_beneath(dir, own) != NULL;
 		free(own);
 	}
 	if ((home = getenv("HOME")) == NULL || home[0] == '\0')
 		home = (pw = getpwuid(geteuid())) != NULL ? pw->pw_dir : NULL;
 	if (!yes && home != NULL && home[0] == '/' &&
 	    asprintf(&own, "%s/.local/state/toolcell", home) >= 0) {
-		yes = beneath(dir, own);
+		yes = tc_path_beneath(dir, own) != NULL;
 		free(own);
 	}
 	return yes;

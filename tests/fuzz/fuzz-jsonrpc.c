@@ -86,6 +86,21 @@ static const struct tc_arg fz_write_args[] = {
 	{ NULL }
 };
 
+/* The argument types of the shell and SQLite servers, for their checks. */
+static const struct tc_arg fz_query_args[] = {
+	{ .name = "sql", .type = TC_ARG_STRING, .flags = TC_ARG_REQUIRED,
+	  .max_len = 1024, .description = "A statement." },
+	{ .name = "params", .type = TC_ARG_SCALAR_ARRAY, .max_len = 8,
+	  .item_max_len = 64, .description = "Its parameters." },
+	{ .name = "env", .type = TC_ARG_STRING_MAP,
+	  .flags = TC_ARG_NAME_KEYS | TC_ARG_NULLABLE, .max_len = 4,
+	  .key_max_len = 16, .item_max_len = 64,
+	  .description = "Variables." },
+	{ .name = "ratio", .type = TC_ARG_NUMBER, .flags = TC_ARG_NULLABLE,
+	  .num_min = -1, .num_max = 1, .description = "A ratio." },
+	{ NULL }
+};
+
 static const struct tc_tool fz_tools[] = {
 	{ "read_text_file", "Read", "Reads a text file.", fz_read_args,
 	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_READ,
@@ -93,6 +108,9 @@ static const struct tc_tool fz_tools[] = {
 	{ "write_file", "Write", "Writes a file.", fz_write_args,
 	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_WRITE,
 	  TC_TOOL_NEEDS_WRITE | TC_TOOL_DESTRUCTIVE },
+	{ "query", "Query", "Runs a statement.", fz_query_args,
+	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_SQLITE,
+	  TC_TOOL_READONLY },
 	{ "read_resource", "Resource", "Reads a resource.", fz_path_args,
 	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_READ,
 	  TC_TOOL_READONLY | TC_TOOL_RESOURCE },

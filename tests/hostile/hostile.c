@@ -253,7 +253,35 @@ static const struct tc_arg bad_utf8_args[] = {
 	{ .name = NULL }
 };
 
+static const struct tc_arg echo_args[] = {
+	{ .name = "ratio", .type = TC_ARG_NUMBER, .flags = TC_ARG_DEFAULT,
+	  .num_min = 0, .num_max = 1, .num_def = 0.5,
+	  .description = "A number from 0 to 1." },
+	{ .name = "cwd", .type = TC_ARG_STRING, .flags = TC_ARG_NULLABLE,
+	  .max_len = PATH_MAX,
+	  .description = "A directory, or null for none." },
+	{ .name = "params", .type = TC_ARG_SCALAR_ARRAY, .max_len = 16,
+	  .item_max_len = 64,
+	  .description = "Parameters: strings, numbers, booleans, nulls." },
+	{ .name = "env", .type = TC_ARG_STRING_MAP, .flags = TC_ARG_NAME_KEYS,
+	  .max_len = 8, .key_max_len = 64, .item_max_len = 256,
+	  .description = "Environment variables: names and values." },
+	{ .name = NULL }
+};
+
 /* --- Output --- */
+
+static const char echo_schema[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"ratio\":{\"type\":\"number\"},"
+    "\"cwd\":{\"type\":[\"string\",\"null\"]},"
+    "\"nparams\":{\"type\":\"integer\"},"
+    "\"params\":{\"type\":\"array\",\"items\":{\"type\":\"object\","
+    "\"required\":[\"kind\",\"value\"]}},"
+    "\"env\":{\"type\":\"array\",\"items\":{\"type\":\"array\","
+    "\"items\":{\"type\":\"string\"}}},"
+    "\"home\":{\"type\":\"string\"}},"
+    "\"required\":[\"ratio\",\"nparams\",\"params\",\"env\"]}";
 
 static const char out_schema[] =
     "{\"type\":\"object\",\"properties\":{"
@@ -276,6 +304,10 @@ static const char out_schema[] =
 static const struct tc_tool hostile_tools[] = {
 	{ "hello", "Hello", "A benign call: proves the server still serves.",
 	  no_args, out_schema, hs_hello, FS, TC_TOOL_READONLY },
+	{ "echo_args", "Echo arguments", "Returns a number, a nullable "
+	  "string, scalar parameters and an environment as the handler read "
+	  "them.", echo_args, echo_schema, hs_echo_args, FS,
+	  TC_TOOL_READONLY },
 	{ "many_paths", "Many paths", "hello, with more paths than one "
 	  "call of toolcell-fs can name, for the policy's rules to check.",
 	  many_paths_args, out_schema, hs_hello, FS, TC_TOOL_READONLY },

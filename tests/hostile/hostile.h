@@ -75,6 +75,9 @@ int	hs_root_fd(const struct tc_call *call, size_t i);
 
 /* --- Handlers --- */
 
+/* echo.c: the argument types, echoed back as the handler read them. */
+tc_tool_fn	hs_echo_args;
+
 /* files.c: paths, links, races, /proc and canaries. */
 tc_tool_fn	hs_hello;
 tc_tool_fn	hs_read_path;

@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "hostile.h"
+#include "base/clock.h"
 #include "sandbox/sandbox.h"
 
 /* Sleeps |ms| milliseconds. */

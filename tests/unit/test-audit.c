@@ -1826,6 +1826,43 @@ test_args_roles(void)
 	    "digested");
 }
 
+/* The argument types of the shell and SQLite servers: numbers, null,
+ * scalar arrays (SQL parameters), string maps (environments). */
+static void
+test_args_typed(void)
+{
+	static const struct tc_arg typed[] = {
+		{ .name = "ratio", .type = TC_ARG_NUMBER },
+		{ .name = "cwd", .type = TC_ARG_STRING, .flags = TC_ARG_PATH |
+		    TC_ARG_NULLABLE },
+		{ .name = "params", .type = TC_ARG_SCALAR_ARRAY },
+		{ .name = "env", .type = TC_ARG_STRING_MAP },
+		{ NULL }
+	};
+	char want[512], hex[65];
+	const char *key = "sk-abcdefghijklmnopqrstuvwx";
+
+	args_case_with(typed, "{\"ratio\":1.0000000000000002,\"cwd\":null,"
+	    "\"params\":[9007199254740991,-0.1,0,true,null,\"ok\","
+	    "\"ghp_0123456789abcdefghijABCD\"]}", "{\"ratio\":"
+	    "1.0000000000000002,\"cwd\":null,\"params\":[9007199254740991,"
+	    "-0.1,0,true,null,\"ok\",\"[redacted]\"]}", "numbers exact, null "
+	    "kept, parameters as contents");
+	args_case_with(typed, "{\"env\":{\"LANG\":\"C.UTF-8\",\"GITHUB_TOKEN\":"
+	    "\"plain\",\"HOOK\":\"Bearer abcdefgh12345\",\"path\":\"sk-abcd"
+	    "efghijklmnopqrstuvwx\"}}", "{\"env\":{\"LANG\":\"C.UTF-8\","
+	    "\"GITHUB_TOKEN\":\"[redacted]\",\"HOOK\":\"[redacted]\",\"path\":"
+	    "\"[redacted]\"}}", "a map: names kept, secret values redacted by "
+	    "name or shape, a key that names a path in the table too");
+	ref_digest(NULL, key, strlen(key), hex);
+	snprintf(want, sizeof(want), "{\"env\":{\"sha256:%s\":\"v\"}}", hex);
+	args_case_with(typed, "{\"env\":{\"sk-abcdefghijklmnopqrstuvwx\":"
+	    "\"v\"}}", want, "a map key shaped like a secret is digested");
+	args_case_with(table, "{\"content\":{\"sk-abcdefghijklmnopqrstuvwx\":"
+	    "1}}", "{\"content\":{\"sk-abcdefghijklmnopqrstuvwx\":1}}",
+	    "the names of an object that is not a map are kept as before");
+}
+
 /* Runs tc_audit_cut() on |in| and checks the result against |want|. */
 static void
 cut_case(const char *in, size_t max_string, size_t max_items,
@@ -1975,6 +2012,7 @@ main(void)
 	test_args_values();
 	test_args_shape();
 	test_args_roles();
+	test_args_typed();
 	test_cut();
 	if (chdir("/") == 0)
 		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);

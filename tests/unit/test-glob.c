@@ -598,6 +598,39 @@ test_exact(void)
 	tc_deny_dir_release(&dd);
 }
 
+/* tc_path_beneath(): the one "is this path inside that directory" on
+ * names, component by component. */
+static void
+test_beneath(void)
+{
+	static const struct {
+		const char	*path, *root, *rest;	/* NULL: not beneath */
+	} pairs[] = {
+		{ "/a/b/c",	"/a",		"b/c" },
+		{ "/a",		"/a",		"" },
+		{ "/a/",	"/a",		"" },
+		{ "/ab",	"/a",		NULL },
+		{ "/a",		"/a/b",		NULL },
+		{ "/b/a",	"/a",		NULL },
+		{ "/x/y",	"/",		"x/y" },
+		{ "/",		"/",		"" },
+		{ "/srv/data/x", "/srv/data",	"x" },
+		{ "/srv/database", "/srv/data",	NULL },
+	};
+	const char *got;
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(pairs); i++) {
+		got = tc_path_beneath(pairs[i].path, pairs[i].root);
+		if (pairs[i].rest == NULL)
+			ok(got == NULL, "'%s' is not beneath '%s'",
+			    pairs[i].path, pairs[i].root);
+		else
+			is_str(got, pairs[i].rest, "'%s' beneath '%s'",
+			    pairs[i].path, pairs[i].root);
+	}
+}
+
 int
 main(void)
 {
@@ -607,5 +640,6 @@ main(void)
 	test_deny_match();
 	test_deny_dir();
 	test_exact();
+	test_beneath();
 	return done_testing();
 }

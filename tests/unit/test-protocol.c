@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "base/err.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "protocol/protocol.h"
 #include "dq.h"
@@ -793,7 +794,8 @@ test_strict_direct(void)
 	unsigned flags;
 
 	ok(tc_json_strict("{}", 2, &flags) == 0 && flags == 0, "{} is JSON");
-	ok(tc_json_strict("", 0, &flags) != 0, "nothing is not JSON");
+	is_int(tc_json_strict("", 0, &flags), TC_EBADJSON,
+	    "nothing is not JSON: TC_EBADJSON, not a bare -1");
 	ok(tc_json_strict(" ", 1, &flags) != 0, "a space is not JSON");
 	ok(tc_json_strict("1 ", 2, &flags) == 0, "1 and a space is JSON");
 	ok(tc_json_strict("1", 1, &flags) == 0, "1 is JSON");

@@ -19,6 +19,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 
+#include "base/clock.h"
 #include "base/err.h"
 #include "policy/policy.h"
 #include "sandbox/sandbox.h"

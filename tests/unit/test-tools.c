@@ -6,6 +6,7 @@
  * JSON in this file is written with single quotes; dq() makes them double.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -799,6 +800,424 @@ test_name_distance(void)
 	    "distance: one of TC_NAME_GUESS_MAX bytes is");
 }
 
+/* --- Numbers, null, scalar arrays and string maps --- */
+
+static const struct tc_arg typed_args[] = {
+	{ .name = "ratio", .type = TC_ARG_NUMBER, .flags = TC_ARG_DEFAULT,
+	    .description = "a ratio", .num_min = 0, .num_max = 1,
+	    .num_def = 0.5 },
+	{ .name = "temp", .type = TC_ARG_NUMBER, .description = "degrees",
+	    .num_min = -273.15, .num_max = HUGE_VAL },
+	{ .name = "depth", .type = TC_ARG_NUMBER, .description = "metres",
+	    .num_min = -HUGE_VAL, .num_max = 0 },
+	{ .name = "cwd", .type = TC_ARG_STRING, .flags = TC_ARG_NULLABLE,
+	    .description = "a directory, or null for none", .max_len = 4 },
+	{ .name = "params", .type = TC_ARG_SCALAR_ARRAY,
+	    .description = "SQL parameters", .max_len = 8,
+	    .item_max_len = 4 },
+	{ .name = "env", .type = TC_ARG_STRING_MAP,
+	    .flags = TC_ARG_NAME_KEYS | TC_ARG_NULLABLE,
+	    .description = "environment", .max_len = 2, .key_max_len = 8,
+	    .item_max_len = 4 },
+	{ .name = "labels", .type = TC_ARG_STRING_MAP,
+	    .flags = TC_ARG_NONEMPTY, .description = "any keys",
+	    .max_len = 2 },
+	{ .name = NULL }
+};
+
+/* Checks |json| against |table|: the code and, if |msg|, the message. */
+static void
+check_in(const struct tc_arg *table, const char *json, int want,
+    const char *msg)
+{
+	struct tc_diag d;
+	cJSON *o;
+
+	memset(&d, 0, sizeof(d));
+	o = cJSON_Parse(dq(json));
+	if (!ok(o != NULL, "%s: is JSON", json))
+		return;
+	is_int(tc_args_check(table, o, &d), want, "check %s", json);
+	if (msg != NULL)
+		is_str(d.msg, msg, "check %s: message", json);
+	cJSON_Delete(o);
+}
+
+#define tcheck(json, want, msg)	check_in(typed_args, json, want, msg)
+
+static void
+test_typed_check(void)
+{
+	static const struct tc_arg required_null[] = {
+		{ .name = "value", .type = TC_ARG_INT,
+		    .flags = TC_ARG_REQUIRED | TC_ARG_NULLABLE,
+		    .description = "a value, or null to unset it",
+		    .min = 0, .max = 9 },
+		{ .name = NULL }
+	};
+
+	/* Numbers: integers are numbers too; both bounds are in. */
+	tcheck("{}", 0, NULL);
+	tcheck("{'ratio':0}", 0, NULL);
+	tcheck("{'ratio':1}", 0, NULL);
+	tcheck("{'ratio':0.25}", 0, NULL);
+	tcheck("{'ratio':1e-300}", 0, NULL);
+	tcheck("{'ratio':1.0000000000000002}", TC_EINVAL,
+	    "argument 'ratio': must be between 0 and 1");
+	tcheck("{'ratio':-5e-324}", TC_EINVAL,
+	    "argument 'ratio': must be between 0 and 1");
+	tcheck("{'ratio':'0.5'}", TC_EINVAL,
+	    "argument 'ratio': expected a number, got a string");
+	tcheck("{'ratio':true}", TC_EINVAL,
+	    "argument 'ratio': expected a number, got a boolean");
+	tcheck("{'ratio':null}", TC_EINVAL,
+	    "argument 'ratio': expected a number, got null");
+	tcheck("{'ratio':[0.5]}", TC_EINVAL,
+	    "argument 'ratio': expected a number, got an array");
+	tcheck("{'temp':1e400}", TC_EINVAL,
+	    "argument 'temp': expected a finite number");
+	tcheck("{'temp':-1e400}", TC_EINVAL,
+	    "argument 'temp': expected a finite number");
+	tcheck("{'temp':-273.15}", 0, NULL);
+	tcheck("{'temp':1e308}", 0, NULL);
+	tcheck("{'temp':-273.16}", TC_EINVAL,
+	    "argument 'temp': must be at least -273.15");
+	tcheck("{'depth':-1e308}", 0, NULL);
+	tcheck("{'depth':0}", 0, NULL);
+	tcheck("{'depth':0.001}", TC_EINVAL,
+	    "argument 'depth': must be at most 0");
+
+	/* Null, where the table allows it, and only there. */
+	tcheck("{'cwd':null}", 0, NULL);
+	tcheck("{'cwd':'abcd'}", 0, NULL);
+	tcheck("{'cwd':'abcde'}", TC_EINVAL,
+	    "argument 'cwd': longer than 4 bytes");
+	tcheck("{'cwd':5}", TC_EINVAL,
+	    "argument 'cwd': expected a string, got a number");
+	tcheck("{'env':null}", 0, NULL);
+	tcheck("{'labels':null}", TC_EINVAL,
+	    "argument 'labels': expected an object, got null");
+	check_in(required_null, "{'value':null}", 0, NULL);
+	check_in(required_null, "{'value':9}", 0, NULL);
+	check_in(required_null, "{}", TC_EINVAL,
+	    "argument 'value' is required");
+	check_in(required_null, "{'value':10}", TC_EINVAL,
+	    "argument 'value': must be between 0 and 9");
+
+	/* Scalar arrays. */
+	tcheck("{'params':[]}", 0, NULL);
+	tcheck("{'params':['abcd',-1,2.5]}", 0, NULL);
+	tcheck("{'params':['',true,null]}", 0, NULL);
+	tcheck("{'params':[false,0,'x']}", 0, NULL);
+	tcheck("{'params':[1,2,3,4,5,6,7,8]}", 0, NULL);
+	tcheck("{'params':[1,2,3,4,5,6,7,8,9]}", TC_EINVAL,
+	    "argument 'params': more than 8 items");
+	tcheck("{'params':['abcde']}", TC_EINVAL,
+	    "argument 'params'[0]: longer than 4 bytes");
+	tcheck("{'params':[1,[1]]}", TC_EINVAL,
+	    "argument 'params'[1]: expected a string, number, boolean or "
+	    "null, got an array");
+	tcheck("{'params':[{}]}", TC_EINVAL,
+	    "argument 'params'[0]: expected a string, number, boolean or "
+	    "null, got an object");
+	tcheck("{'params':[9007199254740991,-9007199254740991]}", 0, NULL);
+	tcheck("{'params':[9007199254740992]}", TC_EINVAL,
+	    "argument 'params'[0]: 9007199254740992 is too large to be held "
+	    "exactly (more than 2^53 - 1); send it as a string");
+	/* ...993 arrives as ...992: refused all the same. */
+	tcheck("{'params':[9007199254740993]}", TC_EINVAL, NULL);
+	tcheck("{'params':[-9007199254740992]}", TC_EINVAL, NULL);
+	tcheck("{'params':[1e300]}", TC_EINVAL, NULL);
+	tcheck("{'params':[1e400]}", TC_EINVAL,
+	    "argument 'params'[0]: expected a finite number");
+	tcheck("{'params':'1'}", TC_EINVAL,
+	    "argument 'params': expected an array, got a string");
+	tcheck("{'params':null}", TC_EINVAL,
+	    "argument 'params': expected an array, got null");
+
+	/* String maps. */
+	tcheck("{'env':{}}", 0, NULL);
+	tcheck("{'env':{'A':'','_b9':'abcd'}}", 0, NULL);
+	tcheck("{'env':{'ABCDEFGH':'x'}}", 0, NULL);
+	tcheck("{'env':{'A':'x','B':'y','C':'z'}}", TC_EINVAL,
+	    "argument 'env': more than 2 entries");
+	tcheck("{'env':{'ABCDEFGHI':'x'}}", TC_EINVAL,
+	    "argument 'env': key 'ABCDEFGHI': longer than 8 bytes");
+	tcheck("{'env':{'9A':'x'}}", TC_EINVAL,
+	    "argument 'env': key '9A': not a name (letters, digits and '_', "
+	    "not starting with a digit)");
+	tcheck("{'env':{'A-B':'x'}}", TC_EINVAL, NULL);
+	tcheck("{'env':{'A=B':'x'}}", TC_EINVAL, NULL);
+	tcheck("{'env':{'':'x'}}", TC_EINVAL,
+	    "argument 'env': a key must not be empty");
+	tcheck("{'env':{'A':'abcde'}}", TC_EINVAL,
+	    "argument 'env': value of 'A': longer than 4 bytes");
+	tcheck("{'env':{'A':1}}", TC_EINVAL,
+	    "argument 'env': value of 'A': expected a string, got a number");
+	tcheck("{'env':{'A':null}}", TC_EINVAL,
+	    "argument 'env': value of 'A': expected a string, got null");
+	tcheck("{'env':{'A':'x','A':'y'}}", TC_EINVAL,
+	    "argument 'env': key 'A' given twice");
+	tcheck("{'env':['A']}", TC_EINVAL,
+	    "argument 'env': expected an object, got an array");
+	tcheck("{'labels':{'a b':'x','':'y'}}", TC_EINVAL,
+	    "argument 'labels': a key must not be empty");
+	tcheck("{'labels':{'a b':'x','9':'y'}}", 0, NULL);
+	tcheck("{'labels':{'a b':''}}", TC_EINVAL,
+	    "argument 'labels': value of 'a b': must not be empty");
+}
+
+static void
+test_typed_schema(void)
+{
+	static const struct {
+		const char	*name, *want;
+	} props[] = {
+		{ "ratio", "{'type':'number','minimum':0,'maximum':1,"
+		    "'default':0.5,'description':'a ratio'}" },
+		{ "temp", "{'type':'number','minimum':-273.15,"
+		    "'description':'degrees'}" },
+		{ "depth", "{'type':'number','maximum':0,"
+		    "'description':'metres'}" },
+		{ "cwd", "{'type':'string','maxLength':4,'nullable':true,"
+		    "'description':'a directory, or null for none'}" },
+		{ "params", "{'type':'array','items':{'anyOf':["
+		    "{'type':'string','maxLength':4},"
+		    "{'type':'number','minimum':-9007199254740991,"
+		    "'maximum':9007199254740991},"
+		    "{'type':'boolean'},{'type':'null'}]},'maxItems':8,"
+		    "'description':'SQL parameters'}" },
+		{ "env", "{'type':'object','maxProperties':2,"
+		    "'propertyNames':{'minLength':1,'maxLength':8,"
+		    "'pattern':'^[A-Za-z_][A-Za-z0-9_]*$'},"
+		    "'additionalProperties':{'type':'string','maxLength':4},"
+		    "'nullable':true,'description':'environment'}" },
+		{ "labels", "{'type':'object','maxProperties':2,"
+		    "'propertyNames':{'minLength':1},"
+		    "'additionalProperties':{'type':'string','minLength':1},"
+		    "'description':'any keys'}" },
+	};
+	const cJSON *p;
+	cJSON *s;
+	char *text;
+	size_t i;
+
+	s = tc_args_schema(typed_args);
+	if (!ok(s != NULL, "typed schema built"))
+		return;
+	p = cJSON_GetObjectItem(s, "properties");
+	is_int(cJSON_GetArraySize(p), (long long)TC_NITEMS(props),
+	    "typed schema: one property each");
+	for (i = 0; i < TC_NITEMS(props); i++) {
+		text = cJSON_PrintUnformatted(cJSON_GetObjectItem(p,
+		    props[i].name));
+		is_str(text, dq(props[i].want), "schema of '%s'",
+		    props[i].name);
+		cJSON_free(text);
+	}
+	/* No "type" is ever a list: Gemini refuses the whole request. */
+	text = cJSON_PrintUnformatted(s);
+	ok(text != NULL && strstr(text, "\"type\":[") == NULL,
+	    "typed schema: no type is a list");
+	cJSON_free(text);
+	cJSON_Delete(s);
+}
+
+static void
+test_typed_validate(void)
+{
+	static const struct {
+		const char	*what;
+		struct tc_arg	 arg;
+		const char	*msg;	/* NULL: the table is good */
+	} cases[] = {
+		{ "a number", { .name = "a", .type = TC_ARG_NUMBER,
+		    .description = "a", .num_min = -1, .num_max = 1 }, NULL },
+		{ "a one-point range", { .name = "a", .type = TC_ARG_NUMBER,
+		    .description = "a", .num_min = 2, .num_max = 2 }, NULL },
+		{ "an empty number range", { .name = "a",
+		    .type = TC_ARG_NUMBER, .description = "a", .num_min = 2,
+		    .num_max = 1 }, "tool 't': argument 'a' has an empty "
+		    "range" },
+		{ "a NaN bound", { .name = "a", .type = TC_ARG_NUMBER,
+		    .description = "a", .num_min = NAN, .num_max = 1 },
+		    "tool 't': argument 'a' has an empty range" },
+		{ "a default at the bound", { .name = "a",
+		    .type = TC_ARG_NUMBER, .flags = TC_ARG_DEFAULT,
+		    .description = "a", .num_min = 0, .num_max = 1,
+		    .num_def = 1 }, NULL },
+		{ "a default outside", { .name = "a", .type = TC_ARG_NUMBER,
+		    .flags = TC_ARG_DEFAULT, .description = "a", .num_min = 0,
+		    .num_max = 1, .num_def = 1.5 }, "tool 't': argument 'a' "
+		    "has a default outside its range" },
+		{ "an infinite default", { .name = "a", .type = TC_ARG_NUMBER,
+		    .flags = TC_ARG_DEFAULT, .description = "a",
+		    .num_min = -HUGE_VAL, .num_max = HUGE_VAL,
+		    .num_def = HUGE_VAL }, "tool 't': argument 'a' has a "
+		    "default outside its range" },
+		{ "a number range on an integer", { .name = "a",
+		    .type = TC_ARG_INT, .description = "a", .max = 5,
+		    .num_max = 5 }, "tool 't': argument 'a' has a number "
+		    "range but is not a number" },
+		{ "a scalar array", { .name = "a",
+		    .type = TC_ARG_SCALAR_ARRAY, .description = "a",
+		    .max_len = 1 }, NULL },
+		{ "a scalar array without a cap", { .name = "a",
+		    .type = TC_ARG_SCALAR_ARRAY, .description = "a" },
+		    "tool 't': argument 'a' has no cap on its items" },
+		{ "a map", { .name = "a", .type = TC_ARG_STRING_MAP,
+		    .flags = TC_ARG_NAME_KEYS | TC_ARG_NONEMPTY,
+		    .description = "a", .max_len = 1 }, NULL },
+		{ "a map without a cap", { .name = "a",
+		    .type = TC_ARG_STRING_MAP, .description = "a" },
+		    "tool 't': argument 'a' has no cap on its entries" },
+		{ "a key cap on a string", { .name = "a",
+		    .type = TC_ARG_STRING, .description = "a",
+		    .key_max_len = 8 }, "tool 't': argument 'a' has a key "
+		    "cap but is not a map" },
+		{ "name keys on a string", { .name = "a",
+		    .type = TC_ARG_STRING, .flags = TC_ARG_NAME_KEYS,
+		    .description = "a" }, "tool 't': argument 'a' has a flag "
+		    "its type does not take" },
+		{ "a path map", { .name = "a", .type = TC_ARG_STRING_MAP,
+		    .flags = TC_ARG_PATH, .description = "a", .max_len = 1 },
+		    "tool 't': argument 'a' has a flag its type does not "
+		    "take" },
+		{ "a default on a map", { .name = "a",
+		    .type = TC_ARG_STRING_MAP, .flags = TC_ARG_DEFAULT,
+		    .description = "a", .max_len = 1 }, "tool 't': argument "
+		    "'a' has a flag its type does not take" },
+		{ "enums on a scalar array", { .name = "a",
+		    .type = TC_ARG_SCALAR_ARRAY, .description = "a",
+		    .max_len = 1, .enums = modes }, "tool 't': argument 'a' "
+		    "has enums but holds no strings to pick" },
+		{ "items on a map", { .name = "a", .type = TC_ARG_STRING_MAP,
+		    .description = "a", .max_len = 1, .items = file_items },
+		    "tool 't': argument 'a' has items but is no object "
+		    "array" },
+		{ "a nullable anything", { .name = "a", .type = TC_ARG_BOOL,
+		    .flags = TC_ARG_NULLABLE | TC_ARG_DEFAULT,
+		    .description = "a" }, NULL },
+		{ "an unknown type", { .name = "a",
+		    .type = (enum tc_arg_type)99, .description = "a" },
+		    "tool 't': argument 'a' has an unknown type" },
+	};
+	struct tc_arg table[2];
+	struct tc_tool t;
+	struct tc_diag d;
+	size_t i;
+
+	memset(&t, 0, sizeof(t));
+	t.name = "t";
+	t.description = "a tool";
+	t.fn = fn_nothing;
+	t.args = table;
+	for (i = 0; i < TC_NITEMS(cases); i++) {
+		memset(table, 0, sizeof(table));
+		table[0] = cases[i].arg;
+		memset(&d, 0, sizeof(d));
+		is_int(tc_tools_validate(&t, 1, &d), cases[i].msg ? TC_EINVAL :
+		    0, "validate: %s", cases[i].what);
+		if (cases[i].msg != NULL)
+			is_str(d.msg, cases[i].msg, "validate: %s: message",
+			    cases[i].what);
+	}
+	t.args = typed_args;
+	is_int(tc_tools_validate(&t, 1, &d), 0, "validate: the typed table");
+}
+
+static void
+test_typed_accessors(void)
+{
+	struct tc_tool t;
+	struct tc_call c;
+	struct tc_arg_iter it;
+	struct tc_scalar v;
+	const char *k, *val;
+	cJSON *o;
+	int n;
+
+	memset(&t, 0, sizeof(t));
+	t.name = "t";
+	t.description = "a tool";
+	t.fn = fn_nothing;
+	t.args = typed_args;
+	memset(&c, 0, sizeof(c));
+	c.tool = &t;
+	o = cJSON_Parse(dq("{'temp':-3.5,'cwd':null,'env':{'B':'2','A':'1'},"
+	    "'params':['s',7,-7.25,true,null,false,-0]}"));
+	if (!ok(o != NULL && tc_args_check(typed_args, o, NULL) == 0,
+	    "accessors: the arguments check"))
+		return;
+	c.args = o;
+
+	/* Numbers, and the default of one absent. */
+	ok(tc_arg_num(&c, "temp", 99) == -3.5, "tc_arg_num: the value");
+	ok(tc_arg_num(&c, "ratio", 99) == 0.5, "tc_arg_num: the table's "
+	    "default");
+	ok(tc_arg_num(&c, "depth", -2) == -2, "tc_arg_num: the caller's "
+	    "default");
+
+	/* Null: present, and read as absent. */
+	ok(tc_arg_has(&c, "cwd"), "null: tc_arg_has");
+	ok(tc_arg_is_null(&c, "cwd"), "null: tc_arg_is_null");
+	ok(tc_arg_str(&c, "cwd") == NULL, "null: no string");
+	ok(!tc_arg_is_null(&c, "temp"), "tc_arg_is_null: a number is not");
+	ok(!tc_arg_is_null(&c, "labels"), "tc_arg_is_null: absent is not");
+
+	/* Scalar arrays, item by item. */
+	is_int((long long)tc_arg_count(&c, "params"), 7, "tc_arg_count: "
+	    "params");
+	tc_arg_scalars(&c, "params", &it);
+	ok(tc_arg_scalar_next(&it, &v) && v.kind == TC_SCALAR_STRING &&
+	    strcmp(v.s, "s") == 0 && v.len == 1, "scalar 0: a string");
+	ok(tc_arg_scalar_next(&it, &v) && v.kind == TC_SCALAR_INT &&
+	    v.i == 7 && v.d == 7, "scalar 1: an integer");
+	ok(tc_arg_scalar_next(&it, &v) && v.kind == TC_SCALAR_REAL &&
+	    v.d == -7.25, "scalar 2: a real");
+	ok(tc_arg_scalar_next(&it, &v) && v.kind == TC_SCALAR_BOOL &&
+	    v.i == 1, "scalar 3: true");
+	ok(tc_arg_scalar_next(&it, &v) && v.kind == TC_SCALAR_NULL,
+	    "scalar 4: null");
+	ok(tc_arg_scalar_next(&it, &v) && v.kind == TC_SCALAR_BOOL &&
+	    v.i == 0, "scalar 5: false");
+	ok(tc_arg_scalar_next(&it, &v) && v.kind == TC_SCALAR_INT &&
+	    v.i == 0, "scalar 6: -0 is the integer 0");
+	ok(!tc_arg_scalar_next(&it, &v), "scalars: the end");
+	ok(!tc_arg_scalar_next(&it, &v), "scalars: still the end");
+
+	/* String maps, in the client's order. */
+	is_int((long long)tc_arg_count(&c, "env"), 2, "tc_arg_count: env");
+	tc_arg_map(&c, "env", &it);
+	ok(tc_arg_map_next(&it, &k, &val) && strcmp(k, "B") == 0 &&
+	    strcmp(val, "2") == 0, "map: B first, as sent");
+	ok(tc_arg_map_next(&it, &k, &val) && strcmp(k, "A") == 0 &&
+	    strcmp(val, "1") == 0, "map: then A");
+	ok(!tc_arg_map_next(&it, &k, &val) && k == NULL && val == NULL,
+	    "map: the end");
+	is_str(tc_arg_map_get(&c, "env", "A"), "1", "tc_arg_map_get: A");
+	ok(tc_arg_map_get(&c, "env", "C") == NULL, "tc_arg_map_get: absent");
+	ok(tc_arg_map_get(&c, "env", "a") == NULL, "tc_arg_map_get: keys are "
+	    "case-sensitive");
+
+	/* Absent arrays and maps have nothing to walk. */
+	is_int((long long)tc_arg_count(&c, "labels"), 0, "tc_arg_count: "
+	    "absent");
+	tc_arg_map(&c, "labels", &it);
+	ok(!tc_arg_map_next(&it, &k, &val), "map: absent, no entries");
+	cJSON_Delete(o);
+	o = cJSON_Parse(dq("{'env':null}"));
+	c.args = o;
+	tc_arg_map(&c, "env", &it);
+	for (n = 0; tc_arg_map_next(&it, &k, &val); n++)
+		;
+	is_int(n, 0, "map: null, no entries");
+	ok(tc_arg_is_null(&c, "env"), "map: null is null");
+	tc_arg_scalars(&c, "params", &it);
+	ok(!tc_arg_scalar_next(&it, &v), "scalars: absent, no items");
+	cJSON_Delete(o);
+}
+
 int
 main(void)
 {
@@ -811,5 +1230,9 @@ main(void)
 	test_result_depth();
 	test_result_info();
 	test_name_distance();
+	test_typed_check();
+	test_typed_schema();
+	test_typed_validate();
+	test_typed_accessors();
 	return done_testing();
 }
