@@ -22,6 +22,7 @@
 
 #include "policy/glob.h"
 #include "serve/hostconfig.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "policy/own.h"
 #include "policy/path.h"

@@ -22,7 +22,9 @@
 
 #include "policy/glob.h"
 #include "serve/hostconfig.h"
+#include "base/clock.h"
 #include "base/log.h"
+#include "base/strv.h"
 #include "policy/own.h"
 #include "policy/path.h"
 #include "policy/policy.h"
