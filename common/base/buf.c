@@ -38,7 +38,8 @@ tc_buf_reserve(struct tc_buf *b, size_t n)
 	size_t want, nalloc;
 	char *p;
 
-	if (n > b->max || b->len > b->max - n)
+	/* len + n, and the NUL after them, must fit in a size_t. */
+	if (n > b->max || b->len > b->max - n || b->len + n == SIZE_MAX)
 		return TC_ETOOBIG;
 	want = b->len + n + 1;
 	if (want <= b->alloc)
@@ -46,7 +47,7 @@ tc_buf_reserve(struct tc_buf *b, size_t n)
 	nalloc = b->alloc ? b->alloc : 256;
 	while (nalloc < want)
 		nalloc = nalloc > SIZE_MAX / 2 ? want : nalloc * 2;
-	if (nalloc > b->max + 1)
+	if (b->max < SIZE_MAX && nalloc > b->max + 1)
 		nalloc = b->max + 1;
 	if ((p = realloc(b->data, nalloc)) == NULL)
 		return TC_ENOMEM;

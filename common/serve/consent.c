@@ -16,12 +16,14 @@
  */
 #include <errno.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "base/buf.h"
 #include "base/clock.h"
 #include "policy/glob.h"
+#include "base/json.h"
 #include "base/log.h"
 #include "serve/server-int.h"
 #include "base/text.h"
@@ -484,23 +486,70 @@ elicit(struct srv *s, struct call *c)
 
 /* --- The hook --- */
 
+/* Returns the text of |o|, which it deletes, or NULL. */
+static char *
+print_free(cJSON *o)
+{
+	char *text = cJSON_PrintUnformatted(o);
+
+	cJSON_Delete(o);
+	return text;
+}
+
+/*
+ * Returns the text of the objects |head| and |tail| joined into one, with
+ * the call's arguments |args| between them, written with tc_json_put():
+ * cJSON prints 15 digits, and a hook would read 9007199254740991 as
+ * ...990.  Frees |head| and |tail|.  NULL when out of memory.
+ */
+static char *
+join_arguments(char *head, const cJSON *args, char *tail)
+{
+	struct tc_buf b;
+	size_t nh = head != NULL ? strlen(head) : 0;
+	size_t nt = tail != NULL ? strlen(tail) : 0;
+	int rc;
+
+	tc_buf_init(&b, UINT32_MAX);
+	rc = nh < 2 || nt < 2 || head[nh - 1] != '}' || tail[0] != '{' ||
+	    tc_buf_append(&b, head, nh - 1) != 0 ||
+	    tc_buf_append_str(&b, nh > 2 ? ",\"arguments\":" :
+	    "\"arguments\":") != 0 ||
+	    (args == NULL ? tc_buf_append_str(&b, "{}") :
+	    tc_json_put(&b, args)) != 0 ||
+	    (nt > 2 && tc_buf_append_str(&b, ",") != 0) ||
+	    tc_buf_append(&b, tail + 1, nt - 1) != 0;
+	free(head);
+	free(tail);
+	if (rc) {
+		tc_buf_release(&b);
+		return NULL;
+	}
+	return tc_buf_steal(&b);
+}
+
 /* Returns the JSON document the hook reads, or NULL. */
 static char *
 hook_input(const struct srv *s, const struct call *c)
 {
 	const struct tc_tool *t = c->call.tool;
-	cJSON *o, *a, *cl, *paths, *subjects;
-	char rule[256], *text;
+	cJSON *h, *o, *a, *cl, *paths, *subjects;
+	char rule[256], *head;
 	size_t i;
 
-	if ((o = cJSON_CreateObject()) == NULL)
+	/* What comes before the arguments, and what after. */
+	if ((h = cJSON_CreateObject()) == NULL)
 		return NULL;
-	cJSON_AddStringToObject(o, "server", s->def->name);
-	cJSON_AddStringToObject(o, "tool", t->name);
+	cJSON_AddStringToObject(h, "server", s->def->name);
+	cJSON_AddStringToObject(h, "tool", t->name);
 	if (tc_tool_alias_of(t) != NULL)
-		cJSON_AddStringToObject(o, "alias_of", tc_tool_alias_of(t));
-	cJSON_AddItemToObject(o, "arguments",
-	    cJSON_Duplicate(c->call.args, 1));
+		cJSON_AddStringToObject(h, "alias_of", tc_tool_alias_of(t));
+	head = cJSON_PrintUnformatted(h);
+	cJSON_Delete(h);
+	if (head == NULL || (o = cJSON_CreateObject()) == NULL) {
+		free(head);
+		return NULL;
+	}
 	a = cJSON_AddObjectToObject(o, "annotations");
 	cJSON_AddBoolToObject(a, "readOnlyHint", !!(t->flags &
 	    TC_TOOL_READONLY));
@@ -525,11 +574,10 @@ hook_input(const struct srv *s, const struct call *c)
 	    !cJSON_AddItemToObject(o, "subjects", subjects)) {
 		cJSON_Delete(subjects);
 		cJSON_Delete(o);
+		free(head);
 		return NULL;
 	}
-	text = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	return text;
+	return join_arguments(head, c->call.args, print_free(o));
 }
 
 /* Starts the hook; returns 0, or -1 after settling the call (a hook that

@@ -3,6 +3,7 @@
  * ill-formed subpart becomes one U+FFFD, Unicode §3.9).
  */
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +100,20 @@ test_caps(void)
 	s = tc_buf_steal(&b);
 	is_str(s, "", "zero cap: steal gives an empty string");
 	free(s);
+
+	/* No cap at all: SIZE_MAX, whose "max + 1" is 0. */
+	tc_buf_init(&b, SIZE_MAX);
+	for (size_t i = 0; i < 1000; i++)
+		if (tc_buf_append(&b, "0123456789", 10) != 0)
+			break;
+	is_int(b.len, 10000, "SIZE_MAX cap: 10,000 bytes appended");
+	ok(b.alloc > b.len && b.data[9990] == '0' && b.data[9999] == '9' &&
+	    b.data[10000] == '\0', "SIZE_MAX cap: grown, contents kept");
+	b.len = SIZE_MAX - 3;	/* only the arithmetic is looked at */
+	is_int(tc_buf_reserve(&b, 3), TC_ETOOBIG,
+	    "SIZE_MAX cap: no room for the NUL after SIZE_MAX bytes");
+	b.len = 10000;
+	tc_buf_release(&b);
 }
 
 static void

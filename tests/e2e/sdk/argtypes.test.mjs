@@ -6,10 +6,11 @@
 // says why.  The test-only hostile server carries the one tool that
 // takes them all, echo_args.
 import assert from 'node:assert/strict';
+import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { BUILD, call, makeTree, startServer, textOf } from './lib.mjs';
+import { BUILD, call, makeScratch, makeTree, startServer, textOf } from './lib.mjs';
 
 const HOSTILE = path.join(BUILD, 'tests', 'toolcell-hostile');
 
@@ -115,5 +116,30 @@ describe('echo_args', () => {
 		// The server still serves.
 		const ok = await call(srv, 'echo_args', { params: [1] });
 		assert.equal(ok.isError, undefined);
+	});
+});
+
+describe('a consent hook reads the arguments as they were sent', () => {
+	test('numbers reach it exactly, not rounded to 15 digits', async () => {
+		const base = await makeScratch('argtypes');
+		const out = await base.ownedDir();
+		const h = base.unique('hook', '.sh');
+		await fsp.writeFile(h, `#!/bin/sh\ncat > "${out}/stdin.json"\nexit 0\n`);
+		await fsp.chmod(h, 0o755);
+		const p = await base.policy([`allow read ${tree.root}`, 'consent echo_args',
+		    'consent-by hook', `consent-hook ${h}`]);
+		const hs = await startServer(['--policy', p], { server: HOSTILE });
+		try {
+			const params = [2 ** 53 - 1, 0.1 + 0.2, -(2 ** 53 - 1), 1e-300];
+			const r = await call(hs, 'echo_args', { ratio: 0.1 + 0.2, params });
+			assert.equal(r.isError, undefined, textOf(r));
+			const doc = JSON.parse(await fsp.readFile(path.join(out, 'stdin.json'), 'utf8'));
+			assert.deepEqual(doc.arguments.params, params);
+			assert.equal(doc.arguments.ratio, 0.30000000000000004);
+			assert.equal(doc.tool, 'echo_args');
+		} finally {
+			await hs.close();
+			await base.cleanup();
+		}
 	});
 });
