@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "hostile.h"
+#include "serve/dirs.h"
 #include "serve/server.h"
 
 /* --- Arguments --- */
@@ -402,9 +403,10 @@ main(int argc, char *argv[])
 		.version = TC_VERSION,
 		.summary = "hostile tools that try to leave the sandbox, for "
 		    "the containment tests",
-		.touches = "files and directories",
 		.tools = hostile_tools,
 		.ntools = TC_NITEMS(hostile_tools),
+		/* The directories and --write, as toolcell-fs takes them. */
+		TC_DIRS_CMDLINE,
 	};
 
 	return tc_server_main(&hostile, argc, argv);
