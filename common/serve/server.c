@@ -127,6 +127,10 @@ tc_srv_build_tools(struct srv *s)
 
 	if (tc_tools_validate(s->def->tools, s->def->ntools, &d) != 0)
 		TC_BUG("%s", d.msg);
+	if (s->def->resources != NULL && (s->def->resources->tool == NULL ||
+	    s->def->resources->read == NULL))
+		TC_BUG("%s: a resource provider needs a tool and a read hook",
+		    s->def->name);
 	if ((s->tools = cJSON_CreateArray()) == NULL)
 		tc_fatal("out of memory");
 	for (i = 0; i < s->def->ntools; i++) {
