@@ -622,8 +622,11 @@ tc_srv_cmdline(const struct tc_server *def, int argc, char *argv[],
 			break;
 		}
 		tc_diag_init(&d);
-		if (tb.o[i].set(&tb.o[i], optarg, &d) != 0)
+		if (tb.o[i].set(&tb.o[i], optarg, &d) != 0) {
+			tc_buf_release(&optstring);
+			free(given);
 			usage_fail("--%s: %s", tb.o[i].name, d.msg);
+		}
 		if (i >= tb.first_own && i < tb.end_own) {
 			given[ngiven].o = &def->options[i - tb.first_own];
 			given[ngiven++].value = optarg;
@@ -644,14 +647,18 @@ tc_srv_cmdline(const struct tc_server *def, int argc, char *argv[],
 	}
 	cl->operands = argv + optind;
 	cl->noperands = argc - optind;
-	if (def->operands == NULL && cl->noperands > 0)
+	if (def->operands == NULL && cl->noperands > 0) {
+		free(given);
 		usage_fail("unexpected argument '%s': %s takes options only%s%s",
 		    cl->operands[0], def->name, def->no_operands != NULL ?
 		    "; " : "", def->no_operands != NULL ? def->no_operands :
 		    "");
+	}
 	tc_log_init(def->name, (enum tc_log_level)cl->level);
-	if (def->cmdline != NULL && def->cmdline(cl, &d) != 0)
+	if (def->cmdline != NULL && def->cmdline(cl, &d) != 0) {
+		free(given);
 		usage_fail("%s", d.msg);
+	}
 	if (cl->host != NULL)
 		rc = print_config(def, cl, given, ngiven);
 	free(given);
