@@ -94,6 +94,10 @@ UNIT_BINS  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 # the tests, never installed.
 HOSTILE	   = $(BUILD)/tests/toolcell-hostile
 
+# A server that takes each extension point of struct tc_server its own
+# way, for the tests only: built with the tests, never installed.
+SAMPLE	   = $(BUILD)/tests/toolcell-sample
+
 # Writes audit logs for tests/e2e/audit/run.sh; never installed.
 MKLOG	   = $(BUILD)/tests/audit-mklog
 
@@ -111,7 +115,8 @@ AUDIT_CLI  = $(BUILD)/tests/fuzz/audit-cli.o \
 	     $(patsubst %.c,$(BUILD)/%.o,$(filter-out audit/toolcell-audit.c,\
 	     $(wildcard audit/*.c)))
 
-all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(MKLOG) $(ONTTY) $(REPLAY)
+all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(SAMPLE) $(MKLOG) \
+     $(ONTTY) $(REPLAY)
 
 $(BUILD)/config.mk: mk/deps.sh $(wildcard $(SERVERS:%=servers/%/deps.mk))
 	@mkdir -p $(BUILD)
@@ -173,6 +178,10 @@ $(BUILD)/fuzz/fuzz-%: $(BUILD)/tests/fuzz/fuzz-%.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
 
 $(HOSTILE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/hostile/*.c)) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+$(SAMPLE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/sample/*.c)) $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
@@ -265,5 +274,6 @@ clean:
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
 	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d) \
 	 $(wildcard $(BUILD)/tests/hostile/*.d) $(wildcard $(BUILD)/audit/*.d) \
+	 $(wildcard $(BUILD)/tests/sample/*.d) \
 	 $(wildcard $(BUILD)/tests/e2e/audit/*.d) $(wildcard $(BUILD)/tests/e2e/*.d) \
 	 $(wildcard $(BUILD)/tests/fuzz/*.d)

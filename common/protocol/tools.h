@@ -103,12 +103,18 @@ enum tc_profile {
 };
 
 enum tc_tool_flags {
-	TC_TOOL_READONLY	= 1 << 0,	/* readOnlyHint */
+	TC_TOOL_READONLY	= 1 << 0,	/* readOnlyHint; without it,
+						   the tool may change what
+						   it names: "deny write"
+						   rules see its paths */
 	TC_TOOL_DESTRUCTIVE	= 1 << 1,	/* destructiveHint */
 	TC_TOOL_IDEMPOTENT	= 1 << 2,	/* idempotentHint */
 	TC_TOOL_OPEN_WORLD	= 1 << 3,	/* openWorldHint */
-	TC_TOOL_NEEDS_WRITE	= 1 << 4,	/* hidden without a writable root */
-	TC_TOOL_RESOURCE	= 1 << 5,	/* reads resources; not a tool */
+	/* 1 << 4 is not used: which tools a policy offers is the
+	 * server's to say (struct tc_server's offered hook). */
+	TC_TOOL_RESOURCE	= 1 << 5,	/* not in tools/list: run by
+						   resources/read only, as a
+						   resource provider's tool */
 	/* Another name of the tool just before it in the table, with the
 	 * same handler, arguments, profile and flags: for the policy
 	 * (tools, tool, consent) and the audit log it is that tool. */

@@ -412,8 +412,9 @@ collect_paths(struct srv *s, struct call *c)
 	const cJSON *v, *e;
 	unsigned access;
 
-	access = (c->call.tool->flags & TC_TOOL_NEEDS_WRITE) ?
-	    TC_ACCESS_WRITE : TC_ACCESS_READ;
+	/* A tool that is not read-only may change what it names. */
+	access = (c->call.tool->flags & TC_TOOL_READONLY) ?
+	    TC_ACCESS_READ : TC_ACCESS_WRITE;
 	if (s->pol.nconsent > 0 && (c->consent_hit = calloc(s->pol.nconsent,
 	    sizeof(*c->consent_hit))) == NULL) {
 		tc_srv_deny(s, c, "server", NULL, "The call was not run: out of "
@@ -531,55 +532,33 @@ refuse_request(struct srv *s, struct tc_request *req,
 	tc_proto_error(req, code, msg);
 }
 
-/* Returns 1 if a directory of the policy itself, before any narrowing by
- * the client's roots, is writable. */
-static int
-policy_writable(const struct srv *s)
-{
-	size_t i;
-
-	if (s->pol.ceiling == NULL)
-		return tc_policy_writable(&s->pol);
-	for (i = 0; i < s->pol.nceiling; i++)
-		if (s->pol.ceiling[i].flags & TC_ROOT_WRITE)
-			return 1;
-	return 0;
-}
-
 /*
  * Words into |msg| the refusal of a call to |name|, which tools/call
- * cannot run.  A write tool that the policy leaves on says that no
- * directory is writable, and what would make one so; a name that is no
- * tool's gets the closest tool offered, if it looks like a misspelling of
- * it.  A tool the policy switches off is an unknown tool, and is not
- * guessed at.
+ * cannot run.  A tool that the policy leaves on but the server does not
+ * offer under it says why, in the server's words (its offered hook); a
+ * name that is no tool's gets the closest tool offered, if it looks like
+ * a misspelling of it.  A tool the policy switches off is an unknown
+ * tool, and is not guessed at.
  */
 static void
 unknown_tool(const struct srv *s, const char *name, char *msg, size_t size)
 {
 	const struct tc_tool *t, *best = NULL;
 	const struct tc_tool_policy *tp;
-	char shown[104];
+	char shown[104], why[512];
 	size_t i, d, bestd = SIZE_MAX;
 
 	/* The name is the model's, of any length: cut on a character
 	 * boundary (and shown escaped, as every error message is). */
 	tc_text_fmt(shown, sizeof(shown), "%s", name);
+	why[0] = '\0';
 	t = tc_tool_find(s->def->tools, s->def->ntools, name);
-	if (t != NULL && (t->flags & TC_TOOL_NEEDS_WRITE) &&
-	    !(t->flags & TC_TOOL_RESOURCE) &&
+	if (t != NULL && !(t->flags & TC_TOOL_RESOURCE) &&
 	    ((tp = tc_policy_tool(&s->pol, t->name)) == NULL || tp->enabled) &&
-	    !tc_policy_writable(&s->pol)) {
-		if (policy_writable(s))
-			tc_text_fmt(msg, size, "tool '%s' cannot run now: no "
-			    "directory is writable (the client's roots leave "
-			    "%s of the policy)", shown, s->pol.nroots == 0 ?
-			    "no directory" : "only read-only directories");
-		else
-			tc_text_fmt(msg, size, "tool '%s' is not offered: no "
-			    "directory is writable (start the server with "
-			    "--write DIR, or give its policy an 'allow write "
-			    "DIR' rule)", shown);
+	    s->def->offered != NULL &&
+	    !s->def->offered(&s->pol, t, why, sizeof(why))) {
+		tc_text_fmt(msg, size, "tool '%s' %s", shown, why[0] != '\0' ?
+		    why : "is not offered");
 		return;
 	}
 	for (i = 0; t == NULL && i < s->def->ntools; i++) {

@@ -39,7 +39,8 @@ extern char **environ;
 
 /* --- Methods --- */
 
-/* Returns |t| if the policy lets it run, or NULL. */
+/* Returns |t| if the policy leaves it on and the server offers it under
+ * the policy as it stands, or NULL. */
 static const struct tc_tool *
 allowed_tool(const struct srv *s, const struct tc_tool *t)
 {
@@ -47,9 +48,9 @@ allowed_tool(const struct srv *s, const struct tc_tool *t)
 
 	if (t == NULL)
 		return NULL;
-	if ((t->flags & TC_TOOL_NEEDS_WRITE) && !tc_policy_writable(&s->pol))
-		return NULL;
 	if ((tp = tc_policy_tool(&s->pol, t->name)) != NULL && !tp->enabled)
+		return NULL;
+	if (s->def->offered != NULL && !s->def->offered(&s->pol, t, NULL, 0))
 		return NULL;
 	return t;
 }
@@ -66,17 +67,21 @@ tc_srv_visible_tool(const struct srv *s, const char *name)
 	return allowed_tool(s, t);
 }
 
-/* Returns the handler of resources/read if the server has one and the
- * policy lets it run, or NULL: then there are no resources. */
+/* Returns the tool of the server's resource provider if it has one and
+ * the policy lets it run, or NULL: then there are no resources. */
 const struct tc_tool *
 tc_srv_resource_tool(const struct srv *s)
 {
-	size_t i;
+	const struct tc_tool *t;
 
-	for (i = 0; i < s->def->ntools; i++)
-		if (s->def->tools[i].flags & TC_TOOL_RESOURCE)
-			return allowed_tool(s, &s->def->tools[i]);
-	return NULL;
+	if (s->def->resources == NULL)
+		return NULL;
+	t = tc_tool_find(s->def->tools, s->def->ntools,
+	    s->def->resources->tool);
+	if (t == NULL)
+		TC_BUG("%s: the resource provider's tool '%s' is not in its "
+		    "table", s->def->name, s->def->resources->tool);
+	return allowed_tool(s, t);
 }
 
 void

@@ -39,10 +39,8 @@ extern char **environ;
 
 /* --- The client's roots --- */
 
-/* Returns the local path of "file://" URI |uri|, percent-decoded, or NULL
- * if it is not one. */
 char *
-tc_srv_uri_path(const char *uri)
+tc_uri_file_path(const char *uri)
 {
 	const char *p;
 	char *out, *w;
@@ -116,7 +114,7 @@ on_roots(void *ctx, const cJSON *result, const cJSON *error)
 		uri = cJSON_GetObjectItemCaseSensitive(r, "uri");
 		if (!cJSON_IsString(uri))
 			continue;
-		if ((path = tc_srv_uri_path(uri->valuestring)) == NULL) {
+		if ((path = tc_uri_file_path(uri->valuestring)) == NULL) {
 			tc_warn("client root '%s' is not a file:// URI: left "
 			    "out", uri->valuestring);
 			continue;

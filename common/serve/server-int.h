@@ -1,12 +1,17 @@
 /*
  * server-int.h: the serving loop's state, shared by the files of serve/:
  * server.c (the start, the method table), cmdline.c (the command line and
- * the policy it loads), loop.c (the poll loop), admission.c (whether a
- * tools/call may run), calls.c (a call from admission to its answer),
- * roots.c (the client's roots), resources.c, start.c (the checks of a
- * start and --check), consent.c (asking a person before a call runs) and
- * record.c (the audit log's records).  Nothing outside serve/ includes it
- * but the JSON-RPC fuzz harness, which drives the real method table.
+ * the policy it loads), loop.c (the poll loop's sources, loop.h),
+ * admission.c (whether a tools/call may run), calls.c (a call from
+ * admission to its answer), roots.c (the client's roots), resources.c
+ * (the server's resource provider behind the resources/ methods),
+ * start.c (the checks of a start and --check), consent.c (asking a
+ * person before a call runs) and record.c (the audit log's records).
+ * Nothing outside serve/ includes it but the JSON-RPC fuzz harness, which
+ * drives the real method table.
+ *
+ * Return convention: as server.h, 0 or a negative TC_E* code (-1 where a
+ * comment says so); the method handlers answer their request themselves.
  */
 #ifndef TC_SERVER_INT_H
 #define TC_SERVER_INT_H
@@ -132,17 +137,6 @@ struct srv {
 /* Calls waiting for a free slot, at most. */
 #define MAX_QUEUED	256
 
-/* What the command line says, applied over the policy file's settings. */
-struct cmdline {
-	const char	*policy;
-	int		 check;
-	unsigned	 rootflags;
-	int		 timeout_ms;	/* 0: not given */
-	const char	*run_as;
-	unsigned	 degraded;
-	const char	*host;		/* --print-config HOST */
-};
-
 /* --- calls.c --- */
 void	tc_srv_append_call(struct call ***tail, struct call *c);
 int	tc_srv_unlink_call(struct call **head, struct call ***tail, struct call *c);
@@ -169,7 +163,6 @@ void	tc_srv_release_held(struct srv *s);
 void	tc_srv_on_initialized(void *ctx, struct tc_request *req);
 void	tc_srv_on_roots_changed(void *ctx, struct tc_request *req);
 int	tc_srv_roots_pending(const struct srv *s);
-char *	tc_srv_uri_path(const char *uri);
 void	tc_srv_forget_new_roots(struct srv *s);
 
 /* --- resources.c --- */
@@ -178,16 +171,46 @@ void	tc_srv_resources_read(void *ctx, struct tc_request *req);
 void	tc_srv_resources_templates_list(void *ctx, struct tc_request *req);
 
 /* --- cmdline.c --- */
-int	tc_srv_load_policy(const struct tc_server *def, struct tc_policy *pol, const struct cmdline *cl, char **dirs, int ndirs);
-long long	tc_srv_number(const char *name, const char *s, long long min, long long max);
-int	tc_srv_print_config(const struct tc_server *def, const struct cmdline *cl, char **dirs, int ndirs);
+
+/*
+ * Reads the command line into |cl|: each option through its setter (the
+ * common ones and the server's, one table), then the server's cmdline
+ * hook; --help, --version and --print-config are done here.  Returns -1
+ * when the server is to go on (a start, or --check), else the status to
+ * exit with.  A usage error exits here, with TC_EXIT_USAGE.
+ */
+int	tc_srv_cmdline(const struct tc_server *def, int argc, char *argv[],
+	    struct tc_cmdline *cl);
+
+/*
+ * Fills |pol| from the policy file, the server's configure hook (its
+ * options and operands) and the common options, in that order, so that
+ * the command line wins.  Every error is printed and counted; returns the
+ * count.
+ */
+int	tc_srv_load_policy(const struct tc_server *def, struct tc_policy *pol,
+	    const struct tc_cmdline *cl);
+
+/* A tc_policy_report_fn that prints an error and counts it in the int
+ * at |ctx|. */
 void	tc_srv_report_error(void *ctx, const char *msg);
-void	tc_srv_usage(const struct tc_server *def);
-void	tc_srv_usage_fail(const char *fmt, ...)
-	    __attribute__((__noreturn__, format(printf, 1, 2)));
-void	tc_srv_warn_policy(const struct tc_server *def, const struct tc_policy *pol);
+
+/*
+ * Warns about what in the policy can have no effect (the server's warn
+ * hook, else tc_policy_warn()), on --check as at start, so that a policy
+ * that checks clean does what it says.
+ */
+void	tc_srv_warn_policy(const struct tc_server *def,
+	    const struct tc_policy *pol);
 
 /* --- loop.c --- */
+
+struct tc_loop;
+
+/* Adds the server's sources to |l| (loop.h), in the order they are
+ * stepped: signals, sandbox, calls, consent, input, roots. */
+void	tc_srv_add_sources(struct srv *s, struct tc_loop *l);
+
 /* Serves until the input ends or a signal stops the server. */
 void	tc_srv_serve(struct srv *s);
 /* Stops every call, answering each, and the sandbox's children. */

@@ -3,26 +3,18 @@
  * line to the serving loop, and the method table that wires the other
  * files of serve/ to the protocol.
  *
- * One thread, one poll(2) loop over stdin, a signalfd and every running
- * call's pipe and pidfd, so that pings, cancellations and new calls are
- * served while other calls run.
+ * One thread, one poll(2) loop (loop.c) over stdin, a signalfd and every
+ * running call's pipe and pidfd, so that pings, cancellations and new
+ * calls are served while other calls run.  What is the server's own (its
+ * command line, instructions, resources, which tools a policy offers)
+ * comes from its struct tc_server (server.h).
  */
 #include <errno.h>
-#include <fcntl.h>
-#include <getopt.h>
-#include <limits.h>
-#include <poll.h>
 #include <signal.h>
-#include <stdarg.h>
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <stdnoreturn.h>
 #include <string.h>
 #include <sys/signalfd.h>
-#include <sys/stat.h>
-#include <sys/utsname.h>
-#include <pwd.h>
 #include <unistd.h>
 
 #include "base/clock.h"
@@ -30,14 +22,13 @@
 #include "policy/glob.h"
 #include "serve/hostconfig.h"
 #include "base/log.h"
+#include "base/text.h"
 #include "policy/own.h"
-#include "policy/path.h"
 #include "policy/policy.h"
 #include "protocol/protocol.h"
 #include "sandbox/sandbox.h"
-#include "serve/server.h"
 #include "serve/server-int.h"
-#include "base/text.h"
+#include "serve/server.h"
 #include "serve/usage.h"
 
 extern char **environ;
@@ -75,36 +66,31 @@ scrub_environment(void)
 void
 tc_srv_build_instructions(struct srv *s)
 {
-	const struct tc_root *r;
-	size_t i;
+	struct tc_buf *b = &s->instructions;
 
-	tc_buf_init(&s->instructions, 1u << 16);
-	tc_buf_printf(&s->instructions, "%s gives access to %s only under: ",
-	    s->def->name, s->def->touches);
-	for (i = 0; i < s->pol.nroots; i++) {
-		r = &s->pol.roots[i];
-		tc_buf_printf(&s->instructions, "%s%s (%s)", i ? "; " : "",
-		    r->path, (r->flags & TC_ROOT_WRITE) ? "read-write" :
-		    "read-only");
-	}
-	tc_buf_printf(&s->instructions, ". Anything else is refused; "
-	    "relative paths are taken from %s. Every call runs in a "
-	    "confined, short-lived process.", s->pol.roots[0].path);
+	tc_buf_init(b, 1u << 16);
+	/* What the server gives access to is its own to say; how calls
+	 * run is the same for every server. */
+	if (s->def->instructions != NULL &&
+	    s->def->instructions(s->def, &s->pol, b) != 0)
+		tc_fatal("cannot write the instructions: %s",
+		    b->len > 0 ? "too long" : "out of memory");
+	tc_buf_printf(b, "%sEvery call runs in a confined, short-lived "
+	    "process.", b->len > 0 ? " " : "");
 	if (s->pol.run_as)
-		tc_buf_printf(&s->instructions, " Calls run as uid %u, gid "
-		    "%u: what that user may not read is refused.",
-		    (unsigned)s->pol.run_uid, (unsigned)s->pol.run_gid);
+		tc_buf_printf(b, " Calls run as uid %u, gid %u: what that user "
+		    "may not read is refused.", (unsigned)s->pol.run_uid,
+		    (unsigned)s->pol.run_gid);
 	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
-		tc_buf_printf(&s->instructions, " Degraded: the kernel's "
-		    "Landlock path whitelist is not in force.");
+		tc_buf_printf(b, " Degraded: the kernel's Landlock path "
+		    "whitelist is not in force.");
 	if (s->sb.degraded & TC_DEGRADE_SECCOMP)
-		tc_buf_printf(&s->instructions, " Degraded: the kernel's "
-		    "seccomp system-call filter is not in force.");
+		tc_buf_printf(b, " Degraded: the kernel's seccomp system-call "
+		    "filter is not in force.");
 	if ((s->sb.degraded & TC_DEGRADE_NAMESPACES) &&
 	    (s->profiles & 1u << TC_PROFILE_SHELL_EXEC))
-		tc_buf_printf(&s->instructions, " Degraded: programs run "
-		    "without namespaces of their own (the kernel denies "
-		    "them).");
+		tc_buf_printf(b, " Degraded: programs run without namespaces "
+		    "of their own (the kernel denies them).");
 }
 
 /*
@@ -127,8 +113,9 @@ say_waiting(const struct srv *s)
 		    "read-only") != 0)
 			break;
 	}
-	tc_info("serving %s%s", b.data != NULL ? b.data : "",
-	    i < s->pol.nroots ? ", " TC_TEXT_CUT : "");
+	if (s->pol.nroots > 0)
+		tc_info("serving %s%s", b.data != NULL ? b.data : "",
+		    i < s->pol.nroots ? ", " TC_TEXT_CUT : "");
 	tc_info("waiting for an MCP client on standard input: an MCP host "
 	    "starts this server and speaks to it (see %s(1)); Ctrl-D ends it",
 	    s->def->name);
@@ -144,6 +131,10 @@ tc_srv_build_tools(struct srv *s)
 
 	if (tc_tools_validate(s->def->tools, s->def->ntools, &d) != 0)
 		TC_BUG("%s", d.msg);
+	if (s->def->resources != NULL && (s->def->resources->tool == NULL ||
+	    s->def->resources->read == NULL))
+		TC_BUG("%s: a resource provider needs a tool and a read hook",
+		    s->def->name);
 	if ((s->tools = cJSON_CreateArray()) == NULL)
 		tc_fatal("out of memory");
 	for (i = 0; i < s->def->ntools; i++) {
@@ -179,115 +170,30 @@ make_sigfd(void)
 int
 tc_server_main(const struct tc_server *def, int argc, char *argv[])
 {
-	static const struct option opts[] = {
-		{ "policy",		required_argument,	NULL, 'p' },
-		{ "check",		no_argument,		NULL, 'C' },
-		{ "write",		no_argument,		NULL, 'w' },
-		{ "timeout",		required_argument,	NULL, 't' },
-		{ "run-as",		required_argument,	NULL, 'u' },
-		{ "max-message-bytes",	required_argument,	NULL, 'M' },
-		{ "allow-degraded",	required_argument,	NULL, 'D' },
-		{ "verbose",		no_argument,		NULL, 'v' },
-		{ "quiet",		no_argument,		NULL, 'q' },
-		{ "version",		no_argument,		NULL, 'V' },
-		{ "help",		no_argument,		NULL, 'h' },
-		{ "print-config",	required_argument,	NULL, 'P' },
-		{ NULL,			0,			NULL, 0 }
-	};
-	enum tc_log_level level = TC_LOG_INFO;
 	struct tc_proto_config pc;
 	struct tc_diag d = { "", 0 };
-	struct cmdline cl;
+	struct tc_cmdline cl;
 	struct srv s;
-	size_t max_frame = TC_MAX_FRAME;
-	int ch, nerrors;
+	int nerrors, rc;
 
 	memset(&s, 0, sizeof(s));
-	memset(&cl, 0, sizeof(cl));
 	s.def = def;
 	s.queue_tail = &s.queue;
 	s.held_tail = &s.held;
 	s.roots_id = -1;
-	tc_log_init(def->name, level);
+	tc_log_init(def->name, TC_LOG_INFO);
+	if ((rc = tc_srv_cmdline(def, argc, argv, &cl)) >= 0)
+		return rc;
 	tc_policy_init(&s.pol);
-	opterr = 0;
-	while ((ch = getopt_long(argc, argv, ":p:wt:u:vqVh", opts, NULL)) !=
-	    -1) {
-		switch (ch) {
-		case 'p':
-			if (cl.policy != NULL)
-				tc_srv_usage_fail("--policy: given twice; one policy "
-				    "file says everything");
-			cl.policy = optarg;
-			break;
-		case 'C':
-			cl.check = 1;
-			break;
-		case 'w':
-			cl.rootflags |= TC_ROOT_WRITE;
-			break;
-		case 't':
-			cl.timeout_ms = (int)tc_srv_number("--timeout", optarg, 1,
-			    3600 * 1000);
-			break;
-		case 'u':
-			cl.run_as = optarg;
-			break;
-		case 'M':
-			max_frame = (size_t)tc_srv_number("--max-message-bytes",
-			    optarg, 64, 1LL << 30);
-			break;
-		case 'D':
-			if (strcmp(optarg, "landlock") == 0)
-				cl.degraded |= TC_DEGRADE_LANDLOCK;
-			else if (strcmp(optarg, "seccomp") == 0)
-				cl.degraded |= TC_DEGRADE_SECCOMP;
-			else
-				tc_srv_usage_fail("--allow-degraded: unknown layer "
-				    "'%s' (known: landlock, seccomp)", optarg);
-			break;
-		case 'P':
-			if (!tc_hostconfig_known(optarg))
-				tc_srv_usage_fail("--print-config: unknown host '%s' "
-				    "(known: %s)", optarg,
-				    tc_hostconfig_hosts());
-			cl.host = optarg;
-			break;
-		case 'v':
-			level = TC_LOG_DEBUG;
-			break;
-		case 'q':
-			level = TC_LOG_ERROR;
-			break;
-		case 'V':
-			fprintf(stderr, "%s %s\n", def->name, def->version);
-			return 0;
-		case 'h':
-			tc_srv_usage(def);
-			return 0;
-		default:
-			tc_usage_bad_option(NULL, ch, argv, opts);
-			return TC_EXIT_USAGE;
-		}
-	}
-	if (cl.host != NULL) {
-		tc_log_init(def->name, level);
-		return tc_srv_print_config(def, &cl, argv + optind, argc - optind);
-	}
-	if (cl.policy == NULL && optind == argc) {
-		tc_log(TC_LOG_ERROR, "no directories to serve: run '%s "
-		    "--policy FILE' (see toolcell-policy(5)), '%s DIR...' to "
-		    "serve DIR read-only, or '%s --write DIR...' to allow "
-		    "changes", def->name, def->name, def->name);
+	nerrors = tc_srv_load_policy(def, &s.pol, &cl);
+	/* Nothing to serve says so in one line, as a usage error does;
+	 * a policy with errors has said what is wrong already. */
+	if (nerrors == 0 && def->ready != NULL &&
+	    def->ready(def, &s.pol, &d) != 0) {
+		tc_log(TC_LOG_ERROR, "%s", d.msg);
+		tc_policy_release(&s.pol);
 		return TC_EXIT_USAGE;
 	}
-	/* Not a silent no-op: the user meant something by it. */
-	if ((cl.rootflags & TC_ROOT_WRITE) && optind == argc)
-		tc_srv_usage_fail("--write: it applies to the directories given on "
-		    "the command line, and there are none; write 'allow write "
-		    "DIR' in the policy instead");
-	tc_log_init(def->name, level);
-	nerrors = tc_srv_load_policy(def, &s.pol, &cl, argv + optind, argc - optind);
 	/* The tools first: the sandbox prepares only their profiles.  Then
 	 * every check of a start, for --check as well (start.c); a start
 	 * already refused still lists what else is wrong. */
@@ -321,8 +227,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	pc.title = def->title;
 	pc.version = def->version;
 	pc.instructions = s.instructions.data;
-	/* Resources are declared only when the policy lets them be read;
-	 * their list follows the roots, which the client may narrow. */
+	/* Resources are declared only when the server has a provider and
+	 * the policy lets its tool run; their list follows the roots,
+	 * which the client may narrow. */
 	pc.capabilities = tc_srv_resource_tool(&s) != NULL ?
 	    "{\"tools\":{},\"resources\":{\"listChanged\":true}}" :
 	    "{\"tools\":{}}";
@@ -330,7 +237,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	pc.nmethods = tc_srv_nmethods;
 	pc.on_cancel = tc_srv_on_cancel;
 	pc.ctx = &s;
-	pc.max_frame = max_frame;
+	pc.max_frame = cl.max_frame;
 	pc.in_fd = STDIN_FILENO;
 	pc.out_fd = STDOUT_FILENO;
 	/* A client reading a large answer in one go, not 64 KiB at a time

@@ -12,6 +12,8 @@
 #include "base/text.h"
 #include "protocol/tools.h"
 
+struct tc_resources;
+
 #define FS_READ_DEFAULT_BYTES	(64u << 10)
 #define FS_READ_MAX_BYTES	(32u << 20)
 #define FS_LIST_DEFAULT_ENTRIES	2000
@@ -43,6 +45,10 @@ tc_tool_fn	fs_read_text_file;
 tc_tool_fn	fs_list_directory;
 tc_tool_fn	fs_get_file_info;
 tc_tool_fn	fs_read_resource;	/* resources/read, not a tool */
+
+/* resources/list and the rest: the roots, read through read_resource
+ * (fs_resource.c). */
+extern const struct tc_resources fs_resources;
 
 /*
  * read_media_file, read_multiple_files and list_directory_with_sizes

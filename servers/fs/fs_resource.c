@@ -1,9 +1,12 @@
 /*
- * fs_resource.c: resources/read for toolcell-fs.  A file:// URI beneath an
- * allowed directory is read here, in a confined child, by the same path
- * resolution and deny rules as the tools; the serving loop turns the result
- * into a ReadResourceResult.  A file comes whole (up to a cap), as text when
- * it is UTF-8 and as base64 otherwise; a directory as its listing.
+ * fs_resource.c: toolcell-fs's resources.  The provider (fs_resources,
+ * run in the server) lists each allowed directory as a resource and as a
+ * template for the files beneath it, and makes a file:// URI the "path"
+ * of a read_resource call.  That call's handler, fs_read_resource(), runs
+ * in a confined child and reads the file by the same path resolution and
+ * deny rules as the tools; the serving loop turns its result into a
+ * ReadResourceResult.  A file comes whole (up to a cap), as text when it
+ * is UTF-8 and as base64 otherwise; a directory as its listing.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -18,9 +21,11 @@
 #include <nettle/base64.h>
 
 #include "base/buf.h"
+#include "base/text.h"
 #include "fs.h"
 #include "policy/path.h"
 #include "policy/policy.h"
+#include "serve/server.h"
 
 /* MIME types by extension; text types are sent as text when UTF-8. */
 static const struct {
@@ -202,3 +207,169 @@ fs_read_resource(const struct tc_call *call, struct tc_result *res)
 	free(data);
 	return 0;
 }
+
+/* --- The provider, in the server --- */
+
+/* Appends |path| to |b| as the path of a file:// URI, percent-encoded. */
+static void
+put_uri_path(struct tc_buf *b, const char *path)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	const unsigned char *p;
+	char esc[3];
+
+	for (p = (const unsigned char *)path; *p != '\0'; p++) {
+		if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+		    (*p >= '0' && *p <= '9') || strchr("-._~/", *p) != NULL) {
+			tc_buf_append(b, p, 1);
+			continue;
+		}
+		esc[0] = '%';
+		esc[1] = hex[*p >> 4];
+		esc[2] = hex[*p & 15];
+		tc_buf_append(b, esc, 3);
+	}
+}
+
+/* Returns "file://ROOT/" + |suffix| for root |r|, or NULL. */
+static char *
+root_uri(const struct tc_root *r, const char *suffix)
+{
+	struct tc_buf b;
+
+	tc_buf_init(&b, 4 * PATH_MAX + 64);
+	tc_buf_append_str(&b, "file://");
+	put_uri_path(&b, r->path);
+	if (strcmp(r->path, "/") != 0)
+		tc_buf_append_str(&b, "/");
+	if (tc_buf_append_str(&b, suffix) != 0) {
+		tc_buf_release(&b);
+		return NULL;
+	}
+	return tc_buf_steal(&b);
+}
+
+static const char *
+access_name(const struct tc_root *r)
+{
+	return (r->flags & TC_ROOT_WRITE) ? "read-write" : "read-only";
+}
+
+/*
+ * Adds the string member |key| to |o|: |head|, the root's |path| shown as
+ * text.h shows it (a root can come from the client's roots, and these
+ * texts are shown to people), then |tail|.
+ */
+static void
+add_root_text(cJSON *o, const char *key, const char *head, const char *path,
+    const char *tail)
+{
+	struct tc_buf b;
+
+	tc_buf_init(&b, 8 * PATH_MAX + 256);
+	if (tc_buf_append_str(&b, head) == 0 &&
+	    tc_buf_append_shown(&b, path, strlen(path), 0) == 0 &&
+	    tc_buf_append_str(&b, tail) == 0)
+		cJSON_AddStringToObject(o, key, b.data);
+	tc_buf_release(&b);
+}
+
+/* A root as a Resource: the directory itself. */
+static cJSON *
+root_resource(const struct tc_root *r)
+{
+	char *uri, tail[64];
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    (uri = root_uri(r, "")) == NULL)
+		return o;
+	cJSON_AddStringToObject(o, "uri", uri);
+	add_root_text(o, "name", "", r->path, "");
+	tc_text_fmt(tail, sizeof(tail), " (%s): reading it lists its entries",
+	    access_name(r));
+	add_root_text(o, "description", "Allowed directory ", r->path, tail);
+	cJSON_AddStringToObject(o, "mimeType", "inode/directory");
+	free(uri);
+	return o;
+}
+
+/* A root as a ResourceTemplate: any file beneath it. */
+static cJSON *
+root_template(const struct tc_root *r)
+{
+	char *uri, tail[96];
+	cJSON *o;
+
+	if ((o = cJSON_CreateObject()) == NULL ||
+	    (uri = root_uri(r, "{+path}")) == NULL)
+		return o;
+	cJSON_AddStringToObject(o, "uriTemplate", uri);
+	add_root_text(o, "name", "files in ", r->path, "");
+	tc_text_fmt(tail, sizeof(tail), " (%s), under the same rules as the "
+	    "tools", access_name(r));
+	add_root_text(o, "description", "A file or directory beneath ",
+	    r->path, tail);
+	free(uri);
+	return o;
+}
+
+/* Each root in force, made an item by |item|. */
+static int
+each_root(const struct tc_policy *pol, cJSON *arr,
+    cJSON *(*item)(const struct tc_root *))
+{
+	size_t i;
+
+	for (i = 0; i < pol->nroots; i++)
+		cJSON_AddItemToArray(arr, item(&pol->roots[i]));
+	return 0;
+}
+
+static int
+list_resources(const struct tc_policy *pol, cJSON *arr)
+{
+	return each_root(pol, arr, root_resource);
+}
+
+static int
+list_templates(const struct tc_policy *pol, cJSON *arr)
+{
+	return each_root(pol, arr, root_template);
+}
+
+/* A file:// URI becomes read_resource's "path"; whether it lies beneath
+ * a root is the call's to find out, as for any path a tool is given. */
+static int
+read_args(const struct tc_policy *pol, const char *uri, cJSON **args,
+    struct tc_diag *d)
+{
+	char *path;
+	size_t n;
+
+	(void)pol;
+	*args = NULL;
+	if ((path = tc_uri_file_path(uri)) == NULL)
+		return tc_diag(d, TC_EINVAL, "only file:// URIs of local "
+		    "paths are served");
+	/* "file:///srv/p/" names the directory /srv/p. */
+	n = strlen(path);
+	while (n > 1 && path[n - 1] == '/')
+		path[--n] = '\0';
+	if ((*args = cJSON_CreateObject()) == NULL ||
+	    cJSON_AddStringToObject(*args, "path", path) == NULL) {
+		free(path);
+		cJSON_Delete(*args);
+		*args = NULL;
+		return TC_ENOMEM;
+	}
+	free(path);
+	return 0;
+}
+
+const struct tc_resources fs_resources = {
+	.tool = "read_resource",
+	.list = list_resources,
+	.templates = list_templates,
+	.read = read_args,
+};

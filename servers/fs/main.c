@@ -1,8 +1,12 @@
 /* toolcell-fs: files and directories under the allowed roots. */
 #include <limits.h>
+#include <stdlib.h>
 
+#include "base/log.h"
+#include "base/text.h"
 #include "fs.h"
 #include "fs_policy.h"
+#include "serve/dirs.h"
 #include "serve/server.h"
 
 static const struct tc_arg no_args[] = {
@@ -503,8 +507,6 @@ static const char delete_file_out[] =
     "\"type\":{\"type\":\"string\",\"enum\":[\"file\",\"symlink\",\"directory\"]}},"
     "\"required\":[\"path\",\"type\"]}";
 
-#define W	TC_TOOL_NEEDS_WRITE
-
 /* --- End of the write tools' tables. --- */
 
 #define RO	(TC_TOOL_READONLY | TC_TOOL_IDEMPOTENT)
@@ -594,14 +596,15 @@ static const struct tc_tool fs_tools[] = {
 	  "timeBudget ms (default 5000), with offset to continue.",
 	  search_file_contents_args, search_file_contents_out,
 	  fs_search_file_contents, TC_PROFILE_FS_READ, RO },
-	/* The write tools (fs_write.c, fs_edit.c). */
+	/* The write tools (fs_write.c, fs_edit.c), offered only while a
+	 * directory is writable (fs_offered()). */
 	{ "write_file", "Write file",
 	  "Create a file, or replace one whole, under a read-write directory. "
 	  "The content is written to a new file beside it and renamed over "
 	  "it, so the file is never seen half written. A symbolic link, or a "
 	  "file with more than one hard link, is refused, never followed.",
 	  write_file_args, write_file_out, fs_write_file,
-	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE | TC_TOOL_IDEMPOTENT },
+	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE | TC_TOOL_IDEMPOTENT },
 	{ "edit_file", "Edit file",
 	  "Replace exact text in a file: each edit's oldText must occur "
 	  "exactly once (or set replaceAll). Edits apply in order; if one "
@@ -609,24 +612,24 @@ static const struct tc_tool fs_tools[] = {
 	  "and any difference in blanks or line endings. Returns a unified "
 	  "diff; dryRun returns it without writing.",
 	  edit_file_args, edit_file_out, fs_edit_file,
-	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE },
+	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE },
 	{ "create_directory", "Create directory",
 	  "Create a directory and any missing parents under a read-write "
 	  "directory; succeeds if it already exists.",
 	  path_arg, create_directory_out, fs_create_directory,
-	  TC_PROFILE_FS_WRITE, W | TC_TOOL_IDEMPOTENT },
+	  TC_PROFILE_FS_WRITE, TC_TOOL_IDEMPOTENT },
 	{ "move_file", "Move file",
 	  "Move or rename a file or directory within the read-write "
 	  "directories. An existing destination is refused unless overwrite "
 	  "is set.",
 	  move_file_args, move_file_out, fs_move_file,
-	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE },
+	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE },
 	{ "delete_file", "Delete file",
 	  "Delete a file or a symbolic link (the link, not what it points "
 	  "to) under a read-write directory; with directory: true also an "
 	  "empty directory. Never a directory that is not empty.",
 	  delete_file_args, delete_file_out, fs_delete_file,
-	  TC_PROFILE_FS_WRITE, W | TC_TOOL_DESTRUCTIVE },
+	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE },
 	/* Not a tool: what resources/read runs for a file:// URI (only
 	 * "path" is given; a directory is listed through list_directory,
 	 * hence its arguments).  The policy switches resources off with
@@ -638,6 +641,85 @@ static const struct tc_tool fs_tools[] = {
 	  TC_PROFILE_FS_READ, RO | TC_TOOL_RESOURCE },
 };
 
+/* --- The server --- */
+
+/*
+ * Appends what the model is told: the directories it may reach, each with
+ * its access, and where a relative path starts.
+ */
+static int
+fs_instructions(const struct tc_server *srv, const struct tc_policy *pol,
+    struct tc_buf *b)
+{
+	const struct tc_root *r;
+	size_t i;
+
+	tc_buf_printf(b, "%s gives access to files and directories only "
+	    "under: ", srv->name);
+	for (i = 0; i < pol->nroots; i++) {
+		r = &pol->roots[i];
+		tc_buf_printf(b, "%s%s (%s)", i ? "; " : "", r->path,
+		    (r->flags & TC_ROOT_WRITE) ? "read-write" : "read-only");
+	}
+	return tc_buf_printf(b, ". Anything else is refused; relative paths "
+	    "are taken from %s.", pol->nroots > 0 ? pol->roots[0].path : "");
+}
+
+/* Returns 1 if a directory of the policy itself, before any narrowing by
+ * the client's roots, is writable. */
+static int
+policy_writable(const struct tc_policy *pol)
+{
+	size_t i;
+
+	if (pol->ceiling == NULL)
+		return tc_policy_writable(pol);
+	for (i = 0; i < pol->nceiling; i++)
+		if (pol->ceiling[i].flags & TC_ROOT_WRITE)
+			return 1;
+	return 0;
+}
+
+/*
+ * A tool that changes files (any that is not read-only) is offered only
+ * while a directory is writable; a refused call says what would make one
+ * so.
+ */
+static int
+fs_offered(const struct tc_policy *pol, const struct tc_tool *t, char *why,
+    size_t len)
+{
+	if ((t->flags & TC_TOOL_READONLY) || tc_policy_writable(pol))
+		return 1;
+	if (why == NULL)
+		return 0;
+	if (policy_writable(pol))
+		tc_text_fmt(why, len, "cannot run now: no directory is "
+		    "writable (the client's roots leave %s of the policy)",
+		    pol->nroots == 0 ? "no directory" : "only read-only "
+		    "directories");
+	else
+		tc_text_fmt(why, len, "is not offered: no directory is writable "
+		    "(start the server with --write DIR, or give its policy an "
+		    "'allow write DIR' rule)");
+	return 0;
+}
+
+/* The policy's warnings, with the tools that change files named. */
+static void
+fs_warn(const struct tc_policy *pol, tc_policy_report_fn *report, void *ctx)
+{
+	const char *writers[TC_NITEMS(fs_tools) + 1];
+	size_t k, n = 0;
+
+	for (k = 0; k < TC_NITEMS(fs_tools); k++)
+		if (!(fs_tools[k].flags & TC_TOOL_READONLY) &&
+		    tc_tool_alias_of(&fs_tools[k]) == NULL)
+			writers[n++] = fs_tools[k].name;
+	writers[n] = NULL;
+	tc_policy_warn(pol, writers, report, ctx);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -646,10 +728,15 @@ main(int argc, char *argv[])
 		.title = "toolcell files",
 		.version = TC_VERSION,
 		.summary = "serve files under the allowed directories over MCP",
-		.touches = "files and directories",
 		.tools = fs_tools,
 		.ntools = TC_NITEMS(fs_tools),
 		.policy_section = &fs_policy_section,
+		/* DIR... and --write, "no directories to serve". */
+		TC_DIRS_CMDLINE,
+		.instructions = fs_instructions,
+		.offered = fs_offered,
+		.warn = fs_warn,
+		.resources = &fs_resources,
 	};
 
 	return tc_server_main(&fs, argc, argv);

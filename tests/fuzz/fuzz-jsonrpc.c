@@ -38,6 +38,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -107,7 +108,7 @@ static const struct tc_tool fz_tools[] = {
 	  TC_TOOL_READONLY },
 	{ "write_file", "Write", "Writes a file.", fz_write_args,
 	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_WRITE,
-	  TC_TOOL_NEEDS_WRITE | TC_TOOL_DESTRUCTIVE },
+	  TC_TOOL_DESTRUCTIVE },
 	{ "query", "Query", "Runs a statement.", fz_query_args,
 	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_SQLITE,
 	  TC_TOOL_READONLY },
@@ -116,10 +117,44 @@ static const struct tc_tool fz_tools[] = {
 	  TC_TOOL_READONLY | TC_TOOL_RESOURCE },
 };
 
+/* resources/read: a file:// URI is read_resource's path. */
+static int
+fz_resource_args(const struct tc_policy *pol, const char *uri, cJSON **args,
+    struct tc_diag *d)
+{
+	char *path;
+
+	(void)pol;
+	if ((path = tc_uri_file_path(uri)) == NULL)
+		return tc_diag(d, TC_EINVAL, "only file:// URIs");
+	*args = cJSON_CreateObject();
+	cJSON_AddStringToObject(*args, "path", path);
+	free(path);
+	return 0;
+}
+
+static const struct tc_resources fz_resources = {
+	.tool = "read_resource", .read = fz_resource_args,
+};
+
+/* The write tool is offered only with a writable root, as toolcell-fs's
+ * are. */
+static int
+fz_offered(const struct tc_policy *pol, const struct tc_tool *t, char *why,
+    size_t len)
+{
+	if ((t->flags & TC_TOOL_READONLY) || tc_policy_writable(pol))
+		return 1;
+	if (why != NULL)
+		snprintf(why, len, "is not offered: nothing is writable");
+	return 0;
+}
+
 static const struct tc_server fz_server = {
 	.name = "toolcell-fuzz", .title = "toolcell fuzz",
 	.version = TC_VERSION, .summary = "the fuzz harness's server",
-	.touches = "files", .tools = fz_tools, .ntools = TC_NITEMS(fz_tools),
+	.tools = fz_tools, .ntools = TC_NITEMS(fz_tools),
+	.offered = fz_offered, .resources = &fz_resources,
 };
 
 static struct tc_policy fz_pol;

@@ -11,6 +11,7 @@
 
 #include "hostile.h"
 #include "hostile_policy.h"
+#include "serve/dirs.h"
 #include "serve/server.h"
 
 /* --- Arguments --- */
@@ -445,10 +446,11 @@ main(int argc, char *argv[])
 		.version = TC_VERSION,
 		.summary = "hostile tools that try to leave the sandbox, for "
 		    "the containment tests",
-		.touches = "files and directories",
 		.tools = hostile_tools,
 		.ntools = TC_NITEMS(hostile_tools),
 		.policy_section = &hostile_policy_section,
+		/* The directories and --write, as toolcell-fs takes them. */
+		TC_DIRS_CMDLINE,
 	};
 
 	return tc_server_main(&hostile, argc, argv);
