@@ -713,7 +713,11 @@ tc_srv_decide(struct srv *s, struct call *c)
 		return;
 	if ((rule = tc_consent_rule(s, c)) != NULL) {
 		if (!tc_consent_remembered(s, c, rule)) {
-			tc_consent_ask(s, c, rule);
+			if (tc_consent_ask(s, c, rule) != 0)
+				tc_srv_fail(s, c, "out of memory while asking "
+				    "for consent");
+			else	/* settled at once when nobody can be asked */
+				tc_srv_settled(s);
 			return;
 		}
 		if ((c->consent = calloc(1, sizeof(*c->consent))) != NULL) {
@@ -724,4 +728,19 @@ tc_srv_decide(struct srv *s, struct call *c)
 		}
 	}
 	tc_srv_admit(s, c);
+}
+
+/* Decides the calls held for the roots, in the order they came, once the
+ * roots are settled. */
+void
+tc_srv_release_held(struct srv *s)
+{
+	struct call *c;
+
+	while (s->held != NULL && !tc_srv_roots_pending(s)) {
+		c = s->held;
+		tc_srv_unlink_call(&s->held, &s->held_tail, c);
+		s->nheld--;
+		tc_srv_decide(s, c);
+	}
 }

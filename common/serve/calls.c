@@ -359,6 +359,9 @@ tc_srv_on_cancel(void *ctx, const char *id_key)
 	struct srv *s = ctx;
 	struct call *c;
 
+	/* A call whose consent was just settled is admitted (or refused)
+	 * first, as if it had been at once. */
+	tc_srv_settled(s);
 	if ((c = tc_srv_find_call(s, id_key)) == NULL)
 		return;		/* finished already, or never known */
 	tc_debug("call %s cancelled", c->call.tool->name);
@@ -469,4 +472,18 @@ tc_srv_finish(struct srv *s, struct call *c)
 	tc_run_release(&c->run);
 	tc_srv_free_call(c);
 	s->ncalls--;
+}
+
+void
+tc_srv_settled(struct srv *s)
+{
+	const char *refusal;
+	struct call *c;
+
+	while ((c = tc_consent_take(s, &refusal)) != NULL) {
+		if (refusal == NULL)
+			tc_srv_admit(s, c);
+		else
+			tc_srv_refuse(s, c, refusal);
+	}
 }

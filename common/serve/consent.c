@@ -158,13 +158,14 @@ unlist(struct srv *s, struct call *c)
 		}
 }
 
-/* Ends the asking: admits |c| if |allowed|, else refuses it with |why|. */
+/* Ends the asking: puts |c| on s->settled, allowed, or to be refused with
+ * |why| (its record written). */
 static void
 settle(struct srv *s, struct call *c, int allowed, const char *why)
 {
 	struct consent *k = c->consent;
 	struct tc_diag d = { "", 0 };
-	char rule[256], msg[768];
+	char rule[256];
 
 	unlist(s, c);
 	if (k->hook_running) {
@@ -178,18 +179,37 @@ settle(struct srv *s, struct call *c, int allowed, const char *why)
 	}
 	tc_debug("call %s: consent %s by %s%s%s", c->call.tool->name,
 	    k->answer, k->means, k->detail[0] ? ": " : "", k->detail);
+	k->refusal[0] = '\0';
 	if (allowed) {
 		if (strcmp(k->answer, "allow-session") == 0)
 			remember(s, c);
-		tc_srv_admit(s, c);
-		return;
+	} else {
+		tc_consent_rule_str(k->rule, rule, sizeof(rule));
+		if (tc_record_call(s, c, "denied", "consent", rule, why,
+		    &d) != 0)
+			tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+		tc_text_fmt(k->refusal, sizeof(k->refusal), "The call was not "
+		    "run: %s. (Policy rule '%s' asks a person before this "
+		    "call.)", why, rule);
 	}
-	tc_consent_rule_str(k->rule, rule, sizeof(rule));
-	if (tc_record_call(s, c, "denied", "consent", rule, why, &d) != 0)
-		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
-	tc_text_fmt(msg, sizeof(msg), "The call was not run: %s. (Policy rule "
-	    "'%s' asks a person before this call.)", why, rule);
-	tc_srv_refuse(s, c, msg);
+	c->next = NULL;
+	*s->settled_tail = c;
+	s->settled_tail = &c->next;
+}
+
+struct call *
+tc_consent_take(struct srv *s, const char **refusal)
+{
+	struct call *c;
+
+	if ((c = s->settled) == NULL)
+		return NULL;
+	if ((s->settled = c->next) == NULL)
+		s->settled_tail = &s->settled;
+	c->next = NULL;
+	*refusal = c->consent->refusal[0] != '\0' ? c->consent->refusal :
+	    NULL;
+	return c;
 }
 
 static void	ask_next(struct srv *s, struct call *c);
@@ -694,16 +714,14 @@ ask_next(struct srv *s, struct call *c)
 	settle(s, c, 0, why);
 }
 
-void
+int
 tc_consent_ask(struct srv *s, struct call *c,
     const struct tc_consent_rule *rule)
 {
 	struct consent *k;
 
-	if ((k = calloc(1, sizeof(*k))) == NULL) {
-		tc_srv_fail(s, c, "out of memory while asking for consent");
-		return;
-	}
+	if ((k = calloc(1, sizeof(*k))) == NULL)
+		return -1;
 	k->rule = rule;
 	k->elicit_id = -1;
 	k->deadline_ms = -1;
@@ -713,6 +731,7 @@ tc_consent_ask(struct srv *s, struct call *c,
 	s->asking = c;
 	s->nasking++;
 	ask_next(s, c);
+	return 0;
 }
 
 int

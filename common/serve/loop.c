@@ -271,12 +271,18 @@ consent_step(void *ctx, struct pollfd *pfd, int n, int64_t now_ms)
 			tc_consent_step(s, c, c->npfd ? pfd + c->pfd : NULL,
 			    c->npfd, now_ms);
 	}
+	tc_srv_settled(s);
 }
 
 static int64_t
 consent_deadline(void *ctx)
 {
-	return tc_consent_next_deadline(ctx);
+	const struct srv *s = ctx;
+
+	/* Settled by an answer on the input: acted on without waiting. */
+	if (s->settled != NULL)
+		return 0;
+	return tc_consent_next_deadline(s);
 }
 
 /* The client's messages on stdin, until it closes. */
@@ -308,6 +314,7 @@ input_step(void *ctx, struct pollfd *pfd, int n, int64_t now_ms)
 	while (s->proto.eof && (c = s->asking) != NULL)
 		tc_consent_give_up(s, c, "input-closed", "the input closed "
 		    "while consent was asked, which counts as no");
+	tc_srv_settled(s);
 }
 
 /* The wait for the client's roots: for its answer to roots/list, and for
@@ -356,6 +363,7 @@ tc_srv_stop_all(struct srv *s)
 	while ((c = s->asking) != NULL)
 		tc_consent_give_up(s, c, "server-stopped", "the server stopped "
 		    "while consent was asked, which counts as no");
+	tc_srv_settled(s);
 	while ((c = s->held) != NULL) {
 		struct tc_diag d = { "", 0 };
 

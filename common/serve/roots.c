@@ -204,21 +204,6 @@ tc_srv_roots_pending(const struct srv *s)
 	    s->pol.roots_mode != TC_ROOTS_IGNORE;
 }
 
-/* Decides the calls held for the roots, in the order they came, once the
- * roots are settled. */
-void
-tc_srv_release_held(struct srv *s)
-{
-	struct call *c;
-
-	while (s->held != NULL && !tc_srv_roots_pending(s)) {
-		c = s->held;
-		tc_srv_unlink_call(&s->held, &s->held_tail, c);
-		s->nheld--;
-		tc_srv_decide(s, c);
-	}
-}
-
 /* The client is ready: it said who it is at initialize. */
 void
 tc_srv_on_initialized(void *ctx, struct tc_request *req)

@@ -41,6 +41,9 @@ struct consent {
 	int64_t		 deadline_ms;	/* monotonic */
 	struct tc_hook	 hook;
 	int		 hook_running;
+	/* Once settled (on s->settled): the refusal to answer with, or ""
+	 * when the call is allowed. */
+	char		 refusal[768];
 };
 
 struct call {
@@ -109,6 +112,10 @@ struct srv {
 	unsigned		 nqueued;
 	struct call		*asking;	/* waiting for consent */
 	unsigned		 nasking;
+	/* Consent settled, the call not yet admitted or refused: consent.c
+	 * decides, and the serving code acts on it (tc_srv_settled()). */
+	struct call		*settled;
+	struct call		**settled_tail;
 	struct call		*held;		/* waiting for the roots */
 	struct call		**held_tail;
 	unsigned		 nheld;
@@ -156,10 +163,12 @@ void	tc_srv_decide(struct srv *s, struct call *c);
 void	tc_srv_deny(struct srv *s, struct call *c, const char *by, const char *rule, const char *msg);
 void	tc_srv_new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t, cJSON *args, char *uri);
 void	tc_srv_tools_call(void *ctx, struct tc_request *req);
+/* Decides the calls held for the client's roots, in the order they came,
+ * once the roots are settled. */
+void	tc_srv_release_held(struct srv *s);
 
 /* --- roots.c --- */
 void	tc_srv_apply_roots(struct srv *s);
-void	tc_srv_release_held(struct srv *s);
 void	tc_srv_on_initialized(void *ctx, struct tc_request *req);
 void	tc_srv_on_roots_changed(void *ctx, struct tc_request *req);
 int	tc_srv_roots_pending(const struct srv *s);
@@ -244,6 +253,14 @@ void	tc_srv_refuse(struct srv *s, struct call *c, const char *msg);
  */
 void	tc_srv_fail(struct srv *s, struct call *c, const char *msg);
 
+/*
+ * Admits or refuses each call whose consent is settled, in the order they
+ * were settled.  Runs after anything that can settle consent (the loop's
+ * consent source, a call decided at once) and before anything whose
+ * outcome depends on it (a cancellation, a new call).
+ */
+void	tc_srv_settled(struct srv *s);
+
 void	tc_srv_free_call(struct call *c);
 
 /* --- start.c --- */
@@ -290,10 +307,21 @@ int	tc_consent_remembered(const struct srv *s, const struct call *c,
 
 /*
  * Starts asking for consent to |c| under |rule| by the policy's means in
- * order; the call waits on s->asking until an answer admits or refuses it.
+ * order; the call waits on s->asking until it is settled, and then on
+ * s->settled, where tc_consent_take() hands it back.  Consent never
+ * admits or refuses a call itself: it says what was decided.  Returns 0,
+ * or -1 when out of memory (|c| untouched, for the caller to fail).
  */
-void	tc_consent_ask(struct srv *s, struct call *c,
+int	tc_consent_ask(struct srv *s, struct call *c,
 	    const struct tc_consent_rule *rule);
+
+/*
+ * Takes the first call whose consent is settled off s->settled; sets
+ * *|refusal| to NULL if it is allowed (its answer and record are the
+ * caller's, by admitting it), else to the text to refuse it with (its
+ * "denied" record is written).  Returns NULL when none is settled.
+ */
+struct call *tc_consent_take(struct srv *s, const char **refusal);
 
 /* Up to 3 pollfds for |c|'s hook; returns how many. */
 int	tc_consent_pollfds(const struct call *c, struct pollfd *pfd);

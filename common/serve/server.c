@@ -180,6 +180,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	s.def = def;
 	s.queue_tail = &s.queue;
 	s.held_tail = &s.held;
+	s.settled_tail = &s.settled;
 	s.roots_id = -1;
 	tc_log_init(def->name, TC_LOG_INFO);
 	if ((rc = tc_srv_cmdline(def, argc, argv, &cl)) >= 0)

@@ -195,6 +195,7 @@ session_start(struct session *ss)
 	s->tools = fz_tools_json;
 	s->queue_tail = &s->queue;
 	s->held_tail = &s->held;
+	s->settled_tail = &s->settled;
 	s->roots_id = -1;
 	s->sigfd = -1;
 	/* Roots waiting to be applied, which only the serving loop (not
