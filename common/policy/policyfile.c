@@ -1150,6 +1150,20 @@ kw_audit_rotate(struct state *st, char **w, int nw)
 	st->p->audit_keep = (unsigned)keep;
 }
 
+static const struct scalar children_setting =
+	{ "children", COUNT, 0, TC_CHILDREN_MAX, TC_SET_CHILDREN };
+
+/* children N: call children kept ready per confinement profile. */
+static void
+kw_children(struct state *st, char **w, int nw)
+{
+	unsigned long long v;
+
+	if (scalar_value(st, &children_setting, "children", w, nw, &v) == 0 &&
+	    set_once(st, TC_SET_CHILDREN, "children") == 0)
+		st->p->children = (unsigned)v;
+}
+
 struct keyword {
 	const char	*name;
 	void		(*fn)(struct state *, char **, int);
@@ -1163,6 +1177,7 @@ static const struct keyword keywords[] = {
 	{ "audit-key",		kw_audit_key },
 	{ "audit-rotate",	kw_audit_rotate },
 	{ "audit-sync",		kw_audit_sync },
+	{ "children",		kw_children },
 	{ "consent",		kw_consent },
 	{ "consent-by",		kw_consent_by },
 	{ "consent-hook",	kw_consent_hook },

@@ -49,14 +49,9 @@ struct tc_arg {
 	const struct tc_arg	*items;		/* object arrays: members */
 };
 
-/* Confinement profiles: what a handler's child may do (see sandbox.h). */
-enum tc_profile {
-	TC_PROFILE_FS_READ,
-	TC_PROFILE_FS_WRITE,
-	TC_PROFILE_SQLITE,
-	TC_PROFILE_SHELL_EXEC,
-	TC_PROFILE_COUNT
-};
+/* A confinement profile: what a handler's child may do, defined by the
+ * server (sandbox/profile.h). */
+struct tc_profile;
 
 enum tc_tool_flags {
 	TC_TOOL_READONLY	= 1 << 0,	/* readOnlyHint */
@@ -86,7 +81,7 @@ struct tc_tool {
 						   no structuredContent is
 						   promised */
 	tc_tool_fn		*fn;
-	enum tc_profile		 profile;
+	const struct tc_profile	*profile;	/* the server's own */
 	unsigned		 flags;
 };
 

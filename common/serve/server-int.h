@@ -117,7 +117,7 @@ struct srv {
 	int			 sigfd;
 	int			 stop;
 	const char		*stop_reason;
-	unsigned		 profiles;	/* of the visible tools */
+	struct tc_profiles	 profiles;	/* of the visible tools */
 };
 
 /* --- server.c --- */

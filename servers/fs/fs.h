@@ -12,6 +12,10 @@
 #include "base/text.h"
 #include "protocol/tools.h"
 
+/* fs_profile.c: what the children of fs's tools may do. */
+extern const struct tc_profile fs_read_profile;
+extern const struct tc_profile fs_write_profile;
+
 #define FS_READ_DEFAULT_BYTES	(64u << 10)
 #define FS_READ_MAX_BYTES	(32u << 20)
 #define FS_LIST_DEFAULT_ENTRIES	2000

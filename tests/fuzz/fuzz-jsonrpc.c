@@ -78,15 +78,19 @@ static const struct tc_arg fz_write_args[] = {
 	{ NULL }
 };
 
+/* Profiles of the harness's own: its tools never run. */
+static const struct tc_profile fz_read = { .name = "fuzz-read" };
+static const struct tc_profile fz_write = { .name = "fuzz-write" };
+
 static const struct tc_tool fz_tools[] = {
 	{ "read_text_file", "Read", "Reads a text file.", fz_read_args,
-	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_READ,
+	  "{\"type\":\"object\"}", never_runs, &fz_read,
 	  TC_TOOL_READONLY },
 	{ "write_file", "Write", "Writes a file.", fz_write_args,
-	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_WRITE,
+	  "{\"type\":\"object\"}", never_runs, &fz_write,
 	  TC_TOOL_NEEDS_WRITE | TC_TOOL_DESTRUCTIVE },
 	{ "read_resource", "Resource", "Reads a resource.", fz_path_args,
-	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_READ,
+	  "{\"type\":\"object\"}", never_runs, &fz_read,
 	  TC_TOOL_READONLY | TC_TOOL_RESOURCE },
 };
 
