@@ -8,9 +8,9 @@
  * ready child from the pool (the servers' way), back to back (the pool
  * refilled after each call, as a server does when it has answered) and 5
  * ms apart (a client that does something between calls); then 8 calls in
- * flight at once (a host's parallel tool calls), from pools of 4 (the
- * default) and 8; then 5 ms apart with one confinement layer off at a
- * time.  It prints p50 and p99 in microseconds, the ratio of each p50 to
+ * flight at once (a host's parallel tool calls), from pools of 1 (one
+ * standby, as before the pool), 4 and 8 (the default); then 5 ms apart
+ * with one confinement layer off at a time.  It prints p50 and p99 in microseconds, the ratio of each p50 to
  * the bare fork's, and the mean cycle: a call plus preparing the next
  * child, without the gaps.  For a burst, a call's time is the burst's
  * (the first start to the last answer) over its 8 calls.
@@ -242,17 +242,18 @@ main(int argc, char *argv[])
 	} rows[] = {
 		{ "forked on the call",		0, -1, 0, 0, 0 },
 		{ "1 ready, back to back",	0, 1, 0, 0, 0 },
-		{ "4 ready, 1,000 back to back", 0, 4, 0, 0, 1000 },
-		{ "ready, 5 ms apart",		0, 4, 5000, 0, 0 },
+		{ "8 ready, 1,000 back to back", 0, 8, 0, 0, 1000 },
+		{ "ready, 5 ms apart",		0, 8, 5000, 0, 0 },
+		{ "8 in flight, 1 ready",	0, 1, 0, 1, 0 },
 		{ "8 in flight, 4 ready",	0, 4, 0, 1, 0 },
 		{ "8 in flight, 8 ready",	0, 8, 0, 1, 0 },
-		{ "  without rlimits",		TC_LAYER_RLIMITS, 4, 5000, 0, 0 },
-		{ "  without capability drop",	TC_LAYER_CAPS, 4, 5000, 0, 0 },
-		{ "  without Landlock",		TC_LAYER_LANDLOCK, 4, 5000, 0, 0 },
-		{ "  without seccomp",		TC_LAYER_SECCOMP, 4, 5000, 0, 0 },
+		{ "  without rlimits",		TC_LAYER_RLIMITS, 8, 5000, 0, 0 },
+		{ "  without capability drop",	TC_LAYER_CAPS, 8, 5000, 0, 0 },
+		{ "  without Landlock",		TC_LAYER_LANDLOCK, 8, 5000, 0, 0 },
+		{ "  without seccomp",		TC_LAYER_SECCOMP, 8, 5000, 0, 0 },
 		{ "  none of those four",	TC_LAYER_RLIMITS | TC_LAYER_CAPS |
 						TC_LAYER_LANDLOCK |
-						TC_LAYER_SECCOMP, 4, 5000, 0, 0 },
+						TC_LAYER_SECCOMP, 8, 5000, 0, 0 },
 	};
 	struct tc_profiles profiles = { { NULL }, 0 };
 	struct tc_diag d = { "", 0 };

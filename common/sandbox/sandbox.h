@@ -1,5 +1,8 @@
 /*
  * sandbox.h: the fork-per-call runner and the child's confinement.
+ * Returns: 0 or a negative TC_E* code, with a diag where a person must
+ * read why; a child's confinement returns a TC_CHILD_EXIT_* code for
+ * _exit(); the functions that cannot fail return nothing.
  *
  * tc_run_start() forks a child for one tool call.  The child confines itself
  * in tc_sandbox_confine(), the single place where that happens, before any

@@ -1910,7 +1910,7 @@ test_children(void)
 	struct result r;
 
 	valid(&r, "allow read @D@/proj\n", "children: default");
-	is_int((int)r.p.children, 4, "children: 4 by default");
+	is_int((int)r.p.children, 8, "children: 8 by default");
 	release(&r);
 	valid(&r, "allow read @D@/proj\nchildren 0\n", "children 0");
 	is_int((int)r.p.children, 0, "children 0: each call's own");
