@@ -666,14 +666,15 @@ test_standby(struct tc_sandbox *sb)
 	    "standby: retired with the spawner");
 }
 
-/* Refills until each profile has |n| ready children, or gives up. */
+/* Refills until each profile has |n| ready children, or gives up (after
+ * 20 s: a bound for a machine under load, not a measure). */
 static int
 wait_ready(struct tc_sandbox *sb, unsigned n)
 {
 	size_t i, k;
 	int all;
 
-	for (i = 0; i < 400; i++) {
+	for (i = 0; i < 4000; i++) {
 		tc_sandbox_refill(sb);
 		for (all = 1, k = 0; k < sb->nprof; k++)
 			all &= tc_sandbox_ready(sb, sb->prof[k].profile) == n;
