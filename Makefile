@@ -147,6 +147,14 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 # The policy file's tests read toolcell-fs's [fs] section, as it does.
 $(BUILD)/tests/test-policyfile $(BUILD)/tests/fuzz/replay-policy \
     $(BUILD)/fuzz/fuzz-policy: $(BUILD)/servers/fs/fs_policy.o
+# The confinement tests run the servers' own profiles.
+PROFILE_OBJ = $(BUILD)/servers/fs/fs_profile.o \
+	      $(BUILD)/tests/hostile/hostile_profile.o
+PROFILE_TESTS = $(patsubst %,$(BUILD)/tests/test-%,seccomp confine sandbox)
+$(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
+    $(PROFILE_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
@@ -193,7 +201,19 @@ $(ONTTY): $(BUILD)/tests/e2e/on-tty.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
-$(BENCH): $(BUILD)/bench/bench-runner.o $(LIB)
+# bench-runner times each confinement layer by switching it off: its own
+# build of the confinement steps has that switch (-DTC_BENCH); the library
+# the servers link has none.
+BENCH_OBJ = $(BUILD)/bench/bench-runner.o \
+	    $(patsubst %,$(BUILD)/bench/common/sandbox/%.o,sandbox spawn child) \
+	    $(BUILD)/servers/fs/fs_profile.o
+$(BUILD)/bench/%.o: ALL_CFLAGS += -DTC_BENCH
+
+$(BUILD)/bench/common/%.o: common/%.c $(BUILD)/config.mk
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c -o $@ $<
+
+$(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 bench: all $(SDK_STAMP)
@@ -273,6 +293,7 @@ clean:
 
 -include $(COMMON_OBJ:.o=.d) $(wildcard $(BUILD)/servers/*/*.d) \
 	 $(wildcard $(BUILD)/tests/unit/*.d) $(wildcard $(BUILD)/bench/*.d) \
+	 $(wildcard $(BUILD)/bench/common/*/*.d) \
 	 $(wildcard $(BUILD)/tests/hostile/*.d) $(wildcard $(BUILD)/audit/*.d) \
 	 $(wildcard $(BUILD)/tests/sample/*.d) \
 	 $(wildcard $(BUILD)/tests/e2e/audit/*.d) $(wildcard $(BUILD)/tests/e2e/*.d) \

@@ -58,6 +58,7 @@ tc_policy_init(struct tc_policy *p)
 	p->consent_timeout_ms = 30000;	/* under the clients' 60 s */
 	p->roots_timeout_ms = 5000;
 	p->audit_sync = TC_AUDIT_SYNC_EVERY;
+	p->children = 8;
 	p->limits.deadline_ms = 30000;	/* under the clients' 60 s */
 	p->limits.max_result = 64u << 20;
 	p->limits.cpu_sec = 30;

@@ -26,6 +26,9 @@ enum tc_root_flags {
 	TC_ROOT_WRITE	= 1 << 0,
 };
 
+/* The most "children" a policy may keep ready per profile. */
+#define TC_CHILDREN_MAX	16
+
 /* Each root's fd stays open in every call's child: a bound on them. */
 #define TC_ROOTS_MAX	32
 
@@ -89,6 +92,7 @@ enum tc_setting {
 	TC_SET_AUDIT_ROTATE,
 	TC_SET_ROOTS_TIMEOUT,
 	TC_SET_ROOTS,
+	TC_SET_CHILDREN,
 	TC_SET_MAX
 };
 
@@ -247,6 +251,10 @@ struct tc_policy {
 	unsigned long long audit_rotate_bytes;	/* 0: never */
 	unsigned	 audit_keep;	/* rotated files kept; 0: all */
 	int		 default_deny;	/* add the built-in deny rules */
+	/* Call children kept forked and confined ahead of calls, per
+	 * confinement profile ("children"); 0: each call's own, on the
+	 * call. */
+	unsigned long long children;
 	int		 default_added;	/* built-in rules come first in deny */
 
 	/* The server's own files (own.h): their identities, and the consent

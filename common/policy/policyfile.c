@@ -1258,6 +1258,8 @@ static const struct keyword keywords[] = {
 	LINE("audit-rotate",	kw_audit_rotate, TC_SET_AUDIT_ROTATE),
 	TYPED("audit-sync", TC_POLICY_CHOICE, audit_sync, TC_SET_AUDIT_SYNC,
 	    .choices = audit_syncs),
+	TYPED("children", TC_POLICY_COUNT, children, TC_SET_CHILDREN,
+	    .min = 0, .max = TC_CHILDREN_MAX),
 	LINE("consent",		kw_consent,	TC_SET_MAX),
 	LINE("consent-by",	kw_consent_by,	TC_SET_CONSENT_BY),
 	LINE("consent-hook",	kw_consent_hook, TC_SET_CONSENT_HOOK),

@@ -93,14 +93,9 @@ struct tc_arg {
 	size_t			 key_max_len;	/* maps: bytes per key */
 };
 
-/* Confinement profiles: what a handler's child may do (see sandbox.h). */
-enum tc_profile {
-	TC_PROFILE_FS_READ,
-	TC_PROFILE_FS_WRITE,
-	TC_PROFILE_SQLITE,
-	TC_PROFILE_SHELL_EXEC,
-	TC_PROFILE_COUNT
-};
+/* A confinement profile: what a handler's child may do, defined by the
+ * server (sandbox/profile.h). */
+struct tc_profile;
 
 enum tc_tool_flags {
 	TC_TOOL_READONLY	= 1 << 0,	/* readOnlyHint; without it,
@@ -138,7 +133,7 @@ struct tc_tool {
 						   no structuredContent is
 						   promised */
 	tc_tool_fn		*fn;
-	enum tc_profile		 profile;
+	const struct tc_profile	*profile;	/* the server's own */
 	unsigned		 flags;
 	/* Subjects (policy/subject.h): what a call of the tool acts on,
 	 * for consent rules, the consent hook and the audit log.  Every

@@ -150,7 +150,7 @@ read_context(const struct call_head *head, const char *p, size_t len,
  * standby is being retired.
  */
 static void
-read_call(int rfd, enum tc_profile profile, struct tc_call *call,
+read_call(int rfd, const struct tc_profile *profile, struct tc_call *call,
     cJSON **args)
 {
 	unsigned char hdr[TC_FRAME_HDR];
@@ -231,8 +231,8 @@ child_policy(const struct tc_policy *pol, const struct tc_call *call,
  * |rfd|, run the handler, send the result on |wfd|, exit.
  */
 void
-tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
-    int wfd)
+tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
+    int rfd, int wfd)
 {
 	const struct tc_policy *pol = sb->policy;
 	int keep[TC_KEEP_MAX];
@@ -240,16 +240,12 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 	struct tc_policy own;
 	struct tc_call call;
 	struct tc_buf out;
-	size_t nkeep = 0, i;
+	size_t nkeep = 0;
 	cJSON *args = NULL;
 	int rc;
 
 	keep[nkeep++] = rfd;
 	keep[nkeep++] = wfd;
-	if (sb->ruleset[profile] >= 0)
-		keep[nkeep++] = sb->ruleset[profile];
-	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
-		keep[nkeep++] = pol->roots[i].fd;
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
 		_exit(rc);
 	prefault();
@@ -261,7 +257,7 @@ tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile, int rfd,
 	call.policy = &own;
 	/* Confined under the highest limits of any tool: down to this
 	 * one's (lowering needs no privilege). */
-	if (sb->tool_rlimits && !(sb->bench_off & TC_LAYER_RLIMITS)) {
+	if (sb->tool_rlimits && TC_LAYER_ON(TC_LAYER_RLIMITS)) {
 		struct tc_limits l;
 
 		tc_policy_limits(pol, call.tool->name, &l);

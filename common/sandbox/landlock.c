@@ -1,11 +1,12 @@
 /*
- * sandbox-landlock.c: the kernel-enforced path whitelist.  A ruleset per
- * confinement profile is built once at start; each child only calls
+ * landlock.c: the kernel-enforced path whitelist.  A ruleset per
+ * confinement profile is built once at start (and again when the roots
+ * change) from the profile's rights (profile.h); each child only calls
  * landlock_restrict_self() on it, which is cheap.
  *
  * Debian 12's kernel headers predate Landlock ABI 4, so the newer rights
- * and the larger ruleset attribute are spelt out here; the values are the
- * kernel's ABI and never change.
+ * and the larger ruleset attribute are spelt out here and in profile.h;
+ * the values are the kernel's ABI and never change.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -21,22 +22,6 @@
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
 
-#define LL_FS_EXECUTE		(1ULL << 0)
-#define LL_FS_WRITE_FILE	(1ULL << 1)
-#define LL_FS_READ_FILE		(1ULL << 2)
-#define LL_FS_READ_DIR		(1ULL << 3)
-#define LL_FS_REMOVE_DIR	(1ULL << 4)
-#define LL_FS_REMOVE_FILE	(1ULL << 5)
-#define LL_FS_MAKE_CHAR		(1ULL << 6)
-#define LL_FS_MAKE_DIR		(1ULL << 7)
-#define LL_FS_MAKE_REG		(1ULL << 8)
-#define LL_FS_MAKE_SOCK		(1ULL << 9)
-#define LL_FS_MAKE_FIFO		(1ULL << 10)
-#define LL_FS_MAKE_BLOCK	(1ULL << 11)
-#define LL_FS_MAKE_SYM		(1ULL << 12)
-#define LL_FS_REFER		(1ULL << 13)	/* ABI 2 */
-#define LL_FS_TRUNCATE		(1ULL << 14)	/* ABI 3 */
-#define LL_FS_IOCTL_DEV		(1ULL << 15)	/* ABI 5 */
 #define LL_NET_BIND_TCP		(1ULL << 0)	/* ABI 4 */
 #define LL_NET_CONNECT_TCP	(1ULL << 1)	/* ABI 4 */
 #define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
@@ -54,10 +39,12 @@ struct ll_path_beneath {
 	int32_t		parent_fd;
 } __attribute__((packed));
 
-static const uint64_t fs_read = LL_FS_READ_FILE | LL_FS_READ_DIR;
-static const uint64_t fs_write = LL_FS_WRITE_FILE | LL_FS_REMOVE_DIR |
-    LL_FS_REMOVE_FILE | LL_FS_MAKE_DIR | LL_FS_MAKE_REG | LL_FS_MAKE_SYM |
-    LL_FS_REFER | LL_FS_TRUNCATE;
+/* A ruleset being built for |profile|, which handles the rights |all|. */
+struct tc_ruleset {
+	int			 fd;
+	uint64_t		 all;
+	const struct tc_profile	*profile;
+};
 
 int
 tc_landlock_abi(void)
@@ -73,94 +60,96 @@ tc_landlock_abi(void)
 static uint64_t
 fs_rights(int abi)
 {
-	uint64_t r = (LL_FS_MAKE_SYM << 1) - 1;		/* ABI 1 */
+	uint64_t r = (TC_LL_FS_MAKE_SYM << 1) - 1;	/* ABI 1 */
 
 	if (abi >= 2)
-		r |= LL_FS_REFER;
+		r |= TC_LL_FS_REFER;
 	if (abi >= 3)
-		r |= LL_FS_TRUNCATE;
+		r |= TC_LL_FS_TRUNCATE;
 	if (abi >= 5)
-		r |= LL_FS_IOCTL_DEV;
+		r |= TC_LL_FS_IOCTL_DEV;
 	return r;
 }
 
-/*
- * What a child that runs programs needs of the system, read-only: the
- * programs and their libraries, and the few files of /etc and /dev that
- * the C library and ordinary tools read.  Nothing else of /etc (no
- * /etc/shadow for a call that keeps uid 0), and no /proc.
- */
-static const struct {
-	const char	*path;
-	uint64_t	 access;
-} exec_system[] = {
-	{ "/usr",			LL_FS_EXECUTE | LL_FS_READ_FILE |
-					LL_FS_READ_DIR },
-	{ "/bin",			LL_FS_EXECUTE | LL_FS_READ_FILE |
-					LL_FS_READ_DIR },
-	{ "/sbin",			LL_FS_EXECUTE | LL_FS_READ_FILE |
-					LL_FS_READ_DIR },
-	{ "/lib",			LL_FS_EXECUTE | LL_FS_READ_FILE |
-					LL_FS_READ_DIR },
-	{ "/lib32",			LL_FS_EXECUTE | LL_FS_READ_FILE |
-					LL_FS_READ_DIR },
-	{ "/lib64",			LL_FS_EXECUTE | LL_FS_READ_FILE |
-					LL_FS_READ_DIR },
-	{ "/etc/ld.so.cache",		LL_FS_READ_FILE },
-	{ "/etc/ld.so.conf",		LL_FS_READ_FILE },
-	{ "/etc/ld.so.conf.d",		LL_FS_READ_FILE | LL_FS_READ_DIR },
-	{ "/etc/localtime",		LL_FS_READ_FILE },
-	{ "/etc/nsswitch.conf",		LL_FS_READ_FILE },
-	{ "/etc/passwd",		LL_FS_READ_FILE },
-	{ "/etc/group",			LL_FS_READ_FILE },
-	{ "/dev/null",			LL_FS_READ_FILE | LL_FS_WRITE_FILE },
-	{ "/dev/zero",			LL_FS_READ_FILE },
-	{ "/dev/urandom",		LL_FS_READ_FILE },
-};
-
 /* The rights Landlock accepts on a file that is not a directory. */
-#define LL_FS_FILE_RIGHTS	(LL_FS_EXECUTE | LL_FS_WRITE_FILE |	\
-				 LL_FS_READ_FILE | LL_FS_TRUNCATE |	\
-				 LL_FS_IOCTL_DEV)
+#define LL_FS_FILE_RIGHTS	(TC_LL_FS_EXECUTE | TC_LL_FS_WRITE_FILE | \
+				 TC_LL_FS_READ_FILE | TC_LL_FS_TRUNCATE | \
+				 TC_LL_FS_IOCTL_DEV)
 
-/* Adds read access beneath the system paths that exist here. */
+/*
+ * Grants |access| beneath the file or directory |fd| (named |path| in
+ * messages): what this kernel knows of it, and only the file rights on a
+ * file.  Nothing left to grant is no rule.  Returns 0, or TC_ESYS with |d|
+ * set.
+ */
 static int
-add_exec_system(int ruleset, uint64_t all, struct tc_diag *d)
+add_rule(const struct tc_ruleset *rs, int fd, const char *path,
+    uint64_t access, struct tc_diag *d)
 {
 	struct ll_path_beneath pb;
 	struct stat st;
-	size_t i;
-	int fd;
 
-	for (i = 0; i < TC_NITEMS(exec_system); i++) {
-		fd = open(exec_system[i].path, O_PATH | O_CLOEXEC);
+	memset(&pb, 0, sizeof(pb));
+	pb.parent_fd = fd;
+	pb.allowed_access = access & rs->all;
+	if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
+		pb.allowed_access &= LL_FS_FILE_RIGHTS;
+	if (pb.allowed_access == 0)
+		return 0;
+	if (syscall(SYS_landlock_add_rule, rs->fd, LL_RULE_PATH_BENEATH, &pb,
+	    0) != 0)
+		return tc_diag_errno(d, TC_ESYS, "landlock_add_rule '%s'",
+		    path);
+	return 0;
+}
+
+/* Grants the profile's rights beneath the system paths that exist here. */
+static int
+add_system(const struct tc_ruleset *rs, struct tc_diag *d)
+{
+	const struct tc_landlock_path *sp;
+	size_t i;
+	int fd, rc;
+
+	for (i = 0; i < rs->profile->nsystem; i++) {
+		sp = &rs->profile->system[i];
+		fd = open(sp->path, O_PATH | O_CLOEXEC);
 		if (fd < 0)
 			continue;	/* not on this system */
-		memset(&pb, 0, sizeof(pb));
-		pb.parent_fd = fd;
-		pb.allowed_access = exec_system[i].access & all;
-		if (fstat(fd, &st) == 0 && !S_ISDIR(st.st_mode))
-			pb.allowed_access &= LL_FS_FILE_RIGHTS;
-		if (syscall(SYS_landlock_add_rule, ruleset,
-		    LL_RULE_PATH_BENEATH, &pb, 0) != 0) {
-			tc_diag_errno(d, TC_ESYS, "landlock_add_rule '%s'",
-			    exec_system[i].path);
-			close(fd);
-			return -1;
-		}
+		rc = add_rule(rs, fd, sp->path, sp->access, d);
 		close(fd);
+		if (rc != 0)
+			return rc;
 	}
 	return 0;
 }
 
 int
-tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
-    int abi, struct tc_diag *d)
+tc_ruleset_allow(struct tc_ruleset *rs, const char *path, uint64_t access,
+    struct tc_diag *d)
+{
+	int fd, rc;
+
+	if ((access & ~rs->profile->rules_access) != 0)
+		return tc_diag(d, TC_EINVAL, "profile '%s': rights 0x%llx on "
+		    "'%s' beyond those its rules may grant", rs->profile->name,
+		    (unsigned long long)(access & ~rs->profile->rules_access),
+		    path);
+	if ((fd = open(path, O_PATH | O_CLOEXEC)) < 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot open '%s'", path);
+	rc = add_rule(rs, fd, path, access, d);
+	close(fd);
+	return rc;
+}
+
+int
+tc_landlock_build(const struct tc_policy *pol,
+    const struct tc_profile *profile, int abi, struct tc_diag *d)
 {
 	struct ll_ruleset_attr attr;
-	struct ll_path_beneath pb;
+	struct tc_ruleset rs;
 	size_t attr_size, i;
-	uint64_t all = fs_rights(abi);
+	uint64_t all = fs_rights(abi), access;
 	int fd;
 
 	memset(&attr, 0, sizeof(attr));
@@ -175,33 +164,31 @@ tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
 		attr_size = sizeof(attr);
 	}
 	fd = (int)syscall(SYS_landlock_create_ruleset, &attr, attr_size, 0);
-	if (fd < 0)
-		return tc_diag_errno(d, TC_ESYS, "landlock_create_ruleset");
+	if (fd < 0) {
+		tc_diag_errno(d, TC_ESYS, "landlock_create_ruleset");
+		return -1;
+	}
+	rs.fd = fd;
+	rs.all = all;
+	rs.profile = profile;
 	for (i = 0; i < pol->nroots; i++) {
 		const struct tc_root *r = &pol->roots[i];
 
-		memset(&pb, 0, sizeof(pb));
-		pb.parent_fd = r->fd;
-		pb.allowed_access = fs_read;
-		if (profile == TC_PROFILE_FS_WRITE && (r->flags & TC_ROOT_WRITE))
-			pb.allowed_access |= fs_write;
-		pb.allowed_access &= all;
-		if (syscall(SYS_landlock_add_rule, fd, LL_RULE_PATH_BENEATH,
-		    &pb, 0) != 0) {
-			tc_diag_errno(d, TC_ESYS, "landlock_add_rule '%s'",
-			    r->path);
-			close(fd);
-			return TC_ESYS;
-		}
+		access = profile->root_access;
+		if (r->flags & TC_ROOT_WRITE)
+			access |= profile->write_access;
+		if (add_rule(&rs, r->fd, r->path, access, d) != 0)
+			goto fail;
 	}
-	if (profile == TC_PROFILE_SHELL_EXEC &&
-	    add_exec_system(fd, all, d) != 0) {
-		close(fd);
-		return TC_ESYS;
-	}
+	if (add_system(&rs, d) != 0 ||
+	    (profile->rules != NULL && profile->rules(&rs, pol, d) != 0))
+		goto fail;
 	/* The fd is kept for the server's life and inherited by each
 	 * child, which enforces it and closes its copy. */
 	return fd;
+fail:
+	close(fd);
+	return -1;
 }
 
 int

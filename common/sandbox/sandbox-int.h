@@ -1,6 +1,9 @@
 /*
- * sandbox-int.h: the sandbox module's private parts, shared by sandbox.c
- * and sandbox-landlock.c.  Nothing outside common/sandbox*.c includes it.
+ * sandbox-int.h: the sandbox module's private parts, shared by the files
+ * of common/sandbox/.  Nothing outside them includes it (but the unit
+ * tests of the module).
+ * Returns: 0 or -1 for the kernel-facing steps, 0 or a TC_E* code where a
+ * diag is filled, as each entry says.
  */
 #ifndef TC_SANDBOX_INT_H
 #define TC_SANDBOX_INT_H
@@ -16,52 +19,51 @@
 int	tc_landlock_abi(void);
 
 /*
- * Builds the ruleset for |profile| from |pol|'s roots: read access beneath
- * every root, and write access beneath the writable ones for profiles that
- * write.  Every filesystem right of |abi| is handled, so anything not
- * granted is denied; so are TCP bind and connect (ABI 4) and, with ABI 6,
- * abstract unix sockets and signals outside the sandbox.  Returns the
- * ruleset fd, or TC_ESYS with |d| set.
+ * Builds the ruleset for |profile| from |pol|'s roots: its root_access
+ * beneath every root and its write_access beneath the writable ones, its
+ * system paths, and the rules its rules function adds.  Every filesystem
+ * right of |abi| is handled, so anything not granted is denied; so are TCP
+ * bind and connect (ABI 4) and, with ABI 6, abstract unix sockets and
+ * signals outside the sandbox.  Returns the ruleset fd, or TC_ESYS with
+ * |d| set.
  */
-int	tc_landlock_build(const struct tc_policy *pol, enum tc_profile profile,
-	    int abi, struct tc_diag *d);
+int	tc_landlock_build(const struct tc_policy *pol,
+	    const struct tc_profile *profile, int abi, struct tc_diag *d);
 
 /* In the child: enforces ruleset |fd| on the calling process. */
 int	tc_landlock_apply(int fd);
 
 /* What the other layers confine, which the filter relies on. */
 enum tc_seccomp_opts {
-	/* Landlock is in force: the read-only profile may use openat2(),
-	 * since it can make no file with it. */
+	/* Landlock is in force: a profile with TC_MAY_OPENAT2 may use
+	 * openat2(), since it can make no file with it. */
 	TC_SECCOMP_LANDLOCK	= 1 << 0,
-	/* A PID namespace or Landlock's signal scope keeps the exec
-	 * profile's signals within the call: kill() and tgkill() of any
-	 * pid; else kill() of its own process group only. */
+	/* A PID namespace or Landlock's signal scope keeps the signals of
+	 * a profile with TC_MAY_SIGNAL within the call: kill() and tgkill()
+	 * of any pid; else kill() of its own process group only. */
 	TC_SECCOMP_SIGNALS	= 1 << 1,
 };
 
 /*
  * Compiles the default-deny allowlist of |profile| (native architecture
- * only), for the layers |opts| (TC_SECCOMP_*) says are in force, into
- * |out|.  Returns 0, or TC_ESYS with |d| set.
+ * only): the base list and the profile's own tables, for the layers
+ * |opts| (TC_SECCOMP_*) says are in force, into |out|.  Returns 0, or
+ * TC_EINVAL (a profile at odds with itself: TC_MAY_OPENAT2 with a right to
+ * make files) or TC_ESYS with |d| set.
  */
-int	tc_seccomp_build(enum tc_profile profile, unsigned opts,
+int	tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 	    struct tc_bpf *out, struct tc_diag *d);
 void	tc_seccomp_release(struct tc_bpf *b);
 
 /* In the child, last: loads |b|.  no_new_privs must be set. */
 int	tc_seccomp_apply(const struct tc_bpf *b);
 
-/* The namespaces a child that runs programs gets, when it can. */
-#define TC_NS_ALL	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |	\
-			 CLONE_NEWIPC | CLONE_NEWUTS)
-
 /*
- * Returns which of TC_NS_ALL a child can be created in: all, or those
- * but the user namespace (root where user namespaces are denied), or
- * none.  Forks once.
+ * Returns which of the namespaces |want| (of TC_NS_ALL) a child can be
+ * created in: all, or those but the user namespace (root where user
+ * namespaces are denied), or none.  Forks once or twice.
  */
-unsigned long	tc_ns_probe(void);
+unsigned long	tc_ns_probe(unsigned long want);
 
 /*
  * In a child in a new user namespace of a server that is not root: maps
@@ -94,17 +96,19 @@ int	tc_close_fds_except(const int *keep, size_t nkeep);
  * A call child's life: confine itself for |profile|, wait for its one call
  * on |rfd|, run the handler, send the result on |wfd|, exit.
  */
-void	tc_child_main(const struct tc_sandbox *sb, enum tc_profile profile,
-	    int rfd, int wfd) __attribute__((__noreturn__));
+void	tc_child_main(const struct tc_sandbox *sb,
+	    const struct tc_profile *profile, int rfd, int wfd)
+	    __attribute__((__noreturn__));
 
 void	tc_standby_clear(struct tc_standby *st);
 
 /*
- * Moves a started, confined child for |profile| into |out|: the standby,
- * the spawner's answer, or failing those a child forked here.  Returns 0,
- * or TC_ESYS with |d| set.
+ * Moves a started, confined child for |profile| into |out|: a ready one
+ * from the pool, the spawner's answer, or failing those a child forked
+ * here.  Returns 0, or TC_ESYS with |d| set (also for a profile that was
+ * not prepared).
  */
-int	tc_standby_take(struct tc_sandbox *sb, enum tc_profile profile,
+int	tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
 	    struct tc_standby *out, struct tc_diag *d);
 
 /*
@@ -113,8 +117,15 @@ int	tc_standby_take(struct tc_sandbox *sb, enum tc_profile profile,
  */
 size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
 
-/* Retires the standbys, stops the spawner and reaps every child. */
-void	tc_sandbox_stop(struct tc_sandbox *sb);
+/*
+ * Whether a confinement layer is on: always, but in the bench runner's
+ * build (-DTC_BENCH), where bench/ may switch one off.
+ */
+#ifdef TC_BENCH
+#define TC_LAYER_ON(layer)	(!(tc_bench_off & (layer)))
+#else
+#define TC_LAYER_ON(layer)	1
+#endif
 
 /*
  * What the parent sends: the tool and the policy as addresses, then the

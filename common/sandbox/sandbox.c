@@ -1,6 +1,7 @@
 /*
- * sandbox.c: what the kernel offers, probed once, and the child's
- * confinement sequence (tc_sandbox_confine()).
+ * sandbox.c: what the kernel offers, probed once, each profile of the
+ * server's tools prepared once, and the child's confinement sequence
+ * (tc_sandbox_confine()).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -30,6 +31,10 @@
 #include "base/text.h"
 
 extern char **environ;
+
+#ifdef TC_BENCH
+unsigned tc_bench_off;
+#endif
 
 const char *
 tc_child_exit_str(int code)
@@ -78,11 +83,11 @@ ceiling(const struct tc_policy *pol, struct tc_limits *out, int *per_tool)
 }
 
 /*
- * What the other layers confine for |profile|'s children, which its
- * seccomp filter relies on (TC_SECCOMP_*).
+ * What the other layers confine for |sp|'s children, which its seccomp
+ * filter relies on (TC_SECCOMP_*).
  */
 static unsigned
-seccomp_opts(const struct tc_sandbox *sb, enum tc_profile profile)
+seccomp_opts(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp)
 {
 	unsigned opts = 0;
 	int landlock = !(sb->degraded & TC_DEGRADE_LANDLOCK);
@@ -90,31 +95,86 @@ seccomp_opts(const struct tc_sandbox *sb, enum tc_profile profile)
 	if (landlock)
 		opts |= TC_SECCOMP_LANDLOCK;
 	/* Landlock ABI 6 scopes signals to the sandbox's own domain. */
-	if ((tc_sandbox_ns(sb, profile) & CLONE_NEWPID) ||
-	    (landlock && sb->landlock_abi >= 6))
+	if ((sp->ns & CLONE_NEWPID) || (landlock && sb->landlock_abi >= 6))
 		opts |= TC_SECCOMP_SIGNALS;
 	return opts;
 }
 
-int
-tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
-    struct tc_diag *d)
+void
+tc_profiles_add(struct tc_profiles *set, const struct tc_profile *p)
 {
-	return tc_sandbox_init_profiles(sb, pol, (1u << TC_PROFILE_COUNT) - 1,
-	    d);
+	size_t i;
+
+	if (p == NULL)
+		TC_BUG("a tool without a confinement profile");
+	for (i = 0; i < set->n; i++)
+		if (set->v[i] == p)
+			return;
+	if (set->n == TC_PROFILES_MAX)
+		TC_BUG("more than %d confinement profiles", TC_PROFILES_MAX);
+	set->v[set->n++] = p;
+}
+
+const struct tc_sandbox_profile *
+tc_sandbox_find(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
+	size_t i;
+
+	for (i = 0; i < sb->nprof; i++)
+		if (sb->prof[i].profile == profile)
+			return &sb->prof[i];
+	return NULL;
+}
+
+unsigned long
+tc_sandbox_ns(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+
+	return sp != NULL ? sp->ns : 0;
+}
+
+/*
+ * Finds the namespaces each profile that wants some can have.  The probe
+ * (a clone and its id maps) is the slowest step of a start: once per
+ * distinct wish, and not at all for a server whose profiles want none.
+ */
+static void
+probe_namespaces(struct tc_sandbox *sb)
+{
+	struct tc_sandbox_profile *sp;
+	unsigned long want;
+	size_t i, k;
+
+	for (i = 0; i < sb->nprof; i++) {
+		sp = &sb->prof[i];
+		if ((want = sp->profile->ns & TC_NS_ALL) == 0)
+			continue;
+		for (k = 0; k < i; k++)
+			if ((sb->prof[k].profile->ns & TC_NS_ALL) == want)
+				break;
+		sp->ns = k < i ? sb->prof[k].ns : tc_ns_probe(want);
+		if (sp->ns != want)
+			sb->degraded |= TC_DEGRADE_NAMESPACES;
+		sb->ns_flags |= sp->ns;
+	}
 }
 
 int
-tc_sandbox_init_profiles(struct tc_sandbox *sb, const struct tc_policy *pol,
-    unsigned profiles, struct tc_diag *d)
+tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
+    const struct tc_profiles *profiles, struct tc_diag *d)
 {
-	int i;
+	size_t i, k;
+	int rc;
 
 	memset(sb, 0, sizeof(*sb));
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
-		sb->ruleset[i] = -1;
-		tc_standby_clear(&sb->standby[i]);
+	for (i = 0; i < profiles->n && i < TC_PROFILES_MAX; i++) {
+		sb->prof[i].profile = profiles->v[i];
+		sb->prof[i].ruleset = -1;
+		for (k = 0; k < TC_POOL_MAX; k++)
+			tc_standby_clear(&sb->prof[i].pool[k]);
 	}
+	sb->nprof = i;
 	sb->spawner_fd = -1;
 	sb->policy = pol;
 	ceiling(pol, &sb->rlim, &sb->tool_rlimits);
@@ -129,11 +189,7 @@ tc_sandbox_init_profiles(struct tc_sandbox *sb, const struct tc_policy *pol,
 	if ((sb->devnull = open("/dev/null", O_RDWR | O_CLOEXEC)) < 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
 
-	/* Only programs run in namespaces of their own, and the probe
-	 * (a clone and its id maps) is the slowest step of a start. */
-	if ((profiles & 1u << TC_PROFILE_SHELL_EXEC) &&
-	    (sb->ns_flags = tc_ns_probe()) != TC_NS_ALL)
-		sb->degraded |= TC_DEGRADE_NAMESPACES;
+	probe_namespaces(sb);
 	/* A filter at a bad address: EFAULT where seccomp filters exist,
 	 * EINVAL where the kernel has none. */
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0 ||
@@ -160,26 +216,22 @@ tc_sandbox_init_profiles(struct tc_sandbox *sb, const struct tc_policy *pol,
 		}
 		sb->degraded |= TC_DEGRADE_LANDLOCK;
 	}
-	/* Filters and rulesets for the profiles the server's tools use; a
-	 * call of any other profile fails to confine itself (an empty
-	 * filter and no ruleset are refused), never runs unconfined. */
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
-		if (!(profiles & 1u << i))
-			continue;
-		if (tc_seccomp_build((enum tc_profile)i, seccomp_opts(sb,
-		    (enum tc_profile)i), &sb->seccomp[i], d) != 0) {
+	/* A filter and a ruleset for each profile of the server's tools; a
+	 * call of any other profile is refused before a child is made. */
+	for (i = 0; i < sb->nprof; i++) {
+		if ((rc = tc_seccomp_build(sb->prof[i].profile,
+		    seccomp_opts(sb, &sb->prof[i]), &sb->prof[i].seccomp,
+		    d)) != 0) {
 			tc_sandbox_release(sb);
-			return TC_ENOTSUP;
+			return rc == TC_EINVAL ? TC_EINVAL : TC_ENOTSUP;
 		}
 	}
 	if (sb->degraded & TC_DEGRADE_LANDLOCK)
 		return 0;
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
-		if (!(profiles & 1u << i))
-			continue;
-		sb->ruleset[i] = tc_landlock_build(pol, (enum tc_profile)i,
-		    sb->landlock_abi, d);
-		if (sb->ruleset[i] < 0) {
+	for (i = 0; i < sb->nprof; i++) {
+		sb->prof[i].ruleset = tc_landlock_build(pol,
+		    sb->prof[i].profile, sb->landlock_abi, d);
+		if (sb->prof[i].ruleset < 0) {
 			tc_sandbox_release(sb);
 			return TC_ESYS;
 		}
@@ -187,55 +239,67 @@ tc_sandbox_init_profiles(struct tc_sandbox *sb, const struct tc_policy *pol,
 	return 0;
 }
 
+unsigned
+tc_sandbox_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+	unsigned n = 0;
+	size_t k;
+
+	for (k = 0; sp != NULL && k < TC_POOL_MAX; k++)
+		n += sp->pool[k].pid > 0;
+	return n;
+}
+
 int
 tc_sandbox_reroot(struct tc_sandbox *sb, struct tc_diag *d)
 {
-	int fresh[TC_PROFILE_COUNT];
-	unsigned warm = sb->warm;
-	int i, rc = 0;
+	int fresh[TC_PROFILES_MAX], rc = 0, pooling = sb->pooling;
+	unsigned pool = sb->pool;
+	size_t i;
 
-	/* The spawner and the standby children hold the old roots. */
+	/* The spawner and the ready children hold the old roots. */
 	tc_sandbox_stop(sb);
 	/* All new rulesets or none: a half-replaced set would confine some
 	 * profiles to the old roots and some to the new. */
-	for (i = 0; i < TC_PROFILE_COUNT; i++)
+	for (i = 0; i < sb->nprof; i++)
 		fresh[i] = -1;
-	for (i = 0; i < TC_PROFILE_COUNT && rc == 0; i++) {
-		if (sb->ruleset[i] < 0)
+	for (i = 0; i < sb->nprof && rc == 0; i++) {
+		if (sb->prof[i].ruleset < 0)
 			continue;
-		fresh[i] = tc_landlock_build(sb->policy, (enum tc_profile)i,
+		fresh[i] = tc_landlock_build(sb->policy, sb->prof[i].profile,
 		    sb->landlock_abi, d);
 		if (fresh[i] < 0)
 			rc = TC_ESYS;
 	}
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
+	for (i = 0; i < sb->nprof; i++) {
 		if (fresh[i] < 0)
 			continue;
 		if (rc == 0) {
-			close(sb->ruleset[i]);
-			sb->ruleset[i] = fresh[i];
+			close(sb->prof[i].ruleset);
+			sb->prof[i].ruleset = fresh[i];
 		} else
 			close(fresh[i]);
 	}
-	if (rc == 0)
-		tc_sandbox_prefork(sb, warm);
+	if (rc == 0 && pooling)
+		tc_sandbox_prefork(sb, pool);
 	return rc;
 }
 
 void
 tc_sandbox_release(struct tc_sandbox *sb)
 {
-	int i;
+	size_t i;
 
 	tc_sandbox_stop(sb);
 	if (sb->devnull >= 0)
 		close(sb->devnull);
 	sb->devnull = -1;
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
-		if (sb->ruleset[i] >= 0)
-			close(sb->ruleset[i]);
-		sb->ruleset[i] = -1;
-		tc_seccomp_release(&sb->seccomp[i]);
+	for (i = 0; i < sb->nprof; i++) {
+		if (sb->prof[i].ruleset >= 0)
+			close(sb->prof[i].ruleset);
+		sb->prof[i].ruleset = -1;
+		tc_seccomp_release(&sb->prof[i].seccomp);
 	}
 }
 
@@ -329,6 +393,36 @@ tc_close_fds_except(const int *keep, size_t nkeep)
 		lo = (unsigned)sorted[i] + 1;
 	}
 	return close_range(lo, ~0U, 0);
+}
+
+/*
+ * Closes every fd above 2 but those in |keep|, |sp|'s ruleset and the
+ * root fds its profile keeps.  Returns 0 or -1.
+ */
+static int
+close_fds(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
+    const int *keep, size_t nkeep)
+{
+	const struct tc_policy *pol = sb->policy;
+	enum tc_keep_roots roots = sp->profile->roots;
+	int all[TC_KEEP_MAX];
+	size_t n, i;
+
+	if (nkeep > TC_KEEP_MAX - 1)
+		return -1;
+	memcpy(all, keep, nkeep * sizeof(*keep));
+	n = nkeep;
+	if (sp->ruleset >= 0)
+		all[n++] = sp->ruleset;
+	for (i = 0; i < pol->nroots && roots != TC_KEEP_ROOTS_NONE; i++) {
+		if (roots == TC_KEEP_ROOTS_READONLY &&
+		    (pol->roots[i].flags & TC_ROOT_WRITE))
+			continue;
+		if (n == TC_KEEP_MAX)
+			return -1;
+		all[n++] = pol->roots[i].fd;
+	}
+	return tc_close_fds_except(all, n);
 }
 
 static int
@@ -549,46 +643,48 @@ set_no_new_privs(void)
 #define STEP(call, code)	do { if ((call) != 0) return (code); } while (0)
 
 int
-tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
-    const int *keep, size_t nkeep)
+tc_sandbox_confine(const struct tc_sandbox *sb,
+    const struct tc_profile *profile, const int *keep, size_t nkeep)
 {
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+
 	/* The order matters: each step relies on the ones before it, and
 	 * the later steps remove what the earlier ones need.  Namespaces are
 	 * not a step here: a PID namespace can only be entered by a new
 	 * process, so the child is created in its namespaces (clone3() in
-	 * sandbox-spawn.c) and its user namespace's maps are written before
-	 * this runs. */
+	 * spawn.c) and its user namespace's maps are written before this
+	 * runs.  A profile the sandbox did not prepare has no filter and no
+	 * ruleset to confine it: nothing runs. */
+	STEP(sp == NULL, TC_CHILD_EXIT_PROFILE);
 	STEP(new_session(sb->server_pid), TC_CHILD_EXIT_SESSION);
 	STEP(reset_signals(), TC_CHILD_EXIT_SESSION);
 	STEP(set_stdio(sb->devnull), TC_CHILD_EXIT_FDS);
-	STEP(tc_close_fds_except(keep, nkeep), TC_CHILD_EXIT_FDS);
+	STEP(close_fds(sb, sp, keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
-	if (!(sb->bench_off & TC_LAYER_RLIMITS))
+	if (TC_LAYER_ON(TC_LAYER_RLIMITS))
 		STEP(tc_set_rlimits(sb->tool_rlimits ? &sb->rlim :
-		    &sb->policy->limits, tc_sandbox_ns(sb,
-		    profile) & CLONE_NEWUSER), TC_CHILD_EXIT_RLIMIT);
+		    &sb->policy->limits, sp->ns & CLONE_NEWUSER),
+		    TC_CHILD_EXIT_RLIMIT);
 	/* The bounding set and securebits need CAP_SETPCAP, and the user
 	 * switch CAP_SETUID and CAP_SETGID: both before the capabilities
 	 * go (securebits keep the switch from clearing them). */
-	if (!(sb->bench_off & TC_LAYER_CAPS))
+	if (TC_LAYER_ON(TC_LAYER_CAPS))
 		STEP(tc_lock_privileges(), TC_CHILD_EXIT_CAPS);
 	if (sb->policy->run_as)
 		STEP(switch_user(sb->policy->run_uid, sb->policy->run_gid,
 		    sb->server_pid), TC_CHILD_EXIT_USER);
-	if (!(sb->bench_off & TC_LAYER_CAPS))
+	if (TC_LAYER_ON(TC_LAYER_CAPS))
 		STEP(clear_capabilities(), TC_CHILD_EXIT_CAPS);
 	/* no_new_privs before Landlock and seccomp, which both need it. */
 	STEP(set_no_new_privs(), TC_CHILD_EXIT_NNP);
 	/* The kernel's path whitelist, behind every openat2() the handler
 	 * makes.  Skipped only when the user accepted running without it. */
 	if (!(sb->degraded & TC_DEGRADE_LANDLOCK) &&
-	    !(sb->bench_off & TC_LAYER_LANDLOCK))
-		STEP(tc_landlock_apply(sb->ruleset[profile]),
-		    TC_CHILD_EXIT_LANDLOCK);
+	    TC_LAYER_ON(TC_LAYER_LANDLOCK))
+		STEP(tc_landlock_apply(sp->ruleset), TC_CHILD_EXIT_LANDLOCK);
 	/* seccomp last: it removes the system calls the steps above use. */
 	if (!(sb->degraded & TC_DEGRADE_SECCOMP) &&
-	    !(sb->bench_off & TC_LAYER_SECCOMP))
-		STEP(tc_seccomp_apply(&sb->seccomp[profile]),
-		    TC_CHILD_EXIT_SECCOMP);
+	    TC_LAYER_ON(TC_LAYER_SECCOMP))
+		STEP(tc_seccomp_apply(&sp->seccomp), TC_CHILD_EXIT_SECCOMP);
 	return 0;
 }

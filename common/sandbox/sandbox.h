@@ -1,5 +1,8 @@
 /*
  * sandbox.h: the fork-per-call runner and the child's confinement.
+ * Returns: 0 or a negative TC_E* code, with a diag where a person must
+ * read why; a child's confinement returns a TC_CHILD_EXIT_* code for
+ * _exit(); the functions that cannot fail return nothing.
  *
  * tc_run_start() forks a child for one tool call.  The child confines itself
  * in tc_sandbox_confine(), the single place where that happens, before any
@@ -12,13 +15,17 @@
  * The pipes carry frames (an 8-byte header: type, then length, both
  * little-endian u32) so that a child may stream progress before its result.
  *
+ * What a child may do is its tool's profile (profile.h), which the server
+ * defines; the sandbox prepares each distinct profile of the server's
+ * tools once, at start.
+ *
  * Forking and confining cost more than most calls (page faults dominate on
- * a paravirtualised machine), so the runner keeps one standby child per
- * profile in use: forked and fully confined ahead of time by a small
- * spawner process, blocked reading its request pipe (sandbox-spawn.c).  A
- * call hands its request to the standby, and the next one is asked for
- * after the server has answered.  Each child still serves exactly one call
- * and exits; nothing passes from one call to the next.
+ * a paravirtualised machine), so the runner keeps a pool of ready children
+ * per profile in use: forked and fully confined ahead of time by a small
+ * spawner process, blocked reading their request pipes (spawn.c).  A call
+ * hands its request to a ready child, and the pool is refilled after the
+ * server has answered.  Each child still serves exactly one call and
+ * exits; nothing passes from one call to the next.
  */
 #ifndef TC_SANDBOX_H
 #define TC_SANDBOX_H
@@ -34,6 +41,7 @@
 #include "base/err.h"
 #include "policy/policy.h"
 #include "protocol/tools.h"
+#include "sandbox/profile.h"
 
 struct tc_policy;
 
@@ -61,7 +69,8 @@ enum tc_frame_type {
 	X(SESSION,	 99, "could not start a new session")		\
 	X(RESULT,	100, "could not send the result")		\
 	X(USER,		101, "could not switch to the run-as user")	\
-	X(CALL,		102, "could not read its call")
+	X(CALL,		102, "could not read its call")			\
+	X(PROFILE,	103, "was started for a profile not prepared")
 
 enum tc_child_exit {
 #define TC_CHILD_EXIT_ENUM(name, num, text) TC_CHILD_EXIT_##name = (num),
@@ -87,6 +96,19 @@ struct tc_standby {
 	int		 pidfd;
 	int		 req;		/* write end: the call goes here */
 	int		 res;		/* read end: its frames come back */
+	unsigned long	 seq;		/* when it was asked for */
+};
+
+/* Ready children kept per profile, at most (the policy's "children"). */
+#define TC_POOL_MAX	TC_CHILDREN_MAX
+
+/* What the sandbox prepared for one profile of the server's tools. */
+struct tc_sandbox_profile {
+	const struct tc_profile *profile;
+	int		 ruleset;	/* Landlock, or -1 */
+	struct tc_bpf	 seccomp;
+	unsigned long	 ns;		/* CLONE_NEW*: those in force */
+	struct tc_standby pool[TC_POOL_MAX];	/* ready children */
 };
 
 /* What the kernel offers and what is in force, probed once at start. */
@@ -97,25 +119,28 @@ struct tc_sandbox {
 	uid_t		 uid;		/* the server's effective ids */
 	gid_t		 gid;
 	int		 landlock_abi;	/* 0: none */
-	int		 ruleset[TC_PROFILE_COUNT];	/* Landlock, or -1 */
-	struct tc_bpf	 seccomp[TC_PROFILE_COUNT];
 	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
 	struct tc_limits rlim;		/* a child's before it knows its call */
 	int		 tool_rlimits;	/* some tool has limits of its own */
-	unsigned long	 ns_flags;	/* CLONE_NEW*: what the kernel allows */
-	unsigned	 bench_off;	/* TC_LAYER_*: for bench/ only */
-	unsigned	 warm;		/* 1 << profile: keep a standby */
-	pid_t		 spawner;	/* 0: none; see sandbox-spawn.c */
+	unsigned long	 ns_flags;	/* CLONE_NEW*: in force for a profile */
+	struct tc_sandbox_profile prof[TC_PROFILES_MAX];
+	size_t		 nprof;
+	int		 pooling;	/* tc_sandbox_prefork() in force */
+	unsigned	 pool;		/* ready children kept per profile */
+	unsigned long	 seq;		/* standbys asked for so far */
+	pid_t		 spawner;	/* 0: none; see spawn.c */
 	int		 spawner_fd;
-	struct tc_standby standby[TC_PROFILE_COUNT];
 	/* Killed children whose calls are answered, not yet reaped. */
 	struct tc_standby dead[TC_DEAD_MAX];
 	size_t		 ndead;
 };
 
+#ifdef TC_BENCH
 /*
- * Layers bench/ can switch off to measure what each costs.  No server
- * sets these; tc_sandbox_init() leaves them 0.
+ * Layers bench/ can switch off to measure what each costs: only in the
+ * bench runner's build (-DTC_BENCH), so that no server carries a switch
+ * that turns a layer off.  Inherited by the spawner and the children
+ * forked after it is set.
  */
 enum tc_layer {
 	TC_LAYER_RLIMITS	= 1 << 0,
@@ -124,28 +149,37 @@ enum tc_layer {
 	TC_LAYER_SECCOMP	= 1 << 3,
 };
 
+extern unsigned	tc_bench_off;	/* TC_LAYER_* */
+#endif
+
 /*
- * The namespaces a child of |profile| gets, of those the kernel allows:
- * only the profile that runs programs has a use for them (see
- * sandbox-spawn.c).
+ * The namespaces a child of |profile| gets: those it wants that the kernel
+ * allows, 0 for a profile not prepared.
  */
 unsigned long	tc_sandbox_ns(const struct tc_sandbox *sb,
-		    enum tc_profile profile);
+		    const struct tc_profile *profile);
 
 /*
- * Probes the kernel and prepares per-profile state (the Landlock rulesets).
- * Fails closed: without Landlock it returns TC_ENOTSUP with |d| naming the
- * option that accepts the weaker mode, unless the policy allows it, in
- * which case sb->degraded says so.  Returns 0 or a TC_E* code.
+ * Probes the kernel and prepares each profile of |profiles| (the distinct
+ * profiles of the server's tools): its namespaces, seccomp filter and
+ * Landlock ruleset.  A call whose tool has another profile is refused
+ * (tc_run_start()), never run unconfined.  Fails closed: without Landlock
+ * it returns TC_ENOTSUP with |d| naming the option that accepts the weaker
+ * mode, unless the policy allows it, in which case sb->degraded says so.
+ * Does not keep |profiles|, only the profiles it names.  Returns 0 or a
+ * TC_E* code.
  */
 int	tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
-	    struct tc_diag *d);
-
-/* As tc_sandbox_init(), preparing only the profiles in |profiles| (a mask
- * of 1 << TC_PROFILE_*): the others' calls fail to confine themselves. */
-int	tc_sandbox_init_profiles(struct tc_sandbox *sb,
-	    const struct tc_policy *pol, unsigned profiles, struct tc_diag *d);
+	    const struct tc_profiles *profiles, struct tc_diag *d);
 void	tc_sandbox_release(struct tc_sandbox *sb);
+
+/* Returns what |sb| prepared for |profile|, or NULL. */
+const struct tc_sandbox_profile *tc_sandbox_find(const struct tc_sandbox *sb,
+	    const struct tc_profile *profile);
+
+/* Returns how many children of |profile| are ready (forked), for tests. */
+unsigned	tc_sandbox_ready(const struct tc_sandbox *sb,
+		    const struct tc_profile *profile);
 
 /* What tc_sandbox_reach() finds that calls cannot do in a root. */
 enum tc_reach {
@@ -169,24 +203,30 @@ int	tc_sandbox_reach(const struct tc_policy *pol, unsigned char *out,
 /*
  * Rebuilds what depends on the policy's roots after they changed (the
  * client's roots narrowed them): the Landlock rulesets, and the spawner
- * and standby children, forked again so that they hold the new root fds.
+ * and every ready child, forked again so that they hold the new root fds.
  * Only while no call runs.  Returns 0, or TC_ESYS with |d| set: then calls
  * must not run, since the old rulesets allow more than the roots now do.
  */
 int	tc_sandbox_reroot(struct tc_sandbox *sb, struct tc_diag *d);
 
 /*
- * Keeps a standby child for every profile in |profiles| (a mask of
- * 1 << TC_PROFILE_*) from now on, forks the missing ones and retires the
- * others.
- * tc_sandbox_refill() forks those that calls have used up; a server calls
- * it when it has answered what it could; it also reaps the children of
- * answered calls.  A standby that cannot be forked
- * is not an error here: the call that needs it forks its own child and
- * reports what went wrong.
+ * Starts the spawner afresh (retiring every ready child) and from now on
+ * keeps |n| (at most TC_POOL_MAX) ready children of each prepared
+ * profile; with |n| 0 none, and each call's child is asked of the spawner
+ * when the call comes.  tc_sandbox_refill() replaces those that calls
+ * have used up: a server calls it when it has answered what it could (not
+ * while calls run, which preparing children would slow down); it also
+ * reaps the children of answered calls.  A child that cannot be forked is
+ * not an error here: the call that needs it forks its own and reports
+ * what went wrong.
+ *
+ * tc_sandbox_stop() retires every ready child, stops the spawner and reaps
+ * every child left: from then on each call's child is forked by the
+ * calling process itself (as before the first tc_sandbox_prefork()).
  */
-void	tc_sandbox_prefork(struct tc_sandbox *sb, unsigned profiles);
+void	tc_sandbox_prefork(struct tc_sandbox *sb, unsigned n);
 void	tc_sandbox_refill(struct tc_sandbox *sb);
+void	tc_sandbox_stop(struct tc_sandbox *sb);
 
 /*
  * The children of answered calls are killed once their result is in, and
@@ -202,14 +242,14 @@ void	tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd,
 
 /*
  * Confines the calling process (a freshly forked child) for |profile|.
- * The fds in |keep| (at most TC_KEEP_MAX) stay open; every other fd above 2
- * is closed, and 0, 1 and 2 become /dev/null (2 stays in sanitizer
- * builds, for their reports).  Returns 0, or a
- * TC_CHILD_EXIT_* code for _exit().
+ * The fds in |keep| (at most TC_KEEP_MAX), the profile's ruleset and the
+ * root fds the profile keeps stay open; every other fd above 2 is closed,
+ * and 0, 1 and 2 become /dev/null (2 stays in sanitizer builds, for their
+ * reports).  Returns 0, or a TC_CHILD_EXIT_* code for _exit().
  */
 #define TC_KEEP_MAX	64
-int	tc_sandbox_confine(const struct tc_sandbox *sb, enum tc_profile profile,
-	    const int *keep, size_t nkeep);
+int	tc_sandbox_confine(const struct tc_sandbox *sb,
+	    const struct tc_profile *profile, const int *keep, size_t nkeep);
 
 enum tc_run_state {
 	TC_RUN_IDLE,
@@ -253,7 +293,7 @@ struct tc_run {
 void	tc_run_init(struct tc_run *r);
 
 /*
- * Hands |call| to the standby child of its profile, or forks a confined
+ * Hands |call| to a ready child of its tool's profile, or forks a confined
  * child for it when there is none.  Returns 0 with the run in
  * TC_RUN_RUNNING, or TC_ESYS with |d| set (nothing left running).  The
  * caller ignores SIGPIPE: a child that died before its call closed the

@@ -1,14 +1,17 @@
 /*
- * sandbox-seccomp.c: a default-deny system call allowlist per confinement
- * profile, compiled to BPF once at start; each child only loads its
- * profile's program, last of all its confinement steps.
+ * seccomp.c: a default-deny system call allowlist per confinement profile,
+ * compiled to BPF once at start; each child only loads its profile's
+ * program, last of all its confinement steps.
  *
- * Anything not listed fails with EPERM.  Only the native architecture is
- * allowed: an i386 (int 0x80) or x32 system call kills the process, which
- * closes the classic bypass of a filter that checks numbers alone.  The
- * lists are short on purpose: io_uring, ptrace, process_vm_*, the mount
- * family, namespace creation, keyctl, bpf, perf_event_open, userfaultfd,
- * kexec and modules are not on any of them.
+ * The list is the base every child needs (below) and what the profile
+ * adds (its tables, profile.h); the servers define their profiles in their
+ * own folders.  Anything not listed fails with EPERM.  Only the native
+ * architecture is allowed: an i386 (int 0x80) or x32 system call kills the
+ * process, which closes the classic bypass of a filter that checks numbers
+ * alone.  The base list is short on purpose: io_uring, ptrace,
+ * process_vm_*, the mount family, namespace creation, keyctl, bpf,
+ * perf_event_open, userfaultfd, kexec and modules are not on it, and a
+ * profile that adds one says so in its own file.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,19 +58,6 @@ static const int base_calls[] = {
 	SCMP_SYS(rt_sigaction), SCMP_SYS(exit), SCMP_SYS(exit_group),
 };
 
-/*
- * A system call allowed when argument |arg|, masked with |mask|, equals
- * |value|.  Several rules for one call allow it when any of them holds.
- * A pid, a command or a mode is an int: only its low 32 bits are
- * compared, which is all the kernel reads of it.
- */
-struct arg_rule {
-	int		nr;
-	unsigned	arg;
-	uint64_t	mask;
-	uint64_t	value;
-};
-
 #define LOW32		0xffffffffULL
 #define SETID		((uint64_t)(S_ISUID | S_ISGID))
 /* The open flags that make the kernel read the mode. */
@@ -82,22 +72,24 @@ struct arg_rule {
  * (the first leaves bits 0 and 2 free with bit 1 clear: 0, 1, 4, 5; the
  * second bits 1 and 2 with bit 0 clear: 0, 2, 4, 6).
  */
-#define CLOCK_STATIC(nr)	{ (nr), 0, 0x80000000ULL, 0 }
-#define CLOCK_OWN_CPU(nr)	{ (nr), 0, 0xfffffffaULL, 0xfffffff8ULL }, \
-				{ (nr), 0, 0xfffffff9ULL, 0xfffffff8ULL }
-#define FCNTL(cmd)	{ SCMP_SYS(fcntl), 1, LOW32, (cmd) }
+#define CLOCK_STATIC(name)	TC_SYS_ARG(name, 0, 0x80000000ULL, 0)
+#define CLOCK_OWN_CPU(name)	TC_SYS_ARG(name, 0, 0xfffffffaULL,	\
+				    0xfffffff8ULL),			\
+				TC_SYS_ARG(name, 0, 0xfffffff9ULL,	\
+				    0xfffffff8ULL)
+#define FCNTL(cmd)	TC_SYS_ARG(fcntl, 1, LOW32, (cmd))
 
-static const struct arg_rule base_args[] = {
+static const struct tc_syscall base_args[] = {
 	/* Only its own limits: glibc's getrlimit() and setrlimit() pass
 	 * pid 0, and another process's (the server's) are not its to
 	 * lower. */
-	{ SCMP_SYS(prlimit64), 0, LOW32, 0 },
+	TC_SYS_ARG(prlimit64, 0, LOW32, 0),
 	/* The static clocks and its own CPU clocks, not another
 	 * process's: that reads or waits on its CPU time. */
-	CLOCK_STATIC(SCMP_SYS(clock_gettime)),
-	CLOCK_OWN_CPU(SCMP_SYS(clock_gettime)),
-	CLOCK_STATIC(SCMP_SYS(clock_nanosleep)),
-	CLOCK_OWN_CPU(SCMP_SYS(clock_nanosleep)),
+	CLOCK_STATIC(clock_gettime),
+	CLOCK_OWN_CPU(clock_gettime),
+	CLOCK_STATIC(clock_nanosleep),
+	CLOCK_OWN_CPU(clock_nanosleep),
 	/* fcntl's ordinary commands.  Not F_SETOWN, F_SETOWN_EX and
 	 * F_SETSIG, which direct a signal at any process (a root owner's
 	 * at every process, its own capabilities gone or not), nor
@@ -110,79 +102,23 @@ static const struct arg_rule base_args[] = {
 	/* Landlock decides where a file may be opened or made; a file
 	 * made is never set-user-ID or set-group-ID (the mode is read
 	 * only with O_CREAT or O_TMPFILE). */
-	{ SCMP_SYS(openat), 2, MAKES, 0 },
-	{ SCMP_SYS(openat), 3, SETID, 0 },
+	TC_SYS_ARG(openat, 2, MAKES, 0),
+	TC_SYS_ARG(openat, 3, SETID, 0),
 };
 
 /*
- * Changing files beneath writable roots.  Not the chmod family nor
- * utimensat(): Landlock does not govern a file's mode or times, so a path
- * would reach any file of the caller's uid (every file root owns, for a
- * call that runs as root), and fchmod() any file it can open, read-only
- * roots included.  write_file gives a new file its mode as it makes it.
- */
-static const int write_calls[] = {
-	SCMP_SYS(unlinkat), SCMP_SYS(renameat2), SCMP_SYS(symlinkat),
-	SCMP_SYS(ftruncate), SCMP_SYS(fallocate), SCMP_SYS(fsync),
-	SCMP_SYS(fdatasync), SCMP_SYS(umask),
-};
-
-static const struct arg_rule write_args[] = {
-	{ SCMP_SYS(mkdirat), 2, SETID, 0 },
-};
-
-/*
- * Running programs: processes, pipes, waiting, signals in its domain.
- * wait4, waitid and setpgid reach only the caller's children by their
- * nature; kill and tgkill are in signal_args.
- */
-static const int exec_calls[] = {
-	SCMP_SYS(execve), SCMP_SYS(execveat), SCMP_SYS(vfork),
-	SCMP_SYS(wait4), SCMP_SYS(waitid),
-	SCMP_SYS(pipe2), SCMP_SYS(dup), SCMP_SYS(dup2), SCMP_SYS(dup3),
-	SCMP_SYS(setpgid), SCMP_SYS(getpgrp),
-	SCMP_SYS(setsid), SCMP_SYS(chdir), SCMP_SYS(fchdir),
-	SCMP_SYS(getcwd), SCMP_SYS(access), SCMP_SYS(faccessat),
-	SCMP_SYS(faccessat2), SCMP_SYS(readlink), SCMP_SYS(readlinkat),
-	SCMP_SYS(poll), SCMP_SYS(ppoll), SCMP_SYS(select),
-	SCMP_SYS(pselect6), SCMP_SYS(arch_prctl), SCMP_SYS(set_tid_address),
-	SCMP_SYS(set_robust_list), SCMP_SYS(rseq), SCMP_SYS(sigaltstack),
-	SCMP_SYS(rt_sigsuspend), SCMP_SYS(getrusage), SCMP_SYS(sysinfo),
-	SCMP_SYS(uname), SCMP_SYS(getrlimit), SCMP_SYS(alarm),
-	SCMP_SYS(setitimer), SCMP_SYS(pause),
-	SCMP_SYS(stat), SCMP_SYS(lstat), SCMP_SYS(pipe),
-};
-
-/* The fork flags a program may not use: new namespaces, and a child
- * given to the caller's parent (the server or the spawner). */
-#define CLONE_DENIED	((uint64_t)(CLONE_NEWNS | CLONE_NEWUTS |	\
-			 CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID |	\
-			 CLONE_NEWNET | CLONE_NEWCGROUP | CLONE_PARENT))
-
-static const struct arg_rule exec_args[] = {
-	/* About itself only. */
-	{ SCMP_SYS(getpgid), 0, LOW32, 0 },
-	{ SCMP_SYS(getsid), 0, LOW32, 0 },
-	{ SCMP_SYS(sched_getaffinity), 0, LOW32, 0 },
-	{ SCMP_SYS(open), 1, MAKES, 0 },
-	{ SCMP_SYS(open), 2, SETID, 0 },
-	{ SCMP_SYS(clone), 0, CLONE_DENIED, 0 },
-	{ SCMP_SYS(socketpair), 0, LOW32, AF_UNIX },
-};
-
-/*
- * Signals, where they cannot leave the call: a PID namespace of its own
- * shows no other process, and Landlock's signal scope (ABI 6) refuses any
- * outside its domain.  Without either, only its own process group: the
- * call's session, which no process of the call can leave for a group of
- * another session.
+ * Signals for a profile with TC_MAY_SIGNAL, where they cannot leave the
+ * call: a PID namespace of its own shows no other process, and Landlock's
+ * signal scope (ABI 6) refuses any outside its domain.  Without either,
+ * only its own process group: the call's session, which no process of the
+ * call can leave for a group of another session.
  */
 static const int signal_calls[] = {
 	SCMP_SYS(kill), SCMP_SYS(tgkill),
 };
 
-static const struct arg_rule signal_own_group[] = {
-	{ SCMP_SYS(kill), 0, LOW32, 0 },
+static const struct tc_syscall signal_own_group[] = {
+	TC_SYS_ARG(kill, 0, LOW32, 0),
 };
 
 #ifdef TC_SANITIZE
@@ -192,8 +128,8 @@ static const int sanitizer_calls[] = {
 	SCMP_SYS(readlinkat), SCMP_SYS(uname),
 };
 
-static const struct arg_rule sanitizer_args[] = {
-	{ SCMP_SYS(sched_getaffinity), 0, LOW32, 0 },
+static const struct tc_syscall sanitizer_args[] = {
+	TC_SYS_ARG(sched_getaffinity, 0, LOW32, 0),
 };
 #endif
 
@@ -208,16 +144,40 @@ allow(scmp_filter_ctx ctx, const int *calls, size_t n)
 	return 0;
 }
 
+/* Adds the rules |r|[0..n) of a table. */
 static int
-allow_args(scmp_filter_ctx ctx, const struct arg_rule *r, size_t n)
+allow_args(scmp_filter_ctx ctx, const struct tc_syscall *r, size_t n)
 {
 	size_t i;
+	int rc;
 
-	for (i = 0; i < n; i++)
-		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 1,
-		    SCMP_CMP(r[i].arg, SCMP_CMP_MASKED_EQ, r[i].mask,
-		    r[i].value)) != 0)
+	for (i = 0; i < n; i++) {
+		if (r[i].arg > 5)
 			return -1;
+		switch (r[i].kind) {
+		case TC_SYS_ALLOW:
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 0);
+			break;
+		case TC_SYS_MASKED:
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 1,
+			    SCMP_CMP(r[i].arg, SCMP_CMP_MASKED_EQ, r[i].mask,
+			    r[i].value));
+			break;
+		case TC_SYS_EQ:
+			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 1,
+			    SCMP_CMP(r[i].arg, SCMP_CMP_EQ, r[i].value));
+			break;
+		case TC_SYS_ERRNO:
+			rc = seccomp_rule_add(ctx,
+			    SCMP_ACT_ERRNO((uint32_t)r[i].value), r[i].nr, 0);
+			break;
+		default:
+			rc = -1;	/* not a rule: fail closed */
+			break;
+		}
+		if (rc != 0)
+			return -1;
+	}
 	return 0;
 }
 
@@ -226,8 +186,20 @@ static const int prctl_ops[] = {
 	PR_GET_PDEATHSIG, PR_SET_NAME, PR_GET_NAME,
 };
 
+/* Returns 1 if |p| grants a Landlock right that makes a file. */
 static int
-add_rules(scmp_filter_ctx ctx, enum tc_profile profile, unsigned opts)
+makes_files(const struct tc_profile *p)
+{
+	uint64_t all = p->root_access | p->write_access | p->rules_access;
+	size_t i;
+
+	for (i = 0; i < p->nsystem; i++)
+		all |= p->system[i].access;
+	return (all & TC_LL_MAKES) != 0;
+}
+
+static int
+add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 {
 	size_t i;
 
@@ -236,10 +208,10 @@ add_rules(scmp_filter_ctx ctx, enum tc_profile profile, unsigned opts)
 		return -1;
 	/* openat2() hides its mode in memory, where the filter cannot see
 	 * it: refused (ENOSYS, so that path.c walks with openat() instead)
-	 * wherever a file could be made with it, that is, everywhere but
-	 * the read-only profile under Landlock, which grants no right to
-	 * make anything. */
-	if (profile == TC_PROFILE_FS_READ && (opts & TC_SECCOMP_LANDLOCK)) {
+	 * wherever a file could be made with it, that is, everywhere but a
+	 * profile that asks for it under Landlock and has no right to make
+	 * anything (tc_seccomp_build() checks). */
+	if ((p->may & TC_MAY_OPENAT2) && (opts & TC_SECCOMP_LANDLOCK)) {
 		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(openat2),
 		    0) != 0)
 			return -1;
@@ -248,15 +220,16 @@ add_rules(scmp_filter_ctx ctx, enum tc_profile profile, unsigned opts)
 		return -1;
 	/* Memory may never become executable: no code injected at run
 	 * time, whatever a handler is tricked into.  mprotect() never adds
-	 * PROT_EXEC.  A file profile's mmap() never maps anything
-	 * executable (its code is all loaded before confinement); the exec
-	 * profile's programs need their own code mapped, so there mmap() may
-	 * map executable memory, but never writable and executable at once.
-	 * (A JIT that needs both is refused.) */
+	 * PROT_EXEC.  mmap() never maps anything executable (a server's
+	 * code is all loaded before confinement), but in a profile that
+	 * runs programs (TC_MAY_EXEC_MEMORY): they need their own code
+	 * mapped, so there mmap() may map executable memory, but never
+	 * writable and executable at once.  (A JIT that needs both is
+	 * refused.) */
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
 	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
 		return -1;
-	if (profile != TC_PROFILE_SHELL_EXEC) {
+	if (!(p->may & TC_MAY_EXEC_MEMORY)) {
 		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
 		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
 			return -1;
@@ -280,39 +253,21 @@ add_rules(scmp_filter_ctx ctx, enum tc_profile profile, unsigned opts)
 	    allow_args(ctx, sanitizer_args, TC_NITEMS(sanitizer_args)) != 0)
 		return -1;
 #endif
-	if (profile == TC_PROFILE_FS_WRITE || profile == TC_PROFILE_SQLITE ||
-	    profile == TC_PROFILE_SHELL_EXEC)
-		if (allow(ctx, write_calls, TC_NITEMS(write_calls)) != 0 ||
-		    allow_args(ctx, write_args, TC_NITEMS(write_args)) != 0)
+	/* What the profile adds. */
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		if (allow_args(ctx, p->syscalls[i].v, p->syscalls[i].n) != 0)
 			return -1;
-	/* write_file names the unnamed (O_TMPFILE) file it wrote with
-	 * linkat() of its /proc/self/fd link, and needs no other form.
-	 * Landlock still decides where a link may be made (MAKE_REG, and
-	 * REFER across directories). */
-	if (profile == TC_PROFILE_FS_WRITE &&
-	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(linkat), 1,
-	    SCMP_A4(SCMP_CMP_EQ, AT_SYMLINK_FOLLOW)) != 0)
+	if ((p->may & TC_MAY_SIGNAL) && ((opts & TC_SECCOMP_SIGNALS) ?
+	    allow(ctx, signal_calls, TC_NITEMS(signal_calls)) != 0 :
+	    allow_args(ctx, signal_own_group,
+	    TC_NITEMS(signal_own_group)) != 0))
 		return -1;
-	if (profile == TC_PROFILE_SHELL_EXEC) {
-		if (allow(ctx, exec_calls, TC_NITEMS(exec_calls)) != 0 ||
-		    allow_args(ctx, exec_args, TC_NITEMS(exec_args)) != 0)
-			return -1;
-		if ((opts & TC_SECCOMP_SIGNALS) ? allow(ctx, signal_calls,
-		    TC_NITEMS(signal_calls)) != 0 : allow_args(ctx,
-		    signal_own_group, TC_NITEMS(signal_own_group)) != 0)
-			return -1;
-		/* clone3 hides its flags in memory, so it is refused and
-		 * libc falls back to clone. */
-		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
-		    SCMP_SYS(clone3), 0) != 0)
-			return -1;
-	}
 	return 0;
 }
 
 int
-tc_seccomp_build(enum tc_profile profile, unsigned opts, struct tc_bpf *out,
-    struct tc_diag *d)
+tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
+    struct tc_bpf *out, struct tc_diag *d)
 {
 	scmp_filter_ctx ctx;
 	struct stat st;
@@ -320,6 +275,10 @@ tc_seccomp_build(enum tc_profile profile, unsigned opts, struct tc_bpf *out,
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
+	if ((profile->may & TC_MAY_OPENAT2) && makes_files(profile))
+		return tc_diag(d, TC_EINVAL, "profile '%s': openat2() with a "
+		    "Landlock right to make files, whose mode the filter "
+		    "could not check", profile->name);
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		return tc_diag(d, TC_ESYS, "seccomp_init failed");
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
@@ -331,7 +290,8 @@ tc_seccomp_build(enum tc_profile profile, unsigned opts, struct tc_bpf *out,
 	     * (ANCHORS-SANDBOX measures about half). */
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_OPTIMIZE, 2) != 0 ||
 	    add_rules(ctx, profile, opts) != 0) {
-		tc_diag(d, TC_ESYS, "cannot build the seccomp filter");
+		tc_diag(d, TC_ESYS, "cannot build the seccomp filter of "
+		    "profile '%s'", profile->name);
 		goto out;
 	}
 	/* libseccomp 2.5 exports only to an fd; a memfd keeps it off disk. */

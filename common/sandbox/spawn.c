@@ -1,12 +1,15 @@
 /*
- * sandbox-spawn.c: where call children come from.
+ * spawn.c: where call children come from.
  *
- * A child is forked and confined ahead of its call (a standby) so that the
- * call pays neither.  Standbys are forked by the spawner, a small process
- * the server forks once at start, before it has served anything: the
- * spawner asks clone3() for CLONE_PARENT, so each standby is the server's
- * own child (the server reaps it, and its PDEATHSIG follows the server),
- * while the server itself never forks again.  That matters twice over.
+ * A child is forked and confined ahead of its call (a ready child, or
+ * standby) so that the call pays neither.  The sandbox keeps a pool of
+ * them per profile, as many as the policy's "children" says, refilled
+ * when the server is idle, so that calls that come in a burst or back to
+ * back find one ready.  Standbys are forked by the spawner, a small
+ * process the server forks once at start, before it has served anything:
+ * the spawner asks clone3() for CLONE_PARENT, so each standby is the
+ * server's own child (the server reaps it, and its PDEATHSIG follows the
+ * server), while the server itself never forks again.  That matters twice over.
  * Every fork marks the forking process's memory copy-on-write, and on a
  * paravirtualised machine the faults the server would then take on its
  * own heap cost more than a whole call.  And a child forked from the
@@ -37,14 +40,17 @@
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
 
-/* What the server asks of the spawner, with two fds attached. */
+/* What the server asks of the spawner, with two fds attached: a child
+ * of sb->prof[profile], for its pool's slot |slot|. */
 struct spawn_req {
 	uint32_t	profile;
+	uint32_t	slot;
 };
 
 /* What the spawner answers, in the order of the requests. */
 struct spawn_rep {
 	uint32_t	profile;
+	uint32_t	slot;
 	int32_t		pid;		/* or -errno */
 	int32_t		err;		/* killed child to reap: why */
 };
@@ -103,10 +109,10 @@ static pid_t	clone_child(unsigned long ns, int parent, uid_t uid,
 		    gid_t gid, int *err);
 
 unsigned long
-tc_ns_probe(void)
+tc_ns_probe(unsigned long want)
 {
-	static const unsigned long tries[] = {
-		TC_NS_ALL, TC_NS_ALL & ~(unsigned long)CLONE_NEWUSER,
+	const unsigned long tries[] = {
+		want, want & ~(unsigned long)CLONE_NEWUSER,
 	};
 	size_t i;
 	pid_t pid;
@@ -115,6 +121,8 @@ tc_ns_probe(void)
 	/* A child made as call children are, maps and all, that exits at
 	 * once: what works for it works for them. */
 	for (i = 0; i < TC_NITEMS(tries); i++) {
+		if (tries[i] == 0 || (i > 0 && tries[i] == tries[0]))
+			break;
 		pid = clone_child(tries[i], 0, geteuid(), getegid(), &err);
 		if (pid == 0)
 			_exit(0);
@@ -127,18 +135,6 @@ tc_ns_probe(void)
 			return tries[i];
 	}
 	return 0;
-}
-
-unsigned long
-tc_sandbox_ns(const struct tc_sandbox *sb, enum tc_profile profile)
-{
-	/*
-	 * The other profiles' seccomp filters allow neither socket() nor
-	 * fork(): a network or PID namespace would add nothing there, and a
-	 * user namespace would hide the owners of files (uids outside its
-	 * map read as 65534) from the tools that report them.
-	 */
-	return profile == TC_PROFILE_SHELL_EXEC ? sb->ns_flags : 0;
 }
 
 /* Writes |n| bytes of |text| to |dir|/|name|.  Returns 0, or -1 with errno. */
@@ -340,6 +336,7 @@ static void __attribute__((__noreturn__))
 spawner_main(const struct tc_sandbox *sb, int sock)
 {
 	const struct tc_policy *pol = sb->policy;
+	const struct tc_sandbox_profile *sp;
 	struct spawn_req rq;
 	struct spawn_rep rp;
 	int keep[TC_KEEP_MAX], fds[2], rc, err = 0;
@@ -354,9 +351,9 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	 * protocol: stdin and stdout become /dev/null. */
 	keep[nkeep++] = sock;
 	keep[nkeep++] = sb->devnull;
-	for (i = 0; i < TC_PROFILE_COUNT; i++)
-		if (sb->ruleset[i] >= 0)
-			keep[nkeep++] = sb->ruleset[i];
+	for (i = 0; i < sb->nprof; i++)
+		if (sb->prof[i].ruleset >= 0)
+			keep[nkeep++] = sb->prof[i].ruleset;
 	for (i = 0; i < pol->nroots && nkeep < TC_KEEP_MAX; i++)
 		keep[nkeep++] = pol->roots[i].fd;
 	if (dup2(sb->devnull, STDIN_FILENO) < 0 ||
@@ -374,22 +371,22 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	 * it (and the spawner itself can never regain a capability through
 	 * exec).  It keeps its effective capabilities: root's children need
 	 * theirs to switch users and write namespace maps. */
-	if (!(sb->bench_off & TC_LAYER_CAPS) && tc_lock_privileges() != 0)
+	if (TC_LAYER_ON(TC_LAYER_CAPS) && tc_lock_privileges() != 0)
 		_exit(1);
 
 	for (;;) {
 		if ((rc = recv_req(sock, &rq, fds)) <= 0)
 			_exit(rc == 0 ? 0 : 1);
 		rp.profile = rq.profile;
+		rp.slot = rq.slot;
 		rp.err = 0;
-		if (rq.profile >= TC_PROFILE_COUNT)
+		sp = rq.profile < sb->nprof ? &sb->prof[rq.profile] : NULL;
+		if (sp == NULL)
 			rp.pid = -EINVAL;
-		else if ((pid = clone_child(tc_sandbox_ns(sb,
-		    (enum tc_profile)rq.profile), 1, sb->uid, sb->gid,
+		else if ((pid = clone_child(sp->ns, 1, sb->uid, sb->gid,
 		    &err)) == 0) {
 			close(sock);
-			tc_child_main(sb, (enum tc_profile)rq.profile, fds[0],
-			    fds[1]);
+			tc_child_main(sb, sp->profile, fds[0], fds[1]);
 		} else
 			rp.pid = pid > 0 ? (int32_t)pid : -errno;
 		rp.err = err;
@@ -435,30 +432,43 @@ spawner_start(struct tc_sandbox *sb, struct tc_diag *d)
 	return 0;
 }
 
+/* Returns how many children are asked of the spawner and not answered. */
+static size_t
+npending(const struct tc_sandbox *sb)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < sb->nprof; i++)
+		for (k = 0; k < TC_POOL_MAX; k++)
+			n += sb->prof[i].pool[k].pending != 0;
+	return n;
+}
+
 /* The spawner is gone or misbehaved: fork children ourselves from now. */
 static void
 spawner_lost(struct tc_sandbox *sb, const char *why)
 {
-	int i;
+	size_t i, k;
 
 	tc_warn("the spawner of call children stopped (%s); the server "
 	    "forks them itself from now on", why);
 	spawner_stop(sb);
-	for (i = 0; i < TC_PROFILE_COUNT; i++)
-		if (sb->standby[i].pending)
-			standby_close(&sb->standby[i]);
+	for (i = 0; i < sb->nprof; i++)
+		for (k = 0; k < TC_POOL_MAX; k++)
+			if (sb->prof[i].pool[k].pending)
+				standby_close(&sb->prof[i].pool[k]);
 }
 
-/* Asks the spawner for a standby for |profile| in sb->standby[profile]. */
+/* Asks the spawner for a child of sb->prof[|pi|] in its pool's slot |k|. */
 static int
-spawner_ask(struct tc_sandbox *sb, enum tc_profile profile)
+spawner_ask(struct tc_sandbox *sb, size_t pi, size_t k)
 {
 	union {
 		struct cmsghdr	hdr;
 		char		buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
-	struct tc_standby *st = &sb->standby[profile];
-	struct spawn_req rq = { (uint32_t)profile };
+	struct tc_standby *st = &sb->prof[pi].pool[k];
+	struct spawn_req rq = { (uint32_t)pi, (uint32_t)k };
 	struct iovec iov = { &rq, sizeof(rq) };
 	struct msghdr msg;
 	struct cmsghdr *c;
@@ -502,7 +512,52 @@ spawner_ask(struct tc_sandbox *sb, enum tc_profile profile)
 	st->pending = 1;
 	st->req = req[1];
 	st->res = res[0];
+	st->seq = ++sb->seq;
 	return 0;
+}
+
+/*
+ * Takes one of the spawner's answers, waiting for it with |block|.
+ * Returns 1 when one was taken, 0 when none is there (or none pending),
+ * -1 when the spawner is lost.
+ */
+static int
+collect_one(struct tc_sandbox *sb, int block)
+{
+	struct tc_diag d TC_UNINIT;
+	struct tc_standby *st;
+	struct spawn_rep rp;
+	ssize_t n;
+
+	if (sb->spawner <= 0 || npending(sb) == 0)
+		return 0;
+	do
+		n = recv(sb->spawner_fd, &rp, sizeof(rp), block ? 0 :
+		    MSG_DONTWAIT);
+	while (n < 0 && errno == EINTR);
+	if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
+		return 0;
+	if (n != sizeof(rp) || rp.profile >= sb->nprof ||
+	    rp.slot >= TC_POOL_MAX ||
+	    !sb->prof[rp.profile].pool[rp.slot].pending) {
+		spawner_lost(sb, n < 0 ? strerror(errno) : n == 0 ?
+		    "it exited" : "a malformed answer");
+		return -1;
+	}
+	st = &sb->prof[rp.profile].pool[rp.slot];
+	if (rp.pid > 0 && rp.err != 0) {
+		/* Ours to reap: the spawner killed it. */
+		while (waitpid(rp.pid, NULL, 0) < 0 && errno == EINTR)
+			;
+		rp.pid = -rp.err;
+	}
+	tc_diag_init(&d);
+	if (rp.pid <= 0) {
+		tc_debug("no standby child: clone3: %s", strerror(-rp.pid));
+		standby_close(st);
+	} else if (adopt(st, (pid_t)rp.pid, &d) != 0)
+		tc_debug("no standby child: %s", d.msg);
+	return 1;
 }
 
 /*
@@ -512,51 +567,15 @@ spawner_ask(struct tc_sandbox *sb, enum tc_profile profile)
 static void
 spawner_collect(struct tc_sandbox *sb, int block)
 {
-	struct tc_diag d TC_UNINIT;
-	struct tc_standby *st;
-	struct spawn_rep rp;
-	ssize_t n;
-	int i, pending;
-
-	tc_diag_init(&d);
-	while (sb->spawner > 0) {
-		for (pending = 0, i = 0; i < TC_PROFILE_COUNT; i++)
-			pending += sb->standby[i].pending;
-		if (pending == 0)
-			return;
-		do
-			n = recv(sb->spawner_fd, &rp, sizeof(rp),
-			    block ? 0 : MSG_DONTWAIT);
-		while (n < 0 && errno == EINTR);
-		if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK))
-			return;
-		if (n != sizeof(rp) || rp.profile >= TC_PROFILE_COUNT ||
-		    !sb->standby[rp.profile].pending) {
-			spawner_lost(sb, n < 0 ? strerror(errno) : n == 0 ?
-			    "it exited" : "a malformed answer");
-			return;
-		}
-		st = &sb->standby[rp.profile];
-		if (rp.pid > 0 && rp.err != 0) {
-			/* Ours to reap: the spawner killed it. */
-			while (waitpid(rp.pid, NULL, 0) < 0 && errno == EINTR)
-				;
-			rp.pid = -rp.err;
-		}
-		if (rp.pid <= 0) {
-			tc_debug("no standby child: clone3: %s",
-			    strerror(-rp.pid));
-			standby_close(st);
-		} else if (adopt(st, (pid_t)rp.pid, &d) != 0)
-			tc_debug("no standby child: %s", d.msg);
-	}
+	while (collect_one(sb, block) == 1)
+		;
 }
 
-/* --- Standby children --- */
+/* --- Ready children --- */
 
-/* Forks a child for |profile| from this process; it confines itself. */
+/* Forks a child for |sp| from this process; it confines itself. */
 static int
-fork_child(const struct tc_sandbox *sb, enum tc_profile profile,
+fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
     struct tc_standby *st, struct tc_diag *d)
 {
 	int req[2], res[2], err;
@@ -572,15 +591,15 @@ fork_child(const struct tc_sandbox *sb, enum tc_profile profile,
 		return TC_ESYS;
 	}
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
-	if ((pid = clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
-	    &err)) > 0 && err != 0) {
+	if ((pid = clone_child(sp->ns, 0, sb->uid, sb->gid, &err)) > 0 &&
+	    err != 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		pid = -1;
 		errno = err;
 	}
 	if (pid < 0) {
-		tc_diag_errno(d, TC_ESYS, tc_sandbox_ns(sb, profile) != 0 ?
+		tc_diag_errno(d, TC_ESYS, sp->ns != 0 ?
 		    "cannot create a child in its own namespaces" :
 		    "cannot create a child");
 		close(req[0]);
@@ -592,42 +611,97 @@ fork_child(const struct tc_sandbox *sb, enum tc_profile profile,
 	if (pid == 0) {
 		close(req[1]);
 		close(res[0]);
-		tc_child_main(sb, profile, req[0], res[1]);
+		tc_child_main(sb, sp->profile, req[0], res[1]);
 	}
 	close(req[0]);
 	close(res[1]);
 	st->req = req[1];
 	st->res = res[0];
+	st->seq = ++sb->seq;
 	return adopt(st, pid, d);
 }
 
+/*
+ * Kills every ready child at once, then reaps them: a pool is retired in
+ * the time of one child's death, not of each in turn.
+ */
 static void
-retire(struct tc_standby *st)
+retire_all(struct tc_sandbox *sb)
 {
-	if (st->pid > 0) {
-		pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
-		while (waitpid(st->pid, NULL, 0) < 0 && errno == EINTR)
-			;
-	}
-	standby_close(st);
+	struct tc_standby *st;
+	size_t i, k;
+
+	for (i = 0; i < sb->nprof; i++)
+		for (k = 0; k < TC_POOL_MAX; k++)
+			if ((st = &sb->prof[i].pool[k])->pid > 0)
+				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
+	for (i = 0; i < sb->nprof; i++)
+		for (k = 0; k < TC_POOL_MAX; k++) {
+			st = &sb->prof[i].pool[k];
+			while (st->pid > 0 && waitpid(st->pid, NULL, 0) < 0 &&
+			    errno == EINTR)
+				;
+			standby_close(st);
+		}
+}
+
+/* Returns |sp|'s ready child asked for first, or NULL. */
+static struct tc_standby *
+oldest_ready(struct tc_sandbox_profile *sp)
+{
+	struct tc_standby *best = NULL;
+	size_t k;
+
+	for (k = 0; k < TC_POOL_MAX; k++)
+		if (sp->pool[k].pid > 0 && (best == NULL ||
+		    sp->pool[k].seq < best->seq))
+			best = &sp->pool[k];
+	return best;
 }
 
 int
-tc_standby_take(struct tc_sandbox *sb, enum tc_profile profile,
+tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
     struct tc_standby *out, struct tc_diag *d)
 {
-	struct tc_standby *st = &sb->standby[profile];
+	struct tc_sandbox_profile *sp = NULL;
+	struct tc_standby *st;
+	size_t i, k;
+	int asked = 0, pending;
 
-	if (st->pid <= 0 && !st->pending && sb->spawner > 0)
-		spawner_ask(sb, profile);
-	if (st->pending)
-		spawner_collect(sb, 1);
-	if (st->pid > 0) {
-		*out = *st;
-		tc_standby_clear(st);
-		return 0;
+	for (i = 0; i < sb->nprof && sp == NULL; i++)
+		if (sb->prof[i].profile == profile)
+			sp = &sb->prof[i];
+	if (sp == NULL)
+		return tc_diag(d, TC_ESYS, "no confinement was prepared for "
+		    "profile '%s'", profile != NULL ? profile->name : "(none)");
+	i = (size_t)(sp - sb->prof);
+	spawner_collect(sb, 0);
+	for (;;) {
+		if ((st = oldest_ready(sp)) != NULL) {
+			*out = *st;
+			tc_standby_clear(st);
+			return 0;
+		}
+		/* One on its way: the spawner answers in order, so it comes
+		 * before any asked for now. */
+		for (pending = 0, k = 0; k < TC_POOL_MAX; k++)
+			pending |= sp->pool[k].pending;
+		if (pending) {
+			collect_one(sb, 1);
+			continue;
+		}
+		for (k = 0; k < TC_POOL_MAX && (sp->pool[k].pid > 0 ||
+		    sp->pool[k].pending); k++)
+			;
+		/* Asked once: if the spawner could not make it, neither is
+		 * asking again likely to. */
+		if (!asked && sb->spawner > 0 && k < TC_POOL_MAX &&
+		    spawner_ask(sb, i, k) == 0) {
+			asked = 1;
+			continue;
+		}
+		return fork_child(sb, sp, out, d);
 	}
-	return fork_child(sb, profile, out, d);
 }
 
 size_t
@@ -682,38 +756,40 @@ void
 tc_sandbox_refill(struct tc_sandbox *sb)
 {
 	struct tc_diag d TC_UNINIT;
-	int i;
+	struct tc_standby *st;
+	size_t i, k;
 
 	tc_diag_init(&d);
 	tc_sandbox_reap(sb, 0);
 	spawner_collect(sb, 0);
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
-		if (!(sb->warm & 1u << i) || sb->standby[i].pid > 0 ||
-		    sb->standby[i].pending)
-			continue;
-		if (sb->spawner > 0 &&
-		    spawner_ask(sb, (enum tc_profile)i) == 0)
-			continue;
-		if (fork_child(sb, (enum tc_profile)i, &sb->standby[i],
-		    &d) != 0)
-			tc_debug("no standby child: %s", d.msg);
+	/* Every slot at once: the spawner forks them one after another,
+	 * and they confine themselves side by side. */
+	for (i = 0; i < sb->nprof; i++) {
+		for (k = 0; k < sb->pool && k < TC_POOL_MAX; k++) {
+			st = &sb->prof[i].pool[k];
+			if (st->pid > 0 || st->pending)
+				continue;
+			if (sb->spawner > 0 && spawner_ask(sb, i, k) == 0)
+				continue;
+			if (fork_child(sb, &sb->prof[i], st, &d) != 0)
+				tc_debug("no standby child: %s", d.msg);
+		}
 	}
 }
 
 void
-tc_sandbox_prefork(struct tc_sandbox *sb, unsigned profiles)
+tc_sandbox_prefork(struct tc_sandbox *sb, unsigned n)
 {
 	struct tc_diag d = { "", 0 };
-	int i;
 
-	/* Standbys, and the spawner's copy of the sandbox, are as the
-	 * sandbox was when they were forked: start afresh. */
+	/* Ready children, and the spawner's copy of the sandbox, are as
+	 * the sandbox was when they were forked: start afresh. */
 	spawner_collect(sb, 1);
-	for (i = 0; i < TC_PROFILE_COUNT; i++)
-		retire(&sb->standby[i]);
+	retire_all(sb);
 	spawner_stop(sb);
-	sb->warm = profiles & ((1u << TC_PROFILE_COUNT) - 1);
-	if (sb->warm != 0 && spawner_start(sb, &d) != 0)
+	sb->pool = n < TC_POOL_MAX ? n : TC_POOL_MAX;
+	sb->pooling = 1;
+	if (sb->nprof > 0 && spawner_start(sb, &d) != 0)
 		tc_warn("cannot start the spawner of call children (%s); "
 		    "the server forks them itself", d.msg);
 	tc_sandbox_refill(sb);
@@ -722,12 +798,10 @@ tc_sandbox_prefork(struct tc_sandbox *sb, unsigned profiles)
 void
 tc_sandbox_stop(struct tc_sandbox *sb)
 {
-	int i;
-
-	sb->warm = 0;
+	sb->pool = 0;
+	sb->pooling = 0;
 	spawner_collect(sb, 1);
-	for (i = 0; i < TC_PROFILE_COUNT; i++)
-		retire(&sb->standby[i]);
+	retire_all(sb);
 	spawner_stop(sb);
 	tc_sandbox_reap(sb, 1);
 }

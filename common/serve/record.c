@@ -187,7 +187,7 @@ tc_record_start(struct srv *s, struct tc_diag *d)
 	cJSON_AddBoolToObject(r, "seccomp",
 	    !(s->sb.degraded & TC_DEGRADE_SECCOMP));
 	ns = cJSON_AddArrayToObject(r, "namespaces");
-	if ((s->profiles & 1u << TC_PROFILE_SHELL_EXEC) &&
+	if (s->sb.ns_flags != 0 &&
 	    !(s->sb.degraded & TC_DEGRADE_NAMESPACES))
 		cJSON_AddItemToArray(ns, cJSON_CreateString("user, net, pid, "
 		    "ipc, uts for programs"));

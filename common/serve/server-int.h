@@ -138,7 +138,7 @@ struct srv {
 	int			 sigfd;
 	int			 stop;
 	const char		*stop_reason;
-	unsigned		 profiles;	/* of the visible tools */
+	struct tc_profiles	 profiles;	/* of the visible tools */
 };
 
 /* Calls waiting for a free slot, at most. */

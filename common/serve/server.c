@@ -87,8 +87,7 @@ tc_srv_build_instructions(struct srv *s)
 	if (s->sb.degraded & TC_DEGRADE_SECCOMP)
 		tc_buf_printf(b, " Degraded: the kernel's seccomp system-call "
 		    "filter is not in force.");
-	if ((s->sb.degraded & TC_DEGRADE_NAMESPACES) &&
-	    (s->profiles & 1u << TC_PROFILE_SHELL_EXEC))
+	if (s->sb.degraded & TC_DEGRADE_NAMESPACES)
 		tc_buf_printf(b, " Degraded: programs run without namespaces "
 		    "of their own (the kernel denies them).");
 }
@@ -142,10 +141,10 @@ tc_srv_build_tools(struct srv *s)
 			continue;
 		cJSON_AddItemToArray(s->tools,
 		    tc_tool_describe(&s->def->tools[i]));
-		s->profiles |= 1u << s->def->tools[i].profile;
+		tc_profiles_add(&s->profiles, s->def->tools[i].profile);
 	}
 	if ((rt = tc_srv_resource_tool(s)) != NULL)
-		s->profiles |= 1u << rt->profile;
+		tc_profiles_add(&s->profiles, rt->profile);
 }
 
 static int
@@ -257,7 +256,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 		if (tc_own_refresh(&s.pol) != 0)
 			tc_fatal("out of memory");
 	}
-	tc_sandbox_prefork(&s.sb, s.profiles);
+	tc_sandbox_prefork(&s.sb, s.pol.children);
 
 	if (isatty(STDIN_FILENO))
 		say_waiting(&s);

@@ -28,7 +28,7 @@ layers(struct srv *s, tc_policy_report_fn *report, void *ctx)
 {
 	struct tc_diag d = { "", 0 };
 
-	if (tc_sandbox_init_profiles(&s->sb, &s->pol, s->profiles, &d) != 0) {
+	if (tc_sandbox_init(&s->sb, &s->pol, &s->profiles, &d) != 0) {
 		report(ctx, d.msg);
 		return;
 	}
@@ -41,8 +41,7 @@ layers(struct srv *s, tc_policy_report_fn *report, void *ctx)
 		    "only");
 	else
 		tc_debug("Landlock ABI %d in force", s->sb.landlock_abi);
-	if ((s->sb.degraded & TC_DEGRADE_NAMESPACES) &&
-	    (s->profiles & 1u << TC_PROFILE_SHELL_EXEC))
+	if (s->sb.degraded & TC_DEGRADE_NAMESPACES)
 		tc_warn("the kernel denies new namespaces: programs run "
 		    "without their own network, PID and user namespaces");
 }

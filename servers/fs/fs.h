@@ -13,6 +13,9 @@
 #include "protocol/tools.h"
 
 struct tc_resources;
+/* fs_profile.c: what the children of fs's tools may do. */
+extern const struct tc_profile fs_read_profile;
+extern const struct tc_profile fs_write_profile;
 
 #define FS_READ_DEFAULT_BYTES	(64u << 10)
 #define FS_READ_MAX_BYTES	(32u << 20)

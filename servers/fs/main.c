@@ -516,18 +516,18 @@ static const struct tc_tool fs_tools[] = {
 	  "List the directories this server may access and whether each is "
 	  "read-only or read-write.",
 	  no_args, list_allowed_out, fs_list_allowed_directories,
-	  TC_PROFILE_FS_READ, RO },
+	  &fs_read_profile, RO },
 	{ "read_text_file", "Read text file",
 	  "Read a text file as UTF-8. Use head or tail for the first or last "
 	  "N lines, or offset and limit for a range of lines; at most "
 	  "max_bytes (default 64 KiB) are returned, and a truncated read says "
 	  "where to continue. Bytes that are not UTF-8 are replaced by U+FFFD.",
 	  read_text_file_args, read_text_file_out, fs_read_text_file,
-	  TC_PROFILE_FS_READ, RO },
+	  &fs_read_profile, RO },
 	{ "read_file", "Read file (deprecated)",
 	  "Deprecated: use read_text_file, which this is an alias of.",
 	  read_text_file_args, read_text_file_out, fs_read_text_file,
-	  TC_PROFILE_FS_READ, RO | TC_TOOL_ALIAS },
+	  &fs_read_profile, RO | TC_TOOL_ALIAS },
 	{ "list_directory", "List directory",
 	  "List a directory's entries in name order, each marked [DIR], "
 	  "[FILE], [LINK] or [OTHER] (in structured content, a regular "
@@ -535,12 +535,12 @@ static const struct tc_tool fs_tools[] = {
 	  "limit (default 2000) entries, with offset to page through larger "
 	  "ones. Entries the policy denies are left out and not counted.",
 	  list_directory_args, list_directory_out, fs_list_directory,
-	  TC_PROFILE_FS_READ, RO },
+	  &fs_read_profile, RO },
 	{ "get_file_info", "Get file info",
 	  "Get a file's or directory's type, size, permissions, owner and "
 	  "times, without reading its contents.",
 	  path_arg, get_file_info_out, fs_get_file_info,
-	  TC_PROFILE_FS_READ, RO },
+	  &fs_read_profile, RO },
 	/* fs_read.c */
 	{ "read_media_file", "Read media file",
 	  "Read an image or audio file and return it as an image or audio "
@@ -549,7 +549,7 @@ static const struct tc_tool fs_tools[] = {
 	  "blob. Files larger than max_bytes (default 7 MiB, at most "
 	  "32 MiB) are refused.",
 	  read_media_file_args, NULL, fs_read_media_file,
-	  TC_PROFILE_FS_READ, RO },
+	  &fs_read_profile, RO },
 	{ "read_multiple_files", "Read multiple files",
 	  "Read up to 1024 text files at once, each as read_text_file would "
 	  "(at most max_bytes of each, default 64 KiB, and max_total_bytes "
@@ -557,14 +557,14 @@ static const struct tc_tool fs_tools[] = {
 	  "in its place and does not stop the others; a truncated file says "
 	  "the offset to continue it with read_text_file.",
 	  read_multiple_files_args, read_multiple_files_out,
-	  fs_read_multiple_files, TC_PROFILE_FS_READ, RO },
+	  fs_read_multiple_files, &fs_read_profile, RO },
 	{ "list_directory_with_sizes", "List directory with sizes",
 	  "List a directory's entries with the size of each file, sorted by "
 	  "name or by size, with totals for the whole directory; at most "
 	  "limit (default 2000) entries, with offset to page through larger "
 	  "ones. Entries the policy denies are left out and not counted.",
 	  list_directory_with_sizes_args, list_directory_with_sizes_out,
-	  fs_list_directory_with_sizes, TC_PROFILE_FS_READ, RO },
+	  fs_list_directory_with_sizes, &fs_read_profile, RO },
 	/* --- the walking tools (fs_walk.c) --- */
 	{ "directory_tree", "Directory tree",
 	  "Show a directory's tree in name order: as text, an outline "
@@ -576,7 +576,7 @@ static const struct tc_tool fs_tools[] = {
 	  "\"truncated\": true in the JSON. Symlinks are shown, never "
 	  "followed; entries the policy denies are left out.",
 	  directory_tree_args, directory_tree_out, fs_directory_tree,
-	  TC_PROFILE_FS_READ, RO },
+	  &fs_read_profile, RO },
 	{ "search_files", "Search files by name",
 	  "Find files and directories whose path matches a glob: \"*.ts\" "
 	  "at any depth, \"src/*.ts\" directly in src, \"**\" for any "
@@ -584,7 +584,7 @@ static const struct tc_tool fs_tools[] = {
 	  "order; at most maxResults (default 1000), with offset to page. "
 	  "Symlinks are not followed; denied entries are left out.",
 	  search_files_args, search_files_out, fs_search_files,
-	  TC_PROFILE_FS_READ, RO },
+	  &fs_read_profile, RO },
 	{ "search_file_contents", "Search file contents",
 	  "Find lines containing a text (or, with regex=true, a PCRE2 "
 	  "Perl-compatible regex; a line it takes too long on is skipped "
@@ -595,7 +595,7 @@ static const struct tc_tool fs_tools[] = {
 	  "skipped; at most maxResults matches (default 500) within "
 	  "timeBudget ms (default 5000), with offset to continue.",
 	  search_file_contents_args, search_file_contents_out,
-	  fs_search_file_contents, TC_PROFILE_FS_READ, RO },
+	  fs_search_file_contents, &fs_read_profile, RO },
 	/* The write tools (fs_write.c, fs_edit.c), offered only while a
 	 * directory is writable (fs_offered()). */
 	{ "write_file", "Write file",
@@ -604,7 +604,7 @@ static const struct tc_tool fs_tools[] = {
 	  "it, so the file is never seen half written. A symbolic link, or a "
 	  "file with more than one hard link, is refused, never followed.",
 	  write_file_args, write_file_out, fs_write_file,
-	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE | TC_TOOL_IDEMPOTENT },
+	  &fs_write_profile, TC_TOOL_DESTRUCTIVE | TC_TOOL_IDEMPOTENT },
 	{ "edit_file", "Edit file",
 	  "Replace exact text in a file: each edit's oldText must occur "
 	  "exactly once (or set replaceAll). Edits apply in order; if one "
@@ -612,24 +612,24 @@ static const struct tc_tool fs_tools[] = {
 	  "and any difference in blanks or line endings. Returns a unified "
 	  "diff; dryRun returns it without writing.",
 	  edit_file_args, edit_file_out, fs_edit_file,
-	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE },
+	  &fs_write_profile, TC_TOOL_DESTRUCTIVE },
 	{ "create_directory", "Create directory",
 	  "Create a directory and any missing parents under a read-write "
 	  "directory; succeeds if it already exists.",
 	  path_arg, create_directory_out, fs_create_directory,
-	  TC_PROFILE_FS_WRITE, TC_TOOL_IDEMPOTENT },
+	  &fs_write_profile, TC_TOOL_IDEMPOTENT },
 	{ "move_file", "Move file",
 	  "Move or rename a file or directory within the read-write "
 	  "directories. An existing destination is refused unless overwrite "
 	  "is set.",
 	  move_file_args, move_file_out, fs_move_file,
-	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE },
+	  &fs_write_profile, TC_TOOL_DESTRUCTIVE },
 	{ "delete_file", "Delete file",
 	  "Delete a file or a symbolic link (the link, not what it points "
 	  "to) under a read-write directory; with directory: true also an "
 	  "empty directory. Never a directory that is not empty.",
 	  delete_file_args, delete_file_out, fs_delete_file,
-	  TC_PROFILE_FS_WRITE, TC_TOOL_DESTRUCTIVE },
+	  &fs_write_profile, TC_TOOL_DESTRUCTIVE },
 	/* Not a tool: what resources/read runs for a file:// URI (only
 	 * "path" is given; a directory is listed through list_directory,
 	 * hence its arguments).  The policy switches resources off with
@@ -638,7 +638,7 @@ static const struct tc_tool fs_tools[] = {
 	  "Read a file whole (as text if it is UTF-8, else base64) or list "
 	  "a directory, for resources/read.",
 	  list_directory_args, read_resource_out, fs_read_resource,
-	  TC_PROFILE_FS_READ, RO | TC_TOOL_RESOURCE },
+	  &fs_read_profile, RO | TC_TOOL_RESOURCE },
 };
 
 /* --- The server --- */

@@ -101,19 +101,22 @@ static const struct tc_arg fz_query_args[] = {
 	  .num_min = -1, .num_max = 1, .description = "A ratio." },
 	{ NULL }
 };
+/* Profiles of the harness's own: its tools never run. */
+static const struct tc_profile fz_read = { .name = "fuzz-read" };
+static const struct tc_profile fz_write = { .name = "fuzz-write" };
 
 static const struct tc_tool fz_tools[] = {
 	{ "read_text_file", "Read", "Reads a text file.", fz_read_args,
-	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_READ,
+	  "{\"type\":\"object\"}", never_runs, &fz_read,
 	  TC_TOOL_READONLY },
 	{ "write_file", "Write", "Writes a file.", fz_write_args,
-	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_WRITE,
+	  "{\"type\":\"object\"}", never_runs, &fz_write,
 	  TC_TOOL_DESTRUCTIVE },
 	{ "query", "Query", "Runs a statement.", fz_query_args,
-	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_SQLITE,
+	  "{\"type\":\"object\"}", never_runs, &fz_read,
 	  TC_TOOL_READONLY },
 	{ "read_resource", "Resource", "Reads a resource.", fz_path_args,
-	  "{\"type\":\"object\"}", never_runs, TC_PROFILE_FS_READ,
+	  "{\"type\":\"object\"}", never_runs, &fz_read,
 	  TC_TOOL_READONLY | TC_TOOL_RESOURCE },
 };
 

@@ -1,8 +1,9 @@
 /*
- * checks.c: hostile tools aimed at two checks that a single deliberate bug
- * could turn off unseen: Landlock's write rights, tried on a directory by
- * every call that changes one, and the server's check of the UTF-8 in a
- * child's result, fed one that is not.
+ * checks.c: hostile tools aimed at three checks that a single deliberate
+ * bug could turn off unseen: Landlock's write rights, tried on a directory
+ * by every call that changes one; the server's check of the UTF-8 in a
+ * child's result, fed one that is not; and the root fds a child keeps,
+ * which its profile says.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -15,6 +16,7 @@
 
 #include "base/buf.h"
 #include "hostile.h"
+#include "policy/policy.h"
 
 /* One attempt: 0 when it did what it tried, else the errno. */
 struct attempt {
@@ -202,4 +204,33 @@ hs_bad_utf8(const struct tc_call *call, struct tc_result *res)
 	else
 		cJSON_AddStringToObject(o, "value", s);
 	return 0;
+}
+
+/*
+ * Counts the policy's root fds still open in this child ("roots"), and
+ * the open fds above 2 that are directories ("dirs"): a root fd moved or
+ * copied elsewhere would be one.  "escaped" when either is not 0, which is
+ * what a profile that keeps no root expects.
+ */
+int
+hs_root_fds(const struct tc_call *call, struct tc_result *res)
+{
+	struct stat st;
+	long long roots = 0, dirs = 0;
+	size_t i;
+	int fd;
+
+	for (i = 0; i < call->policy->nroots; i++)
+		if (fcntl(call->policy->roots[i].fd, F_GETFD) >= 0 &&
+		    fstat(call->policy->roots[i].fd, &st) == 0 &&
+		    S_ISDIR(st.st_mode))
+			roots++;
+	for (fd = 3; fd < 1024; fd++)
+		if (fstat(fd, &st) == 0 && S_ISDIR(st.st_mode))
+			dirs++;
+	hs_int(res, "roots", roots);
+	hs_int(res, "dirs", dirs);
+	hs_int(res, "nroots", (long long)call->policy->nroots);
+	return hs_outcome(res, roots > 0 || dirs > 0, 0, "%lld of %zu root fds "
+	    "open, %lld directory fds", roots, call->policy->nroots, dirs);
 }

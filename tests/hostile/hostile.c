@@ -297,10 +297,10 @@ static const char out_schema[] =
 
 #define TOOL(name, fn, args, prof, what)				\
 	{ (name), NULL, (what), (args), out_schema, (fn), (prof), HOSTILE }
-#define FS	TC_PROFILE_FS_READ
-#define WR	TC_PROFILE_FS_WRITE
-#define EX	TC_PROFILE_SHELL_EXEC
-#define SQ	TC_PROFILE_SQLITE
+#define FS	(&hostile_fs_read)
+#define WR	(&hostile_fs_write)
+#define EX	(&hostile_exec)
+#define SQ	(&hostile_sqlite)
 
 static const struct tc_tool hostile_tools[] = {
 	{ "hello", "Hello", "A benign call: proves the server still serves.",
@@ -435,6 +435,10 @@ static const struct tc_tool hostile_tools[] = {
 	  "and what its statement does.",
 	  hs_sql_thing_args, out_schema, hs_hello, FS, HOSTILE,
 	  hs_sql_subjects, HS_SQL_KINDS },
+	TOOL("root_fds", hs_root_fds, no_args, FS,
+	    "Count the root fds and directory fds open in the child."),
+	TOOL("root_fds_sqlite", hs_root_fds, no_args, SQ,
+	    "root_fds, in the sqlite profile, which keeps no root fd."),
 };
 
 int

@@ -21,6 +21,13 @@
 #include "policy/subject.h"
 #include "protocol/tools.h"
 
+/* --- Confinement profiles (hostile_profile.c) --- */
+
+extern const struct tc_profile hostile_fs_read;
+extern const struct tc_profile hostile_fs_write;
+extern const struct tc_profile hostile_exec;
+extern const struct tc_profile hostile_sqlite;
+
 /* --- Reporting (util.c) --- */
 
 /*
@@ -126,9 +133,13 @@ tc_tool_fn	hs_wx_memory;
 tc_tool_fn	hs_reach_process;
 tc_tool_fn	hs_setid;
 
-/* checks.c: Landlock's write rights, and a result that is not UTF-8. */
+/*
+ * checks.c: Landlock's write rights, a result that is not UTF-8, and the
+ * root fds a child keeps.
+ */
 tc_tool_fn	hs_write_every_way;
 tc_tool_fn	hs_bad_utf8;
+tc_tool_fn	hs_root_fds;
 
 /*
  * subjects.c: tools whose calls have typed subjects (policy/subject.h):

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "sandbox/profile.h"
 #include "serve/server.h"
 
 #define GREETING_MAX	64
@@ -91,14 +92,17 @@ read_greeting(const struct tc_call *call, struct tc_result *res)
 
 #define RO	(TC_TOOL_READONLY | TC_TOOL_IDEMPOTENT)
 
+/* Its tools only build text: the base list, no file rights, no root fd. */
+static const struct tc_profile sample_profile = { .name = "sample" };
+
 static const struct tc_tool sample_tools[] = {
 	{ "greet", "Greet", "Greet someone with the server's greeting.",
-	  name_args, NULL, greet, TC_PROFILE_FS_READ, RO },
+	  name_args, NULL, greet, &sample_profile, RO },
 	{ "shout", "Shout", "Greet someone loudly (offered with --loud).",
-	  name_args, NULL, shout, TC_PROFILE_FS_READ, RO },
+	  name_args, NULL, shout, &sample_profile, RO },
 	{ "read_greeting", "Read greeting", "The greeting, for "
 	  "resources/read.", name_args, greeting_out, read_greeting,
-	  TC_PROFILE_FS_READ, RO | TC_TOOL_RESOURCE },
+	  &sample_profile, RO | TC_TOOL_RESOURCE },
 };
 
 /* --- Its hooks, in the server --- */

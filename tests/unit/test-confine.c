@@ -1,7 +1,10 @@
 /*
  * test-confine.c: what a child can see of its own confinement, read from
  * /proc/self/status inside a real run, and what the server process itself
- * gives away.
+ * gives away; the Landlock side of profiles (rules a server computes at
+ * start, the root fds a child keeps).  The profiles are toolcell-fs's
+ * fs-read and the hostile test server's exec profile (which stands for a
+ * server that runs programs), as the servers define them.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -27,6 +30,25 @@
 #include "policy/policy.h"
 #include "sandbox/sandbox.h"
 #include "tap.h"
+
+/* servers/fs/fs_profile.c and tests/hostile/hostile_profile.c */
+extern const struct tc_profile fs_read_profile, hostile_exec;
+
+#define FS_READ		(&fs_read_profile)
+#define EXEC		(&hostile_exec)
+
+/* The set of the profiles above, for tc_sandbox_init(). */
+static const struct tc_profiles *
+both_profiles(void)
+{
+	static struct tc_profiles set;
+
+	if (set.n == 0) {
+		tc_profiles_add(&set, FS_READ);
+		tc_profiles_add(&set, EXEC);
+	}
+	return &set;
+}
 
 static const struct tc_arg no_args[] = { { NULL } };
 
@@ -67,8 +89,8 @@ h_status(const struct tc_call *call, struct tc_result *res)
 }
 
 static const struct tc_tool status_tools[] = {
-	TOOL("status", h_status, TC_PROFILE_FS_READ),
-	TOOL("status_exec", h_status, TC_PROFILE_SHELL_EXEC),
+	TOOL("status", h_status, FS_READ),
+	TOOL("status_exec", h_status, EXEC),
 };
 
 /*
@@ -112,8 +134,8 @@ h_system(const struct tc_call *call, struct tc_result *res)
 }
 
 static const struct tc_tool system_tools[] = {
-	TOOL("system", h_system, TC_PROFILE_FS_READ),
-	TOOL("system_exec", h_system, TC_PROFILE_SHELL_EXEC),
+	TOOL("system", h_system, FS_READ),
+	TOOL("system_exec", h_system, EXEC),
 };
 
 static char top[64];		/* the temporary tree, set before forking */
@@ -177,7 +199,7 @@ h_escape(const struct tc_call *call, struct tc_result *res)
 }
 
 static const struct tc_tool escape_tool =
-    TOOL("escape", h_escape, TC_PROFILE_FS_READ);
+    TOOL("escape", h_escape, FS_READ);
 
 /* System calls no file tool needs, each of which has been an escape. */
 static int
@@ -249,11 +271,11 @@ h_x32(const struct tc_call *call, struct tc_result *res)
 }
 
 static const struct tc_tool syscalls_tool =
-    TOOL("syscalls", h_syscalls, TC_PROFILE_FS_READ);
+    TOOL("syscalls", h_syscalls, FS_READ);
 static const struct tc_tool int80_tool =
-    TOOL("int80", h_int80, TC_PROFILE_FS_READ);
+    TOOL("int80", h_int80, FS_READ);
 static const struct tc_tool x32_tool =
-    TOOL("x32", h_x32, TC_PROFILE_FS_READ);
+    TOOL("x32", h_x32, FS_READ);
 
 static int	run_text(struct tc_sandbox *sb, const struct tc_tool *t,
 		    char *out, size_t n);
@@ -332,6 +354,180 @@ run_text(struct tc_sandbox *sb, const struct tc_tool *t, char *out, size_t n)
 	return 0;
 }
 
+/* --- Profiles: rules computed at start, root fds kept --- */
+
+/* What a child of the rules profile can open. */
+static int
+h_reads(const struct tc_call *call, struct tc_result *res)
+{
+	(void)call;
+	tc_result_printf(res, "secret=%d twin=%d inside=%d",
+	    try_open("outside/secret", O_RDONLY),
+	    try_open("allowed-evil/secret", O_RDONLY),
+	    try_open("allowed/f", O_RDONLY));
+	return 0;
+}
+
+/* Which of the policy's root fds are open in the child, and how many
+ * fds above 2 are directories. */
+static int
+h_rootfds(const struct tc_call *call, struct tc_result *res)
+{
+	struct stat st;
+	size_t i;
+	int fd, dirs = 0;
+
+	for (i = 0; i < call->policy->nroots; i++)
+		tc_result_printf(res, "%s=%s ", (call->policy->roots[i].flags &
+		    TC_ROOT_WRITE) ? "rw" : "ro",
+		    fcntl(call->policy->roots[i].fd, F_GETFD) >= 0 ? "open" :
+		    "closed");
+	for (fd = 3; fd < 1024; fd++)
+		dirs += fstat(fd, &st) == 0 && S_ISDIR(st.st_mode);
+	tc_result_printf(res, "dirs=%d", dirs);
+	return 0;
+}
+
+/* A server's rules from its policy: one file outside every root. */
+static int
+outside_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
+    struct tc_diag *d)
+{
+	char path[256];
+
+	(void)pol;
+	snprintf(path, sizeof(path), "%s/outside/secret", top);
+	return tc_ruleset_allow(rs, path, TC_LL_FS_READ_FILE, d);
+}
+
+/* The same, granting more than its profile lets its rules grant. */
+static int
+greedy_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
+    struct tc_diag *d)
+{
+	char path[256];
+
+	(void)pol;
+	snprintf(path, sizeof(path), "%s/outside/secret", top);
+	return tc_ruleset_allow(rs, path, TC_LL_FS_READ_FILE |
+	    TC_LL_FS_WRITE_FILE, d);
+}
+
+static const struct tc_profile rules_profile = {
+	.name = "rules", .root_access = TC_LL_READ, .rules = outside_rules,
+	.rules_access = TC_LL_FS_READ_FILE, .roots = TC_KEEP_ROOTS_ALL,
+};
+static const struct tc_profile greedy_profile = {
+	.name = "greedy", .root_access = TC_LL_READ, .rules = greedy_rules,
+	.rules_access = TC_LL_FS_READ_FILE,
+};
+static const struct tc_profile keep_none = {
+	.name = "keep-none", .root_access = TC_LL_READ,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+static const struct tc_profile keep_ro = {
+	.name = "keep-ro", .root_access = TC_LL_READ,
+	.roots = TC_KEEP_ROOTS_READONLY,
+};
+static const struct tc_profile keep_all = {
+	.name = "keep-all", .root_access = TC_LL_READ,
+	.roots = TC_KEEP_ROOTS_ALL,
+};
+/* Not given to tc_sandbox_init(). */
+static const struct tc_profile unprepared = {
+	.name = "unprepared", .root_access = TC_LL_READ,
+};
+
+static const struct tc_tool reads_tool = TOOL("reads", h_reads,
+    &rules_profile);
+static const struct tc_tool rootfds_tools[] = {
+	TOOL("rootfds_none", h_rootfds, &keep_none),
+	TOOL("rootfds_ro", h_rootfds, &keep_ro),
+	TOOL("rootfds_all", h_rootfds, &keep_all),
+};
+static const struct tc_tool unprepared_tool = TOOL("unprepared", h_rootfds,
+    &unprepared);
+
+/*
+ * Rules a profile computes at start are in its child's ruleset, and
+ * nothing more; rules beyond what the profile lets them grant refuse the
+ * start.  A child keeps the root fds its profile says, and a call of a
+ * profile the sandbox did not prepare is refused.  |pol| has the tree's
+ * "allowed" as its read-only root.
+ */
+static void
+test_profiles(struct tc_policy *pol)
+{
+	struct tc_profiles set = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	struct tc_call call;
+	struct tc_run r;
+	char path[256], out[512], want[256];
+	size_t i;
+
+	tc_profiles_add(&set, &rules_profile);
+	tc_profiles_add(&set, &rules_profile);
+	is_int((int)set.n, 1, "a profile is added to a set once");
+	if (!is_int(tc_sandbox_init(&sb, pol, &set, &d), 0, "init with a "
+	    "profile's own rules")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	run_text(&sb, &reads_tool, out, sizeof(out));
+	snprintf(want, sizeof(want), "secret=0 twin=%d inside=0", EACCES);
+	is_str(out, want, "the rules' file is readable, its twin is not");
+	tc_sandbox_release(&sb);
+
+	set.n = 0;
+	tc_profiles_add(&set, &greedy_profile);
+	is_int(tc_sandbox_init(&sb, pol, &set, &d), TC_ESYS, "rules beyond "
+	    "the profile's rules_access: refused");
+	ok(strstr(d.msg, "'greedy'") != NULL && strstr(d.msg,
+	    "outside/secret") != NULL, "the message names the profile and "
+	    "the path (%s)", d.msg);
+
+	/* A writable root beside the read-only one. */
+	snprintf(path, sizeof(path), "%s/outside", top);
+	if (!is_int(tc_policy_add_root(pol, path, TC_ROOT_WRITE, &d), 0,
+	    "a writable root"))
+		printf("#   %s\n", d.msg);
+	set.n = 0;
+	for (i = 0; i < TC_NITEMS(rootfds_tools); i++)
+		tc_profiles_add(&set, rootfds_tools[i].profile);
+	if (!is_int(tc_sandbox_init(&sb, pol, &set, &d), 0, "init with the "
+	    "root-fd profiles")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	run_text(&sb, &rootfds_tools[0], out, sizeof(out));
+	is_str(out, "ro=closed rw=closed dirs=0", "keep no roots: no root fd, "
+	    "no directory fd");
+	run_text(&sb, &rootfds_tools[1], out, sizeof(out));
+	is_str(out, "ro=open rw=closed dirs=1", "keep the read-only roots: "
+	    "the writable one is closed");
+	run_text(&sb, &rootfds_tools[2], out, sizeof(out));
+	is_str(out, "ro=open rw=open dirs=2", "keep every root");
+	/* The same from the spawner's ready children. */
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 400 && tc_sandbox_ready(&sb, &keep_none) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	run_text(&sb, &rootfds_tools[0], out, sizeof(out));
+	is_str(out, "ro=closed rw=closed dirs=0", "keep no roots, from a "
+	    "ready child");
+
+	memset(&call, 0, sizeof(call));
+	call.tool = &unprepared_tool;
+	call.policy = pol;
+	is_int(tc_run_start(&r, &sb, &call, &d), TC_ESYS, "a profile not "
+	    "prepared: refused");
+	ok(strstr(d.msg, "'unprepared'") != NULL, "the message names it (%s)",
+	    d.msg);
+	tc_sandbox_release(&sb);
+}
+
 static void
 mkfile(const char *rel, const char *text)
 {
@@ -377,8 +573,8 @@ test_landlock(void)
 	tc_policy_init(&pol);
 	if (!is_int(tc_policy_add_root(&pol, dir, 0, &d), 0, "root added"))
 		printf("#   %s\n", d.msg);
-	if (!is_int(tc_sandbox_init(&sb, &pol, &d), 0, "sandbox with "
-	    "Landlock")) {
+	if (!is_int(tc_sandbox_init(&sb, &pol, both_profiles(), &d), 0,
+	    "sandbox with Landlock")) {
 		printf("#   %s\n", d.msg);
 		tc_policy_release(&pol);
 		return;
@@ -413,14 +609,15 @@ test_landlock(void)
 	is_str(out, want, "exec profile: runs /bin/true, reads /etc/passwd, "
 	    "not /etc/shadow nor the rest of /etc");
 	tc_sandbox_release(&sb);
+	test_profiles(&pol);
 	tc_policy_release(&pol);
 
 	/* Without Landlock a policy must say so: here it is only checked
 	 * that asking for the weaker mode is what makes it optional. */
 	tc_policy_init(&pol);
 	pol.allow_degraded = TC_DEGRADE_LANDLOCK;
-	is_int(tc_sandbox_init(&sb, &pol, &d), 0, "init with the weaker mode "
-	    "allowed");
+	is_int(tc_sandbox_init(&sb, &pol, both_profiles(), &d), 0, "init with "
+	    "the weaker mode allowed");
 	ok((sb.degraded & TC_DEGRADE_LANDLOCK) == 0 || abi == 0,
 	    "Landlock stays in force where the kernel has it");
 	tc_sandbox_release(&sb);
@@ -513,6 +710,21 @@ check_status(const struct tc_sandbox *sb, const struct tc_tool *t,
 		skip("PID namespace: this kernel denies new namespaces");
 }
 
+/* The ready child of |profile| a call takes next (asked for first). */
+static pid_t
+next_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+	const struct tc_standby *best = NULL;
+	size_t k;
+
+	for (k = 0; sp != NULL && k < TC_POOL_MAX; k++)
+		if (sp->pool[k].pid > 0 && (best == NULL ||
+		    sp->pool[k].seq < best->seq))
+			best = &sp->pool[k];
+	return best != NULL ? best->pid : 0;
+}
+
 /*
  * Runs status tool |t| and checks what it reports.  With |standby|, the
  * call goes to a standby the spawner made, and the test checks it did.
@@ -531,11 +743,12 @@ run_status(struct tc_sandbox *sb, const struct tc_tool *t, int standby,
 	int i, ran;
 
 	if (standby) {
-		for (i = 0; i < 400 && sb->standby[t->profile].pid <= 0; i++) {
+		for (i = 0; i < 400 && tc_sandbox_ready(sb, t->profile) == 0;
+		    i++) {
 			usleep(5000);
 			tc_sandbox_refill(sb);
 		}
-		want = sb->standby[t->profile].pid;
+		want = next_ready(sb, t->profile);
 	}
 	args = cJSON_CreateObject();
 	memset(&call, 0, sizeof(call));
@@ -573,8 +786,6 @@ run_status(struct tc_sandbox *sb, const struct tc_tool *t, int standby,
 int
 main(void)
 {
-	const unsigned both = 1u << TC_PROFILE_FS_READ |
-	    1u << TC_PROFILE_SHELL_EXEC;
 	struct tc_diag d = { "", 0 };
 	struct tc_sandbox sb;
 	struct tc_policy pol;
@@ -589,7 +800,8 @@ main(void)
 	if (!is_int(tc_policy_add_root(&pol, "/proc", 0, &d), 0,
 	    "/proc as a root, for the probe"))
 		printf("#   %s\n", d.msg);
-	if (!is_int(tc_sandbox_init(&sb, &pol, &d), 0, "tc_sandbox_init"))
+	if (!is_int(tc_sandbox_init(&sb, &pol, both_profiles(), &d), 0,
+	    "tc_sandbox_init"))
 		printf("#   %s\n", d.msg);
 	is_int(prctl(PR_GET_DUMPABLE, 0, 0, 0, 0), 0,
 	    "the server process is not dumpable");
@@ -598,7 +810,7 @@ main(void)
 	 * the spawner forked and confined beforehand. */
 	for (i = 0; i < TC_NITEMS(status_tools); i++)
 		run_status(&sb, &status_tools[i], 0, 0);
-	tc_sandbox_prefork(&sb, both);
+	tc_sandbox_prefork(&sb, 1);
 	for (i = 0; i < TC_NITEMS(status_tools); i++)
 		run_status(&sb, &status_tools[i], 1, 0);
 
@@ -606,12 +818,12 @@ main(void)
 	 * exec profile many times over: the user switch must never race
 	 * the writing of its namespace's maps. */
 	if (geteuid() == 0) {
-		tc_sandbox_prefork(&sb, 0);
+		tc_sandbox_stop(&sb);
 		pol.run_as = 1;
 		pol.run_uid = pol.run_gid = 65534;
 		for (i = 0; i < TC_NITEMS(status_tools); i++)
 			run_status(&sb, &status_tools[i], 0, 0);
-		tc_sandbox_prefork(&sb, both);
+		tc_sandbox_prefork(&sb, 1);
 		for (i = 0; i < TC_NITEMS(status_tools); i++)
 			run_status(&sb, &status_tools[i], 1, 0);
 		for (n = 0, i = 0; i < 100; i++)

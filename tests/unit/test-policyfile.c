@@ -1948,6 +1948,28 @@ test_write_sync(void)
 	release(&r);
 }
 
+/* children N: the ready children kept per confinement profile. */
+static void
+test_children(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n", "children: default");
+	is_int((int)r.p.children, 8, "children: 8 by default");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nchildren 0\n", "children 0");
+	is_int((int)r.p.children, 0, "children 0: each call's own");
+	is_int(r.p.set_at[TC_SET_CHILDREN], 2, "children: line 2");
+	release(&r);
+	valid(&r, "allow read @D@/proj\nchildren 16\n", "children 16");
+	is_int((int)r.p.children, 16, "children 16");
+	release(&r);
+	bad_line("children", "children: missing number: write a whole number");
+	bad_line("children 17", "children: '17' is out of range: 0 to 16");
+	bad_line("children few", "children: 'few' is not a whole number");
+	bad_after("children 2", "children 3", "children: already set at line 2");
+}
+
 static void
 test_roots_timeout(void)
 {
@@ -2729,6 +2751,7 @@ main(void)
 	test_new_duplicates();
 	test_examples();
 	test_fuzz();
+	test_children();
 	if (chdir("/") == 0)
 		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
 	return done_testing();

@@ -2,9 +2,9 @@
  * test-sandbox.c: the fork-per-call runner with a tool table of its own:
  * handlers that answer, fail, crash, overstay their deadline, send too
  * much or garbage, leave a grandchild behind, or close their pipe and
- * linger.  The test process is a child subreaper, so anything a handler
- * leaves behind becomes its child and the final "no child left" check
- * sees it.
+ * linger; and the pool of ready children.  The test process is a child
+ * subreaper, so anything a handler leaves behind becomes its child and the
+ * final "no child left" check sees it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
@@ -24,6 +25,12 @@
 #include "policy/policy.h"
 #include "sandbox/sandbox.h"
 #include "tap.h"
+
+/* tests/hostile/hostile_profile.c: a profile for programs, which fork,
+ * sleep and signal; and fs-read's copy, for a second profile. */
+extern const struct tc_profile hostile_exec, hostile_fs_read;
+
+#define EXEC	(&hostile_exec)
 
 #define GUARD_MS	15000	/* no run in this file may take longer */
 
@@ -250,7 +257,7 @@ h_probe(const struct tc_call *call, struct tc_result *res)
  * which the file profiles' seccomp filters do not allow. */
 #define TOOL(n, f)	{ .name = n, .description = n, .args = no_args,	\
 	.output_schema = "{\"type\":\"object\"}", .fn = f,		\
-	.profile = TC_PROFILE_SHELL_EXEC }
+	.profile = EXEC }
 
 static const struct tc_tool tools[] = {
 	TOOL("hello", h_hello),
@@ -592,6 +599,16 @@ test_confinement(struct tc_sandbox *sb)
 	tc_run_release(&r);
 }
 
+/* The pid in slot |k| of |profile|'s pool, or 0. */
+static pid_t
+pool_pid(const struct tc_sandbox *sb, const struct tc_profile *profile,
+    size_t k)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+
+	return sp != NULL && sp->pool[k].pid > 0 ? sp->pool[k].pid : 0;
+}
+
 static void
 on_alarm(int sig)
 {
@@ -613,16 +630,15 @@ test_standby(struct tc_sandbox *sb)
 	/* What the spawner and its children must not pass on. */
 	setenv("TC_TEST_SECRET", "hunter2", 1);
 	leak_fd = open("/dev/null", O_RDONLY);
-	tc_sandbox_prefork(sb, 1u << TC_PROFILE_SHELL_EXEC);
+	tc_sandbox_prefork(sb, 1);
 	close(leak_fd);
 	unsetenv("TC_TEST_SECRET");
 	ok(sb->spawner > 0, "standby: the spawner runs");
-	for (i = 0; i < 200 && sb->standby[TC_PROFILE_SHELL_EXEC].pid <= 0;
-	    i++) {
+	for (i = 0; i < 200 && tc_sandbox_ready(sb, EXEC) == 0; i++) {
 		usleep(5000);
 		tc_sandbox_refill(sb);
 	}
-	want = sb->standby[TC_PROFILE_SHELL_EXEC].pid;
+	want = pool_pid(sb, EXEC, 0);
 	if (!ok(want > 0 && getpgid(want) >= 0, "standby: a standby child "
 	    "is ready"))
 		return;
@@ -637,20 +653,184 @@ test_standby(struct tc_sandbox *sb)
 	}
 	tc_run_release(&r);
 	/* The next one is asked for when the server has answered. */
-	for (i = 0; i < 200 && sb->standby[TC_PROFILE_SHELL_EXEC].pid <= 0;
-	    i++) {
+	for (i = 0; i < 200 && tc_sandbox_ready(sb, EXEC) == 0; i++) {
 		usleep(5000);
 		tc_sandbox_refill(sb);
 	}
-	ok(sb->standby[TC_PROFILE_SHELL_EXEC].pid > 0 &&
-	    sb->standby[TC_PROFILE_SHELL_EXEC].pid != want,
+	ok(pool_pid(sb, EXEC, 0) > 0 && pool_pid(sb, EXEC, 0) != want,
 	    "standby: a fresh one replaces it");
 	if (run(sb, "hello", &r) == 0)
 		is_int(r.outcome, TC_OUT_OK, "standby: second call OK");
 	tc_run_release(&r);
-	tc_sandbox_prefork(sb, 0);
-	ok(sb->spawner == 0 && sb->standby[TC_PROFILE_SHELL_EXEC].pid <= 0,
+	tc_sandbox_stop(sb);
+	ok(sb->spawner == 0 && tc_sandbox_ready(sb, EXEC) == 0,
 	    "standby: retired with the spawner");
+}
+
+/* Refills until each profile has |n| ready children, or gives up (after
+ * 20 s: a bound for a machine under load, not a measure). */
+static int
+wait_ready(struct tc_sandbox *sb, unsigned n)
+{
+	size_t i, k;
+	int all;
+
+	for (i = 0; i < 4000; i++) {
+		tc_sandbox_refill(sb);
+		for (all = 1, k = 0; k < sb->nprof; k++)
+			all &= tc_sandbox_ready(sb, sb->prof[k].profile) == n;
+		if (all)
+			return 1;
+		usleep(5000);
+	}
+	return 0;
+}
+
+/* Fills |pids| and pidfds of our own with every ready child; returns
+ * how many. */
+static size_t
+pooled(const struct tc_sandbox *sb, pid_t *pids, int *fds, size_t cap)
+{
+	size_t i, k, n = 0;
+
+	for (i = 0; i < sb->nprof; i++)
+		for (k = 0; k < TC_POOL_MAX && n < cap; k++)
+			if (sb->prof[i].pool[k].pid > 0) {
+				pids[n] = sb->prof[i].pool[k].pid;
+				fds[n++] = pidfd_open(sb->prof[i].pool[k].pid,
+				    0);
+			}
+	return n;
+}
+
+/* Returns 1 if every process of |fds| (pidfds) has exited and been
+ * reaped (by the sandbox, not by us); closes them. */
+static int
+all_gone(int *fds, size_t n)
+{
+	struct pollfd pfd;
+	siginfo_t si;
+	size_t i;
+	int gone = 1;
+
+	for (i = 0; i < n; i++) {
+		pfd.fd = fds[i];
+		pfd.events = POLLIN;
+		if (fds[i] < 0 || poll(&pfd, 1, 0) != 1 ||
+		    waitid(P_PIDFD, (id_t)fds[i], &si, WEXITED | WNOHANG) == 0 ||
+		    errno != ECHILD)
+			gone = 0;
+		if (fds[i] >= 0)
+			close(fds[i]);
+	}
+	return gone;
+}
+
+/* Returns 1 if |pid| is one of |pids|[0..n). */
+static int
+among(pid_t pid, const pid_t *pids, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (pids[i] == pid)
+			return 1;
+	return 0;
+}
+
+#define BURST	5
+
+/*
+ * The pool: n ready children of each profile after tc_sandbox_prefork();
+ * a burst of calls takes them (and has the others made on the call);
+ * tc_sandbox_refill() makes them up again, fresh; reroot, and stop,
+ * retire and reap every one; with n 0 none is kept.
+ */
+static void
+test_pool(struct tc_sandbox *sb)
+{
+	pid_t pids[2 * TC_POOL_MAX], used[BURST];
+	int fds[2 * TC_POOL_MAX], fresh = 1, alive = 1, ok_all = 1;
+	struct tc_diag d = { "", 0 };
+	struct tc_run runs[BURST];
+	struct tc_call call;
+	cJSON *args, *res;
+	size_t n, i, took = 0;
+
+	tc_sandbox_prefork(sb, 3);
+	if (!ok(wait_ready(sb, 3), "pool: 3 ready children of each of the "
+	    "%zu profiles", sb->nprof))
+		return;
+	n = pooled(sb, pids, fds, TC_NITEMS(pids));
+	for (i = 0; i < n; i++) {
+		alive &= fds[i] >= 0 && kill(pids[i], 0) == 0;
+		fresh &= !among(pids[i], pids, i);
+	}
+	ok(n == 3 * sb->nprof && alive && fresh, "pool: each a live process "
+	    "of its own");
+	all_gone(fds, n);	/* closes them */
+
+	/* A burst: every call started before any is waited for. */
+	args = cJSON_CreateObject();
+	memset(&call, 0, sizeof(call));
+	call.tool = tool("hello");
+	call.args = args;
+	call.policy = sb->policy;
+	for (i = 0; i < BURST; i++) {
+		if (tc_run_start(&runs[i], sb, &call, &d) != 0) {
+			ok(0, "pool: burst call %zu: %s", i, d.msg);
+			tc_run_init(&runs[i]);
+			continue;
+		}
+		used[i] = runs[i].pid;
+		took += among(runs[i].pid, pids, n);
+	}
+	for (i = 0; i < BURST; i++) {
+		tc_run_wait(&runs[i]);
+		res = tc_run_take_result(&runs[i]);
+		ok_all &= runs[i].outcome == TC_OUT_OK;
+		cJSON_Delete(res);
+		tc_run_release(&runs[i]);
+	}
+	cJSON_Delete(args);
+	ok(ok_all, "pool: %d calls at once, all answered", BURST);
+	is_int((int)took, 3, "pool: the burst took the 3 ready children, and "
+	    "the other calls children made on the call");
+	is_int((int)tc_sandbox_ready(sb, EXEC), 0, "pool: empty after the "
+	    "burst");
+
+	/* Refilled when idle, with children none of which ran a call. */
+	ok(wait_ready(sb, 3), "pool: refilled to 3");
+	n = pooled(sb, pids, fds, TC_NITEMS(pids));
+	for (fresh = 1, i = 0; i < n; i++)
+		fresh &= !among(pids[i], used, BURST);
+	ok(fresh, "pool: refilled with fresh children");
+
+	/* Re-rooting retires and reaps every ready child, then refills. */
+	if (!is_int(tc_sandbox_reroot(sb, &d), 0, "pool: reroot"))
+		printf("#   %s\n", d.msg);
+	ok(all_gone(fds, n), "pool: reroot retired and reaped all %zu ready "
+	    "children", n);
+	ok(wait_ready(sb, 3), "pool: refilled after the reroot");
+	n = pooled(sb, pids, fds, TC_NITEMS(pids));
+	tc_sandbox_stop(sb);
+	ok(all_gone(fds, n) && sb->spawner == 0, "pool: stop retired and "
+	    "reaped all %zu, and the spawner", n);
+
+	/* None kept: each call's child is asked of the spawner. */
+	tc_sandbox_prefork(sb, 0);
+	tc_sandbox_refill(sb);
+	ok(sb->spawner > 0 && tc_sandbox_ready(sb, EXEC) == 0, "pool of 0: "
+	    "the spawner, no ready child");
+	if (run(sb, "hello", &runs[0]) == 0)
+		is_int(runs[0].outcome, TC_OUT_OK, "pool of 0: a call runs");
+	tc_run_release(&runs[0]);
+	tc_sandbox_refill(sb);
+	is_int((int)tc_sandbox_ready(sb, EXEC), 0, "pool of 0: none made "
+	    "after it");
+	tc_sandbox_prefork(sb, 1000);
+	is_int((int)sb->pool, TC_POOL_MAX, "pool: at most TC_POOL_MAX");
+	tc_sandbox_stop(sb);
 }
 
 /*
@@ -660,7 +840,8 @@ test_standby(struct tc_sandbox *sb)
 static void
 test_reroot(struct tc_sandbox *sb)
 {
-	int before[TC_PROFILE_COUNT], i, fd, same = 1, valid = 1;
+	int before[TC_PROFILES_MAX], fd, same = 1, valid = 1;
+	size_t i;
 	struct tc_diag d = { "", 0 };
 	struct rlimit old, none;
 	struct tc_run r;
@@ -669,8 +850,8 @@ test_reroot(struct tc_sandbox *sb)
 		skip("reroot: the kernel has no Landlock");
 		return;
 	}
-	for (i = 0; i < TC_PROFILE_COUNT; i++)
-		before[i] = sb->ruleset[i];
+	for (i = 0; i < sb->nprof; i++)
+		before[i] = sb->prof[i].ruleset;
 	if ((fd = dup(0)) < 0 || getrlimit(RLIMIT_NOFILE, &old) != 0) {
 		ok(0, "reroot: dup or getrlimit: %s", strerror(errno));
 		return;
@@ -683,8 +864,8 @@ test_reroot(struct tc_sandbox *sb)
 	is_int(tc_sandbox_reroot(sb, &d), TC_ESYS, "reroot: fails without "
 	    "descriptors");
 	setrlimit(RLIMIT_NOFILE, &old);
-	for (i = 0; i < TC_PROFILE_COUNT; i++) {
-		same &= sb->ruleset[i] == before[i];
+	for (i = 0; i < sb->nprof; i++) {
+		same &= sb->prof[i].ruleset == before[i];
 		valid &= before[i] < 0 || fcntl(before[i], F_GETFD) >= 0;
 	}
 	ok(same && valid, "reroot: a failed one leaves every ruleset as it "
@@ -693,12 +874,13 @@ test_reroot(struct tc_sandbox *sb)
 	if (run(sb, "hello", &r) == 0)
 		is_int(r.outcome, TC_OUT_OK, "reroot: calls run after it");
 	tc_run_release(&r);
-	tc_sandbox_prefork(sb, 0);
+	tc_sandbox_stop(sb);
 }
 
 int
 main(void)
 {
+	struct tc_profiles profiles = { { NULL }, 0 };
 	struct sigaction sa;
 	struct tc_sandbox sb;
 	struct tc_policy pol;
@@ -721,7 +903,10 @@ main(void)
 	/* The grandchild reads its own /proc/self/status. */
 	if (!is_int(tc_policy_add_root(&pol, "/proc", 0, &d), 0, "root /proc"))
 		return done_testing();
-	if (!is_int(tc_sandbox_init(&sb, &pol, &d), 0, "tc_sandbox_init")) {
+	tc_profiles_add(&profiles, EXEC);
+	tc_profiles_add(&profiles, &hostile_fs_read);
+	if (!is_int(tc_sandbox_init(&sb, &pol, &profiles, &d), 0,
+	    "tc_sandbox_init")) {
 		printf("#   %s\n", d.msg);
 		return done_testing();
 	}
@@ -734,6 +919,7 @@ main(void)
 	test_leftovers(&sb, &pol);
 	test_confinement(&sb);
 	test_standby(&sb);
+	test_pool(&sb);
 	test_reroot(&sb);
 
 	tc_sandbox_release(&sb);

@@ -4,6 +4,10 @@
  * combination of the other layers it relies on (TC_SECCOMP_*).  Each
  * filter is loaded in a child of this process, whose parent is then the
  * "other process": the child reports every attempt's errno on a pipe.
+ * The profiles are the servers' own: toolcell-fs's (servers/fs) and the
+ * hostile test server's (tests/hostile), which stand for a server that
+ * runs programs and one of SQLite databases; and a few of this file's, for
+ * the forms a profile's table takes.
  *
  * The filter's builder is private to the sandbox module (sandbox-int.h),
  * which this test reads as the module's own files do.
@@ -21,12 +25,18 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/sysinfo.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "sandbox/sandbox-int.h"
 #include "tap.h"
+
+/* servers/fs/fs_profile.c and tests/hostile/hostile_profile.c */
+extern const struct tc_profile fs_read_profile, fs_write_profile;
+extern const struct tc_profile hostile_fs_read, hostile_fs_write;
+extern const struct tc_profile hostile_exec, hostile_sqlite;
 
 #define CPUCLOCK_OF(pid)	((clockid_t)(~(unsigned)(pid) << 3 | 2))
 
@@ -244,7 +254,7 @@ struct want {
 };
 
 static void
-run(enum tc_profile profile, unsigned opts, const char *label,
+run(const struct tc_profile *profile, unsigned opts, const char *label,
     const struct want *want, size_t nwant)
 {
 	char scratch[128];
@@ -302,6 +312,169 @@ static const char *const names_made[] = { "f", "c", "o", "t" };
 	{ CLOCK_OWN_CPU_ENCODED, 0 }, { CLOCK_OWN_THREAD, 0 },	\
 	{ CLOCK_OWN_PROF, 0 }, { CREATE_0644, 0 }
 
+/* --- The forms of a profile's table --- */
+
+/* The profile of tables: what each form of rule lets through. */
+static const struct tc_syscall table_calls[] = {
+	TC_SYS(getcwd),
+	TC_SYS_ARG(umask, 0, 0777, 022),
+	TC_SYS_IS(getpriority, 0, PRIO_PROCESS),
+};
+
+static const struct tc_syscall table_more[] = {
+	TC_SYS_FAIL(sysinfo, ENOSYS),
+};
+
+static const struct tc_profile tables = {
+	.name = "tables",
+	.syscalls = { TC_SYSCALLS(table_calls), TC_SYSCALLS(table_more) },
+};
+
+/* The base list alone. */
+static const struct tc_profile bare = { .name = "bare" };
+
+/* Runs the table attempts under |p|'s filter; |want| their errnos. */
+static void
+run_tables(const struct tc_profile *p, const int want[6])
+{
+	static const char *const what[6] = { "getcwd", "umask(022)",
+	    "umask(077)", "getpriority(PRIO_PROCESS)", "getpriority(PRIO_PGRP)",
+	    "sysinfo" };
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+	struct sysinfo si;
+	int p2[2], got[6], st, i;
+	char cwd[256];
+	pid_t pid;
+
+	if (!is_int(tc_seccomp_build(p, TC_SECCOMP_LANDLOCK, &bpf, &d), 0,
+	    "%s: the filter builds", p->name))
+		return;
+	if (pipe2(p2, O_CLOEXEC) != 0)
+		abort();
+	if ((pid = fork()) == 0) {
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_seccomp_apply(&bpf) != 0)
+			_exit(1);
+		got[0] = e(syscall(SYS_getcwd, cwd, sizeof(cwd)));
+		got[1] = e(syscall(SYS_umask, 022));
+		got[2] = e(syscall(SYS_umask, 077));
+		got[3] = e(syscall(SYS_getpriority, PRIO_PROCESS, 0));
+		got[4] = e(syscall(SYS_getpriority, PRIO_PGRP, 0));
+		got[5] = e(syscall(SYS_sysinfo, &si));
+		_exit(write(p2[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
+	}
+	close(p2[1]);
+	memset(got, 0xff, sizeof(got));
+	if (read(p2[0], got, sizeof(got)) != sizeof(got))
+		ok(0, "%s: the child reported", p->name);
+	close(p2[0]);
+	waitpid(pid, &st, 0);
+	tc_seccomp_release(&bpf);
+	for (i = 0; i < 6; i++)
+		is_int(got[i], want[i], "%s: %s", p->name, what[i]);
+}
+
+/*
+ * A profile's filter lets through what its tables list, each rule as its
+ * form says, and nothing of it is in another profile's.
+ */
+static void
+test_tables(void)
+{
+	static const int own[6] = { 0, 0, EPERM, 0, EPERM, ENOSYS };
+	static const int other[6] = { EPERM, EPERM, EPERM, EPERM, EPERM,
+	    EPERM };
+
+	run_tables(&tables, own);
+	run_tables(&bare, other);
+	run_tables(&fs_read_profile, other);
+}
+
+/* A profile at odds with itself is refused, with its name. */
+static void
+test_refused(void)
+{
+	static const struct tc_syscall bad_kind[] = {
+		{ SCMP_SYS(getcwd), (enum tc_sys_kind)42, 0, 0, 0 },
+	};
+	static const struct tc_syscall bad_arg[] = {
+		TC_SYS_IS(getpriority, 6, 0),
+	};
+	const struct tc_profile openat2_makes = {
+		.name = "openat2-makes", .may = TC_MAY_OPENAT2,
+		.write_access = TC_LL_FS_MAKE_REG,
+	};
+	const struct tc_profile openat2_rules = {
+		.name = "openat2-rules", .may = TC_MAY_OPENAT2,
+		.rules_access = TC_LL_FS_MAKE_DIR,
+	};
+	const struct tc_profile kind = {
+		.name = "kind", .syscalls = { TC_SYSCALLS(bad_kind) },
+	};
+	const struct tc_profile arg = {
+		.name = "arg", .syscalls = { TC_SYSCALLS(bad_arg) },
+	};
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+
+	is_int(tc_seccomp_build(&openat2_makes, TC_SECCOMP_LANDLOCK, &bpf, &d),
+	    TC_EINVAL, "openat2() with a right to make files: refused");
+	ok(strstr(d.msg, "'openat2-makes'") != NULL, "the message names the "
+	    "profile (%s)", d.msg);
+	ok(bpf.insns == NULL, "no filter left behind");
+	is_int(tc_seccomp_build(&openat2_rules, TC_SECCOMP_LANDLOCK, &bpf, &d),
+	    TC_EINVAL, "openat2() with rules that may make files: refused");
+	is_int(tc_seccomp_build(&kind, 0, &bpf, &d), TC_ESYS,
+	    "a rule of no known kind: refused");
+	is_int(tc_seccomp_build(&arg, 0, &bpf, &d), TC_ESYS,
+	    "a rule on argument 6: refused");
+}
+
+/* Returns 1 if tables |a| and |b| hold the same rules. */
+static int
+same_tables(const struct tc_syscalls *a, const struct tc_syscalls *b)
+{
+	size_t i, k;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++) {
+		if (a[i].n != b[i].n)
+			return 0;
+		for (k = 0; k < a[i].n; k++)
+			if (a[i].v[k].nr != b[i].v[k].nr ||
+			    a[i].v[k].kind != b[i].v[k].kind ||
+			    a[i].v[k].arg != b[i].v[k].arg ||
+			    a[i].v[k].mask != b[i].v[k].mask ||
+			    a[i].v[k].value != b[i].v[k].value)
+				return 0;
+	}
+	return 1;
+}
+
+/* Returns 1 if |a| and |b| are the same profile but for their names. */
+static int
+same_profile(const struct tc_profile *a, const struct tc_profile *b)
+{
+	return same_tables(a->syscalls, b->syscalls) &&
+	    a->root_access == b->root_access &&
+	    a->write_access == b->write_access && a->nsystem == b->nsystem &&
+	    a->rules == b->rules && a->rules_access == b->rules_access &&
+	    a->ns == b->ns && a->roots == b->roots && a->may == b->may;
+}
+
+/* The hostile server's copies of fs's profiles are fs's, field for
+ * field: the containment tests show what fs's children can do. */
+static void
+test_copies(void)
+{
+	ok(same_profile(&fs_read_profile, &hostile_fs_read),
+	    "hostile-fs-read is fs-read");
+	ok(same_profile(&fs_write_profile, &hostile_fs_write),
+	    "hostile-fs-write is fs-write");
+	ok(!same_profile(&fs_read_profile, &fs_write_profile),
+	    "(and the comparison tells two profiles apart)");
+}
+
 int
 main(void)
 {
@@ -313,6 +486,9 @@ main(void)
 	};
 	static const struct want fs_write[] = {
 		BASE_OK, { OPENAT2, ENOSYS }, { MKDIR_0755, 0 },
+	};
+	static const struct want sqlite[] = {
+		BASE_OK, { OPENAT2, ENOSYS },
 	};
 	static const struct want exec_signals[] = {
 		BASE_OK, { OPENAT2, ENOSYS }, { MKDIR_0755, 0 },
@@ -334,21 +510,32 @@ main(void)
 	if ((fd = open(p, O_WRONLY | O_CREAT | O_CLOEXEC, 0644)) < 0)
 		abort();
 	close(fd);
-	run(TC_PROFILE_FS_READ, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	run(&fs_read_profile, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
 	    "fs-read", fs_read, TC_NITEMS(fs_read));
-	run(TC_PROFILE_FS_READ, TC_SECCOMP_SIGNALS,
+	run(&fs_read_profile, TC_SECCOMP_SIGNALS,
 	    "fs-read without Landlock", fs_read_nolandlock,
 	    TC_NITEMS(fs_read_nolandlock));
-	run(TC_PROFILE_FS_WRITE, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	run(&fs_write_profile, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
 	    "fs-write", fs_write, TC_NITEMS(fs_write));
-	run(TC_PROFILE_SQLITE, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
-	    "sqlite", fs_write, TC_NITEMS(fs_write));
-	run(TC_PROFILE_SHELL_EXEC, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	/* The hostile server's copies of fs's profiles, which the
+	 * containment tests run: the same filters. */
+	run(&hostile_fs_read, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	    "hostile fs-read", fs_read, TC_NITEMS(fs_read));
+	run(&hostile_fs_write, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	    "hostile fs-write", fs_write, TC_NITEMS(fs_write));
+	/* SQLite's files are made and removed, never directories: no
+	 * mkdirat (its closed-list profile had the write tools' calls). */
+	run(&hostile_sqlite, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
+	    "sqlite", sqlite, TC_NITEMS(sqlite));
+	run(&hostile_exec, TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS,
 	    "shell-exec, signals confined", exec_signals,
 	    TC_NITEMS(exec_signals));
-	run(TC_PROFILE_SHELL_EXEC, TC_SECCOMP_LANDLOCK,
+	run(&hostile_exec, TC_SECCOMP_LANDLOCK,
 	    "shell-exec, signals unconfined", exec_unscoped,
 	    TC_NITEMS(exec_unscoped));
+	test_tables();
+	test_refused();
+	test_copies();
 	rc = done_testing();
 	for (fd = 0; fd < 4; fd++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, names_made[fd]);

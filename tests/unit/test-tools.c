@@ -14,8 +14,13 @@
 #include "base/err.h"
 #include "base/json.h"
 #include "protocol/tools.h"
+#include "sandbox/profile.h"
 #include "dq.h"
 #include "tap.h"
+
+
+/* A profile of its own, for an alias that names another. */
+static const struct tc_profile other_profile = { .name = "other" };
 
 static const char *const modes[] = { "fast", "safe", "slow", "extra", NULL };
 
@@ -405,7 +410,7 @@ test_validate(void)
 	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an alias with other "
 	    "arguments");
 	t[1].args = args;
-	t[1].profile = TC_PROFILE_FS_WRITE;
+	t[1].profile = &other_profile;
 	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "an alias with another "
 	    "profile");
 	t[1].profile = t[0].profile;

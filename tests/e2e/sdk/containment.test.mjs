@@ -611,6 +611,21 @@ describe('the server\'s /proc files, fds and environment', () => {
 		assert.equal(sc.in_memory, true, `argv was not found where the environment was looked for: ${sc.detail}`);
 	});
 
+	// A child keeps only the root fds its profile asks for: the sqlite
+	// profile names its databases by path, and keeps none.
+	test('root_fds_sqlite: a profile that keeps no root has no root fd open', async () => {
+		const sc = contained(await attempt(A, 'root_fds_sqlite'), 'root_fds_sqlite');
+		assert.equal(sc.nroots, 2);
+		assert.equal(sc.roots, 0, sc.detail);
+		assert.equal(sc.dirs, 0, sc.detail);
+	});
+
+	test('control: root_fds finds the root fds of a profile that keeps them', async () => {
+		const sc = ran(await attempt(A, 'root_fds'), 'control');
+		assert.equal(sc.roots, 2, sc.detail);
+		assert.equal(sc.escaped, true);
+	});
+
 	test('none of the canaries reached the client', () => {
 		assertNoLeak(A, [W.fdSecret, W.envSecret, W.secret], 'canaries');
 	});
@@ -830,6 +845,11 @@ describe('set-user-ID and set-group-ID bits', () => {
 			setid_file: W.p('data/setid-src') })],
 		['setid_sqlite', () => A, 'sqlite: chmod inside its read-only root',
 		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('data/setid-victim') })],
+		// Its rules give SQLite's files (made, written, removed) beneath
+		// a writable root: new files there, chmod inside it, link in.
+		['setid_sqlite', () => B, 'sqlite: new files in the writable root; chmod inside it; link from outside',
+		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('wdata/setid-victim'),
+			setid_file: W.p('outside/setid-src') })],
 		['setid_exec', () => A, 'shell-exec: chmod outside every root',
 		    (tag) => ({ dir: W.p('wdata/setid'), tag, file: W.p('outside/setid-victim'),
 			setid_file: W.p('data/setid-src') })],
@@ -853,6 +873,14 @@ describe('set-user-ID and set-group-ID bits', () => {
 				assert.equal(statSync(s).mode & 0o7777, 0o6755, `${s} was changed`);
 		});
 	}
+
+	test('control: the sqlite profile\'s own rules let it make a file in the writable root', async () => {
+		const sc = ran(await attempt(B, 'setid_sqlite', { dir: W.p('wdata/setid'), tag: 'control-sqlite' }),
+		    'control');
+		assert.ok(sc.plain_mode > 0 && (sc.plain_mode & 0o170000) === 0o100000,
+		    `no plain file was made: ${sc.detail}`);
+		assert.equal(statSync(W.p('wdata/setid/control-sqlite-plain')).mode, sc.plain_mode);
+	});
 
 	test('control: the writable root takes new files, and the detector sees set-id bits', async () => {
 		const sc = ran(await attempt(B, 'setid', { dir: W.p('wdata/setid'), tag: 'control',

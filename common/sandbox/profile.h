@@ -1,0 +1,200 @@
+/*
+ * profile.h: a confinement profile, what a call's child may do, as data
+ * that a server defines in its own folder (servers/fs/fs_profile.c).
+ * Returns: functions return 0 or a negative TC_E* code.
+ *
+ * A profile adds to what every child has (common/sandbox/seccomp.c's base
+ * list: memory, its own fds, time, leaving): the system calls its handlers
+ * need, with their argument rules; the Landlock rights it has beneath the
+ * read-only and the writable roots and on system paths; rules a server
+ * computes from its policy at start; the namespaces it wants; whether it
+ * may map executable memory or signal; and which root fds its child keeps.
+ * A zero field grants nothing: an empty profile is the base list, no file
+ * rights, no root fd.
+ *
+ * Each tool names its profile (struct tc_tool.profile).  At start the
+ * sandbox prepares, for each distinct profile of the server's tools
+ * (struct tc_profiles), one Landlock ruleset and one compiled seccomp
+ * filter, and keeps a pool of ready children (sandbox.h).  A profile lives
+ * for the program's life and never changes.
+ */
+#ifndef TC_SANDBOX_PROFILE_H
+#define TC_SANDBOX_PROFILE_H
+
+#include <sched.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <seccomp.h>
+
+#include "base/err.h"
+
+struct tc_policy;
+
+/* --- System calls --- */
+
+enum tc_sys_kind {
+	TC_SYS_ALLOW,		/* allowed, whatever its arguments */
+	TC_SYS_MASKED,		/* allowed when (arg & mask) == value */
+	TC_SYS_EQ,		/* allowed when arg == value, all 64 bits */
+	TC_SYS_ERRNO,		/* refused with errno |value|, not EPERM */
+};
+
+/*
+ * One rule of a profile's system call list.  Several rules for one call
+ * allow it when any of them holds.  A pid, a command or a mode is an int:
+ * compare only its low 32 bits (mask 0xffffffff), which is all the kernel
+ * reads of it.
+ */
+struct tc_syscall {
+	int			 nr;		/* SCMP_SYS(name) */
+	enum tc_sys_kind	 kind;
+	unsigned		 arg;		/* 0-5 */
+	uint64_t		 mask;
+	uint64_t		 value;		/* or the errno */
+};
+
+#define TC_SYS(name)							\
+	{ SCMP_SYS(name), TC_SYS_ALLOW, 0, 0, 0 }
+#define TC_SYS_ARG(name, arg, mask, value)				\
+	{ SCMP_SYS(name), TC_SYS_MASKED, (arg), (mask), (value) }
+#define TC_SYS_IS(name, arg, value)					\
+	{ SCMP_SYS(name), TC_SYS_EQ, (arg), 0, (value) }
+#define TC_SYS_FAIL(name, err)						\
+	{ SCMP_SYS(name), TC_SYS_ERRNO, 0, 0, (err) }
+
+/* A table of rules: TC_SYSCALLS(table) fills one from a static array. */
+struct tc_syscalls {
+	const struct tc_syscall	*v;
+	size_t			 n;
+};
+
+#define TC_SYSCALLS(table)	{ (table), sizeof(table) / sizeof((table)[0]) }
+
+/* The tables a profile adds to the base list; unused ones stay empty. */
+#define TC_SYSCALL_TABLES	4
+
+/* --- Landlock --- */
+
+/*
+ * Landlock's filesystem rights (the kernel's ABI: the values never
+ * change).  Rights the running kernel lacks are dropped when a ruleset is
+ * built; on a file that is not a directory only the file rights apply.
+ */
+#define TC_LL_FS_EXECUTE	(1ULL << 0)
+#define TC_LL_FS_WRITE_FILE	(1ULL << 1)
+#define TC_LL_FS_READ_FILE	(1ULL << 2)
+#define TC_LL_FS_READ_DIR	(1ULL << 3)
+#define TC_LL_FS_REMOVE_DIR	(1ULL << 4)
+#define TC_LL_FS_REMOVE_FILE	(1ULL << 5)
+#define TC_LL_FS_MAKE_CHAR	(1ULL << 6)
+#define TC_LL_FS_MAKE_DIR	(1ULL << 7)
+#define TC_LL_FS_MAKE_REG	(1ULL << 8)
+#define TC_LL_FS_MAKE_SOCK	(1ULL << 9)
+#define TC_LL_FS_MAKE_FIFO	(1ULL << 10)
+#define TC_LL_FS_MAKE_BLOCK	(1ULL << 11)
+#define TC_LL_FS_MAKE_SYM	(1ULL << 12)
+#define TC_LL_FS_REFER		(1ULL << 13)	/* ABI 2 */
+#define TC_LL_FS_TRUNCATE	(1ULL << 14)	/* ABI 3 */
+#define TC_LL_FS_IOCTL_DEV	(1ULL << 15)	/* ABI 5 */
+
+/* Listing a directory and reading what is in it. */
+#define TC_LL_READ		(TC_LL_FS_READ_FILE | TC_LL_FS_READ_DIR)
+
+/* The rights that make something new in a directory. */
+#define TC_LL_MAKES		(TC_LL_FS_MAKE_CHAR | TC_LL_FS_MAKE_DIR | \
+				 TC_LL_FS_MAKE_REG | TC_LL_FS_MAKE_SOCK | \
+				 TC_LL_FS_MAKE_FIFO | TC_LL_FS_MAKE_BLOCK | \
+				 TC_LL_FS_MAKE_SYM)
+
+/* Rights beneath a fixed path, granted when the path exists here. */
+struct tc_landlock_path {
+	const char	*path;
+	uint64_t	 access;	/* TC_LL_FS_* */
+};
+
+/* A Landlock ruleset being built: see tc_ruleset_allow(). */
+struct tc_ruleset;
+
+/*
+ * For a profile's rules function: grants |access| (TC_LL_FS_*) beneath
+ * |path| in |rs|.  |access| must lie within the profile's rules_access.
+ * Returns 0; TC_EINVAL for rights beyond rules_access; TC_ESYS when |path|
+ * cannot be opened or the kernel refuses the rule; |d| says which.
+ */
+int	tc_ruleset_allow(struct tc_ruleset *rs, const char *path,
+	    uint64_t access, struct tc_diag *d);
+
+/*
+ * A server's rules computed from its policy |pol| (the programs its
+ * policy allows, say), added with tc_ruleset_allow() each time the
+ * profile's ruleset is built: at start and when the roots change.  Returns
+ * 0, or a TC_E* code with |d| set, which refuses the start (or the new
+ * roots).
+ */
+typedef int tc_profile_rules_fn(struct tc_ruleset *rs,
+	    const struct tc_policy *pol, struct tc_diag *d);
+
+/* --- The profile --- */
+
+/* Which of the policy's root fds a child keeps open. */
+enum tc_keep_roots {
+	TC_KEEP_ROOTS_NONE,		/* none: it names no root */
+	TC_KEEP_ROOTS_READONLY,		/* the roots that are not writable */
+	TC_KEEP_ROOTS_ALL,
+};
+
+enum tc_profile_may {
+	/* mmap() may map executable memory (never writable and executable
+	 * at once): programs' own code.  Without it nothing executable is
+	 * ever mapped; mprotect() never adds PROT_EXEC in any profile. */
+	TC_MAY_EXEC_MEMORY	= 1 << 0,
+	/* Signals within the call: kill() and tgkill() of any pid where a
+	 * PID namespace or Landlock's signal scope keeps them in, else
+	 * kill() of its own process group only. */
+	TC_MAY_SIGNAL		= 1 << 1,
+	/* openat2() where Landlock is in force.  The filter cannot see its
+	 * mode, so only a profile that can make no file may have it: the
+	 * sandbox refuses to prepare one with a TC_LL_MAKES right. */
+	TC_MAY_OPENAT2		= 1 << 2,
+};
+
+struct tc_profile {
+	const char		*name;		/* "fs-read": messages, audit */
+	/* System calls added to the base list. */
+	struct tc_syscalls	 syscalls[TC_SYSCALL_TABLES];
+	/* Landlock: beneath every root, and in addition beneath the
+	 * writable ones. */
+	uint64_t		 root_access;
+	uint64_t		 write_access;
+	/* Landlock: system paths (what programs and the C library read). */
+	const struct tc_landlock_path *system;
+	size_t			 nsystem;
+	/* Landlock: rules from the policy, or NULL, and the most they may
+	 * grant (tc_ruleset_allow() refuses more). */
+	tc_profile_rules_fn	*rules;
+	uint64_t		 rules_access;
+	unsigned long		 ns;		/* CLONE_NEW*, of TC_NS_ALL */
+	enum tc_keep_roots	 roots;
+	unsigned		 may;		/* TC_MAY_* */
+};
+
+/* The namespaces a profile may ask for; it gets those the kernel allows. */
+#define TC_NS_ALL	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |	\
+			 CLONE_NEWIPC | CLONE_NEWUTS)
+
+/* The distinct profiles of a server's tools, which the sandbox prepares. */
+#define TC_PROFILES_MAX	8
+
+struct tc_profiles {
+	const struct tc_profile	*v[TC_PROFILES_MAX];
+	size_t			 n;
+};
+
+/*
+ * Adds |p| to |set| unless it is there already.  A NULL profile or a
+ * ninth distinct one is a bug in the server's table (TC_BUG()).
+ */
+void	tc_profiles_add(struct tc_profiles *set, const struct tc_profile *p);
+
+#endif /* TC_SANDBOX_PROFILE_H */
