@@ -99,9 +99,6 @@ adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
 
 /* --- Namespaces --- */
 
-static pid_t	clone_child(unsigned long ns, int parent, uid_t uid,
-		    gid_t gid, int *err);
-
 unsigned long
 tc_ns_probe(void)
 {
@@ -115,7 +112,7 @@ tc_ns_probe(void)
 	/* A child made as call children are, maps and all, that exits at
 	 * once: what works for it works for them. */
 	for (i = 0; i < TC_NITEMS(tries); i++) {
-		pid = clone_child(tries[i], 0, geteuid(), getegid(), &err);
+		pid = tc_clone_child(tries[i], 0, geteuid(), getegid(), &err);
 		if (pid == 0)
 			_exit(0);
 		if (pid < 0)
@@ -257,8 +254,8 @@ tc_child_maps(uid_t uid, gid_t gid)
  * before it returns.  When the maps cannot be written the child exits
  * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
  */
-static pid_t
-clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
+pid_t
+tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 {
 	struct clone_args ca;
 	int gate[2] = { -1, -1 }, rootmaps;
@@ -384,7 +381,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		rp.err = 0;
 		if (rq.profile >= TC_PROFILE_COUNT)
 			rp.pid = -EINVAL;
-		else if ((pid = clone_child(tc_sandbox_ns(sb,
+		else if ((pid = tc_clone_child(tc_child_clone_ns(sb,
 		    (enum tc_profile)rq.profile), 1, sb->uid, sb->gid,
 		    &err)) == 0) {
 			close(sock);
@@ -572,8 +569,8 @@ fork_child(const struct tc_sandbox *sb, enum tc_profile profile,
 		return TC_ESYS;
 	}
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
-	if ((pid = clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
-	    &err)) > 0 && err != 0) {
+	if ((pid = tc_clone_child(tc_child_clone_ns(sb, profile), 0, sb->uid,
+	    sb->gid, &err)) > 0 && err != 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		pid = -1;
