@@ -1150,6 +1150,32 @@ kw_audit_rotate(struct state *st, char **w, int nw)
 	st->p->audit_keep = (unsigned)keep;
 }
 
+/* Jobs (serve/job.h): "jobs N" and "job-lifetime DURATION". */
+static const struct scalar jobs_setting =
+	{ "jobs", COUNT, 0, 64, TC_SET_JOBS };
+static const struct scalar job_lifetime_setting =
+	{ "job-lifetime", DURATION, MS_SEC, 24 * MS_HOUR, TC_SET_JOB_LIFETIME };
+
+static void
+kw_jobs(struct state *st, char **w, int nw)
+{
+	unsigned long long v;
+
+	if (scalar_value(st, &jobs_setting, "jobs", w, nw, &v) == 0 &&
+	    set_once(st, TC_SET_JOBS, "jobs") == 0)
+		st->p->max_jobs = (unsigned)v;
+}
+
+static void
+kw_job_lifetime(struct state *st, char **w, int nw)
+{
+	unsigned long long v;
+
+	if (scalar_value(st, &job_lifetime_setting, "job-lifetime", w, nw,
+	    &v) == 0 && set_once(st, TC_SET_JOB_LIFETIME, "job-lifetime") == 0)
+		st->p->job_lifetime_ms = (int)v;
+}
+
 struct keyword {
 	const char	*name;
 	void		(*fn)(struct state *, char **, int);
@@ -1169,6 +1195,8 @@ static const struct keyword keywords[] = {
 	{ "consent-timeout",	kw_consent_timeout },
 	{ "default-deny",	kw_default_deny },
 	{ "deny",		kw_deny },
+	{ "job-lifetime",	kw_job_lifetime },
+	{ "jobs",		kw_jobs },
 	{ "limit",		kw_limit },
 	{ "network",		kw_network },
 	{ "roots",		kw_roots },
