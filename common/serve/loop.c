@@ -63,15 +63,7 @@ tc_srv_stop_all(struct srv *s)
 		tc_srv_end_unstarted(s, c, TC_OUT_CANCELLED, "the server stopped "
 		    "before the call started");
 	}
-	for (c = s->calls; c != NULL; c = c->next) {
-		c->cancelled = 1;
-		tc_run_kill(&c->run, TC_OUT_CANCELLED);
-	}
-	while ((c = s->calls) != NULL) {
-		tc_run_wait(&c->run);
-		s->calls = c->next;
-		tc_srv_finish(s, c);
-	}
+	tc_jobs_stop_all(&s->jobs);
 }
 
 /*
@@ -92,10 +84,10 @@ tc_srv_serve(struct srv *s)
 {
 	struct signalfd_siginfo si;
 	struct pollfd *pfd = NULL;
-	struct call *c, **cp, *next;
+	struct call *c, *next;
 	size_t npfd, cap = 0;
 	int64_t now, timeout, t;
-	int n, dead, ndead;
+	int n, dead, ndead, jpfd, njpfd;
 
 	for (;;) {
 		if (s->proto.dead || s->stop || (s->proto.eof &&
@@ -106,9 +98,9 @@ tc_srv_serve(struct srv *s)
 		 * (clone, confinement: CPU-bound) would slow down. */
 		if (!s->proto.eof && s->calls == NULL)
 			tc_sandbox_refill(&s->sb);
-		if (cap < 2 + 2 * (size_t)s->ncalls + 3 * (size_t)s->nasking +
-		    TC_DEAD_MAX) {
-			cap = 2 + 2 * (size_t)s->ncalls +
+		if (cap < 2 + TC_JOB_POLLFDS * (size_t)s->jobs.n +
+		    3 * (size_t)s->nasking + TC_DEAD_MAX) {
+			cap = 2 + TC_JOB_POLLFDS * (size_t)s->jobs.n +
 			    3 * (size_t)s->nasking + TC_DEAD_MAX + 16;
 			free(pfd);
 			if ((pfd = calloc(cap, sizeof(*pfd))) == NULL)
@@ -121,13 +113,11 @@ tc_srv_serve(struct srv *s)
 		pfd[npfd++].events = POLLIN;
 		now = tc_now_ms();
 		timeout = -1;
-		for (c = s->calls; c != NULL; c = c->next) {
-			c->pfd = (int)npfd;
-			c->npfd = tc_run_pollfds(&c->run, pfd + npfd);
-			npfd += (size_t)c->npfd;
-			if (!c->run.killed)
-				sooner(&timeout, c->run.deadline_ms - now);
-		}
+		jpfd = (int)npfd;
+		njpfd = tc_jobs_pollfds(&s->jobs, pfd + npfd);
+		npfd += (size_t)njpfd;
+		if ((t = tc_jobs_next_deadline(&s->jobs)) >= 0)
+			sooner(&timeout, t - now);
 		for (c = s->asking; c != NULL; c = c->next) {
 			c->pfd = (int)npfd;
 			c->npfd = tc_consent_pollfds(c, pfd + npfd);
@@ -159,14 +149,7 @@ tc_srv_serve(struct srv *s)
 		/* Calls first: a new call started by this round's input has
 		 * no pollfds yet. */
 		now = tc_now_ms();
-		for (cp = &s->calls; (c = *cp) != NULL;) {
-			if (tc_run_step(&c->run, c->npfd ? pfd + c->pfd : NULL,
-			    c->npfd, now)) {
-				*cp = c->next;
-				tc_srv_finish(s, c);
-			} else
-				cp = &c->next;
-		}
+		tc_jobs_step(&s->jobs, pfd + jpfd, njpfd, now);
 		/* Settling consent unlinks the call (and may start it): walk
 		 * a snapshot of the list. */
 		for (c = s->asking; c != NULL; c = next) {

@@ -149,7 +149,8 @@ tc_srv_build_tools(struct srv *s)
 			continue;
 		cJSON_AddItemToArray(s->tools,
 		    tc_tool_describe(&s->def->tools[i]));
-		s->profiles |= 1u << s->def->tools[i].profile;
+		if (!(s->def->tools[i].flags & TC_TOOL_SERVER_SIDE))
+			s->profiles |= 1u << s->def->tools[i].profile;
 	}
 	if ((rt = tc_srv_resource_tool(s)) != NULL)
 		s->profiles |= 1u << rt->profile;
@@ -206,6 +207,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	s.queue_tail = &s.queue;
 	s.held_tail = &s.held;
 	s.roots_id = -1;
+	tc_jobs_init(&s.jobs, &s);
 	tc_log_init(def->name, level);
 	tc_policy_init(&s.pol);
 	opterr = 0;
