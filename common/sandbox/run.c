@@ -279,9 +279,9 @@ fail(struct tc_run *r, enum tc_run_outcome why, const char *msg)
  * Takes a progress frame (|p|, |n| bytes): two doubles and a message.
  * Returns 0, or -1 if it is malformed.  One whose progress does not
  * increase is dropped: MCP requires that it does.  When the queue is
- * full, the newest replaces the last one queued, so that a flood costs
- * the server a bounded queue and the client a bounded number of
- * notifications, and the last word still gets through.
+ * full, the oldest queued goes, so that a flood costs the server a
+ * bounded queue and the client a bounded number of notifications, each
+ * as recent as can be.
  */
 static int
 take_progress(struct tc_run *r, const char *p, size_t n)
@@ -306,9 +306,9 @@ take_progress(struct tc_run *r, const char *p, size_t n)
 		return 0;		/* progress is a courtesy */
 	r->progress_last = progress;
 	if (r->nprogress == TC_PROGRESS_QUEUE)
-		q = &r->progress[TC_PROGRESS_QUEUE - 1];
-	else
-		q = &r->progress[r->nprogress++];
+		memmove(r->progress, r->progress + 1, --r->nprogress *
+		    sizeof(*r->progress));
+	q = &r->progress[r->nprogress++];
 	q->progress = progress;
 	q->total = isfinite(total) && total >= 0 ? total : -1;
 	/* UTF-8 only: what is not goes, from the first bad byte. */

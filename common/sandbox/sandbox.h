@@ -13,8 +13,8 @@
  * little-endian u32) so that a child may stream progress and output before
  * its result (sandbox/stream.h, the handler's side).  The parent takes
  * each as it comes, bounded: output into a ring of a set size (the oldest
- * bytes dropped, and counted), progress into a short queue that coalesces
- * a flood; the serving side takes them from the run (tc_run_take_progress,
+ * bytes dropped, and counted), progress into a short queue that keeps
+ * the latest of a flood; the serving side takes them from the run (tc_run_take_progress,
  * r->out).  A job (a tool with TC_TOOL_JOB) also keeps its request pipe
  * after the call: what the server writes there (tc_run_input) is the
  * child's input, and closing it is the child's end of file.
@@ -66,8 +66,7 @@ enum tc_frame_type {
 #define TC_STREAM_FRAME_MAX	(64u << 10)
 /* The bytes of a progress message kept (cut on a character boundary). */
 #define TC_PROGRESS_MSG_MAX	200
-/* Progress updates queued in a run; past it the newest replaces the
- * last queued one. */
+/* Progress updates queued in a run; past it the oldest queued goes. */
 #define TC_PROGRESS_QUEUE	16
 /* Output a call's run keeps by default (at most its result's limit). */
 #define TC_RUN_OUTPUT_MAX	(1u << 20)

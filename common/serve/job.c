@@ -350,26 +350,30 @@ add_progress(cJSON *o, const struct tc_progress *p)
 
 /*
  * Takes |job|'s queued progress: a call whose request asked for it is
- * told (at a bounded rate, or all of it with |flush|, just before its
- * answer); a job keeps the latest.
+ * told, at a bounded rate; a job keeps the latest.  With |ended| (the
+ * run is done, its answer goes next) nothing more is told: the official
+ * TypeScript client handles a notification after the response that
+ * follows it in the same read, and then reports the notification's token
+ * as unknown, a protocol error (modelcontextprotocol/typescript-sdk
+ * issue 2580).  The answer says the rest.
  */
 static void
-pass_progress(struct tc_job *job, int64_t now, int flush)
+pass_progress(struct tc_job *job, int64_t now, int ended)
 {
 	struct call *c = job->call;
 	struct tc_progress p;
 	int tell;
 
-	tell = !job->detached && !c->cancelled && c->req != NULL &&
+	tell = !job->detached && !ended && !c->cancelled && c->req != NULL &&
 	    c->req->progress_token != NULL;
-	if (tell && !flush) {
+	if (tell) {
 		job->tokens += (double)(now - job->tokens_ms) /
 		    TC_PROGRESS_EVERY_MS;
 		if (job->tokens > TC_PROGRESS_BURST)
 			job->tokens = TC_PROGRESS_BURST;
 		job->tokens_ms = now;
 	}
-	while ((!tell || flush || job->tokens >= 1) &&
+	while ((!tell || job->tokens >= 1) &&
 	    tc_run_take_progress(&c->run, &p)) {
 		job->progress = p;
 		job->has_progress = 1;
@@ -378,8 +382,7 @@ pass_progress(struct tc_job *job, int64_t now, int flush)
 		tc_proto_progress(c->req, p.progress, p.total, p.message[0] ?
 		    p.message : NULL);
 		job->sent_progress = 1;
-		if (!flush)
-			job->tokens -= 1;
+		job->tokens -= 1;
 	}
 }
 
@@ -508,8 +511,10 @@ add_wait(struct tc_jobs *j, struct tc_job *job, struct call *c, int stop,
 	}
 	w->call = c;
 	w->stop = stop;
-	w->offset = (uint64_t)tc_arg_int(&c->call, "offset", 0);
-	w->max = (size_t)tc_arg_int(&c->call, "max_bytes", 64 << 10);
+	if (!stop) {
+		w->offset = (uint64_t)tc_arg_int(&c->call, "offset", 0);
+		w->max = (size_t)tc_arg_int(&c->call, "max_bytes", 64 << 10);
+	}
 	w->deadline_ms = deadline;
 	w->next = job->waits;
 	job->waits = w;
@@ -664,7 +669,7 @@ tc_jobs_step(struct tc_jobs *j, const struct pollfd *pfd, int npfd,
 		done = tc_run_step(&job->call->run, job->pfd >= 0 &&
 		    job->pfd + job->npfd <= npfd && job->npfd > 0 ?
 		    pfd + job->pfd : NULL, job->pfd >= 0 ? job->npfd : 0, now);
-		pass_progress(job, now, 0);
+		pass_progress(job, now, done);
 		if (done && !job->detached) {
 			end_job(j, job, jp);	/* the entry goes */
 			continue;

@@ -126,4 +126,9 @@ tc_tool_fn	hs_setid;
 tc_tool_fn	hs_write_every_way;
 tc_tool_fn	hs_bad_utf8;
 
+/* stream.c: progress, output, jobs, and the trees they must not leave. */
+tc_tool_fn	hs_progress_steps;
+tc_tool_fn	hs_tree_sleep;
+tc_tool_fn	hs_job_echo;
+
 #endif /* TC_HOSTILE_H */
