@@ -622,7 +622,9 @@ tc_run_input(struct tc_run *r, const void *p, size_t n, int close)
 		return TC_ENOMEM;
 	r->input_close = close;
 	write_input(r);
-	return 0;
+	/* Closed by the child's end, not as asked: what it did not read is
+	 * lost. */
+	return r->in_fd < 0 && !close ? TC_ESYS : 0;
 }
 
 int

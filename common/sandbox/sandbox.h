@@ -365,8 +365,9 @@ void	tc_run_keep_output(struct tc_run *r, size_t bytes);
  * none), and with |close| ends it once they are written.  What the pipe
  * does not take at once waits in the run, at most TC_RUN_INPUT_MAX bytes,
  * and goes as the child reads.  Returns 0 with all |n| taken, TC_ETOOBIG
- * with none taken (too much waits already), or TC_EINVAL when the input
- * is closed or the child no longer reads it (its end is closed).
+ * with none taken (too much waits already), TC_EINVAL when the input is
+ * closed, or TC_ESYS when the child turned out to have closed its end
+ * (what it did not read is lost, and the input is closed).
  */
 int	tc_run_input(struct tc_run *r, const void *p, size_t n, int close);
 

@@ -122,6 +122,8 @@ const char tc_job_list_schema[] =
     "written\"},"
     "\"dropped\":{\"type\":\"integer\",\"description\":\"of which no "
     "longer kept\"},"
+    "\"stderr\":{\"type\":\"integer\",\"description\":\"of which came "
+    "from stderr\"},"
     "\"progress\":{\"type\":\"object\"},"
     "\"detail\":{\"type\":\"string\"}},"
     "\"required\":[\"job\",\"tool\",\"state\",\"seconds\",\"end\","
@@ -746,7 +748,7 @@ write_input(struct tc_jobs *j, struct tc_job *job, struct call *c)
 	if (rc != 0) {
 		finish_error(j, c, "job %llu reads no more input: %s",
 		    job->id, rc == TC_EINVAL ? "its input was closed" :
-		    tc_strerror(rc));
+		    rc == TC_ESYS ? "it closed its end" : tc_strerror(rc));
 		return;
 	}
 	tc_result_init(&res);
@@ -796,6 +798,8 @@ list_jobs(struct tc_jobs *j, struct call *c)
 		cJSON_AddNumberToObject(o, "end", (double)out->end);
 		cJSON_AddNumberToObject(o, "dropped",
 		    (double)tc_ring_dropped(out));
+		cJSON_AddNumberToObject(o, "stderr", (double)(job->ended ?
+		    job->out_bytes[1] : job->call->run.out_bytes[1]));
 		cJSON_AddItemToArray(arr, o);
 		tc_result_printf(&res, "%sjob %llu: %s, %s, %" PRIu64 " bytes "
 		    "of output", n++ ? "\n" : "", job->id, job->tool,

@@ -219,6 +219,7 @@ function suite(label, startOpts = () => ({})) {
 			assert.equal(mine.state, 'running');
 			assert.equal(mine.tool, 'job_echo');
 			assert.equal(mine.end, c.next);
+			assert.equal(mine.stderr, 'line 2\n'.length, 'stderr counted apart');
 
 			const s = await call(S, 'stop_job', { job });
 			assert.notEqual(s.isError, true, textOf(s));
