@@ -57,6 +57,8 @@ tc_policy_init(struct tc_policy *p)
 	p->consent_hook_fd = -1;
 	p->consent_timeout_ms = 30000;	/* under the clients' 60 s */
 	p->roots_timeout_ms = 5000;
+	p->max_jobs = 4;
+	p->job_lifetime_ms = 60 * 60 * 1000;
 	p->audit_sync = TC_AUDIT_SYNC_EVERY;
 	p->children = 8;
 	p->limits.deadline_ms = 30000;	/* under the clients' 60 s */

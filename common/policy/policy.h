@@ -93,6 +93,8 @@ enum tc_setting {
 	TC_SET_ROOTS_TIMEOUT,
 	TC_SET_ROOTS,
 	TC_SET_CHILDREN,
+	TC_SET_JOBS,
+	TC_SET_JOB_LIFETIME,
 	TC_SET_MAX
 };
 
@@ -245,6 +247,9 @@ struct tc_policy {
 	char		**client_roots;	/* the paths the client last gave,
 					   NULL-terminated, or NULL */
 	size_t		 nclient_roots;
+	/* Jobs (serve/job.h): how many run at once, and for how long. */
+	unsigned long long max_jobs;	/* "jobs N"; 0: none */
+	int		 job_lifetime_ms;	/* "job-lifetime DURATION" */
 	char		*audit_file;	/* JSON Lines log, or NULL */
 	char		*audit_key_file;	/* HMAC key, or NULL: SHA-256 */
 	enum tc_audit_sync audit_sync;

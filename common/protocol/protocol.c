@@ -209,6 +209,7 @@ tc_request_free(struct tc_request *req)
 	cJSON_Delete(req->root);
 	free(req->id);
 	free(req->id_key);
+	free(req->progress_token);
 	free(req);
 	if (b != NULL && --b->pending == 0)
 		batch_flush(p, b);
@@ -299,6 +300,29 @@ tc_proto_notify(struct tc_proto *p, const char *method, cJSON *params)
 		cJSON_AddItemToObject(m, "params", params);
 	send_json(p, m);
 	cJSON_Delete(m);
+}
+
+int
+tc_proto_progress(struct tc_request *req, double progress, double total,
+    const char *message)
+{
+	cJSON *params, *tok;
+
+	if (req->progress_token == NULL || req->id == NULL)
+		return 0;
+	if ((params = cJSON_CreateObject()) == NULL ||
+	    (tok = cJSON_CreateRaw(req->progress_token)) == NULL) {
+		cJSON_Delete(params);
+		return 0;
+	}
+	cJSON_AddItemToObject(params, "progressToken", tok);
+	cJSON_AddNumberToObject(params, "progress", progress);
+	if (total >= 0)
+		cJSON_AddNumberToObject(params, "total", total);
+	if (message != NULL && message[0] != '\0')
+		cJSON_AddStringToObject(params, "message", message);
+	tc_proto_notify(req->proto, "notifications/progress", params);
+	return 1;
 }
 
 int64_t
@@ -540,6 +564,33 @@ take_id(const cJSON *id, const char *text, size_t len, char **raw,
 }
 
 /*
+ * Returns a copy of the raw text of params._meta.progressToken in |text|
+ * (|len| bytes, accepted by tc_json_strict()) if it is a string or an
+ * integer, as MCP requires, else NULL: a request with none, or with
+ * another kind, gets no progress.
+ */
+static char *
+take_progress_token(const char *text, size_t len)
+{
+	static const char *const path[] = { "params", "_meta",
+		"progressToken" };
+	const char *r;
+	size_t rl, i;
+
+	if (tc_json_raw_member(text, len, path, TC_NITEMS(path), &r, &rl) != 0
+	    || rl == 0)
+		return NULL;
+	if (r[0] != '"') {
+		for (i = r[0] == '-' ? 1 : 0; i < rl; i++)
+			if (r[i] < '0' || r[i] > '9')
+				return NULL;
+		if (rl == (r[0] == '-' ? 1u : 0u))
+			return NULL;
+	}
+	return strndup(r, rl);
+}
+
+/*
  * Returns 1 if |id| is a string without U+0000 (which would cut its key
  * short) or an integer (no fraction, no exponent), as written in |text|.
  */
@@ -744,6 +795,10 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 		req->batch = b;
 		b->pending++;
 	}
+	/* Only a request can be told of its progress; without memory it
+	 * simply is not. */
+	if (req->id != NULL)
+		req->progress_token = take_progress_token(text, len);
 	if (req->params != NULL && !cJSON_IsObject(req->params) &&
 	    !cJSON_IsArray(req->params)) {
 		tc_proto_error(req, TC_RPC_INVALID_REQUEST,

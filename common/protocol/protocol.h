@@ -55,6 +55,8 @@ struct tc_request {
 	cJSON		*params;	/* points into |root|; may be NULL */
 	cJSON		*root;		/* the whole message; owned */
 	struct tc_batch	*batch;		/* the batch it arrived in, if any */
+	char		*progress_token; /* params._meta.progressToken, raw
+					   (a string or an integer), or NULL */
 	unsigned	 has_nul:1;	/* some string held an escaped U+0000
 					   (never the envelope, params' own
 					   members or a member name) */
@@ -162,6 +164,17 @@ void	tc_proto_error_data(struct tc_request *req, int code, const char *msg,
 
 /* Frees |req| without answering (a cancelled request gets no answer). */
 void	tc_request_free(struct tc_request *req);
+
+/*
+ * Sends notifications/progress for the request |req| still in progress,
+ * if it asked for progress (params._meta.progressToken): |progress| so
+ * far, of |total| (< 0: not given), with |message| (NULL: none).  The
+ * caller sees to MCP's rules: progress that increases, at a bounded rate,
+ * and none once the request is answered.  Returns 1 if it was sent, 0 if
+ * the request asked for none.
+ */
+int	tc_proto_progress(struct tc_request *req, double progress,
+	    double total, const char *message);
 
 /* Sends a notification; takes ownership of |params| (may be NULL). */
 void	tc_proto_notify(struct tc_proto *p, const char *method, cJSON *params);

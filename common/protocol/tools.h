@@ -114,7 +114,20 @@ enum tc_tool_flags {
 	 * same handler, arguments, profile and flags: for the policy
 	 * (tools, tool, consent) and the audit log it is that tool. */
 	TC_TOOL_ALIAS		= 1 << 6,
+	/* Jobs (serve/job.h).  A call of a TC_TOOL_JOB tool is answered at
+	 * once with a job id while its child runs on; the TC_TOOL_JOB_*
+	 * tools are answered by the server itself, from its own state,
+	 * and never run in a child (their handler is a stub). */
+	TC_TOOL_JOB		= 1 << 7,
+	TC_TOOL_JOB_READ	= 1 << 8,	/* read a job's output */
+	TC_TOOL_JOB_WRITE	= 1 << 9,	/* write to a job's input */
+	TC_TOOL_JOB_STOP	= 1 << 10,	/* stop a job */
+	TC_TOOL_JOB_LIST	= 1 << 11,	/* list the jobs */
 };
+
+/* The tools the server answers itself (no child, no profile). */
+#define TC_TOOL_SERVER_SIDE	(TC_TOOL_JOB_READ | TC_TOOL_JOB_WRITE | \
+				 TC_TOOL_JOB_STOP | TC_TOOL_JOB_LIST)
 
 struct tc_call;
 struct tc_result;
@@ -154,6 +167,7 @@ struct tc_tool {
 };
 
 struct tc_pin;
+struct tc_call_io;
 
 /* What a handler is given.  Everything here is borrowed. */
 struct tc_call {
@@ -171,6 +185,9 @@ struct tc_call {
 	int			 pinned;
 	const size_t		*unconsented;
 	size_t			 nunconsented;
+	/* In the child: its channels to the server, for progress, output
+	 * and a job's input (sandbox/stream.h); NULL elsewhere. */
+	struct tc_call_io	*io;
 };
 
 /* What a handler fills in (in the child). */

@@ -26,7 +26,9 @@
 #include "base/log.h"
 #include "policy/path.h"
 #include "policy/policy.h"
+#include "sandbox/keeper.h"
 #include "sandbox/sandbox-int.h"
+#include "sandbox/stream.h"
 #include "base/text.h"
 
 extern char **environ;
@@ -172,7 +174,10 @@ read_call(int rfd, const struct tc_profile *profile, struct tc_call *call,
 	    (len > 0 && read_all(rfd, text, len) != 1))
 		_exit(TC_CHILD_EXIT_CALL);
 	text[len] = '\0';
-	close(rfd);
+	/* A job's input follows its call on this pipe; other calls have
+	 * none (the server has closed its end already). */
+	if (!(head.tool->flags & TC_TOOL_JOB))
+		close(rfd);
 	if (head.tool->profile != profile ||
 	    read_context(&head, text, head.ctxlen, call) != 0 ||
 	    (*args = cJSON_ParseWithLength(text + head.ctxlen,
@@ -226,6 +231,105 @@ child_policy(const struct tc_policy *pol, const struct tc_call *call,
 	return 0;
 }
 
+/* --- The keeper --- */
+
+int
+tc_sandbox_keeper(const struct tc_profile *profile)
+{
+	/* Only a profile that may fork can leave anything behind; any
+	 * other child is its whole tree, and killing it is enough. */
+	return (profile->may & TC_MAY_FORK) != 0;
+}
+
+unsigned long
+tc_child_clone_ns(const struct tc_sandbox_profile *sp)
+{
+	/* The keeper stays outside the child's namespaces: in a PID
+	 * namespace of its own the child is its pid 1, as without one. */
+	return tc_sandbox_keeper(sp->profile) ? 0 : sp->ns;
+}
+
+/*
+ * Exits as |status| says the child did: with its exit code, or by its
+ * signal.  The keeper is not dumpable (as the server), so a signal that
+ * dumps core dumps nothing here.
+ */
+static void __attribute__((__noreturn__))
+exit_as(int status)
+{
+	sigset_t one;
+	int sig;
+
+	if (WIFEXITED(status))
+		_exit(WEXITSTATUS(status));
+	sig = WTERMSIG(status);
+	(void)prctl(PR_SET_DUMPABLE, 0, 0, 0, 0);
+	signal(sig, SIG_DFL);
+	sigemptyset(&one);
+	sigaddset(&one, sig);
+	sigprocmask(SIG_UNBLOCK, &one, NULL);
+	raise(sig);
+	_exit(128 + sig);
+}
+
+/*
+ * The keeper's life: a subreaper outside the child's namespaces and
+ * confinement, holding only the result pipe's write end, whose reader
+ * (the server) closes it to have the tree killed.  It waits for the
+ * child's end or that word, kills everything, and exits as the child did.
+ */
+static void __attribute__((__noreturn__))
+keeper_main(const struct tc_sandbox *sb, pid_t child, int wfd)
+{
+	int keep[1], childfd, status = 0, have_status = 0;
+
+	keep[0] = wfd;
+	if (tc_keeper_become() != 0 || setsid() < 0 ||
+	    dup2(sb->devnull, STDIN_FILENO) < 0 ||
+	    dup2(sb->devnull, STDOUT_FILENO) < 0 ||
+#ifndef TC_SANITIZE
+	    dup2(sb->devnull, STDERR_FILENO) < 0 ||
+#endif
+	    tc_close_fds_except(keep, 1) != 0 ||
+	    (childfd = pidfd_open(child, 0)) < 0) {
+		kill(child, SIGKILL);
+		tc_keeper_kill_tree(child, &status, &have_status);
+		_exit(TC_CHILD_EXIT_SESSION);
+	}
+	tc_keeper_watch(child, childfd, wfd, &status, &have_status);
+	if (!have_status)
+		_exit(TC_CHILD_EXIT_SESSION);
+	exit_as(status);
+}
+
+/*
+ * For a profile with a keeper: forks the child in its namespaces, and
+ * becomes its keeper.  Returns in the child only, with the keeper's pid
+ * as the child sees its parent (0 in a PID namespace of its own).
+ */
+static pid_t
+start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
+    int wfd)
+{
+	pid_t self = getpid(), child;
+	int err;
+
+	child = tc_clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
+	    &err);
+	if (child == 0)
+		return self;
+	if (child < 0)
+		_exit(TC_CHILD_EXIT_NS);
+	if (err != 0) {
+		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+			;
+		_exit(TC_CHILD_EXIT_NS);
+	}
+	keeper_main(sb, child, wfd);
+}
+
+/* --- Its life --- */
+
 /*
  * A child's life: confine itself for |profile|, wait for its one call on
  * |rfd|, run the handler, send the result on |wfd|, exit.
@@ -235,6 +339,8 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
     int rfd, int wfd)
 {
 	const struct tc_policy *pol = sb->policy;
+	static struct tc_call_io io;
+	struct tc_sandbox kept;
 	int keep[TC_KEEP_MAX];
 	struct tc_result res;
 	struct tc_policy own;
@@ -244,6 +350,13 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	cJSON *args = NULL;
 	int rc;
 
+	if (tc_sandbox_keeper(profile)) {
+		/* Its parent is the keeper now, which its parent-death
+		 * signal follows. */
+		kept = *sb;
+		kept.server_pid = start_keeper(sb, profile, wfd);
+		sb = &kept;
+	}
 	keep[nkeep++] = rfd;
 	keep[nkeep++] = wfd;
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
@@ -255,6 +368,9 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	if (child_policy(call.policy, &call, &own) != 0)
 		_exit(TC_CHILD_EXIT_CALL);
 	call.policy = &own;
+	io.in_fd = (call.tool->flags & TC_TOOL_JOB) ? rfd : -1;
+	io.out_fd = wfd;
+	call.io = &io;
 	/* Confined under the highest limits of any tool: down to this
 	 * one's (lowering needs no privilege). */
 	if (sb->tool_rlimits && TC_LAYER_ON(TC_LAYER_RLIMITS)) {

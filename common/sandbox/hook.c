@@ -5,10 +5,8 @@
  * the protocol and for why a keeper.
  */
 #include <ctype.h>
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -16,7 +14,6 @@
 #include <stdnoreturn.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -28,6 +25,7 @@
 #include "base/buf.h"
 #include "base/clock.h"
 #include "sandbox/hook.h"
+#include "sandbox/keeper.h"
 #include "base/text.h"
 
 #define HOOK_NAME_MAX	128	/* of TOOLCELL_SERVER and TOOLCELL_TOOL */
@@ -356,132 +354,6 @@ exec_hook(const struct spawn *sp)
 
 /* --- The keeper --- */
 
-/* Sends SIGKILL to the process |pid| read from /proc; counts it. */
-static void
-kill_one(long pid, int *count)
-{
-	if (pid > 0 && pid != getpid() && kill((pid_t)pid, SIGKILL) == 0)
-		(*count)++;
-}
-
-/*
- * The fallback for kernels without /proc/PID/task/TID/children: every
- * process whose parent is the keeper, from /proc/PID/stat.  Returns how
- * many were sent SIGKILL, or -1 if /proc cannot be read.
- */
-static int
-kill_children_scan(void)
-{
-	char path[sizeof("/proc//stat") + NAME_MAX], buf[512], *p, *end;
-	struct dirent *de;
-	int fd, count = 0;
-	pid_t self = getpid();
-	ssize_t n;
-	DIR *dir;
-	long ppid;
-
-	if ((dir = opendir("/proc")) == NULL)
-		return -1;
-	while ((de = readdir(dir)) != NULL) {
-		if (!isdigit((unsigned char)de->d_name[0]))
-			continue;
-		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
-		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-			continue;
-		n = read(fd, buf, sizeof(buf) - 1);
-		close(fd);
-		if (n <= 0)
-			continue;
-		buf[n] = '\0';
-		/* "pid (comm) S ppid ...": comm may hold anything, so the
-		 * last ')' ends it. */
-		if ((p = strrchr(buf, ')')) == NULL || p[1] != ' ' ||
-		    p[2] == '\0' || p[3] != ' ')
-			continue;
-		ppid = strtol(p + 4, &end, 10);
-		if (end != p + 4 && ppid == self)
-			kill_one(strtol(de->d_name, NULL, 10), &count);
-	}
-	closedir(dir);
-	return count;
-}
-
-/*
- * Sends SIGKILL to every child of the keeper (single-threaded, so its one
- * thread has them all).  A child cannot be reaped by anyone else, so its
- * pid cannot have been reused between the read and the kill.  Returns
- * how many, or -1 if they cannot be listed.
- */
-static int
-kill_children(void)
-{
-	char buf[4096];
-	long pid = -1;
-	int fd, count = 0;
-	ssize_t n, i;
-
-	if ((fd = open("/proc/thread-self/children", O_RDONLY |
-	    O_CLOEXEC)) < 0)
-		return kill_children_scan();
-	/* Pids separated by blanks, perhaps across reads. */
-	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		for (i = 0; i < n; i++) {
-			if (isdigit((unsigned char)buf[i])) {
-				pid = (pid < 0 ? 0 : pid * 10) + (buf[i] - '0');
-				continue;
-			}
-			kill_one(pid, &count);
-			pid = -1;
-		}
-	}
-	kill_one(pid, &count);
-	close(fd);
-	return count;
-}
-
-/*
- * Kills every descendant of the keeper and reaps it, recording the wait
- * status of |hook| if it is reaped here.  A killed process hands its
- * children to the keeper (a subreaper) before it can be reaped, so after
- * each reaping the list is read again, until there are no children.
- */
-static void
-kill_tree(pid_t hook, int *status, int *have_status)
-{
-	struct timespec pause = { 0, 10 * 1000 * 1000 };
-	int n, st, reaped;
-	pid_t w;
-
-	for (;;) {
-		n = kill_children();
-		reaped = 0;
-		while ((w = waitpid(-1, &st, WNOHANG)) > 0) {
-			reaped++;
-			if (w == hook) {
-				*status = st;
-				*have_status = 1;
-			}
-		}
-		if (w < 0 && errno == ECHILD)
-			return;
-		/* A reaped process may have handed its children over:
-		 * look again at once. */
-		if (reaped > 0)
-			continue;
-		/* Else those just killed are all still dying: wait for one
-		 * (then look again).  When none could be found (no /proc,
-		 * or a moment when the list missed one), look again
-		 * shortly. */
-		if (n > 0) {
-			if ((w = waitpid(-1, &st, 0)) == hook) {
-				*status = st;
-				*have_status = 1;
-			}
-		} else
-			nanosleep(&pause, NULL);
-	}
-}
-
 /*
  * The keeper's life (see hook.h): subreaper, fds and signals in order, the
  * hook forked; then wait for the hook's exit or the server's word, kill
@@ -490,17 +362,13 @@ kill_tree(pid_t hook, int *status, int *have_status)
 static noreturn void
 keeper_main(const struct spawn *sp)
 {
-	struct pollfd pfd[2];
-	sigset_t all;
 	int devnull, hookfd = -1, status = 0, have_status = 0;
 	pid_t hook;
 
 	/* Nothing but the server's word (or its end) stops the keeper
 	 * before the hook's descendants are dead: a ^C at the terminal
 	 * reaches the hook, in the same process group, but not this. */
-	sigfillset(&all);
-	sigprocmask(SIG_SETMASK, &all, NULL);
-	if (prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) != 0)
+	if (tc_keeper_become() != 0)
 		goto fail;
 	/* stdio as the hook will have it; then close all the server's fds
 	 * but the two pipes the keeper uses: another hook's control pipe
@@ -529,33 +397,13 @@ keeper_main(const struct spawn *sp)
 	    (hookfd = pidfd_open(hook, 0)) < 0) {
 		report(sp->rep_w, REP_KEEPER, errno);
 		kill(hook, SIGKILL);
-		kill_tree(hook, &status, &have_status);
+		tc_keeper_kill_tree(hook, &status, &have_status);
 		_exit(1);
 	}
 	close(devnull);
 
-	pfd[0].fd = sp->ctl_r;
-	pfd[0].events = POLLIN;
-	pfd[1].fd = hookfd;
-	pfd[1].events = POLLIN;
-	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		if (pfd[1].revents != 0) {
-			while (waitpid(hook, &status, 0) < 0 && errno == EINTR)
-				;
-			have_status = 1;
-			break;
-		}
-		if (pfd[0].revents != 0)
-			break;		/* the server's word, or its end */
-	}
-	if (!have_status)
-		kill(hook, SIGKILL);	/* not reaped: still its pid */
-	kill_tree(hook, &status, &have_status);
+	/* Until the hook exits, or the server's word (or its end). */
+	tc_keeper_watch(hook, hookfd, sp->ctl_r, &status, &have_status);
 	if (have_status)
 		report(sp->rep_w, REP_STATUS, status);
 	_exit(0);

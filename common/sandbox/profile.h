@@ -157,6 +157,12 @@ enum tc_profile_may {
 	 * mode, so only a profile that can make no file may have it: the
 	 * sandbox refuses to prepare one with a TC_LL_MAKES right. */
 	TC_MAY_OPENAT2		= 1 << 2,
+	/* Processes of its own (clone, fork, vfork): a keeper
+	 * (sandbox/keeper.h) then stands between the child and the server,
+	 * a subreaper that kills the whole tree, grandchildren that left
+	 * the process group included, when the call ends.  A profile whose
+	 * tables allow one of these calls without it is refused. */
+	TC_MAY_FORK		= 1 << 3,
 };
 
 struct tc_profile {

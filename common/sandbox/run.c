@@ -4,6 +4,8 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <math.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -116,7 +118,10 @@ tc_run_init(struct tc_run *r)
 	r->pid = -1;
 	r->pidfd = -1;
 	r->fd = -1;
+	r->in_fd = -1;
 	tc_buf_init(&r->in, 0);
+	tc_buf_init(&r->input, TC_RUN_INPUT_MAX);
+	tc_ring_init(&r->out, 0);
 }
 
 static void	fail(struct tc_run *r, enum tc_run_outcome why,
@@ -225,14 +230,25 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	r->pid = st.pid;
 	r->pidfd = st.pidfd;
 	r->fd = st.res;
+	r->keeper = tc_sandbox_keeper(call->tool->profile);
 	r->max_result = l->max_result;
-	tc_buf_init(&r->in, l->max_result + TC_FRAME_HDR);
+	/* Room for the largest frame the child may send. */
+	tc_buf_init(&r->in, (l->max_result > TC_STREAM_FRAME_MAX ?
+	    l->max_result : TC_STREAM_FRAME_MAX) + TC_FRAME_HDR);
+	tc_ring_init(&r->out, l->max_result < TC_RUN_OUTPUT_MAX ?
+	    l->max_result : TC_RUN_OUTPUT_MAX);
 	r->start_ms = tc_now_ms();
 	r->deadline_ms = r->start_ms + l->deadline_ms;
 	r->state = TC_RUN_RUNNING;
 	rc = send_call(st.req, call);
 	err = errno;
-	close(st.req);
+	/* A job's request pipe becomes its input, written without
+	 * blocking; any other call's child reads its end of file. */
+	if (rc == 0 && (call->tool->flags & TC_TOOL_JOB) &&
+	    fcntl(st.req, F_SETFL, O_NONBLOCK) == 0)
+		r->in_fd = st.req;
+	else
+		close(st.req);
 	/* A child that died before reading its call (its confinement
 	 * failed, say) closed the pipe: its exit status tells why, once it
 	 * is reaped.  Any other failure leaves a child waiting for a call
@@ -261,6 +277,11 @@ tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd)
 		pfd[n].events = POLLIN;
 		pfd[n++].revents = 0;
 	}
+	if (r->in_fd >= 0 && r->input.len > 0) {
+		pfd[n].fd = r->in_fd;
+		pfd[n].events = POLLOUT;
+		pfd[n++].revents = 0;
+	}
 	return n;
 }
 
@@ -272,6 +293,99 @@ fail(struct tc_run *r, enum tc_run_outcome why, const char *msg)
 		tc_text_fmt(r->why, sizeof(r->why), "%s", msg);
 	}
 	tc_run_kill(r, why);
+}
+
+/*
+ * Takes a progress frame (|p|, |n| bytes): two doubles and a message.
+ * Returns 0, or -1 if it is malformed.  One whose progress does not
+ * increase is dropped: MCP requires that it does.  When the queue is
+ * full, the oldest queued goes, so that a flood costs the server a
+ * bounded queue and the client a bounded number of notifications, each
+ * as recent as can be.
+ */
+static int
+take_progress(struct tc_run *r, const char *p, size_t n)
+{
+	struct tc_progress *q;
+	double progress, total;
+	size_t len;
+
+	if (n < 2 * sizeof(double) ||
+	    n > 2 * sizeof(double) + TC_PROGRESS_MSG_MAX)
+		return -1;
+	memcpy(&progress, p, sizeof(double));
+	memcpy(&total, p + sizeof(double), sizeof(double));
+	p += 2 * sizeof(double);
+	n -= 2 * sizeof(double);
+	r->progress_frames++;
+	if (!isfinite(progress) || progress < 0 ||
+	    (r->progress_frames > 1 && progress <= r->progress_last))
+		return 0;
+	if (r->progress == NULL && (r->progress = calloc(TC_PROGRESS_QUEUE,
+	    sizeof(*r->progress))) == NULL)
+		return 0;		/* progress is a courtesy */
+	r->progress_last = progress;
+	if (r->nprogress == TC_PROGRESS_QUEUE)
+		memmove(r->progress, r->progress + 1, --r->nprogress *
+		    sizeof(*r->progress));
+	q = &r->progress[r->nprogress++];
+	q->progress = progress;
+	q->total = isfinite(total) && total >= 0 ? total : -1;
+	/* UTF-8 only: what is not goes, from the first bad byte. */
+	len = tc_utf8_prefix(p, n);
+	memcpy(q->message, p, len);
+	q->message[len] = '\0';
+	return 0;
+}
+
+/* Keeps |n| bytes of output from |type|'s stream. */
+static void
+take_output(struct tc_run *r, uint32_t type, const char *p, size_t n)
+{
+	r->out_bytes[type == TC_FRAME_STDERR] += n;
+	/* Out of memory: the bytes count as dropped. */
+	if (tc_ring_append(&r->out, p, n) != 0) {
+		r->out.end += n;
+		r->out.start = r->out.end;
+	}
+}
+
+/* Ends the child's input: it reads end of file. */
+static void
+close_input(struct tc_run *r)
+{
+	close_fd(&r->in_fd);
+	tc_buf_release(&r->input);
+	r->input_close = 1;
+}
+
+/* Writes what the pipe takes of the input; closes it when asked to. */
+static void
+write_input(struct tc_run *r)
+{
+	size_t off = 0;
+	ssize_t w;
+
+	while (r->in_fd >= 0 && off < r->input.len) {
+		w = write(r->in_fd, r->input.data + off, r->input.len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0 && errno == EAGAIN)
+			break;
+		if (w < 0) {
+			/* EPIPE: the child closed its end; what it did not
+			 * read is lost, and so is all that would follow. */
+			close_input(r);
+			return;
+		}
+		off += (size_t)w;
+	}
+	if (off > 0) {
+		memmove(r->input.data, r->input.data + off, r->input.len - off);
+		r->input.len -= off;
+	}
+	if (r->input.len == 0 && r->input_close)
+		close_input(r);
 }
 
 /* Handles every whole frame in the input buffer. */
@@ -288,8 +402,22 @@ parse_frames(struct tc_run *r)
 		h = (const unsigned char *)r->in.data + used;
 		type = tc_get_u32(h);
 		len = tc_get_u32(h + 4);
-		if (len > r->max_result) {
+		if (type == TC_FRAME_RESULT && len > r->max_result) {
 			fail(r, TC_OUT_TOOBIG, "");
+			return;
+		}
+		if (type == TC_FRAME_RESULT && r->answered) {
+			fail(r, TC_OUT_BADFRAME, "a second result");
+			return;
+		}
+		if (type != TC_FRAME_RESULT && type != TC_FRAME_PROGRESS &&
+		    type != TC_FRAME_STDOUT && type != TC_FRAME_STDERR) {
+			fail(r, TC_OUT_BADFRAME, "a frame of unknown type");
+			return;
+		}
+		if (type != TC_FRAME_RESULT && len > TC_STREAM_FRAME_MAX) {
+			fail(r, TC_OUT_BADFRAME, "a progress or output frame "
+			    "over its size limit");
 			return;
 		}
 		if (r->in.len - used - TC_FRAME_HDR < len) {
@@ -299,7 +427,7 @@ parse_frames(struct tc_run *r)
 			    (r->in.len - used));
 			break;
 		}
-		if (type == TC_FRAME_RESULT && !r->answered) {
+		if (type == TC_FRAME_RESULT) {
 			if (tc_result_check((const char *)h + TC_FRAME_HDR,
 			    len, &r->info, &d) != 0) {
 				fail(r, TC_OUT_BADFRAME, d.msg);
@@ -315,11 +443,16 @@ parse_frames(struct tc_run *r)
 			r->answer.data[r->answer_off + len] = '\0';
 			tc_buf_init(&r->in, 0);
 			return;
-		} else if (type != TC_FRAME_PROGRESS) {
-			fail(r, TC_OUT_BADFRAME, type == TC_FRAME_RESULT ?
-			    "a second result" : "a frame of unknown type");
-			return;
-		}
+		} else if (type == TC_FRAME_PROGRESS) {
+			if (take_progress(r, (const char *)h + TC_FRAME_HDR,
+			    len) != 0) {
+				fail(r, TC_OUT_BADFRAME, "a malformed progress "
+				    "frame");
+				return;
+			}
+		} else
+			take_output(r, type, (const char *)h + TC_FRAME_HDR,
+			    len);
 		used += TC_FRAME_HDR + len;
 	}
 	if (used > 0) {
@@ -328,14 +461,18 @@ parse_frames(struct tc_run *r)
 	}
 }
 
-/* Reads what the child sent; at EOF closes the pipe. */
+/*
+ * Reads what the child sent; at EOF closes the pipe.  At most a few
+ * megabytes a turn, so that a child streaming without pause cannot keep
+ * the server from the others: poll says when there is more.
+ */
 static void
 read_child(struct tc_run *r)
 {
-	size_t room;
+	size_t room, budget = 4u << 20;
 	ssize_t n;
 
-	while (r->fd >= 0 && !r->answered) {
+	while (r->fd >= 0 && !r->answered && budget > 0) {
 		/* Straight into the frame buffer, which parse_frames() sizes
 		 * for a whole frame once its header is in. */
 		if (r->in.alloc - r->in.len <= 1) {
@@ -361,6 +498,7 @@ read_child(struct tc_run *r)
 		}
 		r->in.len += (size_t)n;
 		r->in.data[r->in.len] = '\0';
+		budget -= (size_t)n < budget ? (size_t)n : budget;
 		parse_frames(r);
 	}
 }
@@ -371,8 +509,10 @@ reap(struct tc_run *r)
 	pid_t w;
 
 	/* The child is a zombie now, so its pid (and process group id) is
-	 * still ours: kill whatever it left in its group before reaping. */
-	kill(-r->pid, SIGKILL);
+	 * still ours: kill whatever it left in its group before reaping.
+	 * (A keeper has killed everything before it exits.) */
+	if (!r->keeper)
+		kill(-r->pid, SIGKILL);
 	do
 		w = waitpid(r->pid, &r->status, WNOHANG);
 	while (w < 0 && errno == EINTR);
@@ -413,6 +553,16 @@ tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
 			read_child(r);
 		else if (pfd[i].fd == r->pidfd && r->pidfd >= 0)
 			reap(r);
+		else if (pfd[i].fd == r->in_fd && r->in_fd >= 0)
+			write_input(r);
+	}
+	/* A keeper that has not killed its tree in time: it is stuck
+	 * (no /proc to find its orphans with); its child, whose
+	 * parent-death signal follows it, dies with it. */
+	if (r->keeper && r->killed && !r->keeper_killed && r->pidfd >= 0 &&
+	    now_ms >= r->grace_ms) {
+		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		r->keeper_killed = 1;
 	}
 	/* Answered: kill what is left of the call now; the reaping can
 	 * wait. */
@@ -434,35 +584,128 @@ tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
 		return;
 	if (r->outcome == TC_OUT_OK && !r->answered)
 		r->outcome = why;
-	if (r->pidfd >= 0) {
+	if (r->pidfd >= 0 && r->keeper && !r->killed) {
+		/* Its keeper's word is the result pipe's end, closed
+		 * below: it kills the child and all it started. */
+		r->grace_ms = tc_now_ms() + TC_KEEPER_GRACE_MS;
+		r->killed = 1;
+	} else if (r->pidfd >= 0 && !r->keeper) {
 		/* The group first (the child may have forked), then the child
 		 * itself through its pidfd, which cannot hit a reused pid. */
 		kill(-r->pid, SIGKILL);
 		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
 		r->killed = 1;
 	}
-	/* Nothing it sends from now on matters. */
+	/* Nothing it sends from now on matters, nor what it would read. */
 	close_fd(&r->fd);
+	close_input(r);
+}
+
+int64_t
+tc_run_next_deadline(const struct tc_run *r)
+{
+	if (r->state != TC_RUN_RUNNING || r->pidfd < 0)
+		return -1;
+	if (!r->killed)
+		return r->deadline_ms;
+	if (r->keeper && !r->keeper_killed)
+		return r->grace_ms;
+	return -1;
+}
+
+int
+tc_run_take_progress(struct tc_run *r, struct tc_progress *p)
+{
+	if (r->nprogress == 0)
+		return 0;
+	*p = r->progress[0];
+	memmove(r->progress, r->progress + 1, --r->nprogress *
+	    sizeof(*r->progress));
+	return 1;
+}
+
+void
+tc_run_keep_output(struct tc_run *r, size_t bytes)
+{
+	if (r->out.end == 0)
+		tc_ring_init(&r->out, bytes);
+}
+
+int
+tc_run_input(struct tc_run *r, const void *p, size_t n, int close)
+{
+	if (r->in_fd < 0 || r->input_close)
+		return TC_EINVAL;
+	if (n > r->input.max - r->input.len)
+		return TC_ETOOBIG;
+	if (tc_buf_append(&r->input, p, n) != 0)
+		return TC_ENOMEM;
+	r->input_close = close;
+	write_input(r);
+	/* Closed by the child's end, not as asked: what it did not read is
+	 * lost. */
+	return r->in_fd < 0 && !close ? TC_ESYS : 0;
 }
 
 int
 tc_run_wait(struct tc_run *r)
 {
-	struct pollfd pfd[2];
-	int n, timeout;
+	struct pollfd pfd[TC_RUN_POLLFDS];
+	int64_t deadline, timeout;
+	int n;
 
 	while (r->state == TC_RUN_RUNNING) {
 		n = tc_run_pollfds(r, pfd);
-		timeout = (int)(r->deadline_ms - tc_now_ms());
-		if (r->killed)
-			timeout = -1;	/* wait for the pidfd */
-		else if (timeout < 0)
+		deadline = tc_run_next_deadline(r);
+		timeout = deadline < 0 ? -1 : deadline - tc_now_ms();
+		if (deadline >= 0 && timeout < 0)
 			timeout = 0;
-		if (poll(pfd, (nfds_t)n, timeout) < 0 && errno != EINTR)
+		if (timeout > INT_MAX)
+			timeout = INT_MAX;
+		if (poll(pfd, (nfds_t)n, (int)timeout) < 0 && errno != EINTR)
 			tc_run_kill(r, TC_OUT_SPAWN);
 		tc_run_step(r, pfd, n, tc_now_ms());
 	}
 	return 0;
+}
+
+/* The output a call's error result shows at most: its last bytes. */
+#define ERROR_OUTPUT_MAX	(64u << 10)
+
+/*
+ * Returns the text of an error result saying |msg|, followed by the last
+ * of the output the child sent before it ended: what a command printed
+ * before its deadline is often why it ran out of time.  NULL when out of
+ * memory.
+ */
+static char *
+error_with_output(const struct tc_run *r, const char *msg)
+{
+	struct tc_result res;
+	struct tc_buf b;
+	uint64_t off, from;
+	size_t n;
+	char *tail;
+
+	off = r->out.end > ERROR_OUTPUT_MAX ? r->out.end - ERROR_OUTPUT_MAX :
+	    0;
+	if ((tail = malloc(ERROR_OUTPUT_MAX)) == NULL)
+		return NULL;
+	n = tc_ring_read(&r->out, off, tail, ERROR_OUTPUT_MAX, &from);
+	tc_result_init(&res);
+	tc_result_error(&res, "%s", msg);
+	tc_result_printf(&res, "\n\nIts output before it ended");
+	if (from > 0)
+		tc_result_printf(&res, " (the last %zu bytes of %llu)", n,
+		    (unsigned long long)r->out.end);
+	tc_result_printf(&res, ":\n");
+	tc_result_text(&res, tail, n);
+	free(tail);
+	tc_buf_init(&b, TC_RESULT_TEXT_MAX);
+	if (tc_result_serialize(&res, &b) != 0)
+		tc_buf_release(&b);
+	tc_result_release(&res);
+	return b.data;
 }
 
 int
@@ -529,7 +772,11 @@ tc_run_take_answer(struct tc_run *r, struct tc_answer *a)
 		    "status %d without a result", WEXITSTATUS(r->status));
 		break;
 	}
-	if ((a->mem = tc_result_error_text(msg)) == NULL)
+	if (r->out.end > 0)
+		a->mem = error_with_output(r, msg);
+	else
+		a->mem = tc_result_error_text(msg);
+	if (a->mem == NULL)
 		return TC_ENOMEM;
 	a->json = a->mem;
 	a->len = strlen(a->mem);
@@ -565,6 +812,7 @@ tc_run_release(struct tc_run *r)
 		tc_run_wait(r);
 	}
 	close_fd(&r->fd);
+	close_input(r);
 	if (r->pidfd >= 0 && r->killed && r->sb != NULL &&
 	    (r->sb->ndead < TC_DEAD_MAX ||
 	    tc_sandbox_reap(r->sb, 0) < TC_DEAD_MAX)) {
@@ -580,6 +828,10 @@ tc_run_release(struct tc_run *r)
 	}
 	tc_buf_release(&r->in);
 	tc_buf_release(&r->answer);
+	tc_ring_release(&r->out);
+	free(r->progress);
+	r->progress = NULL;
+	r->nprogress = 0;
 	r->answered = 0;
 	r->state = TC_RUN_IDLE;
 }

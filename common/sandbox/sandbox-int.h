@@ -100,6 +100,27 @@ void	tc_child_main(const struct tc_sandbox *sb,
 	    const struct tc_profile *profile, int rfd, int wfd)
 	    __attribute__((__noreturn__));
 
+/*
+ * Keepers (child.c): 1 if the children of |profile| have a keeper
+ * (sandbox/keeper.h) between them and the server, because they may fork
+ * (TC_MAY_FORK).
+ * The spawner clones such a child's keeper in the namespaces
+ * tc_child_clone_ns() gives (none), and the keeper clones the child in
+ * its own (tc_sandbox_ns()).
+ */
+int	tc_sandbox_keeper(const struct tc_profile *profile);
+unsigned long	tc_child_clone_ns(const struct tc_sandbox_profile *sp);
+
+/*
+ * Clones a child in |ns| namespaces, as our own child or, with |parent|,
+ * as our parent's (spawn.c).  Returns what fork() would, or -1 with errno
+ * set; when the new user namespace's maps cannot be written, the child
+ * exits with TC_CHILD_EXIT_NS and *|err| is set: its parent must still
+ * reap it.
+ */
+pid_t	tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid,
+	    int *err);
+
 void	tc_standby_clear(struct tc_standby *st);
 
 /*

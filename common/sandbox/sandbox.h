@@ -13,7 +13,20 @@
  * a signal, a timeout or an oversized or malformed result into a tool error.
  *
  * The pipes carry frames (an 8-byte header: type, then length, both
- * little-endian u32) so that a child may stream progress before its result.
+ * little-endian u32) so that a child may stream progress and output before
+ * its result (sandbox/stream.h, the handler's side).  The parent takes
+ * each as it comes, bounded: output into a ring of a set size (the oldest
+ * bytes dropped, and counted), progress into a short queue that keeps
+ * the latest of a flood; the serving side takes them from the run (tc_run_take_progress,
+ * r->out).  A job (a tool with TC_TOOL_JOB) also keeps its request pipe
+ * after the call: what the server writes there (tc_run_input) is the
+ * child's input, and closing it is the child's end of file.
+ *
+ * A child whose profile lets it fork has a keeper (sandbox/keeper.h)
+ * between it and the server, so that the whole tree it starts dies with
+ * it, however its members detach: r->pid is then the keeper's, the keeper
+ * is told to kill by the closing of the result pipe's read end, and it
+ * exits with the child's own status.
  *
  * What a child may do is its tool's profile (profile.h), which the server
  * defines; the sandbox prepares each distinct profile of the server's
@@ -39,6 +52,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/ring.h"
 #include "policy/policy.h"
 #include "protocol/tools.h"
 #include "sandbox/profile.h"
@@ -47,11 +61,27 @@ struct tc_policy;
 
 enum tc_frame_type {
 	TC_FRAME_RESULT		= 1,	/* a CallToolResult; the last frame */
-	TC_FRAME_PROGRESS	= 2,	/* {"progress":n,"total":n,"message":s} */
+	TC_FRAME_PROGRESS	= 2,	/* progress and total (two doubles,
+					   total < 0 for none), then the
+					   message's bytes */
 	TC_FRAME_CALL		= 3,	/* parent to child: the call to run */
+	TC_FRAME_STDOUT		= 4,	/* output bytes, as they came */
+	TC_FRAME_STDERR		= 5,
 };
 
 #define TC_FRAME_HDR	8u
+/* The largest progress or output frame; a result's is limits.max_result. */
+#define TC_STREAM_FRAME_MAX	(64u << 10)
+/* The bytes of a progress message kept (cut on a character boundary). */
+#define TC_PROGRESS_MSG_MAX	200
+/* Progress updates queued in a run; past it the oldest queued goes. */
+#define TC_PROGRESS_QUEUE	16
+/* Output a call's run keeps by default (at most its result's limit). */
+#define TC_RUN_OUTPUT_MAX	(1u << 20)
+/* Input a run holds while its child does not read it. */
+#define TC_RUN_INPUT_MAX	(1u << 20)
+/* How long a keeper has to kill its tree before it is killed itself. */
+#define TC_KEEPER_GRACE_MS	2000
 
 /*
  * Exit codes of a child whose confinement failed before its handler ran,
@@ -269,6 +299,13 @@ enum tc_run_outcome {
 	TC_OUT_SPAWN,		/* could not be started */
 };
 
+/* One progress update from a child, checked. */
+struct tc_progress {
+	double		 progress;	/* increases from one to the next */
+	double		 total;		/* < 0: not given */
+	char		 message[TC_PROGRESS_MSG_MAX + 1];	/* UTF-8 */
+};
+
 struct tc_run {
 	struct tc_sandbox	*sb;
 	enum tc_run_state	 state;
@@ -288,6 +325,20 @@ struct tc_run {
 	size_t			 result_bytes;	/* its length as sent */
 	struct tc_result_info	 info;
 	char			 why[256];	/* for non-OK outcomes */
+
+	/* Streaming, jobs and the keeper (see the top of this file). */
+	int			 keeper;	/* pid is the child's keeper */
+	int			 keeper_killed;	/* it did not finish in time */
+	int64_t			 grace_ms;	/* killed: the keeper's deadline */
+	int			 in_fd;		/* the child's input, or -1 */
+	struct tc_buf		 input;		/* written, not yet taken */
+	int			 input_close;	/* close in_fd once it is */
+	struct tc_ring		 out;		/* output kept, as it came */
+	uint64_t		 out_bytes[2];	/* stdout's and stderr's */
+	struct tc_progress	*progress;	/* the queue, made at the first */
+	unsigned		 nprogress;	/* queued, oldest first */
+	uint64_t		 progress_frames;	/* received, all told */
+	double			 progress_last;	/* the last accepted */
 };
 
 void	tc_run_init(struct tc_run *r);
@@ -303,9 +354,10 @@ int	tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	    const struct tc_call *call, struct tc_diag *d);
 
 /*
- * Fills up to 2 pollfds for the run; returns how many.  The caller polls
- * them and passes their revents back to tc_run_step().
+ * Fills up to TC_RUN_POLLFDS pollfds for the run; returns how many.  The
+ * caller polls them and passes their revents back to tc_run_step().
  */
+#define TC_RUN_POLLFDS	3
 int	tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd);
 
 /*
@@ -319,8 +371,42 @@ int	tc_run_pollfds(const struct tc_run *r, struct pollfd *pfd);
 int	tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
 	    int64_t now_ms);
 
-/* Kills the child's process group now, recording |why| as the outcome. */
+/*
+ * Kills the child's process group now, recording |why| as the outcome; a
+ * child with a keeper is killed by it, with all it started, and the
+ * keeper itself TC_KEEPER_GRACE_MS later if it has not exited by then.
+ */
 void	tc_run_kill(struct tc_run *r, enum tc_run_outcome why);
+
+/*
+ * Returns when tc_run_step() must next run whatever the fds say (the
+ * deadline, or a keeper's grace), or -1 for never.
+ */
+int64_t	tc_run_next_deadline(const struct tc_run *r);
+
+/*
+ * Takes the oldest progress update queued into |p|.  Returns 1, or 0 if
+ * none is queued.  Each one's progress is greater than the one before.
+ */
+int	tc_run_take_progress(struct tc_run *r, struct tc_progress *p);
+
+/*
+ * Sets how many bytes of output the run keeps (r->out), before the child
+ * has sent any; the default is TC_RUN_OUTPUT_MAX, or the result's limit
+ * if lower.
+ */
+void	tc_run_keep_output(struct tc_run *r, size_t bytes);
+
+/*
+ * Writes |n| bytes of |p| to the child's input (a job's; other calls have
+ * none), and with |close| ends it once they are written.  What the pipe
+ * does not take at once waits in the run, at most TC_RUN_INPUT_MAX bytes,
+ * and goes as the child reads.  Returns 0 with all |n| taken, TC_ETOOBIG
+ * with none taken (too much waits already), TC_EINVAL when the input is
+ * closed, or TC_ESYS when the child turned out to have closed its end
+ * (what it did not read is lost, and the input is closed).
+ */
+int	tc_run_input(struct tc_run *r, const void *p, size_t n, int close);
 
 /*
  * Blocks until the run is done (after tc_run_kill(), or for tests).
@@ -361,7 +447,8 @@ void	tc_stream_grow(int fd, int bytes);
 
 #define TC_PIPE_BYTES	(1 << 20)
 
-/* In the child: sends one frame on |fd|.  Returns 0 or TC_ESYS. */
+/* In the child: sends one frame on |fd|.  Returns 0, TC_ETOOBIG or
+ * TC_ESYS. */
 int	tc_frame_write(int fd, enum tc_frame_type type, const char *p,
 	    size_t n);
 

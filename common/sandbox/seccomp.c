@@ -186,6 +186,29 @@ static const int prctl_ops[] = {
 	PR_GET_PDEATHSIG, PR_SET_NAME, PR_GET_NAME,
 };
 
+/* Returns the name of a call of |p|'s tables that makes a process, or
+ * NULL. */
+static const char *
+forks(const struct tc_profile *p)
+{
+	static const struct {
+		int		 nr;
+		const char	*name;
+	} calls[] = {
+		{ SCMP_SYS(clone), "clone" }, { SCMP_SYS(clone3), "clone3" },
+		{ SCMP_SYS(fork), "fork" }, { SCMP_SYS(vfork), "vfork" },
+	};
+	size_t i, k, c;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++)
+			for (c = 0; c < TC_NITEMS(calls); c++)
+				if (p->syscalls[i].v[k].nr == calls[c].nr &&
+				    p->syscalls[i].v[k].kind != TC_SYS_ERRNO)
+					return calls[c].name;
+	return NULL;
+}
+
 /* Returns 1 if |p| grants a Landlock right that makes a file. */
 static int
 makes_files(const struct tc_profile *p)
@@ -279,6 +302,10 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		return tc_diag(d, TC_EINVAL, "profile '%s': openat2() with a "
 		    "Landlock right to make files, whose mode the filter "
 		    "could not check", profile->name);
+	if (!(profile->may & TC_MAY_FORK) && forks(profile) != NULL)
+		return tc_diag(d, TC_EINVAL, "profile '%s': %s() without "
+		    "TC_MAY_FORK, whose keeper kills what a call leaves",
+		    profile->name, forks(profile));
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		return tc_diag(d, TC_ESYS, "seccomp_init failed");
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,

@@ -24,6 +24,7 @@
 #include <fcntl.h>
 #include <malloc.h>
 #include <linux/sched.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -105,9 +106,6 @@ adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
 
 /* --- Namespaces --- */
 
-static pid_t	clone_child(unsigned long ns, int parent, uid_t uid,
-		    gid_t gid, int *err);
-
 unsigned long
 tc_ns_probe(unsigned long want)
 {
@@ -123,7 +121,7 @@ tc_ns_probe(unsigned long want)
 	for (i = 0; i < TC_NITEMS(tries); i++) {
 		if (tries[i] == 0 || (i > 0 && tries[i] == tries[0]))
 			break;
-		pid = clone_child(tries[i], 0, geteuid(), getegid(), &err);
+		pid = tc_clone_child(tries[i], 0, geteuid(), getegid(), &err);
 		if (pid == 0)
 			_exit(0);
 		if (pid < 0)
@@ -253,8 +251,8 @@ tc_child_maps(uid_t uid, gid_t gid)
  * before it returns.  When the maps cannot be written the child exits
  * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
  */
-static pid_t
-clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
+pid_t
+tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 {
 	struct clone_args ca;
 	int gate[2] = { -1, -1 }, rootmaps;
@@ -383,7 +381,8 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		sp = rq.profile < sb->nprof ? &sb->prof[rq.profile] : NULL;
 		if (sp == NULL)
 			rp.pid = -EINVAL;
-		else if ((pid = clone_child(sp->ns, 1, sb->uid, sb->gid,
+		else if ((pid = tc_clone_child(tc_child_clone_ns(sp), 1,
+		    sb->uid, sb->gid,
 		    &err)) == 0) {
 			close(sock);
 			tc_child_main(sb, sp->profile, fds[0], fds[1]);
@@ -591,8 +590,8 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 		return TC_ESYS;
 	}
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
-	if ((pid = clone_child(sp->ns, 0, sb->uid, sb->gid, &err)) > 0 &&
-	    err != 0) {
+	if ((pid = tc_clone_child(tc_child_clone_ns(sp), 0, sb->uid,
+	    sb->gid, &err)) > 0 && err != 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		pid = -1;
@@ -629,15 +628,34 @@ static void
 retire_all(struct tc_sandbox *sb)
 {
 	struct tc_standby *st;
+	struct pollfd pfd;
 	size_t i, k;
 
+	/* A child with a keeper is retired by the keeper's word, the
+	 * result pipe's end closed: it kills the tree and exits.  Killing
+	 * the keeper instead would leave the child it holds to the nearest
+	 * subreaper, for its parent-death signal to end. */
 	for (i = 0; i < sb->nprof; i++)
-		for (k = 0; k < TC_POOL_MAX; k++)
-			if ((st = &sb->prof[i].pool[k])->pid > 0)
+		for (k = 0; k < TC_POOL_MAX; k++) {
+			if ((st = &sb->prof[i].pool[k])->pid <= 0)
+				continue;
+			if (tc_sandbox_keeper(sb->prof[i].profile)) {
+				close_fd(&st->req);
+				close_fd(&st->res);
+			} else
 				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
+		}
 	for (i = 0; i < sb->nprof; i++)
 		for (k = 0; k < TC_POOL_MAX; k++) {
 			st = &sb->prof[i].pool[k];
+			if (st->pid > 0 && tc_sandbox_keeper(sb->prof[i].profile)) {
+				pfd.fd = st->pidfd;
+				pfd.events = POLLIN;
+				while (poll(&pfd, 1, TC_KEEPER_GRACE_MS) < 0 &&
+				    errno == EINTR)
+					;
+				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
+			}
 			while (st->pid > 0 && waitpid(st->pid, NULL, 0) < 0 &&
 			    errno == EINTR)
 				;

@@ -289,9 +289,13 @@ start_call(struct srv *s, struct call *c)
 		return;
 	}
 	tc_debug("call %s (pid %d)", c->call.tool->name, (int)c->run.pid);
-	c->next = s->calls;
-	s->calls = c;
-	s->ncalls++;
+	/* A job's request is answered at once: it takes no call's slot. */
+	if (!(c->call.tool->flags & TC_TOOL_JOB)) {
+		c->next = s->calls;
+		s->calls = c;
+		s->ncalls++;
+	}
+	tc_jobs_add(&s->jobs, c);
 }
 
 /* Starts queued calls while there are free slots. */
@@ -325,6 +329,13 @@ tc_srv_admit(struct srv *s, struct call *c)
 		tc_srv_fail(s, c, "The call was not run: out of memory.");
 		return;
 	}
+	if ((c->call.tool->flags & TC_TOOL_JOB) &&
+	    (msg = tc_jobs_full(&s->jobs)) != NULL) {
+		tc_srv_deny(s, c, "limit", NULL, msg[0] != '\0' ? msg :
+		    "no job can start now");
+		free(msg);
+		return;
+	}
 	if (c->consent != NULL) {
 		by = "consent";
 		tc_consent_rule_str(c->consent->rule, rule, sizeof(rule));
@@ -343,7 +354,14 @@ tc_srv_admit(struct srv *s, struct call *c)
 		return;
 	}
 	s->ncalls_total++;
-	if (s->ncalls < s->pol.limits.max_inflight) {
+	/* The job tools read the server's own state: no child, no slot.
+	 * A job takes no slot either, as its answer does not wait. */
+	if (c->call.tool->flags & TC_TOOL_SERVER_SIDE) {
+		tc_jobs_call(&s->jobs, c);
+		return;
+	}
+	if (s->ncalls < s->pol.limits.max_inflight ||
+	    (c->call.tool->flags & TC_TOOL_JOB)) {
 		start_call(s, c);
 		return;
 	}
@@ -362,6 +380,8 @@ tc_srv_on_cancel(void *ctx, const char *id_key)
 	/* A call whose consent was just settled is admitted (or refused)
 	 * first, as if it had been at once. */
 	tc_srv_settled(s);
+	if (tc_jobs_cancel(&s->jobs, id_key))
+		return;		/* it waited on a job */
 	if ((c = tc_srv_find_call(s, id_key)) == NULL)
 		return;		/* finished already, or never known */
 	tc_debug("call %s cancelled", c->call.tool->name);

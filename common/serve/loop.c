@@ -186,55 +186,31 @@ sandbox_step(void *ctx, struct pollfd *pfd, int n, int64_t now_ms)
 	tc_sandbox_step(&s->sb, pfd, n);
 }
 
-/* The running calls: each one's result pipe and pidfd, and deadline.
- * At most 2 pollfds a call (tc_run_pollfds()). */
+/* The running calls, each a job (job.h): at most TC_JOB_POLLFDS each. */
 static int
-calls_pollfds(void *ctx, struct pollfd *pfd, int max)
+jobs_pollfds(void *ctx, struct pollfd *pfd, int max)
 {
 	struct srv *s = ctx;
-	struct call *c;
-	int n = 0;
 
-	if ((size_t)max < 2 * (size_t)s->ncalls)
-		return 2 * (int)s->ncalls;
-	for (c = s->calls; c != NULL; c = c->next) {
-		c->pfd = n;
-		c->npfd = tc_run_pollfds(&c->run, pfd + n);
-		n += c->npfd;
-	}
-	return n;
+	if ((size_t)max < TC_JOB_POLLFDS * (size_t)s->jobs.n)
+		return TC_JOB_POLLFDS * (int)s->jobs.n;
+	return tc_jobs_pollfds(&s->jobs, pfd);
 }
 
 static void
-calls_step(void *ctx, struct pollfd *pfd, int n, int64_t now_ms)
+jobs_step(void *ctx, struct pollfd *pfd, int n, int64_t now_ms)
 {
 	struct srv *s = ctx;
-	struct call *c, **cp;
 
-	(void)n;
-	/* A call started since this round's pollfds (by consent or the
-	 * input, stepped after this) has none yet: it is not here. */
-	for (cp = &s->calls; (c = *cp) != NULL;) {
-		if (tc_run_step(&c->run, c->npfd ? pfd + c->pfd : NULL,
-		    c->npfd, now_ms)) {
-			*cp = c->next;
-			tc_srv_finish(s, c);
-		} else
-			cp = &c->next;
-	}
+	tc_jobs_step(&s->jobs, pfd, n, now_ms);
 }
 
 static int64_t
-calls_deadline(void *ctx)
+jobs_deadline(void *ctx)
 {
-	struct srv *s = ctx;
-	struct call *c;
-	int64_t t = -1;
+	const struct srv *s = ctx;
 
-	for (c = s->calls; c != NULL; c = c->next)
-		if (!c->run.killed && (t < 0 || c->run.deadline_ms < t))
-			t = c->run.deadline_ms;
-	return t;
+	return tc_jobs_next_deadline(&s->jobs);
 }
 
 /* The calls waiting for consent: each one's hook, at most 3 pollfds. */
@@ -382,15 +358,7 @@ tc_srv_stop_all(struct srv *s)
 		tc_srv_end_unstarted(s, c, TC_OUT_CANCELLED, "the server stopped "
 		    "before the call started");
 	}
-	for (c = s->calls; c != NULL; c = c->next) {
-		c->cancelled = 1;
-		tc_run_kill(&c->run, TC_OUT_CANCELLED);
-	}
-	while ((c = s->calls) != NULL) {
-		tc_run_wait(&c->run);
-		s->calls = c->next;
-		tc_srv_finish(s, c);
-	}
+	tc_jobs_stop_all(&s->jobs);
 }
 
 void
@@ -403,7 +371,7 @@ tc_srv_add_sources(struct srv *s, struct tc_loop *l)
 	const struct tc_source sources[] = {
 		{ "signals", signals_pollfds, signals_step, NULL, s },
 		{ "sandbox", sandbox_pollfds, sandbox_step, NULL, s },
-		{ "calls", calls_pollfds, calls_step, calls_deadline, s },
+		{ "jobs", jobs_pollfds, jobs_step, jobs_deadline, s },
 		{ "consent", consent_pollfds, consent_step, consent_deadline,
 		  s },
 		{ "input", input_pollfds, input_step, NULL, s },

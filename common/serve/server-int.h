@@ -26,6 +26,7 @@
 #include "policy/policy.h"
 #include "protocol/protocol.h"
 #include "sandbox/sandbox.h"
+#include "serve/job.h"
 #include "serve/server.h"
 
 /* How a call's consent was settled, for its answer and its record. */
@@ -107,6 +108,7 @@ struct srv {
 	struct tc_buf		 instructions;
 	struct call		*calls;		/* running */
 	unsigned		 ncalls;
+	struct tc_jobs		 jobs;		/* every child: calls', jobs */
 	struct call		*queue;		/* waiting for a free slot */
 	struct call		**queue_tail;
 	unsigned		 nqueued;

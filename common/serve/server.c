@@ -141,7 +141,9 @@ tc_srv_build_tools(struct srv *s)
 			continue;
 		cJSON_AddItemToArray(s->tools,
 		    tc_tool_describe(&s->def->tools[i]));
-		tc_profiles_add(&s->profiles, s->def->tools[i].profile);
+		if (!(s->def->tools[i].flags & TC_TOOL_SERVER_SIDE))
+			tc_profiles_add(&s->profiles,
+			    s->def->tools[i].profile);
 	}
 	if ((rt = tc_srv_resource_tool(s)) != NULL)
 		tc_profiles_add(&s->profiles, rt->profile);
@@ -181,6 +183,7 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	s.held_tail = &s.held;
 	s.settled_tail = &s.settled;
 	s.roots_id = -1;
+	tc_jobs_init(&s.jobs, &s);
 	tc_log_init(def->name, TC_LOG_INFO);
 	if ((rc = tc_srv_cmdline(def, argc, argv, &cl)) >= 0)
 		return rc;

@@ -201,6 +201,7 @@ session_start(struct session *ss)
 	s->settled_tail = &s->settled;
 	s->roots_id = -1;
 	s->sigfd = -1;
+	tc_jobs_init(&s->jobs, s);
 	/* Roots waiting to be applied, which only the serving loop (not
 	 * run here) does: every call that passes validation is held. */
 	s->roots_apply = 1;

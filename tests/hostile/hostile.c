@@ -12,6 +12,7 @@
 #include "hostile.h"
 #include "hostile_policy.h"
 #include "serve/dirs.h"
+#include "serve/job.h"
 #include "serve/server.h"
 
 /* --- Arguments --- */
@@ -270,6 +271,31 @@ static const struct tc_arg echo_args[] = {
 	{ .name = NULL }
 };
 
+/* Streaming and jobs (stream.c). */
+static const struct tc_arg progress_steps_args[] = {
+	A_INT("steps", 1, 1000000, 5, "Progress updates to send."),
+	{ .name = "quiet", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0, .description = "Send them without a message." },
+	A_OPTSTR("go", "A name in the first root to wait for before "
+	    "answering."),
+	{ .name = NULL }
+};
+
+static const struct tc_arg job_echo_args[] = {
+	{ .name = "tree", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0, .description = "Leave a setsid grandchild and a "
+	  "double-forked one running, and write their pids first." },
+	A_INT("lines", 0, 100000, 0, "Lines to write, stdout and stderr "
+	    "in turn."),
+	A_INT("flood_kib", 0, 1 << 20, 0, "KiB of 'x' to write after "
+	    "them."),
+	{ .name = NULL }
+};
+
+static const char sent_schema[] =
+    "{\"type\":\"object\",\"properties\":{\"sent\":"
+    "{\"type\":\"integer\"}}}";
+
 /* --- Output --- */
 
 static const char echo_schema[] =
@@ -439,6 +465,22 @@ static const struct tc_tool hostile_tools[] = {
 	    "Count the root fds and directory fds open in the child."),
 	TOOL("root_fds_sqlite", hs_root_fds, no_args, SQ,
 	    "root_fds, in the sqlite profile, which keeps no root fd."),
+	/* Streaming and jobs (stream.c, serve/job.h). */
+	{ "progress_steps", NULL, "Send progress updates, then answer.",
+	  progress_steps_args, sent_schema, hs_progress_steps, FS,
+	  TC_TOOL_READONLY },
+	{ "tree_sleep", NULL, "Leave a setsid grandchild and a double-forked "
+	  "one, say their pids in a progress message, and wait to be "
+	  "cancelled.", no_args, NULL, hs_tree_sleep, EX, HOSTILE },
+	{ "job_echo", NULL, "A job: write lines, then echo the input until "
+	  "it ends.", job_echo_args, tc_job_start_schema, hs_job_echo, EX,
+	  HOSTILE | TC_TOOL_JOB },
+	TC_JOB_READ_TOOL("read_output", "Read a job's output",
+	    TC_JOB_READ_DESC),
+	TC_JOB_WRITE_TOOL("write_input", "Write to a job's input",
+	    TC_JOB_WRITE_DESC),
+	TC_JOB_STOP_TOOL("stop_job", "Stop a job", TC_JOB_STOP_DESC),
+	TC_JOB_LIST_TOOL("list_jobs", "List the jobs", TC_JOB_LIST_DESC),
 };
 
 int

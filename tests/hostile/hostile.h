@@ -156,4 +156,9 @@ int	hs_sql_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 			 1u << TC_SUBJECT_CWD | 1u << TC_SUBJECT_ENV)
 #define HS_SQL_KINDS	(1u << TC_SUBJECT_DATABASE | 1u << TC_SUBJECT_STATEMENT)
 
+/* stream.c: progress, output, jobs, and the trees they must not leave. */
+tc_tool_fn	hs_progress_steps;
+tc_tool_fn	hs_tree_sleep;
+tc_tool_fn	hs_job_echo;
+
 #endif /* TC_HOSTILE_H */

@@ -141,7 +141,7 @@ const struct tc_profile hostile_exec = {
 	.nsystem = sizeof(exec_system) / sizeof(exec_system[0]),
 	.ns = TC_NS_ALL,
 	.roots = TC_KEEP_ROOTS_ALL,
-	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL,
+	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK,
 };
 
 /* --- A server of SQLite databases --- */

@@ -1998,6 +1998,32 @@ test_roots_timeout(void)
 	    "the end of the line");
 }
 
+/* Jobs: how many run at once, and for how long. */
+static void
+test_jobs(void)
+{
+	struct result r;
+
+	valid(&r, "allow read @D@/proj\n", "jobs: default");
+	is_int(r.p.max_jobs, 4, "jobs: 4 by default");
+	is_int(r.p.job_lifetime_ms, 3600000, "job-lifetime: 1h by default");
+	release(&r);
+	valid(&r, "allow read @D@/proj\njobs 0\njob-lifetime 90s\n",
+	    "jobs 0, job-lifetime 90s");
+	is_int(r.p.max_jobs, 0, "jobs 0: none");
+	is_int(r.p.set_at[TC_SET_JOBS], 2, "jobs: line 2");
+	is_int(r.p.job_lifetime_ms, 90000, "job-lifetime: 90s");
+	is_int(r.p.set_at[TC_SET_JOB_LIFETIME], 3, "job-lifetime: line 3");
+	release(&r);
+	bad_line("jobs 65", "jobs: '65' is out of range: 0 to 64");
+	bad_line("jobs many", "jobs: 'many' is not a whole number");
+	bad_line("job-lifetime 500ms", "job-lifetime: '500ms' is out of "
+	    "range: 1s to 24h");
+	bad_line("job-lifetime", "job-lifetime: missing duration: write a "
+	    "whole number and a unit, ms, s, m or h (like 30s)");
+	bad_after("jobs 2", "jobs 3", "jobs: already set at line 2");
+}
+
 /* --- Sections --- */
 
 static void
@@ -2742,6 +2768,7 @@ main(void)
 	test_consent_by();
 	test_audit();
 	test_roots_timeout();
+	test_jobs();
 	test_roots_mode();
 	test_write_sync();
 	test_sections();

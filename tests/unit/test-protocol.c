@@ -1314,6 +1314,76 @@ test_framing(void)
 	teardown(&p, &c);
 }
 
+/*
+ * Progress: a request that asked for it (params._meta.progressToken, a
+ * string or an integer) is told of it with its own token, as sent; one
+ * that did not, or gave a token of another kind, is told nothing.
+ */
+static void
+test_progress(void)
+{
+	static const struct {
+		const char	*meta;
+		const char	*want;	/* the notification, or "" */
+	} cases[] = {
+		{ "{'progressToken':'abc'}",
+		  "{'jsonrpc':'2.0','method':'notifications/progress','params':"
+		  "{'progressToken':'abc','progress':2,'total':10,'message':"
+		  "'half \xc3\xa9'}}\n" },
+		{ "{'progressToken':-12345678901234567}",
+		  "{'jsonrpc':'2.0','method':'notifications/progress','params':"
+		  "{'progressToken':-12345678901234567,'progress':2,'total':10,"
+		  "'message':'half \xc3\xa9'}}\n" },
+		{ "{'progressToken':'a\\u0041'}",
+		  "{'jsonrpc':'2.0','method':'notifications/progress','params':"
+		  "{'progressToken':'a\\u0041','progress':2,'total':10,"
+		  "'message':'half \xc3\xa9'}}\n" },
+		{ "{'progressToken':1.5}", "" },
+		{ "{'progressToken':{'a':1}}", "" },
+		{ "{'progressToken':null}", "" },
+		{ "{'other':1}", "" },
+	};
+	struct tc_proto p;
+	struct ctx c;
+	char line[512], *out;
+	size_t i;
+
+	setup(&p, &c, -1, 0);
+	initialize(&p, TC_PROTO_LATEST);
+	for (i = 0; i < TC_NITEMS(cases); i++) {
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%zu,"
+		    "'method':'test/hold','params':{'_meta':%s}}", 10 + i,
+		    cases[i].meta);
+		expect_silence(&p, line, "progress: held");
+		if (!ok(c.nheld == 1, "progress: case %zu held", i))
+			break;
+		is_int(tc_proto_progress(c.held[0], 2, 10, "half \xc3\xa9"),
+		    cases[i].want[0] != '\0', "progress: case %zu sent or "
+		    "not", i);
+		out = output();
+		is_str(out, dq(cases[i].want), "progress: case %zu", i);
+		free(out);
+		tc_proto_reply(c.held[0], NULL);
+		c.nheld = 0;
+		free(output());
+	}
+	/* No total, no message. */
+	expect_silence(&p, "{'jsonrpc':'2.0','id':99,'method':'test/hold',"
+	    "'params':{'_meta':{'progressToken':7}}}", "progress: held");
+	if (c.nheld == 1) {
+		tc_proto_progress(c.held[0], 0.5, -1, NULL);
+		out = output();
+		is_str(out, dq("{'jsonrpc':'2.0','method':'notifications/"
+		    "progress','params':{'progressToken':7,'progress':0.5}}\n"),
+		    "progress: no total, no message");
+		free(out);
+		tc_proto_reply(c.held[0], NULL);
+		c.nheld = 0;
+		free(output());
+	}
+	teardown(&p, &c);
+}
+
 int
 main(void)
 {
@@ -1330,5 +1400,6 @@ main(void)
 	test_cancel();
 	test_raw_member();
 	test_framing();
+	test_progress();
 	return done_testing();
 }

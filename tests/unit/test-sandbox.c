@@ -24,6 +24,7 @@
 #include "base/err.h"
 #include "policy/policy.h"
 #include "sandbox/sandbox.h"
+#include "sandbox/stream.h"
 #include "tap.h"
 
 /* tests/hostile/hostile_profile.c: a profile for programs, which fork,
@@ -137,11 +138,96 @@ h_badtype(const struct tc_call *call, struct tc_result *res)
 static int
 h_progress(const struct tc_call *call, struct tc_result *res)
 {
-	static const char p[] = "{\"progress\":1,\"total\":2}";
+	int rc = 0;
 
-	(void)call;
-	tc_frame_write(result_pipe(), TC_FRAME_PROGRESS, p, sizeof(p) - 1);
-	tc_result_printf(res, "after progress");
+	rc |= tc_call_progress(call, 1, 3, "one");
+	rc |= tc_call_progress(call, 2, 3, "two");
+	/* Out of order: refused here, and dropped by the server when sent
+	 * all the same. */
+	if (tc_call_progress(call, 2, 3, "again") != TC_EINVAL)
+		rc = -1;
+	call->io->sent = 0;
+	rc |= tc_call_progress(call, 1.5, 3, "backwards");
+	rc |= tc_call_progress(call, 3, -1, "three\xff");
+	rc |= tc_call_output(call, TC_STREAM_STDOUT, "out ", 4);
+	rc |= tc_call_output(call, TC_STREAM_STDERR, "err", 3);
+	tc_result_printf(res, rc == 0 ? "after progress" : "send failed");
+	return 0;
+}
+
+/* Far more progress than a client should be sent. */
+static int
+h_progress_flood(const struct tc_call *call, struct tc_result *res)
+{
+	int i;
+
+	for (i = 1; i <= 1000; i++)
+		tc_call_progress(call, i, 1000, NULL);
+	tc_result_printf(res, "flooded");
+	return 0;
+}
+
+/* Output past the run's ring, then a result. */
+static int
+h_output_flood(const struct tc_call *call, struct tc_result *res)
+{
+	char line[32];
+	int i, n;
+
+	for (i = 0; i < 1000; i++) {
+		n = snprintf(line, sizeof(line), "%04d\n", i);
+		tc_call_output(call, TC_STREAM_STDOUT, line, (size_t)n);
+	}
+	tc_result_printf(res, "done");
+	return 0;
+}
+
+/* Output, then no result before the deadline. */
+static int
+h_output_sleep(const struct tc_call *call, struct tc_result *res)
+{
+	(void)res;
+	tc_call_output(call, TC_STREAM_STDOUT, "partial output\n", 15);
+	sleep(10);
+	return 0;
+}
+
+/* A frame too large for a progress frame. */
+static int
+h_big_progress(const struct tc_call *call, struct tc_result *res)
+{
+	static char big[TC_STREAM_FRAME_MAX + 1];
+
+	(void)res;
+	tc_frame_write(call->io->out_fd, TC_FRAME_PROGRESS, big, sizeof(big));
+	sleep(10);
+	return 0;
+}
+
+/* A job: echoes its input to its output, then answers. */
+static int
+h_echo(const struct tc_call *call, struct tc_result *res)
+{
+	char buf[256];
+	size_t total = 0;
+	ssize_t n;
+
+	while ((n = tc_call_input(call, buf, sizeof(buf))) > 0) {
+		tc_call_output(call, TC_STREAM_STDOUT, buf, (size_t)n);
+		total += (size_t)n;
+	}
+	tc_result_printf(res, "echoed %zu", total);
+	return 0;
+}
+
+/* A call has no input. */
+static int
+h_noinput(const struct tc_call *call, struct tc_result *res)
+{
+	char c;
+
+	tc_result_printf(res, "fd=%d read=%zd", tc_call_input_fd(call),
+	    tc_call_input(call, &c, 1));
 	return 0;
 }
 
@@ -176,6 +262,57 @@ h_grandchild(const struct tc_call *call, struct tc_result *res)
 		return TC_ESYS;
 	line[n] = '\0';
 	tc_result_printf(res, "%s", line);
+	return 0;
+}
+
+/* Returns this process's pid as the test sees it (NSpid's first). */
+static long
+outer_pid(void)
+{
+	char line[256];
+	long outer = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/status", "r")) != NULL) {
+		while (fgets(line, sizeof(line), f) != NULL)
+			if (strncmp(line, "NSpid:", 6) == 0)
+				outer = strtol(line + 6, NULL, 10);
+		fclose(f);
+	}
+	return outer > 0 ? outer : (long)getpid();
+}
+
+/*
+ * Leaves two grandchildren that a process group does not hold: one in a
+ * session of its own, one forked twice (its parent gone), and answers at
+ * once with their pids.
+ */
+static int
+h_detach(const struct tc_call *call, struct tc_result *res)
+{
+	long pids[2] = { 0, 0 };
+	int p[2], i;
+
+	(void)call;
+	if (pipe(p) != 0)
+		return TC_ESYS;
+	for (i = 0; i < 2; i++) {
+		if (fork() != 0)
+			continue;
+		if (i == 1 && fork() != 0)
+			_exit(0);	/* the middle one: gone at once */
+		setsid();
+		pids[0] = outer_pid();
+		(void)!write(p[1], pids, sizeof(long));
+		close(p[1]);
+		sleep(30);
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &pids[0], sizeof(long)) != sizeof(long) ||
+	    read(p[0], &pids[1], sizeof(long)) != sizeof(long))
+		return TC_ESYS;
+	tc_result_printf(res, "%ld %ld", pids[0], pids[1]);
 	return 0;
 }
 
@@ -269,7 +406,16 @@ static const struct tc_tool tools[] = {
 	TOOL("garbage", h_garbage),
 	TOOL("badtype", h_badtype),
 	TOOL("progress", h_progress),
+	TOOL("progress_flood", h_progress_flood),
+	TOOL("output_flood", h_output_flood),
+	TOOL("output_sleep", h_output_sleep),
+	TOOL("big_progress", h_big_progress),
+	TOOL("noinput", h_noinput),
+	{ .name = "echo", .description = "echo", .args = no_args,
+	  .fn = h_echo, .profile = EXEC,
+	  .flags = TC_TOOL_JOB },
 	TOOL("grandchild", h_grandchild),
+	TOOL("detach", h_detach),
 	TOOL("closer", h_closer),
 	TOOL("noisy", h_noisy),
 	TOOL("probe", h_probe),
@@ -420,6 +566,113 @@ test_ok(struct tc_sandbox *sb)
 	tc_run_release(&r);
 }
 
+/* Progress and output before the result: taken as they come, bounded. */
+static void
+test_stream(struct tc_sandbox *sb, struct tc_policy *pol)
+{
+	struct tc_progress p;
+	struct tc_run r;
+	char buf[64], *text;
+	uint64_t from;
+	size_t n;
+	int is_error, i, inc;
+	double last;
+
+	if (run(sb, "progress", &r) == 0) {
+		is_int(r.progress_frames, 4, "progress: 4 frames came");
+		ok(tc_run_take_progress(&r, &p) && p.progress == 1 &&
+		    p.total == 3 && strcmp(p.message, "one") == 0,
+		    "progress: the first, as sent");
+		ok(tc_run_take_progress(&r, &p) && p.progress == 2 &&
+		    strcmp(p.message, "two") == 0, "progress: the second");
+		ok(tc_run_take_progress(&r, &p) && p.progress == 3 &&
+		    p.total < 0, "progress: the one that went backwards "
+		    "was dropped; no total is none");
+		is_str(p.message, "three", "progress: a message cut before "
+		    "its first byte that is not UTF-8");
+		ok(!tc_run_take_progress(&r, &p), "progress: no more");
+		n = tc_ring_read(&r.out, 0, buf, sizeof(buf) - 1, &from);
+		buf[n] = '\0';
+		is_str(buf, "out err", "output: both streams kept, in order");
+		ok(r.out_bytes[0] == 4 && r.out_bytes[1] == 3,
+		    "output: counted per stream");
+	}
+	tc_run_release(&r);
+
+	if (run(sb, "progress_flood", &r) == 0) {
+		is_int(r.progress_frames, 1000, "flood: 1000 frames came");
+		is_int(r.nprogress, TC_PROGRESS_QUEUE, "flood: at most "
+		    "TC_PROGRESS_QUEUE kept");
+		for (i = 0, inc = 1, last = 0; tc_run_take_progress(&r, &p);
+		    i++) {
+			inc &= p.progress > last;
+			last = p.progress;
+		}
+		ok(inc && last == 1000, "flood: increasing, the last one kept");
+	}
+	tc_run_release(&r);
+
+	pol->limits.max_result = 4096;
+	if (run(sb, "output_flood", &r) == 0) {
+		text = take_text(&r, &is_error);
+		is_str(text, "done", "ring: the result is unchanged");
+		free(text);
+		is_int(r.out.end, 5000, "ring: every byte counted");
+		is_int(tc_ring_dropped(&r.out), 5000 - 4096, "ring: kept no "
+		    "more than the result's limit");
+		n = tc_ring_read(&r.out, 0, buf, 10, &from);
+		buf[n] = '\0';
+		ok(from == 5000 - 4096, "ring: a read from 0 says where it "
+		    "began");
+	}
+	tc_run_release(&r);
+	pol->limits.max_result = 1u << 20;
+
+	pol->limits.deadline_ms = 300;
+	expect_failure(sb, "output_sleep", TC_OUT_TIMEOUT,
+	    "deadline of 300 ms\n\nIts output before it ended:\npartial "
+	    "output\n");
+	pol->limits.deadline_ms = 5000;
+	expect_failure(sb, "big_progress", TC_OUT_BADFRAME, "over its size "
+	    "limit");
+
+	if (run(sb, "noinput", &r) == 0) {
+		text = take_text(&r, &is_error);
+		is_str(text, "fd=-1 read=-1", "input: a call has none");
+		free(text);
+	}
+	tc_run_release(&r);
+}
+
+/* A job's input: written by the server, read by the child. */
+static void
+test_input(struct tc_sandbox *sb, struct tc_policy *pol)
+{
+	struct tc_call call = { .tool = tool("echo"), .policy = pol };
+	struct tc_run r;
+	char buf[64], *text;
+	uint64_t from;
+	size_t n;
+	int is_error;
+
+	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "echo: start"))
+		return;
+	ok(r.in_fd >= 0, "echo: a job has an input");
+	is_int(tc_run_input(&r, "hello ", 6, 0), 0, "echo: input");
+	is_int(tc_run_input(&r, "world", 5, 1), 0, "echo: input, closed");
+	is_int(tc_run_input(&r, "more", 4, 0), TC_EINVAL, "echo: no input "
+	    "once closed");
+	tc_run_wait(&r);
+	text = take_text(&r, &is_error);
+	is_str(text, "echoed 11", "echo: the child read it all, then its "
+	    "end");
+	free(text);
+	n = tc_ring_read(&r.out, 0, buf, sizeof(buf) - 1, &from);
+	buf[n] = '\0';
+	is_str(buf, "hello world", "echo: and sent it back as output");
+	tc_run_release(&r);
+}
+
 static void
 test_failures(struct tc_sandbox *sb, struct tc_policy *pol)
 {
@@ -546,6 +799,36 @@ test_leftovers(struct tc_sandbox *sb, struct tc_policy *pol)
 	}
 	tc_run_release(&r);
 	pol->limits.deadline_ms = 5000;
+}
+
+/*
+ * Without namespaces (no PID namespace ends the call's processes), the
+ * keeper alone kills what left the process group: a grandchild in a
+ * session of its own and one forked twice.
+ */
+static void
+test_keeper(struct tc_sandbox *sb)
+{
+	unsigned long ns = sb->ns_flags;
+	struct tc_run r;
+	char *text, *end;
+	long a, b;
+	int is_error;
+
+	sb->ns_flags = 0;
+	if (run(sb, "detach", &r) == 0) {
+		text = take_text(&r, &is_error);
+		a = strtol(text, &end, 10);
+		b = strtol(end, &end, 10);
+		if (ok(*end == '\0' && a > 0 && b > 0, "keeper: the pids")) {
+			expect_killed((pid_t)a, "keeper: the setsid grandchild");
+			expect_killed((pid_t)b, "keeper: the double-forked one");
+		} else
+			printf("#   got '%s'\n", text);
+		free(text);
+	}
+	tc_run_release(&r);
+	sb->ns_flags = ns;
 }
 
 static void
@@ -914,9 +1197,12 @@ main(void)
 	    "the test's tool table is valid");
 
 	test_ok(&sb);
+	test_stream(&sb, &pol);
+	test_input(&sb, &pol);
 	test_failures(&sb, &pol);
 	test_cancel(&sb, &pol);
 	test_leftovers(&sb, &pol);
+	test_keeper(&sb);
 	test_confinement(&sb);
 	test_standby(&sb);
 	test_pool(&sb);
