@@ -224,3 +224,16 @@ tc_text_fmt(char *buf, size_t size, const char *fmt, ...)
 	va_end(ap);
 	return n;
 }
+
+char *
+tc_text_alloc(const char *fmt, ...)
+{
+	va_list ap;
+	char *m;
+	int rc;
+
+	va_start(ap, fmt);
+	rc = vasprintf(&m, fmt, ap);
+	va_end(ap);
+	return rc < 0 ? NULL : m;
+}

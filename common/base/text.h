@@ -97,4 +97,9 @@ size_t	tc_text_fmt(char *buf, size_t size, const char *fmt, ...)
 size_t	tc_text_vfmt(char *buf, size_t size, const char *fmt, va_list ap)
 	    __attribute__((format(printf, 3, 0)));
 
+/* Returns a new string formatted as printf(3) does (the caller frees
+ * it), or NULL when out of memory. */
+char	*tc_text_alloc(const char *fmt, ...)
+	    __attribute__((format(printf, 1, 2)));
+
 #endif /* TC_TEXT_H */

@@ -37,19 +37,6 @@
 
 extern char **environ;
 
-/* Refuses |c| before it runs, recording who decided and why. */
-void
-tc_srv_deny(struct srv *s, struct call *c, const char *by, const char *rule,
-    const char *msg)
-{
-	struct tc_diag d TC_UNINIT;
-
-	tc_diag_init(&d);
-	if (tc_record_call(s, c, "denied", by, rule, msg, &d) != 0)
-		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
-	tc_srv_refuse(s, c, msg);
-}
-
 /*
  * Opens the first |n| components of |v| beneath root |root|, O_PATH,
  * following symbolic links within the root (a directory unless |n| is
@@ -469,7 +456,7 @@ collect_subjects(struct srv *s, struct call *c)
 	if ((rc = t->subjects(&ctx, c->call.args, &more, &d)) != 0) {
 		if (d.msg[0] == '\0')
 			tc_text_fmt(d.msg, sizeof(d.msg), "%s", tc_strerror(rc));
-		msg = rc == TC_EINVAL ? tc_srv_msg_new("invalid arguments for "
+		msg = rc == TC_EINVAL ? tc_text_alloc("invalid arguments for "
 		    "'%s': %s", t->name, d.msg) : NULL;
 		tc_srv_deny(s, c, rc == TC_EDENIED ? "policy" : rc == TC_ENOMEM ?
 		    "server" : "validation", NULL, msg != NULL ? msg : d.msg);
@@ -664,7 +651,7 @@ tc_srv_new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 	c->pfd = -1;
 	tc_run_init(&c->run);
 	if (req->has_nul) {
-		msg = tc_srv_msg_new("invalid arguments for '%s': strings must not "
+		msg = tc_text_alloc("invalid arguments for '%s': strings must not "
 		    "contain U+0000", t->name);
 		tc_srv_deny(s, c, "validation", NULL, msg != NULL ? msg :
 		    "invalid arguments");
@@ -672,7 +659,7 @@ tc_srv_new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 		return;
 	}
 	if (tc_args_check(t->args, args, &d) != 0) {
-		msg = tc_srv_msg_new("invalid arguments for '%s': %s", t->name,
+		msg = tc_text_alloc("invalid arguments for '%s': %s", t->name,
 		    d.msg);
 		tc_srv_deny(s, c, "validation", NULL, msg != NULL ? msg :
 		    "invalid arguments");
@@ -680,7 +667,7 @@ tc_srv_new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 		return;
 	}
 	if (s->nqueued + s->nasking + s->nheld >= MAX_QUEUED) {
-		msg = tc_srv_msg_new("the server is busy with %u calls and %u "
+		msg = tc_text_alloc("the server is busy with %u calls and %u "
 		    "waiting; try again when one has finished", s->ncalls,
 		    s->nqueued + s->nasking + s->nheld);
 		tc_srv_deny(s, c, "busy", NULL, msg != NULL ? msg :

@@ -155,29 +155,6 @@ tc_srv_append_call(struct call ***tail, struct call *c)
 }
 
 
-void
-tc_srv_free_call(struct call *c)
-{
-	size_t i;
-
-	for (i = 0; i < c->npaths; i++) {
-		free(c->abs[i]);
-		free(c->rel[i]);
-	}
-	free(c->abs);
-	free(c->rel);
-	free(c->consent_hit);
-	tc_subjects_release(&c->subjects);
-	for (i = 0; i < c->npins; i++)
-		free(c->pins[i].rel);
-	free(c->pins);
-	free(c->unconsented);
-	free(c->consent);
-	free(c->resource_uri);
-	cJSON_Delete(c->own_args);
-	free(c);
-}
-
 /* Answers a resources/read that could not be served. */
 static void
 resource_error(struct call *c, int code, const char *msg)
@@ -216,24 +193,24 @@ answer_unrun(struct call *c, int code, const char *msg)
  * a path taken only when something failed.  The caller frees it.
  */
 
-char *
-tc_srv_msg_new(const char *fmt, ...)
-{
-	va_list ap;
-	char *m;
-	int rc;
-
-	va_start(ap, fmt);
-	rc = vasprintf(&m, fmt, ap);
-	va_end(ap);
-	return rc < 0 ? NULL : m;
-}
-
 void
 tc_srv_refuse(struct srv *s, struct call *c, const char *msg)
 {
 	(void)s;
 	answer_unrun(c, TC_RPC_RESOURCE_NOT_FOUND, msg);
+}
+
+/* Refuses |c| before it runs, recording who decided and why. */
+void
+tc_srv_deny(struct srv *s, struct call *c, const char *by, const char *rule,
+    const char *msg)
+{
+	struct tc_diag d TC_UNINIT;
+
+	tc_diag_init(&d);
+	if (tc_record_call(s, c, "denied", by, rule, msg, &d) != 0)
+		tc_log(TC_LOG_ERROR, "audit: %s", d.msg);
+	tc_srv_refuse(s, c, msg);
 }
 
 void
@@ -282,7 +259,7 @@ start_call(struct srv *s, struct call *c)
 	}
 	if (tc_run_start(&c->run, &s->sb, &c->call, &d) != 0) {
 		tc_log(TC_LOG_ERROR, "cannot start a call: %s", d.msg);
-		msg = tc_srv_msg_new("the call could not be started: %s", d.msg);
+		msg = tc_text_alloc("the call could not be started: %s", d.msg);
 		tc_srv_end_unstarted(s, c, TC_OUT_SPAWN, msg != NULL ? msg :
 		    "the call could not be started: out of memory");
 		free(msg);
@@ -296,6 +273,7 @@ start_call(struct srv *s, struct call *c)
 		s->ncalls++;
 	}
 	tc_jobs_add(&s->jobs, c);
+	tc_srv_finish_done(s);
 }
 
 /* Starts queued calls while there are free slots. */
@@ -344,7 +322,7 @@ tc_srv_admit(struct srv *s, struct call *c)
 	    &d) != 0) {
 		tc_log(TC_LOG_ERROR, "audit: %s: refusing calls until a "
 		    "record can be written", d.msg);
-		msg = tc_srv_msg_new("The call was not run: its record could not "
+		msg = tc_text_alloc("The call was not run: its record could not "
 		    "be written to the audit log (%s), and nothing runs "
 		    "unrecorded. Tell the user.", d.msg);
 		tc_srv_fail(s, c, msg != NULL ? msg : "The call was not run: "
@@ -506,4 +484,13 @@ tc_srv_settled(struct srv *s)
 		else
 			tc_srv_refuse(s, c, refusal);
 	}
+}
+
+void
+tc_srv_finish_done(struct srv *s)
+{
+	struct call *c;
+
+	while ((c = tc_jobs_take_done(&s->jobs)) != NULL)
+		tc_srv_finish(s, c);
 }

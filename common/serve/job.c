@@ -219,6 +219,7 @@ tc_jobs_init(struct tc_jobs *j, struct srv *s)
 	memset(j, 0, sizeof(*j));
 	j->srv = s;
 	j->next_id = 1;
+	j->done_tail = &j->done;
 }
 
 static struct tc_job *
@@ -259,6 +260,28 @@ unlink_call(struct srv *s, struct call *c)
 		}
 }
 
+/* Hands |c|, whose run ended, to the serving side to answer. */
+static void
+done(struct tc_jobs *j, struct call *c)
+{
+	c->next = NULL;
+	*j->done_tail = c;
+	j->done_tail = &c->next;
+}
+
+struct call *
+tc_jobs_take_done(struct tc_jobs *j)
+{
+	struct call *c;
+
+	if ((c = j->done) == NULL)
+		return NULL;
+	if ((j->done = c->next) == NULL)
+		j->done_tail = &j->done;
+	c->next = NULL;
+	return c;
+}
+
 void
 tc_jobs_add(struct tc_jobs *j, struct call *c)
 {
@@ -276,7 +299,7 @@ tc_jobs_add(struct tc_jobs *j, struct call *c)
 			j->srv->ncalls++;	/* tc_srv_finish() counts it */
 		else
 			unlink_call(j->srv, c);
-		tc_srv_finish(j->srv, c);
+		done(j, c);
 		return;
 	}
 	job->call = c;
@@ -326,9 +349,9 @@ tc_jobs_full(const struct tc_jobs *j)
 	if (j->running < pol->max_jobs)
 		return NULL;
 	if (pol->max_jobs == 0)
-		m = tc_srv_msg_new("the policy allows no jobs ('jobs 0')");
+		m = tc_text_alloc("the policy allows no jobs ('jobs 0')");
 	else
-		m = tc_srv_msg_new("%u jobs are running, as many as the policy "
+		m = tc_text_alloc("%u jobs are running, as many as the policy "
 		    "allows at once; stop one with %s, or wait for one to "
 		    "end (%s shows them)", j->running, tool_named(j,
 		    TC_TOOL_JOB_STOP, "the job tools"), tool_named(j,
@@ -599,7 +622,7 @@ end_job(struct tc_jobs *j, struct tc_job *job, struct tc_job **jp)
 		j->n--;
 		unlink_call(j->srv, c);
 		free_job(job);
-		tc_srv_finish(j->srv, c);
+		done(j, c);
 		return;
 	}
 	settle(job);

@@ -94,6 +94,11 @@ struct tc_jobs {
 	unsigned		 n;		/* in the table */
 	unsigned		 running;	/* jobs (detached) running */
 	unsigned long long	 next_id;
+	/* Calls whose runs ended, for the serving side to answer
+	 * (tc_jobs_take_done()): the table never answers a call's run
+	 * itself. */
+	struct call		*done;
+	struct call		**done_tail;
 };
 
 /* Makes an empty table for server |s|. */
@@ -116,6 +121,14 @@ int	tc_jobs_pollfds(struct tc_jobs *j, struct pollfd *pfd);
  */
 void	tc_jobs_step(struct tc_jobs *j, const struct pollfd *pfd, int npfd,
 	    int64_t now_ms);
+
+/*
+ * Takes the first call whose run ended (and that is no job: a job keeps
+ * its result for read_output) off the table, for the caller to answer
+ * (tc_srv_finish()); NULL when there is none.  After tc_jobs_step(),
+ * tc_jobs_add() and tc_jobs_stop_all().
+ */
+struct call *tc_jobs_take_done(struct tc_jobs *j);
 
 /* Returns the earliest time tc_jobs_step() must run, or -1 for none. */
 int64_t	tc_jobs_next_deadline(const struct tc_jobs *j);

@@ -203,6 +203,7 @@ jobs_step(void *ctx, struct pollfd *pfd, int n, int64_t now_ms)
 	struct srv *s = ctx;
 
 	tc_jobs_step(&s->jobs, pfd, n, now_ms);
+	tc_srv_finish_done(s);
 }
 
 static int64_t
@@ -359,6 +360,7 @@ tc_srv_stop_all(struct srv *s)
 		    "before the call started");
 	}
 	tc_jobs_stop_all(&s->jobs);
+	tc_srv_finish_done(s);
 }
 
 void

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/text.h"
 #include "protocol/protocol.h"
 #include "serve/server-int.h"
 #include "serve/server.h"
@@ -77,7 +78,7 @@ not_found(struct tc_request *req, const char *uri, const char *msg)
 	char *m;
 
 	cJSON_AddStringToObject(data, "uri", uri);
-	m = tc_srv_msg_new("resource not found: %s", msg);
+	m = tc_text_alloc("resource not found: %s", msg);
 	tc_proto_error_data(req, TC_RPC_RESOURCE_NOT_FOUND, m != NULL ? m :
 	    "resource not found", data);
 	free(m);

@@ -146,12 +146,15 @@ struct srv {
 /* Calls waiting for a free slot, at most. */
 #define MAX_QUEUED	256
 
+/* --- call.c --- */
+
+/* Frees |c| and everything it owns (not its request, nor its run). */
+void	tc_srv_free_call(struct call *c);
+
 /* --- calls.c --- */
 void	tc_srv_append_call(struct call ***tail, struct call *c);
 int	tc_srv_unlink_call(struct call **head, struct call ***tail, struct call *c);
 struct call *	tc_srv_find_call(struct srv *s, const char *id_key);
-char	*tc_srv_msg_new(const char *fmt, ...)
-	    __attribute__((format(printf, 1, 2)));
 void	tc_srv_end_unstarted(struct srv *s, struct call *c, enum tc_run_outcome outcome, const char *msg);
 void	tc_srv_finish(struct srv *s, struct call *c);
 void	tc_srv_start_queued(struct srv *s);
@@ -162,7 +165,6 @@ const struct tc_tool *	tc_srv_resource_tool(const struct srv *s);
 
 /* --- admission.c --- */
 void	tc_srv_decide(struct srv *s, struct call *c);
-void	tc_srv_deny(struct srv *s, struct call *c, const char *by, const char *rule, const char *msg);
 void	tc_srv_new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t, cJSON *args, char *uri);
 void	tc_srv_tools_call(void *ctx, struct tc_request *req);
 /* Decides the calls held for the client's roots, in the order they came,
@@ -248,6 +250,11 @@ void	tc_srv_admit(struct srv *s, struct call *c);
 /* Answers |c| with an isError result saying |msg| and frees it. */
 void	tc_srv_refuse(struct srv *s, struct call *c, const char *msg);
 
+/* The same, after writing its "call" record: "denied" by |by| ("policy",
+ * "limit", ...) under |rule|, because |msg|. */
+void	tc_srv_deny(struct srv *s, struct call *c, const char *by,
+	    const char *rule, const char *msg);
+
 /*
  * The same for a call that could not be run for a reason of the server's
  * own (a fork that failed, an audit log that cannot be written): a
@@ -263,7 +270,10 @@ void	tc_srv_fail(struct srv *s, struct call *c, const char *msg);
  */
 void	tc_srv_settled(struct srv *s);
 
-void	tc_srv_free_call(struct call *c);
+/* Answers each call whose run the job table says has ended
+ * (tc_jobs_take_done()). */
+void	tc_srv_finish_done(struct srv *s);
+
 
 /* --- start.c --- */
 
