@@ -33,9 +33,6 @@ WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
 	   -Wmissing-prototypes -Wmissing-declarations -Wpointer-arith \
 	   -Wwrite-strings -Wvla -Wformat=2 -Wformat-nonliteral \
 	   -Wimplicit-fallthrough -Wundef -Wcast-qual -Wnull-dereference
-# Tool tables (tools.h) are positional and end with optional members (a
-# tool's subjects callback): an entry that stops before them has none.
-WARN	+= -Wno-missing-field-initializers
 HARDEN	 = -D_FORTIFY_SOURCE=3 -fstack-protector-strong \
 	   -fstack-clash-protection -fPIE -ftrivial-auto-var-init=zero
 ifeq ($(shell uname -m),x86_64)

@@ -512,133 +512,157 @@ static const char delete_file_out[] =
 #define RO	(TC_TOOL_READONLY | TC_TOOL_IDEMPOTENT)
 
 static const struct tc_tool fs_tools[] = {
-	{ "list_allowed_directories", "List allowed directories",
-	  "List the directories this server may access and whether each is "
-	  "read-only or read-write.",
-	  no_args, list_allowed_out, fs_list_allowed_directories,
-	  &fs_read_profile, RO },
-	{ "read_text_file", "Read text file",
-	  "Read a text file as UTF-8. Use head or tail for the first or last "
-	  "N lines, or offset and limit for a range of lines; at most "
-	  "max_bytes (default 64 KiB) are returned, and a truncated read says "
-	  "where to continue. Bytes that are not UTF-8 are replaced by U+FFFD.",
-	  read_text_file_args, read_text_file_out, fs_read_text_file,
-	  &fs_read_profile, RO },
-	{ "read_file", "Read file (deprecated)",
-	  "Deprecated: use read_text_file, which this is an alias of.",
-	  read_text_file_args, read_text_file_out, fs_read_text_file,
-	  &fs_read_profile, RO | TC_TOOL_ALIAS },
-	{ "list_directory", "List directory",
-	  "List a directory's entries in name order, each marked [DIR], "
-	  "[FILE], [LINK] or [OTHER] (in structured content, a regular "
-	  "file is its name alone, anything else {name, type}); at most "
-	  "limit (default 2000) entries, with offset to page through larger "
-	  "ones. Entries the policy denies are left out and not counted.",
-	  list_directory_args, list_directory_out, fs_list_directory,
-	  &fs_read_profile, RO },
-	{ "get_file_info", "Get file info",
-	  "Get a file's or directory's type, size, permissions, owner and "
-	  "times, without reading its contents.",
-	  path_arg, get_file_info_out, fs_get_file_info,
-	  &fs_read_profile, RO },
+	{ .name = "list_allowed_directories",
+	  .title = "List allowed directories",
+	  .description = "List the directories this server may access and "
+	      "whether each is read-only or read-write.",
+	  .args = no_args, .output_schema = list_allowed_out,
+	  .fn = fs_list_allowed_directories, .profile = &fs_read_profile,
+	  .flags = RO },
+	{ .name = "read_text_file", .title = "Read text file",
+	  .description = "Read a text file as UTF-8. Use head or tail for the "
+	      "first or last N lines, or offset and limit for a range of "
+	      "lines; at most max_bytes (default 64 KiB) are returned, and a "
+	      "truncated read says where to continue. Bytes that are not "
+	      "UTF-8 are replaced by U+FFFD.",
+	  .args = read_text_file_args, .output_schema = read_text_file_out,
+	  .fn = fs_read_text_file, .profile = &fs_read_profile, .flags = RO },
+	{ .name = "read_file", .title = "Read file (deprecated)",
+	  .description = "Deprecated: use read_text_file, which this is an "
+	      "alias of.",
+	  .args = read_text_file_args, .output_schema = read_text_file_out,
+	  .fn = fs_read_text_file, .profile = &fs_read_profile,
+	  .flags = RO | TC_TOOL_ALIAS },
+	{ .name = "list_directory", .title = "List directory",
+	  .description = "List a directory's entries in name order, each "
+	      "marked [DIR], [FILE], [LINK] or [OTHER] (in structured "
+	      "content, a regular file is its name alone, anything else "
+	      "{name, type}); at most limit (default 2000) entries, with "
+	      "offset to page through larger ones. Entries the policy denies "
+	      "are left out and not counted.",
+	  .args = list_directory_args, .output_schema = list_directory_out,
+	  .fn = fs_list_directory, .profile = &fs_read_profile, .flags = RO },
+	{ .name = "get_file_info", .title = "Get file info",
+	  .description = "Get a file's or directory's type, size, "
+	      "permissions, owner and times, without reading its contents.",
+	  .args = path_arg, .output_schema = get_file_info_out,
+	  .fn = fs_get_file_info, .profile = &fs_read_profile, .flags = RO },
 	/* fs_read.c */
-	{ "read_media_file", "Read media file",
-	  "Read an image or audio file and return it as an image or audio "
-	  "content item (base64, with its MIME type, checked against the "
-	  "file's first bytes); any other file comes as an embedded resource "
-	  "blob. Files larger than max_bytes (default 7 MiB, at most "
-	  "32 MiB) are refused.",
-	  read_media_file_args, NULL, fs_read_media_file,
-	  &fs_read_profile, RO },
-	{ "read_multiple_files", "Read multiple files",
-	  "Read up to 1024 text files at once, each as read_text_file would "
-	  "(at most max_bytes of each, default 64 KiB, and max_total_bytes "
-	  "of all, default 256 KiB). A file that cannot be read is reported "
-	  "in its place and does not stop the others; a truncated file says "
-	  "the offset to continue it with read_text_file.",
-	  read_multiple_files_args, read_multiple_files_out,
-	  fs_read_multiple_files, &fs_read_profile, RO },
-	{ "list_directory_with_sizes", "List directory with sizes",
-	  "List a directory's entries with the size of each file, sorted by "
-	  "name or by size, with totals for the whole directory; at most "
-	  "limit (default 2000) entries, with offset to page through larger "
-	  "ones. Entries the policy denies are left out and not counted.",
-	  list_directory_with_sizes_args, list_directory_with_sizes_out,
-	  fs_list_directory_with_sizes, &fs_read_profile, RO },
+	{ .name = "read_media_file", .title = "Read media file",
+	  .description = "Read an image or audio file and return it as an "
+	      "image or audio content item (base64, with its MIME type, "
+	      "checked against the file's first bytes); any other file comes "
+	      "as an embedded resource blob. Files larger than max_bytes "
+	      "(default 7 MiB, at most 32 MiB) are refused.",
+	  .args = read_media_file_args, .output_schema = NULL,
+	  .fn = fs_read_media_file, .profile = &fs_read_profile, .flags = RO },
+	{ .name = "read_multiple_files", .title = "Read multiple files",
+	  .description = "Read up to 1024 text files at once, each as "
+	      "read_text_file would (at most max_bytes of each, default 64 "
+	      "KiB, and max_total_bytes of all, default 256 KiB). A file that "
+	      "cannot be read is reported in its place and does not stop the "
+	      "others; a truncated file says the offset to continue it with "
+	      "read_text_file.",
+	  .args = read_multiple_files_args,
+	  .output_schema = read_multiple_files_out,
+	  .fn = fs_read_multiple_files, .profile = &fs_read_profile,
+	  .flags = RO },
+	{ .name = "list_directory_with_sizes",
+	  .title = "List directory with sizes",
+	  .description = "List a directory's entries with the size of each "
+	      "file, sorted by name or by size, with totals for the whole "
+	      "directory; at most limit (default 2000) entries, with offset "
+	      "to page through larger ones. Entries the policy denies are "
+	      "left out and not counted.",
+	  .args = list_directory_with_sizes_args,
+	  .output_schema = list_directory_with_sizes_out,
+	  .fn = fs_list_directory_with_sizes, .profile = &fs_read_profile,
+	  .flags = RO },
 	/* --- the walking tools (fs_walk.c) --- */
-	{ "directory_tree", "Directory tree",
-	  "Show a directory's tree in name order: as text, an outline "
-	  "(two spaces a level, a '/' after directory names); as structured "
-	  "content, JSON: a regular file as its name, anything else as "
-	  "{name, type}, a directory with children. Bounded: maxDepth levels "
-	  "(default 8) and maxEntries entries (default 2000); a directory "
-	  "cut short has a bracketed line under it in the outline and "
-	  "\"truncated\": true in the JSON. Symlinks are shown, never "
-	  "followed; entries the policy denies are left out.",
-	  directory_tree_args, directory_tree_out, fs_directory_tree,
-	  &fs_read_profile, RO },
-	{ "search_files", "Search files by name",
-	  "Find files and directories whose path matches a glob: \"*.ts\" "
-	  "at any depth, \"src/*.ts\" directly in src, \"**\" for any "
-	  "number of levels. Returns full paths, one per line, in name "
-	  "order; at most maxResults (default 1000), with offset to page. "
-	  "Symlinks are not followed; denied entries are left out.",
-	  search_files_args, search_files_out, fs_search_files,
-	  &fs_read_profile, RO },
-	{ "search_file_contents", "Search file contents",
-	  "Find lines containing a text (or, with regex=true, a PCRE2 "
-	  "Perl-compatible regex; a line it takes too long on is skipped "
-	  "and counted in slow_lines) in the files under a directory, "
-	  "like grep -rn: "
-	  "\"path:line:text\", with contextLines around each match. Binary "
-	  "files, files over maxFileBytes, symlinks and special files are "
-	  "skipped; at most maxResults matches (default 500) within "
-	  "timeBudget ms (default 5000), with offset to continue.",
-	  search_file_contents_args, search_file_contents_out,
-	  fs_search_file_contents, &fs_read_profile, RO },
+	{ .name = "directory_tree", .title = "Directory tree",
+	  .description = "Show a directory's tree in name order: as text, an "
+	      "outline (two spaces a level, a '/' after directory names); as "
+	      "structured content, JSON: a regular file as its name, anything "
+	      "else as {name, type}, a directory with children. Bounded: "
+	      "maxDepth levels (default 8) and maxEntries entries (default "
+	      "2000); a directory cut short has a bracketed line under it in "
+	      "the outline and \"truncated\": true in the JSON. Symlinks are "
+	      "shown, never followed; entries the policy denies are left out.",
+	  .args = directory_tree_args, .output_schema = directory_tree_out,
+	  .fn = fs_directory_tree, .profile = &fs_read_profile, .flags = RO },
+	{ .name = "search_files", .title = "Search files by name",
+	  .description = "Find files and directories whose path matches a "
+	      "glob: \"*.ts\" at any depth, \"src/*.ts\" directly in src, "
+	      "\"**\" for any number of levels. Returns full paths, one per "
+	      "line, in name order; at most maxResults (default 1000), with "
+	      "offset to page. Symlinks are not followed; denied entries are "
+	      "left out.",
+	  .args = search_files_args, .output_schema = search_files_out,
+	  .fn = fs_search_files, .profile = &fs_read_profile, .flags = RO },
+	{ .name = "search_file_contents", .title = "Search file contents",
+	  .description = "Find lines containing a text (or, with regex=true, "
+	      "a PCRE2 Perl-compatible regex; a line it takes too long on is "
+	      "skipped and counted in slow_lines) in the files under a "
+	      "directory, like grep -rn: \"path:line:text\", with "
+	      "contextLines around each match. Binary files, files over "
+	      "maxFileBytes, symlinks and special files are skipped; at most "
+	      "maxResults matches (default 500) within timeBudget ms (default "
+	      "5000), with offset to continue.",
+	  .args = search_file_contents_args,
+	  .output_schema = search_file_contents_out,
+	  .fn = fs_search_file_contents, .profile = &fs_read_profile,
+	  .flags = RO },
 	/* The write tools (fs_write.c, fs_edit.c), offered only while a
 	 * directory is writable (fs_offered()). */
-	{ "write_file", "Write file",
-	  "Create a file, or replace one whole, under a read-write directory. "
-	  "The content is written to a new file beside it and renamed over "
-	  "it, so the file is never seen half written. A symbolic link, or a "
-	  "file with more than one hard link, is refused, never followed.",
-	  write_file_args, write_file_out, fs_write_file,
-	  &fs_write_profile, TC_TOOL_DESTRUCTIVE | TC_TOOL_IDEMPOTENT },
-	{ "edit_file", "Edit file",
-	  "Replace exact text in a file: each edit's oldText must occur "
-	  "exactly once (or set replaceAll). Edits apply in order; if one "
-	  "fails nothing is written, and the error shows the closest text "
-	  "and any difference in blanks or line endings. Returns a unified "
-	  "diff; dryRun returns it without writing.",
-	  edit_file_args, edit_file_out, fs_edit_file,
-	  &fs_write_profile, TC_TOOL_DESTRUCTIVE },
-	{ "create_directory", "Create directory",
-	  "Create a directory and any missing parents under a read-write "
-	  "directory; succeeds if it already exists.",
-	  path_arg, create_directory_out, fs_create_directory,
-	  &fs_write_profile, TC_TOOL_IDEMPOTENT },
-	{ "move_file", "Move file",
-	  "Move or rename a file or directory within the read-write "
-	  "directories. An existing destination is refused unless overwrite "
-	  "is set.",
-	  move_file_args, move_file_out, fs_move_file,
-	  &fs_write_profile, TC_TOOL_DESTRUCTIVE },
-	{ "delete_file", "Delete file",
-	  "Delete a file or a symbolic link (the link, not what it points "
-	  "to) under a read-write directory; with directory: true also an "
-	  "empty directory. Never a directory that is not empty.",
-	  delete_file_args, delete_file_out, fs_delete_file,
-	  &fs_write_profile, TC_TOOL_DESTRUCTIVE },
+	{ .name = "write_file", .title = "Write file",
+	  .description = "Create a file, or replace one whole, under a "
+	      "read-write directory. The content is written to a new file "
+	      "beside it and renamed over it, so the file is never seen half "
+	      "written. A symbolic link, or a file with more than one hard "
+	      "link, is refused, never followed.",
+	  .args = write_file_args, .output_schema = write_file_out,
+	  .fn = fs_write_file, .profile = &fs_write_profile,
+	  .flags = TC_TOOL_DESTRUCTIVE | TC_TOOL_IDEMPOTENT },
+	{ .name = "edit_file", .title = "Edit file",
+	  .description = "Replace exact text in a file: each edit's oldText "
+	      "must occur exactly once (or set replaceAll). Edits apply in "
+	      "order; if one fails nothing is written, and the error shows "
+	      "the closest text and any difference in blanks or line endings. "
+	      "Returns a unified diff; dryRun returns it without writing.",
+	  .args = edit_file_args, .output_schema = edit_file_out,
+	  .fn = fs_edit_file, .profile = &fs_write_profile,
+	  .flags = TC_TOOL_DESTRUCTIVE },
+	{ .name = "create_directory", .title = "Create directory",
+	  .description = "Create a directory and any missing parents under a "
+	      "read-write directory; succeeds if it already exists.",
+	  .args = path_arg, .output_schema = create_directory_out,
+	  .fn = fs_create_directory, .profile = &fs_write_profile,
+	  .flags = TC_TOOL_IDEMPOTENT },
+	{ .name = "move_file", .title = "Move file",
+	  .description = "Move or rename a file or directory within the "
+	      "read-write directories. An existing destination is refused "
+	      "unless overwrite is set.",
+	  .args = move_file_args, .output_schema = move_file_out,
+	  .fn = fs_move_file, .profile = &fs_write_profile,
+	  .flags = TC_TOOL_DESTRUCTIVE },
+	{ .name = "delete_file", .title = "Delete file",
+	  .description = "Delete a file or a symbolic link (the link, not "
+	      "what it points to) under a read-write directory; with "
+	      "directory: true also an empty directory. Never a directory "
+	      "that is not empty.",
+	  .args = delete_file_args, .output_schema = delete_file_out,
+	  .fn = fs_delete_file, .profile = &fs_write_profile,
+	  .flags = TC_TOOL_DESTRUCTIVE },
 	/* Not a tool: what resources/read runs for a file:// URI (only
 	 * "path" is given; a directory is listed through list_directory,
 	 * hence its arguments).  The policy switches resources off with
 	 * "tool read_resource off". */
-	{ "read_resource", "Read resource",
-	  "Read a file whole (as text if it is UTF-8, else base64) or list "
-	  "a directory, for resources/read.",
-	  list_directory_args, read_resource_out, fs_read_resource,
-	  &fs_read_profile, RO | TC_TOOL_RESOURCE },
+	{ .name = "read_resource", .title = "Read resource",
+	  .description = "Read a file whole (as text if it is UTF-8, else "
+	      "base64) or list a directory, for resources/read.",
+	  .args = list_directory_args, .output_schema = read_resource_out,
+	  .fn = fs_read_resource, .profile = &fs_read_profile,
+	  .flags = RO | TC_TOOL_RESOURCE },
 };
 
 /* --- The server --- */

@@ -106,18 +106,22 @@ static const struct tc_profile fz_read = { .name = "fuzz-read" };
 static const struct tc_profile fz_write = { .name = "fuzz-write" };
 
 static const struct tc_tool fz_tools[] = {
-	{ "read_text_file", "Read", "Reads a text file.", fz_read_args,
-	  "{\"type\":\"object\"}", never_runs, &fz_read,
-	  TC_TOOL_READONLY },
-	{ "write_file", "Write", "Writes a file.", fz_write_args,
-	  "{\"type\":\"object\"}", never_runs, &fz_write,
-	  TC_TOOL_DESTRUCTIVE },
-	{ "query", "Query", "Runs a statement.", fz_query_args,
-	  "{\"type\":\"object\"}", never_runs, &fz_read,
-	  TC_TOOL_READONLY },
-	{ "read_resource", "Resource", "Reads a resource.", fz_path_args,
-	  "{\"type\":\"object\"}", never_runs, &fz_read,
-	  TC_TOOL_READONLY | TC_TOOL_RESOURCE },
+	{ .name = "read_text_file", .title = "Read",
+	  .description = "Reads a text file.", .args = fz_read_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = never_runs,
+	  .profile = &fz_read, .flags = TC_TOOL_READONLY },
+	{ .name = "write_file", .title = "Write",
+	  .description = "Writes a file.", .args = fz_write_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = never_runs,
+	  .profile = &fz_write, .flags = TC_TOOL_DESTRUCTIVE },
+	{ .name = "query", .title = "Query",
+	  .description = "Runs a statement.", .args = fz_query_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = never_runs,
+	  .profile = &fz_read, .flags = TC_TOOL_READONLY },
+	{ .name = "read_resource", .title = "Resource",
+	  .description = "Reads a resource.", .args = fz_path_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = never_runs,
+	  .profile = &fz_read, .flags = TC_TOOL_READONLY | TC_TOOL_RESOURCE },
 };
 
 /* resources/read: a file:// URI is read_resource's path. */

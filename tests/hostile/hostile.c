@@ -321,23 +321,30 @@ static const char out_schema[] =
 
 #define HOSTILE	(TC_TOOL_DESTRUCTIVE | TC_TOOL_OPEN_WORLD)
 
-#define TOOL(name, fn, args, prof, what)				\
-	{ (name), NULL, (what), (args), out_schema, (fn), (prof), HOSTILE }
+#define TOOL(n, f, a, prof, what)					\
+	{ .name = (n), .description = (what), .args = (a),		\
+	  .output_schema = out_schema, .fn = (f), .profile = (prof),	\
+	  .flags = HOSTILE }
 #define FS	(&hostile_fs_read)
 #define WR	(&hostile_fs_write)
 #define EX	(&hostile_exec)
 #define SQ	(&hostile_sqlite)
 
 static const struct tc_tool hostile_tools[] = {
-	{ "hello", "Hello", "A benign call: proves the server still serves.",
-	  no_args, out_schema, hs_hello, FS, TC_TOOL_READONLY },
-	{ "echo_args", "Echo arguments", "Returns a number, a nullable "
-	  "string, scalar parameters and an environment as the handler read "
-	  "them.", echo_args, echo_schema, hs_echo_args, FS,
-	  TC_TOOL_READONLY },
-	{ "many_paths", "Many paths", "hello, with more paths than one "
-	  "call of toolcell-fs can name, for the policy's rules to check.",
-	  many_paths_args, out_schema, hs_hello, FS, TC_TOOL_READONLY },
+	{ .name = "hello", .title = "Hello",
+	  .description = "A benign call: proves the server still serves.",
+	  .args = no_args, .output_schema = out_schema, .fn = hs_hello,
+	  .profile = FS, .flags = TC_TOOL_READONLY },
+	{ .name = "echo_args", .title = "Echo arguments",
+	  .description = "Returns a number, a nullable string, scalar "
+	      "parameters and an environment as the handler read them.",
+	  .args = echo_args, .output_schema = echo_schema, .fn = hs_echo_args,
+	  .profile = FS, .flags = TC_TOOL_READONLY },
+	{ .name = "many_paths", .title = "Many paths",
+	  .description = "hello, with more paths than one call of toolcell-fs "
+	      "can name, for the policy's rules to check.",
+	  .args = many_paths_args, .output_schema = out_schema, .fn = hs_hello,
+	  .profile = FS, .flags = TC_TOOL_READONLY },
 	TOOL("status", hs_status, no_args, FS,
 	    "Report CapEff, NoNewPrivs, Seccomp, NSpid and more."),
 	TOOL("status_exec", hs_status, no_args, EX,
@@ -453,28 +460,37 @@ static const struct tc_tool hostile_tools[] = {
 	    "Return bytes that are not UTF-8 in the result."),
 
 	/* Typed subjects (subjects.c), for consent and the audit log. */
-	{ "run_thing", NULL, "Say hello; the call's subjects are a program, "
-	  "its arguments, where it runs and the variables it sets.",
-	  hs_run_thing_args, out_schema, hs_hello, FS, HOSTILE,
-	  hs_run_subjects, HS_RUN_KINDS },
-	{ "sql_thing", NULL, "Say hello; the call's subjects are a database "
-	  "and what its statement does.",
-	  hs_sql_thing_args, out_schema, hs_hello, FS, HOSTILE,
-	  hs_sql_subjects, HS_SQL_KINDS },
+	{ .name = "run_thing", .title = NULL,
+	  .description = "Say hello; the call's subjects are a program, its "
+	      "arguments, where it runs and the variables it sets.",
+	  .args = hs_run_thing_args, .output_schema = out_schema,
+	  .fn = hs_hello, .profile = FS, .flags = HOSTILE,
+	  .subjects = hs_run_subjects, .subject_kinds = HS_RUN_KINDS },
+	{ .name = "sql_thing", .title = NULL,
+	  .description = "Say hello; the call's subjects are a database and "
+	      "what its statement does.",
+	  .args = hs_sql_thing_args, .output_schema = out_schema,
+	  .fn = hs_hello, .profile = FS, .flags = HOSTILE,
+	  .subjects = hs_sql_subjects, .subject_kinds = HS_SQL_KINDS },
 	TOOL("root_fds", hs_root_fds, no_args, FS,
 	    "Count the root fds and directory fds open in the child."),
 	TOOL("root_fds_sqlite", hs_root_fds, no_args, SQ,
 	    "root_fds, in the sqlite profile, which keeps no root fd."),
 	/* Streaming and jobs (stream.c, serve/job.h). */
-	{ "progress_steps", NULL, "Send progress updates, then answer.",
-	  progress_steps_args, sent_schema, hs_progress_steps, FS,
-	  TC_TOOL_READONLY },
-	{ "tree_sleep", NULL, "Leave a setsid grandchild and a double-forked "
-	  "one, say their pids in a progress message, and wait to be "
-	  "cancelled.", no_args, NULL, hs_tree_sleep, EX, HOSTILE },
-	{ "job_echo", NULL, "A job: write lines, then echo the input until "
-	  "it ends.", job_echo_args, tc_job_start_schema, hs_job_echo, EX,
-	  HOSTILE | TC_TOOL_JOB },
+	{ .name = "progress_steps", .title = NULL,
+	  .description = "Send progress updates, then answer.",
+	  .args = progress_steps_args, .output_schema = sent_schema,
+	  .fn = hs_progress_steps, .profile = FS, .flags = TC_TOOL_READONLY },
+	{ .name = "tree_sleep", .title = NULL,
+	  .description = "Leave a setsid grandchild and a double-forked one, "
+	      "say their pids in a progress message, and wait to be cancelled.",
+	  .args = no_args, .output_schema = NULL, .fn = hs_tree_sleep,
+	  .profile = EX, .flags = HOSTILE },
+	{ .name = "job_echo", .title = NULL,
+	  .description = "A job: write lines, then echo the input until it "
+	      "ends.",
+	  .args = job_echo_args, .output_schema = tc_job_start_schema,
+	  .fn = hs_job_echo, .profile = EX, .flags = HOSTILE | TC_TOOL_JOB },
 	TC_JOB_READ_TOOL("read_output", "Read a job's output",
 	    TC_JOB_READ_DESC),
 	TC_JOB_WRITE_TOOL("write_input", "Write to a job's input",

@@ -96,13 +96,19 @@ read_greeting(const struct tc_call *call, struct tc_result *res)
 static const struct tc_profile sample_profile = { .name = "sample" };
 
 static const struct tc_tool sample_tools[] = {
-	{ "greet", "Greet", "Greet someone with the server's greeting.",
-	  name_args, NULL, greet, &sample_profile, RO },
-	{ "shout", "Shout", "Greet someone loudly (offered with --loud).",
-	  name_args, NULL, shout, &sample_profile, RO },
-	{ "read_greeting", "Read greeting", "The greeting, for "
-	  "resources/read.", name_args, greeting_out, read_greeting,
-	  &sample_profile, RO | TC_TOOL_RESOURCE },
+	{ .name = "greet", .title = "Greet",
+	  .description = "Greet someone with the server's greeting.",
+	  .args = name_args, .output_schema = NULL, .fn = greet,
+	  .profile = &sample_profile, .flags = RO },
+	{ .name = "shout", .title = "Shout",
+	  .description = "Greet someone loudly (offered with --loud).",
+	  .args = name_args, .output_schema = NULL, .fn = shout,
+	  .profile = &sample_profile, .flags = RO },
+	{ .name = "read_greeting", .title = "Read greeting",
+	  .description = "The greeting, for resources/read.",
+	  .args = name_args, .output_schema = greeting_out,
+	  .fn = read_greeting, .profile = &sample_profile,
+	  .flags = RO | TC_TOOL_RESOURCE },
 };
 
 /* --- Its hooks, in the server --- */
