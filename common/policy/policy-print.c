@@ -137,6 +137,16 @@ tc_policy_warn(const struct tc_policy *p, const char *const *writers,
 		warn_at(&w, p->consent[i].line, "'consent %s' never applies: "
 		    "%s is %s", t->name, t->name, why);
 	}
+	/* Jobs settings of a server that starts none. */
+	if (!(p->features & TC_POLICY_F_JOBS)) {
+		if (p->set_at[TC_SET_JOBS] > 0)
+			warn_at(&w, p->set_at[TC_SET_JOBS], "'jobs' has no "
+			    "effect: %s starts no jobs", p->server);
+		if (p->set_at[TC_SET_JOB_LIFETIME] > 0)
+			warn_at(&w, p->set_at[TC_SET_JOB_LIFETIME],
+			    "'job-lifetime' has no effect: %s starts no jobs",
+			    p->server);
+	}
 	for (i = 0; i < p->ntools; i++) {
 		t = &p->tools[i];
 		if ((why = why_off(&w, t, buf, sizeof(buf))) == NULL)
@@ -488,6 +498,16 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	    sizeof(at)));
 	fprintf(f, "roots: %s  (%s)\n", tc_roots_mode_name(p->roots_mode),
 	    origin(p->set_at[TC_SET_ROOTS], at, sizeof(at)));
+	fprintf(f, "children: %llu ready per profile  (%s)\n", p->children,
+	    origin(p->set_at[TC_SET_CHILDREN], at, sizeof(at)));
+	if (p->features & TC_POLICY_F_JOBS) {
+		fprintf(f, "jobs: %llu at once  (%s)\n", p->max_jobs,
+		    origin(p->set_at[TC_SET_JOBS], at, sizeof(at)));
+		fprintf(f, "job-lifetime: %s  (%s)\n",
+		    fmt_duration((unsigned long long)p->job_lifetime_ms, val,
+		    sizeof(val)), origin(p->set_at[TC_SET_JOB_LIFETIME], at,
+		    sizeof(at)));
+	}
 	if (p->run_as)
 		fprintf(f, "run-as: %s, uid %u, gid %u  (%s)\n",
 		    p->run_as_spec != NULL ? p->run_as_spec : "?",

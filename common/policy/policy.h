@@ -293,6 +293,8 @@ struct tc_policy {
 /* What a server can do, for the keywords that only make sense there. */
 enum tc_policy_features {
 	TC_POLICY_F_NETWORK	= 1 << 0,	/* some tool may use a network */
+	TC_POLICY_F_JOBS	= 1 << 1,	/* some tool starts jobs: "jobs"
+						   and "job-lifetime" apply */
 };
 
 /* Fills |p| with no roots and the default limits. */

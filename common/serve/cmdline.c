@@ -702,6 +702,7 @@ tc_srv_load_policy(const struct tc_server *def, struct tc_policy *pol,
 {
 	struct tc_diag d = { "", 0 };
 	const char **names;
+	unsigned features = def->policy_features;
 	size_t k, n = 0;
 	int i, nerrors = 0, line;
 
@@ -710,11 +711,13 @@ tc_srv_load_policy(const struct tc_server *def, struct tc_policy *pol,
 		TC_BUG("%s", d.msg);
 	if ((names = calloc(def->ntools + 1, sizeof(*names))) == NULL)
 		tc_fatal("out of memory");
-	for (k = 0; k < def->ntools; k++)
+	for (k = 0; k < def->ntools; k++) {
 		if (tc_tool_alias_of(&def->tools[k]) == NULL)
 			names[n++] = def->tools[k].name;
-	if (tc_policy_set_server(pol, def->name, names, n,
-	    def->policy_features) != 0)
+		if (def->tools[k].flags & TC_TOOL_JOB)
+			features |= TC_POLICY_F_JOBS;
+	}
+	if (tc_policy_set_server(pol, def->name, names, n, features) != 0)
 		tc_fatal("out of memory");
 	if (def->policy_section != NULL &&
 	    tc_policy_set_section(pol, def->policy_section, &d) != 0)

@@ -13,7 +13,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { call, runAs, serverCommand, serverIds, startServer, textOf } from './lib.mjs';
+import { BUILD, call, runAs, serverCommand, serverIds, startServer, textOf } from './lib.mjs';
 
 let base;
 
@@ -25,9 +25,10 @@ async function policy(name, text, mode = 0o644) {
 	return p;
 }
 
-/* Runs toolcell-fs with |args| and no input; returns {status, stdout, stderr}. */
-async function run(args, env) {
-	const cmd = await serverCommand(args);
+/* Runs toolcell-fs (or |server|) with |args| and no input; returns
+ * {status, stdout, stderr}. */
+async function run(args, env, server) {
+	const cmd = await serverCommand(args, server);
 	const r = spawnSync(cmd.command, cmd.args, {
 		input: '', encoding: 'utf8', timeout: 10_000,
 		env: env ? { ...process.env, ...env } : process.env,
@@ -97,6 +98,24 @@ describe('--check', () => {
 			'allow-degraded: seccomp (line 7)',
 			'',
 		].join('\n')), r.stdout);
+	});
+
+	test('children, and jobs where the server starts them, with their origins', async () => {
+		const p = await policy('jobs.policy', `allow read ${base}/proj\nchildren 3\njobs 2\n`);
+		const fs = await run(['-p', p, '--check']);
+		assert.equal(fs.status, 0, fs.stderr);
+		assert.match(fs.stdout, /^children: 3 ready per profile {2}\(line 2\)$/m);
+		// toolcell-fs starts no jobs: their settings are not shown, and
+		// one that is set is said to have no effect.
+		assert.doesNotMatch(fs.stdout, /^jobs:|^job-lifetime:/m);
+		assert.equal(fs.stderr, `toolcell-fs: warning: ${p}:3: 'jobs' has no effect: `
+		    + 'toolcell-fs starts no jobs\n');
+		const hs = await run(['-p', p, '--check'], undefined,
+		    path.join(BUILD, 'tests', 'toolcell-hostile'));
+		assert.equal(hs.status, 0, hs.stderr);
+		assert.equal(hs.stderr, '');
+		assert.match(hs.stdout, /^jobs: 2 at once {2}\(line 3\)$/m);
+		assert.match(hs.stdout, /^job-lifetime: 1h {2}\(default\)$/m);
 	});
 
 	test('command-line options override the policy, and add directories', async () => {
