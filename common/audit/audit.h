@@ -32,6 +32,9 @@
  * records, nor, without a key, a log rewritten from some record on with
  * freshly computed digests: a plain SHA-256 chain shows accidents and
  * careless edits, an HMAC chain shows forgery by anyone without the key.
+ *
+ * Returns (audit/): 0 or a negative TC_E* code, with a struct tc_diag
+ * saying why where a person reads it; a check returns 1 or 0.
  */
 #ifndef TC_AUDIT_H
 #define TC_AUDIT_H

@@ -5,6 +5,9 @@
  * and Gemini CLI, VS Code's servers JSON, Zed's context_servers JSON, and
  * Codex CLI's mcp_servers TOML.  Claude Desktop on Windows or macOS starts
  * the server in WSL (wsl.exe) or on a Linux machine (ssh).
+ *
+ * Returns (serve/): 0 or a negative TC_E* code, with a struct tc_diag
+ * saying why; a question returns 1 or 0.
  */
 #ifndef TC_HOSTCONFIG_H
 #define TC_HOSTCONFIG_H

@@ -29,8 +29,9 @@
  *
  * The serving loop drives the table as an event source: tc_jobs_pollfds(),
  * tc_jobs_step(), tc_jobs_next_deadline().  Returns: 0 or a negative
- * TC_E*, where a function returns int; a call handed to the table is the
- * table's, and is answered by it.
+ * TC_E*, where a function returns int.  A call handed to the table is the
+ * table's: a job tool's call is answered by it, and a call whose run ends
+ * is handed back (tc_jobs_take_done()) for the serving side to answer.
  */
 #ifndef TC_JOB_H
 #define TC_JOB_H
@@ -116,7 +117,8 @@ int	tc_jobs_pollfds(struct tc_jobs *j, struct pollfd *pfd);
 /*
  * Advances every job after poll(): reads what their children sent, passes
  * progress on, answers waiting reads, kills at deadlines, and ends the
- * jobs whose runs are done (a call's is answered and freed).  |now_ms| is
+ * jobs whose runs are done (a call's is handed back: tc_jobs_take_done()).
+ * |now_ms| is
  * the monotonic clock.
  */
 void	tc_jobs_step(struct tc_jobs *j, const struct pollfd *pfd, int npfd,

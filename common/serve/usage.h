@@ -3,6 +3,9 @@
  * program.  A usage error is one line on stderr, naming what is wrong and
  * ending with a hint to run --help, and the program exits TC_EXIT_USAGE;
  * help and the version, when asked for, go to stdout.
+ *
+ * Returns (serve/): these report and exit, or return nothing; what a
+ * caller must act on is said by its exit status.
  */
 #ifndef TC_USAGE_H
 #define TC_USAGE_H
