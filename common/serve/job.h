@@ -118,8 +118,7 @@ int	tc_jobs_pollfds(struct tc_jobs *j, struct pollfd *pfd);
  * Advances every job after poll(): reads what their children sent, passes
  * progress on, answers waiting reads, kills at deadlines, and ends the
  * jobs whose runs are done (a call's is handed back: tc_jobs_take_done()).
- * |now_ms| is
- * the monotonic clock.
+ * |now_ms| is the monotonic clock.
  */
 void	tc_jobs_step(struct tc_jobs *j, const struct pollfd *pfd, int npfd,
 	    int64_t now_ms);
