@@ -302,19 +302,28 @@ component_valid(const char *b, const char *e, int string, char *why,
 	return 1;
 }
 
-int
-tc_glob_valid(const char *pattern, char *why, size_t n)
+/* Returns 1 if |pattern| is neither empty nor too long, else 0 with |why|
+ * said; clears |why| first. */
+static int
+sized(const char *pattern, char *why, size_t n)
 {
-	const char *b, *e;
-	size_t len;
-
 	if (why != NULL && n > 0)
 		why[0] = '\0';
 	if (pattern == NULL || pattern[0] == '\0')
 		return invalid(why, n, "empty pattern");
-	if ((len = strlen(pattern)) > TC_GLOB_MAX)
+	if (strlen(pattern) > TC_GLOB_MAX)
 		return invalid(why, n, "pattern longer than %d bytes",
 		    TC_GLOB_MAX);
+	return 1;
+}
+
+int
+tc_glob_valid(const char *pattern, char *why, size_t n)
+{
+	const char *b, *e;
+
+	if (!sized(pattern, why, n))
+		return 0;
 	if (strcmp(pattern, "/") == 0)
 		return invalid(why, n, "'/' alone would deny every path");
 	b = pattern[0] == '/' ? pattern + 1 : pattern;
@@ -336,16 +345,9 @@ tc_glob_valid(const char *pattern, char *why, size_t n)
 int
 tc_glob_valid_string(const char *pattern, char *why, size_t n)
 {
-	size_t len;
-
-	if (why != NULL && n > 0)
-		why[0] = '\0';
-	if (pattern == NULL || pattern[0] == '\0')
-		return invalid(why, n, "empty pattern");
-	if ((len = strlen(pattern)) > TC_GLOB_MAX)
-		return invalid(why, n, "pattern longer than %d bytes",
-		    TC_GLOB_MAX);
-	return component_valid(pattern, pattern + len, 1, why, n);
+	if (!sized(pattern, why, n))
+		return 0;
+	return component_valid(pattern, pattern + strlen(pattern), 1, why, n);
 }
 
 int

@@ -228,36 +228,38 @@ print_deny(const struct tc_policy *p, FILE *f)
 	}
 }
 
+/* The limits of a call, as --check shows them. */
+static const struct {
+	const char	*name;
+	enum tc_policy_shape shape;
+	enum tc_setting	 set;
+} limit_rows[] = {
+	{ "timeout",	TC_POLICY_DURATION,	TC_SET_TIMEOUT },
+	{ "memory",	TC_POLICY_SIZE,		TC_SET_MEMORY },
+	{ "cpu",	TC_POLICY_DURATION,	TC_SET_CPU },	/* ms */
+	{ "output",	TC_POLICY_SIZE,		TC_SET_OUTPUT },
+	{ "files",	TC_POLICY_COUNT,	TC_SET_FILES },
+	{ "processes",	TC_POLICY_COUNT,	TC_SET_PROCESSES },
+	{ "filesize",	TC_POLICY_SIZE,		TC_SET_FILESIZE },
+};
+
 /* Writes the limits where tool |t| differs from the server's. */
 static void
 print_tool_limits(const struct tc_tool_policy *t, FILE *f)
 {
-	static const struct {
-		const char	*name;
-		enum tc_policy_shape shape;
-		enum tc_setting	 set;
-	} rows[] = {
-		{ "timeout",	TC_POLICY_DURATION,	TC_SET_TIMEOUT },
-		{ "memory",	TC_POLICY_SIZE,		TC_SET_MEMORY },
-		{ "cpu",	TC_POLICY_DURATION,	TC_SET_CPU },	/* ms */
-		{ "output",	TC_POLICY_SIZE,		TC_SET_OUTPUT },
-		{ "files",	TC_POLICY_COUNT,	TC_SET_FILES },
-		{ "processes",	TC_POLICY_COUNT,	TC_SET_PROCESSES },
-		{ "filesize",	TC_POLICY_SIZE,		TC_SET_FILESIZE },
-	};
 	const struct tc_limits *l = &t->limits;
 	unsigned long long v;
 	const char *sep = "  ";
 	char val[32];
 	size_t i;
 
-	for (i = 0; i < TC_NITEMS(rows); i++) {
-		if (!t->set_at[rows[i].set])
+	for (i = 0; i < TC_NITEMS(limit_rows); i++) {
+		if (!t->set_at[limit_rows[i].set])
 			continue;
-		v = limit_value(l, rows[i].set);
-		fprintf(f, "%s%s %s (line %d)", sep, rows[i].name,
-		    tc_policy_value_str(rows[i].shape, v, val, sizeof(val)),
-		    t->set_at[rows[i].set]);
+		v = limit_value(l, limit_rows[i].set);
+		fprintf(f, "%s%s %s (line %d)", sep, limit_rows[i].name,
+		    tc_policy_value_str(limit_rows[i].shape, v, val, sizeof(val)),
+		    t->set_at[limit_rows[i].set]);
 		sep = ", ";
 	}
 }
@@ -444,19 +446,6 @@ print_section(const struct tc_policy *p, FILE *f)
 int
 tc_policy_print(const struct tc_policy *p, FILE *f)
 {
-	static const struct {
-		const char	*name;
-		enum tc_policy_shape shape;
-		enum tc_setting	 set;
-	} rows[] = {
-		{ "timeout",	TC_POLICY_DURATION,	TC_SET_TIMEOUT },
-		{ "memory",	TC_POLICY_SIZE,		TC_SET_MEMORY },
-		{ "cpu",	TC_POLICY_DURATION,	TC_SET_CPU },	/* ms */
-		{ "output",	TC_POLICY_SIZE,		TC_SET_OUTPUT },
-		{ "files",	TC_POLICY_COUNT,	TC_SET_FILES },
-		{ "processes",	TC_POLICY_COUNT,	TC_SET_PROCESSES },
-		{ "filesize",	TC_POLICY_SIZE,		TC_SET_FILESIZE },
-	};
 	const struct tc_limits *l = &p->limits;
 	const struct tc_root *r;
 	unsigned long long v = 0;
@@ -479,11 +468,11 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		    " and the command line" : "");
 	}
 	fprintf(f, "limits per call:\n");
-	for (i = 0; i < TC_NITEMS(rows); i++) {
-		v = limit_value(l, rows[i].set);
-		fprintf(f, "  %-10s  %-6s  (%s)\n", rows[i].name,
-		    tc_policy_value_str(rows[i].shape, v, val, sizeof(val)),
-		    origin(p->set_at[rows[i].set], at, sizeof(at)));
+	for (i = 0; i < TC_NITEMS(limit_rows); i++) {
+		v = limit_value(l, limit_rows[i].set);
+		fprintf(f, "  %-10s  %-6s  (%s)\n", limit_rows[i].name,
+		    tc_policy_value_str(limit_rows[i].shape, v, val, sizeof(val)),
+		    origin(p->set_at[limit_rows[i].set], at, sizeof(at)));
 	}
 	print_deny(p, f);
 	print_tools(p, f);

@@ -158,6 +158,20 @@ unlist(struct srv *s, struct call *c)
 		}
 }
 
+/* Takes |c| off the asking list, its hook killed if it runs. */
+static void
+stop_asking(struct srv *s, struct call *c)
+{
+	struct consent *k = c->consent;
+
+	unlist(s, c);
+	if (k->hook_running) {
+		tc_hook_kill(&k->hook);
+		k->hook_running = 0;
+	}
+	tc_hook_release(&k->hook);
+}
+
 /* Ends the asking: puts |c| on s->settled, allowed, or to be refused with
  * |why| (its record written). */
 static void
@@ -167,12 +181,7 @@ settle(struct srv *s, struct call *c, int allowed, const char *why)
 	struct tc_diag d = { "", 0 };
 	char rule[256];
 
-	unlist(s, c);
-	if (k->hook_running) {
-		tc_hook_kill(&k->hook);
-		k->hook_running = 0;
-	}
-	tc_hook_release(&k->hook);
+	stop_asking(s, c);
 	if (k->elicit_id >= 0) {
 		tc_proto_forget(&s->proto, k->elicit_id);
 		k->elicit_id = -1;
@@ -800,12 +809,7 @@ tc_consent_abandon(struct srv *s, struct call *c, const char *why)
 	struct tc_diag d = { "", 0 };
 	char rule[256];
 
-	unlist(s, c);
-	if (k->hook_running) {
-		tc_hook_kill(&k->hook);
-		k->hook_running = 0;
-	}
-	tc_hook_release(&k->hook);
+	stop_asking(s, c);
 	withdraw(s, k, why);
 	k->answer = "cancel";
 	tc_consent_rule_str(k->rule, rule, sizeof(rule));

@@ -538,6 +538,7 @@ test_print(void)
 	    "audit: off\n"
 	    "roots-timeout: 5s  (default)\n"
 	    "roots: narrow  (default)\n"
+	    "children: 8 ready per profile  (default)\n"
 	    "run-as: none (calls run as the server's user)\n"
 	    "allow-degraded: seccomp (line 5)\n");
 	is_str(out, want, "the effective policy");
@@ -649,6 +650,7 @@ test_print_everything(void)
 	    "  rotate: at 10M, keeping 5 files\n"
 	    "roots-timeout: 1500ms  (line 22)\n"
 	    "roots: strict  (line 29)\n"
+	    "children: 8 ready per profile  (default)\n"
 	    "run-as: none (calls run as the server's user)\n"
 	    "allow-degraded: seccomp (line 27)\n");
 	is_str(out, want, "everything: the effective policy");
