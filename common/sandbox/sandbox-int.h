@@ -175,6 +175,9 @@ struct pin_wire {
 	uint32_t		 root, kind, missing, entry, rellen;
 };
 
+/* Writes all |n| bytes of |p| to |fd| (frame.c).  Returns 0 or -1. */
+int	tc_write_all(int fd, const void *p, size_t n);
+
 /* Frame headers: little-endian u32s. */
 static inline void
 tc_put_u32(unsigned char *p, uint32_t v)
