@@ -113,7 +113,7 @@ unsigned long	tc_child_clone_ns(const struct tc_sandbox_profile *sp);
 
 /*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,
- * as our parent's (spawn.c).  Returns what fork() would, or -1 with errno
+ * as our parent's (ns.c).  Returns what fork() would, or -1 with errno
  * set; when the new user namespace's maps cannot be written, the child
  * exits with TC_CHILD_EXIT_NS and *|err| is set: its parent must still
  * reap it.
