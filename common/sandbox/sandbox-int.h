@@ -101,15 +101,28 @@ void	tc_child_main(const struct tc_sandbox *sb,
 	    __attribute__((__noreturn__));
 
 /*
- * Keepers (child.c): 1 if the children of |profile| have a keeper
+ * Keepers: 1 if the children of |profile| have a keeper
  * (sandbox/keeper.h) between them and the server, because they may fork
  * (TC_MAY_FORK).
  * The spawner clones such a child's keeper in the namespaces
  * tc_child_clone_ns() gives (none), and the keeper clones the child in
  * its own (tc_sandbox_ns()).
  */
-int	tc_sandbox_keeper(const struct tc_profile *profile);
-unsigned long	tc_child_clone_ns(const struct tc_sandbox_profile *sp);
+static inline int
+tc_sandbox_keeper(const struct tc_profile *profile)
+{
+	/* Only a profile that may fork can leave anything behind; any
+	 * other child is its whole tree, and killing it is enough. */
+	return (profile->may & TC_MAY_FORK) != 0;
+}
+
+static inline unsigned long
+tc_child_clone_ns(const struct tc_sandbox_profile *sp)
+{
+	/* The keeper stays outside the child's namespaces: in a PID
+	 * namespace of its own the child is its pid 1, as without one. */
+	return tc_sandbox_keeper(sp->profile) ? 0 : sp->ns;
+}
 
 /*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,
