@@ -93,6 +93,18 @@ int	tc_set_rlimits(const struct tc_limits *l, int own_userns);
 int	tc_close_fds_except(const int *keep, size_t nkeep);
 
 /*
+ * Becomes |uid|:|gid| with no supplementary groups, for good, and arms
+ * the death signal of |parent| again.  Returns 0 or -1.
+ */
+int	tc_switch_user(uid_t uid, gid_t gid, pid_t parent);
+
+/*
+ * Empties every capability set and checks that they are.  Returns 0 or
+ * -1.
+ */
+int	tc_clear_capabilities(void);
+
+/*
  * A call child's life: confine itself for |profile|, wait for its one call
  * on |rfd|, run the handler, send the result on |wfd|, exit.
  */

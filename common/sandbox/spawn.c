@@ -526,6 +526,18 @@ tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
 	}
 }
 
+unsigned
+tc_sandbox_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+	unsigned n = 0;
+	size_t k;
+
+	for (k = 0; sp != NULL && k < TC_POOL_MAX; k++)
+		n += sp->pool[k].pid > 0;
+	return n;
+}
+
 size_t
 tc_sandbox_reap(struct tc_sandbox *sb, int block)
 {
