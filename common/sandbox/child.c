@@ -1,6 +1,8 @@
 /*
- * child.c: a call child's life once confined: it waits for its call,
- * runs the handler and sends back its frames (tc_child_main()).
+ * child.c: a call child's life (tc_child_main()): a keeper between it
+ * and the server when its profile may fork, its confinement (confine.c),
+ * then its one call: it reads it, runs the handler and sends back its
+ * result (frame.c).
  */
 #include <errno.h>
 #include <signal.h>

@@ -80,8 +80,8 @@ standby_close(struct tc_standby *st)
 /*
  * Finishes |st| once its child |pid| exists: its pidfd (failing that, or
  * making the pipe non-blocking, is reported as pidfd_open's), a
- * non-blocking result pipe.  The pid is ours until we reap it, so pidfd_open() cannot
- * race.
+ * non-blocking result pipe.  The pid is ours until we reap it, so
+ * pidfd_open() cannot race.
  */
 static int
 adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
