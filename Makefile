@@ -202,7 +202,7 @@ $(ONTTY): $(BUILD)/tests/e2e/on-tty.o
 # build of the confinement steps has that switch (-DTC_BENCH); the library
 # the servers link has none.
 BENCH_OBJ = $(BUILD)/bench/bench-runner.o \
-	    $(patsubst %,$(BUILD)/bench/common/sandbox/%.o,sandbox spawn child) \
+	    $(patsubst %,$(BUILD)/bench/common/sandbox/%.o,confine spawn child) \
 	    $(BUILD)/servers/fs/fs_profile.o
 $(BUILD)/bench/%.o: ALL_CFLAGS += -DTC_BENCH
 

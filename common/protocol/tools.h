@@ -175,7 +175,7 @@ struct tc_call {
 	const cJSON		*args;		/* checked against tool->args */
 	const struct tc_policy	*policy;
 	/* What the server decided the call on, carried to its child
-	 * (sandbox.c), which puts it in its own copy of the policy: for a
+	 * (child.c), which puts it in its own copy of the policy: for a
 	 * call consent was given for (|pinned|), what each path was then
 	 * (path.h); and the consent rules it was not given (indices into
 	 * policy->consent), whose patterns the child treats as deny rules,

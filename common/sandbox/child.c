@@ -1,38 +1,23 @@
 /*
- * child.c: a call child's life once confined: it waits for its call,
- * runs the handler and sends back its frames (tc_child_main()).
+ * child.c: a call child's life (tc_child_main()): a keeper between it
+ * and the server when its profile may fork, its confinement (confine.c),
+ * then its one call: it reads it, runs the handler and sends back its
+ * result (frame.c).
  */
 #include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
-#include <stdint.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <linux/seccomp.h>
-#include <linux/securebits.h>
-#include <sys/capability.h>
 #include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
-#include <grp.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "base/log.h"
 #include "policy/path.h"
 #include "policy/policy.h"
 #include "sandbox/keeper.h"
 #include "sandbox/sandbox-int.h"
 #include "sandbox/stream.h"
-#include "base/text.h"
-
-extern char **environ;
-
 
 /* --- The child --- */
 
@@ -232,22 +217,6 @@ child_policy(const struct tc_policy *pol, const struct tc_call *call,
 }
 
 /* --- The keeper --- */
-
-int
-tc_sandbox_keeper(const struct tc_profile *profile)
-{
-	/* Only a profile that may fork can leave anything behind; any
-	 * other child is its whole tree, and killing it is enough. */
-	return (profile->may & TC_MAY_FORK) != 0;
-}
-
-unsigned long
-tc_child_clone_ns(const struct tc_sandbox_profile *sp)
-{
-	/* The keeper stays outside the child's namespaces: in a PID
-	 * namespace of its own the child is its pid 1, as without one. */
-	return tc_sandbox_keeper(sp->profile) ? 0 : sp->ns;
-}
 
 /*
  * Exits as |status| says the child did: with its exit code, or by its

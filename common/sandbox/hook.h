@@ -1,5 +1,10 @@
 /*
  * hook.h: the consent hook runner.
+ * Returns (sandbox/): 0 or a negative TC_E* code, with a struct tc_diag
+ * where a person must read why; a question 1 or 0; a count or a lookup
+ * what it found (NULL: nothing); a step that a child or a keeper takes
+ * against the kernel 0 or -1 with errno set.
+ * The hook's own answer is in struct tc_hook, never a return value.
  *
  * A policy may name a consent hook: a program (an argv) that decides
  * whether a risky tool call may run, usually by asking a person.  Before

@@ -1,6 +1,10 @@
 /*
  * keeper.h: a keeper kills a process and everything it started, however
  * it detached.
+ * Returns (sandbox/): 0 or a negative TC_E* code, with a struct tc_diag
+ * where a person must read why; a question 1 or 0; a count or a lookup
+ * what it found (NULL: nothing); a step that a child or a keeper takes
+ * against the kernel 0 or -1 with errno set.
  *
  * A process group does not hold what a program starts: a descendant that
  * calls setsid() or setpgid(), or forks twice, leaves it.  A keeper is a
@@ -22,7 +26,7 @@
  * The consent hook's keeper (hook.c) and a call's keeper (child.c) both
  * use these.  Without /proc, orphans cannot be found: the keeper then
  * waits for them to exit, and whoever started it kills it after a grace
- * period.  Returns: 0 or -1 with errno set, where a function returns.
+ * period.
  */
 #ifndef TC_KEEPER_H
 #define TC_KEEPER_H

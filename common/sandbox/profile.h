@@ -1,7 +1,10 @@
 /*
  * profile.h: a confinement profile, what a call's child may do, as data
  * that a server defines in its own folder (servers/fs/fs_profile.c).
- * Returns: functions return 0 or a negative TC_E* code.
+ * Returns (sandbox/): 0 or a negative TC_E* code, with a struct tc_diag
+ * where a person must read why; a question 1 or 0; a count or a lookup
+ * what it found (NULL: nothing); a step that a child or a keeper takes
+ * against the kernel 0 or -1 with errno set.
  *
  * A profile adds to what every child has (common/sandbox/seccomp.c's base
  * list: memory, its own fds, time, leaving): the system calls its handlers

@@ -1,6 +1,7 @@
 /*
- * run.c: the parent's side of one call (tc_run_*), and the frames both
- * sides write.
+ * run.c: the parent's side of one call (tc_run_*): it hands the call to
+ * a child (spawn.c), reads its frames as they come, and turns what the
+ * child did into the call's answer.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -12,95 +13,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/pidfd.h>
-#include <linux/seccomp.h>
-#include <linux/securebits.h>
-#include <sys/capability.h>
-#include <sys/prctl.h>
-#include <sys/resource.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
-#include <sys/uio.h>
 #include <sys/wait.h>
-#include <grp.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "base/clock.h"
 #include "base/json.h"
-#include "base/log.h"
+#include "base/text.h"
 #include "policy/path.h"
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
-#include "base/text.h"
-
-extern char **environ;
-
-
-/* --- Frames --- */
-
-static int
-write_all(int fd, const void *p, size_t n)
-{
-	const char *s = p;
-	ssize_t w;
-
-	while (n > 0) {
-		if ((w = write(fd, s, n)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return -1;
-		}
-		s += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
-
-void
-tc_stream_grow(int fd, int bytes)
-{
-	/* Node's child_process gives its children sockets, not pipes. */
-	if (fcntl(fd, F_SETPIPE_SZ, bytes) < 0)
-		(void)setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &bytes,
-		    sizeof(bytes));
-}
-
-int
-tc_frame_write(int fd, enum tc_frame_type type, const char *p, size_t n)
-{
-	unsigned char hdr[TC_FRAME_HDR];
-	struct iovec iov[2];
-	size_t off = 0, total = TC_FRAME_HDR + n;
-	ssize_t w;
-
-	if (n > UINT32_MAX)
-		return TC_ETOOBIG;
-	tc_put_u32(hdr, (uint32_t)type);
-	tc_put_u32(hdr + 4, (uint32_t)n);
-	/* Header and body in one write where the pipe takes it: the
-	 * server wakes once for the frame, not once for each part. */
-	while (off < total) {
-		int nv = 0;
-
-		if (off < TC_FRAME_HDR) {
-			iov[nv].iov_base = hdr + off;
-			iov[nv++].iov_len = TC_FRAME_HDR - off;
-		}
-		iov[nv].iov_base = (void *)(uintptr_t)(p + (off <
-		    TC_FRAME_HDR ? 0 : off - TC_FRAME_HDR));
-		iov[nv++].iov_len = off < TC_FRAME_HDR ? n :
-		    total - off;
-		if ((w = writev(fd, iov, nv)) < 0) {
-			if (errno == EINTR)
-				continue;
-			return TC_ESYS;
-		}
-		off += (size_t)w;
-	}
-	return 0;
-}
-
-/* --- The parent --- */
 
 static void
 close_fd(int *fd)
@@ -209,7 +130,7 @@ send_call(int fd, const struct tc_call *call)
 	memcpy(msg + pre + ctx.len, args, len - ctx.len);
 	free(args);
 	tc_buf_release(&ctx);
-	rc = write_all(fd, msg, pre + len) != 0 ? TC_ESYS : 0;
+	rc = tc_write_all(fd, msg, pre + len) != 0 ? TC_ESYS : 0;
 	free(msg);
 	return rc;
 }

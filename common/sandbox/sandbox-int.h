@@ -2,8 +2,33 @@
  * sandbox-int.h: the sandbox module's private parts, shared by the files
  * of common/sandbox/.  Nothing outside them includes it (but the unit
  * tests of the module).
- * Returns: 0 or -1 for the kernel-facing steps, 0 or a TC_E* code where a
- * diag is filled, as each entry says.
+ * Returns (sandbox/): 0 or a negative TC_E* code, with a struct tc_diag
+ * where a person must read why; a question 1 or 0; a count or a lookup
+ * what it found (NULL: nothing); a step that a child or a keeper takes
+ * against the kernel 0 or -1 with errno set.
+ * What makes an fd or a process returns it, or fails as its entry says.
+ *
+ * The files, each calling only those listed below it (sandbox.h is the
+ * public face of them all):
+ *
+ *	run.c		the parent's side of a call: hands it to a child,
+ *			reads its frames, turns them into the answer
+ *	prepare.c	the sandbox made ready at start (the kernel probed,
+ *			each profile prepared, the roots' reach), re-rooted
+ *			when the roots change, released
+ *	hook.c		the consent hook runner (hook.h), apart
+ *	spawn.c		the pool of ready children and the spawner
+ *	child.c		a child's life: its keeper, its confinement, its call
+ *	confine.c	the confinement steps, one STEP a line
+ *	landlock.c	a profile's Landlock ruleset
+ *	seccomp.c	a profile's seccomp filter
+ *	stream.c	what a handler streams (stream.h)
+ *	frame.c		the frames on a child's pipes
+ *	ns.c		namespaces, and a child cloned into them
+ *	keeper.c	a subreaper that kills a whole tree (keeper.h)
+ *
+ * with this header, sandbox.h and profile.h at the bottom: types,
+ * constants and the small inline helpers below.
  */
 #ifndef TC_SANDBOX_INT_H
 #define TC_SANDBOX_INT_H
@@ -11,6 +36,106 @@
 #include <sched.h>
 
 #include "sandbox/sandbox.h"
+
+/* --- The pool (spawn.c) --- */
+
+void	tc_standby_clear(struct tc_standby *st);
+
+/*
+ * Moves a started, confined child for |profile| into |out|: a ready one
+ * from the pool, the spawner's answer, or failing those a child forked
+ * here.  Returns 0, or TC_ESYS with |d| set (also for a profile that was
+ * not prepared).
+ */
+int	tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
+	    struct tc_standby *out, struct tc_diag *d);
+
+/*
+ * Reaps the killed children of answered calls (sb->dead); with |block|,
+ * waits for them.  Returns how many are left.
+ */
+size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
+
+/* --- A child's life (child.c) --- */
+
+/*
+ * A call child's life: confine itself for |profile|, wait for its one call
+ * on |rfd|, run the handler, send the result on |wfd|, exit.
+ */
+void	tc_child_main(const struct tc_sandbox *sb,
+	    const struct tc_profile *profile, int rfd, int wfd)
+	    __attribute__((__noreturn__));
+
+/*
+ * Keepers: 1 if the children of |profile| have a keeper
+ * (sandbox/keeper.h) between them and the server, because they may fork
+ * (TC_MAY_FORK).
+ * The spawner clones such a child's keeper in the namespaces
+ * tc_child_clone_ns() gives (none), and the keeper clones the child in
+ * its own (tc_sandbox_ns()).
+ */
+static inline int
+tc_sandbox_keeper(const struct tc_profile *profile)
+{
+	/* Only a profile that may fork can leave anything behind; any
+	 * other child is its whole tree, and killing it is enough. */
+	return (profile->may & TC_MAY_FORK) != 0;
+}
+
+static inline unsigned long
+tc_child_clone_ns(const struct tc_sandbox_profile *sp)
+{
+	/* The keeper stays outside the child's namespaces: in a PID
+	 * namespace of its own the child is its pid 1, as without one. */
+	return tc_sandbox_keeper(sp->profile) ? 0 : sp->ns;
+}
+
+/* --- The confinement steps (confine.c) --- */
+
+/*
+ * Locks root out of regaining capabilities through exec or a uid change
+ * (securebits) and empties the bounding set.  Both need CAP_SETPCAP, which
+ * only a privileged process has (or one in a user namespace of its own); an
+ * unprivileged one has nothing here to drop.  Returns 0 or -1.
+ */
+int	tc_lock_privileges(void);
+
+/*
+ * Sets a call's resource limits |l|; RLIMIT_NPROC only with
+ * |own_userns| (a user namespace of the call's own, where it counts that
+ * call's processes).  Returns 0 or -1.
+ */
+int	tc_set_rlimits(const struct tc_limits *l, int own_userns);
+
+/*
+ * Closes every fd above 2 but those in |keep| (at most TC_KEEP_MAX).
+ * Returns 0 or -1.
+ */
+int	tc_close_fds_except(const int *keep, size_t nkeep);
+
+/*
+ * Becomes |uid|:|gid| with no supplementary groups, for good, and arms
+ * the death signal of |parent| again.  Returns 0 or -1.
+ */
+int	tc_switch_user(uid_t uid, gid_t gid, pid_t parent);
+
+/*
+ * Empties every capability set and checks that they are.  Returns 0 or
+ * -1.
+ */
+int	tc_clear_capabilities(void);
+
+/*
+ * Whether a confinement layer is on: always, but in the bench runner's
+ * build (-DTC_BENCH), where bench/ may switch one off.
+ */
+#ifdef TC_BENCH
+#define TC_LAYER_ON(layer)	(!(tc_bench_off & (layer)))
+#else
+#define TC_LAYER_ON(layer)	1
+#endif
+
+/* --- Landlock (landlock.c) --- */
 
 /*
  * Returns the running kernel's Landlock ABI version, or 0 when Landlock is
@@ -32,6 +157,8 @@ int	tc_landlock_build(const struct tc_policy *pol,
 
 /* In the child: enforces ruleset |fd| on the calling process. */
 int	tc_landlock_apply(int fd);
+
+/* --- seccomp (seccomp.c) --- */
 
 /* What the other layers confine, which the filter relies on. */
 enum tc_seccomp_opts {
@@ -58,108 +185,19 @@ void	tc_seccomp_release(struct tc_bpf *b);
 /* In the child, last: loads |b|.  no_new_privs must be set. */
 int	tc_seccomp_apply(const struct tc_bpf *b);
 
-/*
- * Returns which of the namespaces |want| (of TC_NS_ALL) a child can be
- * created in: all, or those but the user namespace (root where user
- * namespaces are denied), or none.  Forks once or twice.
- */
-unsigned long	tc_ns_probe(unsigned long want);
+/* --- Frames (frame.c) --- */
 
-/*
- * In a child in a new user namespace of a server that is not root: maps
- * |uid| and |gid| (the server's) to themselves.  Returns 0 or -1.
- */
-int	tc_child_maps(uid_t uid, gid_t gid);
+/* Writes all |n| bytes of |p| to |fd|.  Returns 0 or -1. */
+int	tc_write_all(int fd, const void *p, size_t n);
 
-/*
- * Locks root out of regaining capabilities through exec or a uid change
- * (securebits) and empties the bounding set.  Both need CAP_SETPCAP, which
- * only a privileged process has (or one in a user namespace of its own); an
- * unprivileged one has nothing here to drop.  Returns 0 or -1.
- */
-int	tc_lock_privileges(void);
-
-/*
- * Sets a call's resource limits |l|; RLIMIT_NPROC only with
- * |own_userns| (a user namespace of the call's own, where it counts that
- * call's processes).  Returns 0 or -1.
- */
-int	tc_set_rlimits(const struct tc_limits *l, int own_userns);
-
-/*
- * Closes every fd above 2 but those in |keep| (at most TC_KEEP_MAX).
- * Returns 0 or -1.
- */
-int	tc_close_fds_except(const int *keep, size_t nkeep);
-
-/*
- * A call child's life: confine itself for |profile|, wait for its one call
- * on |rfd|, run the handler, send the result on |wfd|, exit.
- */
-void	tc_child_main(const struct tc_sandbox *sb,
-	    const struct tc_profile *profile, int rfd, int wfd)
-	    __attribute__((__noreturn__));
-
-/*
- * Keepers (child.c): 1 if the children of |profile| have a keeper
- * (sandbox/keeper.h) between them and the server, because they may fork
- * (TC_MAY_FORK).
- * The spawner clones such a child's keeper in the namespaces
- * tc_child_clone_ns() gives (none), and the keeper clones the child in
- * its own (tc_sandbox_ns()).
- */
-int	tc_sandbox_keeper(const struct tc_profile *profile);
-unsigned long	tc_child_clone_ns(const struct tc_sandbox_profile *sp);
-
-/*
- * Clones a child in |ns| namespaces, as our own child or, with |parent|,
- * as our parent's (spawn.c).  Returns what fork() would, or -1 with errno
- * set; when the new user namespace's maps cannot be written, the child
- * exits with TC_CHILD_EXIT_NS and *|err| is set: its parent must still
- * reap it.
- */
-pid_t	tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid,
-	    int *err);
-
-void	tc_standby_clear(struct tc_standby *st);
-
-/*
- * Moves a started, confined child for |profile| into |out|: a ready one
- * from the pool, the spawner's answer, or failing those a child forked
- * here.  Returns 0, or TC_ESYS with |d| set (also for a profile that was
- * not prepared).
- */
-int	tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
-	    struct tc_standby *out, struct tc_diag *d);
-
-/*
- * Reaps the killed children of answered calls (sb->dead); with |block|,
- * waits for them.  Returns how many are left.
- */
-size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
-
-/*
- * Whether a confinement layer is on: always, but in the bench runner's
- * build (-DTC_BENCH), where bench/ may switch one off.
- */
-#ifdef TC_BENCH
-#define TC_LAYER_ON(layer)	(!(tc_bench_off & (layer)))
-#else
-#define TC_LAYER_ON(layer)	1
-#endif
-
-/*
- * What the parent sends: the tool and the policy as addresses, then the
- * arguments as JSON text.  The child is a fork of the parent made after
- * every tool table and the policy existed, and neither ever moves, so an
- * address means the same thing on both sides of the pipe.
- */
 /*
  * A call as the parent sends it: this head, then the pins (each a
  * struct pin_wire and its rel), then the unconsented rules (each a
- * uint32_t), |ctxlen| bytes in all, then the arguments as JSON.  Parent
- * and child are one program, forked: the pointers and the layout are
- * the same on both sides.
+ * uint32_t), |ctxlen| bytes in all, then the arguments as JSON.  The
+ * tool and the policy go as addresses: parent and child are one
+ * program, forked after every tool table and the policy existed, and
+ * neither ever moves, so the pointers and the layout are the same on
+ * both sides.
  */
 struct call_head {
 	const struct tc_tool	*tool;
@@ -191,5 +229,29 @@ tc_get_u32(const unsigned char *p)
 	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 |
 	    (uint32_t)p[3] << 24;
 }
+
+/* --- Namespaces (ns.c) --- */
+
+/*
+ * Returns which of the namespaces |want| (of TC_NS_ALL) a child can be
+ * created in: all, or those but the user namespace (root where user
+ * namespaces are denied), or none.  Forks once or twice.
+ */
+unsigned long	tc_ns_probe(unsigned long want);
+
+/*
+ * In a child in a new user namespace of a server that is not root: maps
+ * |uid| and |gid| (the server's) to themselves.  Returns 0 or -1.
+ */
+int	tc_child_maps(uid_t uid, gid_t gid);
+
+/*
+ * Clones a child in |ns| namespaces, as our own child or, with |parent|,
+ * as our parent's.  Returns what fork() would, or -1 with errno set;
+ * when the new user namespace's maps cannot be written, the child exits
+ * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
+ */
+pid_t	tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid,
+	    int *err);
 
 #endif /* TC_SANDBOX_INT_H */

@@ -1,8 +1,11 @@
 /*
- * sandbox.h: the fork-per-call runner and the child's confinement.
- * Returns: 0 or a negative TC_E* code, with a diag where a person must
- * read why; a child's confinement returns a TC_CHILD_EXIT_* code for
- * _exit(); the functions that cannot fail return nothing.
+ * sandbox.h: the sandbox layer's public header: the fork-per-call
+ * runner, the pool of ready children and the child's confinement.
+ * Returns (sandbox/): 0 or a negative TC_E* code, with a struct tc_diag
+ * where a person must read why; a question 1 or 0; a count or a lookup
+ * what it found (NULL: nothing); a step that a child or a keeper takes
+ * against the kernel 0 or -1 with errno set.
+ * tc_sandbox_confine() returns a TC_CHILD_EXIT_* code, for _exit().
  *
  * tc_run_start() forks a child for one tool call.  The child confines itself
  * in tc_sandbox_confine(), the single place where that happens, before any
@@ -17,10 +20,11 @@
  * its result (sandbox/stream.h, the handler's side).  The parent takes
  * each as it comes, bounded: output into a ring of a set size (the oldest
  * bytes dropped, and counted), progress into a short queue that keeps
- * the latest of a flood; the serving side takes them from the run (tc_run_take_progress,
- * r->out).  A job (a tool with TC_TOOL_JOB) also keeps its request pipe
- * after the call: what the server writes there (tc_run_input) is the
- * child's input, and closing it is the child's end of file.
+ * the latest of a flood; the serving side takes them from the run
+ * (tc_run_take_progress, r->out).  A job (a tool with TC_TOOL_JOB) also
+ * keeps its request pipe after the call: what the server writes there
+ * (tc_run_input) is the child's input, and closing it is the child's end
+ * of file.
  *
  * A child whose profile lets it fork has a keeper (sandbox/keeper.h)
  * between it and the server, so that the whole tree it starts dies with
@@ -39,6 +43,12 @@
  * hands its request to a ready child, and the pool is refilled after the
  * server has answered.  Each child still serves exactly one call and
  * exits; nothing passes from one call to the next.
+ *
+ * The files behind this header are listed, top down, at the top of
+ * sandbox-int.h: run.c (tc_run_*), prepare.c (tc_sandbox_init, _reroot,
+ * _reach, _release), spawn.c (the pool: tc_sandbox_prefork, _refill,
+ * _stop, _pollfds, _step), confine.c (tc_sandbox_confine and the
+ * lookups), frame.c (tc_frame_write, tc_stream_grow).
  */
 #ifndef TC_SANDBOX_H
 #define TC_SANDBOX_H

@@ -1,6 +1,11 @@
 /*
  * stream.h: what a handler may send the server before its result, and
  * what it may read after its call: progress, output and a job's input.
+ * Returns (sandbox/): 0 or a negative TC_E* code, with a struct tc_diag
+ * where a person must read why; a question 1 or 0; a count or a lookup
+ * what it found (NULL: nothing); a step that a child or a keeper takes
+ * against the kernel 0 or -1 with errno set.
+ * tc_call_input() answers as read(2) does.
  *
  * A handler runs in its confined child and answers once, with its result.
  * While it works it may also say how far it has got (tc_call_progress(),
@@ -16,8 +21,7 @@
  * server reads is slowed down, never allowed to make the server hold more
  * than its caps.  The server treats every frame as hostile (run.c) and
  * drops what breaks its rules (a progress that does not increase) or
- * ends the call (a malformed frame).  Returns: 0 or a negative TC_E*,
- * where a function returns int.
+ * ends the call (a malformed frame).
  */
 #ifndef TC_STREAM_H
 #define TC_STREAM_H

@@ -1,0 +1,210 @@
+/*
+ * ns.c: namespaces, and the cloning of a child into them: which of the
+ * namespaces a profile wants the kernel allows (tc_ns_probe(), once at
+ * start), and a child cloned in them with its user namespace's id maps
+ * written (tc_clone_child()), for the spawner, a server without one, and
+ * a keeper.  It calls nothing else of the sandbox.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/sched.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "sandbox/sandbox-int.h"
+
+unsigned long
+tc_ns_probe(unsigned long want)
+{
+	const unsigned long tries[] = {
+		want, want & ~(unsigned long)CLONE_NEWUSER,
+	};
+	size_t i;
+	pid_t pid;
+	int st, err;
+
+	/* A child made as call children are, maps and all, that exits at
+	 * once: what works for it works for them. */
+	for (i = 0; i < TC_NITEMS(tries); i++) {
+		if (tries[i] == 0 || (i > 0 && tries[i] == tries[0]))
+			break;
+		pid = tc_clone_child(tries[i], 0, geteuid(), getegid(), &err);
+		if (pid == 0)
+			_exit(0);
+		if (pid < 0)
+			continue;
+		st = -1;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (err == 0 && st == 0)
+			return tries[i];
+	}
+	return 0;
+}
+
+/* Writes |n| bytes of |text| to |dir|/|name|.  Returns 0, or -1 with errno. */
+static int
+write_file(const char *dir, const char *name, const char *text, size_t n)
+{
+	char path[64];
+	ssize_t w;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	w = write(fd, text, n);
+	close(fd);
+	if (w != (ssize_t)n) {
+		if (w >= 0)
+			errno = EIO;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Makes the map for a child's user namespace from ours (|file| is
+ * "uid_map" or "gid_map"): every id we have maps to itself, so the child
+ * keeps our view of file owners.  Where we are in the initial namespace
+ * that is "0 0 4294967295"; in a container, its own ranges.  Returns the
+ * length written to |out|, or -1.
+ */
+static ssize_t
+identity_map(const char *file, char *out, size_t cap)
+{
+	char path[64], line[128], *end;
+	unsigned long first, lower, count;
+	size_t len = 0;
+	FILE *f;
+	int n;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", file);
+	if ((f = fopen(path, "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		/* "first lower count": ids from first, the parent's from
+		 * lower; only first and count matter here. */
+		errno = 0;
+		first = strtoul(line, &end, 10);
+		lower = strtoul(end, &end, 10);
+		count = strtoul(end, &end, 10);
+		if (errno != 0 || count == 0 || (*end != '\n' && *end != '\0'))
+			continue;
+		(void)lower;
+		n = snprintf(out + len, cap - len, "%lu %lu %lu\n", first,
+		    first, count);
+		if (n < 0 || (size_t)n >= cap - len) {
+			fclose(f);
+			return -1;
+		}
+		len += (size_t)n;
+	}
+	fclose(f);
+	return len > 0 ? (ssize_t)len : -1;
+}
+
+/* As root: writes the maps of |pid|'s new user namespace. */
+static int
+write_maps(pid_t pid)
+{
+	char path[64], map[4096];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
+	if ((n = identity_map("uid_map", map, sizeof(map))) < 0 ||
+	    write_file(path, "uid_map", map, (size_t)n) != 0 ||
+	    (n = identity_map("gid_map", map, sizeof(map))) < 0 ||
+	    write_file(path, "gid_map", map, (size_t)n) != 0)
+		return -1;
+	return 0;
+}
+
+int
+tc_child_maps(uid_t uid, gid_t gid)
+{
+	char map[64];
+	int n, rc;
+
+	/*
+	 * Anyone but root may map only their own ids, and only the process
+	 * itself can: its parent could, but the server and the spawner are
+	 * not dumpable, which puts their children's /proc files out of
+	 * their reach.  Dumpable just long enough to write them.
+	 */
+	if (prctl(PR_SET_DUMPABLE, 1, 0, 0, 0) != 0)
+		return -1;
+	rc = write_file("/proc/self", "setgroups", "deny", 4);
+	n = snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid,
+	    (unsigned)uid);
+	if (rc == 0)
+		rc = write_file("/proc/self", "uid_map", map, (size_t)n);
+	n = snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid,
+	    (unsigned)gid);
+	if (rc == 0)
+		rc = write_file("/proc/self", "gid_map", map, (size_t)n);
+	if (prctl(PR_SET_DUMPABLE, 0, 0, 0, 0) != 0)
+		rc = -1;
+	return rc;
+}
+
+/*
+ * Clones a child in |ns| namespaces, as our own child or, with |parent|,
+ * as our parent's.  Returns what fork() would, or -1 with errno set.
+ *
+ * In a new user namespace the child has no ids until its maps are
+ * written.  Root writes them here while the child waits on a pipe; anyone
+ * else's child writes its own (tc_child_maps(), with |uid| and |gid|)
+ * before it returns.  When the maps cannot be written the child exits
+ * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
+ */
+pid_t
+tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
+{
+	struct clone_args ca;
+	int gate[2] = { -1, -1 }, rootmaps;
+	char go = 0;
+	pid_t pid;
+
+	*err = 0;
+	rootmaps = (ns & CLONE_NEWUSER) && geteuid() == 0;
+	if (rootmaps && pipe2(gate, O_CLOEXEC) != 0)
+		return -1;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = ns;
+	if (parent)
+		/* Its exit signal is then ours (SIGCHLD, as fork() made
+		 * us); clone3() refuses any other. */
+		ca.flags |= CLONE_PARENT;
+	else
+		ca.exit_signal = SIGCHLD;
+	if ((pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca))) == 0) {
+		if (rootmaps) {
+			close(gate[1]);
+			/* One byte when the maps are in; EOF if not. */
+			if (read(gate[0], &go, 1) != 1)
+				_exit(TC_CHILD_EXIT_NS);
+			close(gate[0]);
+		} else if ((ns & CLONE_NEWUSER) && tc_child_maps(uid, gid) != 0)
+			_exit(TC_CHILD_EXIT_NS);
+		return 0;
+	}
+	if (rootmaps) {
+		close(gate[0]);
+		if (pid > 0) {
+			if (write_maps(pid) != 0)
+				*err = errno;
+			else if (write(gate[1], "g", 1) != 1)
+				*err = errno;
+		}
+		close(gate[1]);
+		/* Closed without a byte, the child exits by itself. */
+	}
+	return pid;
+}
