@@ -1,0 +1,137 @@
+/*
+ * shell.h: toolcell-shell, what its parts share.
+ * Returns (shell): 0 or a negative TC_E* code, with a struct tc_diag
+ * saying why where a person or the model reads it.
+ *
+ * The server runs the programs its policy allows, by absolute path, with
+ * arguments the policy's rules accept, in a child confined by its
+ * profile: Landlock's execute right on those programs (and their
+ * interpreters and the helpers the policy names) alone, read and write
+ * rights on the policy's directories alone, namespaces, no network
+ * unless the policy grants it.  The rules are the friendly first line,
+ * which says why in words; the kernel is the guard.
+ *
+ *	main.c		the server: tools, instructions, subjects
+ *	shell_policy.c	the [shell] section: programs, their rules, env
+ *	shell_rules.c	an argv against the rules
+ *	shell_run.c	running one program in the child: pipes, caps,
+ *			timeout, progress, output frames
+ *	shell_profile.c	the confinement profile
+ */
+#ifndef TC_SHELL_H
+#define TC_SHELL_H
+
+#include <stddef.h>
+
+#include "base/err.h"
+#include "protocol/tools.h"
+
+struct tc_policy;
+struct tc_policy_section;
+
+/* --- The policy (shell_policy.c) --- */
+
+/* The PATH a bare program name is looked up in, once, at start; and the
+ * PATH every program runs with. */
+#define SHELL_PATH		"/usr/local/bin:/usr/bin:/bin"
+
+/* A program the policy allows, with its argument rules. */
+struct shell_program {
+	char		*name;		/* as the policy names it: "git" */
+	char		*path;		/* resolved at start: absolute and
+					   canonical, a regular executable
+					   file */
+	char		*interp;	/* what the kernel also executes to run
+					   it: an ELF's interpreter
+					   (PT_INTERP) or a script's #!
+					   program; NULL: none */
+	int		 line;		/* of its "program" line */
+	char		**subcommands;	/* the first operand must be one of
+					   these; NULL: any */
+	char		**deny;		/* arguments refused: patterns (glob
+					   syntax over the whole argument, and
+					   over a --flag's name before '=') */
+	int		 no_dash_operands; /* an operand may not start with
+					   '-' (after "--" too) */
+	char		**prefix;	/* arguments forced after argv[0] */
+	char		**helpers;	/* further programs (files, or
+					   directories of them) it may start */
+	int		 interpreter;	/* a shell or an interpreter: what it
+					   runs is held by the kernel only */
+	int		 readonly;	/* the policy says it changes nothing */
+};
+
+/* The [shell] section, as loaded (the slot of shell_policy_section). */
+struct shell_policy {
+	struct shell_program *programs;
+	size_t		 nprograms;
+	char		**env_pass;	/* names a call may set (NULL-terminated,
+					   or NULL) */
+	char		**env_fixed;	/* "NAME=VALUE" set for every program */
+	char		*home;		/* HOME; NULL: the call's own scratch
+					   directory */
+	unsigned long long max_output;	/* bytes per stream, at most */
+};
+
+extern const struct tc_policy_section shell_policy_section;
+
+/* Returns the [shell] settings of |pol| (an empty policy's if it has
+ * none). */
+const struct shell_policy *shell_policy(const struct tc_policy *pol);
+
+/* Returns the program |name| (a policy name or a resolved path) names, or
+ * NULL. */
+const struct shell_program *shell_program_find(const struct shell_policy *sp,
+	    const char *name);
+
+/* --- Argument rules (shell_rules.c) --- */
+
+/*
+ * Checks |argv| (|argc| strings; argv[0] a program's policy name or
+ * path) against |sp|'s rules.  Returns 0 with *|prog| the program and
+ * *|run| a new NULL-terminated argv to execute (its path, the forced
+ * prefix, the arguments; the caller frees it with tc_strv_free()), or
+ * TC_EDENIED with |d| saying, for the model, which rule refused what and
+ * what is allowed instead, or TC_ENOMEM.
+ */
+int	shell_rules_check(const struct shell_policy *sp,
+	    const char *const *argv, size_t argc,
+	    const struct shell_program **prog, char ***run, struct tc_diag *d);
+
+/* --- Running one program, in the confined child (shell_run.c) --- */
+
+struct shell_exec {
+	const char	*path;		/* absolute */
+	char *const	*argv;
+	char *const	*envp;
+	int		 cwd_fd;	/* the directory it runs in */
+	const char	*stdin_data;	/* what it reads, or NULL: nothing */
+	size_t		 stdin_len;
+	int		 stdin_fd;	/* a job's input (tc_call_input_fd()),
+					   or -1 */
+	int		 timeout_ms;	/* 0: none (the run's deadline) */
+	size_t		 max_output;	/* bytes kept per stream */
+	int		 binary;	/* exact bytes, base64, in the
+					   structured content too */
+	int		 stream;	/* send output as it comes
+					   (tc_call_output()) */
+};
+
+/*
+ * Runs |x| in its own process group, pumping its stdout and stderr, each
+ * kept in order up to x->max_output bytes and counted past it, telling
+ * the client how it goes (tc_call_progress()) about once a second, until
+ * it exits or x->timeout_ms passes (then the group is killed).  Fills
+ * |res|: the exit code or signal, stdout and stderr apart, whether each
+ * was cut, their total sizes, the duration, whether it timed out.
+ * Returns 0, or a TC_E* code when it could not be started (|res| says
+ * why).
+ */
+int	shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
+	    struct tc_result *res);
+
+/* --- The profile (shell_profile.c) --- */
+
+extern const struct tc_profile shell_profile;
+
+#endif /* TC_SHELL_H */
