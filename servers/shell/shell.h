@@ -1,7 +1,8 @@
 /*
  * shell.h: toolcell-shell, what its parts share.
  * Returns (shell): 0 or a negative TC_E* code, with a struct tc_diag
- * saying why where a person or the model reads it.
+ * saying why where a person or the model reads it; a question 1 or 0, a
+ * lookup NULL for none, a check that reports a count.
  *
  * The server runs the programs its policy allows, by absolute path, with
  * arguments the policy's rules accept, in a child confined by its
@@ -62,7 +63,11 @@ struct shell_program {
 					   these; NULL: any */
 	char		**deny;		/* arguments refused: patterns (glob
 					   syntax over the whole argument, and
-					   over a --flag's name before '=') */
+					   over a --flag's name before '=';
+					   a literal "--name" refuses its
+					   abbreviations, a literal "-x" a
+					   single-dash argument holding 'x':
+					   shell_rules.c) */
 	int		 no_dash_operands; /* an operand may not start with
 					   '-' (after "--" too) */
 	char		**prefix;	/* arguments forced after argv[0] */

@@ -757,7 +757,11 @@ kw_program(struct tc_policy_ctx *c, char **w, int nw)
 	if (strchr(w[0], '/') != NULL || w[0][0] == '~') {
 		if ((given = tc_policy_path(c, "program", w[0])) == NULL)
 			return;
-		name = given;
+		/* Named by the path a call can write: "~/" expanded. */
+		free(p->name);
+		p->name = given;
+		given = NULL;
+		name = p->name;
 	} else {
 		if (search_path(w[0], found, sizeof(found)) != 0) {
 			tc_policy_error(c, "program %s: not found in %s (or not "
@@ -885,7 +889,7 @@ kw_args(struct tc_policy_ctx *c, char **w, int nw)
 {
 	struct shell_policy *sp = tc_policy_ctx_slot(c);
 	struct shell_program *p;
-	char what[256];
+	char what[256], *path;
 	size_t n = 0;
 	int kind, i;
 
@@ -895,7 +899,14 @@ kw_args(struct tc_policy_ctx *c, char **w, int nw)
 		    "prefix, helpers");
 		return;
 	}
-	if ((p = program_named(sp, w[0])) == NULL) {
+	if (strncmp(w[0], "~/", 2) == 0) {
+		if ((path = tc_policy_path(c, "args", w[0])) == NULL)
+			return;
+		p = program_named(sp, path);
+		free(path);
+	} else
+		p = program_named(sp, w[0]);
+	if (p == NULL) {
 		tc_policy_error(c, "args %s: no 'program %s' line above this "
 		    "one", w[0], w[0]);
 		return;

@@ -179,7 +179,8 @@ refuse_program(const struct shell_policy *sp, const char *a,
 	size_t i, o = 0;
 
 	names[0] = '\0';
-	for (i = 0; i < sp->nprograms && o + 1 < sizeof(names); i++)
+	for (i = 0; sp != NULL && i < sp->nprograms && o + 1 < sizeof(names);
+	    i++)
 		if (sp->programs[i].path != NULL)
 			o += tc_text_fmt(names + o, sizeof(names) - o, "%s%s",
 			    o > 0 ? ", " : "", show(one,

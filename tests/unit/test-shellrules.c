@@ -290,6 +290,21 @@ test_programs(void)
 	release(&r);
 }
 
+/* A program under ~/ is named by its path, expanded. */
+static void
+test_home_program(void)
+{
+	struct result r;
+
+	valid(&r, "[shell]\nprogram ~/script.sh\nargs ~/script.sh deny -x\n",
+	    "a program under ~/");
+	is_str(r.sp->programs[0].name, S("@D@/script.sh"), "named expanded");
+	ok(r.sp->programs[0].deny != NULL, "its args line found it");
+	ok(shell_program_find(r.sp, S("@D@/script.sh")) != NULL,
+	    "a call names it by that path");
+	release(&r);
+}
+
 static void
 test_env_script(void)
 {
@@ -647,6 +662,10 @@ test_rules(void)
 	    TC_EINVAL, "an empty argv");
 	is_str(d.msg, "argv is empty: its first string names the program to "
 	    "run", "says so");
+	is_int(shell_rules_check(NULL, ARGV("ls"), 1, &prog, &run, &d),
+	    TC_EDENIED, "no policy: nothing runs");
+	is_str(d.msg, "'ls' is not a program this server runs: its policy "
+	    "allows none", "says so");
 	check(sp, ARGV("bash", "-c", "id"), DENIED, "'bash' is not a program "
 	    "this server runs (it runs: @D@/git, find, ls, cat, sort)",
 	    "a program the policy does not name");
@@ -940,6 +959,7 @@ main(void)
 	setup();
 	setenv("HOME", D, 1);
 	test_programs();
+	test_home_program();
 	test_env_script();
 	test_interpreters();
 	test_program_errors();
