@@ -25,30 +25,33 @@
 //                      once, as the Codex CLI does when it runs without a
 //                      sandbox; tool shell {command, workdir, login: false}
 //
-// and toolcell-shell as `BUILD/toolcell-shell --policy P`, P allowing
-// /bin/echo and /bin/cat and reading the generated directory; tool
-// run_command {argv}.  Every anchor runs unconfined, as people run them;
-// toolcell-shell runs every program confined.  When BUILD/toolcell-shell
-// does not exist yet, the anchors are measured alone.
+// beside a calibration server, bench/shell-floor.mjs, which answers from
+// memory and runs nothing (the cost of the client, the pipes and the
+// payload alone), and toolcell-shell as `BUILD/toolcell-shell --policy
+// P`, P allowing /bin/echo and /bin/cat and reading the generated
+// directory; tool run_command {argv}.  Every anchor runs unconfined, as
+// people run them; toolcell-shell runs every program confined.  When
+// BUILD/toolcell-shell does not exist yet, the others are measured alone.
 //
 // Scenarios: cold start (spawn to the initialize result, fresh processes,
 // alternating between servers); then, through one long-lived process of
 // each server, `echo hi` with a pause of BENCH_GAP_MS (default 5 ms)
 // before every call, `echo hi` back to back, and `cat` of a 5 MiB file
-// (81,920 lines of 64 bytes) whose output is checked byte for byte; last,
-// the peak RSS (VmHWM) of each server process, and the proportional set
-// size of its whole process tree when idle.  Every answer of the timed
-// scenarios is checked, and an answer that is not the whole output counts
-// as wrong: a server with a wrong answer has not passed, and its times are
-// shown for reference only.  Each scenario runs in two rounds, every
-// server in turn, so that all see the same load on a shared machine.
+// (81,920 numbered lines of 64 bytes) whose output is checked byte for
+// byte; last, the peak RSS (VmHWM) of each server process, and the
+// proportional set size of its whole process tree when idle.  Every
+// answer is checked, warm-up included, and one that is not the whole
+// output counts as wrong: a server with a wrong answer has not passed,
+// and its times are shown for reference only.  Each scenario runs in two
+// rounds, every server in turn, so that all see the same load on a shared
+// machine.
 //
 // Environment: BENCH_QUICK=1 (few iterations: a smoke run), BENCH_GAP_MS,
 // BENCH_CAP_S (time cap per server and scenario, default 60, 20 when
 // quick), BENCH_ONLY (scenario ids separated by commas: cold, echo-gap,
 // echo-b2b, big, rss), BENCH_SERVERS (server ids separated by commas:
-// toolcell, dc, commands, codex).  Prints markdown on stdout; progress goes
-// to stderr.
+// toolcell, floor, dc, commands, codex).  Prints markdown on stdout;
+// progress goes to stderr.
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
@@ -236,6 +239,22 @@ const SERVERS = {
 		async big(c) {
 			const r = await call(c, 'run_command', this.bigArgs());
 			return { calls: 1, wrong: tcCheck(r, BIG) };
+		},
+	},
+	floor: {
+		label: 'floor (calibration)',
+		calibration: true,
+		spawn: () => ({ command: process.execPath, args: [path.join(repo, 'bench/shell-floor.mjs'), bigPath], env: { PATH: anchorPath } }),
+		shown: '`node bench/shell-floor.mjs DIR/big.txt`: answers from memory, runs nothing, sends the output once as text: the cost of the client, the pipes and the payload alone',
+		echoArgs: { argv: ['echo', 'hi'] },
+		async echo(c) {
+			const r = await call(c, 'run_command', this.echoArgs);
+			return { calls: 1, wrong: differ(text(r), 'hi\n') };
+		},
+		bigArgs: () => ({ argv: ['cat', bigPath] }),
+		async big(c) {
+			const r = await call(c, 'run_command', this.bigArgs());
+			return { calls: 1, wrong: differ(text(r), BIG) };
 		},
 	},
 	dc: {
@@ -580,7 +599,7 @@ const passed = (r) => r?.samples?.length > 0 && !r.wrong && !r.error;
 const out = [];
 const row = (...c) => out.push(`| ${c.join(' | ')} |`);
 const has = sides.includes('toolcell');
-const anchors = sides.filter((id) => id !== 'toolcell');
+const anchors = sides.filter((id) => id !== 'toolcell' && !SERVERS[id].calibration);
 
 const envShown = Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_'))
     .map(([k, v]) => `${k}=${v} `).join('');
@@ -597,13 +616,14 @@ out.push(`- client: @modelcontextprotocol/sdk ${clientSdkVersion} (tests/e2e/sdk
 for (const id of sides) {
 	const s = SERVERS[id];
 	const info = srv[id]?.info;
-	const args = s.echoArgs ? `; \`echo hi\` as \`${s.echoArgs.argv ? 'run_command' : id === 'codex' ? 'shell' : id === 'dc' ? 'start_process' : 'run_command'} ${JSON.stringify(s.echoArgs).replace(workDir, 'DIR')}\`` : '';
+	const tool = { codex: 'shell', dc: 'start_process' }[id] ?? 'run_command';
+	const args = `; \`echo hi\` as \`${tool} ${JSON.stringify(s.echoArgs).replace(workDir, 'DIR')}\``;
 	out.push(`- ${s.label}: serverInfo ${info?.name} ${info?.version}, ${s.shown}${args}`);
 }
 out.push(`- 5 MiB: \`cat DIR/big.txt\` (81,920 numbered lines of 64 bytes, 5,242,880 bytes; toolcell-shell: \`{"argv":["/bin/cat","DIR/big.txt"],"max_output_bytes":5242880}\`); ${gapMs} ms pause before every timed \`cat\` and every spaced \`echo\`; time cap ${capMs / 1000} s per server and scenario (\`*\` after N: stopped by it)`);
 out.push('');
 
-row('scenario', 'server', 'N', 'p50 / p99 ms', 'calls/op', 'wrong answers', has ? 'anchor / toolcell-shell (p50)' : '—');
+row('scenario', 'server', 'N', 'p50 / p99 ms', 'calls/op', 'wrong answers', has ? 'its p50 / toolcell-shell\'s' : '—');
 row('---', '---', '---:', '---:', '---:', '---:', '---:');
 const coldTitle = 'cold start (spawn to initialize result)';
 for (const [id, title] of [['cold', coldTitle], ...SCENARIOS.map((s) => [s.id, s.title])]) {
@@ -639,7 +659,7 @@ if (runs('rss')) {
 	}
 }
 out.push('');
-out.push('anchor / toolcell-shell: the anchor\'s p50 over toolcell-shell\'s (memory: the anchor\'s over toolcell-shell\'s); above 1, toolcell-shell is faster or smaller. A wrong answer is one that is not the whole output (an `echo` without its `hi` line; a 5 MiB output not equal to the file byte for byte), counted over every timed and warm-up operation of that scenario; the times of a server with wrong answers are for reference only. calls/op above 1: desktop-commander needed `read_process_output` after `start_process` (it answers `start_process` with at most the last 1-2 MiB). RSS is VmHWM of the process the client started (toolcell-shell: the server process only, not its spawner nor the children that run the calls); the PSS row adds every process of the tree (toolcell-shell: its spawner and the ready children too).');
+out.push('its p50 / toolcell-shell\'s: the server\'s p50 over toolcell-shell\'s (memory: its size over toolcell-shell\'s); above 1, toolcell-shell is faster or smaller. The floor is no anchor: it answers from memory, and no server can beat it through this client. A wrong answer is one that is not the whole output (an `echo` without its `hi` line; a 5 MiB output not equal to the file byte for byte), counted over every timed and warm-up operation of that scenario; the times of a server with wrong answers are for reference only. calls/op above 1: desktop-commander needed `read_process_output` after `start_process` (it answers `start_process` with at most the last 1-2 MiB). RSS is VmHWM of the process the client started (toolcell-shell: the server process only, not its spawner nor the children that run the calls); the PSS row adds every process of the tree (toolcell-shell: its spawner and the ready children too).');
 
 // Targets.
 if (has) {
