@@ -159,7 +159,9 @@ static const struct tc_syscall shell_calls[] = {
 /*
  * What programs need of the system, read-only and never executable: the
  * libraries and their data, and the few files of /etc and /dev that the
- * C library and ordinary tools read.  Not the program directories (/bin,
+ * C library and ordinary tools read (git's system configuration among
+ * them: git stops when it exists and cannot be read).  Not the program
+ * directories (/bin,
  * /sbin, /usr/bin, /usr/sbin, /usr/local/bin, /usr/libexec, /opt): an
  * allowed program and its helpers are granted one by one (shell_rules()),
  * and a program the policy does not list cannot even be read, so that the
@@ -185,6 +187,8 @@ static const struct tc_landlock_path shell_system[] = {
 	{ "/etc/nsswitch.conf",	TC_LL_FS_READ_FILE },
 	{ "/etc/passwd",	TC_LL_FS_READ_FILE },
 	{ "/etc/group",		TC_LL_FS_READ_FILE },
+	/* git stops on a system configuration it cannot read. */
+	{ "/etc/gitconfig",	TC_LL_FS_READ_FILE },
 	{ "/dev/null",		TC_LL_FS_READ_FILE | TC_LL_FS_WRITE_FILE },
 	{ "/dev/zero",		TC_LL_FS_READ_FILE },
 	{ "/dev/random",	TC_LL_FS_READ_FILE },
