@@ -77,20 +77,27 @@ static const struct tc_arg run_args[] = {
 	{ NULL }
 };
 
+/* The result (shell_run.c): a member that may be null is an anyOf of
+ * typed schemas, never a list of types. */
 static const char run_out[] =
     "{\"type\":\"object\",\"properties\":{"
-    "\"exit_code\":{\"type\":\"integer\",\"description\":\"the program's exit status, when it exited\"},"
-    "\"signal\":{\"type\":\"string\",\"description\":\"the signal that ended it, when one did\"},"
-    "\"stdout\":{\"type\":\"string\"},"
+    "\"exit_code\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}],"
+    "\"description\":\"the program's exit status; null when it did not exit by itself\"},"
+    "\"signal\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],"
+    "\"description\":\"the signal that killed it (SIGKILL); null when it exited\"},"
+    "\"stdout\":{\"type\":\"string\",\"description\":\"what was kept, as text (U+FFFD for bytes that are not UTF-8)\"},"
     "\"stderr\":{\"type\":\"string\"},"
-    "\"stdout_bytes\":{\"type\":\"integer\",\"description\":\"bytes the program wrote to stdout, kept or not\"},"
+    "\"stdout_bytes\":{\"type\":\"integer\",\"description\":\"every byte written, kept or not\"},"
     "\"stderr_bytes\":{\"type\":\"integer\"},"
     "\"stdout_truncated\":{\"type\":\"boolean\"},"
     "\"stderr_truncated\":{\"type\":\"boolean\"},"
-    "\"stdout_base64\":{\"type\":\"string\",\"description\":\"with binary: stdout exactly\"},"
+    "\"stdout_base64\":{\"type\":\"string\",\"description\":\"with binary: the kept bytes exactly\"},"
     "\"stderr_base64\":{\"type\":\"string\"},"
     "\"duration_ms\":{\"type\":\"integer\"},"
-    "\"timed_out\":{\"type\":\"boolean\"}}}";
+    "\"timed_out\":{\"type\":\"boolean\"}},"
+    "\"required\":[\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
+    "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\","
+    "\"timed_out\"]}";
 
 /* What a call acts on: the program, its arguments, where it runs, the
  * variables it sets. */
@@ -422,22 +429,20 @@ call_timeout(const struct tc_call *call)
 
 /*
  * How many bytes of each stream are kept: the call's max_output_bytes, at
- * most the policy's cap, and at most what fits in a result the server
- * takes (its "limit output"), each stream being in the text and in the
- * structured content, and base64 as well with |binary|.
+ * most the policy's cap (without one, the call's output limit).  The
+ * runner cuts further what would not fit in a result the server takes.
  */
 static size_t
-output_cap(const struct tc_call *call, const struct shell_policy *sp,
-    int binary)
+output_cap(const struct tc_call *call, const struct shell_policy *sp)
 {
-	unsigned long long want, cap = sp->max_output, fit;
+	unsigned long long want, cap = sp->max_output;
 	struct tc_limits l;
 
-	tc_policy_limits(call->policy, tc_tool_policy_name(call->tool), &l);
-	fit = l.max_result > (64u << 10) ? (l.max_result - (64u << 10)) : 0;
-	fit /= binary ? 2 * 2 + 3 : 2 * 2;
-	if (cap == 0 || cap > fit)
-		cap = fit;
+	if (cap == 0) {
+		tc_policy_limits(call->policy,
+		    tc_tool_policy_name(call->tool), &l);
+		cap = l.max_result;
+	}
 	want = (unsigned long long)tc_arg_int(call, "max_output_bytes",
 	    (long long)cap);
 	return (size_t)(want < cap ? want : cap);
@@ -488,7 +493,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	x.stdin_fd = tc_call_input_fd(call);
 	x.timeout_ms = call_timeout(call);
 	x.binary = tc_arg_bool(call, "binary", 0);
-	x.max_output = output_cap(call, sp, x.binary);
+	x.max_output = output_cap(call, sp);
 	x.stream = (call->tool->flags & TC_TOOL_JOB) != 0;
 	rc = shell_exec_run(call, &x, res);
 	if (rc != 0 && res->is_error)
