@@ -31,9 +31,8 @@
 #define ENV_MAX		64		/* variables a call sets */
 #define ENV_NAME_MAX	128
 #define ENV_VALUE_MAX	32768
-/* HOME when the policy names none: a directory that does not exist, so
- * that no program reads the configuration of the user the server runs as
- * (which the sandbox would refuse anyway) or writes one. */
+/* HOME should a call have no scratch directory (a policy checked, not
+ * served): one that does not exist. */
 #define HOME_NONE	"/nonexistent"
 #define SHELL_LANG	"C.UTF-8"
 
@@ -315,14 +314,14 @@ env_set(struct env *e, const char *name, size_t len, const char *value)
 
 /*
  * Builds the program's environment: nothing of the server's, but a fixed
- * PATH, HOME (the policy's, else a directory that does not exist), LANG,
- * then the policy's fixed variables, then those the call sets (only names
- * the policy lets it).  Returns 0; TC_EDENIED with |res| the refusal;
- * TC_ENOMEM.
+ * PATH, HOME (the policy's, else the call's |scratch| directory, which is
+ * its TMPDIR too), LANG, then the policy's fixed variables, then those the
+ * call sets (only names the policy lets it).  Returns 0; TC_EDENIED with
+ * |res| the refusal; TC_ENOMEM.
  */
 static int
 make_env(const struct tc_call *call, const struct shell_policy *sp,
-    struct env *e, struct tc_result *res)
+    const char *scratch, struct env *e, struct tc_result *res)
 {
 	struct tc_diag d = { "", 0 };
 	struct tc_arg_iter it;
@@ -333,12 +332,13 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 	while (sp->env_fixed != NULL && sp->env_fixed[nfixed] != NULL)
 		nfixed++;
 	e->n = 0;
-	e->cap = 3 + nfixed + tc_arg_count(call, "env") + 1;
+	e->cap = 4 + nfixed + tc_arg_count(call, "env") + 1;
 	if ((e->v = calloc(e->cap, sizeof(*e->v))) == NULL)
 		return TC_ENOMEM;
 	if ((rc = env_set(e, "PATH", 4, SHELL_PATH)) != 0 ||
 	    (rc = env_set(e, "HOME", 4, sp->home != NULL ? sp->home :
-	    HOME_NONE)) != 0 ||
+	    scratch != NULL ? scratch : HOME_NONE)) != 0 ||
+	    (scratch != NULL && (rc = env_set(e, "TMPDIR", 6, scratch)) != 0) ||
 	    (rc = env_set(e, "LANG", 4, SHELL_LANG)) != 0)
 		return rc;
 	for (i = 0; i < nfixed; i++) {
@@ -450,8 +450,8 @@ output_cap(const struct tc_call *call, const struct shell_policy *sp)
 
 /*
  * run_command and start_command: the rules again (the child has its own
- * copy of the policy), the environment, the working directory, then the
- * program (shell_run.c), whose result is the call's.  A job's program
+ * copy of the policy), a scratch directory, the environment, the working
+ * directory, then the program (shell_run.c), whose result is the call's.  A job's program
  * reads the job's input once the call's stdin text is written.
  */
 static int
@@ -464,7 +464,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	struct env env = { NULL, 0, 0 };
 	struct shell_exec x;
 	const char **argv = NULL;
-	char **run = NULL;
+	char **run = NULL, *scratch = NULL;
 	size_t argc;
 	int cwd_fd = -1, rc;
 
@@ -476,7 +476,13 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 			rc = tc_result_error(res, "%s", d.msg);
 		goto out;
 	}
-	if ((rc = make_env(call, sp, &env, res)) != 0) {
+	if (sp->home == NULL && shell_scratch_base != NULL &&
+	    (scratch = shell_scratch_make()) == NULL) {
+		rc = tc_result_error(res, "cannot make the call's scratch "
+		    "directory: %s", strerror(errno));
+		goto out;
+	}
+	if ((rc = make_env(call, sp, scratch, &env, res)) != 0) {
 		if (rc == TC_EDENIED)
 			rc = 0;		/* |res| says why */
 		goto out;
@@ -501,6 +507,11 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 out:
 	if (cwd_fd >= 0)
 		close(cwd_fd);
+	/* What the program left there goes with it (what it cannot remove,
+	 * the server does as it exits). */
+	if (scratch != NULL)
+		(void)shell_tree_remove(scratch);
+	free(scratch);
 	tc_strv_free(env.v);
 	tc_strv_free(run);
 	free(argv);
@@ -599,9 +610,24 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 	    l.deadline_ms / 1000);
 }
 
+/* Whether the server will serve (not --check): only then is anything
+ * made at start. */
+static int serving;
+
+static void
+shell_configure(struct tc_policy *pol, const struct tc_cmdline *cl,
+    tc_policy_report_fn *report, void *ctx)
+{
+	(void)pol;
+	(void)report;
+	(void)ctx;
+	serving = !cl->check;
+}
+
 /*
- * Refuses to start without a program to run; decides the tools'
- * destructive hint: off only when the policy marks every program
+ * Refuses to start without a program to run; makes the directory of the
+ * calls' scratch directories, unless the policy names a home; decides the
+ * tools' destructive hint: off only when the policy marks every program
  * read-only.
  */
 static int
@@ -610,11 +636,15 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 {
 	const struct shell_policy *sp = shell_policy(pol);
 	size_t i, k, readonly = 0;
+	int rc;
 
 	if (sp->nprograms == 0)
 		return tc_diag(d, TC_EINVAL, "no programs to run: name them "
 		    "in a policy file (--policy FILE), one 'program' line "
 		    "each in its [shell] section; see %s(1)", srv->name);
+	if (serving && sp->home == NULL &&
+	    (rc = shell_scratch_init(pol, d)) != 0)
+		return rc;
 	for (i = 0; i < sp->nprograms; i++)
 		if (sp->programs[i].readonly && !sp->programs[i].interpreter)
 			readonly++;
@@ -669,6 +699,7 @@ main(int argc, char *argv[])
 		.no_operands = "name the programs to run and the directories "
 		    "they may use in a policy file (--policy FILE: 'program' "
 		    "lines in its [shell] section, and 'allow' lines)",
+		.configure = shell_configure,
 		.ready = shell_ready,
 		.instructions = shell_instructions,
 		.warn = shell_warn,

@@ -199,10 +199,15 @@ static const struct tc_landlock_path shell_system[] = {
  * directory of helpers: listed too. */
 #define LL_RUN		(TC_LL_FS_EXECUTE | TC_LL_READ)
 
+/* Beneath the calls' scratch directories: what beneath a writable
+ * root. */
+#define LL_SCRATCH	(TC_LL_READ | LL_WRITE)
+
 /*
  * The execute right, from the [shell] section: on each allowed program,
  * the interpreter the kernel runs it with, and each helper the policy
  * names (a file, or a directory of them).  Nothing else is executable.
+ * And the calls' scratch directories, where they may write.
  */
 static int
 shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
@@ -224,6 +229,9 @@ shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 			    d)) != 0)
 				return rc;
 	}
+	if (shell_scratch_base != NULL &&
+	    (rc = tc_ruleset_allow(rs, shell_scratch_base, LL_SCRATCH, d)) != 0)
+		return rc;
 	return 0;
 }
 
@@ -236,7 +244,7 @@ const struct tc_profile shell_profile = {
 	.system = shell_system,
 	.nsystem = TC_NITEMS(shell_system),
 	.rules = shell_rules,
-	.rules_access = LL_RUN,
+	.rules_access = LL_RUN | LL_SCRATCH,
 	.ns = TC_NS_ALL,
 	/* The child opens a call's working directory beneath its root. */
 	.roots = TC_KEEP_ROOTS_ALL,

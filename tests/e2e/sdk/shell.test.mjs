@@ -194,9 +194,28 @@ describe('run_command', () => {
 		assert.ok(vars.includes('FOO=foo value'), s.stdout);
 		assert.ok(vars.includes('BAR='), s.stdout);
 		assert.ok(vars.includes('PATH=/usr/local/bin:/usr/bin:/bin'), s.stdout);
-		assert.ok(vars.some((v) => v.startsWith('HOME=')), s.stdout);
+		assert.ok(vars.some((v) => v.startsWith('HOME=/')), s.stdout);
 		assert.ok(!s.stdout.includes(secret), 'the server\'s environment stays out');
 		assert.ok(!vars.some((v) => v.startsWith('TOOLCELL_TEST_SECRET=')));
+	});
+
+	test('each call has a scratch HOME and TMPDIR of its own, gone after it, that no other call can find', async () => {
+		const env = async () => Object.fromEntries((await run(srv, ['env'])).structuredContent
+		    .stdout.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s)));
+		const one = await env();
+		const two = await env();
+		assert.match(one.HOME, /^\/.+\/[0-9a-f]{32}$/, one.HOME);
+		assert.equal(one.TMPDIR, one.HOME);
+		assert.notEqual(one.HOME, two.HOME);
+		assert.equal(path.dirname(one.HOME), path.dirname(two.HOME));
+		// It is writable while the call runs (touch makes a file in it,
+		// and touch's own HOME is another), and gone after.
+		const t = (await run(srv, ['touch', path.join(one.HOME, 'f')])).structuredContent;
+		assert.notEqual(t.exit_code, 0, 'the first call\'s directory is gone');
+		assert.match(t.stderr, /No such file/);
+		const ls = (await run(srv, ['ls', path.dirname(one.HOME)])).structuredContent;
+		assert.notEqual(ls.exit_code, 0);
+		assert.match(ls.stderr, /Permission denied/);
 	});
 
 	test('a variable the policy does not allow is refused, with the list', async () => {
