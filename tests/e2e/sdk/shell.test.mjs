@@ -63,7 +63,8 @@ const PROGRAMS = [
 	'program env',
 	'program sleep',
 	'program touch',
-	'program find deny -exec deny -execdir deny -ok deny -okdir deny -delete',
+	'program find',
+	'args find deny -exec -execdir -ok -okdir -delete',
 	'env FOO BAR',
 ];
 
@@ -110,7 +111,7 @@ describe('what the model is told', () => {
 		} finally {
 			await srv.close();
 		}
-		const ro = await start(await policy(['program ls readonly', 'program cat readonly']));
+		const ro = await start(await policy(['program ls read-only', 'program cat read-only']));
 		try {
 			const { tools } = await ro.client.listTools();
 			const t = tools.find((x) => x.name === 'run_command');
@@ -122,7 +123,7 @@ describe('what the model is told', () => {
 	});
 
 	test('the instructions name the programs, the directories, the variables; an interpreter plainly', async () => {
-		const srv = await start(await policy([...PROGRAMS, 'program sh interpreter']));
+		const srv = await start(await policy([...PROGRAMS, 'program sh']));
 		try {
 			const ins = srv.initResult.instructions;
 			assert.match(ins, /\bls \(\/usr\/bin\/ls\)/);
