@@ -179,20 +179,8 @@ argv_of(const cJSON *v, const char ***argv, size_t *argc, struct tc_diag *d)
 	return 0;
 }
 
-/* Returns 1 if the policy lets a call set the variable |name|. */
-static int
-env_allowed(const struct shell_policy *sp, const char *name)
-{
-	size_t i;
-
-	for (i = 0; sp->env_pass != NULL && sp->env_pass[i] != NULL; i++)
-		if (strcmp(sp->env_pass[i], name) == 0)
-			return 1;
-	return 0;
-}
-
-/* Refuses the variable |name| in |d|, saying which the policy allows.
- * Returns TC_EDENIED. */
+/* Refuses the variable |name| in |d|, saying which the policy allows (the
+ * patterns of its "env" line).  Returns TC_EDENIED. */
 static int
 env_refused(const struct shell_policy *sp, const char *name,
     struct tc_diag *d)
@@ -207,12 +195,12 @@ env_refused(const struct shell_policy *sp, const char *name,
 		    i > 0 ? ", " : "", sp->env_pass[i]);
 	tc_text_show(shown, sizeof(shown), name, 0);
 	if (at == 0)
-		return tc_diag(d, TC_EDENIED, "The call was not run: the "
-		    "policy lets a call set no environment variable, and it "
-		    "set '%s'; leave 'env' out.", shown);
-	return tc_diag(d, TC_EDENIED, "The call was not run: '%s' is not an "
-	    "environment variable the policy lets a call set; it may set "
-	    "only %s.", shown, list);
+		return tc_diag(d, TC_EDENIED, "'%s' is not a variable a call "
+		    "may set (the policy lets a call set none: leave 'env' "
+		    "out)", shown);
+	return tc_diag(d, TC_EDENIED, "'%s' is not a variable a call may set "
+	    "(it may set: %s; never LD_*, BASH_ENV, GIT_CONFIG* and the like, "
+	    "nor what the policy fixes)", shown, list);
 }
 
 /* Adds a subject, or says why not.  Returns 0 or the code. */
@@ -266,7 +254,7 @@ shell_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 		goto out;
 	env = cJSON_GetObjectItemCaseSensitive(args, "env");
 	cJSON_ArrayForEach(e, env) {
-		if (!env_allowed(sp, e->string)) {
+		if (!shell_env_allowed(sp, e->string)) {
 			rc = env_refused(sp, e->string, d);
 			goto out;
 		}
@@ -352,7 +340,7 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 	while (tc_arg_map_next(&it, &k, &v)) {
 		/* The server refused it already; the child's own copy of
 		 * the policy says the same. */
-		if (!env_allowed(sp, k)) {
+		if (!shell_env_allowed(sp, k)) {
 			env_refused(sp, k, &d);
 			tc_result_error(res, "%s", d.msg);
 			return TC_EDENIED;
@@ -614,14 +602,17 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
  * made at start. */
 static int serving;
 
+/*
+ * Once the policy is read: a program, a helper or what they run with that
+ * lies beneath a writable directory refuses the start (each is reported
+ * as an error), since a call could replace what the policy allows to run.
+ */
 static void
 shell_configure(struct tc_policy *pol, const struct tc_cmdline *cl,
     tc_policy_report_fn *report, void *ctx)
 {
-	(void)pol;
-	(void)report;
-	(void)ctx;
 	serving = !cl->check;
+	(void)shell_policy_verify(pol, report, ctx);
 }
 
 /*

@@ -203,11 +203,25 @@ static const struct tc_landlock_path shell_system[] = {
  * root. */
 #define LL_SCRATCH	(TC_LL_READ | LL_WRITE)
 
+/* Grants |access| on each path of |v| (NULL-terminated, or NULL). */
+static int
+allow_each(struct tc_ruleset *rs, char *const *v, uint64_t access,
+    struct tc_diag *d)
+{
+	int rc;
+
+	for (; v != NULL && *v != NULL; v++)
+		if ((rc = tc_ruleset_allow(rs, *v, access, d)) != 0)
+			return rc;
+	return 0;
+}
+
 /*
  * The execute right, from the [shell] section: on each allowed program,
- * the interpreter the kernel runs it with, and each helper the policy
- * names (a file, or a directory of them).  Nothing else is executable.
- * And the calls' scratch directories, where they may write.
+ * what the kernel also executes to run it or its helpers (ELF
+ * interpreters, #! programs, theirs in turn: exec_also), and each helper
+ * the policy names (a file, or a directory of them).  Nothing else is
+ * executable.  And the calls' scratch directories, where they may write.
  */
 static int
 shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
@@ -215,19 +229,19 @@ shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 {
 	const struct shell_policy *sp = shell_policy(pol);
 	const struct shell_program *p;
-	size_t i, k;
+	size_t i;
 	int rc;
 
 	for (i = 0; i < sp->nprograms; i++) {
 		p = &sp->programs[i];
+		if (p->path == NULL)
+			continue;	/* its line failed: never run */
 		if ((rc = tc_ruleset_allow(rs, p->path, LL_RUN, d)) != 0 ||
 		    (p->interp != NULL &&
-		    (rc = tc_ruleset_allow(rs, p->interp, LL_RUN, d)) != 0))
+		    (rc = tc_ruleset_allow(rs, p->interp, LL_RUN, d)) != 0) ||
+		    (rc = allow_each(rs, p->exec_also, LL_RUN, d)) != 0 ||
+		    (rc = allow_each(rs, p->helpers, LL_RUN, d)) != 0)
 			return rc;
-		for (k = 0; p->helpers != NULL && p->helpers[k] != NULL; k++)
-			if ((rc = tc_ruleset_allow(rs, p->helpers[k], LL_RUN,
-			    d)) != 0)
-				return rc;
 	}
 	if (shell_scratch_base != NULL &&
 	    (rc = tc_ruleset_allow(rs, shell_scratch_base, LL_SCRATCH, d)) != 0)
