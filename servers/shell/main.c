@@ -311,12 +311,13 @@ static int
 make_env(const struct tc_call *call, const struct shell_policy *sp,
     const char *scratch, struct env *e, struct tc_result *res)
 {
-	struct tc_diag d = { "", 0 };
+	struct tc_diag d TC_UNINIT;
 	struct tc_arg_iter it;
 	const char *k, *v, *eq;
 	size_t i, nfixed = 0;
 	int rc;
 
+	tc_diag_init(&d);
 	while (sp->env_fixed != NULL && sp->env_fixed[nfixed] != NULL)
 		nfixed++;
 	e->n = 0;
