@@ -138,6 +138,14 @@ describe('what the model is told', () => {
 		}
 	});
 
+	test('--check warns that a deny rule holds the working directory, not what programs open', async () => {
+		const r = await runServer(['--policy', await policy(PROGRAMS, ['deny **/secret']), '--check'],
+		    SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stderr, /'deny \*\*\/secret' \(line 2\) holds only a call's working directory/);
+		assert.doesNotMatch(r.stderr, /built in/, 'the built-in rules are not warned of');
+	});
+
 	test('no programs: refuses to start and says how to name them', async () => {
 		const r = await runServer(['--policy', await policy([])], SHELL);
 		assert.equal(r.status, 2, r.stderr);
