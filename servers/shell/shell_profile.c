@@ -119,6 +119,14 @@ static const struct tc_syscall shell_calls[] = {
 	TC_SYS(getitimer), TC_SYS(pause), TC_SYS(getcpu),
 	TC_SYS(clock_getres), TC_SYS(time), TC_SYS(membarrier),
 	TC_SYS(getresuid), TC_SYS(getresgid), TC_SYS(getgroups),
+	/* Setting its ids to those it has (make does, before it runs a
+	 * recipe): without CAP_SETUID and CAP_SETGID, which no call has,
+	 * the kernel refuses any other. */
+	TC_SYS(setuid), TC_SYS(setgid), TC_SYS(setreuid), TC_SYS(setregid),
+	TC_SYS(setresuid), TC_SYS(setresgid),
+	/* Sockets of socketpair(), the only ones a call can have. */
+	TC_SYS(sendmsg), TC_SYS(recvmsg), TC_SYS(sendto), TC_SYS(recvfrom),
+	TC_SYS(shutdown),
 	/* About itself only. */
 	TC_SYS_ARG(getpgid, 0, LOW32, 0),
 	TC_SYS_ARG(getsid, 0, LOW32, 0),
@@ -189,6 +197,11 @@ static const struct tc_landlock_path shell_system[] = {
 	{ "/etc/group",		TC_LL_FS_READ_FILE },
 	/* git stops on a system configuration it cannot read. */
 	{ "/etc/gitconfig",	TC_LL_FS_READ_FILE },
+	/* What /usr/share/locale/locale.alias links to, and file(1)'s
+	 * local magic. */
+	{ "/etc/locale.alias",	TC_LL_FS_READ_FILE },
+	{ "/etc/magic",		TC_LL_FS_READ_FILE },
+	{ "/etc/magic.mime",	TC_LL_FS_READ_FILE },
 	{ "/dev/null",		TC_LL_FS_READ_FILE | TC_LL_FS_WRITE_FILE },
 	{ "/dev/zero",		TC_LL_FS_READ_FILE },
 	{ "/dev/random",	TC_LL_FS_READ_FILE },
