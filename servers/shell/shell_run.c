@@ -36,8 +36,15 @@
  * keeper.c) kills what left the group when the call ends.  Where the
  * confinement lets the handler signal only its own group (no PID
  * namespace and no Landlock signal scope: seccomp.c), a timed-out program
- * cannot be killed from here: the result then says so, with no exit code
- * and no signal, and the keeper kills it as the call ends.
+ * cannot be killed from here: the result then says "still running after
+ * N ms; timed out ...; it could not be signalled from here", with no exit
+ * code and no signal, and the keeper kills it as the call ends; and the
+ * text says of processes that held its output after its exit that they
+ * are killed as the call ends, not that they were.
+ *
+ * Its stdin: x->stdin_data when it is set (an empty one is end of file at
+ * once), else x->stdin_fd, else /dev/null (an empty pipe where Landlock
+ * refuses /dev/null).
  *
  * The result.  Its text: a summary ("exit 0 in 12 ms", "killed by signal
  * 15 (SIGTERM) in 5003 ms; timed out after 5000 ms"), then each stream
@@ -60,10 +67,14 @@
  *			kept or not
  *	stderr_bytes	integer, the same for stderr
  *	stdout_truncated boolean, true when stdout (and stdout_base64) holds
- *			fewer bytes than stdout_bytes
+ *			fewer bytes than stdout_bytes: past max_output,
+ *			past what the output limit leaves room for (see
+ *			Sizes), or out of memory (the text says so)
  *	stderr_truncated boolean, the same for stderr
- *	duration_ms	integer, milliseconds from its start until it was
- *			reaped (or given up on)
+ *	duration_ms	integer, milliseconds from its start to the end of
+ *			the run: its exit and the end of its output (or
+ *			of the grace for output held after it, or the
+ *			moment it was given up on)
  *	timed_out	boolean, x->timeout_ms passed and it was signalled
  *	stdout_base64	string (only with x->binary): the kept bytes of
  *			stdout exactly, base64 (RFC 4648, padded)
@@ -162,6 +173,8 @@ struct run {
 	int			 held;		/* output held after the exit */
 	int			 unkillable;	/* left running: not ours to
 						   signal here */
+	int			 group_left;	/* what it left could not be
+						   signalled either */
 	int			 streaming;
 	int			 progressing;
 	int64_t			 start, exit_at, last_data, term_at;
@@ -857,8 +870,10 @@ build(struct run *r, struct tc_result *res)
 		    "its processes are killed as the call ends");
 	if (r->held)
 		tc_result_printf(res, "; processes it left behind held its "
-		    "output open after it exited: they were killed, and what "
-		    "they wrote after that is not here");
+		    "output open after it exited: %s, and what they wrote "
+		    "after that is not here", r->group_left ? "they could not "
+		    "be signalled from here and are killed as the call ends" :
+		    "they were killed");
 	if (r->out[0].lost || r->out[1].lost)
 		tc_result_printf(res, "; out of memory: less output was kept "
 		    "than asked");
@@ -919,11 +934,9 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 		goto out;
 	r.next_progress = r.start + PROGRESS_MS;
 	pump(&r);
-	if (r.exited || r.held) {
-		/* Whatever is left of its group goes with it. */
-		(void)signal_group(&r, SIGKILL);
-		reap(&r, 0);
-	}
+	/* Whatever is left of its group goes with it. */
+	if (r.exited && signal_group(&r, SIGKILL) != 0)
+		r.group_left = 1;
 	r.end = tc_now_ms();
 	for (i = 0; i < 2; i++)
 		close_fd(&r.out[i].fd);

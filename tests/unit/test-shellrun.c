@@ -909,6 +909,17 @@ test_unkillable(void)
 	like(g.text, "still running after ", "unkillable: summary");
 	like(g.text, "could not be signalled", "unkillable: says why");
 	got_free(&g);
+
+	/* It exits; what it left holds its output and cannot be killed
+	 * from here either. */
+	spec_sh(&sp, "sleep 2 & echo hi");
+	sp.before = own_group_signals;
+	run_case(&sp, &g);
+	is_int(s_num(&g, "exit_code"), 0, "unkillable held: its own exit");
+	is_str(s_str(&g, "stdout"), "hi\n", "unkillable held: output");
+	like(g.text, "could not be signalled from here and are killed as the "
+	    "call ends", "unkillable held: says so");
+	got_free(&g);
 }
 
 static void
