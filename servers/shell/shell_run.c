@@ -168,6 +168,7 @@ struct run {
 	int			 pidfd;		/* -1: tick and look */
 	int			 exited;
 	int			 status;
+	int			 status_lost;	/* exited, status unknown */
 	enum kill_stage		 stage;
 	int			 timed_out;
 	int			 held;		/* output held after the exit */
@@ -235,7 +236,7 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	 * above all.  Marked rather than closed, so that the status pipe
 	 * stays until exec; one fcntl a fd where close_range() is refused
 	 * or missing. */
-	if (syscall(SYS_close_range, 3U, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
 		for (i = 3; i < maxfd; i++)
 			(void)fcntl(i, F_SETFD, FD_CLOEXEC);
 	e.step = STEP_EXEC;
@@ -295,7 +296,11 @@ reap(struct run *r, int options)
 	do
 		p = waitpid(r->pid, &r->status, options);
 	while (p < 0 && errno == EINTR);
-	if (p == r->pid) {
+	/* ECHILD: reaped by no one else while SIGCHLD is at its default
+	 * (shell_exec_run() sees to that); never loop on it. */
+	if (p < 0 && errno == ECHILD)
+		r->status_lost = 1;
+	if (p == r->pid || r->status_lost) {
 		r->exited = 1;
 		r->exit_at = tc_now_ms();
 		close_fd(&r->pidfd);
@@ -852,11 +857,14 @@ build(struct run *r, struct tc_result *res)
 	char sname[32];
 	cJSON *obj;
 
-	if (r->exited && WIFEXITED(r->status))
+	if (r->exited && !r->status_lost && WIFEXITED(r->status))
 		code = WEXITSTATUS(r->status);
-	else if (r->exited && WIFSIGNALED(r->status))
+	else if (r->exited && !r->status_lost && WIFSIGNALED(r->status))
 		sig = WTERMSIG(r->status);
-	if (code >= 0)
+	if (r->status_lost)
+		tc_result_printf(res, "ended in %lld ms, its exit status "
+		    "unknown", ms);
+	else if (code >= 0)
 		tc_result_printf(res, "exit %d in %lld ms", code, ms);
 	else if (sig != 0)
 		tc_result_printf(res, "killed by signal %d (%s) in %lld ms",
@@ -902,7 +910,7 @@ int
 shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
     struct tc_result *res)
 {
-	struct sigaction ign, old;
+	struct sigaction ign, dfl, old_pipe, old_chld;
 	struct run r;
 	int i, rc;
 
@@ -926,9 +934,18 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	 * take the handler with it. */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
-	if (sigaction(SIGPIPE, &ign, &old) != 0)
+	/* And its exit must wait to be reaped here: an ignored SIGCHLD
+	 * would reap it unseen. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	if (sigaction(SIGPIPE, &ign, &old_pipe) != 0)
 		return tc_result_error(res, "cannot ignore SIGPIPE: %s",
 		    strerror(errno)), TC_ESYS;
+	if (sigaction(SIGCHLD, &dfl, &old_chld) != 0) {
+		(void)sigaction(SIGPIPE, &old_pipe, NULL);
+		return tc_result_error(res, "cannot wait for a program: %s",
+		    strerror(errno)), TC_ESYS;
+	}
 
 	if ((rc = start(&r, res)) != 0)
 		goto out;
@@ -949,6 +966,7 @@ out:
 	}
 	close_fd(&r.in_fd);
 	close_fd(&r.pidfd);
-	(void)sigaction(SIGPIPE, &old, NULL);
+	(void)sigaction(SIGCHLD, &old_chld, NULL);
+	(void)sigaction(SIGPIPE, &old_pipe, NULL);
 	return rc;
 }

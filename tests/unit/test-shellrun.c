@@ -824,6 +824,12 @@ leave_state_filtered(void)
 }
 
 static void
+ignore_sigchld(void)
+{
+	signal(SIGCHLD, SIG_IGN);
+}
+
+static void
 test_inherited(void)
 {
 	struct spec sp;
@@ -858,6 +864,15 @@ test_inherited(void)
 		    how);
 		got_free(&g);
 	}
+
+	/* SIGCHLD ignored in the handler would reap it unseen. */
+	spec_init(&sp, "/bin/echo");
+	sp.argv[1] = "hi";
+	sp.before = ignore_sigchld;
+	run_case(&sp, &g);
+	is_int(s_num(&g, "exit_code"), 0, "SIGCHLD ignored: its exit seen");
+	is_str(s_str(&g, "stdout"), "hi\n", "SIGCHLD ignored: its output");
+	got_free(&g);
 
 	/* Without a pidfd, the exit is seen by looking: still on time. */
 	spec_sh(&sp, "sleep 100 & echo hi");
