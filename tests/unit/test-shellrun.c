@@ -827,6 +827,14 @@ leave_state_filtered(void)
 }
 
 static void
+close_stdio(void)
+{
+	close(0);
+	close(1);
+	close(2);
+}
+
+static void
 ignore_sigchld(void)
 {
 	signal(SIGCHLD, SIG_IGN);
@@ -867,6 +875,18 @@ test_inherited(void)
 		    how);
 		got_free(&g);
 	}
+
+	/* A handler with none of 0-2 open: its pipes take those numbers. */
+	spec_sh(&sp, "echo out; echo err >&2; cat");
+	sp.stdin_data = "in\n";
+	sp.stdin_len = 3;
+	sp.before = close_stdio;
+	run_case(&sp, &g);
+	is_str(s_str(&g, "stdout"), "out\nin\n", "no stdio in the handler: "
+	    "stdout and stdin in place");
+	is_str(s_str(&g, "stderr"), "err\n", "no stdio in the handler: "
+	    "stderr in place");
+	got_free(&g);
 
 	/* SIGCHLD ignored in the handler would reap it unseen. */
 	spec_init(&sp, "/bin/echo");
