@@ -691,14 +691,20 @@ static void
 fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
 {
 	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
-	size_t cost[2], share, k;
+	size_t cost[2], share, k, most = 0;
 	int i, big;
 
 	for (i = 0; i < 2; i++) {
-		keep[i] = fit(r->out[i].kept.data, r->out[i].kept.len,
-		    SIZE_MAX, r->x->binary, &cost[i]);
+		keep[i] = r->out[i].kept.len;
 		cut[i] = r->out[i].total > keep[i];
+		/* At most 6 bytes a byte, twice, and base64. */
+		most += 12 * keep[i] + (r->x->binary ? b64_len(keep[i]) : 0);
 	}
+	if (most <= room)
+		return;
+	for (i = 0; i < 2; i++)
+		fit(r->out[i].kept.data, keep[i], SIZE_MAX, r->x->binary,
+		    &cost[i]);
 	if (cost[0] <= room && cost[1] <= room - cost[0])
 		return;
 	big = cost[1] > cost[0];

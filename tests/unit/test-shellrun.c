@@ -1055,6 +1055,17 @@ test_budget(void)
 	run_case(&sp, &g);
 	ok(!s_true(&g, "stdout_truncated"), "budget: a small result whole");
 	got_free(&g);
+
+	/* Within it when counted exactly, not by the bound of 6 bytes a
+	 * byte: whole too. */
+	spec_bytes(&sp, script, sizeof(script), 3000, "");
+	sp.max_result = 8192;
+	run_case(&sp, &g);
+	ok(!s_true(&g, "stdout_truncated") && s_str(&g, "stdout") != NULL &&
+	    strlen(s_str(&g, "stdout")) == 3000, "budget: counted exactly, "
+	    "3000 bytes whole");
+	ok(g.t.result_len <= 8192, "budget: and within it");
+	got_free(&g);
 }
 
 static void
