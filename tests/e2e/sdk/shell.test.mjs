@@ -146,6 +146,13 @@ describe('what the model is told', () => {
 		assert.doesNotMatch(r.stderr, /built in/, 'the built-in rules are not warned of');
 	});
 
+	test('no network can be granted yet: network on is refused', async () => {
+		const r = await runServer(['--policy', await policy(PROGRAMS, ['network on']), '--check'],
+		    SHELL);
+		assert.equal(r.status, 1, r.stderr);
+		assert.match(r.stderr, /network on: toolcell-shell has no tool that uses a network/);
+	});
+
 	test('no programs: refuses to start and says how to name them', async () => {
 		const r = await runServer(['--policy', await policy([])], SHELL);
 		assert.equal(r.status, 2, r.stderr);
