@@ -27,7 +27,7 @@ PREFIX	?= /usr/local
 # waits for toolcell-sqlite), so that no binary carries a library it does
 # not use.
 PKGS	 = libseccomp libcap libcjson nettle
-SERVERS	 = fs
+SERVERS	 = fs shell
 include $(wildcard $(SERVERS:%=servers/%/deps.mk))
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -158,6 +158,14 @@ PROFILE_OBJ = $(BUILD)/servers/fs/fs_profile.o \
 PROFILE_TESTS = $(patsubst %,$(BUILD)/tests/test-%,seccomp confine sandbox)
 $(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
     $(PROFILE_OBJ) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# The runner's tests (test-shellrun) run toolcell-shell's shell_run.c
+# alone, without the rest of the server.
+$(BUILD)/tests/unit/test-shellrun.o: ALL_CFLAGS += -Iservers/shell
+$(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
+    $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
