@@ -144,6 +144,9 @@ describe('what the model is told', () => {
 		assert.equal(r.status, 0, r.stderr);
 		assert.match(r.stderr, /'deny \*\*\/secret' \(line 2\) holds only a call's working directory/);
 		assert.doesNotMatch(r.stderr, /built in/, 'the built-in rules are not warned of');
+		// toolcell-fs's note on its write tools is not toolcell-shell's.
+		assert.match(r.stdout, /^tools:$/m);
+		assert.doesNotMatch(r.stdout, /listed only when a directory is writable/);
 	});
 
 	test('no network can be granted yet: network on is refused', async () => {
