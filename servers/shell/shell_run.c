@@ -129,6 +129,10 @@
 #define TICK_MS		50		/* without a pidfd: look for the exit */
 #define PROGRESS_MS	1000
 #define RESULT_OVERHEAD	1024		/* the result but for the streams */
+/* A stream's text view: a stream of at most this many bytes is shown whole
+ * in the text, a longer one by its head and tail. */
+#define TEXT_VIEW	(64u << 10)
+#define TEXT_HEAD	(16u << 10)
 
 /* The steps of the program's start, as its status pipe reports them. */
 enum start_step {
@@ -658,22 +662,23 @@ b64_len(size_t n)
 
 /*
  * Returns the longest prefix of the |n| bytes at |p| that ends on a
- * character and whose cost in the result, twice as JSON text and with
- * |binary| once as base64, is at most |room|; its cost in *|cost|.
+ * character and whose cost in the result, |copies| times as JSON text and
+ * with |binary| once as base64, is at most |room|; its cost in *|cost|.
  */
 static size_t
-fit(const char *p, size_t n, size_t room, int binary, size_t *cost)
+fit(const char *p, size_t n, size_t room, int copies, int binary,
+    size_t *cost)
 {
 	size_t i = 0, c = 0, len, bad, next;
 	uint32_t cp;
 
 	while (i < n) {
 		if ((len = tc_utf8_decode(p + i, n - i, &cp, &bad)) != 0)
-			next = 2 * char_cost(cp, len);
+			next = (size_t)copies * char_cost(cp, len);
 		else {
 			/* Each ill-formed part (and NUL) is one U+FFFD. */
 			len = bad > 0 ? bad : 1;
-			next = 2 * 3;
+			next = (size_t)copies * 3;
 		}
 		if (binary)
 			next += b64_len(i + len) - b64_len(i);
@@ -686,40 +691,80 @@ fit(const char *p, size_t n, size_t room, int binary, size_t *cost)
 	return i;
 }
 
-/* Cuts the streams' kept bytes so that the result fits |budget|. */
+/*
+ * Cuts |keep| (each stream's kept bytes, |cut| if fewer than it wrote) so
+ * that the streams, |copies| times each as JSON text and once as base64
+ * with x->binary, fit |room|: the smaller keeps all it can of half the
+ * room, the larger the rest.
+ */
 static void
-fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
+fit_room(struct run *r, size_t room, const int copies[2], size_t keep[2],
+    int cut[2])
 {
-	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
 	size_t cost[2], share, k, most = 0;
 	int i, big;
 
 	for (i = 0; i < 2; i++) {
 		keep[i] = r->out[i].kept.len;
 		cut[i] = r->out[i].total > keep[i];
-		/* At most 6 bytes a byte, twice, and base64. */
-		most += 12 * keep[i] + (r->x->binary ? b64_len(keep[i]) : 0);
+		/* At most 6 bytes a byte, in each copy, and base64. */
+		most += 6 * (size_t)copies[i] * keep[i] + (r->x->binary ?
+		    b64_len(keep[i]) : 0);
 	}
 	if (most <= room)
 		return;
 	for (i = 0; i < 2; i++)
-		fit(r->out[i].kept.data, keep[i], SIZE_MAX, r->x->binary,
-		    &cost[i]);
+		fit(r->out[i].kept.data, keep[i], SIZE_MAX, copies[i],
+		    r->x->binary, &cost[i]);
 	if (cost[0] <= room && cost[1] <= room - cost[0])
 		return;
 	big = cost[1] > cost[0];
-	/* The smaller keeps all it can of half the room, the larger the
-	 * rest. */
 	share = room / 2;
 	if (cost[!big] > share) {
 		keep[!big] = fit(r->out[!big].kept.data, keep[!big], share,
-		    r->x->binary, &k);
+		    copies[!big], r->x->binary, &k);
 		cut[!big] = 1;
 		cost[!big] = k;
 	}
 	keep[big] = fit(r->out[big].kept.data, keep[big], room - cost[!big],
-	    r->x->binary, &k);
+	    copies[big], r->x->binary, &k);
 	cut[big] = 1;
+}
+
+/*
+ * Cuts the streams' kept bytes so that the result fits |budget|.  A stream
+ * the text shows whole is in the result twice (the text and the structured
+ * string); one over TEXT_VIEW bytes is there once whole (structured) and
+ * once as a view of at most TEXT_VIEW bytes (add_view()), which keeps a
+ * long output in one copy where the budget allows it.
+ */
+static void
+fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
+{
+	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
+	size_t views = 0, keep1[2];
+	int twice[2] = { 2, 2 }, once[2], cut1[2], i;
+
+	/* Every stream whole in both: always fits what it keeps. */
+	fit_room(r, room, twice, keep, cut);
+	if (!cut[0] && !cut[1])
+		return;
+	for (i = 0; i < 2; i++) {
+		once[i] = r->out[i].kept.len > TEXT_VIEW ? 1 : 2;
+		if (once[i] == 1)
+			views += 6 * (size_t)TEXT_VIEW + 256;
+	}
+	if (views == 0 || views >= room)
+		return;
+	fit_room(r, room - views, once, keep1, cut1);
+	/* Kept in one copy only where the text shows a view of it. */
+	for (i = 0; i < 2; i++)
+		if (once[i] == 1 && keep1[i] <= TEXT_VIEW)
+			return;
+	if (keep1[0] + keep1[1] > keep[0] + keep[1]) {
+		memcpy(keep, keep1, sizeof(keep1));
+		memcpy(cut, cut1, sizeof(cut1));
+	}
 }
 
 static int
@@ -774,6 +819,30 @@ add_raw(cJSON *obj, const char *name, struct tc_buf *b)
 }
 
 /*
+ * Appends to the text the view of a stream whose |t| (its kept bytes as
+ * UTF-8) is longer than TEXT_VIEW: its first TEXT_HEAD bytes and its last
+ * TEXT_VIEW - TEXT_HEAD, each cut on a character, and between them what
+ * is left out and where it all is.  Hosts that pass a model the text get
+ * a readable digest of a long output; structuredContent has every byte.
+ */
+static int
+add_view(struct tc_result *res, const char *name, const struct tc_buf *t)
+{
+	size_t head = tc_utf8_whole(t->data, TEXT_HEAD);
+	size_t tail = t->len - (TEXT_VIEW - TEXT_HEAD);
+	int rc;
+
+	/* The tail starts on a character: past any continuation bytes. */
+	while (tail < t->len && ((unsigned char)t->data[tail] & 0xc0) == 0x80)
+		tail++;
+	if ((rc = tc_result_text(res, t->data, head)) != 0)
+		return rc;
+	tc_result_printf(res, "\n[... %zu bytes left out here: %s in full "
+	    "is in structuredContent.%s ...]\n", tail - head, name, name);
+	return tc_result_text(res, t->data + tail, t->len - tail);
+}
+
+/*
  * Adds stream |s| (its first |keep| bytes, |cut| or not) to the text and
  * to |obj|.  Returns 0 or a TC_E* code.
  */
@@ -795,9 +864,14 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 		tc_result_printf(res, "--- %s: %llu bytes ---\n", s->name,
 		    s->total);
 	if ((rc = tc_buf_append_utf8(&text, s->kept.data != NULL ?
-	    s->kept.data : "", n)) != 0 ||
-	    (rc = tc_result_text(res, text.data != NULL ? text.data : "",
-	    text.len)) != 0)
+	    s->kept.data : "", n)) != 0)
+		goto out;
+	if (text.len <= TEXT_VIEW)
+		rc = tc_result_text(res, text.data != NULL ? text.data : "",
+		    text.len);
+	else
+		rc = add_view(res, s->name, &text);
+	if (rc != 0)
 		goto out;
 	if (text.len > 0 && text.data[text.len - 1] != '\n')
 		tc_result_printf(res, "\n");

@@ -1014,6 +1014,46 @@ test_progress(void)
 	got_free(&g);
 }
 
+/*
+ * A stream over 64 KiB is whole in structuredContent and a view in the
+ * text (its first 16 KiB, a line saying what is left out, its last
+ * 48 KiB), so a long output is in the result about once, not twice.
+ */
+static void
+test_view(void)
+{
+	struct spec sp;
+	struct got g;
+	const char *so, *marker;
+
+	/* 220,000 bytes: "line N" lines, so head and tail can be told. */
+	spec_sh(&sp, "i=0; while [ $i -lt 20000 ]; do "
+	    "printf 'line %05d\\n' $i; i=$((i+1)); done; echo err >&2");
+	sp.max_output = 1 << 20;
+	sp.max_result = 1 << 20;
+	run_case(&sp, &g);
+	so = s_str(&g, "stdout");
+	is_int(s_num(&g, "stdout_bytes"), 220000, "view: stdout counted");
+	ok(so != NULL && strlen(so) == 220000 && !s_true(&g,
+	    "stdout_truncated"), "view: structured stdout whole");
+	ok(g.text != NULL && strstr(g.text, "line 00000\n") != NULL &&
+	    strstr(g.text, "line 19999\n") != NULL, "view: the text has the "
+	    "first line and the last");
+	ok(g.text != NULL && strstr(g.text, "line 10000\n") == NULL,
+	    "view: and not the middle");
+	marker = g.text != NULL ? strstr(g.text, "bytes left out here: "
+	    "stdout in full is in structuredContent.stdout ...]") : NULL;
+	ok(marker != NULL, "view: the text says where the rest is");
+	ok(g.text != NULL && strstr(g.text, "--- stderr: 4 bytes ---\nerr\n")
+	    != NULL, "view: a short stream whole in the text");
+	/* Once whole and escaped (each newline 2 bytes: 240,000), the view
+	 * (64 KiB and its newlines), the rest: well under twice. */
+	ok(g.t.serialized && g.t.result_len < 240000 + 72000 + 2048,
+	    "view: the result holds stdout about once (%zu bytes, against "
+	    "%d for two copies)", g.t.result_len, 2 * 240000);
+	got_free(&g);
+}
+
 static void
 test_budget(void)
 {
@@ -1108,6 +1148,7 @@ main(void)
 	test_stream();
 	test_progress();
 	test_budget();
+	test_view();
 	test_many();
 	/* A sanitizer report (a leak) fails its case process. */
 	is_int(unclean, 0, "every case process ended cleanly");
