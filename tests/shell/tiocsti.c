@@ -18,8 +18,9 @@
  *
  *	tiocsti --ctty COMMAND [ARG...]
  *		Runs COMMAND in a session of its own whose controlling
- *		terminal is a new pseudo-terminal, its fds 0-2 left as they
- *		are (so a server keeps its pipes), and passes SIGTERM,
+ *		terminal is a new pseudo-terminal, whose name it says first
+ *		on stderr ("tiocsti: terminal /dev/pts/N"), its fds 0-2 left
+ *		as they are (so a server keeps its pipes), and passes SIGTERM,
  *		SIGINT and SIGHUP on to it.  What anyone pushes into that
  *		terminal's input comes back on its master (the terminal
  *		echoes): when COMMAND has ended, if any came, says "tiocsti:
@@ -159,6 +160,8 @@ ctty(char *argv[])
 	if (grantpt(master) != 0 || unlockpt(master) != 0 ||
 	    ptsname_r(master, name, sizeof(name)) != 0)
 		return fail("pseudo-terminal");
+	fprintf(stderr, "tiocsti: terminal %s\n", name);
+	fflush(stderr);
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = pass_on;
 	sigemptyset(&sa.sa_mask);
