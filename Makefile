@@ -148,6 +148,13 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 # The policy file's tests read toolcell-fs's [fs] section, as it does.
 $(BUILD)/tests/test-policyfile $(BUILD)/tests/fuzz/replay-policy \
     $(BUILD)/fuzz/fuzz-policy: $(BUILD)/servers/fs/fs_policy.o
+# toolcell-shell's [shell] section and argument rules, without the server
+# (linked ahead of the library, whose members they use).
+$(BUILD)/tests/test-shellrules: $(BUILD)/tests/unit/test-shellrules.o \
+    $(BUILD)/servers/shell/shell_policy.o \
+    $(BUILD)/servers/shell/shell_rules.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 # The confinement tests run the servers' own profiles.
 PROFILE_OBJ = $(BUILD)/servers/fs/fs_profile.o \
 	      $(BUILD)/tests/hostile/hostile_profile.o

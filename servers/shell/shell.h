@@ -1,7 +1,8 @@
 /*
  * shell.h: toolcell-shell, what its parts share.
  * Returns (shell): 0 or a negative TC_E* code, with a struct tc_diag
- * saying why where a person or the model reads it.
+ * saying why where a person or the model reads it; a question 1 or 0, a
+ * lookup NULL for none, a check that reports a count.
  *
  * The server runs the programs its policy allows, by absolute path, with
  * arguments the policy's rules accept, in a child confined by its
@@ -24,9 +25,9 @@
 #include <stddef.h>
 
 #include "base/err.h"
+#include "policy/policy.h"
 #include "protocol/tools.h"
 
-struct tc_policy;
 struct tc_policy_section;
 
 /* --- The policy (shell_policy.c) --- */
@@ -34,6 +35,18 @@ struct tc_policy_section;
 /* The PATH a bare program name is looked up in, once, at start; and the
  * PATH every program runs with. */
 #define SHELL_PATH		"/usr/local/bin:/usr/bin:/bin"
+
+/* The kinds of "args" lines, for where each was given (one of each kind
+ * per program). */
+enum shell_args_kind {
+	SHELL_ARGS_SUBCOMMANDS,
+	SHELL_ARGS_OPTIONS,
+	SHELL_ARGS_DENY,
+	SHELL_ARGS_NO_DASH_OPERANDS,
+	SHELL_ARGS_PREFIX,
+	SHELL_ARGS_HELPERS,
+	SHELL_ARGS_NKINDS
+};
 
 /* A program the policy allows, with its argument rules. */
 struct shell_program {
@@ -50,7 +63,11 @@ struct shell_program {
 					   these; NULL: any */
 	char		**deny;		/* arguments refused: patterns (glob
 					   syntax over the whole argument, and
-					   over a --flag's name before '=') */
+					   over a --flag's name before '=';
+					   a literal "--name" refuses its
+					   abbreviations, a literal "-x" a
+					   single-dash argument holding 'x':
+					   shell_rules.c) */
 	int		 no_dash_operands; /* an operand may not start with
 					   '-' (after "--" too) */
 	char		**prefix;	/* arguments forced after argv[0] */
@@ -59,6 +76,19 @@ struct shell_program {
 	int		 interpreter;	/* a shell or an interpreter: what it
 					   runs is held by the kernel only */
 	int		 readonly;	/* the policy says it changes nothing */
+	char		**options;	/* every option (an argument before
+					   "--" that starts with '-') must
+					   match one of these patterns; NULL:
+					   any */
+	char		**exec_also;	/* every other file the kernel
+					   executes to run it or its helpers:
+					   ELF interpreters, #! programs (and
+					   the program a "#!/usr/bin/env NAME"
+					   line finds), theirs in turn;
+					   canonical, each once, interp among
+					   them (NULL-terminated, or NULL) */
+	int		 args_line[SHELL_ARGS_NKINDS]; /* where each kind of
+					   "args" line is; 0: none */
 };
 
 /* The [shell] section, as loaded (the slot of shell_policy_section). */
@@ -84,6 +114,27 @@ const struct shell_policy *shell_policy(const struct tc_policy *pol);
 const struct shell_program *shell_program_find(const struct shell_policy *sp,
 	    const char *name);
 
+/* Returns 1 if the last component of |path| names a shell or an
+ * interpreter (sh, bash, python3.11, perl, awk, ...): a program that runs
+ * what its arguments or input say, held by the kernel only; else 0.  By
+ * name: a copy under another name is not recognised. */
+int	shell_is_interpreter(const char *path);
+
+/* Returns 1 if a call may set the environment variable |name|: it
+ * matches a pattern of sp->env_pass, env-set does not fix it, and it is
+ * none of the names never passed (LD_*, BASH_ENV, ENV, GIT_CONFIG*, PATH,
+ * HOME, ...: toolcell-policy(5)); else 0. */
+int	shell_env_allowed(const struct shell_policy *sp, const char *name);
+
+/*
+ * Reports through |report| (with |ctx|), once the roots are known, each
+ * program, helper or file in a program's exec_also that lies beneath a
+ * writable directory of |p| (compared on canonical paths): a call could
+ * replace what the policy allows to run.  Returns the number reported.
+ */
+int	shell_policy_verify(const struct tc_policy *p,
+	    tc_policy_report_fn *report, void *ctx);
+
 /* --- Argument rules (shell_rules.c) --- */
 
 /*
@@ -92,7 +143,7 @@ const struct shell_program *shell_program_find(const struct shell_policy *sp,
  * *|run| a new NULL-terminated argv to execute (its path, the forced
  * prefix, the arguments; the caller frees it with tc_strv_free()), or
  * TC_EDENIED with |d| saying, for the model, which rule refused what and
- * what is allowed instead, or TC_ENOMEM.
+ * what is allowed instead, TC_EINVAL if |argc| is 0, or TC_ENOMEM.
  */
 int	shell_rules_check(const struct shell_policy *sp,
 	    const char *const *argv, size_t argc,

@@ -1,0 +1,977 @@
+/*
+ * test-shellrules.c: toolcell-shell's [shell] section (shell_policy.c)
+ * and its argument rules (shell_rules.c), without the server: policies
+ * written into a scratch directory D (the working directory, so that
+ * messages name "t.policy") and loaded as toolcell-shell loads them.
+ *
+ *	D/script.sh	#!/bin/sh, executable
+ *	D/envscript	#!/usr/bin/env sh
+ *	D/envopt	#!/usr/bin/env -S sh -e
+ *	D/relscript	#!sh
+ *	D/longline	a #! line longer than the kernel reads
+ *	D/data		executable, but neither ELF nor #!
+ *	D/noexec	a script without an execute bit
+ *	D/git		a script to stand for git (names in messages are
+ *			programs' as the policy writes them)
+ *	D/helpers/	a script, a data file, a link to /bin/sh
+ *	D/ex		$HOME for the shipped examples
+ *
+ * The programs named by name are coreutils' and findutils', which every
+ * Debian system has.  In a policy's text and in expected messages, "@D@"
+ * stands for D.
+ */
+#include <elf.h>
+#include <errno.h>
+#include <ftw.h>
+#include <limits.h>
+#include <link.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "base/strv.h"
+#include "base/text.h"
+#include "policy/policy.h"
+#include "policy/section.h"
+#include "tap.h"
+
+#include "../../servers/shell/shell.h"
+
+static char D[PATH_MAX];		/* the scratch directory, canonical */
+static char repo[PATH_MAX];		/* the working directory at start */
+
+static const char *const shell_tools[] = { "run_command" };
+
+/* Returns |text| with each "@D@" replaced by D; the caller frees it. */
+static char *
+subst(const char *text)
+{
+	struct tc_buf b;
+	const char *s;
+
+	tc_buf_init(&b, 1u << 20);
+	while ((s = strstr(text, "@D@")) != NULL) {
+		tc_buf_append(&b, text, (size_t)(s - text));
+		tc_buf_append_str(&b, D);
+		text = s + 3;
+	}
+	tc_buf_append_str(&b, text);
+	return tc_buf_steal(&b);
+}
+
+/* As subst(), into one of a few rotating static buffers. */
+static const char *
+S(const char *text)
+{
+	static char bufs[8][PATH_MAX * 2];
+	static int next;
+	char *b = bufs[next++ % 8], *t = subst(text);
+
+	if (snprintf(b, sizeof(bufs[0]), "%s", t) >= (int)sizeof(bufs[0]))
+		abort();
+	free(t);
+	return b;
+}
+
+/* Writes |text| (after subst()) into |name| with |mode|. */
+static void
+put(const char *name, const char *text, mode_t mode)
+{
+	char *t = subst(text);
+	FILE *f;
+
+	unlink(name);
+	if ((f = fopen(name, "w")) == NULL || fputs(t, f) == EOF ||
+	    fclose(f) != 0 || chmod(name, mode) != 0) {
+		perror(name);
+		exit(2);
+	}
+	free(t);
+}
+
+static void
+collect(void *ctx, const char *msg)
+{
+	tc_buf_printf(ctx, "%s\n", msg);
+}
+
+struct result {
+	int		 rc;
+	struct tc_diag	 d;
+	struct tc_buf	 errs;		/* one message a line */
+	struct tc_policy p;
+	const struct shell_policy *sp;
+};
+
+/* Loads |text| as t.policy for toolcell-shell into |r|. */
+static void
+load(struct result *r, const char *text)
+{
+	memset(r, 0, sizeof(*r));
+	tc_buf_init(&r->errs, 1u << 20);
+	tc_policy_init(&r->p);
+	if (tc_policy_set_server(&r->p, "toolcell-shell", shell_tools,
+	    TC_NITEMS(shell_tools), TC_POLICY_F_JOBS) != 0 ||
+	    tc_policy_set_section(&r->p, &shell_policy_section, &r->d) != 0)
+		abort();
+	put("t.policy", text, 0644);
+	r->rc = tc_policy_load(&r->p, "t.policy", collect, &r->errs, &r->d);
+	if (r->errs.data == NULL)
+		tc_buf_append_str(&r->errs, "");
+	r->sp = shell_policy(&r->p);
+}
+
+static void
+release(struct result *r)
+{
+	tc_policy_release(&r->p);
+	tc_buf_release(&r->errs);
+}
+
+static void
+valid(struct result *r, const char *text, const char *what)
+{
+	load(r, text);
+	is_int(r->rc, 0, "%s: loads", what);
+	is_str(r->errs.data, "", "%s: no errors", what);
+}
+
+/* Checks that |text| fails with exactly the messages |want| (subst()). */
+static void
+invalid(const char *text, const char *want, const char *what)
+{
+	struct result r;
+	char *w = subst(want);
+
+	load(&r, text);
+	is_int(r.rc, TC_EINVAL, "%s: refused", what);
+	is_str(r.errs.data, w, "%s: messages", what);
+	free(w);
+	release(&r);
+}
+
+/* A [shell] section valid but for its line 3, |line|, after |first|
+ * (line 2): checks its one message. */
+static void
+bad_after(const char *first, const char *line, const char *msg)
+{
+	char text[2048], want[2048];
+
+	snprintf(text, sizeof(text), "[shell]\n%s\n%s\n", first, line);
+	snprintf(want, sizeof(want), "t.policy:3: %s\n", msg);
+	invalid(text, want, line);
+}
+
+static void
+bad_line(const char *line, const char *msg)
+{
+	bad_after("program cat", line, msg);
+}
+
+/* Returns the section's --check text for |r|; the caller frees it. */
+static char *
+printed(const struct result *r)
+{
+	char *out = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	if ((f = open_memstream(&out, &len)) == NULL)
+		abort();
+	shell_policy_section.print(&r->p, r->sp, f);
+	fclose(f);
+	return out;
+}
+
+/* Returns 1 if |v| holds |s|. */
+static int
+has(char *const *v, const char *s)
+{
+	for (; v != NULL && *v != NULL; v++)
+		if (strcmp(*v, s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Writes where SHELL_PATH finds |name|, canonical, into |out|: the
+ * specification, independent of shell_policy.c's own search. */
+static int
+expect_found(const char *name, char *out)
+{
+	static const char *const dirs[] = {
+		"/usr/local/bin", "/usr/bin", "/bin"
+	};
+	char path[PATH_MAX];
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(dirs); i++) {
+		snprintf(path, sizeof(path), "%s/%s", dirs[i], name);
+		if (stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+		    access(path, X_OK) == 0)
+			return realpath(path, out) != NULL ? 0 : -1;
+	}
+	return -1;
+}
+
+/* The ELF interpreter this test runs with, from the program headers the
+ * dynamic linker loaded (not from a file). */
+static int
+own_interp(struct dl_phdr_info *info, size_t size, void *data)
+{
+	char *out = data;
+	int i;
+
+	(void)size;
+	for (i = 0; i < info->dlpi_phnum; i++)
+		if (info->dlpi_phdr[i].p_type == PT_INTERP) {
+			if (realpath((const char *)(info->dlpi_addr +
+			    info->dlpi_phdr[i].p_vaddr), out) == NULL)
+				out[0] = '\0';
+			return 1;
+		}
+	return 1;		/* the first object is the program */
+}
+
+/* --- Loading --- */
+
+static void
+test_programs(void)
+{
+	char ls[PATH_MAX], sh[PATH_MAX], ld[PATH_MAX] = "";
+	const struct shell_program *p;
+	struct result r;
+
+	valid(&r, "[shell]\n"
+	    "program ls\n"
+	    "program /usr/bin/cat read-only\n"
+	    "program @D@/script.sh\n", "three programs");
+	is_int(r.sp->nprograms, 3, "three programs");
+	if (expect_found("ls", ls) != 0)
+		abort();
+	p = &r.sp->programs[0];
+	is_str(p->name, "ls", "a bare name is kept");
+	is_str(p->path, ls, "and resolved in SHELL_PATH, canonical");
+	is_int(p->line, 2, "its line");
+	is_int(p->readonly, 0, "not read-only");
+	is_int(p->interpreter, 0, "not an interpreter");
+	dl_iterate_phdr(own_interp, ld);
+	if (ld[0] == '\0')
+		skip("this test is linked statically: no PT_INTERP to "
+		    "compare /bin/ls's with");
+	else
+		is_str(p->interp, ld, "ls: its ELF interpreter (PT_INTERP)");
+	ok(p->exec_also != NULL && p->exec_also[0] != NULL &&
+	    strcmp(p->exec_also[0], p->interp) == 0 &&
+	    p->exec_also[1] == NULL, "ls: exec_also is its interpreter");
+	p = &r.sp->programs[1];
+	is_str(p->name, "/usr/bin/cat", "a path is kept as written");
+	is_int(p->readonly, 1, "read-only");
+	ok(shell_program_find(r.sp, "/usr/bin/cat") == p, "found by name");
+	ok(shell_program_find(r.sp, p->path) == p, "found by its path");
+	ok(shell_program_find(r.sp, "cat") == NULL, "not by a base name");
+	ok(shell_program_find(r.sp, "ls") == &r.sp->programs[0],
+	    "ls found");
+	ok(shell_program_find(r.sp, ls) == &r.sp->programs[0],
+	    "ls found by its path");
+	ok(shell_program_find(r.sp, "sh") == NULL, "sh is not allowed");
+	p = &r.sp->programs[2];
+	if (realpath("/bin/sh", sh) == NULL)
+		abort();
+	is_str(p->path, S("@D@/script.sh"), "a script");
+	is_str(p->interp, sh, "a script's interpreter is its #! program");
+	ok(has(p->exec_also, sh) && (ld[0] == '\0' || has(p->exec_also, ld)),
+	    "exec_also: the shell and the shell's ELF interpreter");
+	is_int(p->interpreter, 0, "a script is not an interpreter itself");
+	release(&r);
+}
+
+/* A program under ~/ is named by its path, expanded. */
+static void
+test_home_program(void)
+{
+	struct result r;
+
+	valid(&r, "[shell]\nprogram ~/script.sh\nargs ~/script.sh deny -x\n",
+	    "a program under ~/");
+	is_str(r.sp->programs[0].name, S("@D@/script.sh"), "named expanded");
+	ok(r.sp->programs[0].deny != NULL, "its args line found it");
+	ok(shell_program_find(r.sp, S("@D@/script.sh")) != NULL,
+	    "a call names it by that path");
+	release(&r);
+}
+
+static void
+test_env_script(void)
+{
+	char env[PATH_MAX], sh[PATH_MAX];
+	const struct shell_program *p;
+	struct result r;
+
+	valid(&r, "program @D@/envscript\n", "#!/usr/bin/env sh");
+	if (realpath("/usr/bin/env", env) == NULL ||
+	    expect_found("sh", sh) != 0)
+		abort();
+	p = &r.sp->programs[0];
+	is_str(p->interp, env, "its interpreter is env");
+	ok(has(p->exec_also, env) && has(p->exec_also, sh),
+	    "and env runs sh, found in SHELL_PATH: both in exec_also");
+	release(&r);
+}
+
+static void
+test_interpreters(void)
+{
+	struct result r;
+	char *out;
+
+	valid(&r, "[shell]\nprogram sh\nprogram awk\nprogram env\n",
+	    "interpreters");
+	is_int(r.sp->programs[0].interpreter, 1, "sh is a shell");
+	is_int(r.sp->programs[1].interpreter, 1,
+	    "awk is an interpreter (its system function)");
+	is_int(r.sp->programs[2].interpreter, 0, "env is not");
+	out = printed(&r);
+	like(out, "  sh  ", "--check names sh");
+	like(out, "    a shell or an interpreter: only the kernel sandbox "
+	    "limits what it runs\n", "and says that only the kernel holds it");
+	like(out, "    it starts other programs: the argument rules of what "
+	    "it starts do not apply, only the kernel's list of what may "
+	    "run\n", "env starts other programs");
+	free(out);
+	release(&r);
+	ok(shell_is_interpreter("/usr/bin/python3.11"), "python3.11");
+	ok(shell_is_interpreter("perl"), "perl");
+	ok(shell_is_interpreter("/usr/bin/mawk"), "mawk");
+	ok(!shell_is_interpreter("/usr/bin/git"), "not git");
+	ok(!shell_is_interpreter("shred"), "not shred");
+	ok(!shell_is_interpreter(NULL), "not NULL");
+}
+
+static void
+test_program_errors(void)
+{
+	char ls[PATH_MAX], want[PATH_MAX * 3], line[PATH_MAX + 16];
+
+	bad_line("program no-such-program-here",
+	    "program no-such-program-here: not found in "
+	    "/usr/local/bin:/usr/bin:/bin (or not executable): install it, "
+	    "or write its absolute path");
+	bad_line("program @D@/missing",
+	    "program @D@/missing: No such file or directory");
+	bad_line("program @D@/noexec", "program @D@/noexec: not executable");
+	bad_line("program @D@", "program @D@: not a regular file");
+	bad_line("program @D@/data", "program @D@/data: @D@/data: neither "
+	    "an ELF executable nor a script starting with #!");
+	bad_line("program @D@/relscript", "program @D@/relscript: "
+	    "@D@/relscript: its interpreter 'sh' is not an absolute path");
+	bad_line("program @D@/envopt", "program @D@/envopt: @D@/envopt: its "
+	    "#! line runs env with '-S sh -e', which cannot be followed: "
+	    "name the interpreter by its path");
+	bad_line("program @D@/longline", "program @D@/longline: "
+	    "@D@/longline: its #! line is longer than the 256 bytes the "
+	    "kernel reads");
+	bad_line("program ls write", "program ls: unexpected 'write' (only "
+	    "'read-only' may follow the program)");
+	bad_line("program", "program: missing the program: write a name "
+	    "found in /usr/local/bin:/usr/bin:/bin, or an absolute path");
+	bad_line("program ..", "program: '..' is not a program's name");
+	bad_line("program bin/ls", "program: 'bin/ls' is a relative path: "
+	    "write an absolute path (or one starting with ~/)");
+	bad_after("program ls", "program ls", "program ls: already allowed "
+	    "at line 2");
+	if (expect_found("ls", ls) != 0)
+		abort();
+	tc_text_fmt(want, sizeof(want), "program %s: %s is already allowed as "
+	    "'ls' at line 2", ls, ls);
+	snprintf(line, sizeof(line), "program %s", ls);
+	bad_after("program ls", line, want);
+	/* A failed program's args lines are no errors of their own. */
+	invalid("[shell]\nprogram @D@/missing\nargs @D@/missing deny -x\n",
+	    "t.policy:2: program @D@/missing: No such file or directory\n",
+	    "a missing program's args");
+}
+
+static void
+test_args_errors(void)
+{
+	bad_line("args ls deny -x", "args ls: no 'program ls' line above "
+	    "this one");
+	bad_line("args cat", "args: write 'args PROGRAM KIND ...', KIND one "
+	    "of subcommands, options, deny, no-dash-operands, prefix, "
+	    "helpers");
+	bad_line("args cat refuse -x", "args cat refuse: expected "
+	    "'subcommands' (the first operand must be one of the words), "
+	    "'options' (every option must match one of the patterns), "
+	    "'deny' (no argument may match one of the patterns), "
+	    "'no-dash-operands' (no operand after '--' may start with '-'), "
+	    "'prefix' (arguments put first, after the program) or 'helpers' "
+	    "(other programs, or directories of them, it may start), not "
+	    "'refuse'");
+	invalid("[shell]\nprogram cat\nargs cat deny -x\nargs cat deny -y\n",
+	    "t.policy:4: args cat deny: already given at line 3 (one line of "
+	    "each kind per program)\n", "an args kind twice");
+	bad_line("args cat deny", "args cat deny: missing its patterns");
+	bad_line("args cat subcommands", "args cat subcommands: missing its "
+	    "words");
+	bad_line("args cat subcommands a -b", "args cat subcommands: '-b' is "
+	    "no subcommand: the subcommand is the first argument that does "
+	    "not start with '-'");
+	bad_line("args cat subcommands a a", "args cat subcommands: 'a' is "
+	    "listed twice");
+	bad_line("args cat options -n x", "args cat options: 'x' does not "
+	    "start with '-': it would match no option");
+	bad_line("args cat deny -[z-a]", "args cat deny: '-[z-a]': reversed "
+	    "range 'z-a' in a class");
+	bad_line("args cat no-dash-operands yes", "args cat no-dash-operands: "
+	    "unexpected 'yes' at the end of the line");
+	bad_line("args cat helpers @D@/missing", "args cat helpers: "
+	    "@D@/missing: No such file or directory");
+	bad_line("args cat helpers @D@/noexec", "args cat helpers: "
+	    "@D@/noexec: not executable (a helper is an executable file or a "
+	    "directory)");
+	bad_line("args cat helpers rel", "args cat helpers: 'rel' is a "
+	    "relative path: write an absolute path (or one starting with ~/)");
+}
+
+static void
+test_helpers(void)
+{
+	char sh[PATH_MAX];
+	const struct shell_program *p;
+	struct result r;
+	char *out;
+
+	if (realpath("/bin/sh", sh) == NULL)
+		abort();
+	valid(&r, "[shell]\nprogram cat\nargs cat helpers @D@/helpers "
+	    "@D@/script.sh\n", "helpers");
+	p = &r.sp->programs[0];
+	ok(has(p->helpers, S("@D@/helpers")) &&
+	    has(p->helpers, S("@D@/script.sh")), "helpers kept, canonical");
+	ok(has(p->exec_also, sh), "a helper script's shell joins exec_also");
+	ok(p->interp != NULL && strcmp(p->interp, sh) != 0,
+	    "but is not the program's interpreter");
+	is_int(p->args_line[SHELL_ARGS_HELPERS], 3, "its line");
+	out = printed(&r);
+	like(out, S("    helpers @D@/helpers @D@/script.sh  (line 3)\n"),
+	    "--check shows the helpers");
+	like(out, sh, "and what they run with");
+	like(out, " is a shell or an interpreter that every program here may "
+	    "start: only the kernel sandbox limits what it runs\n",
+	    "and says the shell may be started by every program");
+	free(out);
+	release(&r);
+}
+
+/* --- The environment --- */
+
+static void
+test_env(void)
+{
+	struct result r;
+	char *out;
+
+	valid(&r, "[shell]\nenv LANG LC_* TERM GIT_AUTHOR_NAME\n"
+	    "env-set TZ=UTC \"GREETING=a b\" LC_ALL=C.UTF-8\n", "env");
+	ok(shell_env_allowed(r.sp, "LANG"), "LANG may be set");
+	ok(shell_env_allowed(r.sp, "LC_TIME"), "LC_TIME, by LC_*");
+	ok(!shell_env_allowed(r.sp, "LC_ALL"), "but not LC_ALL, which "
+	    "env-set fixes");
+	ok(shell_env_allowed(r.sp, "GIT_AUTHOR_NAME"), "GIT_AUTHOR_NAME");
+	ok(!shell_env_allowed(r.sp, "LANGUAGE"), "not LANGUAGE");
+	ok(!shell_env_allowed(r.sp, "TZ"), "not TZ, which env-set fixes");
+	ok(!shell_env_allowed(r.sp, "LD_PRELOAD"), "not LD_PRELOAD");
+	ok(!shell_env_allowed(r.sp, "LC_ALL=x"), "not a malformed name");
+	ok(!shell_env_allowed(r.sp, ""), "not an empty name");
+	ok(has(r.sp->env_fixed, "GREETING=a b"), "a quoted value");
+	out = printed(&r);
+	like(out, "  a call may set: LANG LC_* TERM GIT_AUTHOR_NAME  (line 2)\n",
+	    "--check shows env");
+	like(out, "  set for every program: TZ=UTC \"GREETING=a b\" "
+	    "LC_ALL=C.UTF-8  (line 3)\n",
+	    "and env-set");
+	like(out, "  HOME  a new scratch directory for each call  (default)\n",
+	    "and HOME");
+	like(out, "  PATH  /usr/local/bin:/usr/bin:/bin  (fixed)\n", "and PATH");
+	free(out);
+	release(&r);
+
+	valid(&r, "[shell]\n", "no env");
+	ok(!shell_env_allowed(r.sp, "LANG"), "nothing may be set");
+	release(&r);
+	ok(!shell_env_allowed(NULL, "LANG"), "nor without a policy");
+
+	bad_line("env LD_PRELOAD", "env: 'LD_PRELOAD' is one of 'LD_*', names "
+	    "that are never passed (see toolcell-policy(5)); name the "
+	    "variables, or start the pattern with more of their name");
+	bad_line("env BASH_ENV", "env: 'BASH_ENV' is never passed: a program "
+	    "it reaches would load code or configuration from where it says, "
+	    "or run a command");
+	bad_line("env ENV", "env: 'ENV' is never passed: a program it reaches "
+	    "would load code or configuration from where it says, or run a "
+	    "command");
+	bad_line("env GIT_CONFIG_PARAMETERS", "env: 'GIT_CONFIG_PARAMETERS' "
+	    "is one of 'GIT_*', names that are never passed (see "
+	    "toolcell-policy(5)); name the variables, or start the pattern "
+	    "with more of their name");
+	bad_line("env L*", "env: 'L*' could match 'LD_*', names that are "
+	    "never passed (see toolcell-policy(5)); name the variables, or "
+	    "start the pattern with more of their name");
+	bad_line("env *", "env: '*' could match PATH, which the server sets "
+	    "(PATH to /usr/local/bin:/usr/bin:/bin, HOME by 'home')");
+	bad_line("env GIT_AUTHOR_*", "env: 'GIT_AUTHOR_*' could match 'GIT_*', "
+	    "names that are never passed (see toolcell-policy(5)); name the "
+	    "variables, or start the pattern with more of their name");
+	bad_line("env PATH", "env: 'PATH' is PATH, which the server sets "
+	    "(PATH to /usr/local/bin:/usr/bin:/bin, HOME by 'home')");
+	bad_line("env 1X", "env: '1X' is not a variable's name (letters, "
+	    "digits and '_', not first a digit)");
+	bad_line("env", "env: missing the names a call may set (patterns "
+	    "allowed: LC_*)");
+	bad_after("env A", "env B", "env: already set at line 2");
+	bad_line("env-set LD_LIBRARY_PATH=/opt", "env-set: LD_LIBRARY_PATH is "
+	    "never passed (it is one of 'LD_*'): a program it reaches would "
+	    "load code or configuration from where it says, or run a "
+	    "command");
+	bad_line("env-set HOME=/x", "env-set: HOME is the server's to set "
+	    "(PATH to /usr/local/bin:/usr/bin:/bin, HOME by 'home')");
+	bad_line("env-set TZ", "env-set: 'TZ' is not NAME=VALUE (NAME "
+	    "letters, digits and '_', not first a digit)");
+	bad_line("env-set A=1 A=2", "env-set: A is set twice");
+	invalid("[shell]\nenv TZ\nenv-set TZ=UTC\n",
+	    "t.policy: env TZ: env-set fixes it: a call cannot change it\n",
+	    "env and env-set name one variable");
+}
+
+static void
+test_home_output(void)
+{
+	struct result r;
+	char *out;
+
+	valid(&r, "[shell]\nhome @D@/helpers\noutput 1M\n", "home, output");
+	is_str(r.sp->home, S("@D@/helpers"), "home");
+	is_int(r.sp->max_output, 1 << 20, "output");
+	out = printed(&r);
+	like(out, S("  HOME  @D@/helpers  (line 2)\n"), "--check: home");
+	like(out, "output: 1M per stream, stdout and stderr each  (line 3)\n",
+	    "--check: output");
+	free(out);
+	release(&r);
+	valid(&r, "[shell]\nhome scratch\n", "home scratch");
+	ok(r.sp->home == NULL, "scratch: no home of the policy's");
+	is_int(r.sp->max_output, 8 << 20, "output: 8M by default");
+	release(&r);
+	ok(shell_policy(NULL)->max_output == 8 << 20 &&
+	    shell_policy(NULL)->nprograms == 0, "no policy: the defaults");
+	bad_line("home @D@/script.sh", "home: @D@/script.sh: not a directory");
+	bad_line("home @D@/missing", "home: @D@/missing: No such file or "
+	    "directory");
+	bad_line("home rel", "home: 'rel' is a relative path: write an "
+	    "absolute path (or one starting with ~/)");
+	bad_line("home", "home: missing a directory, or 'scratch' (a new one "
+	    "for each call)");
+	bad_line("output 512", "output: '512' is out of range: 1K to 256M");
+}
+
+/* --- Argument rules --- */
+
+/* The rules' policy: D/git stands for git, so its name is its path. */
+static const char rules_policy[] =
+	"[shell]\n"
+	"program @D@/git\n"
+	"args @D@/git subcommands status log diff\n"
+	"args @D@/git deny -c --config-env --exec-path* --upload-pack "
+	"--output\n"
+	"args @D@/git prefix -c core.fsmonitor= -c core.hooksPath=/dev/null "
+	"--no-pager\n"
+	"program find\n"
+	"args find deny -exec -execdir -ok -okdir -delete -fprint* -fls\n"
+	"program ls\n"
+	"args ls options -l -a -h --color\n"
+	"program cat\n"
+	"args cat no-dash-operands\n"
+	"program sort\n"
+	"args sort deny --compress-program\n";
+
+/* Runs the rules on |argv| (NULL-terminated): checks the return code
+ * and, for a refusal, the message (subst()), else the argv to run. */
+static void
+check(const struct shell_policy *sp, const char *const *argv, int want_rc,
+    const char *want, const char *what)
+{
+	const struct shell_program *prog = (void *)1;
+	struct tc_diag d = { "", 0 };
+	struct tc_buf got;
+	char **run = (void *)1, *w = subst(want), *args[16];
+	size_t argc = 0, i;
+	int rc;
+
+	for (; argv[argc] != NULL; argc++)
+		if (argc == TC_NITEMS(args) - 1 ||
+		    (args[argc] = subst(argv[argc])) == NULL)
+			abort();
+	args[argc] = NULL;
+	rc = shell_rules_check(sp, (const char *const *)args, argc, &prog,
+	    &run, &d);
+	is_int(rc, want_rc, "%s: returns %s", what, tc_errname(want_rc));
+	if (want_rc != 0) {
+		is_str(d.msg, w, "%s: says why", what);
+		ok(prog == NULL && run == NULL, "%s: outputs cleared", what);
+	} else {
+		tc_buf_init(&got, 1u << 16);
+		for (i = 0; run != NULL && run[i] != NULL; i++)
+			tc_buf_printf(&got, "%s%s", i > 0 ? " " : "", run[i]);
+		is_str(got.data, w, "%s: runs", what);
+		ok(prog != NULL && prog == shell_program_find(sp, args[0]),
+		    "%s: the program", what);
+		tc_buf_release(&got);
+		tc_strv_free(run);
+	}
+	for (i = 0; i < argc; i++)
+		free(args[i]);
+	free(w);
+}
+
+#define ARGV(...)	((const char *const[]){ __VA_ARGS__, NULL })
+#define DENIED		TC_EDENIED
+
+static void
+test_rules(void)
+{
+	char find[PATH_MAX], ls[PATH_MAX], cat[PATH_MAX], want[PATH_MAX * 4];
+	const struct shell_program *prog;
+	struct tc_diag d = { "", 0 };
+	const struct shell_policy *sp;
+	struct result r;
+	char **run;
+
+	valid(&r, rules_policy, "the rules' policy");
+	sp = r.sp;
+	if (expect_found("find", find) != 0 || expect_found("ls", ls) != 0 ||
+	    expect_found("cat", cat) != 0)
+		abort();
+
+	/* The program. */
+	is_int(shell_rules_check(sp, ARGV("ls"), 0, &prog, &run, &d),
+	    TC_EINVAL, "an empty argv");
+	is_str(d.msg, "argv is empty: its first string names the program to "
+	    "run", "says so");
+	is_int(shell_rules_check(NULL, ARGV("ls"), 1, &prog, &run, &d),
+	    TC_EDENIED, "no policy: nothing runs");
+	is_str(d.msg, "'ls' is not a program this server runs: its policy "
+	    "allows none", "says so");
+	check(sp, ARGV("bash", "-c", "id"), DENIED, "'bash' is not a program "
+	    "this server runs (it runs: @D@/git, find, ls, cat, sort)",
+	    "a program the policy does not name");
+	check(sp, ARGV("/usr/bin/../bin/ls"), DENIED, "'/usr/bin/../bin/ls' "
+	    "is not a program this server runs (it runs: @D@/git, find, ls, "
+	    "cat, sort)", "a path that is not the resolved one");
+	check(sp, ARGV("ev\x1b[1mil"), DENIED, "'ev\\u001B[1mil' is not a "
+	    "program this server runs (it runs: @D@/git, find, ls, cat, "
+	    "sort)", "what the model wrote is shown escaped");
+	snprintf(want, sizeof(want), "%s -l", ls);
+	check(sp, ARGV(ls, "-l"), 0, want, "named by its resolved path");
+
+	/* deny: whole arguments, wherever they are. */
+	check(sp, ARGV("find", ".", "-exec", "sh", ";"), DENIED, "find: "
+	    "'-exec' is refused: the policy denies arguments matching "
+	    "'-exec'", "find -exec");
+	check(sp, ARGV("find", ".", "-execdir", "sh", ";"), DENIED, "find: "
+	    "'-execdir' is refused: the policy denies arguments matching "
+	    "'-execdir'", "find -execdir, listed apart");
+	check(sp, ARGV("find", ".", "-fprintf", "x", "%p"), DENIED, "find: "
+	    "'-fprintf' is refused: the policy denies arguments matching "
+	    "'-fprint*'", "a pattern");
+	check(sp, ARGV("find", "--", ".", "-delete"), DENIED, "find: "
+	    "'-delete' is refused: the policy denies arguments matching "
+	    "'-delete'", "after '--' too");
+	snprintf(want, sizeof(want), "%s . -name *.c -print", find);
+	check(sp, ARGV("find", ".", "-name", "*.c", "-print"), 0, want,
+	    "find without them");
+
+	/* deny: --name=value, abbreviations, clusters. */
+	check(sp, ARGV("@D@/git", "--upload-pack=touch x", "status"),
+	    DENIED, "@D@/git: '--upload-pack=touch x' is refused: the policy "
+	    "denies the option '--upload-pack' (pattern '--upload-pack')",
+	    "--name=value");
+	check(sp, ARGV("@D@/git", "--exec-path=/tmp", "status"), DENIED,
+	    "@D@/git: '--exec-path=/tmp' is refused: the policy denies "
+	    "arguments matching '--exec-path*'", "a pattern over the whole");
+	check(sp, ARGV("@D@/git", "--config-env=core.pager=X", "log"),
+	    DENIED, "@D@/git: '--config-env=core.pager=X' is refused: the "
+	    "policy denies the option '--config-env' (pattern "
+	    "'--config-env')", "--config-env=");
+	check(sp, ARGV("@D@/git", "--upload=x", "status"), DENIED,
+	    "@D@/git: '--upload=x' is refused: '--upload' may abbreviate "
+	    "'--upload-pack', which the policy denies", "an abbreviation");
+	check(sp, ARGV("sort", "--compress-prog=sh", "f"), DENIED, "sort: "
+	    "'--compress-prog=sh' is refused: '--compress-prog' may "
+	    "abbreviate '--compress-program', which the policy denies",
+	    "sort --compress-prog=");
+	check(sp, ARGV("@D@/git", "log", "--out"), DENIED, "@D@/git: '--out' "
+	    "is refused: '--out' may abbreviate '--output', which the policy "
+	    "denies", "an abbreviation without a value");
+	check(sp, ARGV("@D@/git", "-c", "alias.x=!sh", "x"), DENIED,
+	    "@D@/git: '-c' is refused: the policy denies arguments matching "
+	    "'-c'", "git -c");
+	check(sp, ARGV("@D@/git", "-pc", "x=y", "status"), DENIED, "@D@/git: "
+	    "'-pc' is refused: as a cluster of short options or an option "
+	    "with its value attached, it may hold '-c', which the policy "
+	    "denies (write each option apart, and an option's value as an "
+	    "argument of its own)", "a cluster holding -c");
+	check(sp, ARGV("@D@/git", "-calias.x=!sh", "x"), DENIED, "@D@/git: "
+	    "'-calias.x=!sh' is refused: as a cluster of short options or an "
+	    "option with its value attached, it may hold '-c', which the "
+	    "policy denies (write each option apart, and an option's value as "
+	    "an argument of its own)", "-c with its value attached");
+	check(sp, ARGV("@D@/git", "log", "-Scache"), DENIED, "@D@/git: "
+	    "'-Scache' is refused: as a cluster of short options or an option "
+	    "with its value attached, it may hold '-c', which the policy "
+	    "denies (write each option apart, and an option's value as an "
+	    "argument of its own)", "a value holding the letter");
+	check(sp, ARGV("@D@/git", "log", "-S", "cache"), 0,
+	    "@D@/git -c core.fsmonitor= -c core.hooksPath=/dev/null "
+	    "--no-pager log -S cache", "passes written apart, with the prefix");
+	check(sp, ARGV("@D@/git", "log", "--oneline", "--", "-c"), DENIED,
+	    "@D@/git: '-c' is refused: the policy denies arguments matching "
+	    "'-c'", "denied after '--' as well");
+
+	/* subcommands. */
+	check(sp, ARGV("@D@/git", "push"), DENIED, "@D@/git: 'push' is not an "
+	    "allowed subcommand (allowed: status, log, diff)", "git push");
+	check(sp, ARGV("@D@/git", "--no-pager", "push", "origin"), DENIED,
+	    "@D@/git: 'push' is not an allowed subcommand (allowed: status, "
+	    "log, diff)", "after an option");
+	check(sp, ARGV("@D@/git", "--", "push"), DENIED, "@D@/git: 'push' is "
+	    "not an allowed subcommand (allowed: status, log, diff)",
+	    "after '--'");
+	check(sp, ARGV("@D@/git", "-C", "/", "status"), DENIED, "@D@/git: '/' "
+	    "is not an allowed subcommand (allowed: status, log, diff)",
+	    "an option's value apart is taken for the subcommand");
+	check(sp, ARGV("@D@/git", "diff", "push"), 0, "@D@/git -c "
+	    "core.fsmonitor= -c core.hooksPath=/dev/null --no-pager diff "
+	    "push", "only the first operand is the subcommand");
+	check(sp, ARGV("@D@/git", "--version"), 0, "@D@/git -c "
+	    "core.fsmonitor= -c core.hooksPath=/dev/null --no-pager "
+	    "--version", "no subcommand at all");
+
+	/* options. */
+	snprintf(want, sizeof(want), "%s -la --color=auto -h -- -R", ls);
+	check(sp, ARGV("ls", "-la", "--color=auto", "-h", "--", "-R"), 0,
+	    want, "allowed options, a cluster of them, --name=value");
+	check(sp, ARGV("ls", "-R", "/"), DENIED, "ls: '-R' is not an allowed "
+	    "option (allowed: -l, -a, -h, --color)", "an option not listed");
+	check(sp, ARGV("ls", "-lR"), DENIED, "ls: '-lR' is not an allowed "
+	    "option (allowed: -l, -a, -h, --color; a cluster passes if each "
+	    "letter is an allowed option of its own)", "a cluster with one");
+	check(sp, ARGV("ls", "--colour"), DENIED, "ls: '--colour' is not an "
+	    "allowed option (allowed: -l, -a, -h, --color)",
+	    "no abbreviation or spelling of an allowed one");
+
+	/* no-dash-operands. */
+	check(sp, ARGV("cat", "--", "-n"), DENIED, "cat: the operand '-n' is "
+	    "refused: the policy lets no operand of cat start with '-' (after "
+	    "'--' too)", "after '--'");
+	check(sp, ARGV("cat", "--", "--"), DENIED, "cat: the operand '--' is "
+	    "refused: the policy lets no operand of cat start with '-' (after "
+	    "'--' too)", "a second '--' is an operand");
+	check(sp, ARGV("cat", "-"), DENIED, "cat: the operand '-' is refused: "
+	    "the policy lets no operand of cat start with '-'", "'-' alone");
+	snprintf(want, sizeof(want), "%s -n -- a", cat);
+	check(sp, ARGV("cat", "-n", "--", "a"), 0, want,
+	    "options before '--' are options");
+	release(&r);
+}
+
+/* --- --check --- */
+
+static void
+test_print(void)
+{
+	struct result r;
+	char *out;
+
+	valid(&r, rules_policy, "the rules' policy");
+	out = printed(&r);
+	like(out, "programs:\n", "a heading");
+	like(out, S("  @D@/git  @D@/git  (line 2)\n"), "a program, its "
+	    "path and line");
+	like(out, "    subcommands status log diff  (line 3)\n",
+	    "its subcommands");
+	like(out, "    deny -c --config-env --exec-path* --upload-pack "
+	    "--output  (line 4)\n", "what it denies");
+	like(out, "    prefix -c core.fsmonitor= -c core.hooksPath=/dev/null "
+	    "--no-pager  (line 5)\n", "its prefix");
+	like(out, "    options -l -a -h --color  (line 9)\n", "options");
+	like(out, "    no-dash-operands  (line 11)\n", "no-dash-operands");
+	like(out, "    also executes: ", "what it runs with");
+	like(out, "  note: an ELF interpreter (ld.so) is executable as well; "
+	    "run directly, \"ld.so FILE\", it runs any ELF file a call can "
+	    "read", "and what that means");
+	like(out, "  find  ", "find");
+	like(out, "    it starts other programs", "find starts programs");
+	free(out);
+	release(&r);
+
+	valid(&r, "[shell]\n", "no programs");
+	out = printed(&r);
+	like(out, "programs: none\n", "none");
+	free(out);
+	release(&r);
+}
+
+/* --- Once the roots are known --- */
+
+static void
+test_verify(void)
+{
+	struct result r;
+	struct tc_buf msgs;
+
+	tc_buf_init(&msgs, 1u << 16);
+	valid(&r, "allow write @D@/helpers\nallow read @D@\n[shell]\n"
+	    "program cat\nprogram @D@/script.sh\n"
+	    "args @D@/script.sh helpers @D@/helpers/run\n", "programs and "
+	    "roots");
+	is_int(shell_policy_verify(&r.p, collect, &msgs), 1, "one reported");
+	is_str(msgs.data, S("program @D@/script.sh (line 5): its helper "
+	    "@D@/helpers/run lies beneath the writable directory @D@/helpers "
+	    "(line 1): a call could replace what it runs\n"), "the helper "
+	    "in a writable directory");
+	release(&r);
+	tc_buf_release(&msgs);
+	valid(&r, "allow read @D@\n[shell]\nprogram @D@/script.sh\n",
+	    "read-only");
+	is_int(shell_policy_verify(&r.p, NULL, NULL), 0, "none beneath a "
+	    "read-only directory");
+	release(&r);
+}
+
+/* --- The shipped examples --- */
+
+static void
+test_examples(void)
+{
+	static const char *const names[] = {
+		"shell-readonly.policy", "shell-build.policy",
+	};
+	struct tc_buf text;
+	struct result r;
+	char path[PATH_MAX * 2], buf[4096], *line, *next;
+	size_t i, n;
+	int missing;
+	FILE *f;
+
+	setenv("HOME", S("@D@/ex"), 1);
+	for (i = 0; i < TC_NITEMS(names); i++) {
+		snprintf(path, sizeof(path), "%s/policy/examples/%s", repo,
+		    names[i]);
+		if ((f = fopen(path, "r")) == NULL) {
+			skip("run from the top of the tree to check the "
+			    "examples");
+			continue;
+		}
+		tc_buf_init(&text, 1u << 20);
+		while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+			tc_buf_append(&text, buf, n);
+		fclose(f);
+		load(&r, text.data);
+		/* A program the machine lacks is its error to report, not
+		 * the example's. */
+		missing = r.rc != 0;
+		for (line = r.errs.data; missing && *line != '\0';
+		    line = next) {
+			next = strchr(line, '\n');
+			next = next != NULL ? next + 1 : line + strlen(line);
+			if (strstr(line, ": not found in ") == NULL ||
+			    strncmp(strstr(line, ": ") + 2, "program ", 8) != 0)
+				missing = 0;
+		}
+		if (missing) {
+			printf("# %s", r.errs.data);
+			skip("a program the example names is not installed");
+		} else {
+			is_int(r.rc, 0, "%s: loads", names[i]);
+			is_str(r.errs.data, "", "%s: no errors", names[i]);
+			ok(r.sp->nprograms > 0, "%s: names programs",
+			    names[i]);
+		}
+		release(&r);
+		tc_buf_release(&text);
+	}
+	setenv("HOME", D, 1);
+}
+
+/* --- The scratch directory --- */
+
+static int
+rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
+{
+	(void)sb;
+	(void)type;
+	(void)ftw;
+	return remove(path);
+}
+
+static void
+setup(void)
+{
+	char tmpl[] = "/tmp/test-shellrules.XXXXXX", line[400];
+
+	if (mkdtemp(tmpl) == NULL || realpath(tmpl, D) == NULL ||
+	    chdir(D) != 0 || mkdir("helpers", 0755) != 0 ||
+	    mkdir("ex", 0755) != 0 || mkdir("ex/src", 0755) != 0 ||
+	    mkdir("ex/src/project", 0755) != 0) {
+		perror(tmpl);
+		exit(2);
+	}
+	put("script.sh", "#!/bin/sh\necho hi\n", 0755);
+	put("git", "#!/bin/sh\necho git\n", 0755);
+	put("envscript", "#!/usr/bin/env sh\necho hi\n", 0755);
+	put("envopt", "#!/usr/bin/env -S sh -e\necho hi\n", 0755);
+	put("relscript", "#!sh\necho hi\n", 0755);
+	memset(line, 'a', sizeof(line));
+	memcpy(line, "#!/", 3);
+	line[sizeof(line) - 2] = '\n';
+	line[sizeof(line) - 1] = '\0';
+	put("longline", line, 0755);
+	put("data", "hello\n", 0755);
+	put("noexec", "#!/bin/sh\n", 0644);
+	put("helpers/run", "#!/bin/sh\necho run\n", 0755);
+	put("helpers/notes", "not a program\n", 0755);
+	if (symlink("/bin/sh", "helpers/sh") != 0) {
+		perror("symlink");
+		exit(2);
+	}
+}
+
+int
+main(void)
+{
+	if (getcwd(repo, sizeof(repo)) == NULL)
+		repo[0] = '\0';
+	setup();
+	setenv("HOME", D, 1);
+	test_programs();
+	test_home_program();
+	test_env_script();
+	test_interpreters();
+	test_program_errors();
+	test_args_errors();
+	test_helpers();
+	test_env();
+	test_home_output();
+	test_rules();
+	test_print();
+	test_verify();
+	test_examples();
+	if (chdir("/") == 0)
+		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+	return done_testing();
+}
