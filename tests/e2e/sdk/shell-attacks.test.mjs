@@ -278,27 +278,31 @@ async function lastCallRecords(srv) {
 // ---------------------------------------------------------------- argument injection
 
 /*
- * The policy lines of each program: |bare| allows it with no rules (only
- * the kernel stands in the way), |strict| with the rules a careful policy
- * gives it (those of policy/examples/ where it has them).
+ * The argument rules a careful policy gives each program (the strict
+ * server); the bare server allows each with none, so that only the kernel
+ * stands in the way.  Options are denied by their names without
+ * wildcards, which refuses their abbreviations too (getopt_long(3) takes
+ * an unambiguous one), and a dash and one letter refuses the letter in a
+ * cluster ('-cvI'): toolcell-policy(5).
  */
 const PROGRAMS = {
 	find: ['args find deny -exec -execdir -ok -okdir -fprint* -fls -delete'],
 	git: [
 		'args git prefix -c core.fsmonitor= -c core.hooksPath=/dev/null -c core.pager=cat',
-		'args git deny -c --config-env* --upload-pack* --exec-path*',
+		'args git deny -c --config-env --upload-pack --exec-path',
 		'args git subcommands status log diff show ls-remote',
 	],
-	tar: ['args tar deny --checkpoint-action* --to-command* -I* --use-compress-program*'],
+	tar: ['args tar deny --checkpoint-action --to-command -I --use-compress-program -F --info-script '
+	    + '--new-volume-script --rsh-command --rmt-command'],
 	sed: ['args sed prefix --sandbox'],
 	awk: [],
-	sort: ['args sort deny --compress-program*'],
+	sort: ['args sort deny --compress-program'],
 	xargs: ['args xargs subcommands echo'],
 	env: ['args env subcommands true'],
-	ssh: ['args ssh deny -o* -F*'],
+	ssh: ['args ssh deny -o -F'],
 	vim: ['args vim prefix -Z'],
-	zip: ['args zip deny -TT* --unzip-command*'],
-	rsync: ['args rsync deny -e* --rsh*'],
+	zip: ['args zip deny -TT --unzip-command'],
+	rsync: ['args rsync deny -e --rsh'],
 	bash: [],
 };
 
@@ -357,6 +361,8 @@ const CASES = [
 	    argv: (c) => ['ls-remote', `--upload-pack=sh -c '${c.pay}'`, c.repo], repo: true },
 	{ name: 'git ls-remote --upload-pack', prog: 'git', layer: 'kernel', kind: 'exec', says: /Permission denied/,
 	    argv: (c) => ['ls-remote', `--upload-pack=sh -c '${c.pay}'`, c.repo], repo: true },
+	{ name: 'git ls-remote --upload-p (an abbreviation)', prog: 'git', layer: 'rules', kind: 'exec',
+	    rule: /--upload-p=/, argv: (c) => ['ls-remote', `--upload-p=sh -c '${c.pay}'`, c.repo], repo: true },
 	{ name: 'git --config-env=alias.x=VAR', prog: 'git', layer: 'rules', kind: 'exec', rule: /config-env/,
 	    argv: () => ['--config-env=alias.x=TOOLCELL_PAYLOAD', 'x'],
 	    env: (c) => ({ TOOLCELL_PAYLOAD: `!sh -c '${c.pay}'` }) },
@@ -393,6 +399,15 @@ const CASES = [
 	{ name: 'tar -I', prog: 'tar', layer: 'kernel', kind: 'exec', says: /Cannot exec: Permission denied/,
 	    argv: (c) => ['-cf', `${c.marker}.tar`, '-I', `sh -c '${c.pay}'`, 'f.txt'] },
 
+	{ name: 'tar -cvI (the option in a cluster)', prog: 'tar', layer: 'rules', kind: 'exec', rule: /-cvI/,
+	    argv: (c) => ['-cvI', `sh -c '${c.pay}'`, '-f', `${c.marker}.tar`, 'f.txt'] },
+	{ name: 'tar -cvI (the option in a cluster)', prog: 'tar', layer: 'kernel', kind: 'exec',
+	    says: /Cannot exec: Permission denied/,
+	    argv: (c) => ['-cvI', `sh -c '${c.pay}'`, '-f', `${c.marker}.tar`, 'f.txt'] },
+	{ name: 'tar --use-compress-prog (an abbreviation)', prog: 'tar', layer: 'rules', kind: 'exec',
+	    rule: /--use-compress-prog=/,
+	    argv: (c) => ['-cf', `${c.marker}.tar`, `--use-compress-prog=sh -c '${c.pay}'`, 'f.txt'] },
+
 	// sed
 	{ name: 'sed e', prog: 'sed', layer: 'prefix', kind: 'exec', says: /disabled in sandbox mode/,
 	    argv: (c) => ['-n', `1e ${c.pay}`, 'f.txt'] },
@@ -413,6 +428,9 @@ const CASES = [
 	// sorted lines, each the payload, as its script.
 	{ name: 'sort --compress-program=sh', prog: 'sort', layer: 'rules', kind: 'exec', rule: /compress-program/,
 	    argv: (c) => ['-S', '1K', '-T', c.W, '--compress-program=sh'], stdin: (c) => `${c.pay}\n`.repeat(2000) },
+	{ name: 'sort --compress-prog=sh (an abbreviation)', prog: 'sort', layer: 'rules', kind: 'exec',
+	    rule: /--compress-prog=/,
+	    argv: (c) => ['-S', '1K', '-T', c.W, '--compress-prog=sh'], stdin: (c) => `${c.pay}\n`.repeat(2000) },
 	{ name: 'sort --compress-program=sh', prog: 'sort', layer: 'kernel', kind: 'exec',
 	    says: /couldn't execute compress program/,
 	    argv: (c) => ['-S', '1K', '-T', c.W, '--compress-program=sh'], stdin: (c) => `${c.pay}\n`.repeat(2000) },
@@ -588,6 +606,85 @@ describe('argument injection: the rules refuse, or the kernel stops', () => {
 	}
 });
 
+// ---------------------------------------------------------------- on a terminal
+
+/*
+ * less's '!' and git's pager run commands only on a terminal: through a
+ * job on a pseudo-terminal of its own, where start_command offers one.
+ * Each row has its control (sh allowed, the marker appears).
+ */
+describe('programs that take commands from a terminal', () => {
+	const rows = [
+		{ name: 'less, then !sh', prog: 'less', argv: () => ['f.txt'], input: (c) => [`!sh -c '${c.pay}'\n`, 'q'] },
+		{ name: 'git -p log, core.pager=sh', prog: 'git', repo: true, cwdRepo: true,
+		    argv: (c) => ['-c', `core.pager=sh -c '${c.pay}'`, '-p', 'log'], input: () => [] },
+	];
+	let bare;
+	let control;
+	let ptyArg;
+
+	before(async () => {
+		if (!existsSync(SHELL))
+			return;
+		const progs = ['less', 'git'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
+		bare = await startShell(await shellPolicy([...progs, 'program echo']));
+		const start = (await bare.client.listTools()).tools.find((x) => x.name === 'start_command');
+		ptyArg = ['pty', 'tty', 'terminal'].find((k) => start?.inputSchema?.properties?.[k]);
+		if (which('sh') !== null)
+			control = await startShell(await shellPolicy([...progs, 'program echo', 'program sh']));
+	});
+
+	after(async () => {
+		await bare?.close().catch(() => {});
+		await control?.close().catch(() => {});
+	});
+
+	/* Runs |row| as a job on a terminal of |srv|'s; returns its output. */
+	async function onTerminal(srv, row, c) {
+		const s = await call(srv, 'start_command', { argv: [row.prog, ...row.argv(c)], cwd: c.cwd, [ptyArg]: true });
+		assert.notEqual(s.isError, true, textOf(s));
+		const job = s.structuredContent.job;
+		let text = '';
+		let next = 0;
+		const read = async (ms) => {
+			const o = await call(srv, 'read_output', { job, offset: next, wait_ms: ms });
+			text += o.structuredContent.output;
+			next = o.structuredContent.next_offset;
+			return o.structuredContent.state;
+		};
+		await read(2000);
+		for (const data of row.input(c)) {
+			await call(srv, 'write_input', { job, data });
+			await read(1000);
+		}
+		if (await read(1000) === 'running')
+			await call(srv, 'stop_command', { job });
+		return text;
+	}
+
+	for (const row of rows) {
+		test(`kernel: ${row.name}`, async (t) => {
+			if (cannotRun(t, [row.prog]))
+				return;
+			if (!ptyArg)
+				return skipOrFail(t, 'start_command offers no pseudo-terminal');
+			const c = await rowWorld(row, false);
+			const text = await onTerminal(bare, row, c);
+			assert.equal(escaped({ kind: 'exec' }, c, text), false, `ESCAPED: ${row.name}: ${text}`);
+		});
+
+		test(`control: ${row.name} escapes where the policy also allows sh`, async (t) => {
+			if (cannotRun(t, [row.prog, 'sh']))
+				return;
+			if (!ptyArg)
+				return skipOrFail(t, 'start_command offers no pseudo-terminal');
+			const c = await rowWorld(row, true);
+			const text = await onTerminal(control, row, c);
+			assert.equal(escaped({ kind: 'exec' }, c, text), true, `the payload did nothing: ${text}`);
+		});
+	}
+});
+
 // ---------------------------------------------------------------- environment
 
 describe('environment canaries', () => {
@@ -694,7 +791,8 @@ describe('environment canaries', () => {
 	});
 
 	for (const line of ['env LD_PRELOAD', 'env LD_LIBRARY_PATH', 'env LD_AUDIT', 'env BASH_ENV', 'env ENV',
-	    'env GIT_CONFIG_PARAMETERS', 'env-set LD_PRELOAD=/nonexistent/x.so']) {
+	    'env GIT_CONFIG_PARAMETERS', 'env GIT_SSH_COMMAND', 'env LESSOPEN', 'env PAGER', 'env PERL5OPT',
+	    'env L*', 'env-set LD_PRELOAD=/nonexistent/x.so']) {
 		test(`a policy with '${line}' is refused, or the name never reaches a program`, async (t) => {
 			if (cannotRun(t, ['env']))
 				return;
@@ -702,7 +800,7 @@ describe('environment canaries', () => {
 			const pol = await shellPolicy(['program env', line], { audit: false });
 			const chk = await runServer(['--policy', pol.file, '--check'], SHELL);
 			if (chk.status !== 0) {
-				assert.match(chk.stderr, new RegExp(`\\b${name}\\b`), 'the refusal names the variable');
+				assert.ok(chk.stderr.includes(name), `the refusal does not name ${name}: ${chk.stderr}`);
 				return;
 			}
 			const P = await startShell(pol);
@@ -710,7 +808,8 @@ describe('environment canaries', () => {
 				const r = await run(P, ['env'], line.startsWith('env-set') ? { cwd: W }
 				    : { env: { [name]: '/nonexistent/x.so' }, cwd: W });
 				if (r.isError !== true)
-					assert.doesNotMatch(res(r).stdout, new RegExp(`^${name}=`, 'm'), `${name} reached the program`);
+					assert.ok(!res(r).stdout.split('\n').some((l) => l.startsWith(`${name}=`)),
+					    `${name} reached the program`);
 			} finally {
 				await P.close().catch(() => {});
 			}
@@ -844,6 +943,33 @@ describe('fork bomb', () => {
 		await assertServes(S, 'after the bomb');
 	});
 
+	test(`a root server with run-as nobody: the bounded bomb stops below ${LIMIT}`, async (t) => {
+		if (cannotRun(t, ['perl']))
+			return;
+		if (serverUid() !== 0)
+			return t.skip('only a root server can switch users (the pass as another user has nothing to run here)');
+		const R2 = await startShell(await shellPolicy(['program perl', 'program echo', `limit processes ${LIMIT}`,
+		    'timeout 20s', 'run-as nobody']));
+		try {
+			const tag = `bomb-${randomUUID()}`;
+			const script = `my $n = 0;
+				for (1..500) {
+					my $p = fork();
+					if (!defined $p) { print "failed after $n: $!\\n"; last }
+					if ($p == 0) { $0 = "${tag}"; sleep 60; exit 0 }
+					$n++;
+				}
+				print "forked $n\\n";`;
+			const r = await run(R2, ['perl', '-e', script], { cwd: R.root, timeout_ms: 15_000 }, 60_000);
+			const m = /forked (\d+)/.exec(res(r).stdout);
+			assert.ok(m, `the bomb did not report: ${said(r)}`);
+			assert.deepEqual(await waitEmpty(() => processesWith(tag), 10_000), []);
+			assert.ok(Number(m[1]) < LIMIT, `${m[1]} children forked: the process limit did not hold`);
+		} finally {
+			await R2.close().catch(() => {});
+		}
+	});
+
 	test('the real bomb, :(){ :|:& };:, is contained and the server serves on', async (t) => {
 		if (cannotRun(t, ['bash']))
 			return;
@@ -950,11 +1076,13 @@ function yesPrefix(n, line = '0123456789abcdef\n') {
 	return line.repeat(Math.ceil(n / line.length)).slice(0, n);
 }
 
+const MiB = 1024 * 1024;
+
 describe('output floods', () => {
 	const need = ['bash', 'yes', 'head', 'cat'];
-	const MiB = 1024 * 1024;
 	const CAP = MiB;
 	let S;
+	let pol;
 	let blob;
 
 	before(async () => {
@@ -965,9 +1093,21 @@ describe('output floods', () => {
 		await fsp.chmod(R.p('blob'), 0o644);
 		await fsp.writeFile(R.p('text'), yesPrefix(5 * MiB));
 		await fsp.chmod(R.p('text'), 0o644);
-		S = await startShell(await shellPolicy([...need.map((p) => `program ${p}`), 'program echo',
-		    'output 8M', 'timeout 2m', 'limit output 256M']));
+		pol = await shellPolicy([...need.map((p) => `program ${p}`), 'program echo',
+		    'output 8M', 'timeout 2m', 'limit output 256M']);
+		S = await startShell(pol);
 	});
+
+	/* Runs |fn| with a server of its own: a result the client cannot
+	 * take ends its connection, and no other test's with it. */
+	async function alone(fn) {
+		const A = await startShell(pol);
+		try {
+			await fn(A);
+		} finally {
+			await A.close().catch(() => {});
+		}
+	}
 
 	after(async () => {
 		await S?.close().catch(() => {});
@@ -982,7 +1122,9 @@ describe('output floods', () => {
 		test(`100 MiB on ${name}: the call returns, cut at the cap, counted exactly`, async (t) => {
 			if (cannotRun(t, need))
 				return;
-			const r = await run(S, ['bash', '-c', script], { cwd: W, max_output_bytes: CAP, timeout_ms: 110_000 },
+			// --norc: what bash reads at its start is another test's.
+			const r = await run(S, ['bash', '--norc', '-c', script],
+			    { cwd: W, max_output_bytes: CAP, timeout_ms: 110_000 },
 			    120_000);
 			assert.notEqual(r.isError, true, said(r).slice(0, 2000));
 			const o = res(r);
@@ -1000,34 +1142,74 @@ describe('output floods', () => {
 	test('5 MiB of binary, byte for byte, with binary=true', async (t) => {
 		if (cannotRun(t, need))
 			return;
-		const r = await run(S, ['cat', R.p('blob')], { cwd: W, binary: true, max_output_bytes: 8 * MiB }, 60_000);
-		assert.notEqual(r.isError, true, said(r).slice(0, 2000));
-		const o = res(r);
-		assert.equal(o.stdoutBytes, blob.length);
-		assert.equal(o.stdoutTruncated, false);
-		assert.equal(typeof o.stdoutB64, 'string', 'no base64 in the structured content');
-		const got = Buffer.from(o.stdoutB64, 'base64');
-		assert.equal(got.length, blob.length);
-		assert.ok(got.equals(blob), 'the bytes differ');
+		await alone(async (A) => {
+			const r = await run(A, ['cat', R.p('blob')], { cwd: W, binary: true, max_output_bytes: 8 * MiB },
+			    60_000);
+			assert.notEqual(r.isError, true, said(r).slice(0, 2000));
+			const o = res(r);
+			assert.equal(o.stdoutBytes, blob.length);
+			assert.equal(o.stdoutTruncated, false);
+			assert.equal(typeof o.stdoutB64, 'string', 'no base64 in the structured content');
+			const got = Buffer.from(o.stdoutB64, 'base64');
+			assert.equal(got.length, blob.length);
+			assert.ok(got.equals(blob), 'the bytes differ');
+		});
 	});
 
 	test('5 MiB of text, byte for byte, five times over', async (t) => {
 		if (cannotRun(t, need))
 			return;
 		const want = createHash('sha256').update(yesPrefix(5 * MiB)).digest('hex');
-		for (let i = 0; i < 5; i++) {
-			const r = await run(S, ['cat', R.p('text')], { cwd: W, max_output_bytes: 8 * MiB }, 60_000);
-			const o = res(r);
-			assert.equal(o.stdoutBytes, 5 * MiB, `run ${i}`);
-			assert.equal(o.stdoutTruncated, false, `run ${i}`);
-			assert.equal(createHash('sha256').update(o.stdout).digest('hex'), want, `run ${i}: the bytes differ`);
-		}
+		await alone(async (A) => {
+			for (let i = 0; i < 5; i++) {
+				const r = await run(A, ['cat', R.p('text')], { cwd: W, max_output_bytes: 8 * MiB }, 60_000);
+				const o = res(r);
+				assert.equal(o.stdoutBytes, 5 * MiB, `run ${i}`);
+				assert.equal(o.stdoutTruncated, false, `run ${i}`);
+				assert.equal(createHash('sha256').update(o.stdout).digest('hex'), want,
+				    `run ${i}: the bytes differ`);
+			}
+		});
+	});
+});
+
+describe('a flood under the policy\'s own output limit', () => {
+	const need = ['bash', 'yes', 'head'];
+	let S;
+
+	before(async () => {
+		if (!existsSync(SHELL) || need.some((p) => which(p) === null))
+			return;
+		S = await startShell(await shellPolicy([...need.map((p) => `program ${p}`), 'program echo', 'timeout 2m']));
+	});
+
+	after(async () => {
+		await S?.close().catch(() => {});
+	});
+
+	// A host's client is the official one with its defaults: it drops the
+	// connection on a message past 10 MiB (the SDK's
+	// STDIO_DEFAULT_MAX_BUFFER_SIZE).  With no max_output_bytes, what a
+	// call keeps of both streams must still reach it.
+	test('100 MiB on stdout and on stderr, no max_output_bytes: the official client gets the answer', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const Y = 'yes 0123456789abcdef | head -c 104857600';
+		const r = await run(S, ['bash', '--norc', '-c', `{ ${Y}; } & ${Y} >&2; wait`], { cwd: W, timeout_ms: 110_000 },
+		    120_000);
+		const o = res(r);
+		assert.equal(o.stdoutBytes, 100 * MiB);
+		assert.equal(o.stderrBytes, 100 * MiB);
+		assert.equal(o.stdoutTruncated, true);
+		assert.ok(o.stdout === yesPrefix(o.stdout.length), 'stdout: the bytes kept are not the first in order');
+		await assertServes(S, 'after the flood');
 	});
 });
 
 // ---------------------------------------------------------------- stress
 
-// The issue's 10,000 runs; TOOLCELL_STRESS_RUNS changes the number.
+// The issue's 10,000 runs, about 25 s on a 2-core machine;
+// TOOLCELL_STRESS_RUNS changes the number.
 const STRESS_RUNS = Number(process.env.TOOLCELL_STRESS_RUNS ?? 10_000);
 
 describe('stress', () => {
