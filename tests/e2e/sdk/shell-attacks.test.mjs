@@ -304,6 +304,10 @@ const PROGRAMS = {
 	zip: ['args zip deny -TT --unzip-command'],
 	rsync: ['args rsync deny -e --rsh'],
 	bash: [],
+	cat: [],
+	ln: [],
+	python3: [],
+	strace: [],
 };
 
 /*
@@ -315,8 +319,11 @@ const PROGRAMS = {
  *   kind     'exec' (runs sh with the payload, which writes c.marker),
  *            'write' (writes c.out, outside the policy but for the
  *            control), 'delete' (removes c.victim, read-only but for the
- *            control)
- *   argv(c)  the arguments; c = {pay, marker, out, victim, repo, port}
+ *            control), 'read' (reads c.secret, outside but for the
+ *            control: its token shows), 'link' (makes c.hard, a hard link
+ *            of c.secret), 'attach' (what it says matches row.attached)
+ *   argv(c)  the arguments; c = {pay, marker, out, victim, secret, link,
+ *            hard, token, repo, tarball, cwd}
  *   stdin(c), env(c), setup(c)  optional
  *   rule     rules: what the refusal must name (a regexp of its text)
  *   says     kernel and prefix: what the program says on stderr (on
@@ -477,6 +484,34 @@ const CASES = [
 	    argv: (c) => ['-c', `sh -c '${c.pay}'`] },
 	{ name: 'bash -c writes outside', prog: 'bash', layer: 'kernel', kind: 'write', says: /Permission denied/,
 	    argv: (c) => ['-c', `echo x > '${c.out}'`] },
+	{ name: 'bash writes a script into the working directory, then runs it', prog: 'bash', layer: 'kernel',
+	    kind: 'exec', says: /Permission denied/, control: false,
+	    argv: (c) => ['-c', `printf '#!/bin/bash\\n%s\\n' "$1" > ./s && chmod +x ./s; ./s`, 'bash', c.pay] },
+	{ name: 'python3 runs a script from a memfd', prog: 'python3', layer: 'kernel', kind: 'exec', control: false,
+	    says: /PermissionError|Operation not permitted|Permission denied/,
+	    argv: (c) => ['-I', '-c', [
+		'import os, sys',
+		'fd = os.memfd_create("x", 0)',
+		`os.write(fd, b"#!/bin/sh\\n" + sys.argv[1].encode() + b"\\n")`,
+		'os.execv(f"/proc/self/fd/{fd}", ["x"])',
+	    ].join('\n'), c.pay] },
+
+	// Reads and links: only beneath the policy's directories.
+	{ name: 'cat a file outside', prog: 'cat', layer: 'kernel', kind: 'read', says: /Permission denied/,
+	    argv: (c) => [c.secret] },
+	{ name: 'cat through a symbolic link to a file outside', prog: 'cat', layer: 'kernel', kind: 'read',
+	    says: /Permission denied/, argv: (c) => [c.link] },
+	{ name: 'bash reads a file outside', prog: 'bash', layer: 'kernel', kind: 'read', says: /Permission denied/,
+	    argv: (c) => ['-c', 'read -r x < "$1"; echo "$x"', 'bash', c.secret] },
+	// No control: a call makes no hard link at all, inside W either.
+	{ name: 'ln: a hard link of a file outside, into the working directory', prog: 'ln', layer: 'kernel',
+	    kind: 'link', says: /Invalid cross-device link|Permission denied|Operation not permitted/, control: false,
+	    argv: (c) => [c.secret, c.hard] },
+
+	// Another process: the server.
+	{ name: 'strace -p the server', prog: 'strace', layer: 'kernel', kind: 'attach', control: false,
+	    attached: /Process \d+ attached/, says: /Operation not permitted|Permission denied|No such process/,
+	    argv: (c) => ['-p', String(c.serverPid), '-e', 'trace=none'] },
 ];
 
 /* The world of one row: its marker, payload and files. */
@@ -492,6 +527,16 @@ async function rowWorld(row, control) {
 	await fsp.writeFile(c.victim, 'v\n');
 	if (control)
 		own(c.victim);
+	// What a read must not reach: a token in O (in W for the control),
+	// the server's user's own, and a symbolic link to it from W.
+	c.token = `TOKEN-${randomUUID()}`;
+	c.secret = path.join(control ? W : O, `secret-${n}`);
+	await fsp.writeFile(c.secret, `${c.token}\n`, { mode: 0o600 });
+	own(c.secret);
+	c.link = path.join(W, `link-${n}`);
+	await fsp.symlink(c.secret, c.link);
+	// Where a hard link of the secret would appear.
+	c.hard = path.join(W, `hard-${n}`);
 	c.cwd = W;
 	if (row.tarball) {
 		c.tarball = path.join(W, `t-${n}.tar`);
@@ -526,6 +571,12 @@ function escaped(row, c, r) {
 		return existsSync(c.out);
 	case 'delete':
 		return !existsSync(c.victim);
+	case 'read':
+		return said(r).includes(c.token);
+	case 'link':
+		return existsSync(c.hard);
+	case 'attach':
+		return row.attached.test(said(r));
 	}
 	throw new Error(`row ${row.name}: kind ${row.kind}`);
 }
@@ -569,6 +620,7 @@ describe('argument injection: the rules refuse, or the kernel stops', () => {
 				return;
 			const srv = row.layer === 'kernel' ? bare : strict;
 			const c = await rowWorld(row, false);
+			c.serverPid = srv.pid;
 			const r = await run(srv, null, rowArgs(row, c), 30_000);
 			const { call: rec, result } = await lastCallRecords(srv);
 			assert.equal(escaped(row, c, r), false, `ESCAPED: ${row.name}: ${said(r)}`);
