@@ -844,7 +844,7 @@ describe('environment canaries', () => {
 
 	for (const line of ['env LD_PRELOAD', 'env LD_LIBRARY_PATH', 'env LD_AUDIT', 'env BASH_ENV', 'env ENV',
 	    'env GIT_CONFIG_PARAMETERS', 'env GIT_SSH_COMMAND', 'env LESSOPEN', 'env PAGER', 'env PERL5OPT',
-	    'env L*', 'env-set LD_PRELOAD=/nonexistent/x.so']) {
+	    'env L*', 'env PATH', 'env HOME', 'env-set LD_PRELOAD=/nonexistent/x.so']) {
 		test(`a policy with '${line}' is refused, or the name never reaches a program`, async (t) => {
 			if (cannotRun(t, ['env']))
 				return;
@@ -872,6 +872,119 @@ describe('environment canaries', () => {
 		if (cannotRun(t, need))
 			return;
 		assert.ok(!transcript(S).includes(secret));
+	});
+});
+
+// ---------------------------------------------------------------- around a call
+
+describe('what a call can reach around it', () => {
+	const need = ['bash', 'ls', 'sleep'];
+	let S;
+
+	before(async () => {
+		if (!existsSync(SHELL) || need.some((p) => which(p) === null))
+			return;
+		S = await startShell(await shellPolicy([...need.map((p) => `program ${p}`), 'program echo',
+		    'allow read /proc']));
+	});
+
+	after(async () => {
+		await S?.close().catch(() => {});
+	});
+
+	test('kill -9 $PPID and kill -9 -1: the server and a process of its user live on', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const tag = sleepTag();
+		const as = runAs();
+		const argv = ['sleep', tag];
+		const cmd = as ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', ...argv] : argv;
+		const { spawn } = await import('node:child_process');
+		const sentinel = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
+		try {
+			assert.equal((await waitCount(() => sleepers([tag]), 1, 5000)).length, 1, 'the sentinel never showed');
+			await run(S, ['bash', '-c', 'kill -9 "$PPID"; kill -9 -1; echo done'], { cwd: W });
+			await assertServes(S, 'after kill -9 $PPID and -1');
+			assert.equal(sentinel.exitCode, null, 'the sentinel was killed');
+			assert.equal(sentinel.signalCode, null, 'the sentinel was killed');
+			assert.equal(sleepers([tag]).length, 1, 'the sentinel is gone');
+		} finally {
+			sentinel.kill('SIGKILL');
+		}
+	});
+
+	test('a program finds only fds 0, 1 and 2 open', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const r = await run(S, ['ls', '/proc/self/fd'], { cwd: W });
+		const o = res(r);
+		assert.equal(o.exit, 0, said(r));
+		// 3: the directory ls reads.
+		const fds = o.stdout.split('\n').filter(Boolean);
+		assert.deepEqual(fds.filter((f) => !['0', '1', '2', '3'].includes(f)), [], `inherited: ${o.stdout}`);
+	});
+
+	for (const [what, cwd] of [
+		['outside every directory', () => O],
+		['a .. out of an allowed one', () => `${W}/../${path.basename(O)}`],
+		['the root', () => '/'],
+		['a symbolic link in an allowed one to outside', async () => {
+			const l = path.join(W, `dlink-${++nMarks}`);
+			await fsp.symlink(O, l);
+			return l;
+		}],
+	]) {
+		test(`a working directory ${what} is refused`, async (t) => {
+			if (cannotRun(t, need))
+				return;
+			const dir = await cwd();
+			const r = await run(S, ['ls', '-d', '.'], { cwd: dir });
+			assert.equal(r.isError, true, `it ran: ${said(r)}`);
+			assert.ok(textOf(r).includes(dir), `the refusal does not name the directory: ${textOf(r)}`);
+			assert.equal(r.structuredContent?.stdout, undefined, `ls ran: ${said(r)}`);
+		});
+	}
+
+	test('a set-uid-root program gains nothing', async (t) => {
+		if (cannotRun(t, ['id']))
+			return;
+		if (serverUid() === 0)
+			return t.skip('the server runs as root: a set-uid-root program has nothing to give it');
+		const dir = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-suid-'));
+		try {
+			await fsp.chmod(dir, 0o755);
+			const id = path.join(dir, 'id');
+			await fsp.copyFile(which('id'), id);
+			await fsp.chmod(id, 0o4755);
+			const pol = await shellPolicy([`program ${id}`, 'program echo']);
+			const chk = await runServer(['--policy', pol.file, '--check'], SHELL);
+			if (chk.status !== 0) {
+				// Refusing the program is as good.
+				assert.match(chk.stderr, /set-?[ug]id|setuid/i, chk.stderr);
+				return;
+			}
+			const P = await startShell(pol);
+			try {
+				const r = await run(P, [id, '-u'], { cwd: W });
+				assert.equal(res(r).stdout, `${serverUid()}\n`, `the program ran as another user: ${said(r)}`);
+			} finally {
+				await P.close().catch(() => {});
+			}
+		} finally {
+			await fsp.rm(dir, { recursive: true, force: true });
+		}
+	});
+
+	test('a program beneath a writable directory is refused at start', async (t) => {
+		if (cannotRun(t, ['true']))
+			return;
+		const tool = path.join(W, `tool-${++nMarks}`);
+		await fsp.copyFile(which('true'), tool);
+		await fsp.chmod(tool, 0o755);
+		const pol = await shellPolicy([`program ${tool}`], { audit: false });
+		const chk = await runServer(['--policy', pol.file, '--check'], SHELL);
+		assert.notEqual(chk.status, 0, `a program a call could replace was accepted: ${chk.stdout}`);
+		assert.ok(chk.stderr.includes(tool), chk.stderr);
 	});
 });
 
