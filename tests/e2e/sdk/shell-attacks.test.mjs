@@ -17,9 +17,11 @@
 // that ran could print is absent), and each kernel row has a control: the
 // same call under a policy that also allows sh, where the marker must
 // appear, so that a payload that could never work proves nothing.  Then
-// environment canaries, the network, a fork bomb, orphans, output floods,
-// a long run of calls with no output lost, timeouts and cancellation, and
-// TIOCSTI/TIOCLINUX.
+// programs that take commands from a terminal, environment canaries, what
+// a call can reach around it (its parent, fds, directories, set-id
+// programs), the network, a fork bomb, orphans, output floods, a long run
+// of calls with no output lost, timeouts and cancellation, and
+// TIOCSTI/TIOCLINUX against the server's own controlling terminal.
 //
 // A program not installed here skips its rows with the reason (nothing
 // is installed by the tests).  With TOOLCELL_AS=nobody the server runs as
@@ -106,14 +108,14 @@ function res(r) {
 	return {
 		exit: sc.exit_code ?? null,
 		signal: sc.signal ?? null,
-		stdout: sc.stdout?.text ?? sc.stdout ?? '',
-		stderr: sc.stderr?.text ?? sc.stderr ?? '',
-		stdoutBytes: sc.stdout?.bytes ?? sc.stdout_bytes,
-		stderrBytes: sc.stderr?.bytes ?? sc.stderr_bytes,
-		stdoutTruncated: sc.stdout?.truncated ?? sc.stdout_truncated,
-		stderrTruncated: sc.stderr?.truncated ?? sc.stderr_truncated,
-		stdoutB64: sc.stdout?.base64 ?? sc.stdout_base64,
-		stderrB64: sc.stderr?.base64 ?? sc.stderr_base64,
+		stdout: sc.stdout ?? '',
+		stderr: sc.stderr ?? '',
+		stdoutBytes: sc.stdout_bytes,
+		stderrBytes: sc.stderr_bytes,
+		stdoutTruncated: sc.stdout_truncated,
+		stderrTruncated: sc.stderr_truncated,
+		stdoutB64: sc.stdout_base64,
+		stderrB64: sc.stderr_base64,
 		timedOut: sc.timed_out ?? false,
 		sc,
 	};
