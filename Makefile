@@ -164,6 +164,14 @@ $(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The runner's tests (test-shellrun) run toolcell-shell's shell_run.c
+# alone, without the rest of the server.
+$(BUILD)/tests/unit/test-shellrun.o: ALL_CFLAGS += -Iservers/shell
+$(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
+    $(BUILD)/servers/shell/shell_run.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<

@@ -381,7 +381,10 @@ add_progress(cJSON *o, const struct tc_progress *p)
  * TypeScript client handles a notification after the response that
  * follows it in the same read, and then reports the notification's token
  * as unknown, a protocol error (modelcontextprotocol/typescript-sdk
- * issue 2580).  The answer says the rest.
+ * issue 2580).  The answer says the rest.  For the same reason the answer
+ * of a call that was told some waits until TC_PROGRESS_QUIET_MS after the
+ * last notification (tc_jobs_step()), so that the two do not reach the
+ * client in one read.
  */
 static void
 pass_progress(struct tc_job *job, int64_t now, int ended)
@@ -408,6 +411,7 @@ pass_progress(struct tc_job *job, int64_t now, int ended)
 		tc_proto_progress(c->req, p.progress, p.total, p.message[0] ?
 		    p.message : NULL);
 		job->sent_progress = 1;
+		job->told_ms = now;
 		job->tokens -= 1;
 	}
 }
@@ -671,8 +675,8 @@ tc_jobs_pollfds(struct tc_jobs *j, struct pollfd *pfd)
 
 	for (job = j->head; job != NULL; job = job->next) {
 		job->pfd = n;
-		job->npfd = job->ended ? 0 : tc_run_pollfds(&job->call->run,
-		    pfd + n);
+		job->npfd = job->ended || job->due ? 0 :
+		    tc_run_pollfds(&job->call->run, pfd + n);
 		n += job->npfd;
 	}
 	return n;
@@ -691,11 +695,25 @@ tc_jobs_step(struct tc_jobs *j, const struct pollfd *pfd, int npfd,
 			jp = &job->next;
 			continue;
 		}
+		if (job->due) {
+			if (now >= job->told_ms + TC_PROGRESS_QUIET_MS) {
+				end_job(j, job, jp);
+				continue;
+			}
+			jp = &job->next;
+			continue;
+		}
 		/* A job added this round has no pollfds yet. */
 		done = tc_run_step(&job->call->run, job->pfd >= 0 &&
 		    job->pfd + job->npfd <= npfd && job->npfd > 0 ?
 		    pfd + job->pfd : NULL, job->pfd >= 0 ? job->npfd : 0, now);
 		pass_progress(job, now, done);
+		if (done && !job->detached && job->sent_progress &&
+		    now < job->told_ms + TC_PROGRESS_QUIET_MS) {
+			job->due = 1;
+			jp = &job->next;
+			continue;
+		}
 		if (done && !job->detached) {
 			end_job(j, job, jp);	/* the entry goes */
 			continue;
@@ -729,6 +747,10 @@ tc_jobs_next_deadline(const struct tc_jobs *j)
 				sooner(&t, w->deadline_ms);
 		if (job->ended)
 			continue;
+		if (job->due) {
+			sooner(&t, job->told_ms + TC_PROGRESS_QUIET_MS);
+			continue;
+		}
 		sooner(&t, tc_run_next_deadline(&job->call->run));
 		/* Progress waits for its rate. */
 		if (job->call->run.nprogress > 0 && !job->detached)
@@ -905,12 +927,14 @@ tc_jobs_stop_all(struct tc_jobs *j)
 		if (!job->ended)
 			tc_run_wait(&job->call->run);
 	/* Every run is done: one step ends them all and answers every
-	 * wait (a read's deadline is now). */
+	 * wait (a read's deadline is now), without waiting for the quiet
+	 * after progress. */
 	for (job = j->head; job != NULL; job = job->next) {
 		struct tc_job_wait *w;
 
 		for (w = job->waits; w != NULL; w = w->next)
 			w->deadline_ms = 0;
+		job->told_ms = 0;
 	}
 	tc_jobs_step(j, NULL, 0, tc_now_ms());
 	while ((job = j->head) != NULL) {

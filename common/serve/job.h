@@ -54,6 +54,9 @@ struct srv;
 #define TC_JOBS_ENDED_KEPT	16		/* ended jobs still readable */
 #define TC_PROGRESS_BURST	16		/* notifications at once */
 #define TC_PROGRESS_EVERY_MS	100		/* then one per this */
+/* A call's answer comes at least this long after its last progress
+ * notification: see pass_progress() in job.c. */
+#define TC_PROGRESS_QUIET_MS	20
 
 /* A call's wait on a job: a read for more output, or a stop. */
 struct tc_job_wait {
@@ -81,6 +84,9 @@ struct tc_job {
 	struct tc_progress	 progress;	/* the latest */
 	int			 has_progress;
 	int			 sent_progress;	/* its request was told some */
+	int64_t			 told_ms;	/* when it was last told */
+	int			 due;		/* its run is done; its answer
+						   waits for the quiet */
 	double			 tokens;	/* progress notifications */
 	int64_t			 tokens_ms;
 	int			 stopping;	/* stop_job asked */

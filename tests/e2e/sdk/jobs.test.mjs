@@ -192,6 +192,27 @@ function suite(label, startOpts = () => ({})) {
 			assert.equal(again.structuredContent.sent, 1);
 		});
 
+		test('progress right before the answer: the client never sees them in the wrong order', async () => {
+			// A tool that sends its progress and answers at once: the
+			// official client mistakes a notification it reads together
+			// with the response that follows it for one of an unknown
+			// request.  The server holds the answer TC_PROGRESS_QUIET_MS
+			// after the last notification, so the two come apart.
+			const before_ = S.clientErrors.length;
+			let told = 0;
+			for (let i = 0; i < 40; i++) {
+				let n = 0;
+				const r = await S.client.callTool({ name: 'progress_steps', arguments: { steps: 3 } },
+				    undefined, { timeout: CALL_TIMEOUT, onprogress: () => { n++; } });
+				assert.equal(r.structuredContent.sent, 3);
+				// Those that come with the result are not told.
+				assert.ok(n <= 3, `call ${i}: ${n} notifications`);
+				told += n;
+			}
+			assert.ok(told > 0, 'no notification at all in 40 calls');
+			assert.deepEqual(S.clientErrors.slice(before_), [], 'the client saw a protocol error');
+		});
+
 		test('a job: output by offsets, input echoed, stopped with its whole tree', async () => {
 			const job = await startJob(S, { tree: true, lines: 3 });
 			// Small reads first: each picks up where the last ended.

@@ -1,0 +1,978 @@
+/*
+ * shell_run.c: running one program in the confined child (shell.h):
+ * pipes, caps, timeout, progress, output frames.
+ *
+ * The program is forked from the handler (which its profile has confined;
+ * the program inherits that) into a process group of its own, in the
+ * directory x->cwd_fd, with x->envp, its standard input from x->stdin_data
+ * (written through a pipe by the handler as the program reads it), else
+ * from x->stdin_fd (a job's input), else from /dev/null; its stdout and
+ * stderr to two pipes; every other fd closed; every signal at its default
+ * and none blocked.  That it could not be started (exec failed, or a step
+ * before it) comes back on a close-on-exec pipe as the step and the errno,
+ * and is told as "cannot run '/usr/bin/x': No such file or directory".
+ *
+ * The handler then pumps both pipes and stdin with poll(), so that a large
+ * input and a large output cannot block each other: each stream is kept in
+ * order up to x->max_output bytes, counted past it, and drained to the end
+ * so that the program is never blocked by its output.  With x->stream
+ * every chunk is also sent as it comes (tc_call_output()), past the cap
+ * too: that is what a job's readers see.  After a second, and about once a
+ * second, it reports progress: elapsed seconds, and "12.3 s, 48 KiB out".
+ *
+ * Ends:
+ *  - The program exits and both pipes reach end of file: done.
+ *  - x->timeout_ms passes: SIGTERM to its group, then SIGKILL to the group
+ *    200 ms later if it has not exited by then; what it wrote is kept and
+ *    the result says timed_out.
+ *  - The program exits while something it started (`sleep 100 &`) holds
+ *    its output open: once nothing has come for 100 ms after its exit (or
+ *    1 s after it, whichever is first) the group is killed and the pipes
+ *    are closed; the result is the program's own exit, and its text says
+ *    that processes it left behind held its output and were killed (what
+ *    they would have written after that is not in it).
+ * Whenever the program has exited, its group is killed before the result
+ * is made: nothing of a call outlives it here, and the keeper (sandbox/
+ * keeper.c) kills what left the group when the call ends.  Where the
+ * confinement lets the handler signal only its own group (no PID
+ * namespace and no Landlock signal scope: seccomp.c), a timed-out program
+ * cannot be killed from here: the result then says "still running after
+ * N ms; timed out ...; it could not be signalled from here", with no exit
+ * code and no signal, and the keeper kills it as the call ends; and the
+ * text says of processes that held its output after its exit that they
+ * are killed as the call ends, not that they were.
+ *
+ * Its stdin: x->stdin_data when it is set (an empty one is end of file at
+ * once), else x->stdin_fd, else /dev/null (an empty pipe where Landlock
+ * refuses /dev/null).
+ *
+ * The result.  Its text: a summary ("exit 0 in 12 ms", "killed by signal
+ * 15 (SIGTERM) in 5003 ms; timed out after 5000 ms"), then each stream
+ * under a label of its own ("--- stdout: 3 bytes ---", "--- stderr: 9000
+ * bytes, the first 4096 kept ---").  Its structuredContent, an object
+ * with these members, always present but for the two base64 ones:
+ *
+ *	exit_code	integer 0-255, the program's exit status; null when
+ *			it did not exit by itself (killed by a signal, or
+ *			left running: see above)
+ *	signal		string, the name of the signal that killed it
+ *			("SIGKILL", "SIGTERM", "SIGRTMIN+3"); null when it
+ *			exited by itself or is left running
+ *	stdout		string, the kept bytes of standard output as UTF-8
+ *			text: each ill-formed sequence and each NUL byte
+ *			replaced with U+FFFD; when cut, cut after a whole
+ *			character (so up to 3 bytes fewer than kept)
+ *	stderr		string, the same for standard error
+ *	stdout_bytes	integer, every byte the program wrote on stdout,
+ *			kept or not
+ *	stderr_bytes	integer, the same for stderr
+ *	stdout_truncated boolean, true when stdout (and stdout_base64) holds
+ *			fewer bytes than stdout_bytes: past max_output,
+ *			past what the output limit leaves room for (see
+ *			Sizes), or out of memory (the text says so)
+ *	stderr_truncated boolean, the same for stderr
+ *	duration_ms	integer, milliseconds from its start to the end of
+ *			the run: its exit and the end of its output (or
+ *			of the grace for output held after it, or the
+ *			moment it was given up on)
+ *	timed_out	boolean, x->timeout_ms passed and it was signalled
+ *	stdout_base64	string (only with x->binary): the kept bytes of
+ *			stdout exactly, base64 (RFC 4648, padded)
+ *	stderr_base64	string (only with x->binary): the same for stderr
+ *
+ * Sizes.  The pump keeps at most x->max_output bytes per stream, never
+ * more.  The result must also fit the call's output limit (the policy's
+ * `limit output`, at most TC_RESULT_TEXT_MAX), or the server refuses it
+ * whole: each kept byte appears twice in it (the text and the structured
+ * string, each escaped as JSON: up to 6 bytes for a control character,
+ * 3 for a replaced byte) and, with x->binary, once more as base64.  So the
+ * exact serialized size of each stream is counted, character by
+ * character, and when the two do not fit beside RESULT_OVERHEAD bytes of
+ * summary, labels and members, each stream is cut further, on a
+ * character boundary: the smaller keeps all it can of half the room, the
+ * larger the rest.  Such a stream says truncated, with its byte count
+ * still exact.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <linux/close_range.h>
+
+#include "shell.h"
+#include "base/buf.h"
+#include "base/clock.h"
+#include "base/json.h"
+#include "base/text.h"
+#include "policy/policy.h"
+#include "sandbox/stream.h"
+
+#ifndef CLONE_PIDFD
+#define CLONE_PIDFD	0x00001000
+#endif
+
+#define CHUNK		(64u << 10)	/* one read; one output frame */
+#define CHUNKS_PER_TURN	16		/* reads of one stream per wakeup */
+#define PIPE_SIZE	(256 << 10)	/* fewer wakeups for a flood */
+#define TERM_GRACE_MS	200		/* SIGTERM, then SIGKILL */
+#define HELD_IDLE_MS	100		/* output held after the exit */
+#define HELD_MAX_MS	1000
+#define TICK_MS		50		/* without a pidfd: look for the exit */
+#define PROGRESS_MS	1000
+#define RESULT_OVERHEAD	1024		/* the result but for the streams */
+
+/* The steps of the program's start, as its status pipe reports them. */
+enum start_step {
+	STEP_GROUP = 1,
+	STEP_CWD,
+	STEP_FDS,
+	STEP_EXEC,
+};
+
+struct start_error {
+	int	step;
+	int	err;
+};
+
+struct stream {
+	int			 fd;	/* read end; -1 at end of file */
+	enum tc_stream		 which;
+	const char		*name;
+	struct tc_buf		 kept;	/* at most x->max_output bytes */
+	unsigned long long	 total;
+	int			 lost;	/* memory ran out: kept is short */
+};
+
+enum kill_stage {
+	KILL_NONE,
+	KILL_TERM,
+	KILL_KILL,
+};
+
+struct run {
+	const struct tc_call	*call;
+	const struct shell_exec	*x;
+	struct stream		 out[2];
+	int			 in_fd;		/* stdin's write end, or -1 */
+	size_t			 in_off;
+	pid_t			 pid;
+	int			 pidfd;		/* -1: tick and look */
+	int			 exited;
+	int			 status;
+	int			 status_lost;	/* exited, status unknown */
+	enum kill_stage		 stage;
+	int			 timed_out;
+	int			 held;		/* output held after the exit */
+	int			 unkillable;	/* left running: not ours to
+						   signal here */
+	int			 group_left;	/* what it left could not be
+						   signalled either */
+	int			 streaming;
+	int			 progressing;
+	int64_t			 start, exit_at, last_data, term_at;
+	int64_t			 next_progress;
+	int64_t			 end;
+};
+
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+/* --- The program's side, between fork and exec --- */
+
+/*
+ * Runs in the forked program: only system calls, no allocation (the
+ * clone that made it was raw, with the parent's libc state).  Never
+ * returns.
+ */
+static void __attribute__((noreturn))
+exec_program(const struct shell_exec *x, const int std[3], int status,
+    int maxfd)
+{
+	static char *const no_env[] = { NULL };
+	char *argv0[2] = { (char *)(uintptr_t)x->path, NULL };
+	struct start_error e = { STEP_GROUP, 0 };
+	struct sigaction dfl;
+	sigset_t none;
+	int fd[3], i;
+
+	if (setpgid(0, 0) != 0)
+		goto fail;
+	/* Signals: the handler's own dispositions (its SIGPIPE, above all)
+	 * are not the program's; ignored ones would survive exec. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (i = 1; i < NSIG; i++)
+		if (i != SIGKILL && i != SIGSTOP)
+			(void)sigaction(i, &dfl, NULL);
+	sigemptyset(&none);
+	(void)sigprocmask(SIG_SETMASK, &none, NULL);
+	e.step = STEP_CWD;
+	if (x->cwd_fd >= 0 && fchdir(x->cwd_fd) != 0)
+		goto fail;
+	e.step = STEP_FDS;
+	/* Each source out of 0-2 first, so that placing one cannot close
+	 * another's source (the handler may have none of 0-2 open). */
+	for (i = 0; i < 3; i++)
+		if ((fd[i] = fcntl(std[i], F_DUPFD_CLOEXEC, 3)) < 0)
+			goto fail;
+	for (i = 0; i < 3; i++)
+		if (dup2(fd[i], i) < 0)
+			goto fail;
+	/* Everything else goes at exec: the result pipe and the roots
+	 * above all.  Marked rather than closed, so that the status pipe
+	 * stays until exec; one fcntl a fd where close_range() is refused
+	 * or missing. */
+	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
+		for (i = 3; i < maxfd; i++)
+			(void)fcntl(i, F_SETFD, FD_CLOEXEC);
+	e.step = STEP_EXEC;
+	execve(x->path, x->argv != NULL ? x->argv : argv0,
+	    x->envp != NULL ? x->envp : no_env);
+fail:
+	e.err = errno;
+	(void)!write(status, &e, sizeof(e));
+	_exit(127);
+}
+
+/*
+ * Forks the program with a pidfd where the kernel and the profile allow
+ * (clone's CLONE_PIDFD: no pidfd_open() needed), else plainly.  Returns
+ * its pid in the parent (with *|pidfd| set, or -1), or -1 with errno set.
+ */
+static pid_t
+fork_program(int *pidfd)
+{
+	pid_t pid;
+	int fd = -1;
+
+	*pidfd = -1;
+#if defined(__s390__)
+	pid = (pid_t)syscall(SYS_clone, 0UL, (unsigned long)(CLONE_PIDFD |
+	    SIGCHLD), &fd, NULL, 0UL);
+#else
+	pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PIDFD |
+	    SIGCHLD), 0UL, &fd, NULL, 0UL);
+#endif
+	if (pid >= 0) {
+		if (pid > 0)
+			*pidfd = fd;
+		return pid;
+	}
+	return fork();
+}
+
+/* --- The handler's side --- */
+
+/* Signals the program's group.  Returns 0, or -1 with errno set. */
+static int
+signal_group(struct run *r, int sig)
+{
+	if (kill(-r->pid, sig) == 0 || errno == ESRCH)
+		return 0;
+	return -1;
+}
+
+static void
+reap(struct run *r, int options)
+{
+	pid_t p;
+
+	if (r->exited)
+		return;
+	do
+		p = waitpid(r->pid, &r->status, options);
+	while (p < 0 && errno == EINTR);
+	/* ECHILD: reaped by no one else while SIGCHLD is at its default
+	 * (shell_exec_run() sees to that); never loop on it. */
+	if (p < 0 && errno == ECHILD)
+		r->status_lost = 1;
+	if (p == r->pid || r->status_lost) {
+		r->exited = 1;
+		r->exit_at = tc_now_ms();
+		close_fd(&r->pidfd);
+		/* A program that did not read all it was given: the rest
+		 * goes nowhere. */
+		close_fd(&r->in_fd);
+	}
+}
+
+static void
+take(struct run *r, struct stream *s, const char *p, size_t n)
+{
+	size_t room = s->kept.max - s->kept.len;
+
+	s->total += n;
+	r->last_data = tc_now_ms();
+	if (room > 0 && !s->lost &&
+	    tc_buf_append(&s->kept, p, n < room ? n : room) != 0)
+		s->lost = 1;
+	/* Past the cap too: the server keeps the last of it, for a job's
+	 * readers.  It refuses only when there is no channel (not in a
+	 * child) or the server is gone: then no more. */
+	if (r->streaming && tc_call_output(r->call, s->which, p, n) != 0)
+		r->streaming = 0;
+}
+
+static void
+drain(struct run *r, struct stream *s)
+{
+	static char buf[CHUNK];
+	ssize_t n;
+	int i;
+
+	for (i = 0; i < CHUNKS_PER_TURN && s->fd >= 0; i++) {
+		n = read(s->fd, buf, sizeof(buf));
+		if (n > 0)
+			take(r, s, buf, (size_t)n);
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else if (n < 0 && errno == EAGAIN)
+			return;
+		else
+			close_fd(&s->fd);
+	}
+}
+
+static void
+feed(struct run *r)
+{
+	const struct shell_exec *x = r->x;
+	size_t left = x->stdin_len - r->in_off;
+	ssize_t n;
+
+	while (r->in_fd >= 0 && left > 0) {
+		n = write(r->in_fd, x->stdin_data + r->in_off,
+		    left < CHUNK ? left : CHUNK);
+		if (n > 0) {
+			r->in_off += (size_t)n;
+			left -= (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			return;
+		} else {
+			/* EPIPE: it stopped reading. */
+			break;
+		}
+	}
+	close_fd(&r->in_fd);
+}
+
+static void
+format_size(char *buf, size_t size, unsigned long long n)
+{
+	if (n < 1024)
+		snprintf(buf, size, "%llu B", n);
+	else if (n < (1ull << 20))
+		snprintf(buf, size, "%llu KiB", n >> 10);
+	else if (n < (1ull << 30))
+		snprintf(buf, size, "%.1f MiB", (double)n / (1 << 20));
+	else
+		snprintf(buf, size, "%.1f GiB", (double)n / (1 << 30));
+}
+
+static void
+progress(struct run *r, int64_t now)
+{
+	char msg[64], size[24];
+	double secs;
+
+	if (!r->progressing || now < r->next_progress)
+		return;
+	secs = (double)(now - r->start) / 1000;
+	format_size(size, sizeof(size), r->out[0].total + r->out[1].total);
+	snprintf(msg, sizeof(msg), "%.1f s, %s out", secs, size);
+	/* TC_ESYS: the server is gone; no more. */
+	if (tc_call_progress(r->call, secs, -1, msg) == TC_ESYS)
+		r->progressing = 0;
+	r->next_progress = now + PROGRESS_MS;
+}
+
+static int64_t
+earliest(int64_t a, int64_t b)
+{
+	return a < 0 || (b >= 0 && b < a) ? b : a;
+}
+
+/*
+ * Acts on the clock: the timeout, the grace after SIGTERM, output held
+ * after the exit.  Returns the next time it must look again (-1: none)
+ * or 0 when the run is over.
+ */
+static int64_t
+deadlines(struct run *r, int64_t now)
+{
+	const struct shell_exec *x = r->x;
+	int64_t next = -1, idle, held_end;
+
+	if (!r->exited && x->timeout_ms > 0) {
+		if (r->stage == KILL_NONE && now - r->start >= x->timeout_ms) {
+			r->timed_out = 1;
+			r->stage = KILL_TERM;
+			r->term_at = now;
+			if (signal_group(r, SIGTERM) != 0) {
+				r->unkillable = 1;
+				return 0;
+			}
+		}
+		if (r->stage == KILL_TERM && now - r->term_at >= TERM_GRACE_MS) {
+			r->stage = KILL_KILL;
+			if (signal_group(r, SIGKILL) != 0) {
+				r->unkillable = 1;
+				return 0;
+			}
+		}
+		if (r->stage == KILL_NONE)
+			next = r->start + x->timeout_ms;
+		else if (r->stage == KILL_TERM)
+			next = r->term_at + TERM_GRACE_MS;
+	}
+	if (r->exited) {
+		idle = (r->last_data > r->exit_at ? r->last_data : r->exit_at) +
+		    HELD_IDLE_MS;
+		held_end = earliest(idle, r->exit_at + HELD_MAX_MS);
+		if (now >= held_end) {
+			r->held = 1;
+			return 0;
+		}
+		next = earliest(next, held_end);
+	}
+	if (r->progressing)
+		next = earliest(next, r->next_progress);
+	if (!r->exited && r->pidfd < 0)
+		next = earliest(next, now + TICK_MS);
+	return next < 0 ? -1 : (next > now ? next : now + 1);
+}
+
+static void
+pump(struct run *r)
+{
+	struct pollfd pfd[4];
+	int64_t now, next;
+	int n, i, wait_ms;
+
+	for (;;) {
+		if (!r->exited && r->pidfd < 0)
+			reap(r, WNOHANG);
+		if (r->exited && r->out[0].fd < 0 && r->out[1].fd < 0)
+			return;
+		now = tc_now_ms();
+		progress(r, now);
+		if ((next = deadlines(r, now)) == 0)
+			return;
+		n = 0;
+		for (i = 0; i < 2; i++)
+			if (r->out[i].fd >= 0)
+				pfd[n++] = (struct pollfd){ r->out[i].fd,
+				    POLLIN, 0 };
+		if (r->in_fd >= 0)
+			pfd[n++] = (struct pollfd){ r->in_fd, POLLOUT, 0 };
+		if (r->pidfd >= 0)
+			pfd[n++] = (struct pollfd){ r->pidfd, POLLIN, 0 };
+		wait_ms = next < 0 ? -1 : (next - now > INT32_MAX ? INT32_MAX :
+		    (int)(next - now));
+		if (poll(pfd, (nfds_t)n, wait_ms) < 0) {
+			if (errno == EINTR)
+				continue;
+			/* No memory to wait on four fds: stop it. */
+			if (signal_group(r, SIGKILL) != 0)
+				r->unkillable = 1;
+			else
+				reap(r, 0);
+			return;
+		}
+		for (i = 0; i < n; i++) {
+			if (pfd[i].revents == 0)
+				continue;
+			if (pfd[i].fd == r->out[0].fd)
+				drain(r, &r->out[0]);
+			else if (pfd[i].fd == r->out[1].fd)
+				drain(r, &r->out[1]);
+			else if (pfd[i].fd == r->in_fd)
+				feed(r);
+			else if (pfd[i].fd == r->pidfd)
+				reap(r, WNOHANG);
+		}
+	}
+}
+
+/* --- Starting it --- */
+
+/* Opens the pipes and the program's stdin.  Returns 0 or -1. */
+static int
+open_pipes(struct run *r, int std[3])
+{
+	const struct shell_exec *x = r->x;
+	int p[2], i;
+
+	for (i = 0; i < 2; i++) {
+		if (pipe2(p, O_CLOEXEC) != 0)
+			return -1;
+		r->out[i].fd = p[0];
+		std[i + 1] = p[1];
+		(void)fcntl(p[0], F_SETPIPE_SZ, PIPE_SIZE);
+		if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0)
+			return -1;
+	}
+	if (x->stdin_data != NULL) {
+		if (pipe2(p, O_CLOEXEC) != 0)
+			return -1;
+		std[0] = p[0];
+		r->in_fd = p[1];
+		if (fcntl(p[1], F_SETFL, O_NONBLOCK) != 0)
+			return -1;
+		if (x->stdin_len == 0)
+			close_fd(&r->in_fd);
+	} else if (x->stdin_fd >= 0) {
+		if ((std[0] = fcntl(x->stdin_fd, F_DUPFD_CLOEXEC, 3)) < 0)
+			return -1;
+	} else if ((std[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
+		/* Landlock may not grant it: an empty pipe reads the same
+		 * to most programs. */
+		if (pipe2(p, O_CLOEXEC) != 0)
+			return -1;
+		std[0] = p[0];
+		close(p[1]);
+	}
+	return 0;
+}
+
+/* Makes |res| the error of a start that failed at |e|. */
+static void
+start_failed(struct tc_result *res, const char *path,
+    const struct start_error *e)
+{
+	const char *why = strerror(e->err);
+
+	switch (e->step) {
+	case STEP_GROUP:
+		tc_result_error(res, "cannot start '%s' in a process group of "
+		    "its own: %s", path, why);
+		break;
+	case STEP_CWD:
+		tc_result_error(res, "cannot run '%s' in its working "
+		    "directory: %s", path, why);
+		break;
+	case STEP_FDS:
+		tc_result_error(res, "cannot give '%s' its standard input and "
+		    "output: %s", path, why);
+		break;
+	default:
+		tc_result_error(res, "cannot run '%s': %s", path, why);
+		break;
+	}
+}
+
+/*
+ * Starts the program.  Returns 0, or a TC_E* code with |res| made the
+ * error.
+ */
+static int
+start(struct run *r, struct tc_result *res)
+{
+	struct start_error e;
+	struct rlimit rl;
+	int std[3] = { -1, -1, -1 }, st[2] = { -1, -1 }, maxfd = 1024;
+	int err, rc = 0, i;
+	ssize_t n;
+
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
+		maxfd = rl.rlim_cur > INT32_MAX ? INT32_MAX : (int)rl.rlim_cur;
+	if (open_pipes(r, std) != 0 || pipe2(st, O_CLOEXEC) != 0) {
+		err = errno;
+		tc_result_error(res, "cannot make the pipes to run '%s': %s",
+		    r->x->path, strerror(err));
+		rc = TC_ESYS;
+		goto out;
+	}
+	r->start = tc_now_ms();
+	if ((r->pid = fork_program(&r->pidfd)) < 0) {
+		err = errno;
+		tc_result_error(res, "cannot start '%s': %s", r->x->path,
+		    strerror(err));
+		rc = TC_ESYS;
+		goto out;
+	}
+	if (r->pid == 0)
+		exec_program(r->x, std, st[1], maxfd);
+	/* Its group exists before anything signals it, whichever of the
+	 * two runs first (EACCES once it has run exec: it had its own). */
+	(void)setpgid(r->pid, r->pid);
+	close_fd(&st[1]);
+	do
+		n = read(st[0], &e, sizeof(e));
+	while (n < 0 && errno == EINTR);
+	if (n == (ssize_t)sizeof(e)) {
+		reap(r, 0);
+		start_failed(res, r->x->path, &e);
+		rc = TC_ESYS;
+	}
+out:
+	for (i = 0; i < 3; i++)
+		close_fd(&std[i]);
+	close_fd(&st[0]);
+	close_fd(&st[1]);
+	return rc;
+}
+
+/* --- The result --- */
+
+/* The JSON bytes character |cp| (|len| bytes of UTF-8) costs in a string
+ * (json.c's escapes). */
+static size_t
+char_cost(uint32_t cp, size_t len)
+{
+	switch (cp) {
+	case '"':
+	case '\\':
+	case '\b':
+	case '\f':
+	case '\n':
+	case '\r':
+	case '\t':
+		return 2;
+	default:
+		return cp < 0x20 ? 6 : len;
+	}
+}
+
+static size_t
+b64_len(size_t n)
+{
+	return (n + 2) / 3 * 4;
+}
+
+/*
+ * Returns the longest prefix of the |n| bytes at |p| that ends on a
+ * character and whose cost in the result, twice as JSON text and with
+ * |binary| once as base64, is at most |room|; its cost in *|cost|.
+ */
+static size_t
+fit(const char *p, size_t n, size_t room, int binary, size_t *cost)
+{
+	size_t i = 0, c = 0, len, bad, next;
+	uint32_t cp;
+
+	while (i < n) {
+		if ((len = tc_utf8_decode(p + i, n - i, &cp, &bad)) != 0)
+			next = 2 * char_cost(cp, len);
+		else {
+			/* Each ill-formed part (and NUL) is one U+FFFD. */
+			len = bad > 0 ? bad : 1;
+			next = 2 * 3;
+		}
+		if (binary)
+			next += b64_len(i + len) - b64_len(i);
+		if (next > room - c)
+			break;
+		c += next;
+		i += len;
+	}
+	*cost = c;
+	return i;
+}
+
+/* Cuts the streams' kept bytes so that the result fits |budget|. */
+static void
+fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
+{
+	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
+	size_t cost[2], share, k, most = 0;
+	int i, big;
+
+	for (i = 0; i < 2; i++) {
+		keep[i] = r->out[i].kept.len;
+		cut[i] = r->out[i].total > keep[i];
+		/* At most 6 bytes a byte, twice, and base64. */
+		most += 12 * keep[i] + (r->x->binary ? b64_len(keep[i]) : 0);
+	}
+	if (most <= room)
+		return;
+	for (i = 0; i < 2; i++)
+		fit(r->out[i].kept.data, keep[i], SIZE_MAX, r->x->binary,
+		    &cost[i]);
+	if (cost[0] <= room && cost[1] <= room - cost[0])
+		return;
+	big = cost[1] > cost[0];
+	/* The smaller keeps all it can of half the room, the larger the
+	 * rest. */
+	share = room / 2;
+	if (cost[!big] > share) {
+		keep[!big] = fit(r->out[!big].kept.data, keep[!big], share,
+		    r->x->binary, &k);
+		cut[!big] = 1;
+		cost[!big] = k;
+	}
+	keep[big] = fit(r->out[big].kept.data, keep[big], room - cost[!big],
+	    r->x->binary, &k);
+	cut[big] = 1;
+}
+
+static int
+put_base64(struct tc_buf *b, const unsigned char *p, size_t n)
+{
+	static const char abc[] =
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	char q[4];
+	size_t i;
+	uint32_t v;
+	int rc;
+
+	if ((rc = tc_buf_reserve(b, b64_len(n) + 2)) != 0 ||
+	    (rc = tc_buf_append(b, "\"", 1)) != 0)
+		return rc;
+	for (i = 0; i + 3 <= n; i += 3) {
+		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
+		q[0] = abc[v >> 18];
+		q[1] = abc[(v >> 12) & 63];
+		q[2] = abc[(v >> 6) & 63];
+		q[3] = abc[v & 63];
+		if ((rc = tc_buf_append(b, q, 4)) != 0)
+			return rc;
+	}
+	if (i < n) {
+		v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 :
+		    0);
+		q[0] = abc[v >> 18];
+		q[1] = abc[(v >> 12) & 63];
+		q[2] = i + 1 < n ? abc[(v >> 6) & 63] : '=';
+		q[3] = '=';
+		if ((rc = tc_buf_append(b, q, 4)) != 0)
+			return rc;
+	}
+	return tc_buf_append(b, "\"", 1);
+}
+
+/* Adds |b|'s JSON text (taken) as member |name|.  Returns 0 or a TC_E*
+ * code. */
+static int
+add_raw(cJSON *obj, const char *name, struct tc_buf *b)
+{
+	cJSON *item;
+
+	if ((item = tc_json_raw_take(b)) == NULL)
+		return TC_ENOMEM;
+	if (!cJSON_AddItemToObject(obj, name, item)) {
+		cJSON_Delete(item);
+		return TC_ENOMEM;
+	}
+	return 0;
+}
+
+/*
+ * Adds stream |s| (its first |keep| bytes, |cut| or not) to the text and
+ * to |obj|.  Returns 0 or a TC_E* code.
+ */
+static int
+add_stream(struct run *r, struct stream *s, size_t keep, int cut,
+    cJSON *obj, struct tc_result *res)
+{
+	struct tc_buf text, json;
+	char name[32];
+	size_t n = cut ? tc_utf8_whole(s->kept.data, keep) : keep;
+	int rc;
+
+	tc_buf_init(&text, (size_t)-1);
+	tc_buf_init(&json, (size_t)-1);
+	if (cut)
+		tc_result_printf(res, "--- %s: %llu bytes, the first %zu kept "
+		    "---\n", s->name, s->total, keep);
+	else
+		tc_result_printf(res, "--- %s: %llu bytes ---\n", s->name,
+		    s->total);
+	if ((rc = tc_buf_append_utf8(&text, s->kept.data != NULL ?
+	    s->kept.data : "", n)) != 0 ||
+	    (rc = tc_result_text(res, text.data != NULL ? text.data : "",
+	    text.len)) != 0)
+		goto out;
+	if (text.len > 0 && text.data[text.len - 1] != '\n')
+		tc_result_printf(res, "\n");
+	if ((rc = tc_json_put_string(&json, text.data != NULL ? text.data :
+	    "", text.len)) != 0 || (rc = add_raw(obj, s->name, &json)) != 0)
+		goto out;
+	tc_buf_release(&text);
+	snprintf(name, sizeof(name), "%s_bytes", s->name);
+	if (cJSON_AddNumberToObject(obj, name, (double)s->total) == NULL)
+		goto nomem;
+	snprintf(name, sizeof(name), "%s_truncated", s->name);
+	if (cJSON_AddBoolToObject(obj, name, cut) == NULL)
+		goto nomem;
+	if (r->x->binary) {
+		snprintf(name, sizeof(name), "%s_base64", s->name);
+		if ((rc = put_base64(&json, (const unsigned char *)
+		    (s->kept.data != NULL ? s->kept.data : ""), keep)) != 0 ||
+		    (rc = add_raw(obj, name, &json)) != 0)
+			goto out;
+	}
+	goto out;
+nomem:
+	rc = TC_ENOMEM;
+out:
+	tc_buf_release(&text);
+	tc_buf_release(&json);
+	return rc;
+}
+
+static const char *
+signal_name(int sig, char *buf, size_t size)
+{
+	const char *abbrev = sigabbrev_np(sig);
+
+	if (abbrev != NULL)
+		snprintf(buf, size, "SIG%s", abbrev);
+	else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
+		snprintf(buf, size, "SIGRTMIN+%d", sig - SIGRTMIN);
+	else
+		snprintf(buf, size, "SIG%d", sig);
+	return buf;
+}
+
+static size_t
+result_budget(const struct tc_call *call)
+{
+	struct tc_limits l;
+
+	if (call->policy == NULL || call->tool == NULL)
+		return TC_RESULT_TEXT_MAX;
+	tc_policy_limits(call->policy, call->tool->name, &l);
+	return l.max_result < TC_RESULT_TEXT_MAX ? l.max_result :
+	    TC_RESULT_TEXT_MAX;
+}
+
+static int
+build(struct run *r, struct tc_result *res)
+{
+	const struct shell_exec *x = r->x;
+	long long ms = r->end - r->start;
+	size_t keep[2];
+	int cut[2], rc, i, code = -1, sig = 0;
+	char sname[32];
+	cJSON *obj;
+
+	if (r->exited && !r->status_lost && WIFEXITED(r->status))
+		code = WEXITSTATUS(r->status);
+	else if (r->exited && !r->status_lost && WIFSIGNALED(r->status))
+		sig = WTERMSIG(r->status);
+	if (r->status_lost)
+		tc_result_printf(res, "ended in %lld ms, its exit status "
+		    "unknown", ms);
+	else if (code >= 0)
+		tc_result_printf(res, "exit %d in %lld ms", code, ms);
+	else if (sig != 0)
+		tc_result_printf(res, "killed by signal %d (%s) in %lld ms",
+		    sig, signal_name(sig, sname, sizeof(sname)), ms);
+	else
+		tc_result_printf(res, "still running after %lld ms", ms);
+	if (r->timed_out)
+		tc_result_printf(res, "; timed out after %d ms", x->timeout_ms);
+	if (r->unkillable)
+		tc_result_printf(res, "; it could not be signalled from here: "
+		    "its processes are killed as the call ends");
+	if (r->held)
+		tc_result_printf(res, "; processes it left behind held its "
+		    "output open after it exited: %s, and what they wrote "
+		    "after that is not here", r->group_left ? "they could not "
+		    "be signalled from here and are killed as the call ends" :
+		    "they were killed");
+	if (r->out[0].lost || r->out[1].lost)
+		tc_result_printf(res, "; out of memory: less output was kept "
+		    "than asked");
+	tc_result_printf(res, "\n");
+
+	if ((obj = tc_result_obj(res)) == NULL)
+		return TC_ENOMEM;
+	if ((code >= 0 ? cJSON_AddNumberToObject(obj, "exit_code", code) :
+	    cJSON_AddNullToObject(obj, "exit_code")) == NULL ||
+	    (sig != 0 ? cJSON_AddStringToObject(obj, "signal",
+	    signal_name(sig, sname, sizeof(sname))) :
+	    cJSON_AddNullToObject(obj, "signal")) == NULL)
+		return TC_ENOMEM;
+	fit_budget(r, result_budget(r->call), keep, cut);
+	for (i = 0; i < 2; i++)
+		if ((rc = add_stream(r, &r->out[i], keep[i], cut[i], obj,
+		    res)) != 0)
+			return rc;
+	if (cJSON_AddNumberToObject(obj, "duration_ms", (double)ms) == NULL ||
+	    cJSON_AddBoolToObject(obj, "timed_out", r->timed_out) == NULL)
+		return TC_ENOMEM;
+	return res->failed;
+}
+
+int
+shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
+    struct tc_result *res)
+{
+	struct sigaction ign, dfl, old_pipe, old_chld;
+	struct run r;
+	int i, rc;
+
+	memset(&r, 0, sizeof(r));
+	r.call = call;
+	r.x = x;
+	r.in_fd = r.pidfd = -1;
+	r.pid = -1;
+	for (i = 0; i < 2; i++) {
+		r.out[i].fd = -1;
+		tc_buf_init(&r.out[i].kept, x->max_output);
+	}
+	r.out[0].which = TC_STREAM_STDOUT;
+	r.out[0].name = "stdout";
+	r.out[1].which = TC_STREAM_STDERR;
+	r.out[1].name = "stderr";
+	r.streaming = x->stream && call->io != NULL;
+	r.progressing = call->io != NULL;
+
+	/* A program that exits without reading all its input must not
+	 * take the handler with it. */
+	memset(&ign, 0, sizeof(ign));
+	ign.sa_handler = SIG_IGN;
+	/* And its exit must wait to be reaped here: an ignored SIGCHLD
+	 * would reap it unseen. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	if (sigaction(SIGPIPE, &ign, &old_pipe) != 0)
+		return tc_result_error(res, "cannot ignore SIGPIPE: %s",
+		    strerror(errno)), TC_ESYS;
+	if (sigaction(SIGCHLD, &dfl, &old_chld) != 0) {
+		(void)sigaction(SIGPIPE, &old_pipe, NULL);
+		return tc_result_error(res, "cannot wait for a program: %s",
+		    strerror(errno)), TC_ESYS;
+	}
+
+	if ((rc = start(&r, res)) != 0)
+		goto out;
+	r.next_progress = r.start + PROGRESS_MS;
+	pump(&r);
+	/* Whatever is left of its group goes with it. */
+	if (r.exited && signal_group(&r, SIGKILL) != 0)
+		r.group_left = 1;
+	r.end = tc_now_ms();
+	for (i = 0; i < 2; i++)
+		close_fd(&r.out[i].fd);
+	close_fd(&r.in_fd);
+	rc = build(&r, res);
+out:
+	for (i = 0; i < 2; i++) {
+		close_fd(&r.out[i].fd);
+		tc_buf_release(&r.out[i].kept);
+	}
+	close_fd(&r.in_fd);
+	close_fd(&r.pidfd);
+	(void)sigaction(SIGCHLD, &old_chld, NULL);
+	(void)sigaction(SIGPIPE, &old_pipe, NULL);
+	return rc;
+}
