@@ -1412,15 +1412,18 @@ describe('stress', () => {
 describe('timeouts and cancellation', () => {
 	const need = ['bash', 'sleep'];
 	let S;		// a 5-second deadline
+	let L;		// a 1-minute one, for what must not meet its deadline
 
 	before(async () => {
 		if (!existsSync(SHELL) || need.some((p) => which(p) === null))
 			return;
 		S = await startShell(await shellPolicy([...need.map((p) => `program ${p}`), 'program echo', 'timeout 5s']));
+		L = await startShell(await shellPolicy([...need.map((p) => `program ${p}`), 'program echo', 'timeout 1m']));
 	});
 
 	after(async () => {
 		await S?.close().catch(() => {});
+		await L?.close().catch(() => {});
 	});
 
 	/* Says whether |r| is a run that timed out, as a result or a tool error. */
@@ -1452,32 +1455,32 @@ describe('timeouts and cancellation', () => {
 			return;
 		const tags = [sleepTag(), sleepTag()];
 		const ac = new AbortController();
-		const p = S.client.callTool({ name: 'run_command',
+		const p = L.client.callTool({ name: 'run_command',
 		    arguments: { argv: ['bash', '-c', `sleep ${tags[0]} & sleep ${tags[1]}`], cwd: W } },
 		undefined, { timeout: 30_000, signal: ac.signal });
 		p.catch(() => {});
-		const seen = await waitCount(() => sleepers(tags), 2, 4_000);
+		const seen = await waitCount(() => sleepers(tags), 2, 10_000);
 		assert.equal(seen.length, 2, 'the sleepers never showed');
 		ac.abort('enough');
 		await assert.rejects(p);
-		assert.ok(S.sent.findLast((m) => m.method === 'notifications/cancelled'), 'no notifications/cancelled sent');
+		assert.ok(L.sent.findLast((m) => m.method === 'notifications/cancelled'), 'no notifications/cancelled sent');
 		const left = await waitEmpty(() => sleepers(tags), 10_000);
 		assert.deepEqual(left, [], 'a sleeper outlived the cancelled call');
-		await assertServes(S, 'after the cancellation');
+		await assertServes(L, 'after the cancellation');
 	});
 
 	test('a job with a timeout_ms ends with its tree', async (t) => {
 		if (cannotRun(t, need))
 			return;
 		const tags = [sleepTag(), sleepTag()];
-		const s = await call(S, 'start_command', { argv: ['bash', '-c', `sleep ${tags[0]} & sleep ${tags[1]}`], cwd: W,
+		const s = await call(L, 'start_command', { argv: ['bash', '-c', `sleep ${tags[0]} & sleep ${tags[1]}`], cwd: W,
 		    timeout_ms: 1000 });
 		assert.notEqual(s.isError, true, textOf(s));
 		const seen = await waitCount(() => sleepers(tags), 2, 10_000);
 		assert.equal(seen.length, 2, 'the sleepers never showed');
 		const left = await waitEmpty(() => sleepers(tags), 15_000);
 		assert.deepEqual(left, [], 'a sleeper outlived the job\'s timeout');
-		const o = await call(S, 'read_output', { job: s.structuredContent.job, offset: 0, wait_ms: 5000 });
+		const o = await call(L, 'read_output', { job: s.structuredContent.job, offset: 0, wait_ms: 5000 });
 		assert.notEqual(o.isError, true, textOf(o));
 		assert.notEqual(o.structuredContent.state, 'running', said(o));
 	});
@@ -1486,11 +1489,11 @@ describe('timeouts and cancellation', () => {
 		if (cannotRun(t, need))
 			return;
 		const tag = sleepTag();
-		const s = await call(S, 'start_command', { argv: ['bash', '-c', `trap '' TERM; sleep ${tag}; sleep ${tag}`],
+		const s = await call(L, 'start_command', { argv: ['bash', '-c', `trap '' TERM; sleep ${tag}; sleep ${tag}`],
 		    cwd: W });
 		assert.notEqual(s.isError, true, textOf(s));
 		assert.equal((await waitCount(() => sleepers([tag]), 1, 10_000)).length, 1, 'the sleeper never showed');
-		const stop = await call(S, 'stop_command', { job: s.structuredContent.job });
+		const stop = await call(L, 'stop_command', { job: s.structuredContent.job });
 		assert.notEqual(stop.isError, true, textOf(stop));
 		const left = await waitEmpty(() => sleepers([tag]), 10_000);
 		assert.deepEqual(left, []);
