@@ -214,7 +214,8 @@ main(int argc, char *argv[])
 {
 	if (argc >= 2 && strcmp(argv[1], "--ctty") == 0) {
 		if (argc < 3) {
-			fprintf(stderr, "usage: tiocsti --ctty COMMAND [ARG...]\n");
+			fprintf(stderr, "usage: tiocsti --ctty COMMAND "
+			    "[ARG...]\n");
 			return FAIL;
 		}
 		return ctty(argv + 2);
