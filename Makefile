@@ -26,7 +26,7 @@ PREFIX	?= /usr/local
 # waits for toolcell-sqlite), so that no binary carries a library it does
 # not use.
 PKGS	 = libseccomp libcap libcjson nettle
-SERVERS	 = fs
+SERVERS	 = fs shell
 include $(wildcard $(SERVERS:%=servers/%/deps.mk))
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \

@@ -295,8 +295,9 @@ print_tools(const struct tc_policy *p, FILE *f)
 				    "which it follows)\n", p->aliases[j].name,
 				    t->enabled ? "on" : "off", t->name);
 	}
-	fprintf(f, "  (a tool that changes files is listed only when a "
-	    "directory is writable)\n");
+	if (p->features & TC_POLICY_F_WRITERS)
+		fprintf(f, "  (a tool that changes files is listed only when "
+		    "a directory is writable)\n");
 }
 
 static void

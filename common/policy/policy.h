@@ -295,6 +295,9 @@ enum tc_policy_features {
 	TC_POLICY_F_NETWORK	= 1 << 0,	/* some tool may use a network */
 	TC_POLICY_F_JOBS	= 1 << 1,	/* some tool starts jobs: "jobs"
 						   and "job-lifetime" apply */
+	TC_POLICY_F_WRITERS	= 1 << 2,	/* its tools that change files
+						   are offered only while a
+						   directory is writable */
 };
 
 /* Fills |p| with no roots and the default limits. */

@@ -759,6 +759,7 @@ main(int argc, char *argv[])
 		TC_DIRS_CMDLINE,
 		.instructions = fs_instructions,
 		.offered = fs_offered,
+		.policy_features = TC_POLICY_F_WRITERS,
 		.warn = fs_warn,
 		.resources = &fs_resources,
 	};

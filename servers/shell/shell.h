@@ -18,6 +18,7 @@
  *	shell_run.c	running one program in the child: pipes, caps,
  *			timeout, progress, output frames
  *	shell_profile.c	the confinement profile
+ *	shell_scratch.c	each call's scratch directory: HOME, TMPDIR
  */
 #ifndef TC_SHELL_H
 #define TC_SHELL_H
@@ -99,7 +100,7 @@ struct shell_policy {
 					   or NULL) */
 	char		**env_fixed;	/* "NAME=VALUE" set for every program */
 	char		*home;		/* HOME; NULL: the call's own scratch
-					   directory */
+					   directory (shell_scratch_make()) */
 	unsigned long long max_output;	/* bytes per stream, at most */
 };
 
@@ -184,5 +185,36 @@ int	shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 /* --- The profile (shell_profile.c) --- */
 
 extern const struct tc_profile shell_profile;
+
+/* --- Scratch directories (shell_scratch.c) --- */
+
+/*
+ * The directory beneath which each call makes its scratch directory (its
+ * HOME and TMPDIR when the policy names no home), or NULL before
+ * shell_scratch_init() or without it.  The profile lets calls write
+ * beneath it; its mode (0300) lets them list nothing in it.
+ */
+extern const char *shell_scratch_base;
+
+/*
+ * In the server, at start (not for --check): makes shell_scratch_base in
+ * $TMPDIR or /tmp, owned by |pol|'s run-as user if it has one, to be
+ * removed with all it holds when the server exits.  Returns 0, or
+ * TC_ESYS or TC_ENOMEM with |d| saying why.
+ */
+int	shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d);
+
+/*
+ * In a call's child: makes a new directory (0700, named by 128 random
+ * bits) beneath shell_scratch_base.  Returns its path (the caller frees
+ * it, and removes the directory with shell_tree_remove()), or NULL with
+ * errno set.
+ */
+char	*shell_scratch_make(void);
+
+/* Removes the directory |path| and all beneath it, never following a
+ * symbolic link.  Returns 0 (also if there is no |path|), or -1 with
+ * errno set. */
+int	shell_tree_remove(const char *path);
 
 #endif /* TC_SHELL_H */

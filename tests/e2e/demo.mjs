@@ -5,9 +5,11 @@
 //   node tests/e2e/demo.mjs BUILD      (make demo)
 //
 // It serves tests/fixtures/sample read-only, makes a few calls, then shows
-// two requests the server refuses.  Exits 0 when everything went as
-// expected, 1 with a message otherwise.
-import { existsSync, readFileSync } from 'node:fs';
+// two requests the server refuses; then toolcell-shell runs one program
+// there and refuses one the policy does not list.  Exits 0 when everything
+// went as expected, 1 with a message otherwise.
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
@@ -196,8 +198,45 @@ async function main() {
 	out('    (and list_directory does not name it)');
 
 	await client.close();
+	await shell();
 	out();
 	out(green('demo finished: every answer was as expected'));
+}
+
+/* toolcell-shell on the same directory: one program run, one refused. */
+async function shell() {
+	const bin = path.join(build, 'toolcell-shell');
+	if (!existsSync(bin))
+		throw new Error(`${bin} does not exist: run make first`);
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'toolcell-demo-'));
+	const policy = path.join(dir, 'shell.policy');
+	// Quoted: the tree's path may hold a blank.
+	const quoted = `"${SAMPLE.replace(/[\\"]/g, '\\$&')}"`;
+	writeFileSync(policy, `allow read ${quoted}\n[shell]\nprogram wc read-only\n`, { mode: 0o644 });
+	const t = new StdioClientTransport({ command: bin, args: ['--policy', policy], stderr: 'pipe' });
+	t.stderr.setEncoding('utf8');
+	t.stderr.on('data', (s) => { serverErr += s; });
+	const c = new Client({ name: 'toolcell-demo', version: '1.0.0' }, { capabilities: {} });
+	try {
+		heading(`toolcell-shell: ${shown.replace(/toolcell-fs$/, 'toolcell-shell')} --policy shell.policy`);
+		block('allow read tests/fixtures/sample\n[shell]\nprogram wc read-only', dim);
+		await c.connect(t, { timeout: TIMEOUT });
+		const run = async (argv) => {
+			out();
+			out(`${bold('tools/call')} run_command ${dim(JSON.stringify({ argv }))}`);
+			return c.callTool({ name: 'run_command', arguments: { argv } }, undefined,
+			    { timeout: TIMEOUT });
+		};
+		const wc = await run(['wc', '-l', 'README.md']);
+		expectOk(wc, 'run_command wc');
+		const lines = readFileSync(path.join(SAMPLE, 'README.md'), 'utf8').split('\n').length - 1;
+		if (wc.structuredContent?.stdout !== `${lines} README.md\n`)
+			throw new Error(`wc -l README.md gave ${JSON.stringify(wc.structuredContent?.stdout)}`);
+		expectRefused(await run(['rm', 'README.md']), 'a program the policy does not list');
+	} finally {
+		await c.close().catch(() => {});
+		rmSync(dir, { recursive: true, force: true });
+	}
 }
 
 try {

@@ -52,7 +52,8 @@ static const char *const fs_tools[] = {
 			"read_file, list_directory, get_file_info, " \
 			"write_file, edit_file, create_directory, " \
 			"move_file, delete_file"
-static unsigned features;		/* TC_POLICY_F_* of the next load */
+static unsigned features = TC_POLICY_F_WRITERS; /* TC_POLICY_F_* of the
+					   next load: toolcell-fs's */
 
 /* Returns |text| with each "@D@" replaced by D; the caller frees it. */
 static char *
@@ -1501,12 +1502,12 @@ test_network(void)
 	    "end of the line");
 
 	/* A server with a tool that may use a network accepts "on". */
-	features = TC_POLICY_F_NETWORK;
+	features = TC_POLICY_F_WRITERS | TC_POLICY_F_NETWORK;
 	valid(&r, "allow read @D@/proj\nnetwork on\n",
 	    "network on, for a server with a network");
 	is_int(r.p.network, 1, "network on: stored");
 	release(&r);
-	features = 0;
+	features = TC_POLICY_F_WRITERS;
 }
 
 /* --- Consent --- */

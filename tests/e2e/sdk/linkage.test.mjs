@@ -1,7 +1,7 @@
 // linkage.test.mjs: each binary links only the libraries it uses.  The
 // Makefile gives every binary common/'s libraries and each server its own
 // (servers/NAME/deps.mk): toolcell-fs takes PCRE2 but not SQLite, and the
-// binaries that are not toolcell-fs take neither, so a library of one
+// binaries that are not toolcell-fs (toolcell-shell among them) take neither, so a library of one
 // server never loads into another.  Read from the binaries' dynamic
 // sections (readelf -d), as the loader sees them.
 import assert from 'node:assert/strict';
@@ -24,6 +24,7 @@ function needed(bin) {
 /* [binary, libraries it must not load] */
 const BINARIES = [
 	[SERVER, [/^libsqlite3\b/]],
+	[path.join(BUILD, 'toolcell-shell'), [/^libsqlite3\b/, /^libpcre2/]],
 	[path.join(BUILD, 'toolcell-audit'), [/^libsqlite3\b/, /^libpcre2/]],
 	[path.join(BUILD, 'tests', 'toolcell-hostile'), [/^libsqlite3\b/, /^libpcre2/]],
 ];

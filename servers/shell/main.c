@@ -1,0 +1,701 @@
+/*
+ * toolcell-shell: runs the programs its policy allows, by absolute path
+ * and with an argv (never a shell string), each call in a child the kernel
+ * confines (shell_profile.c).  The argument rules of the policy's [shell]
+ * section are the first line, checked in the server before anything is
+ * forked and again in the child; the kernel is the guard.  docs/shell.md
+ * describes the design.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "base/strv.h"
+#include "base/text.h"
+#include "policy/path.h"
+#include "policy/policy.h"
+#include "policy/subject.h"
+#include "sandbox/profile.h"
+#include "sandbox/stream.h"
+#include "serve/job.h"
+#include "serve/server.h"
+#include "shell.h"
+
+#define ARGV_MAX	4096		/* arguments of one call */
+#define ARG_MAX_LEN	(128u << 10)	/* bytes of one: the kernel's
+					   MAX_ARG_STRLEN */
+#define STDIN_MAX	(8u << 20)	/* half the default message cap */
+#define ENV_MAX		64		/* variables a call sets */
+#define ENV_NAME_MAX	128
+#define ENV_VALUE_MAX	32768
+/* HOME should a call have no scratch directory (a policy checked, not
+ * served): one that does not exist. */
+#define HOME_NONE	"/nonexistent"
+#define SHELL_LANG	"C.UTF-8"
+
+/* --- The tools --- */
+
+static const struct tc_arg run_args[] = {
+	{ .name = "argv", .type = TC_ARG_STRING_ARRAY,
+	  .flags = TC_ARG_REQUIRED, .max_len = ARGV_MAX,
+	  .item_max_len = ARG_MAX_LEN,
+	  .description = "The program and its arguments, one string each: "
+	      "argv[0] is a program the policy allows, by name (\"git\") or "
+	      "path. No shell reads them: pipes, redirections, globs, "
+	      "quotes and $VARIABLES are passed as they are." },
+	{ .name = "cwd", .type = TC_ARG_STRING,
+	  .flags = TC_ARG_NONEMPTY | TC_ARG_NULLABLE, .max_len = PATH_MAX,
+	  .description = "The directory to run in: absolute within an "
+	      "allowed directory, or relative to the first one; null or "
+	      "absent: the first allowed directory." },
+	{ .name = "stdin", .type = TC_ARG_STRING, .max_len = STDIN_MAX,
+	  .description = "Text given to the program as its standard input "
+	      "(absent: none, as if from /dev/null)." },
+	{ .name = "env", .type = TC_ARG_STRING_MAP,
+	  .flags = TC_ARG_NAME_KEYS, .max_len = ENV_MAX,
+	  .key_max_len = ENV_NAME_MAX, .item_max_len = ENV_VALUE_MAX,
+	  .description = "Environment variables to set, by name; only names "
+	      "the policy allows (the server's instructions list them)." },
+	{ .name = "timeout_ms", .type = TC_ARG_INT, .min = 1, .max = INT_MAX,
+	  .description = "Stop the program (and all it started) after this "
+	      "many milliseconds; at most, and by default, the policy's "
+	      "timeout." },
+	{ .name = "max_output_bytes", .type = TC_ARG_INT, .min = 0,
+	  .max = LLONG_MAX,
+	  .description = "Keep at most this many bytes of stdout and of "
+	      "stderr each (the rest is counted, not returned); at most, and "
+	      "by default, the policy's cap." },
+	{ .name = "binary", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "Also return stdout and stderr exactly, base64, in "
+	      "the structured content (output that is not UTF-8 is otherwise "
+	      "shown with U+FFFD in its place)." },
+	{ NULL }
+};
+
+/* The result (shell_run.c): a member that may be null is an anyOf of
+ * typed schemas, never a list of types. */
+static const char run_out[] =
+    "{\"type\":\"object\",\"properties\":{"
+    "\"exit_code\":{\"anyOf\":[{\"type\":\"integer\"},{\"type\":\"null\"}],"
+    "\"description\":\"the program's exit status; null when it did not exit by itself\"},"
+    "\"signal\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],"
+    "\"description\":\"the signal that killed it (SIGKILL); null when it exited\"},"
+    "\"stdout\":{\"type\":\"string\",\"description\":\"what was kept, as text (U+FFFD for bytes that are not UTF-8)\"},"
+    "\"stderr\":{\"type\":\"string\"},"
+    "\"stdout_bytes\":{\"type\":\"integer\",\"description\":\"every byte written, kept or not\"},"
+    "\"stderr_bytes\":{\"type\":\"integer\"},"
+    "\"stdout_truncated\":{\"type\":\"boolean\"},"
+    "\"stderr_truncated\":{\"type\":\"boolean\"},"
+    "\"stdout_base64\":{\"type\":\"string\",\"description\":\"with binary: the kept bytes exactly\"},"
+    "\"stderr_base64\":{\"type\":\"string\"},"
+    "\"duration_ms\":{\"type\":\"integer\"},"
+    "\"timed_out\":{\"type\":\"boolean\"}},"
+    "\"required\":[\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
+    "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\","
+    "\"timed_out\"]}";
+
+/* What a call acts on: the program, its arguments, where it runs, the
+ * variables it sets. */
+#define SHELL_KINDS	((1u << TC_SUBJECT_PROGRAM) | (1u << TC_SUBJECT_ARG) | \
+			 (1u << TC_SUBJECT_CWD) | (1u << TC_SUBJECT_ENV))
+
+static int	shell_run_command(const struct tc_call *, struct tc_result *);
+static int	shell_subjects(const struct tc_subject_ctx *, const cJSON *,
+		    struct tc_subjects *, struct tc_diag *);
+
+/*
+ * Not read-only, ever: a program may change what the roots let it.
+ * Destructive unless the policy marks every program read-only, which
+ * shell_ready() decides before the tools are described: the only write
+ * to this table, before the serving code reads it.
+ */
+static struct tc_tool shell_tools[] = {
+	{ .name = "run_command", .title = "Run a command",
+	  .description = "Run a program the policy allows and wait for it: "
+	      "argv is an array (argv[0] the program, by name or path), never "
+	      "a shell string. Returns its exit code (or the signal that "
+	      "ended it), stdout and stderr apart, each capped at "
+	      "max_output_bytes with the total counted, the duration, and "
+	      "whether it timed out. It runs confined: it reads and writes "
+	      "only the allowed directories and can start only the programs "
+	      "the policy lists. For work longer than the timeout use "
+	      "start_command.",
+	  .args = run_args, .output_schema = run_out,
+	  .fn = shell_run_command, .profile = &shell_profile,
+	  .flags = TC_TOOL_DESTRUCTIVE,
+	  .subjects = shell_subjects, .subject_kinds = SHELL_KINDS },
+	{ .name = "start_command", .title = "Start a command",
+	  .description = "Start a program as run_command does, but answer "
+	      "at once with a job id while it runs on (until it exits, is "
+	      "stopped, or reaches the policy's job lifetime). Read its "
+	      "output with read_output, write to its standard input with "
+	      "write_input, stop it with stop_command, list the jobs with "
+	      "list_commands. No pseudo-terminal yet: programs that need one "
+	      "see pipes.",
+	  .args = run_args, .output_schema = tc_job_start_schema,
+	  .fn = shell_run_command, .profile = &shell_profile,
+	  .flags = TC_TOOL_DESTRUCTIVE | TC_TOOL_JOB,
+	  .subjects = shell_subjects, .subject_kinds = SHELL_KINDS },
+	TC_JOB_READ_TOOL("read_output", "Read a command's output",
+	    TC_JOB_READ_DESC),
+	TC_JOB_WRITE_TOOL("write_input", "Write to a command's input",
+	    TC_JOB_WRITE_DESC),
+	TC_JOB_STOP_TOOL("stop_command", "Stop a command",
+	    "Stop a job of start_command: the program and every process it "
+	    "started are killed."),
+	TC_JOB_LIST_TOOL("list_commands", "List the commands",
+	    "List the jobs of start_command: those running and the last ones "
+	    "that ended, with their state."),
+};
+
+/* --- What a call asks for, in the server and again in the child --- */
+
+/*
+ * Points |*argv| at a new array of the |*argc| strings of the JSON array
+ * |v| (borrowed from it; the caller frees the array).  Returns 0, TC_EINVAL
+ * with |d| set when there is no program, or TC_ENOMEM.
+ */
+static int
+argv_of(const cJSON *v, const char ***argv, size_t *argc, struct tc_diag *d)
+{
+	const cJSON *e;
+	size_t n = 0;
+
+	*argv = NULL;
+	*argc = 0;
+	if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) < 1)
+		return tc_diag(d, TC_EINVAL, "'argv' must hold at least the "
+		    "program to run");
+	if ((*argv = calloc((size_t)cJSON_GetArraySize(v) + 1,
+	    sizeof(**argv))) == NULL)
+		return tc_diag(d, TC_ENOMEM, "out of memory");
+	cJSON_ArrayForEach(e, v)
+		(*argv)[n++] = e->valuestring;	/* checked: strings */
+	*argc = n;
+	return 0;
+}
+
+/* Refuses the variable |name| in |d|, saying which the policy allows (the
+ * patterns of its "env" line).  Returns TC_EDENIED. */
+static int
+env_refused(const struct shell_policy *sp, const char *name,
+    struct tc_diag *d)
+{
+	char list[1024], shown[256];
+	size_t i, at = 0;
+
+	list[0] = '\0';
+	for (i = 0; sp->env_pass != NULL && sp->env_pass[i] != NULL &&
+	    at < sizeof(list) - 1; i++)
+		at += tc_text_fmt(list + at, sizeof(list) - at, "%s%s",
+		    i > 0 ? ", " : "", sp->env_pass[i]);
+	tc_text_show(shown, sizeof(shown), name, 0);
+	if (at == 0)
+		return tc_diag(d, TC_EDENIED, "'%s' is not a variable a call "
+		    "may set (the policy lets a call set none: leave 'env' "
+		    "out)", shown);
+	return tc_diag(d, TC_EDENIED, "'%s' is not a variable a call may set "
+	    "(it may set: %s; never LD_*, BASH_ENV, GIT_CONFIG* and the like, "
+	    "nor what the policy fixes)", shown, list);
+}
+
+/* Adds a subject, or says why not.  Returns 0 or the code. */
+static int
+add(struct tc_subjects *out, enum tc_subject_kind kind, const char *value,
+    unsigned access, struct tc_diag *d)
+{
+	int rc;
+
+	if ((rc = tc_subjects_add(out, kind, value, access)) != 0)
+		return tc_diag(d, rc, "cannot add the %s subject",
+		    tc_subject_kind_name(kind));
+	return 0;
+}
+
+/*
+ * A call's subjects, found in the server before anything is forked: the
+ * program as the policy resolved it (execute); one argument each, after
+ * the prefix the policy forces, so that consent and the log see what runs;
+ * the working directory, which the server resolves beneath a root as a
+ * path that may be changed (the program may write there); the name of each
+ * variable it sets (names only: values may be secrets).  A program or an
+ * argument the rules refuse, or a variable the policy does not let a call
+ * set, refuses the call here, in the rules' words.
+ */
+static int
+shell_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
+    struct tc_subjects *out, struct tc_diag *d)
+{
+	const struct shell_policy *sp = shell_policy(ctx->policy);
+	const struct shell_program *prog;
+	const cJSON *cwd, *env, *e;
+	const char **argv;
+	char **run = NULL;
+	size_t argc, i;
+	int rc;
+
+	if ((rc = argv_of(cJSON_GetObjectItemCaseSensitive(args, "argv"),
+	    &argv, &argc, d)) != 0)
+		return rc;
+	if ((rc = shell_rules_check(sp, argv, argc, &prog, &run, d)) != 0 ||
+	    (rc = add(out, TC_SUBJECT_PROGRAM, prog->path, TC_SUBJECT_EXEC,
+	    d)) != 0)
+		goto out;
+	for (i = 1; run[i] != NULL; i++)
+		if ((rc = add(out, TC_SUBJECT_ARG, run[i], 0, d)) != 0)
+			goto out;
+	cwd = cJSON_GetObjectItemCaseSensitive(args, "cwd");
+	if (cJSON_IsString(cwd) && (rc = add(out, TC_SUBJECT_CWD,
+	    cwd->valuestring, TC_SUBJECT_WRITE, d)) != 0)
+		goto out;
+	env = cJSON_GetObjectItemCaseSensitive(args, "env");
+	cJSON_ArrayForEach(e, env) {
+		if (!shell_env_allowed(sp, e->string)) {
+			rc = env_refused(sp, e->string, d);
+			goto out;
+		}
+		if ((rc = add(out, TC_SUBJECT_ENV, e->string, 0, d)) != 0)
+			goto out;
+	}
+out:
+	tc_strv_free(run);
+	free(argv);
+	return rc;
+}
+
+/* --- The handler, in the confined child --- */
+
+/* An environment being built: "NAME=VALUE" strings, owned. */
+struct env {
+	char	**v;
+	size_t	  n, cap;
+};
+
+/* Sets |name| to |value| in |e|, replacing an earlier value.  Returns 0
+ * or TC_ENOMEM. */
+static int
+env_set(struct env *e, const char *name, size_t len, const char *value)
+{
+	char *s;
+	size_t i;
+
+	if (asprintf(&s, "%.*s=%s", (int)len, name, value) < 0)
+		return TC_ENOMEM;
+	for (i = 0; i < e->n; i++)
+		if (strncmp(e->v[i], s, len + 1) == 0) {
+			free(e->v[i]);
+			e->v[i] = s;
+			return 0;
+		}
+	if (e->n + 1 >= e->cap) {
+		free(s);
+		return TC_ENOMEM;	/* sized for all: a bug */
+	}
+	e->v[e->n++] = s;
+	e->v[e->n] = NULL;
+	return 0;
+}
+
+/*
+ * Builds the program's environment: nothing of the server's, but a fixed
+ * PATH, HOME (the policy's, else the call's |scratch| directory, which is
+ * its TMPDIR too), LANG, then the policy's fixed variables, then those the
+ * call sets (only names the policy lets it).  Returns 0; TC_EDENIED with
+ * |res| the refusal; TC_ENOMEM.
+ */
+static int
+make_env(const struct tc_call *call, const struct shell_policy *sp,
+    const char *scratch, struct env *e, struct tc_result *res)
+{
+	struct tc_diag d TC_UNINIT;
+	struct tc_arg_iter it;
+	const char *k, *v, *eq;
+	size_t i, nfixed = 0;
+	int rc;
+
+	tc_diag_init(&d);
+	while (sp->env_fixed != NULL && sp->env_fixed[nfixed] != NULL)
+		nfixed++;
+	e->n = 0;
+	e->cap = 4 + nfixed + tc_arg_count(call, "env") + 1;
+	if ((e->v = calloc(e->cap, sizeof(*e->v))) == NULL)
+		return TC_ENOMEM;
+	if ((rc = env_set(e, "PATH", 4, SHELL_PATH)) != 0 ||
+	    (rc = env_set(e, "HOME", 4, sp->home != NULL ? sp->home :
+	    scratch != NULL ? scratch : HOME_NONE)) != 0 ||
+	    (scratch != NULL && (rc = env_set(e, "TMPDIR", 6, scratch)) != 0) ||
+	    (rc = env_set(e, "LANG", 4, SHELL_LANG)) != 0)
+		return rc;
+	for (i = 0; i < nfixed; i++) {
+		if ((eq = strchr(sp->env_fixed[i], '=')) == NULL)
+			continue;	/* the policy keeps NAME=VALUE */
+		if ((rc = env_set(e, sp->env_fixed[i],
+		    (size_t)(eq - sp->env_fixed[i]), eq + 1)) != 0)
+			return rc;
+	}
+	tc_arg_map(call, "env", &it);
+	while (tc_arg_map_next(&it, &k, &v)) {
+		/* The server refused it already; the child's own copy of
+		 * the policy says the same. */
+		if (!shell_env_allowed(sp, k)) {
+			env_refused(sp, k, &d);
+			tc_result_error(res, "%s", d.msg);
+			return TC_EDENIED;
+		}
+		if ((rc = env_set(e, k, strlen(k), v)) != 0)
+			return rc;
+	}
+	return 0;
+}
+
+/*
+ * Opens the call's working directory beneath its root (O_PATH: fchdir()
+ * needs no more), with the deny rules and any pin checked on what is
+ * opened: the "cwd" argument, else the first root, else, with no root, the
+ * file system's root, where the program can read nothing.  Returns the fd,
+ * or -1 with |res| the error.
+ */
+static int
+open_cwd(const struct tc_call *call, struct tc_result *res)
+{
+	const char *user = tc_arg_str(call, "cwd");
+	struct tc_diag d TC_UNINIT;
+	char note[1024];
+	struct tc_path p;
+	int fd, rc;
+
+	tc_diag_init(&d);
+	if (user == NULL && call->policy->nroots == 0) {
+		if ((fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0)
+			tc_result_error(res, "cannot open '/': %s",
+			    strerror(errno));
+		return fd;
+	}
+	if ((rc = tc_path_map(call->policy, user != NULL ? user : ".", &p,
+	    &d)) != 0) {
+		if (rc == TC_EOUTSIDE && *tc_policy_roots_note(call->policy,
+		    note, sizeof(note)) != '\0')
+			tc_result_error(res, "cwd %s. %s", d.msg, note);
+		else
+			tc_result_error(res, "cwd %s", d.msg);
+		return -1;
+	}
+	if ((fd = tc_path_open(call->policy, &p, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC, 0, TC_ACCESS_WRITE)) < 0) {
+		tc_path_open_error(&d, &p, user != NULL ? user : ".", errno);
+		tc_result_error(res, "cwd %s", d.msg);
+	}
+	tc_path_release(&p);
+	return fd;
+}
+
+/*
+ * How long the program may run: the call's timeout_ms, at most the run's
+ * own deadline (the policy's timeout for a call, its job lifetime for a
+ * job) less a margin, so that the handler stops the program and answers
+ * with what it printed before the server gives up on the child.
+ */
+static int
+call_timeout(const struct tc_call *call)
+{
+	struct tc_limits l;
+	long long want;
+	int limit;
+
+	tc_policy_limits(call->policy, tc_tool_policy_name(call->tool), &l);
+	limit = (call->tool->flags & TC_TOOL_JOB) ?
+	    call->policy->job_lifetime_ms : l.deadline_ms;
+	limit -= limit / 10 < 1000 ? limit / 10 : 1000;
+	if (limit < 1)
+		limit = 1;
+	want = tc_arg_int(call, "timeout_ms", limit);
+	return want < limit ? (int)want : limit;
+}
+
+/*
+ * How many bytes of each stream are kept: the call's max_output_bytes, at
+ * most the policy's cap (without one, the call's output limit).  The
+ * runner cuts further what would not fit in a result the server takes.
+ */
+static size_t
+output_cap(const struct tc_call *call, const struct shell_policy *sp)
+{
+	unsigned long long want, cap = sp->max_output;
+	struct tc_limits l;
+
+	if (cap == 0) {
+		tc_policy_limits(call->policy,
+		    tc_tool_policy_name(call->tool), &l);
+		cap = l.max_result;
+	}
+	want = (unsigned long long)tc_arg_int(call, "max_output_bytes",
+	    (long long)cap);
+	return (size_t)(want < cap ? want : cap);
+}
+
+/*
+ * run_command and start_command: the rules again (the child has its own
+ * copy of the policy), a scratch directory, the environment, the working
+ * directory, then the program (shell_run.c), whose result is the call's.  A job's program
+ * reads the job's input once the call's stdin text is written.
+ */
+static int
+shell_run_command(const struct tc_call *call, struct tc_result *res)
+{
+	const struct shell_policy *sp = shell_policy(call->policy);
+	const struct shell_program *prog;
+	const char *in = tc_arg_str(call, "stdin");
+	struct tc_diag d TC_UNINIT;
+	struct env env = { NULL, 0, 0 };
+	struct shell_exec x;
+	const char **argv = NULL;
+	char **run = NULL, *scratch = NULL;
+	size_t argc;
+	int cwd_fd = -1, rc;
+
+	tc_diag_init(&d);
+	if ((rc = argv_of(tc_arg_json(call, "argv"), &argv, &argc,
+	    &d)) != 0 ||
+	    (rc = shell_rules_check(sp, argv, argc, &prog, &run, &d)) != 0) {
+		if (rc != TC_ENOMEM)
+			rc = tc_result_error(res, "%s", d.msg);
+		goto out;
+	}
+	if (sp->home == NULL && shell_scratch_base != NULL &&
+	    (scratch = shell_scratch_make()) == NULL) {
+		rc = tc_result_error(res, "cannot make the call's scratch "
+		    "directory: %s", strerror(errno));
+		goto out;
+	}
+	if ((rc = make_env(call, sp, scratch, &env, res)) != 0) {
+		if (rc == TC_EDENIED)
+			rc = 0;		/* |res| says why */
+		goto out;
+	}
+	if ((cwd_fd = open_cwd(call, res)) < 0)
+		goto out;
+	memset(&x, 0, sizeof(x));
+	x.path = prog->path;
+	x.argv = run;
+	x.envp = env.v;
+	x.cwd_fd = cwd_fd;
+	x.stdin_data = in;
+	x.stdin_len = in != NULL ? strlen(in) : 0;
+	x.stdin_fd = tc_call_input_fd(call);
+	x.timeout_ms = call_timeout(call);
+	x.binary = tc_arg_bool(call, "binary", 0);
+	x.max_output = output_cap(call, sp);
+	x.stream = (call->tool->flags & TC_TOOL_JOB) != 0;
+	rc = shell_exec_run(call, &x, res);
+	if (rc != 0 && res->is_error)
+		rc = 0;		/* |res| says why it could not start */
+out:
+	if (cwd_fd >= 0)
+		close(cwd_fd);
+	/* What the program left there goes with it (what it cannot remove,
+	 * the server does as it exits). */
+	if (scratch != NULL)
+		(void)shell_tree_remove(scratch);
+	free(scratch);
+	tc_strv_free(env.v);
+	tc_strv_free(run);
+	free(argv);
+	return rc;
+}
+
+/* --- The server --- */
+
+/* Appends |s| to |b| as text.h shows an untrusted name. */
+static int
+shown(struct tc_buf *b, const char *s)
+{
+	return tc_buf_append_shown(b, s, strlen(s), 0);
+}
+
+/* Appends the list |v| (NULL-terminated), "a, b, c". */
+static void
+list(struct tc_buf *b, char *const *v)
+{
+	size_t i;
+
+	for (i = 0; v[i] != NULL; i++) {
+		if (i > 0)
+			tc_buf_append_str(b, ", ");
+		shown(b, v[i]);
+	}
+}
+
+/*
+ * Tells the model which programs it may run and how they are held: each
+ * by name and path, with its subcommands if the policy lists them; a shell
+ * or interpreter plainly as one that only the kernel sandbox limits; the
+ * directories; the variables a call may set; no network; the timeout.
+ */
+static int
+shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
+    struct tc_buf *b)
+{
+	const struct shell_policy *sp = shell_policy(pol);
+	const struct shell_program *p;
+	struct tc_limits l;
+	size_t i, ninterp = 0;
+
+	tc_buf_printf(b, "%s runs only these programs, named by argv[0] "
+	    "(argv is an array; no shell reads it, so pipes, redirections, "
+	    "globs and $VARIABLES are not interpreted): ", srv->name);
+	for (i = 0; i < sp->nprograms; i++) {
+		p = &sp->programs[i];
+		tc_buf_append_str(b, i > 0 ? "; " : "");
+		shown(b, p->name);
+		tc_buf_append_str(b, " (");
+		shown(b, p->path);
+		if (p->subcommands != NULL) {
+			tc_buf_append_str(b, "; subcommands: ");
+			list(b, p->subcommands);
+		}
+		if (p->readonly)
+			tc_buf_append_str(b, "; changes nothing");
+		if (p->interpreter) {
+			tc_buf_append_str(b, "; a shell or interpreter");
+			ninterp++;
+		}
+		tc_buf_append_str(b, ")");
+	}
+	tc_buf_append_str(b, ". ");
+	if (ninterp > 0)
+		tc_buf_append_str(b, "A shell or interpreter runs whatever code it is "
+		    "given: no argument rule limits it, only the kernel "
+		    "sandbox, which lets it read and write what the other "
+		    "programs may and start only the programs listed. ");
+	if (pol->nroots == 0)
+		tc_buf_append_str(b, "No directory is allowed: programs can read "
+		    "and write no file. ");
+	else {
+		tc_buf_append_str(b, "Programs read and write only beneath: ");
+		for (i = 0; i < pol->nroots; i++) {
+			tc_buf_append_str(b, i > 0 ? "; " : "");
+			shown(b, pol->roots[i].path);
+			tc_buf_append_str(b, (pol->roots[i].flags & TC_ROOT_WRITE) ?
+			    " (read-write)" : " (read-only)");
+		}
+		tc_buf_append_str(b, "; they run in the first unless cwd says "
+		    "otherwise. ");
+	}
+	if (sp->env_pass != NULL && sp->env_pass[0] != NULL) {
+		tc_buf_append_str(b, "A call may set only these environment "
+		    "variables: ");
+		list(b, sp->env_pass);
+		tc_buf_append_str(b, ". ");
+	} else
+		tc_buf_append_str(b, "A call may set no environment variable. ");
+	tc_policy_limits(pol, "run_command", &l);
+	return tc_buf_printf(b, "Programs have no network. run_command stops "
+	    "a program after %d s (timeout_ms for less); for longer work use "
+	    "start_command, then read_output, write_input and stop_command.",
+	    l.deadline_ms / 1000);
+}
+
+/* Whether the server will serve (not --check): only then is anything
+ * made at start. */
+static int serving;
+
+/*
+ * Once the policy is read: a program, a helper or what they run with that
+ * lies beneath a writable directory refuses the start (each is reported
+ * as an error), since a call could replace what the policy allows to run.
+ */
+static void
+shell_configure(struct tc_policy *pol, const struct tc_cmdline *cl,
+    tc_policy_report_fn *report, void *ctx)
+{
+	serving = !cl->check;
+	(void)shell_policy_verify(pol, report, ctx);
+}
+
+/*
+ * Refuses to start without a program to run; makes the directory of the
+ * calls' scratch directories, unless the policy names a home; decides the
+ * tools' destructive hint: off only when the policy marks every program
+ * read-only.
+ */
+static int
+shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
+    struct tc_diag *d)
+{
+	const struct shell_policy *sp = shell_policy(pol);
+	size_t i, k, readonly = 0;
+	int rc;
+
+	if (sp->nprograms == 0)
+		return tc_diag(d, TC_EINVAL, "no programs to run: name them "
+		    "in a policy file (--policy FILE), one 'program' line "
+		    "each in its [shell] section; see %s(1)", srv->name);
+	if (serving && sp->home == NULL &&
+	    (rc = shell_scratch_init(pol, d)) != 0)
+		return rc;
+	for (i = 0; i < sp->nprograms; i++)
+		if (sp->programs[i].readonly && !sp->programs[i].interpreter)
+			readonly++;
+	if (readonly == sp->nprograms)
+		for (k = 0; k < TC_NITEMS(shell_tools); k++)
+			if (shell_tools[k].fn == shell_run_command)
+				shell_tools[k].flags &= ~TC_TOOL_DESTRUCTIVE;
+	return 0;
+}
+
+/*
+ * The shared warnings, and one for each deny rule of the file: a rule
+ * holds the working directory the server resolves, not the files the
+ * programs open, which the kernel lets them reach beneath the roots
+ * whatever their names.  Every tool is offered with or without a
+ * writable directory, so none is a "writer" to tc_policy_warn().
+ */
+static void
+shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
+    void *ctx)
+{
+	const char *file = pol->file != NULL ? pol->file : "command line";
+	char msg[1024], rule[512];
+	size_t i;
+
+	tc_policy_warn(pol, NULL, report, ctx);
+	for (i = 0; i < pol->ndeny; i++) {
+		if (pol->deny[i].line <= 0 || pol->deny[i].own != NULL)
+			continue;
+		tc_deny_str(&pol->deny[i], rule, sizeof(rule));
+		tc_text_fmt(msg, sizeof(msg), "%s:%d: %s holds only a call's "
+		    "working directory: the programs read and write beneath "
+		    "the allowed directories whatever the names; keep what it "
+		    "protects out of them", file, pol->deny[i].line, rule);
+		if (report != NULL)
+			report(ctx, msg);
+	}
+}
+
+int
+main(int argc, char *argv[])
+{
+	static const struct tc_server shell = {
+		.name = "toolcell-shell",
+		.title = "toolcell shell",
+		.version = TC_VERSION,
+		.summary = "run the programs a policy allows, confined, over "
+		    "MCP",
+		.tools = shell_tools,
+		.ntools = TC_NITEMS(shell_tools),
+		.policy_section = &shell_policy_section,
+		.no_operands = "name the programs to run and the directories "
+		    "they may use in a policy file (--policy FILE: 'program' "
+		    "lines in its [shell] section, and 'allow' lines)",
+		.configure = shell_configure,
+		.ready = shell_ready,
+		.instructions = shell_instructions,
+		.warn = shell_warn,
+	};
+
+	return tc_server_main(&shell, argc, argv);
+}

@@ -1,0 +1,458 @@
+// shell.test.mjs: toolcell-shell end to end with the official MCP client:
+// every tool (run_command, start_command, read_output, write_input,
+// stop_command, list_commands), what the model is told, the annotations,
+// exit codes and signals, stdout and stderr apart, stdin, the environment
+// the policy allows and the one it refuses, the working directory beneath
+// a root and outside, a program and an argument the rules refuse, a
+// timeout, jobs read by offsets, the subjects in the audit log; and the
+// kernel as the guard: with the argument rule that refuses find's -exec
+// taken away, "find -exec /bin/sh" still cannot start a shell, and the
+// dynamic loader cannot be made to run a program the policy does not list.
+// The argument-injection table is shell-attacks.test.mjs's.
+//
+// With TOOLCELL_AS=nobody the server runs as nobody; the tree it writes in
+// is then nobody's.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import {
+	BUILD, call, logRecords, makeScratch, makeTree, runServer, secretToken, serverIds,
+	startServer, textOf,
+} from './lib.mjs';
+
+const SHELL = path.join(BUILD, 'toolcell-shell');
+const TOOLS = ['run_command', 'start_command', 'read_output', 'write_input', 'stop_command',
+    'list_commands'];
+
+let tree;
+const scratch = await makeScratch('shell');
+
+before(async () => {
+	tree = await makeTree({ 'a.txt': 'alpha\n', 'sub/b.txt': 'bravo\n', 'sub/deeper/c.txt': 'c\n' });
+	// The server's user writes here (nobody, with TOOLCELL_AS).
+	const { uid, gid } = serverIds();
+	for (const p of ['', 'a.txt', 'sub', 'sub/b.txt', 'sub/deeper', 'sub/deeper/c.txt'])
+		await fsp.chown(tree.p(p), uid, gid);
+});
+
+after(async () => {
+	await tree?.cleanup();
+	await scratch.cleanup();
+});
+
+/*
+ * A policy: the tree (read-write unless |readOnly|), then a [shell]
+ * section with |programs| (policy lines, "program ..."), and |more| lines.
+ */
+function policy(programs, more = [], { readOnly = false } = {}) {
+	return scratch.policy([`allow ${readOnly ? 'read' : 'write'} ${tree.root}`, ...more,
+	    '[shell]', ...programs]);
+}
+
+/* The usual programs: a few that read, one that writes, one that runs
+ * others with the argument rules of the examples, env, sleep and cat. */
+const PROGRAMS = [
+	'program /bin/echo',
+	'program ls',
+	'program cat',
+	'program pwd',
+	'program false',
+	'program env',
+	'program sleep',
+	'program touch',
+	'program find',
+	'args find deny -exec -execdir -ok -okdir -delete',
+	'env FOO BAR',
+];
+
+function start(p, opts = {}) {
+	return startServer(['--policy', p], { server: SHELL, ...opts });
+}
+
+/* Runs argv with |extra| arguments; returns the result, which must not be
+ * an error. */
+async function run(srv, argv, extra = {}) {
+	const r = await call(srv, 'run_command', { argv, ...extra });
+	assert.notEqual(r.isError, true, textOf(r));
+	return r;
+}
+
+/* Runs argv; returns the text of the error it must be. */
+async function refused(srv, argv, extra = {}) {
+	const r = await call(srv, 'run_command', { argv, ...extra });
+	assert.equal(r.isError, true, JSON.stringify(r));
+	return textOf(r);
+}
+
+/* The dynamic loader that runs /usr/bin/env, as readelf names it. */
+function loader() {
+	const r = spawnSync('readelf', ['-l', '/usr/bin/env'], { encoding: 'utf8' });
+	const m = /Requesting program interpreter: ([^\]]+)\]/.exec(r.stdout ?? '');
+	return m ? m[1] : null;
+}
+
+describe('what the model is told', () => {
+	test('six tools, never read-only, destructive unless every program is read-only', async () => {
+		const srv = await start(await policy(PROGRAMS));
+		try {
+			const { tools } = await srv.client.listTools();
+			assert.deepEqual(tools.map((t) => t.name), TOOLS);
+			for (const name of ['run_command', 'start_command']) {
+				const t = tools.find((x) => x.name === name);
+				assert.equal(t.annotations.readOnlyHint, false, name);
+				assert.equal(t.annotations.destructiveHint, true, name);
+				assert.equal(t.inputSchema.properties.argv.type, 'array');
+				assert.deepEqual(t.inputSchema.required, ['argv']);
+				assert.equal(t.inputSchema.properties.env.type, 'object');
+			}
+		} finally {
+			await srv.close();
+		}
+		const ro = await start(await policy(['program ls read-only', 'program cat read-only']));
+		try {
+			const { tools } = await ro.client.listTools();
+			const t = tools.find((x) => x.name === 'run_command');
+			assert.equal(t.annotations.readOnlyHint, false);
+			assert.equal(t.annotations.destructiveHint, false);
+		} finally {
+			await ro.close();
+		}
+	});
+
+	test('the instructions name the programs, the directories, the variables; an interpreter plainly', async () => {
+		const srv = await start(await policy([...PROGRAMS, 'program sh']));
+		try {
+			const ins = srv.initResult.instructions;
+			assert.match(ins, /\bls \(\/usr\/bin\/ls\)/);
+			assert.match(ins, /\bcat \(/);
+			assert.ok(ins.includes(`${tree.root} (read-write)`), ins);
+			assert.match(ins, /FOO, BAR/);
+			assert.match(ins, /no network/i);
+			assert.match(ins, /sh \([^)]*a shell or interpreter\)/);
+			assert.match(ins, /only the kernel sandbox/);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('--check warns that a deny rule holds the working directory, not what programs open', async () => {
+		const r = await runServer(['--policy', await policy(PROGRAMS, ['deny **/secret']), '--check'],
+		    SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stderr, /'deny \*\*\/secret' \(line 2\) holds only a call's working directory/);
+		assert.doesNotMatch(r.stderr, /built in/, 'the built-in rules are not warned of');
+		// toolcell-fs's note on its write tools is not toolcell-shell's.
+		assert.match(r.stdout, /^tools:$/m);
+		assert.doesNotMatch(r.stdout, /listed only when a directory is writable/);
+	});
+
+	test('no network can be granted yet: network on is refused', async () => {
+		const r = await runServer(['--policy', await policy(PROGRAMS, ['network on']), '--check'],
+		    SHELL);
+		assert.equal(r.status, 1, r.stderr);
+		assert.match(r.stderr, /network on: toolcell-shell has no tool that uses a network/);
+	});
+
+	test('no programs: refuses to start and says how to name them', async () => {
+		const r = await runServer(['--policy', await policy([])], SHELL);
+		assert.equal(r.status, 2, r.stderr);
+		assert.match(r.stderr, /no programs to run/);
+		const o = await runServer(['--policy', await policy(PROGRAMS), tree.root], SHELL);
+		assert.equal(o.status, 2, o.stderr);
+		assert.match(o.stderr, /policy file/);
+	});
+});
+
+describe('what may run', () => {
+	test('a program beneath a writable directory refuses the start: a call could replace it', async () => {
+		const tool = tree.p('sub/tool.sh');
+		await fsp.writeFile(tool, '#!/bin/sh\necho tool\n');
+		await fsp.chmod(tool, 0o755);
+		try {
+			const r = await runServer(['--policy', await policy([`program ${tool}`])], SHELL);
+			assert.equal(r.status, 1, r.stderr);
+			assert.match(r.stderr, /lies beneath the writable directory/);
+			const c = await runServer(['--policy', await policy([`program ${tool}`]), '--check'],
+			    SHELL);
+			assert.equal(c.status, 1, c.stderr);
+			// Read-only, it may run; the kernel executes it and its
+			// interpreter, and nothing else.
+			const srv = await start(await policy([`program ${tool}`], [], { readOnly: true }));
+			try {
+				assert.equal((await run(srv, [tool])).structuredContent.stdout, 'tool\n');
+			} finally {
+				await srv.close();
+			}
+		} finally {
+			await fsp.rm(tool);
+		}
+	});
+});
+
+describe('run_command', () => {
+	let srv;
+	const secret = secretToken();
+
+	before(async () => {
+		srv = await start(await policy(PROGRAMS), { env: { TOOLCELL_TEST_SECRET: secret } });
+	});
+
+	after(async () => {
+		await srv?.close();
+	});
+
+	test('/bin/echo hi: exit 0, stdout apart, nothing on stderr', async () => {
+		// As the policy names it, and as it resolved.
+		for (const argv0 of ['/bin/echo', await fsp.realpath('/bin/echo')]) {
+			const r = await run(srv, [argv0, 'hi']);
+			const s = r.structuredContent;
+			assert.equal(s.exit_code, 0);
+			assert.equal(s.stdout, 'hi\n');
+			assert.equal(s.stderr, '');
+			assert.equal(s.stdout_bytes, 3);
+			assert.equal(s.stdout_truncated, false);
+			assert.equal(s.timed_out, false);
+			assert.ok(textOf(r).includes('hi'));
+		}
+	});
+
+	test('exit codes, and stderr apart from stdout', async () => {
+		assert.equal((await run(srv, ['false'])).structuredContent.exit_code, 1);
+		const s = (await run(srv, ['ls', 'a.txt', 'missing'])).structuredContent;
+		assert.equal(s.exit_code, 2);
+		assert.equal(s.stdout, 'a.txt\n');
+		assert.match(s.stderr, /missing/);
+		assert.doesNotMatch(s.stdout, /missing/);
+	});
+
+	test('stdin is the program\'s standard input; without it, an empty one', async () => {
+		const text = 'line one\nline two\n';
+		assert.equal((await run(srv, ['cat'], { stdin: text })).structuredContent.stdout, text);
+		assert.equal((await run(srv, ['cat'])).structuredContent.stdout, '');
+	});
+
+	test('the environment: fixed PATH and HOME, the variables the policy allows, nothing of the server\'s', async () => {
+		const s = (await run(srv, ['env'], { env: { FOO: 'foo value', BAR: '' } })).structuredContent;
+		const vars = s.stdout.split('\n').filter((l) => l !== '');
+		assert.ok(vars.includes('FOO=foo value'), s.stdout);
+		assert.ok(vars.includes('BAR='), s.stdout);
+		assert.ok(vars.includes('PATH=/usr/local/bin:/usr/bin:/bin'), s.stdout);
+		assert.ok(vars.some((v) => v.startsWith('HOME=/')), s.stdout);
+		assert.ok(!s.stdout.includes(secret), 'the server\'s environment stays out');
+		assert.ok(!vars.some((v) => v.startsWith('TOOLCELL_TEST_SECRET=')));
+	});
+
+	test('each call has a scratch HOME and TMPDIR of its own, gone after it, that no other call can find', async () => {
+		const env = async () => Object.fromEntries((await run(srv, ['env'])).structuredContent
+		    .stdout.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s)));
+		const one = await env();
+		const two = await env();
+		assert.match(one.HOME, /^\/.+\/[0-9a-f]{32}$/, one.HOME);
+		assert.equal(one.TMPDIR, one.HOME);
+		assert.notEqual(one.HOME, two.HOME);
+		assert.equal(path.dirname(one.HOME), path.dirname(two.HOME));
+		// It is writable while the call runs (touch makes a file in it,
+		// and touch's own HOME is another), and gone after.
+		const t = (await run(srv, ['touch', path.join(one.HOME, 'f')])).structuredContent;
+		assert.notEqual(t.exit_code, 0, 'the first call\'s directory is gone');
+		assert.match(t.stderr, /No such file/);
+		const ls = (await run(srv, ['ls', path.dirname(one.HOME)])).structuredContent;
+		assert.notEqual(ls.exit_code, 0);
+		assert.match(ls.stderr, /Permission denied/);
+	});
+
+	test('a variable the policy does not allow is refused, with the list', async () => {
+		for (const name of ['LD_PRELOAD', 'BASH_ENV', 'GIT_CONFIG_GLOBAL', 'BAZ']) {
+			const msg = await refused(srv, ['env'], { env: { FOO: 'x', [name]: '/tmp/x' } });
+			assert.ok(msg.includes(`'${name}' is not a variable a call may set`), msg);
+			assert.match(msg, /FOO, BAR/);
+		}
+	});
+
+	test('cwd: the first root by default, a directory beneath it, nothing outside', async () => {
+		assert.equal((await run(srv, ['pwd'])).structuredContent.stdout, `${tree.root}\n`);
+		assert.equal((await run(srv, ['pwd'], { cwd: null })).structuredContent.stdout,
+		    `${tree.root}\n`);
+		assert.equal((await run(srv, ['ls'], { cwd: 'sub' })).structuredContent.stdout,
+		    'b.txt\ndeeper\n');
+		assert.equal((await run(srv, ['pwd'], { cwd: tree.p('sub/deeper') }))
+		    .structuredContent.stdout, `${tree.p('sub/deeper')}\n`);
+		for (const cwd of ['/etc', '..', tree.p('sub/../..'), 'a.txt', 'nowhere'])
+			assert.match(await refused(srv, ['pwd'], { cwd }),
+			    /cwd|outside|not a directory|not found|no such/i, cwd);
+	});
+
+	test('a program the policy does not list is refused in the rules\' words', async () => {
+		for (const argv0 of ['rm', '/bin/rm', '/bin/sh', 'python3']) {
+			const msg = await refused(srv, [argv0, '-rf', '.']);
+			assert.match(msg, /is not a program this server runs \(it runs: \/bin\/echo, ls,/,
+			    msg);
+		}
+		assert.equal((await run(srv, ['ls'])).structuredContent.stdout.includes('a.txt'), true,
+		    'nothing was removed');
+	});
+
+	test('an argument the rules refuse is refused before anything runs', async () => {
+		const msg = await refused(srv, ['find', '.', '-exec', 'touch', 'pwned', ';']);
+		assert.match(msg, /find: '-exec' is refused: the policy denies/, msg);
+		const ls = (await run(srv, ['ls'])).structuredContent.stdout;
+		assert.ok(!ls.includes('pwned'), ls);
+		assert.equal((await run(srv, ['find', '.', '-name', 'c.txt'])).structuredContent.stdout,
+		    './sub/deeper/c.txt\n');
+	});
+
+	test('a timeout stops the program and says so', async () => {
+		const t0 = Date.now();
+		const s = (await run(srv, ['sleep', '30'], { timeout_ms: 300 })).structuredContent;
+		assert.equal(s.timed_out, true);
+		assert.equal(s.exit_code, null);
+		assert.match(s.signal, /^SIG/);
+		assert.ok(Date.now() - t0 < 20_000);
+	});
+
+	test('max_output_bytes keeps the start and counts the rest', async () => {
+		const s = (await run(srv, ['cat', 'a.txt', 'sub/b.txt'], { max_output_bytes: 4 }))
+		    .structuredContent;
+		assert.equal(s.stdout, 'alph');
+		assert.equal(s.stdout_bytes, 12);
+		assert.equal(s.stdout_truncated, true);
+	});
+
+	test('it writes beneath a writable root, and no more', async () => {
+		await run(srv, ['touch', 'made.txt']);
+		await fsp.access(tree.p('made.txt'));
+		const s = (await run(srv, ['touch', '/tmp/toolcell-shell-escape', '/etc/made'])).structuredContent;
+		assert.notEqual(s.exit_code, 0);
+		assert.match(s.stderr, /Permission denied/);
+		await assert.rejects(fsp.access('/tmp/toolcell-shell-escape'));
+	});
+});
+
+describe('the kernel is the guard', () => {
+	test('without the rule on -exec, find cannot start a shell: Landlock refuses to execute it', async () => {
+		const srv = await start(await policy(['program find', 'program env']));
+		try {
+			const s = (await run(srv, ['find', '.', '-maxdepth', '0', '-exec', '/bin/sh', '-c',
+			    'echo pwned', ';'])).structuredContent;
+			assert.ok(!s.stdout.includes('pwned'), s.stdout);
+			assert.match(s.stderr, /Permission denied/);
+			// Nor through the dynamic loader: a program the policy does
+			// not list cannot even be read.
+			const ld = loader();
+			if (ld === null) {
+				test.diagnostic('SKIP: no dynamic loader named by /usr/bin/env');
+				return;
+			}
+			const l = (await run(srv, ['env', ld, '/usr/bin/id'])).structuredContent;
+			assert.notEqual(l.exit_code, 0);
+			assert.match(l.stderr, /Permission denied/);
+			assert.doesNotMatch(l.stdout, /uid=/);
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
+describe('start_command and the job tools', () => {
+	let srv;
+
+	before(async () => {
+		srv = await start(await policy(PROGRAMS));
+	});
+
+	after(async () => {
+		await srv?.close();
+	});
+
+	async function read(job, offset, extra = {}) {
+		const r = await call(srv, 'read_output', { job, offset, ...extra }, { timeout: 40_000 });
+		assert.notEqual(r.isError, true, textOf(r));
+		return r.structuredContent;
+	}
+
+	/* Reads |job| from |offset| until its output holds |want|. */
+	async function readUntil(job, offset, want) {
+		let text = '';
+		let next = offset;
+		for (let i = 0; i < 100 && !text.includes(want); i++) {
+			const o = await read(job, next, { wait_ms: 5000 });
+			assert.equal(o.offset, next, 'a read begins where the last ended');
+			text += o.output;
+			next = o.next_offset;
+			if (o.state !== 'running')
+				break;
+		}
+		assert.ok(text.includes(want), `'${want}' never came; got '${text}'`);
+		return next;
+	}
+
+	test('a job\'s input, its output by offsets, its end and its result', async () => {
+		const r = await call(srv, 'start_command', { argv: ['cat'] });
+		assert.notEqual(r.isError, true, textOf(r));
+		assert.equal(r.structuredContent.state, 'running');
+		const job = r.structuredContent.job;
+		const w = await call(srv, 'write_input', { job, data: 'first\n' });
+		assert.notEqual(w.isError, true, textOf(w));
+		const next = await readUntil(job, 0, 'first\n');
+		assert.equal(next, 6);
+		const list = await call(srv, 'list_commands', {});
+		const mine = list.structuredContent.jobs.find((j) => j.job === job);
+		assert.equal(mine.state, 'running');
+		assert.equal(mine.tool, 'start_command');
+		await call(srv, 'write_input', { job, data: 'second\n', close: true });
+		const end = await readUntil(job, next, 'second\n');
+		// A read past the output waits for more, or for the end.
+		for (let i = 0; i < 100; i++)
+			if ((await read(job, end, { wait_ms: 5000 })).state !== 'running')
+				break;
+		const o = await read(job, 0);
+		assert.equal(o.state, 'exited');
+		assert.equal(o.output, 'first\nsecond\n');
+		assert.equal(o.result.structuredContent.exit_code, 0);
+		assert.equal(o.result.structuredContent.stdout, 'first\nsecond\n');
+	});
+
+	test('stop_command kills a job; list_commands shows it stopped', async () => {
+		const r = await call(srv, 'start_command', { argv: ['sleep', '100'] });
+		const job = r.structuredContent.job;
+		const s = await call(srv, 'stop_command', { job });
+		assert.notEqual(s.isError, true, textOf(s));
+		assert.equal(s.structuredContent.state, 'stopped');
+		const list = await call(srv, 'list_commands', {});
+		assert.equal(list.structuredContent.jobs.find((j) => j.job === job).state, 'stopped');
+	});
+
+	test('start_command checks as run_command does, before anything starts', async () => {
+		const r = await call(srv, 'start_command', { argv: ['rm', '-rf', '.'] });
+		assert.equal(r.isError, true);
+		assert.match(textOf(r), /'rm' is not a program this server runs/);
+		const e = await call(srv, 'start_command', { argv: ['env'], env: { LD_PRELOAD: 'x' } });
+		assert.equal(e.isError, true);
+		assert.match(textOf(e), /LD_PRELOAD/);
+	});
+});
+
+describe('subjects', () => {
+	test('the audit log names the program, each argument, the working directory and the variables', async () => {
+		const dir = await scratch.ownedDir();
+		const log = path.join(dir, 'audit.jsonl');
+		const srv = await start(await policy(PROGRAMS, [`audit ${log}`]));
+		try {
+			await run(srv, ['ls', '-a', 'b.txt'], { cwd: 'sub', env: { FOO: 'secret value' } });
+		} finally {
+			await srv.close();
+		}
+		const recs = (await logRecords(log)).filter((r) => r.event === 'call' && r.tool === 'run_command');
+		assert.equal(recs.length, 1);
+		const subj = recs[0].subjects.map((s) => [s.kind, s.value]);
+		const ls = subj.find(([k]) => k === 'program');
+		assert.ok(ls && ls[1].endsWith('/ls'), JSON.stringify(subj));
+		assert.deepEqual(subj.filter(([k]) => k === 'arg').map(([, v]) => v), ['-a', 'b.txt']);
+		assert.deepEqual(subj.filter(([k]) => k === 'cwd').map(([, v]) => v), [tree.p('sub')]);
+		assert.deepEqual(subj.filter(([k]) => k === 'env').map(([, v]) => v), ['FOO']);
+		assert.ok(!JSON.stringify(recs[0].subjects).includes('secret value'));
+	});
+});
