@@ -27,7 +27,7 @@
 // is installed by the tests).  With TOOLCELL_AS=nobody the server runs as
 // nobody; every directory it writes belongs to it.
 import assert from 'node:assert/strict';
-import { execFileSync, spawnSync } from 'node:child_process';
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
 import { createHash, randomBytes, randomUUID } from 'node:crypto';
 import dgram from 'node:dgram';
 import { accessSync, constants, existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
@@ -915,7 +915,6 @@ describe('what a call can reach around it', () => {
 		const as = runAs();
 		const argv = ['sleep', tag];
 		const cmd = as ? ['setpriv', `--reuid=${as.uid}`, `--regid=${as.gid}`, '--clear-groups', '--', ...argv] : argv;
-		const { spawn } = await import('node:child_process');
 		const sentinel = spawn(cmd[0], cmd.slice(1), { stdio: 'ignore' });
 		try {
 			assert.equal((await waitCount(() => sleepers([tag]), 1, 5000)).length, 1, 'the sentinel never showed');
