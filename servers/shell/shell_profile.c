@@ -154,6 +154,13 @@ static const struct tc_syscall shell_calls[] = {
 	TC_SYS_FAIL(getxattr, ENOTSUP), TC_SYS_FAIL(lgetxattr, ENOTSUP),
 	TC_SYS_FAIL(fgetxattr, ENOTSUP), TC_SYS_FAIL(listxattr, ENOTSUP),
 	TC_SYS_FAIL(llistxattr, ENOTSUP), TC_SYS_FAIL(flistxattr, ENOTSUP),
+	/* Asked of an fd to learn whether it is a network connection:
+	 * bash reads its startup files (/etc/bash.bashrc, ~/.bashrc) for
+	 * "bash -c" when getpeername() on its stdin fails with anything
+	 * but ENOTSOCK or EINVAL, as when sshd runs it.  A call has no
+	 * socket but those of socketpair(), which have no name, so "not a
+	 * socket" is the answer for every fd. */
+	TC_SYS_FAIL(getpeername, ENOTSOCK), TC_SYS_FAIL(getsockname, ENOTSOCK),
 	/* clone3 hides its flags in memory, so it is refused and libc
 	 * falls back to clone. */
 	TC_SYS_FAIL(clone3, ENOSYS),
