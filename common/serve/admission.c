@@ -278,6 +278,45 @@ keep_pin(struct call *c, const struct tc_path *tp, unsigned kind,
 #define RULE_MAX	(TC_GLOB_MAX + 64)
 
 /*
+ * Refuses |c|, whose working directory |d| says is outside the allowed
+ * directories, as the policy's decision, with what the roots are when
+ * the client gives them.  Returns -1.
+ */
+static int
+deny_cwd_outside(struct srv *s, struct call *c, const struct tc_diag *d)
+{
+	char note[1024], *msg;
+
+	if (*tc_policy_roots_note(&s->pol, note, sizeof(note)) != '\0')
+		msg = tc_text_alloc("cwd %s. %s", d->msg, note);
+	else
+		msg = tc_text_alloc("cwd %s", d->msg);
+	tc_srv_deny(s, c, "policy", NULL, msg != NULL ? msg : d->msg);
+	free(msg);
+	return -1;
+}
+
+/*
+ * Returns 1 if the working directory |tp| (|user| as given), which did not
+ * resolve, leads out of its root (".." above it, a symbolic link out of
+ * it), with |d| saying so, as the child would; else 0: whatever else
+ * stops it (not there, not a directory) is the handler's to report.
+ */
+static int
+cwd_leaves_root(struct srv *s, const struct tc_path *tp, const char *user,
+    struct tc_diag *d)
+{
+	int fd;
+
+	if ((fd = tc_path_openat(&s->pol, tp, O_PATH | O_DIRECTORY |
+	    O_CLOEXEC, 0)) >= 0) {
+		close(fd);
+		return 0;
+	}
+	return tc_path_error(d, user, errno) == TC_EOUTSIDE;
+}
+
+/*
  * Adds the path |user| names to |c|'s paths, resolved to where it really
  * leads, and checks it against the deny rules, as given and as resolved
  * (the child checks again on what it opens); for a tool that changes
@@ -286,7 +325,9 @@ keep_pin(struct call *c, const struct tc_path *tp, unsigned kind,
  * is matched against the consent rules.  Returns 0, or -1 after refusing
  * the call.  A path that is one of several (|one_of|, an array member)
  * and that a rule denies is only left out: the child refuses that one
- * path, and the call's other paths are read.
+ * path, and the call's other paths are read.  A path outside every root
+ * is left to the handler to report, but a working directory (|kind|
+ * TC_SUBJECT_CWD) outside them, or leading out of one, is refused here.
  */
 static int
 add_path(struct srv *s, struct call *c, const char *user, unsigned access,
@@ -304,8 +345,12 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 	tc_diag_init(&d);
 	memset(&res, 0, sizeof(res));
 	memset(&ent, 0, sizeof(ent));
-	if (tc_path_map(&s->pol, user, &tp, &d) != 0)
-		return 0;	/* the handler reports it, as ever */
+	/* A path outside every root is the handler's to report, as ever; a
+	 * working directory is refused here, so that the record and the
+	 * consent rules on "cwd" see it: no program runs outside. */
+	if ((rc = tc_path_map(&s->pol, user, &tp, &d)) != 0)
+		return kind == TC_SUBJECT_CWD && rc == TC_EOUTSIDE ?
+		    deny_cwd_outside(s, c, &d) : 0;
 	if (tc_path_check(&s->pol, &tp, access) != 0)
 		rule = tp.denied_by;
 	if (rule == NULL) {
@@ -317,6 +362,11 @@ add_path(struct srv *s, struct call *c, const char *user, unsigned access,
 	}
 	resolved = rule == NULL && resolve(s, tp.root, v, n, 0, NULL,
 	    &res) == 0;
+	if (rule == NULL && !resolved && kind == TC_SUBJECT_CWD &&
+	    cwd_leaves_root(s, &tp, user, &d)) {
+		rc = deny_cwd_outside(s, c, &d);
+		goto out;
+	}
 	if (resolved)
 		rule = tc_deny_match(&s->pol, res.abs, res.rel, access);
 	/* A change acts on the last name itself, in the directory the rest

@@ -455,4 +455,34 @@ describe('subjects', () => {
 		assert.deepEqual(subj.filter(([k]) => k === 'env').map(([, v]) => v), ['FOO']);
 		assert.ok(!JSON.stringify(recs[0].subjects).includes('secret value'));
 	});
+
+	test('a working directory outside the roots is the policy\'s refusal, before any fork', async () => {
+		const dir = await scratch.ownedDir();
+		const log = path.join(dir, 'audit.jsonl');
+		const link = tree.p('out-link');
+		await fsp.symlink(dir, link);
+		const cwds = ['/etc', '..', tree.p('sub/../..'), 'out-link', 'sub/../out-link/x'];
+		const srv = await start(await policy(PROGRAMS, [`audit ${log}`]));
+		try {
+			for (const cwd of cwds)
+				for (const tool of ['run_command', 'start_command']) {
+					const r = await call(srv, tool, { argv: ['pwd'], cwd });
+					assert.equal(r.isError, true, `${tool} in ${cwd}: ${JSON.stringify(r)}`);
+					assert.match(textOf(r), /^cwd '.*': (resolves )?outside the allowed directories/,
+					    `${tool} in ${cwd}`);
+				}
+			// Not there, or not a directory: the handler's to say, as ever.
+			await refused(srv, ['pwd'], { cwd: 'nowhere' });
+		} finally {
+			await srv.close();
+			await fsp.rm(link);
+		}
+		const recs = await logRecords(log);
+		const calls = recs.filter((r) => r.event === 'call');
+		assert.deepEqual(calls.map((c) => [c.args.cwd, c.decision, c.by]),
+		    [...cwds.flatMap((c) => [[c, 'denied', 'policy'], [c, 'denied', 'policy']]),
+			['nowhere', 'run', undefined]]);
+		assert.equal(recs.filter((r) => r.event === 'result').length, 1,
+		    'a call outside the roots was forked');
+	});
 });
