@@ -110,8 +110,11 @@ extern const struct tc_policy_section shell_policy_section;
  * none). */
 const struct shell_policy *shell_policy(const struct tc_policy *pol);
 
-/* Returns the program |name| (a policy name or a resolved path) names, or
- * NULL. */
+/* Returns the program |name| names, or NULL: a policy name, a resolved
+ * path, or another absolute path to the same file (device and inode,
+ * symbolic links followed) whose last name is that of the resolved path
+ * or of the policy name (/bin/echo for "program echo" found as
+ * /usr/bin/echo).  The program's resolved path is what runs. */
 const struct shell_program *shell_program_find(const struct shell_policy *sp,
 	    const char *name);
 

@@ -674,10 +674,23 @@ program_named(struct shell_policy *sp, const char *word)
 	return NULL;
 }
 
+/* The last component of |path|. */
+static const char *
+last_name(const char *path)
+{
+	const char *s = strrchr(path, '/');
+
+	return s != NULL ? s + 1 : path;
+}
+
 const struct shell_program *
 shell_program_find(const struct shell_policy *sp, const char *name)
 {
+	const struct shell_program *p;
+	struct stat a, b;
+	const char *base;
 	size_t i;
+	int have = 0;
 
 	for (i = 0; sp != NULL && i < sp->nprograms; i++) {
 		if (sp->programs[i].path == NULL)
@@ -685,6 +698,29 @@ shell_program_find(const struct shell_policy *sp, const char *name)
 		if (strcmp(sp->programs[i].name, name) == 0 ||
 		    strcmp(sp->programs[i].path, name) == 0)
 			return &sp->programs[i];
+	}
+	/*
+	 * Another absolute path to the same file, under the same name:
+	 * /bin/echo for the /usr/bin/echo that "program echo" found, where
+	 * /bin leads to /usr/bin.  Its path is what runs, so nothing but the
+	 * program the policy allows is executed whatever |name| leads to
+	 * later.  The name must match, so that a multi-call program's links
+	 * (/bin/rm, a hard link of the /bin/ls allowed) do not pass for it;
+	 * and only a path ending in such a name is looked at.
+	 */
+	if (sp == NULL || name[0] != '/' || *(base = last_name(name)) == '\0')
+		return NULL;
+	for (i = 0; i < sp->nprograms; i++) {
+		p = &sp->programs[i];
+		if (p->path == NULL || (strcmp(last_name(p->path), base) != 0 &&
+		    strcmp(last_name(p->name), base) != 0))
+			continue;
+		if (!have && (stat(name, &a) != 0 || !S_ISREG(a.st_mode)))
+			return NULL;
+		have = 1;
+		if (stat(p->path, &b) == 0 && a.st_dev == b.st_dev &&
+		    a.st_ino == b.st_ino)
+			return p;
 	}
 	return NULL;
 }

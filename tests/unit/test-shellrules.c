@@ -290,6 +290,52 @@ test_programs(void)
 	release(&r);
 }
 
+/*
+ * Another absolute path to a program's file, under its name, finds it:
+ * /bin/ls for the /usr/bin/ls that "program ls" found (where /bin leads to
+ * /usr/bin), a link to it named ls; not a link under another name, nor
+ * another file named ls, nor a relative path.
+ */
+static void
+test_same_file(void)
+{
+	char ls[PATH_MAX], cat[PATH_MAX], bin[PATH_MAX];
+	const struct shell_program *p;
+	struct result r;
+
+	valid(&r, "[shell]\nprogram ls\nprogram cat\n", "ls and cat");
+	if (expect_found("ls", ls) != 0 || expect_found("cat", cat) != 0)
+		abort();
+	p = &r.sp->programs[0];
+	if (mkdir("same", 0755) != 0 || mkdir("same/a", 0755) != 0 ||
+	    mkdir("same/b", 0755) != 0 || mkdir("same/ls", 0755) != 0 ||
+	    symlink(ls, "same/a/ls") != 0 || symlink(ls, "same/a/dir") != 0 ||
+	    symlink(cat, "same/b/ls") != 0) {
+		perror("same");
+		exit(2);
+	}
+	ok(shell_program_find(r.sp, S("@D@/same/a/ls")) == p,
+	    "a link named ls to its file");
+	ok(shell_program_find(r.sp, S("@D@/same/a/dir")) == NULL,
+	    "not under another name");
+	ok(shell_program_find(r.sp, S("@D@/same/b/ls")) == NULL,
+	    "not another file named ls (cat)");
+	ok(shell_program_find(r.sp, S("@D@/same/ls")) == NULL,
+	    "not a directory named ls");
+	ok(shell_program_find(r.sp, "same/a/ls") == NULL,
+	    "not a relative path");
+	ok(shell_program_find(r.sp, S("@D@/same/none/ls")) == NULL,
+	    "not a path to nothing");
+	ok(shell_program_find(r.sp, "/") == NULL, "not /");
+	if (realpath("/bin/ls", bin) != NULL && strcmp(bin, ls) == 0 &&
+	    strcmp(ls, "/bin/ls") != 0)
+		ok(shell_program_find(r.sp, "/bin/ls") == p,
+		    "/bin/ls, which leads to %s", ls);
+	else
+		skip("/bin/ls is not another path to ls's file here");
+	release(&r);
+}
+
 /* A program under ~/ is named by its path, expanded. */
 static void
 test_home_program(void)
@@ -669,9 +715,11 @@ test_rules(void)
 	check(sp, ARGV("bash", "-c", "id"), DENIED, "'bash' is not a program "
 	    "this server runs (it runs: @D@/git, find, ls, cat, sort)",
 	    "a program the policy does not name");
-	check(sp, ARGV("/usr/bin/../bin/ls"), DENIED, "'/usr/bin/../bin/ls' "
+	check(sp, ARGV("/usr/bin/../bin/ls"), 0, ls, "another path to the "
+	    "same file runs the resolved one");
+	check(sp, ARGV("/usr/bin/../bin/rm"), DENIED, "'/usr/bin/../bin/rm' "
 	    "is not a program this server runs (it runs: @D@/git, find, ls, "
-	    "cat, sort)", "a path that is not the resolved one");
+	    "cat, sort)", "a path to a file that is none of them");
 	check(sp, ARGV("ev\x1b[1mil"), DENIED, "'ev\\u001B[1mil' is not a "
 	    "program this server runs (it runs: @D@/git, find, ls, cat, "
 	    "sort)", "what the model wrote is shown escaped");
@@ -959,6 +1007,7 @@ main(void)
 	setup();
 	setenv("HOME", D, 1);
 	test_programs();
+	test_same_file();
 	test_home_program();
 	test_env_script();
 	test_interpreters();

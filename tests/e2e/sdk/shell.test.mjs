@@ -190,6 +190,26 @@ describe('what may run', () => {
 			await fsp.rm(tool);
 		}
 	});
+
+	test('another path to the program\'s file, under its name, runs that program', async () => {
+		const echo = await fsp.realpath('/bin/echo');
+		const links = await fsp.mkdtemp(path.join(scratch.root, 'links-'));
+		await fsp.chmod(links, 0o755);	// the server's user looks in it
+		await fsp.symlink(echo, path.join(links, 'echo'));
+		await fsp.symlink(echo, path.join(links, 'cat'));
+		const srv = await start(await policy(['program echo']));
+		try {
+			for (const argv0 of ['/bin/echo', echo, path.join(links, 'echo')]) {
+				const s = (await run(srv, [argv0, 'hi'])).structuredContent;
+				assert.equal(s.stdout, 'hi\n', argv0);
+			}
+			// The file of echo under another name is not echo.
+			assert.match(await refused(srv, [path.join(links, 'cat'), 'hi']),
+			    /is not a program this server runs \(it runs: echo\)/);
+		} finally {
+			await srv.close();
+		}
+	});
 });
 
 describe('run_command', () => {
