@@ -530,6 +530,25 @@ list(struct tc_buf *b, char *const *v)
 }
 
 /*
+ * Returns 1 if calls run as root: a server started as root without
+ * run-as.  The kernel exempts uid 0 from RLIMIT_NPROC (INIT_USER, in a
+ * user namespace of its own too), and the server makes no pids cgroup, so
+ * no process limit holds for such a call: a fork bomb is bounded in time
+ * (its PID namespace and keeper end with the call), not in size.
+ */
+static int
+calls_as_root(const struct tc_policy *pol)
+{
+	return !pol->run_as && getuid() == 0;
+}
+
+#define ROOT_NPROC	"calls run as root: no process limit holds for root " \
+			"(the kernel exempts uid 0 from RLIMIT_NPROC, in a " \
+			"user namespace too, so 'limit processes' does not " \
+			"hold); name 'run-as USER' in the policy, or " \
+			"--run-as USER"
+
+/*
  * Tells the model which programs it may run and how they are held: each
  * by name and path, with its subcommands if the policy lists them; a shell
  * or interpreter plainly as one that only the kernel sandbox limits; the
@@ -592,6 +611,10 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 		tc_buf_append_str(b, ". ");
 	} else
 		tc_buf_append_str(b, "A call may set no environment variable. ");
+	if (calls_as_root(pol))
+		tc_buf_append_str(b, "Programs run as root, where no limit "
+		    "holds on how many processes they start: start no more "
+		    "than the task needs. ");
 	tc_policy_limits(pol, "run_command", &l);
 	return tc_buf_printf(b, "Programs have no network. run_command stops "
 	    "a program after %d s (timeout_ms for less); for longer work use "
@@ -648,7 +671,8 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 }
 
 /*
- * The shared warnings, and one for each deny rule of the file: a rule
+ * The shared warnings; that no process limit holds for a call run as
+ * root; and one for each deny rule of the file: a rule
  * holds the working directory the server resolves, not the files the
  * programs open, which the kernel lets them reach beneath the roots
  * whatever their names.  Every tool is offered with or without a
@@ -663,6 +687,8 @@ shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	size_t i;
 
 	tc_policy_warn(pol, NULL, report, ctx);
+	if (calls_as_root(pol) && report != NULL)
+		report(ctx, ROOT_NPROC);
 	for (i = 0; i < pol->ndeny; i++) {
 		if (pol->deny[i].line <= 0 || pol->deny[i].own != NULL)
 			continue;

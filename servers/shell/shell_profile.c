@@ -23,8 +23,10 @@
  *	processes	user, PID, IPC and UTS namespaces; a keeper that
  *		kills the whole tree when the call or job ends
  *		(TC_MAY_FORK); RLIMIT_NPROC in the call's user namespace
- *		(the policy's "limit processes"); no_new_privs, so a set-id
- *		program gains nothing.
+ *		(the policy's "limit processes"), which never holds for
+ *		uid 0, so a server run as root without run-as warns
+ *		(main.c); no_new_privs, so a set-id program gains
+ *		nothing.
  *
  * What the kernel does not hold: the dynamic loader must be executable
  * for any dynamically linked program to start, and it maps any file the

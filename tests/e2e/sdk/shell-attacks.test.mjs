@@ -1079,37 +1079,48 @@ describe('network off', () => {
 
 describe('fork bomb', () => {
 	const LIMIT = 32;
+	// What a root server without run-as says at start and in --check: no
+	// process limit holds for uid 0, which the kernel exempts from
+	// RLIMIT_NPROC (in a user namespace too).
+	const ROOT_WARNING = /warning: calls run as root: no process limit holds for root .*name 'run-as USER'/;
+	const lines = ['program echo', `limit processes ${LIMIT}`, 'timeout 20s'];
 	let S;
+	// Where the limit holds: S, or as root a server with run-as nobody.
+	let H;
+	let polS;
 
 	before(async () => {
 		if (!existsSync(SHELL))
 			return;
 		const progs = ['perl', 'bash'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
-		S = await startShell(await shellPolicy([...progs, 'program echo', `limit processes ${LIMIT}`, 'timeout 20s']));
+		polS = await shellPolicy([...progs, ...lines]);
+		S = await startShell(polS);
+		// Calls as nobody: only the tree nobody may read, first.
+		H = serverUid() === 0 ? await startShell(await shellPolicy([`allow read ${R.root}`, ...progs, ...lines,
+		    'run-as nobody'], { dirs: false })) : S;
 	});
 
 	after(async () => {
 		await S?.close().catch(() => {});
+		if (H !== S)
+			await H?.close().catch(() => {});
 	});
 
-	// Bounded: at most 500 children even if no limit holds, so that a
-	// failure here cannot take the machine down; the real bomb runs only
-	// once this one was contained.
-	let bounded = false;
+	/* Forks at most 500 children, tagged |tag|, that sleep; prints "forked N". */
+	const boundedBomb = (tag) => `my $n = 0;
+		for (1..500) {
+			my $p = fork();
+			if (!defined $p) { print "failed after $n: $!\\n"; last }
+			if ($p == 0) { $0 = "${tag}"; sleep 60; exit 0 }
+			$n++;
+		}
+		print "forked $n\\n";`;
 
-	test(`a bounded bomb stops below the process limit (${LIMIT}), and its tree ends with the call`, async (t) => {
-		if (cannotRun(t, ['perl']))
-			return;
+	/* Runs the bounded bomb on |srv| in |cwd|; returns how many children
+	 * it forked and its output, once they are all gone. */
+	async function bomb(srv, cwd) {
 		const tag = `bomb-${randomUUID()}`;
-		const script = `my $n = 0;
-			for (1..500) {
-				my $p = fork();
-				if (!defined $p) { print "failed after $n: $!\\n"; last }
-				if ($p == 0) { $0 = "${tag}"; sleep 60; exit 0 }
-				$n++;
-			}
-			print "forked $n\\n";`;
-		const r = await run(S, ['perl', '-e', script], { cwd: W, timeout_ms: 15_000 }, 60_000);
+		const r = await run(srv, ['perl', '-e', boundedBomb(tag)], { cwd, timeout_ms: 15_000 }, 60_000);
 		const o = res(r);
 		const m = /forked (\d+)/.exec(o.stdout);
 		assert.ok(m, `the bomb did not report: ${said(r)}`);
@@ -1117,52 +1128,63 @@ describe('fork bomb', () => {
 		assert.ok(n > 0, 'not one child was forked');
 		const left = await waitEmpty(() => processesWith(tag), 10_000);
 		assert.deepEqual(left, [], `${left.length} of the bomb's children outlived the call`);
-		assert.ok(n < LIMIT, `${n} children forked as uid ${serverUid()}: the process limit did not hold`
-		    + (serverUid() === 0 ? ' (RLIMIT_NPROC never holds for uid 0, in a user namespace too)' : ''));
+		return { n, o };
+	}
+
+	// Bounded: at most 500 children even if no limit holds, so that a
+	// failure here cannot take the machine down; the real bomb runs only
+	// where this one was contained.
+	let bounded = false;
+
+	test(`a bounded bomb: its tree ends with the call; below the process limit (${LIMIT}), or as root a warning`, async (t) => {
+		if (cannotRun(t, ['perl']))
+			return;
+		const { n, o } = await bomb(S, W);
+		await assertServes(S, 'after the bomb');
+		if (serverUid() === 0) {
+			// No limit holds for root: the server says so, and
+			// run-as is the answer (the next test).
+			assert.match(S.stderr(), ROOT_WARNING, 'no warning at start');
+			const chk = await runServer(['--policy', polS.file, '--check'], SHELL);
+			assert.equal(chk.status, 0, chk.stderr);
+			assert.match(chk.stderr, ROOT_WARNING, 'no warning from --check');
+			assert.match(S.initResult.instructions, /run as root, where no limit holds on how many processes/);
+			t.diagnostic(`as root, ${n} children forked: no process limit holds for uid 0`);
+			return;
+		}
+		assert.doesNotMatch(S.stderr(), /calls run as root/);
+		assert.doesNotMatch(S.initResult.instructions, /run as root/);
+		assert.ok(n < LIMIT, `${n} children forked as uid ${serverUid()}: the process limit did not hold`);
 		assert.match(o.stdout, /failed after \d+: Resource temporarily unavailable/);
 		bounded = true;
-		await assertServes(S, 'after the bomb');
 	});
 
-	test(`a root server with run-as nobody: the bounded bomb stops below ${LIMIT}`, async (t) => {
+	test(`a root server with run-as nobody: no warning, and the bounded bomb stops below ${LIMIT}`, async (t) => {
 		if (cannotRun(t, ['perl']))
 			return;
 		if (serverUid() !== 0)
 			return t.skip('only a root server can switch users (the pass as another user has nothing to run here)');
-		const R2 = await startShell(await shellPolicy(['program perl', 'program echo', `limit processes ${LIMIT}`,
-		    'timeout 20s', 'run-as nobody']));
-		try {
-			const tag = `bomb-${randomUUID()}`;
-			const script = `my $n = 0;
-				for (1..500) {
-					my $p = fork();
-					if (!defined $p) { print "failed after $n: $!\\n"; last }
-					if ($p == 0) { $0 = "${tag}"; sleep 60; exit 0 }
-					$n++;
-				}
-				print "forked $n\\n";`;
-			const r = await run(R2, ['perl', '-e', script], { cwd: R.root, timeout_ms: 15_000 }, 60_000);
-			const m = /forked (\d+)/.exec(res(r).stdout);
-			assert.ok(m, `the bomb did not report: ${said(r)}`);
-			assert.deepEqual(await waitEmpty(() => processesWith(tag), 10_000), []);
-			assert.ok(Number(m[1]) < LIMIT, `${m[1]} children forked: the process limit did not hold`);
-		} finally {
-			await R2.close().catch(() => {});
-		}
+		assert.doesNotMatch(H.stderr(), /calls run as root/);
+		assert.doesNotMatch(H.initResult.instructions, /run as root/);
+		const { n, o } = await bomb(H, R.root);
+		assert.ok(n < LIMIT, `${n} children forked: the process limit did not hold`);
+		assert.match(o.stdout, /failed after \d+: Resource temporarily unavailable/);
+		await assertServes(H, 'after the bomb');
+		bounded = true;
 	});
 
-	test('the real bomb, :(){ :|:& };:, is contained and the server serves on', async (t) => {
+	test('the real bomb, :(){ :|:& };:, is contained where the limit holds, and the server serves on', async (t) => {
 		if (cannotRun(t, ['bash']))
 			return;
 		if (!bounded)
 			return skipOrFail(t, 'the bounded bomb was not contained (or did not run): not running an unbounded one');
 		const tag = `bomb${randomUUID().replaceAll('-', '')}`;
-		const r = await run(S, ['bash', '-c', `${tag}(){ ${tag}|${tag}& }; ${tag}`], { cwd: W, timeout_ms: 3000 },
-		    60_000);
+		const r = await run(H, ['bash', '-c', `${tag}(){ ${tag}|${tag}& }; ${tag}`],
+		    { cwd: H === S ? W : R.root, timeout_ms: 3000 }, 60_000);
 		assert.ok(r, 'no answer');
 		const left = await waitEmpty(() => processesWith(tag), 15_000);
 		assert.deepEqual(left, [], `${left.length} bomb processes outlived the call`);
-		await assertServes(S, 'after the real bomb');
+		await assertServes(H, 'after the real bomb');
 	});
 });
 

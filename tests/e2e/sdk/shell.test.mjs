@@ -149,6 +149,21 @@ describe('what the model is told', () => {
 		assert.doesNotMatch(r.stdout, /listed only when a directory is writable/);
 	});
 
+	test('calls that run as root: --check warns that no process limit holds, and run-as quiets it', async () => {
+		const p = await policy(PROGRAMS);
+		const warning = /warning: calls run as root: no process limit holds for root/;
+		const r = await runServer(['--policy', p, '--check'], SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		if (serverIds().uid !== 0) {
+			assert.doesNotMatch(r.stderr, warning);
+			return;
+		}
+		assert.match(r.stderr, warning);
+		const n = await runServer(['--policy', p, '--check', '--run-as', 'nobody'], SHELL);
+		assert.equal(n.status, 0, n.stderr);
+		assert.doesNotMatch(n.stderr, warning);
+	});
+
 	test('no network can be granted yet: network on is refused', async () => {
 		const r = await runServer(['--policy', await policy(PROGRAMS, ['network on']), '--check'],
 		    SHELL);
