@@ -11,9 +11,10 @@
  * need, with their argument rules; the Landlock rights it has beneath the
  * read-only and the writable roots and on system paths; rules a server
  * computes from its policy at start; the namespaces it wants; whether it
- * may map executable memory or signal; and which root fds its child keeps.
- * A zero field grants nothing: an empty profile is the base list, no file
- * rights, no root fd.
+ * may map executable memory, signal, or have the network the policy
+ * grants; and which root fds its child keeps.  A zero field grants
+ * nothing: an empty profile is the base list, no file rights, no root fd,
+ * no network.
  *
  * Each tool names its profile (struct tc_tool.profile).  At start the
  * sandbox prepares, for each distinct profile of the server's tools
@@ -166,6 +167,23 @@ enum tc_profile_may {
 	 * the process group included, when the call ends.  A profile whose
 	 * tables allow one of these calls without it is refused. */
 	TC_MAY_FORK		= 1 << 3,
+	/*
+	 * The network the policy's "network" line grants (policy.h:
+	 * enum tc_network); without a grant, none, as for any profile.
+	 * With one: no network namespace, whatever |ns| asks; socket() of
+	 * AF_INET and AF_INET6 (never AF_UNIX: a host's Unix sockets are
+	 * files no network rule holds) and the calls that use one; the
+	 * profile's net_system paths readable.  "network connect PORT..."
+	 * gives TCP sockets only, and Landlock's TCP rules let them
+	 * connect to those ports and bind none (ABI 4: on an older kernel,
+	 * or without Landlock, the start is refused); UDP, which no
+	 * Landlock rule holds, is refused, and so is TCP Fast Open
+	 * (MSG_FASTOPEN connects without the connect() that Landlock
+	 * checks): a profile whose tables allow sendto(), sendmsg() or
+	 * sendmmsg() without excluding it is refused.  "network on" gives
+	 * TCP and UDP, bind and listen, any port.
+	 */
+	TC_MAY_NETWORK		= 1 << 4,
 };
 
 struct tc_profile {
@@ -179,6 +197,11 @@ struct tc_profile {
 	/* Landlock: system paths (what programs and the C library read). */
 	const struct tc_landlock_path *system;
 	size_t			 nsystem;
+	/* Landlock: system paths granted only with a network
+	 * (TC_MAY_NETWORK, and the policy grants one): name resolution,
+	 * certificates. */
+	const struct tc_landlock_path *net_system;
+	size_t			 nnet_system;
 	/* Landlock: rules from the policy, or NULL, and the most they may
 	 * grant (tc_ruleset_allow() refuses more). */
 	tc_profile_rules_fn	*rules;

@@ -14,7 +14,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/openat2.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -431,6 +434,181 @@ test_refused(void)
 	    "a rule on argument 6: refused");
 }
 
+/* --- A network the policy grants --- */
+
+/* A profile that may have one, with no tables of its own. */
+static const struct tc_profile net = {
+	.name = "net", .may = TC_MAY_NETWORK,
+};
+
+enum {
+	NET_TCP4, NET_TCP6_FLAGS, NET_TCP_PROTO, NET_SCTP, NET_UDP, NET_UNIX,
+	NET_NETLINK, NET_RAW, NET_CONNECT, NET_FASTOPEN, NET_SEND, NET_BIND,
+	NET_LISTEN, NET_NCHECKS
+};
+
+static const char *const net_names[NET_NCHECKS] = {
+	"socket(AF_INET, SOCK_STREAM, 0)",
+	"socket(AF_INET6, SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC, 0)",
+	"socket(AF_INET, SOCK_STREAM, IPPROTO_TCP)",
+	"socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)",
+	"socket(AF_INET, SOCK_DGRAM, 0)", "socket(AF_UNIX, SOCK_STREAM, 0)",
+	"socket(AF_NETLINK, SOCK_RAW, 0)",
+	"socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)", "connect",
+	"sendto MSG_FASTOPEN", "sendto", "bind", "listen",
+};
+
+/* What a check may answer when the filter lets it through: anything but
+ * EPERM (the kernel may lack SCTP, or the port be closed). */
+#define PASSES	(-1)
+
+/*
+ * Loads |net|'s filter for |opts| in a child, tries each socket call, and
+ * checks each against |want| (0 or PASSES: let through; else the errno).
+ */
+static void
+run_net(unsigned opts, const char *label, const int want[NET_NCHECKS])
+{
+	struct sockaddr_in sin;
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+	int p[2], got[NET_NCHECKS], st, i, tcp[3], lsn;
+	socklen_t len = sizeof(sin);
+	pid_t pid;
+
+	if (!is_int(tc_seccomp_build(&net, opts, &bpf, &d), 0,
+	    "%s: the filter builds", label))
+		return;
+	/* A listener to connect to, and sockets made before the filter. */
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((lsn = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(lsn, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    listen(lsn, 8) != 0 ||
+	    getsockname(lsn, (struct sockaddr *)&sin, &len) != 0)
+		abort();
+	for (i = 0; i < 3; i++)
+		if ((tcp[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+		    0)) < 0)
+			abort();
+	if (pipe2(p, O_CLOEXEC) != 0)
+		abort();
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_seccomp_apply(&bpf) != 0)
+			_exit(1);
+#define SOCK(k, f, t, pr)	do { int s_ = socket((f), (t), (pr));	\
+				got[k] = e(s_); if (s_ >= 0) close(s_); } while (0)
+		SOCK(NET_TCP4, AF_INET, SOCK_STREAM, 0);
+		SOCK(NET_TCP6_FLAGS, AF_INET6, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		SOCK(NET_TCP_PROTO, AF_INET, SOCK_STREAM, IPPROTO_TCP);
+		SOCK(NET_SCTP, AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+		SOCK(NET_UDP, AF_INET, SOCK_DGRAM, 0);
+		SOCK(NET_UNIX, AF_UNIX, SOCK_STREAM, 0);
+		SOCK(NET_NETLINK, AF_NETLINK, SOCK_RAW, 0);
+		SOCK(NET_RAW, AF_INET, SOCK_RAW, IPPROTO_ICMP);
+#undef SOCK
+		got[NET_CONNECT] = e(connect(tcp[0], (struct sockaddr *)&sin,
+		    sizeof(sin)));
+		got[NET_FASTOPEN] = e(sendto(tcp[1], "x", 1, MSG_FASTOPEN,
+		    (struct sockaddr *)&sin, sizeof(sin)));
+		got[NET_SEND] = e(sendto(tcp[0], "x", 1, 0, NULL, 0));
+		sin.sin_port = 0;
+		got[NET_BIND] = e(bind(tcp[2], (struct sockaddr *)&sin,
+		    sizeof(sin)));
+		got[NET_LISTEN] = e(listen(tcp[2], 1));
+		_exit(write(p[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
+	}
+	close(p[1]);
+	for (i = 0; i < 3; i++)
+		close(tcp[i]);
+	memset(got, 0xff, sizeof(got));
+	if (read(p[0], got, sizeof(got)) != sizeof(got))
+		ok(0, "%s: the child reported", label);
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	close(lsn);
+	tc_seccomp_release(&bpf);
+	for (i = 0; i < NET_NCHECKS; i++)
+		if (want[i] == PASSES)
+			ok(got[i] != EPERM, "%s: %s let through (%d)", label,
+			    net_names[i], got[i]);
+		else
+			is_int(got[i], want[i], "%s: %s", label, net_names[i]);
+}
+
+/*
+ * Without a grant a profile with TC_MAY_NETWORK has no socket; "network
+ * connect" gives TCP sockets that may connect and send, never with
+ * MSG_FASTOPEN, never bind or listen, and nothing else; "network on" UDP
+ * and what servers do too.  Never AF_UNIX, netlink or raw sockets.  A
+ * profile with TC_MAY_NETWORK whose own tables allow a send that may
+ * carry MSG_FASTOPEN is refused.
+ */
+static void
+test_network(void)
+{
+	static const int none[NET_NCHECKS] = {
+		EPERM, EPERM, EPERM, EPERM, EPERM, EPERM, EPERM, EPERM, EPERM,
+		EPERM, EPERM, EPERM, EPERM,
+	};
+	static const int connect_only[NET_NCHECKS] = {
+		0, 0, 0, EPERM, EPERM, EPERM, EPERM, EPERM, 0, EPERM, 0,
+		EPERM, EPERM,
+	};
+	static const int any[NET_NCHECKS] = {
+		0, 0, 0, PASSES, 0, EPERM, EPERM, EPERM, 0, PASSES, 0, 0, 0,
+	};
+	static const struct tc_syscall send_any[] = { TC_SYS(sendto) };
+	static const struct tc_syscall send_eq[] = { TC_SYS_IS(sendmsg, 2,
+	    MSG_FASTOPEN) };
+	static const struct tc_syscall send_masked[] = {
+		TC_SYS_ARG(sendto, 3, MSG_FASTOPEN, 0),
+		TC_SYS_ARG(sendmsg, 2, MSG_FASTOPEN, 0),
+		TC_SYS_FAIL(sendmmsg, ENOSYS),
+	};
+	const struct tc_profile fastopen = {
+		.name = "fastopen", .may = TC_MAY_NETWORK,
+		.syscalls = { TC_SYSCALLS(send_any) },
+	};
+	const struct tc_profile fastopen_eq = {
+		.name = "fastopen-eq", .may = TC_MAY_NETWORK,
+		.syscalls = { TC_SYSCALLS(send_eq) },
+	};
+	const struct tc_profile masked = {
+		.name = "masked", .may = TC_MAY_NETWORK,
+		.syscalls = { TC_SYSCALLS(send_masked) },
+	};
+	const struct tc_profile unnet = {
+		.name = "unnet", .syscalls = { TC_SYSCALLS(send_any) },
+	};
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+
+	run_net(TC_SECCOMP_LANDLOCK, "no network", none);
+	run_net(TC_SECCOMP_LANDLOCK | TC_SECCOMP_NET_CONNECT,
+	    "network connect", connect_only);
+	run_net(TC_SECCOMP_LANDLOCK | TC_SECCOMP_NET_CONNECT |
+	    TC_SECCOMP_NET_ANY, "network on", any);
+
+	is_int(tc_seccomp_build(&fastopen, TC_SECCOMP_NET_CONNECT, &bpf, &d),
+	    TC_EINVAL, "TC_MAY_NETWORK with sendto() of any flags: refused");
+	ok(strstr(d.msg, "'fastopen'") != NULL && strstr(d.msg, "sendto()") !=
+	    NULL && strstr(d.msg, "MSG_FASTOPEN") != NULL, "the message names "
+	    "the profile, the call and the flag (%s)", d.msg);
+	is_int(tc_seccomp_build(&fastopen_eq, 0, &bpf, &d), TC_EINVAL,
+	    "TC_MAY_NETWORK with sendmsg() of MSG_FASTOPEN exactly: refused");
+	if (is_int(tc_seccomp_build(&masked, TC_SECCOMP_NET_CONNECT, &bpf, &d),
+	    0, "TC_MAY_NETWORK with sends that exclude MSG_FASTOPEN: built"))
+		tc_seccomp_release(&bpf);
+	if (is_int(tc_seccomp_build(&unnet, 0, &bpf, &d), 0, "sendto() of "
+	    "any flags without TC_MAY_NETWORK: built"))
+		tc_seccomp_release(&bpf);
+}
+
 /* Returns 1 if tables |a| and |b| hold the same rules. */
 static int
 same_tables(const struct tc_syscalls *a, const struct tc_syscalls *b)
@@ -535,6 +713,7 @@ main(void)
 	    TC_NITEMS(exec_unscoped));
 	test_tables();
 	test_refused();
+	test_network();
 	test_copies();
 	rc = done_testing();
 	for (fd = 0; fd < 4; fd++) {
