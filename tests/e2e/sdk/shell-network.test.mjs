@@ -1,0 +1,159 @@
+// shell-network.test.mjs: the network toolcell-shell's programs have, end
+// to end with the official MCP client.  The test opens two listeners on
+// 127.0.0.1 and has a program connect to them: without a grant it reaches
+// neither (a network namespace of its own, socket() refused); with
+// "network connect PORT" it reaches that port and not the other one
+// (Landlock's TCP rules; no network namespace, so this machine's loopback
+// is the host's, which is what a grant means); with "network on" both.
+// --check and the instructions say which ports.
+//
+// The program that connects is bash's /dev/tcp where /bin/bash exists,
+// else python3's socket module, else the cases are skipped with the
+// reason.  With TOOLCELL_AS=nobody the server runs as nobody.
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import net from 'node:net';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { BUILD, call, makeScratch, makeTree, runServer, startServer, textOf } from './lib.mjs';
+
+const SHELL = path.join(BUILD, 'toolcell-shell');
+
+/* A program that connects to 127.0.0.1:PORT and prints the line it reads;
+ * null when this machine has none the test knows. */
+function connector() {
+	if (existsSync('/bin/bash'))
+		return {
+			program: 'program bash',
+			argv: (port) => ['bash', '-c',
+			    `exec 3<>/dev/tcp/127.0.0.1/${port} && read -r line <&3 && echo "$line"`],
+		};
+	for (const dir of ['/usr/local/bin', '/usr/bin', '/bin'])
+		if (existsSync(path.join(dir, 'python3')))
+			return {
+				program: 'program python3',
+				argv: (port) => ['python3', '-c',
+				    'import socket, sys\n'
+				    + 's = socket.create_connection(("127.0.0.1", int(sys.argv[1])))\n'
+				    + 'print(s.makefile().readline().strip())\n', String(port)],
+			};
+	return null;
+}
+
+const CONNECT = connector();
+const SKIP = CONNECT ? false : 'neither /bin/bash nor python3 is here to connect with';
+
+/* A listener on 127.0.0.1 that greets each connection with "hello PORT". */
+async function listen() {
+	const srv = net.createServer((c) => c.end(`hello ${srv.address().port}\n`));
+	await new Promise((resolve, reject) => {
+		srv.once('error', reject);
+		srv.listen(0, '127.0.0.1', resolve);
+	});
+	return srv;
+}
+
+let tree;
+let named;
+let other;
+const scratch = await makeScratch('shell-network');
+
+before(async () => {
+	tree = await makeTree({ 'a.txt': 'alpha\n' });
+	named = await listen();
+	other = await listen();
+});
+
+after(async () => {
+	named?.close();
+	other?.close();
+	await tree?.cleanup();
+	await scratch.cleanup();
+});
+
+const port = (l) => l.address().port;
+
+/* A read-only policy for the connecting program; |network| is a
+ * "network ..." line or none, in the [shell] section (a shared setting
+ * may be written in a server's own section). */
+function policy(network) {
+	return scratch.policy([`allow read ${tree.root}`, '[shell]', CONNECT.program,
+	    ...(network ? [network] : [])]);
+}
+
+/* What the program prints connecting to |l|, or the error it gives. */
+async function connectTo(srv, l) {
+	const r = await call(srv, 'run_command', { argv: CONNECT.argv(port(l)) });
+	assert.notEqual(r.isError, true, textOf(r));
+	return r.structuredContent;
+}
+
+async function withServer(network, fn) {
+	const srv = await startServer(['--policy', await policy(network)], { server: SHELL });
+	try {
+		await fn(srv);
+	} finally {
+		await srv.close();
+	}
+}
+
+describe('the network a policy grants', { skip: SKIP }, () => {
+	test('no grant: no connection, not even to this machine', async () => {
+		await withServer(null, async (srv) => {
+			for (const l of [named, other]) {
+				const r = await connectTo(srv, l);
+				assert.notEqual(r.exit_code, 0, JSON.stringify(r));
+				assert.doesNotMatch(r.stdout, /hello/);
+			}
+			assert.match(srv.initResult.instructions, /Programs have no network/);
+		});
+	});
+
+	test('network connect PORT: that port, and no other', async () => {
+		await withServer(`network connect ${port(named)}`, async (srv) => {
+			const yes = await connectTo(srv, named);
+			assert.equal(yes.exit_code, 0, JSON.stringify(yes));
+			assert.equal(yes.stdout, `hello ${port(named)}\n`);
+			const no = await connectTo(srv, other);
+			assert.notEqual(no.exit_code, 0, JSON.stringify(no));
+			assert.doesNotMatch(no.stdout, /hello/);
+			assert.match(no.stderr, /Permission denied|PermissionError/);
+			const ins = srv.initResult.instructions;
+			assert.ok(ins.includes(`TCP connections to these ports only, at any address `
+			    + `(this machine's own included): ${port(named)}.`), ins);
+			assert.match(ins, /no UDP/);
+		});
+	});
+
+	test('network on: every port', async () => {
+		await withServer('network on', async (srv) => {
+			for (const l of [named, other]) {
+				const r = await connectTo(srv, l);
+				assert.equal(r.exit_code, 0, JSON.stringify(r));
+				assert.equal(r.stdout, `hello ${port(l)}\n`);
+			}
+			assert.match(srv.initResult.instructions, /share this machine's network/);
+		});
+	});
+});
+
+describe('what --check says', () => {
+	test('the ports, and that this machine\'s own services on them are reached', async () => {
+		const r = await runServer(['--policy',
+		    await scratch.policy([`allow read ${tree.root}`, 'network connect 8443 443',
+		        '[shell]', 'program ls']), '--check'], SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stdout, /^network: connect 443 8443 {2}\(line 2\)$/m);
+		assert.match(r.stderr, /:2: network connect: programs may connect to TCP ports 443, 8443 at any address, this machine's own services on them included/);
+		assert.match(r.stderr, /no DNS: names resolve from \/etc\/hosts only/);
+	});
+
+	test('a bad port is refused with the line', async () => {
+		const r = await runServer(['--policy',
+		    await scratch.policy([`allow read ${tree.root}`, '[shell]', 'program ls',
+		        'network connect example.com:443']), '--check'], SHELL);
+		assert.equal(r.status, 1, r.stderr);
+		assert.match(r.stderr, /:4: network connect: 'example\.com:443' is not a port \(a number from 1 to 65535\)/);
+	});
+});
