@@ -5,7 +5,8 @@
 #   make test       build, then every test (unit, protocol, end-to-end)
 #   make check      the same suite built with ASan and UBSan in build-san
 #   make bench      what a confined call costs, layer by layer; then
-#                   toolcell-fs against the reference server from npm
+#                   toolcell-fs against the reference server and
+#                   toolcell-shell against shell servers, from npm
 #                   (BENCH_QUICK=1 for a short smoke run)
 #   make test-hosts Claude Code and Codex CLI, from npm, run toolcell-fs
 #                   against a local stand-in for their model APIs: what
@@ -232,6 +233,7 @@ bench: all $(SDK_STAMP)
 	$(BENCH) $(BENCH_N)
 	node bench/mcp-roundtrip.mjs $(BUILD)
 	node bench/fs-vs-ref.mjs $(BUILD)
+	node bench/shell-vs-anchors.mjs $(BUILD)
 
 # The official MCP client for the end-to-end tests and the demo, pinned by
 # tests/e2e/sdk/package-lock.json.
