@@ -16,7 +16,9 @@ import net from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { BUILD, call, makeScratch, makeTree, runServer, startServer, textOf } from './lib.mjs';
+import {
+	BUILD, call, logRecords, makeScratch, makeTree, runServer, startServer, textOf,
+} from './lib.mjs';
 
 const SHELL = path.join(BUILD, 'toolcell-shell');
 
@@ -135,6 +137,27 @@ describe('the network a policy grants', { skip: SKIP }, () => {
 			}
 			assert.match(srv.initResult.instructions, /share this machine's network/);
 		});
+	});
+});
+
+describe('the audit log', () => {
+	test('the start record names the namespaces in force: no network namespace under a grant', async () => {
+		const starts = [];
+		for (const network of [null, 'network connect 443']) {
+			const log = path.join(await scratch.ownedDir(), 'audit.jsonl');
+			const p = await scratch.policy([`allow read ${tree.root}`, `audit ${log}`,
+			    ...(network ? [network] : []), '[shell]', 'program ls']);
+			const srv = await startServer(['--policy', p], { server: SHELL });
+			await srv.close();
+			starts.push((await logRecords(log)).find((x) => x.event === 'start'));
+		}
+		const [none, granted] = starts.map((x) => x.namespaces);
+		if (none.length === 0) {
+			assert.deepEqual(granted, [], 'no namespaces here at all');
+			return;
+		}
+		assert.deepEqual(none, ['user, net, pid, ipc, uts for programs']);
+		assert.deepEqual(granted, ['user, pid, ipc, uts for programs']);
 	});
 });
 
