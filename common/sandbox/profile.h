@@ -48,7 +48,8 @@ enum tc_sys_kind {
  * One rule of a profile's system call list.  Several rules for one call
  * allow it when any of them holds.  A pid, a command or a mode is an int:
  * compare only its low 32 bits (mask 0xffffffff), which is all the kernel
- * reads of it.
+ * reads of it.  A TC_SYS_MASKED rule with |mask2| set holds only when
+ * (arg2 & mask2) == value2 as well (TC_SYS_ARGS2).
  */
 struct tc_syscall {
 	int			 nr;		/* SCMP_SYS(name) */
@@ -56,16 +57,24 @@ struct tc_syscall {
 	unsigned		 arg;		/* 0-5 */
 	uint64_t		 mask;
 	uint64_t		 value;		/* or the errno */
+	unsigned		 arg2;		/* 0-5, with mask2 */
+	uint64_t		 mask2;		/* 0: no second argument */
+	uint64_t		 value2;
 };
 
 #define TC_SYS(name)							\
-	{ SCMP_SYS(name), TC_SYS_ALLOW, 0, 0, 0 }
-#define TC_SYS_ARG(name, arg, mask, value)				\
-	{ SCMP_SYS(name), TC_SYS_MASKED, (arg), (mask), (value) }
-#define TC_SYS_IS(name, arg, value)					\
-	{ SCMP_SYS(name), TC_SYS_EQ, (arg), 0, (value) }
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_ALLOW }
+#define TC_SYS_ARG(name, a, m, v)					\
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_MASKED, .arg = (a),	\
+	  .mask = (m), .value = (v) }
+#define TC_SYS_ARGS2(name, a, m, v, a2, m2, v2)				\
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_MASKED, .arg = (a),	\
+	  .mask = (m), .value = (v), .arg2 = (a2), .mask2 = (m2),	\
+	  .value2 = (v2) }
+#define TC_SYS_IS(name, a, v)						\
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_EQ, .arg = (a), .value = (v) }
 #define TC_SYS_FAIL(name, err)						\
-	{ SCMP_SYS(name), TC_SYS_ERRNO, 0, 0, (err) }
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_ERRNO, .value = (err) }
 
 /* A table of rules: TC_SYSCALLS(table) fills one from a static array. */
 struct tc_syscalls {

@@ -153,16 +153,25 @@ allow_args(scmp_filter_ctx ctx, const struct tc_syscall *r, size_t n)
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].arg > 5)
+		/* A second argument only narrows a TC_SYS_MASKED rule. */
+		if (r[i].arg > 5 || (r[i].mask2 != 0 && (r[i].arg2 > 5 ||
+		    r[i].kind != TC_SYS_MASKED)))
 			return -1;
 		switch (r[i].kind) {
 		case TC_SYS_ALLOW:
 			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 0);
 			break;
 		case TC_SYS_MASKED:
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 1,
-			    SCMP_CMP(r[i].arg, SCMP_CMP_MASKED_EQ, r[i].mask,
-			    r[i].value));
+			if (r[i].mask2 != 0)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
+				    r[i].nr, 2, SCMP_CMP(r[i].arg,
+				    SCMP_CMP_MASKED_EQ, r[i].mask, r[i].value),
+				    SCMP_CMP(r[i].arg2, SCMP_CMP_MASKED_EQ,
+				    r[i].mask2, r[i].value2));
+			else
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
+				    r[i].nr, 1, SCMP_CMP(r[i].arg,
+				    SCMP_CMP_MASKED_EQ, r[i].mask, r[i].value));
 			break;
 		case TC_SYS_EQ:
 			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 1,

@@ -59,6 +59,8 @@
 #define SETID		((uint64_t)(S_ISUID | S_ISGID))
 /* The open flags that make the kernel read the mode. */
 #define MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
+/* A socket's type, without SOCK_NONBLOCK and SOCK_CLOEXEC. */
+#define SOCK_TYPE	0xfULL
 
 /*
  * Changing files, where Landlock lets them (beneath writable roots).  Not
@@ -144,10 +146,17 @@ static const struct tc_syscall shell_calls[] = {
 	TC_SYS_ARG(getsid, 0, LOW32, 0),
 	TC_SYS_ARG(sched_getaffinity, 0, LOW32, 0),
 	TC_SYS_ARG(clone, 0, CLONE_DENIED, 0),
-	/* Pipes between its own processes; socket() is refused, which keeps
-	 * the host's Unix sockets (a container runtime's, a session bus)
-	 * out of reach, since a network namespace does not hide them. */
-	TC_SYS_ARG(socketpair, 0, LOW32, AF_UNIX),
+	/* Pipes between its own processes; socket() of AF_UNIX is refused,
+	 * which keeps the host's Unix sockets (a container runtime's, a
+	 * session bus) out of reach, since a network namespace does not hide
+	 * them.  Stream and seqpacket pairs only: a datagram socket of a
+	 * pair may still send to any socket of the host by its path
+	 * (sendto() with an address, which the filter cannot see), or be
+	 * connected to one. */
+	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, SOCK_TYPE,
+	    SOCK_STREAM),
+	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, SOCK_TYPE,
+	    SOCK_SEQPACKET),
 	/* What a program asks of a terminal or a pipe, which answer ENOTTY
 	 * where there is no terminal: a call's programs have none, and no
 	 * controlling terminal either (the child is in a session of its

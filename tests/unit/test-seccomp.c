@@ -322,6 +322,9 @@ static const struct tc_syscall table_calls[] = {
 	TC_SYS(getcwd),
 	TC_SYS_ARG(umask, 0, 0777, 022),
 	TC_SYS_IS(getpriority, 0, PRIO_PROCESS),
+	/* Both arguments must match: its own process, by pid 0. */
+	TC_SYS_ARGS2(setpriority, 0, 0xffffffffULL, PRIO_PROCESS, 1,
+	    0xffffffffULL, 0),
 };
 
 static const struct tc_syscall table_more[] = {
@@ -336,17 +339,20 @@ static const struct tc_profile tables = {
 /* The base list alone. */
 static const struct tc_profile bare = { .name = "bare" };
 
+#define NTABLE	9
+
 /* Runs the table attempts under |p|'s filter; |want| their errnos. */
 static void
-run_tables(const struct tc_profile *p, const int want[6])
+run_tables(const struct tc_profile *p, const int want[NTABLE])
 {
-	static const char *const what[6] = { "getcwd", "umask(022)",
+	static const char *const what[NTABLE] = { "getcwd", "umask(022)",
 	    "umask(077)", "getpriority(PRIO_PROCESS)", "getpriority(PRIO_PGRP)",
-	    "sysinfo" };
+	    "sysinfo", "setpriority(PRIO_PROCESS, 0)",
+	    "setpriority(PRIO_PROCESS, own pid)", "setpriority(PRIO_PGRP, 0)" };
 	struct tc_diag d = { "", 0 };
 	struct tc_bpf bpf;
 	struct sysinfo si;
-	int p2[2], got[6], st, i;
+	int p2[2], got[NTABLE], st, i, nice;
 	char cwd[256];
 	pid_t pid;
 
@@ -365,6 +371,11 @@ run_tables(const struct tc_profile *p, const int want[6])
 		got[3] = e(syscall(SYS_getpriority, PRIO_PROCESS, 0));
 		got[4] = e(syscall(SYS_getpriority, PRIO_PGRP, 0));
 		got[5] = e(syscall(SYS_sysinfo, &si));
+		nice = getpriority(PRIO_PROCESS, 0);
+		got[6] = e(syscall(SYS_setpriority, PRIO_PROCESS, 0, nice));
+		got[7] = e(syscall(SYS_setpriority, PRIO_PROCESS, getpid(),
+		    nice));
+		got[8] = e(syscall(SYS_setpriority, PRIO_PGRP, 0, nice));
 		_exit(write(p2[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
 	}
 	close(p2[1]);
@@ -374,7 +385,7 @@ run_tables(const struct tc_profile *p, const int want[6])
 	close(p2[0]);
 	waitpid(pid, &st, 0);
 	tc_seccomp_release(&bpf);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < NTABLE; i++)
 		is_int(got[i], want[i], "%s: %s", p->name, what[i]);
 }
 
@@ -385,9 +396,10 @@ run_tables(const struct tc_profile *p, const int want[6])
 static void
 test_tables(void)
 {
-	static const int own[6] = { 0, 0, EPERM, 0, EPERM, ENOSYS };
-	static const int other[6] = { EPERM, EPERM, EPERM, EPERM, EPERM,
-	    EPERM };
+	static const int own[NTABLE] = { 0, 0, EPERM, 0, EPERM, ENOSYS, 0,
+	    EPERM, EPERM };
+	static const int other[NTABLE] = { EPERM, EPERM, EPERM, EPERM, EPERM,
+	    EPERM, EPERM, EPERM, EPERM };
 
 	run_tables(&tables, own);
 	run_tables(&bare, other);
@@ -399,10 +411,17 @@ static void
 test_refused(void)
 {
 	static const struct tc_syscall bad_kind[] = {
-		{ SCMP_SYS(getcwd), (enum tc_sys_kind)42, 0, 0, 0 },
+		{ .nr = SCMP_SYS(getcwd), .kind = (enum tc_sys_kind)42 },
 	};
 	static const struct tc_syscall bad_arg[] = {
 		TC_SYS_IS(getpriority, 6, 0),
+	};
+	static const struct tc_syscall bad_arg2[] = {
+		TC_SYS_ARGS2(getpriority, 0, 1, 0, 6, 1, 0),
+	};
+	static const struct tc_syscall second_on_eq[] = {
+		{ .nr = SCMP_SYS(getpriority), .kind = TC_SYS_EQ,
+		  .mask2 = 1 },
 	};
 	const struct tc_profile openat2_makes = {
 		.name = "openat2-makes", .may = TC_MAY_OPENAT2,
@@ -418,6 +437,12 @@ test_refused(void)
 	const struct tc_profile arg = {
 		.name = "arg", .syscalls = { TC_SYSCALLS(bad_arg) },
 	};
+	const struct tc_profile arg2 = {
+		.name = "arg2", .syscalls = { TC_SYSCALLS(bad_arg2) },
+	};
+	const struct tc_profile eq2 = {
+		.name = "eq2", .syscalls = { TC_SYSCALLS(second_on_eq) },
+	};
 	struct tc_diag d = { "", 0 };
 	struct tc_bpf bpf;
 
@@ -432,6 +457,10 @@ test_refused(void)
 	    "a rule of no known kind: refused");
 	is_int(tc_seccomp_build(&arg, 0, &bpf, &d), TC_ESYS,
 	    "a rule on argument 6: refused");
+	is_int(tc_seccomp_build(&arg2, 0, &bpf, &d), TC_ESYS,
+	    "a second comparison on argument 6: refused");
+	is_int(tc_seccomp_build(&eq2, 0, &bpf, &d), TC_ESYS,
+	    "a second comparison on a rule not TC_SYS_MASKED: refused");
 }
 
 /* --- A network the policy grants --- */
@@ -623,7 +652,10 @@ same_tables(const struct tc_syscalls *a, const struct tc_syscalls *b)
 			    a[i].v[k].kind != b[i].v[k].kind ||
 			    a[i].v[k].arg != b[i].v[k].arg ||
 			    a[i].v[k].mask != b[i].v[k].mask ||
-			    a[i].v[k].value != b[i].v[k].value)
+			    a[i].v[k].value != b[i].v[k].value ||
+			    a[i].v[k].arg2 != b[i].v[k].arg2 ||
+			    a[i].v[k].mask2 != b[i].v[k].mask2 ||
+			    a[i].v[k].value2 != b[i].v[k].value2)
 				return 0;
 	}
 	return 1;

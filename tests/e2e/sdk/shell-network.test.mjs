@@ -5,7 +5,9 @@
 // "network connect PORT" it reaches that port and not the other one
 // (Landlock's TCP rules; no network namespace, so this machine's loopback
 // is the host's, which is what a grant means); with "network on" both.
-// --check and the instructions say which ports.
+// --check and the instructions say which ports.  Unix sockets stay
+// refused under a grant too, and a socket pair is a stream or seqpacket
+// one (python3, where it is here).
 //
 // The program that connects is bash's /dev/tcp where /bin/bash exists,
 // else python3's socket module, else the cases are skipped with the
@@ -138,6 +140,44 @@ describe('the network a policy grants', { skip: SKIP }, () => {
 			assert.match(srv.initResult.instructions, /share this machine's network/);
 		});
 	});
+});
+
+/* python3's path by the server's fixed PATH, or null. */
+const PYTHON = ['/usr/local/bin', '/usr/bin', '/bin'].map((d) => path.join(d, 'python3'))
+    .find((p) => existsSync(p)) ?? null;
+
+describe('Unix sockets, with a network or without', { skip: PYTHON ? false : 'no python3 here' }, () => {
+	// A socket of a pair that is not a stream could send to any socket of
+	// the host by its path (sendto() with an address), which no network
+	// rule holds: such pairs are refused; a stream pair, a pipe between a
+	// call's own processes, is not; nor is socket(AF_UNIX) allowed.
+	const probe = 'import socket\n'
+	    + 'def tryit(f):\n'
+	    + '    try:\n'
+	    + '        f()\n'
+	    + '        return "ok"\n'
+	    + '    except PermissionError:\n'
+	    + '        return "refused"\n'
+	    + 'print(tryit(lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)),\n'
+	    + '    tryit(lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)),\n'
+	    + '    tryit(lambda: socket.socketpair(socket.AF_UNIX, socket.SOCK_DGRAM)),\n'
+	    + '    tryit(lambda: socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)))\n';
+
+	for (const network of [null, 'network on']) {
+		test(`${network ?? 'no network'}: stream pairs only, no socket of the host`, async () => {
+			const p = await scratch.policy([`allow read ${tree.root}`, '[shell]',
+			    'program python3', ...(network ? [network] : [])]);
+			const srv = await startServer(['--policy', p], { server: SHELL });
+			try {
+				const r = await call(srv, 'run_command', { argv: ['python3', '-c', probe] });
+				assert.notEqual(r.isError, true, textOf(r));
+				assert.equal(r.structuredContent.stdout, 'ok ok refused refused\n',
+				    JSON.stringify(r.structuredContent));
+			} finally {
+				await srv.close();
+			}
+		});
+	}
 });
 
 describe('the audit log', () => {
