@@ -103,6 +103,10 @@ MKLOG	   = $(BUILD)/tests/audit-mklog
 # installed.
 ONTTY	   = $(BUILD)/tests/on-tty
 
+# Tries to push characters into a terminal (TIOCSTI, TIOCLINUX), for the
+# adversarial tests of toolcell-shell; never installed.
+TIOCSTI	   = $(BUILD)/tests/tiocsti
+
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c): replay-NAME runs a corpus
 # through one with the normal compiler, for make test; fuzz-NAME is the
 # libFuzzer binary, for make fuzz.
@@ -114,7 +118,7 @@ AUDIT_CLI  = $(BUILD)/tests/fuzz/audit-cli.o \
 	     $(wildcard audit/*.c)))
 
 all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(SAMPLE) $(MKLOG) \
-     $(ONTTY) $(REPLAY)
+     $(ONTTY) $(TIOCSTI) $(REPLAY)
 
 $(BUILD)/config.mk: mk/deps.sh $(wildcard $(SERVERS:%=servers/%/deps.mk))
 	@mkdir -p $(BUILD)
@@ -211,6 +215,10 @@ $(MKLOG): $(BUILD)/tests/e2e/audit/mklog.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 $(ONTTY): $(BUILD)/tests/e2e/on-tty.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(TIOCSTI): $(BUILD)/tests/shell/tiocsti.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
@@ -311,4 +319,4 @@ clean:
 	 $(wildcard $(BUILD)/tests/hostile/*.d) $(wildcard $(BUILD)/audit/*.d) \
 	 $(wildcard $(BUILD)/tests/sample/*.d) \
 	 $(wildcard $(BUILD)/tests/e2e/audit/*.d) $(wildcard $(BUILD)/tests/e2e/*.d) \
-	 $(wildcard $(BUILD)/tests/fuzz/*.d)
+	 $(wildcard $(BUILD)/tests/fuzz/*.d) $(wildcard $(BUILD)/tests/shell/*.d)
