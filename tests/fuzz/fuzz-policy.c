@@ -454,8 +454,14 @@ write_policy(const struct tc_policy *p, size_t *len)
 			fprintf(f, "tool %s off\n", t->name);
 		write_limits(f, t->name, &t->limits, t->set_at);
 	}
-	if (p->set_at[TC_SET_NETWORK])
-		fprintf(f, "network %s\n", p->network ? "on" : "off");
+	if (p->set_at[TC_SET_NETWORK]) {
+		fprintf(f, "network %s", p->network == TC_NETWORK_ON ? "on" :
+		    p->network == TC_NETWORK_CONNECT ? "connect" : "off");
+		for (i = 0; p->network == TC_NETWORK_CONNECT &&
+		    i < p->nnet_ports; i++)
+			fprintf(f, " %u", (unsigned)p->net_ports[i]);
+		fputc('\n', f);
+	}
 	for (i = 0; i < p->nconsent; i++) {
 		fprintf(f, "consent");
 		quoted(f, p->consent[i].tool);

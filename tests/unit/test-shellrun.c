@@ -1054,6 +1054,37 @@ test_view(void)
 	got_free(&g);
 }
 
+/*
+ * 5 MiB with its exact bytes: base64 whole, the string a view, and the
+ * result under the 9 MiB the official client takes by default.
+ */
+static void
+test_view_binary(void)
+{
+	struct spec sp;
+	struct got g;
+	const char *b64, *so;
+
+	spec_sh(&sp, "yes abcdefg | head -c 5242880");
+	sp.max_output = 8 << 20;
+	sp.binary = 1;
+	run_case(&sp, &g);
+	b64 = s_str(&g, "stdout_base64");
+	so = s_str(&g, "stdout");
+	is_int(s_num(&g, "stdout_bytes"), 5242880, "view binary: counted");
+	ok(!s_true(&g, "stdout_truncated"), "view binary: not cut");
+	ok(b64 != NULL && strlen(b64) == (5242880 + 2) / 3 * 4 &&
+	    strncmp(b64, "YWJjZGVmZwphYmNkZWZnCm", 22) == 0,
+	    "view binary: base64 of every byte");
+	ok(so != NULL && strlen(so) < (80u << 10) && strstr(so,
+	    "structuredContent.stdout_base64 ...]") != NULL,
+	    "view binary: the string is the view, pointing at the base64");
+	ok(g.t.serialized && g.t.result_len < ((size_t)9 << 20),
+	    "view binary: the result is under 9 MiB (%zu bytes)",
+	    g.t.result_len);
+	got_free(&g);
+}
+
 static void
 test_budget(void)
 {
@@ -1149,6 +1180,7 @@ main(void)
 	test_progress();
 	test_budget();
 	test_view();
+	test_view_binary();
 	test_many();
 	/* A sanitizer report (a leak) fails its case process. */
 	is_int(unclean, 0, "every case process ended cleanly");
