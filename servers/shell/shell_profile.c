@@ -143,6 +143,16 @@ static const struct tc_syscall shell_calls[] = {
 	TC_SYS_ARG(sendmsg, 2, MSG_FASTOPEN, 0),
 	TC_SYS_ARG(sendto, 3, MSG_FASTOPEN, 0),
 	TC_SYS(recvmsg), TC_SYS(recvfrom), TC_SYS(shutdown),
+	/* Asked of an fd to learn what it is, and answered by the kernel:
+	 * ENOTSOCK for a pipe, a file or a terminal, a nameless AF_UNIX
+	 * address for a pair's socket.  Not refused: bash reads its
+	 * startup files (/etc/bash.bashrc, ~/.bashrc) for "bash -c" when
+	 * getpeername() on its stdin fails with anything but ENOTSOCK or
+	 * EINVAL (it takes the fd for a network connection, as under
+	 * sshd), and Python's socket objects take ENOTSOCK from
+	 * getsockname() for "not a socket", so that socket.socketpair()
+	 * fails if it is answered for its sockets. */
+	TC_SYS(getpeername), TC_SYS(getsockname),
 	/* About itself only. */
 	TC_SYS_ARG(getpgid, 0, LOW32, 0),
 	TC_SYS_ARG(getsid, 0, LOW32, 0),
@@ -177,13 +187,6 @@ static const struct tc_syscall shell_calls[] = {
 	TC_SYS_FAIL(getxattr, ENOTSUP), TC_SYS_FAIL(lgetxattr, ENOTSUP),
 	TC_SYS_FAIL(fgetxattr, ENOTSUP), TC_SYS_FAIL(listxattr, ENOTSUP),
 	TC_SYS_FAIL(llistxattr, ENOTSUP), TC_SYS_FAIL(flistxattr, ENOTSUP),
-	/* Asked of an fd to learn whether it is a network connection:
-	 * bash reads its startup files (/etc/bash.bashrc, ~/.bashrc) for
-	 * "bash -c" when getpeername() on its stdin fails with anything
-	 * but ENOTSOCK or EINVAL, as when sshd runs it.  A call has no
-	 * socket but those of socketpair(), which have no name, so "not a
-	 * socket" is the answer for every fd. */
-	TC_SYS_FAIL(getpeername, ENOTSOCK), TC_SYS_FAIL(getsockname, ENOTSOCK),
 	/* clone3 hides its flags in memory, so it is refused and libc
 	 * falls back to clone. */
 	TC_SYS_FAIL(clone3, ENOSYS),
