@@ -688,6 +688,7 @@ main(int argc, char *argv[])
 		.tools = shell_tools,
 		.ntools = TC_NITEMS(shell_tools),
 		.policy_section = &shell_policy_section,
+		.policy_features = TC_POLICY_F_DENY_NAMED,
 		.no_operands = "name the programs to run and the directories "
 		    "they may use in a policy file (--policy FILE: 'program' "
 		    "lines in its [shell] section, and 'allow' lines)",

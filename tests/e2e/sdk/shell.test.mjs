@@ -148,6 +148,18 @@ describe('what the model is told', () => {
 		// toolcell-fs's note on its write tools is not toolcell-shell's.
 		assert.match(r.stdout, /^tools:$/m);
 		assert.doesNotMatch(r.stdout, /listed only when a directory is writable/);
+		// The rules it prints say what they hold, built-in ones too.
+		assert.match(r.stdout, /^deny \(wins over allow\):\n {2}\(checked on the paths a call names, not on the files the programs it runs open: keep what they protect out of the directories\)\n {2}read-write {2}\*\*\/\.env {2}\(built in\)$/m);
+		// Two settings named output: the limit says it is the whole result.
+		assert.match(r.stdout, /^ {2}output {6}64M {5}\(default; 'limit output': a call's whole result\)$/m);
+		assert.match(r.stdout, /^output: 8M per stream, stdout and stderr each {2}\(default\)$/m);
+	});
+
+	test('--check without an allow line says no directory is served', async () => {
+		const r = await runServer(['--policy', await scratch.policy(['[shell]', 'program ls']), '--check'],
+		    SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stdout, /^directories:\n {2}none \(no 'allow' line\)\nlimits per call:$/m);
 	});
 
 	test('no network can be granted yet: network on is refused', async () => {
