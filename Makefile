@@ -5,7 +5,8 @@
 #   make test       build, then every test (unit, protocol, end-to-end)
 #   make check      the same suite built with ASan and UBSan in build-san
 #   make bench      what a confined call costs, layer by layer; then
-#                   toolcell-fs against the reference server from npm
+#                   toolcell-fs against the reference server and
+#                   toolcell-shell against shell servers, from npm
 #                   (BENCH_QUICK=1 for a short smoke run)
 #   make test-hosts Claude Code and Codex CLI, from npm, run toolcell-fs
 #                   against a local stand-in for their model APIs: what
@@ -102,6 +103,10 @@ MKLOG	   = $(BUILD)/tests/audit-mklog
 # installed.
 ONTTY	   = $(BUILD)/tests/on-tty
 
+# Tries to push characters into a terminal (TIOCSTI, TIOCLINUX), for the
+# adversarial tests of toolcell-shell; never installed.
+TIOCSTI	   = $(BUILD)/tests/tiocsti
+
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c): replay-NAME runs a corpus
 # through one with the normal compiler, for make test; fuzz-NAME is the
 # libFuzzer binary, for make fuzz.
@@ -113,7 +118,7 @@ AUDIT_CLI  = $(BUILD)/tests/fuzz/audit-cli.o \
 	     $(wildcard audit/*.c)))
 
 all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(SAMPLE) $(MKLOG) \
-     $(ONTTY) $(REPLAY)
+     $(ONTTY) $(TIOCSTI) $(REPLAY)
 
 $(BUILD)/config.mk: mk/deps.sh $(wildcard $(SERVERS:%=servers/%/deps.mk))
 	@mkdir -p $(BUILD)
@@ -217,6 +222,10 @@ $(ONTTY): $(BUILD)/tests/e2e/on-tty.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
 
+$(TIOCSTI): $(BUILD)/tests/shell/tiocsti.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
 # bench-runner times each confinement layer by switching it off: its own
 # build of the confinement steps has that switch (-DTC_BENCH); the library
 # the servers link has none.
@@ -236,6 +245,7 @@ bench: all $(SDK_STAMP)
 	$(BENCH) $(BENCH_N)
 	node bench/mcp-roundtrip.mjs $(BUILD)
 	node bench/fs-vs-ref.mjs $(BUILD)
+	node bench/shell-vs-anchors.mjs $(BUILD)
 
 # The official MCP client for the end-to-end tests and the demo, pinned by
 # tests/e2e/sdk/package-lock.json.
@@ -313,4 +323,4 @@ clean:
 	 $(wildcard $(BUILD)/tests/hostile/*.d) $(wildcard $(BUILD)/audit/*.d) \
 	 $(wildcard $(BUILD)/tests/sample/*.d) \
 	 $(wildcard $(BUILD)/tests/e2e/audit/*.d) $(wildcard $(BUILD)/tests/e2e/*.d) \
-	 $(wildcard $(BUILD)/tests/fuzz/*.d)
+	 $(wildcard $(BUILD)/tests/fuzz/*.d) $(wildcard $(BUILD)/tests/shell/*.d)

@@ -500,8 +500,12 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	print_deny(p, f);
 	print_tools(p, f);
 	print_consent(p, f);
-	fprintf(f, "network: %s  (%s)\n", p->network ? "on" : "off",
-	    origin(p->set_at[TC_SET_NETWORK], at, sizeof(at)));
+	fprintf(f, "network: %s", p->network == TC_NETWORK_ON ? "on" :
+	    p->network == TC_NETWORK_CONNECT ? "connect" : "off");
+	for (i = 0; p->network == TC_NETWORK_CONNECT && i < p->nnet_ports; i++)
+		fprintf(f, " %u", (unsigned)p->net_ports[i]);
+	fprintf(f, "  (%s)\n", origin(p->set_at[TC_SET_NETWORK], at,
+	    sizeof(at)));
 	print_section(p, f);
 	print_audit(p, f);
 	fprintf(f, "roots-timeout: %s  (%s)\n",

@@ -15,6 +15,7 @@
 #include <sys/types.h>
 
 #include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "base/err.h"
@@ -59,6 +60,21 @@ struct tc_limits {
 	unsigned long	 nproc;		/* RLIMIT_NPROC, where it counts */
 	unsigned	 max_inflight;	/* calls running at once */
 };
+
+/*
+ * What the "network" line grants a call, in a server with a tool that may
+ * use a network (TC_POLICY_F_NETWORK); the sandbox gives it to the
+ * children of a profile with TC_MAY_NETWORK (sandbox/profile.h).
+ */
+enum tc_network {
+	TC_NETWORK_OFF,		/* none: no call reaches a network */
+	TC_NETWORK_ON,		/* the host's network: any address and port */
+	TC_NETWORK_CONNECT,	/* TCP connections to the ports of net_ports,
+				   at any address; nothing else */
+};
+
+/* The most ports a "network connect" line names (all on one line). */
+#define TC_NET_PORTS_MAX	62
 
 /* Confinement layers the user agreed to run without (--allow-degraded). */
 enum tc_degrade {
@@ -234,7 +250,10 @@ struct tc_policy {
 	size_t		 ntools;
 	struct tc_tool_alias *aliases;	/* names that are not on their own */
 	size_t		 naliases;
-	int		 network;	/* 0: no call reaches a network */
+	enum tc_network	 network;
+	uint16_t	 net_ports[TC_NET_PORTS_MAX];	/* TC_NETWORK_CONNECT:
+					   ascending, each once */
+	size_t		 nnet_ports;
 	struct tc_consent_rule *consent;
 	size_t		 nconsent;
 	enum tc_consent_means consent_by[TC_CONSENT_MEANS_MAX];

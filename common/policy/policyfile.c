@@ -989,22 +989,87 @@ kw_tool(struct tc_policy_ctx *st, char **w, int nw)
 		    what, w[1]);
 }
 
+/* The "network" line's first word, in the order of enum tc_network. */
+static const struct tc_policy_choice network_modes[] = {
+	{ "off", NULL }, { "on", "any address and port" },
+	{ "connect", "and the TCP ports" }, { NULL, NULL }
+};
+
+_Static_assert(TC_NET_PORTS_MAX + 2 == TC_POLICY_WORDS_MAX,
+    "a network connect line holds every port it may name");
+
+/*
+ * Parses the ports of "network connect" (|w|, |nw| of them) into |out|,
+ * ascending; returns how many, or -1 after reporting each error.
+ */
+static int
+net_ports(struct tc_policy_ctx *st, char **w, int nw, uint16_t *out)
+{
+	unsigned long v;
+	char *end;
+	int i, k, n = 0, bad = 0;
+
+	if (nw < 1) {
+		error(st, "network connect: missing the ports (numbers from 1 "
+		    "to 65535)");
+		return -1;
+	}
+	for (i = 0; i < nw && n < TC_NET_PORTS_MAX; i++) {
+		errno = 0;
+		v = w[i][0] >= '0' && w[i][0] <= '9' ?
+		    strtoul(w[i], &end, 10) : 0;
+		if (v < 1 || v > 65535 || errno != 0 || *end != '\0') {
+			error(st, "network connect: '%s' is not a port (a "
+			    "number from 1 to 65535)", w[i]);
+			bad = 1;
+			continue;
+		}
+		for (k = 0; k < n && out[k] != v; k++)
+			;
+		if (k < n) {
+			error(st, "network connect: port %lu is given twice",
+			    v);
+			bad = 1;
+			continue;
+		}
+		for (k = n; k > 0 && out[k - 1] > v; k--)
+			out[k] = out[k - 1];
+		out[k] = (uint16_t)v;
+		n++;
+	}
+	return bad ? -1 : n;
+}
+
+/* "network off", "network on", "network connect PORT...". */
 static void
 kw_network(struct tc_policy_ctx *st, char **w, int nw)
 {
-	int v;
+	uint16_t ports[TC_NET_PORTS_MAX];
+	char list[512];
+	int mode, n = 0;
 
-	if ((v = choice_value(st, "network", on_off, w, nw)) < 0 ||
+	if (nw < 1) {
+		error(st, "network: missing %s", choice_list(network_modes, 1,
+		    list, sizeof(list)));
+		return;
+	}
+	if ((mode = tc_policy_choose(st, "network", network_modes,
+	    w[0])) < 0 ||
+	    (mode != TC_NETWORK_CONNECT && extra(st, w, nw, 1, "network")) ||
+	    (mode == TC_NETWORK_CONNECT &&
+	    (n = net_ports(st, w + 1, nw - 1, ports)) < 0) ||
 	    set_once(st, TC_SET_NETWORK, "network") != 0)
 		return;
-	v = v == 0;	/* "on" */
-	if (v && !(st->p->features & TC_POLICY_F_NETWORK)) {
-		error(st, "network on: %s has no tool that uses a network; "
-		    "its calls never reach one",
+	if (mode != TC_NETWORK_OFF &&
+	    !(st->p->features & TC_POLICY_F_NETWORK)) {
+		error(st, "network %s: %s has no tool that uses a network; "
+		    "its calls never reach one", w[0],
 		    st->p->server != NULL ? st->p->server : "this server");
 		return;
 	}
-	st->p->network = v;
+	st->p->network = (enum tc_network)mode;
+	memcpy(st->p->net_ports, ports, (size_t)n * sizeof(ports[0]));
+	st->p->nnet_ports = (size_t)n;
 }
 
 /* --- Consent --- */
@@ -1273,7 +1338,8 @@ static const struct keyword keywords[] = {
 	TYPED("jobs", TC_POLICY_COUNT, max_jobs, TC_SET_JOBS,
 	    .min = 0, .max = 64),
 	LINE("limit",		kw_limit,	TC_SET_MAX),
-	LINE("network",		kw_network,	TC_SET_NETWORK),
+	{ { "network", TC_POLICY_LINE, .parse = kw_network,
+	    .max_words = TC_POLICY_WORDS_MAX }, TC_SET_NETWORK },
 	TYPED("roots", TC_POLICY_CHOICE, roots_mode, TC_SET_ROOTS,
 	    .choices = roots_modes),
 	TYPED("roots-timeout", TC_POLICY_DURATION, roots_timeout_ms,

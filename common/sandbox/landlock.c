@@ -1,7 +1,8 @@
 /*
- * landlock.c: the kernel-enforced path whitelist.  A ruleset per
- * confinement profile is built once at start (and again when the roots
- * change) from the profile's rights (profile.h); each child only calls
+ * landlock.c: the kernel-enforced path whitelist, and the TCP ports a
+ * granted network may reach.  A ruleset per confinement profile is built
+ * once at start (and again when the roots change) from the profile's
+ * rights (profile.h) and the policy's network; each child only calls
  * landlock_restrict_self() on it, which is cheap.
  *
  * Debian 12's kernel headers predate Landlock ABI 4, so the newer rights
@@ -27,6 +28,7 @@
 #define LL_SCOPE_ABSTRACT_UNIX	(1ULL << 0)	/* ABI 6 */
 #define LL_SCOPE_SIGNAL		(1ULL << 1)	/* ABI 6 */
 #define LL_RULE_PATH_BENEATH	1
+#define LL_RULE_NET_PORT	2	/* ABI 4 */
 
 struct ll_ruleset_attr {
 	uint64_t	handled_access_fs;
@@ -39,10 +41,17 @@ struct ll_path_beneath {
 	int32_t		parent_fd;
 } __attribute__((packed));
 
-/* A ruleset being built for |profile|, which handles the rights |all|. */
+struct ll_net_port {
+	uint64_t	allowed_access;
+	uint64_t	port;
+} __attribute__((packed));
+
+/* A ruleset being built for |profile|, which handles the filesystem
+ * rights |all| and the network rights |net|. */
 struct tc_ruleset {
 	int			 fd;
 	uint64_t		 all;
+	uint64_t		 net;
 	const struct tc_profile	*profile;
 };
 
@@ -103,16 +112,18 @@ add_rule(const struct tc_ruleset *rs, int fd, const char *path,
 	return 0;
 }
 
-/* Grants the profile's rights beneath the system paths that exist here. */
+/* Grants the rights of each of the |n| system paths |v| that exist
+ * here. */
 static int
-add_system(const struct tc_ruleset *rs, struct tc_diag *d)
+add_system(const struct tc_ruleset *rs, const struct tc_landlock_path *v,
+    size_t n, struct tc_diag *d)
 {
 	const struct tc_landlock_path *sp;
 	size_t i;
 	int fd, rc;
 
-	for (i = 0; i < rs->profile->nsystem; i++) {
-		sp = &rs->profile->system[i];
+	for (i = 0; i < n; i++) {
+		sp = &v[i];
 		fd = open(sp->path, O_PATH | O_CLOEXEC);
 		if (fd < 0)
 			continue;	/* not on this system */
@@ -142,6 +153,54 @@ tc_ruleset_allow(struct tc_ruleset *rs, const char *path, uint64_t access,
 	return rc;
 }
 
+/*
+ * Lets TCP sockets connect to |port|: "network connect" names it.  The
+ * ruleset must handle TCP connect (ABI 4), or the port could not be told
+ * from any other.  Returns 0, or TC_ENOTSUP or TC_ESYS with |d| set.
+ */
+static int
+allow_port(const struct tc_ruleset *rs, unsigned port, struct tc_diag *d)
+{
+	struct ll_net_port np;
+
+	if (!(rs->net & LL_NET_CONNECT_TCP))
+		return tc_diag(d, TC_ENOTSUP, "profile '%s': port %u: this "
+		    "kernel's Landlock cannot limit connections to ports",
+		    rs->profile->name, port);
+	memset(&np, 0, sizeof(np));
+	np.allowed_access = LL_NET_CONNECT_TCP;
+	np.port = port;
+	if (syscall(SYS_landlock_add_rule, rs->fd, LL_RULE_NET_PORT, &np,
+	    0) != 0)
+		return tc_diag_errno(d, TC_ESYS, "landlock_add_rule: port %u",
+		    port);
+	return 0;
+}
+
+/*
+ * Gives the ruleset the network the policy grants the profile: nothing
+ * without a grant; its net_system paths with one, and for "network
+ * connect" each port the line names.
+ */
+static int
+add_network(const struct tc_ruleset *rs, const struct tc_policy *pol,
+    struct tc_diag *d)
+{
+	enum tc_network net = tc_profile_network(pol, rs->profile);
+	size_t i;
+	int rc;
+
+	if (net == TC_NETWORK_OFF)
+		return 0;
+	if ((rc = add_system(rs, rs->profile->net_system,
+	    rs->profile->nnet_system, d)) != 0)
+		return rc;
+	for (i = 0; net == TC_NETWORK_CONNECT && i < pol->nnet_ports; i++)
+		if ((rc = allow_port(rs, pol->net_ports[i], d)) != 0)
+			return rc;
+	return 0;
+}
+
 int
 tc_landlock_build(const struct tc_policy *pol,
     const struct tc_profile *profile, int abi, struct tc_diag *d)
@@ -155,8 +214,12 @@ tc_landlock_build(const struct tc_policy *pol,
 	memset(&attr, 0, sizeof(attr));
 	attr.handled_access_fs = all;
 	attr_size = sizeof(attr.handled_access_fs);
+	/* TCP bind and connect are refused but where a rule allows them;
+	 * "network on" grants every port, so they are not handled. */
 	if (abi >= 4) {
-		attr.handled_access_net = LL_NET_BIND_TCP | LL_NET_CONNECT_TCP;
+		if (tc_profile_network(pol, profile) != TC_NETWORK_ON)
+			attr.handled_access_net = LL_NET_BIND_TCP |
+			    LL_NET_CONNECT_TCP;
 		attr_size = offsetof(struct ll_ruleset_attr, scoped);
 	}
 	if (abi >= 6) {
@@ -170,6 +233,7 @@ tc_landlock_build(const struct tc_policy *pol,
 	}
 	rs.fd = fd;
 	rs.all = all;
+	rs.net = attr.handled_access_net;
 	rs.profile = profile;
 	for (i = 0; i < pol->nroots; i++) {
 		const struct tc_root *r = &pol->roots[i];
@@ -180,7 +244,8 @@ tc_landlock_build(const struct tc_policy *pol,
 		if (add_rule(&rs, r->fd, r->path, access, d) != 0)
 			goto fail;
 	}
-	if (add_system(&rs, d) != 0 ||
+	if (add_system(&rs, profile->system, profile->nsystem, d) != 0 ||
+	    add_network(&rs, pol, d) != 0 ||
 	    (profile->rules != NULL && profile->rules(&rs, pol, d) != 0))
 		goto fail;
 	/* The fd is kept for the server's life and inherited by each

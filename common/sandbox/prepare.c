@@ -66,6 +66,16 @@ seccomp_opts(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp)
 
 	if (landlock)
 		opts |= TC_SECCOMP_LANDLOCK;
+	switch (tc_profile_network(sb->policy, sp->profile)) {
+	case TC_NETWORK_ON:
+		opts |= TC_SECCOMP_NET_CONNECT | TC_SECCOMP_NET_ANY;
+		break;
+	case TC_NETWORK_CONNECT:
+		opts |= TC_SECCOMP_NET_CONNECT;
+		break;
+	case TC_NETWORK_OFF:
+		break;
+	}
 	/* Landlock ABI 6 scopes signals to the sandbox's own domain. */
 	if ((sp->ns & CLONE_NEWPID) || (landlock && sb->landlock_abi >= 6))
 		opts |= TC_SECCOMP_SIGNALS;
@@ -88,6 +98,20 @@ tc_profiles_add(struct tc_profiles *set, const struct tc_profile *p)
 }
 
 /*
+ * The namespaces the children of |profile| ask for: its own, but a
+ * network namespace where the policy grants it a network.
+ */
+static unsigned long
+wanted_ns(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
+	unsigned long want = profile->ns & TC_NS_ALL;
+
+	if (tc_profile_network(sb->policy, profile) != TC_NETWORK_OFF)
+		want &= ~(unsigned long)CLONE_NEWNET;
+	return want;
+}
+
+/*
  * Finds the namespaces each profile that wants some can have.  The probe
  * (a clone and its id maps) is the slowest step of a start: once per
  * distinct wish, and not at all for a server whose profiles want none.
@@ -101,16 +125,46 @@ probe_namespaces(struct tc_sandbox *sb)
 
 	for (i = 0; i < sb->nprof; i++) {
 		sp = &sb->prof[i];
-		if ((want = sp->profile->ns & TC_NS_ALL) == 0)
+		if ((want = wanted_ns(sb, sp->profile)) == 0)
 			continue;
 		for (k = 0; k < i; k++)
-			if ((sb->prof[k].profile->ns & TC_NS_ALL) == want)
+			if (wanted_ns(sb, sb->prof[k].profile) == want)
 				break;
 		sp->ns = k < i ? sb->prof[k].ns : tc_ns_probe(want);
 		if (sp->ns != want)
 			sb->degraded |= TC_DEGRADE_NAMESPACES;
 		sb->ns_flags |= sp->ns;
 	}
+}
+
+/*
+ * Fails closed where a profile's children would be granted "network
+ * connect" and the kernel cannot hold them to its ports: Landlock's
+ * network rules (ABI 4) are missing, or Landlock is not in force.
+ * Returns 0, or TC_ENOTSUP with |d| saying what would grant more.
+ */
+static int
+ports_enforced(const struct tc_sandbox *sb, struct tc_diag *d)
+{
+	size_t i;
+
+	for (i = 0; i < sb->nprof; i++) {
+		if (tc_profile_network(sb->policy, sb->prof[i].profile) !=
+		    TC_NETWORK_CONNECT)
+			continue;
+		if (sb->degraded & TC_DEGRADE_LANDLOCK)
+			return tc_diag(d, TC_ENOTSUP, "'network connect' "
+			    "limits calls to the ports it names, which only "
+			    "Landlock does, and it is not in force; "
+			    "'network on' grants every port");
+		if (sb->landlock_abi < 4)
+			return tc_diag(d, TC_ENOTSUP, "'network connect' "
+			    "limits calls to the ports it names, which needs "
+			    "Landlock's network rules (ABI 4, Linux 6.7); "
+			    "this kernel's Landlock is ABI %d; 'network on' "
+			    "grants every port", sb->landlock_abi);
+	}
+	return 0;
 }
 
 int
@@ -168,6 +222,10 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 			    "without it");
 		}
 		sb->degraded |= TC_DEGRADE_LANDLOCK;
+	}
+	if ((rc = ports_enforced(sb, d)) != 0) {
+		tc_sandbox_release(sb);
+		return rc;
 	}
 	/* A filter and a ruleset for each profile of the server's tools; a
 	 * call of any other profile is refused before a child is made. */

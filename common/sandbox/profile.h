@@ -11,9 +11,10 @@
  * need, with their argument rules; the Landlock rights it has beneath the
  * read-only and the writable roots and on system paths; rules a server
  * computes from its policy at start; the namespaces it wants; whether it
- * may map executable memory or signal; and which root fds its child keeps.
- * A zero field grants nothing: an empty profile is the base list, no file
- * rights, no root fd.
+ * may map executable memory, signal, or have the network the policy
+ * grants; and which root fds its child keeps.  A zero field grants
+ * nothing: an empty profile is the base list, no file rights, no root fd,
+ * no network.
  *
  * Each tool names its profile (struct tc_tool.profile).  At start the
  * sandbox prepares, for each distinct profile of the server's tools
@@ -47,7 +48,8 @@ enum tc_sys_kind {
  * One rule of a profile's system call list.  Several rules for one call
  * allow it when any of them holds.  A pid, a command or a mode is an int:
  * compare only its low 32 bits (mask 0xffffffff), which is all the kernel
- * reads of it.
+ * reads of it.  A TC_SYS_MASKED rule with |mask2| set holds only when
+ * (arg2 & mask2) == value2 as well (TC_SYS_ARGS2).
  */
 struct tc_syscall {
 	int			 nr;		/* SCMP_SYS(name) */
@@ -55,16 +57,24 @@ struct tc_syscall {
 	unsigned		 arg;		/* 0-5 */
 	uint64_t		 mask;
 	uint64_t		 value;		/* or the errno */
+	unsigned		 arg2;		/* 0-5, with mask2 */
+	uint64_t		 mask2;		/* 0: no second argument */
+	uint64_t		 value2;
 };
 
 #define TC_SYS(name)							\
-	{ SCMP_SYS(name), TC_SYS_ALLOW, 0, 0, 0 }
-#define TC_SYS_ARG(name, arg, mask, value)				\
-	{ SCMP_SYS(name), TC_SYS_MASKED, (arg), (mask), (value) }
-#define TC_SYS_IS(name, arg, value)					\
-	{ SCMP_SYS(name), TC_SYS_EQ, (arg), 0, (value) }
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_ALLOW }
+#define TC_SYS_ARG(name, a, m, v)					\
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_MASKED, .arg = (a),	\
+	  .mask = (m), .value = (v) }
+#define TC_SYS_ARGS2(name, a, m, v, a2, m2, v2)				\
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_MASKED, .arg = (a),	\
+	  .mask = (m), .value = (v), .arg2 = (a2), .mask2 = (m2),	\
+	  .value2 = (v2) }
+#define TC_SYS_IS(name, a, v)						\
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_EQ, .arg = (a), .value = (v) }
 #define TC_SYS_FAIL(name, err)						\
-	{ SCMP_SYS(name), TC_SYS_ERRNO, 0, 0, (err) }
+	{ .nr = SCMP_SYS(name), .kind = TC_SYS_ERRNO, .value = (err) }
 
 /* A table of rules: TC_SYSCALLS(table) fills one from a static array. */
 struct tc_syscalls {
@@ -166,6 +176,23 @@ enum tc_profile_may {
 	 * the process group included, when the call ends.  A profile whose
 	 * tables allow one of these calls without it is refused. */
 	TC_MAY_FORK		= 1 << 3,
+	/*
+	 * The network the policy's "network" line grants (policy.h:
+	 * enum tc_network); without a grant, none, as for any profile.
+	 * With one: no network namespace, whatever |ns| asks; socket() of
+	 * AF_INET and AF_INET6 (never AF_UNIX: a host's Unix sockets are
+	 * files no network rule holds) and the calls that use one; the
+	 * profile's net_system paths readable.  "network connect PORT..."
+	 * gives TCP sockets only, and Landlock's TCP rules let them
+	 * connect to those ports and bind none (ABI 4: on an older kernel,
+	 * or without Landlock, the start is refused); UDP, which no
+	 * Landlock rule holds, is refused, and so is TCP Fast Open
+	 * (MSG_FASTOPEN connects without the connect() that Landlock
+	 * checks): a profile whose tables allow sendto(), sendmsg() or
+	 * sendmmsg() without excluding it is refused.  "network on" gives
+	 * TCP and UDP, bind and listen, any port.
+	 */
+	TC_MAY_NETWORK		= 1 << 4,
 };
 
 struct tc_profile {
@@ -179,6 +206,11 @@ struct tc_profile {
 	/* Landlock: system paths (what programs and the C library read). */
 	const struct tc_landlock_path *system;
 	size_t			 nsystem;
+	/* Landlock: system paths granted only with a network
+	 * (TC_MAY_NETWORK, and the policy grants one): name resolution,
+	 * certificates. */
+	const struct tc_landlock_path *net_system;
+	size_t			 nnet_system;
 	/* Landlock: rules from the policy, or NULL, and the most they may
 	 * grant (tc_ruleset_allow() refuses more). */
 	tc_profile_rules_fn	*rules;

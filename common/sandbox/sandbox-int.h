@@ -90,6 +90,18 @@ tc_child_clone_ns(const struct tc_sandbox_profile *sp)
 	return tc_sandbox_keeper(sp->profile) ? 0 : sp->ns;
 }
 
+/*
+ * The network the children of |profile| have under |pol|: the policy's
+ * grant if the profile may have one (TC_MAY_NETWORK), else none.
+ */
+static inline enum tc_network
+tc_profile_network(const struct tc_policy *pol,
+    const struct tc_profile *profile)
+{
+	return (profile->may & TC_MAY_NETWORK) ? pol->network :
+	    TC_NETWORK_OFF;
+}
+
 /* --- The confinement steps (confine.c) --- */
 
 /*
@@ -149,8 +161,12 @@ int	tc_landlock_abi(void);
  * system paths, and the rules its rules function adds.  Every filesystem
  * right of |abi| is handled, so anything not granted is denied; so are TCP
  * bind and connect (ABI 4) and, with ABI 6, abstract unix sockets and
- * signals outside the sandbox.  Returns the ruleset fd, or TC_ESYS with
- * |d| set.
+ * signals outside the sandbox.  With the network the policy grants the
+ * profile (tc_profile_network()): its net_system paths, and TCP connect
+ * on each port of "network connect", or for "network on" TCP left
+ * unhandled (any port).  Returns the ruleset fd, or -1 with |d| set (for
+ * ports on a kernel below ABI 4 too, which tc_sandbox_init() refuses
+ * before it builds anything).
  */
 int	tc_landlock_build(const struct tc_policy *pol,
 	    const struct tc_profile *profile, int abi, struct tc_diag *d);
@@ -169,6 +185,12 @@ enum tc_seccomp_opts {
 	 * a profile with TC_MAY_SIGNAL within the call: kill() and tgkill()
 	 * of any pid; else kill() of its own process group only. */
 	TC_SECCOMP_SIGNALS	= 1 << 1,
+	/* A network granted (TC_MAY_NETWORK): TCP sockets that Landlock
+	 * lets connect to the policy's ports (ABI 4), and no TCP Fast
+	 * Open; or with TC_SECCOMP_NET_ANY as well, TCP and UDP, bind,
+	 * listen, accept, any port. */
+	TC_SECCOMP_NET_CONNECT	= 1 << 2,
+	TC_SECCOMP_NET_ANY	= 1 << 3,
 };
 
 /*
@@ -176,7 +198,8 @@ enum tc_seccomp_opts {
  * only): the base list and the profile's own tables, for the layers
  * |opts| (TC_SECCOMP_*) says are in force, into |out|.  Returns 0, or
  * TC_EINVAL (a profile at odds with itself: TC_MAY_OPENAT2 with a right to
- * make files) or TC_ESYS with |d| set.
+ * make files, a fork without TC_MAY_FORK, TC_MAY_NETWORK with a send call
+ * that may carry MSG_FASTOPEN) or TC_ESYS with |d| set.
  */
 int	tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 	    struct tc_bpf *out, struct tc_diag *d);

@@ -17,6 +17,7 @@
 #include <fcntl.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <stdint.h>
@@ -152,16 +153,25 @@ allow_args(scmp_filter_ctx ctx, const struct tc_syscall *r, size_t n)
 	int rc;
 
 	for (i = 0; i < n; i++) {
-		if (r[i].arg > 5)
+		/* A second argument only narrows a TC_SYS_MASKED rule. */
+		if (r[i].arg > 5 || (r[i].mask2 != 0 && (r[i].arg2 > 5 ||
+		    r[i].kind != TC_SYS_MASKED)))
 			return -1;
 		switch (r[i].kind) {
 		case TC_SYS_ALLOW:
 			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 0);
 			break;
 		case TC_SYS_MASKED:
-			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 1,
-			    SCMP_CMP(r[i].arg, SCMP_CMP_MASKED_EQ, r[i].mask,
-			    r[i].value));
+			if (r[i].mask2 != 0)
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
+				    r[i].nr, 2, SCMP_CMP(r[i].arg,
+				    SCMP_CMP_MASKED_EQ, r[i].mask, r[i].value),
+				    SCMP_CMP(r[i].arg2, SCMP_CMP_MASKED_EQ,
+				    r[i].mask2, r[i].value2));
+			else
+				rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
+				    r[i].nr, 1, SCMP_CMP(r[i].arg,
+				    SCMP_CMP_MASKED_EQ, r[i].mask, r[i].value));
 			break;
 		case TC_SYS_EQ:
 			rc = seccomp_rule_add(ctx, SCMP_ACT_ALLOW, r[i].nr, 1,
@@ -179,6 +189,84 @@ allow_args(scmp_filter_ctx ctx, const struct tc_syscall *r, size_t n)
 			return -1;
 	}
 	return 0;
+}
+
+/*
+ * A network the policy grants a profile with TC_MAY_NETWORK.  socket()
+ * makes only AF_INET and AF_INET6 sockets: never AF_UNIX, whose sockets
+ * are files of the host (a container runtime's, a session bus) that no
+ * network rule holds, nor netlink, packet or raw ones.  For "network
+ * connect" only TCP (protocol 0 or IPPROTO_TCP: not SCTP or MPTCP, which
+ * Landlock's TCP rules do not cover), which Landlock lets connect to the
+ * policy's ports and bind none; neither bind() nor listen() is allowed
+ * (listen() binds an unbound socket to a port of its own choosing).  And
+ * no TCP Fast Open: sendto() or sendmsg() with MSG_FASTOPEN connects
+ * without the connect() Landlock checks.  For "network on", UDP too, and
+ * what a server does.
+ */
+static const int net_calls[] = {
+	SCMP_SYS(connect), SCMP_SYS(getsockopt), SCMP_SYS(setsockopt),
+	SCMP_SYS(getsockname), SCMP_SYS(getpeername), SCMP_SYS(recvfrom),
+	SCMP_SYS(recvmsg), SCMP_SYS(shutdown),
+};
+
+static const struct tc_syscall net_send[] = {
+	TC_SYS_ARG(sendto, 3, MSG_FASTOPEN, 0),
+	TC_SYS_ARG(sendmsg, 2, MSG_FASTOPEN, 0),
+};
+
+static const int net_any_calls[] = {
+	SCMP_SYS(bind), SCMP_SYS(listen), SCMP_SYS(accept),
+	SCMP_SYS(accept4), SCMP_SYS(sendto), SCMP_SYS(sendmsg),
+	SCMP_SYS(sendmmsg), SCMP_SYS(recvmmsg),
+};
+
+/* The socket type, without SOCK_NONBLOCK and SOCK_CLOEXEC. */
+#define SOCK_TYPE	0xfULL
+
+/*
+ * socket() of |family| and |type|: of protocol 0 and IPPROTO_TCP only
+ * with |tcp_only|, else any.
+ */
+static int
+allow_socket(scmp_filter_ctx ctx, int family, int type, int tcp_only)
+{
+	if (!tcp_only)
+		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket),
+		    2, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)family),
+		    SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE, (uint64_t)type));
+	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 3,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)family),
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE, (uint64_t)type),
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, LOW32, 0)) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 3,
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)family),
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE, (uint64_t)type),
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, LOW32, IPPROTO_TCP)) != 0)
+		return -1;
+	return 0;
+}
+
+/* The network of |opts| (TC_SECCOMP_NET_*), if any. */
+static int
+add_network(scmp_filter_ctx ctx, unsigned opts)
+{
+	static const int families[] = { AF_INET, AF_INET6 };
+	int any = (opts & TC_SECCOMP_NET_ANY) != 0;
+	size_t i;
+
+	if (!(opts & TC_SECCOMP_NET_CONNECT))
+		return 0;
+	for (i = 0; i < TC_NITEMS(families); i++)
+		if (allow_socket(ctx, families[i], SOCK_STREAM, !any) != 0 ||
+		    (any && allow_socket(ctx, families[i], SOCK_DGRAM,
+		    0) != 0))
+			return -1;
+	if (allow(ctx, net_calls, TC_NITEMS(net_calls)) != 0)
+		return -1;
+	if (any)
+		return allow(ctx, net_any_calls, TC_NITEMS(net_any_calls));
+	return allow_args(ctx, net_send, TC_NITEMS(net_send));
 }
 
 static const int prctl_ops[] = {
@@ -206,6 +294,47 @@ forks(const struct tc_profile *p)
 				if (p->syscalls[i].v[k].nr == calls[c].nr &&
 				    p->syscalls[i].v[k].kind != TC_SYS_ERRNO)
 					return calls[c].name;
+	return NULL;
+}
+
+/*
+ * Returns the name of a call of |p|'s tables that may send with
+ * MSG_FASTOPEN (a rule that allows it without masking the flag out of
+ * its flags argument), or NULL.
+ */
+static const char *
+fastopen(const struct tc_profile *p)
+{
+	static const struct {
+		int		 nr;
+		unsigned	 arg;	/* its flags */
+		const char	*name;
+	} calls[] = {
+		{ SCMP_SYS(sendto), 3, "sendto" },
+		{ SCMP_SYS(sendmsg), 2, "sendmsg" },
+		{ SCMP_SYS(sendmmsg), 3, "sendmmsg" },
+	};
+	const struct tc_syscall *r;
+	size_t i, k, c;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++)
+			for (c = 0; c < TC_NITEMS(calls); c++) {
+				r = &p->syscalls[i].v[k];
+				if (r->nr != calls[c].nr ||
+				    r->kind == TC_SYS_ERRNO)
+					continue;
+				if (r->kind == TC_SYS_MASKED &&
+				    r->arg == calls[c].arg &&
+				    (r->mask & MSG_FASTOPEN) &&
+				    !(r->value & MSG_FASTOPEN))
+					continue;
+				if (r->kind == TC_SYS_EQ &&
+				    r->arg == calls[c].arg &&
+				    !(r->value & MSG_FASTOPEN))
+					continue;
+				return calls[c].name;
+			}
 	return NULL;
 }
 
@@ -285,6 +414,8 @@ add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 	    allow_args(ctx, signal_own_group,
 	    TC_NITEMS(signal_own_group)) != 0))
 		return -1;
+	if ((p->may & TC_MAY_NETWORK) && add_network(ctx, opts) != 0)
+		return -1;
 	return 0;
 }
 
@@ -306,6 +437,11 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		return tc_diag(d, TC_EINVAL, "profile '%s': %s() without "
 		    "TC_MAY_FORK, whose keeper kills what a call leaves",
 		    profile->name, forks(profile));
+	if ((profile->may & TC_MAY_NETWORK) && fastopen(profile) != NULL)
+		return tc_diag(d, TC_EINVAL, "profile '%s': %s() that may "
+		    "carry MSG_FASTOPEN, which connects where Landlock does "
+		    "not look, with TC_MAY_NETWORK", profile->name,
+		    fastopen(profile));
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		return tc_diag(d, TC_ESYS, "seccomp_init failed");
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,

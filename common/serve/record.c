@@ -187,10 +187,13 @@ tc_record_start(struct srv *s, struct tc_diag *d)
 	cJSON_AddBoolToObject(r, "seccomp",
 	    !(s->sb.degraded & TC_DEGRADE_SECCOMP));
 	ns = cJSON_AddArrayToObject(r, "namespaces");
+	/* Those in force: no "net" where the policy grants a network. */
 	if (s->sb.ns_flags != 0 &&
 	    !(s->sb.degraded & TC_DEGRADE_NAMESPACES))
-		cJSON_AddItemToArray(ns, cJSON_CreateString("user, net, pid, "
-		    "ipc, uts for programs"));
+		cJSON_AddItemToArray(ns, cJSON_CreateString(
+		    (s->sb.ns_flags & CLONE_NEWNET) ?
+		    "user, net, pid, ipc, uts for programs" :
+		    "user, pid, ipc, uts for programs"));
 	deg = cJSON_AddArrayToObject(r, "degraded");
 	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
 		cJSON_AddItemToArray(deg, cJSON_CreateString("landlock"));

@@ -269,6 +269,20 @@ out:
 
 /* --- The handler, in the confined child --- */
 
+/* Returns 1 if |pol| grants TCP connections to |port| alone ("network
+ * connect"), else 0. */
+static int
+port_granted(const struct tc_policy *pol, unsigned port)
+{
+	size_t i;
+
+	for (i = 0; pol->network == TC_NETWORK_CONNECT &&
+	    i < pol->nnet_ports; i++)
+		if (pol->net_ports[i] == port)
+			return 1;
+	return 0;
+}
+
 /* An environment being built: "NAME=VALUE" strings, owned. */
 struct env {
 	char	**v;
@@ -303,9 +317,11 @@ env_set(struct env *e, const char *name, size_t len, const char *value)
 /*
  * Builds the program's environment: nothing of the server's, but a fixed
  * PATH, HOME (the policy's, else the call's |scratch| directory, which is
- * its TMPDIR too), LANG, then the policy's fixed variables, then those the
- * call sets (only names the policy lets it).  Returns 0; TC_EDENIED with
- * |res| the refusal; TC_ENOMEM.
+ * its TMPDIR too), LANG, RES_OPTIONS=use-vc where "network connect"
+ * grants port 53 (UDP, which Landlock cannot limit to ports, is refused:
+ * the C library's resolver then asks over TCP), then the policy's fixed
+ * variables, then those the call sets (only names the policy lets it).
+ * Returns 0; TC_EDENIED with |res| the refusal; TC_ENOMEM.
  */
 static int
 make_env(const struct tc_call *call, const struct shell_policy *sp,
@@ -321,14 +337,16 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 	while (sp->env_fixed != NULL && sp->env_fixed[nfixed] != NULL)
 		nfixed++;
 	e->n = 0;
-	e->cap = 4 + nfixed + tc_arg_count(call, "env") + 1;
+	e->cap = 5 + nfixed + tc_arg_count(call, "env") + 1;
 	if ((e->v = calloc(e->cap, sizeof(*e->v))) == NULL)
 		return TC_ENOMEM;
 	if ((rc = env_set(e, "PATH", 4, SHELL_PATH)) != 0 ||
 	    (rc = env_set(e, "HOME", 4, sp->home != NULL ? sp->home :
 	    scratch != NULL ? scratch : HOME_NONE)) != 0 ||
 	    (scratch != NULL && (rc = env_set(e, "TMPDIR", 6, scratch)) != 0) ||
-	    (rc = env_set(e, "LANG", 4, SHELL_LANG)) != 0)
+	    (rc = env_set(e, "LANG", 4, SHELL_LANG)) != 0 ||
+	    (port_granted(call->policy, 53) &&
+	    (rc = env_set(e, "RES_OPTIONS", 11, "use-vc")) != 0))
 		return rc;
 	for (i = 0; i < nfixed; i++) {
 		if ((eq = strchr(sp->env_fixed[i], '=')) == NULL)
@@ -529,11 +547,41 @@ list(struct tc_buf *b, char *const *v)
 	}
 }
 
+/* Appends the network |pol| grants the programs, for the model. */
+static void
+network_said(struct tc_buf *b, const struct tc_policy *pol)
+{
+	size_t i;
+
+	switch (pol->network) {
+	case TC_NETWORK_OFF:
+		tc_buf_append_str(b, "Programs have no network. ");
+		break;
+	case TC_NETWORK_ON:
+		tc_buf_append_str(b, "Programs share this machine's network: "
+		    "any address and port, TCP and UDP. ");
+		break;
+	case TC_NETWORK_CONNECT:
+		tc_buf_append_str(b, "Programs may open TCP connections to "
+		    "these ports only, at any address (this machine's own "
+		    "included): ");
+		for (i = 0; i < pol->nnet_ports; i++)
+			tc_buf_printf(b, "%s%u", i > 0 ? ", " : "",
+			    (unsigned)pol->net_ports[i]);
+		tc_buf_append_str(b, ". Nothing else of the network: no "
+		    "other port, no UDP, no listening; ");
+		tc_buf_append_str(b, port_granted(pol, 53) ? "names resolve "
+		    "from /etc/hosts, or by DNS over TCP. " : "names resolve "
+		    "from /etc/hosts only (no DNS). ");
+		break;
+	}
+}
+
 /*
  * Tells the model which programs it may run and how they are held: each
  * by name and path, with its subcommands if the policy lists them; a shell
  * or interpreter plainly as one that only the kernel sandbox limits; the
- * directories; the variables a call may set; no network; the timeout.
+ * directories; the variables a call may set; the network; the timeout.
  */
 static int
 shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
@@ -592,10 +640,11 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 		tc_buf_append_str(b, ". ");
 	} else
 		tc_buf_append_str(b, "A call may set no environment variable. ");
+	network_said(b, pol);
 	tc_policy_limits(pol, "run_command", &l);
-	return tc_buf_printf(b, "Programs have no network. run_command stops "
-	    "a program after %d s (timeout_ms for less); for longer work use "
-	    "start_command, then read_output, write_input and stop_command.",
+	return tc_buf_printf(b, "run_command stops a program after %d s "
+	    "(timeout_ms for less); for longer work use start_command, then "
+	    "read_output, write_input and stop_command.",
 	    l.deadline_ms / 1000);
 }
 
@@ -648,11 +697,48 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 }
 
 /*
- * The shared warnings, and one for each deny rule of the file: a rule
- * holds the working directory the server resolves, not the files the
- * programs open, which the kernel lets them reach beneath the roots
- * whatever their names.  Every tool is offered with or without a
- * writable directory, so none is a "writer" to tc_policy_warn().
+ * What a network grant means beyond its words: no network namespace, so
+ * this machine's own services on the ports (its loopback) are reached
+ * too, since Landlock holds ports and not addresses.
+ */
+static void
+network_warn(const struct tc_policy *pol, const char *file,
+    tc_policy_report_fn *report, void *ctx)
+{
+	char msg[1024], ports[512];
+	size_t i, at = 0;
+
+	ports[0] = '\0';
+	for (i = 0; i < pol->nnet_ports && at < sizeof(ports); i++)
+		at += tc_text_fmt(ports + at, sizeof(ports) - at, "%s%u",
+		    i > 0 ? ", " : "", (unsigned)pol->net_ports[i]);
+	if (pol->network == TC_NETWORK_ON)
+		tc_text_fmt(msg, sizeof(msg), "%s:%d: network on: programs "
+		    "share this machine's network, every address and port "
+		    "(its own services included), TCP and UDP", file,
+		    pol->set_at[TC_SET_NETWORK]);
+	else if (pol->network == TC_NETWORK_CONNECT)
+		tc_text_fmt(msg, sizeof(msg), "%s:%d: network connect: "
+		    "programs may connect to TCP port%s %s at any address, "
+		    "this machine's own services on %s included (the kernel "
+		    "limits ports, not addresses); no UDP, so %s", file,
+		    pol->set_at[TC_SET_NETWORK], pol->nnet_ports > 1 ? "s" :
+		    "", ports, pol->nnet_ports > 1 ? "them" : "it",
+		    port_granted(pol, 53) ? "DNS goes over TCP (RES_OPTIONS="
+		    "use-vc)" : "no DNS: names resolve from /etc/hosts only");
+	else
+		return;
+	if (report != NULL)
+		report(ctx, msg);
+}
+
+/*
+ * The shared warnings; what a network grant reaches; and one for each
+ * deny rule of the file: a rule holds the working directory the server
+ * resolves, not the files the programs open, which the kernel lets them
+ * reach beneath the roots whatever their names.  Every tool is offered
+ * with or without a writable directory, so none is a "writer" to
+ * tc_policy_warn().
  */
 static void
 shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
@@ -663,6 +749,7 @@ shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	size_t i;
 
 	tc_policy_warn(pol, NULL, report, ctx);
+	network_warn(pol, file, report, ctx);
 	for (i = 0; i < pol->ndeny; i++) {
 		if (pol->deny[i].line <= 0 || pol->deny[i].own != NULL)
 			continue;
@@ -688,7 +775,9 @@ main(int argc, char *argv[])
 		.tools = shell_tools,
 		.ntools = TC_NITEMS(shell_tools),
 		.policy_section = &shell_policy_section,
-		.policy_features = TC_POLICY_F_DENY_NAMED,
+		/* The programs may use the network the policy grants; they
+		 * open files themselves, where deny rules do not reach. */
+		.policy_features = TC_POLICY_F_NETWORK | TC_POLICY_F_DENY_NAMED,
 		.no_operands = "name the programs to run and the directories "
 		    "they may use in a policy file (--policy FILE: 'program' "
 		    "lines in its [shell] section, and 'allow' lines)",

@@ -16,10 +16,17 @@
  *		the test server's exec profile, whose write calls met a
  *		read-only ruleset).  Of the system, only what programs and
  *		the C library read, read-only; no /proc, no /etc/shadow.
- *	network	none: a network namespace of its own (no interface but a
- *		loopback that is down), socket() refused (so no Unix socket
- *		of the host, which a namespace would not hide, is reached),
- *		and Landlock's TCP rules refuse every bind and connect.
+ *	network	none, unless the policy grants one: a network namespace
+ *		of its own (no interface but a loopback that is down),
+ *		socket() refused (so no Unix socket of the host, which a
+ *		namespace would not hide, is reached), and Landlock's TCP
+ *		rules refuse every bind and connect.  "network connect
+ *		PORT..." (TC_MAY_NETWORK) drops the namespace: TCP sockets
+ *		that Landlock lets connect to those ports, at any address
+ *		(the host's own loopback included), and nothing else, no
+ *		UDP; "network on" the host's network, any port.  AF_UNIX
+ *		sockets stay refused either way, and name resolution and
+ *		certificates become readable.
  *	processes	user, PID, IPC and UTS namespaces; a keeper that
  *		kills the whole tree when the call or job ends
  *		(TC_MAY_FORK); RLIMIT_NPROC in the call's user namespace
@@ -52,6 +59,8 @@
 #define SETID		((uint64_t)(S_ISUID | S_ISGID))
 /* The open flags that make the kernel read the mode. */
 #define MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
+/* A socket's type, without SOCK_NONBLOCK and SOCK_CLOEXEC. */
+#define SOCK_TYPE	0xfULL
 
 /*
  * Changing files, where Landlock lets them (beneath writable roots).  Not
@@ -124,18 +133,30 @@ static const struct tc_syscall shell_calls[] = {
 	 * the kernel refuses any other. */
 	TC_SYS(setuid), TC_SYS(setgid), TC_SYS(setreuid), TC_SYS(setregid),
 	TC_SYS(setresuid), TC_SYS(setresgid),
-	/* Sockets of socketpair(), the only ones a call can have. */
-	TC_SYS(sendmsg), TC_SYS(recvmsg), TC_SYS(sendto), TC_SYS(recvfrom),
-	TC_SYS(shutdown),
+	/* Sockets of socketpair(), the only ones a call can have but with
+	 * a network the policy grants (whose calls the sandbox adds).
+	 * Never with MSG_FASTOPEN, which would connect a TCP socket where
+	 * Landlock does not look (the sandbox refuses a profile with
+	 * TC_MAY_NETWORK that allows it). */
+	TC_SYS_ARG(sendmsg, 2, MSG_FASTOPEN, 0),
+	TC_SYS_ARG(sendto, 3, MSG_FASTOPEN, 0),
+	TC_SYS(recvmsg), TC_SYS(recvfrom), TC_SYS(shutdown),
 	/* About itself only. */
 	TC_SYS_ARG(getpgid, 0, LOW32, 0),
 	TC_SYS_ARG(getsid, 0, LOW32, 0),
 	TC_SYS_ARG(sched_getaffinity, 0, LOW32, 0),
 	TC_SYS_ARG(clone, 0, CLONE_DENIED, 0),
-	/* Pipes between its own processes; socket() is refused, which keeps
-	 * the host's Unix sockets (a container runtime's, a session bus)
-	 * out of reach, since a network namespace does not hide them. */
-	TC_SYS_ARG(socketpair, 0, LOW32, AF_UNIX),
+	/* Pipes between its own processes; socket() of AF_UNIX is refused,
+	 * which keeps the host's Unix sockets (a container runtime's, a
+	 * session bus) out of reach, since a network namespace does not hide
+	 * them.  Stream and seqpacket pairs only: a datagram socket of a
+	 * pair may still send to any socket of the host by its path
+	 * (sendto() with an address, which the filter cannot see), or be
+	 * connected to one. */
+	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, SOCK_TYPE,
+	    SOCK_STREAM),
+	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, SOCK_TYPE,
+	    SOCK_SEQPACKET),
 	/* What a program asks of a terminal or a pipe, which answer ENOTTY
 	 * where there is no terminal: a call's programs have none, and no
 	 * controlling terminal either (the child is in a session of its
@@ -208,6 +229,28 @@ static const struct tc_landlock_path shell_system[] = {
 	{ "/dev/urandom",	TC_LL_FS_READ_FILE },
 };
 
+/*
+ * With a network the policy grants, what programs read to use it: name
+ * resolution (where /etc/resolv.conf is a link, the rule is on the file
+ * it names) and the certificates TLS trusts, with the OpenSSL
+ * configuration that finds them.  Not /etc/ssl itself, nor /etc/pki,
+ * whose private directories hold keys.
+ */
+static const struct tc_landlock_path shell_net_system[] = {
+	{ "/etc/resolv.conf",	TC_LL_FS_READ_FILE },
+	{ "/etc/hosts",		TC_LL_FS_READ_FILE },
+	{ "/etc/host.conf",	TC_LL_FS_READ_FILE },
+	{ "/etc/gai.conf",	TC_LL_FS_READ_FILE },
+	{ "/etc/services",	TC_LL_FS_READ_FILE },
+	{ "/etc/protocols",	TC_LL_FS_READ_FILE },
+	{ "/etc/ssl/certs",	TC_LL_READ },
+	{ "/etc/ssl/openssl.cnf", TC_LL_FS_READ_FILE },
+	{ "/etc/ca-certificates", TC_LL_READ },
+	{ "/etc/pki/tls/certs",	TC_LL_READ },
+	{ "/etc/pki/tls/openssl.cnf", TC_LL_FS_READ_FILE },
+	{ "/etc/pki/ca-trust",	TC_LL_READ },
+};
+
 /* A program, its interpreter and its helpers: read and execute; a
  * directory of helpers: listed too. */
 #define LL_RUN		(TC_LL_FS_EXECUTE | TC_LL_READ)
@@ -270,10 +313,15 @@ const struct tc_profile shell_profile = {
 	.write_access = LL_WRITE,
 	.system = shell_system,
 	.nsystem = TC_NITEMS(shell_system),
+	.net_system = shell_net_system,
+	.nnet_system = TC_NITEMS(shell_net_system),
 	.rules = shell_rules,
 	.rules_access = LL_RUN | LL_SCRATCH,
+	/* The network namespace goes where the policy grants a network
+	 * (TC_MAY_NETWORK). */
 	.ns = TC_NS_ALL,
 	/* The child opens a call's working directory beneath its root. */
 	.roots = TC_KEEP_ROOTS_ALL,
-	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK,
+	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
+	    TC_MAY_NETWORK,
 };

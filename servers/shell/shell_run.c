@@ -61,7 +61,9 @@
  *	stdout		string, the kept bytes of standard output as UTF-8
  *			text: each ill-formed sequence and each NUL byte
  *			replaced with U+FFFD; when cut, cut after a whole
- *			character (so up to 3 bytes fewer than kept)
+ *			character (so up to 3 bytes fewer than kept); with
+ *			x->binary and over TEXT_VIEW bytes, its view (the
+ *			text's), since stdout_base64 has every byte
  *	stderr		string, the same for standard error
  *	stdout_bytes	integer, every byte the program wrote on stdout,
  *			kept or not
@@ -80,18 +82,26 @@
  *			stdout exactly, base64 (RFC 4648, padded)
  *	stderr_base64	string (only with x->binary): the same for stderr
  *
+ * The text shows a stream of at most TEXT_VIEW (64 KiB) bytes whole, and a
+ * longer one as a view: its first 16 KiB, a line saying how much is left
+ * out and where it is, its last 48 KiB.  Hosts pass their models either
+ * the text or the structured content; the structured string has every
+ * kept byte, so a long output is in the result once, not twice.
+ *
  * Sizes.  The pump keeps at most x->max_output bytes per stream, never
  * more.  The result must also fit the call's output limit (the policy's
  * `limit output`, at most TC_RESULT_TEXT_MAX), or the server refuses it
- * whole: each kept byte appears twice in it (the text and the structured
- * string, each escaped as JSON: up to 6 bytes for a control character,
- * 3 for a replaced byte) and, with x->binary, once more as base64.  So the
- * exact serialized size of each stream is counted, character by
- * character, and when the two do not fit beside RESULT_OVERHEAD bytes of
- * summary, labels and members, each stream is cut further, on a
- * character boundary: the smaller keeps all it can of half the room, the
- * larger the rest.  Such a stream says truncated, with its byte count
- * still exact.
+ * whole; while that limit is the default, also SHELL_RESULT_MAX (9 MiB),
+ * since the official client drops the connection on a message over
+ * 10 MiB.  A stream the text shows whole is in the result twice (each
+ * escaped as JSON: up to 6 bytes for a control character, 3 for a
+ * replaced byte), a longer one once and its view, and with x->binary its
+ * base64 besides (and then its string is the view).  So the exact
+ * serialized size of each stream is counted, character by character,
+ * and when the two do not fit beside RESULT_OVERHEAD bytes of summary,
+ * labels and members, each stream is cut further, on a character
+ * boundary: the smaller keeps all it can of half the room, the larger the
+ * rest.  Such a stream says truncated, with its byte count still exact.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -129,6 +139,13 @@
 #define TICK_MS		50		/* without a pidfd: look for the exit */
 #define PROGRESS_MS	1000
 #define RESULT_OVERHEAD	1024		/* the result but for the streams */
+/* A stream's text view: a stream of at most this many bytes is shown whole
+ * in the text, a longer one by its head and tail. */
+#define TEXT_VIEW	(64u << 10)
+#define TEXT_HEAD	(16u << 10)
+/* A result's size when the policy's output limit is its default: what the
+ * official client takes, with room for the envelope. */
+#define SHELL_RESULT_MAX	((size_t)9 << 20)
 
 /* The steps of the program's start, as its status pipe reports them. */
 enum start_step {
@@ -658,22 +675,23 @@ b64_len(size_t n)
 
 /*
  * Returns the longest prefix of the |n| bytes at |p| that ends on a
- * character and whose cost in the result, twice as JSON text and with
- * |binary| once as base64, is at most |room|; its cost in *|cost|.
+ * character and whose cost in the result, |copies| times as JSON text and
+ * with |binary| once as base64, is at most |room|; its cost in *|cost|.
  */
 static size_t
-fit(const char *p, size_t n, size_t room, int binary, size_t *cost)
+fit(const char *p, size_t n, size_t room, int copies, int binary,
+    size_t *cost)
 {
 	size_t i = 0, c = 0, len, bad, next;
 	uint32_t cp;
 
 	while (i < n) {
 		if ((len = tc_utf8_decode(p + i, n - i, &cp, &bad)) != 0)
-			next = 2 * char_cost(cp, len);
+			next = (size_t)copies * char_cost(cp, len);
 		else {
 			/* Each ill-formed part (and NUL) is one U+FFFD. */
 			len = bad > 0 ? bad : 1;
-			next = 2 * 3;
+			next = (size_t)copies * 3;
 		}
 		if (binary)
 			next += b64_len(i + len) - b64_len(i);
@@ -686,40 +704,85 @@ fit(const char *p, size_t n, size_t room, int binary, size_t *cost)
 	return i;
 }
 
-/* Cuts the streams' kept bytes so that the result fits |budget|. */
+/*
+ * Cuts |keep| (each stream's kept bytes, |cut| if fewer than it wrote) so
+ * that the streams, |copies| times each as JSON text and once as base64
+ * with x->binary, fit |room|: the smaller keeps all it can of half the
+ * room, the larger the rest.
+ */
 static void
-fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
+fit_room(struct run *r, size_t room, const int copies[2], size_t keep[2],
+    int cut[2])
 {
-	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
 	size_t cost[2], share, k, most = 0;
 	int i, big;
 
 	for (i = 0; i < 2; i++) {
 		keep[i] = r->out[i].kept.len;
 		cut[i] = r->out[i].total > keep[i];
-		/* At most 6 bytes a byte, twice, and base64. */
-		most += 12 * keep[i] + (r->x->binary ? b64_len(keep[i]) : 0);
+		/* At most 6 bytes a byte, in each copy, and base64. */
+		most += 6 * (size_t)copies[i] * keep[i] + (r->x->binary ?
+		    b64_len(keep[i]) : 0);
 	}
 	if (most <= room)
 		return;
 	for (i = 0; i < 2; i++)
-		fit(r->out[i].kept.data, keep[i], SIZE_MAX, r->x->binary,
-		    &cost[i]);
+		fit(r->out[i].kept.data, keep[i], SIZE_MAX, copies[i],
+		    r->x->binary, &cost[i]);
 	if (cost[0] <= room && cost[1] <= room - cost[0])
 		return;
 	big = cost[1] > cost[0];
-	/* The smaller keeps all it can of half the room, the larger the
-	 * rest. */
 	share = room / 2;
 	if (cost[!big] > share) {
 		keep[!big] = fit(r->out[!big].kept.data, keep[!big], share,
-		    r->x->binary, &k);
+		    copies[!big], r->x->binary, &k);
 		cut[!big] = 1;
 		cost[!big] = k;
 	}
 	keep[big] = fit(r->out[big].kept.data, keep[big], room - cost[!big],
-	    r->x->binary, &k);
+	    copies[big], r->x->binary, &k);
 	cut[big] = 1;
+}
+
+/*
+ * Cuts the streams' kept bytes so that the result fits |budget|.  A stream
+ * the text shows whole is in the result twice (the text and the structured
+ * string); one over TEXT_VIEW bytes is there once whole (structured) and
+ * once as a view of at most TEXT_VIEW bytes (make_view()), which keeps a
+ * long output in one copy where the budget allows it.
+ */
+static void
+fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
+{
+	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
+	size_t views = 0, keep1[2];
+	int twice[2] = { 2, 2 }, once[2], cut1[2], i;
+
+	/* Every stream whole in both: always fits what it keeps. */
+	fit_room(r, room, twice, keep, cut);
+	if (!cut[0] && !cut[1])
+		return;
+	for (i = 0; i < 2; i++) {
+		if (r->out[i].kept.len <= TEXT_VIEW) {
+			once[i] = 2;
+			continue;
+		}
+		/* The text's view; with base64, the string's too. */
+		once[i] = r->x->binary ? 0 : 1;
+		views += (r->x->binary ? 2 : 1) *
+		    (6 * (size_t)TEXT_VIEW + 256);
+	}
+	if (views == 0 || views >= room)
+		return;
+	fit_room(r, room - views, once, keep1, cut1);
+	/* Kept in fewer copies only where the text shows a view of it. */
+	for (i = 0; i < 2; i++)
+		if (once[i] < 2 && keep1[i] <= TEXT_VIEW)
+			return;
+	if (keep1[0] + keep1[1] > keep[0] + keep[1]) {
+		memcpy(keep, keep1, sizeof(keep1));
+		memcpy(cut, cut1, sizeof(cut1));
+	}
 }
 
 static int
@@ -774,6 +837,33 @@ add_raw(cJSON *obj, const char *name, struct tc_buf *b)
 }
 
 /*
+ * Writes into |v| the view of a stream whose |t| (its kept bytes as
+ * UTF-8) is longer than TEXT_VIEW: its first TEXT_HEAD bytes and its last
+ * TEXT_VIEW - TEXT_HEAD, each cut on a character, and between them what
+ * is left out and where it all is.  Hosts that pass a model the text get
+ * a readable digest of a long output; structuredContent has every byte.
+ */
+static int
+make_view(struct tc_buf *v, const char *name, const struct tc_buf *t,
+    int binary)
+{
+	size_t head = tc_utf8_whole(t->data, TEXT_HEAD);
+	size_t tail = t->len - (TEXT_VIEW - TEXT_HEAD);
+	int rc;
+
+	/* The tail starts on a character: past any continuation bytes. */
+	while (tail < t->len && ((unsigned char)t->data[tail] & 0xc0) == 0x80)
+		tail++;
+	if ((rc = tc_buf_append(v, t->data, head)) != 0 ||
+	    (rc = tc_buf_printf(v, "\n[... %zu bytes left out here: %s in "
+	    "full is in structuredContent.%s ...]\n", tail - head, name,
+	    binary ? (strcmp(name, "stdout") == 0 ? "stdout_base64" :
+	    "stderr_base64") : name)) != 0)
+		return rc;
+	return tc_buf_append(v, t->data + tail, t->len - tail);
+}
+
+/*
  * Adds stream |s| (its first |keep| bytes, |cut| or not) to the text and
  * to |obj|.  Returns 0 or a TC_E* code.
  */
@@ -781,12 +871,14 @@ static int
 add_stream(struct run *r, struct stream *s, size_t keep, int cut,
     cJSON *obj, struct tc_result *res)
 {
-	struct tc_buf text, json;
+	struct tc_buf text, view, json;
+	const struct tc_buf *shown, *whole;
 	char name[32];
 	size_t n = cut ? tc_utf8_whole(s->kept.data, keep) : keep;
 	int rc;
 
 	tc_buf_init(&text, (size_t)-1);
+	tc_buf_init(&view, (size_t)-1);
 	tc_buf_init(&json, (size_t)-1);
 	if (cut)
 		tc_result_printf(res, "--- %s: %llu bytes, the first %zu kept "
@@ -795,16 +887,26 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 		tc_result_printf(res, "--- %s: %llu bytes ---\n", s->name,
 		    s->total);
 	if ((rc = tc_buf_append_utf8(&text, s->kept.data != NULL ?
-	    s->kept.data : "", n)) != 0 ||
-	    (rc = tc_result_text(res, text.data != NULL ? text.data : "",
-	    text.len)) != 0)
+	    s->kept.data : "", n)) != 0)
 		goto out;
-	if (text.len > 0 && text.data[text.len - 1] != '\n')
+	if (text.len > TEXT_VIEW &&
+	    (rc = make_view(&view, s->name, &text, r->x->binary)) != 0)
+		goto out;
+	shown = text.len > TEXT_VIEW ? &view : &text;
+	if ((rc = tc_result_text(res, shown->data != NULL ? shown->data : "",
+	    shown->len)) != 0)
+		goto out;
+	if (shown->len > 0 && shown->data[shown->len - 1] != '\n')
 		tc_result_printf(res, "\n");
-	if ((rc = tc_json_put_string(&json, text.data != NULL ? text.data :
-	    "", text.len)) != 0 || (rc = add_raw(obj, s->name, &json)) != 0)
+	/* With its exact bytes in base64, a long stream's string is its
+	 * view: the bytes are there once. */
+	whole = r->x->binary ? shown : &text;
+	if ((rc = tc_json_put_string(&json, whole->data != NULL ?
+	    whole->data : "", whole->len)) != 0 ||
+	    (rc = add_raw(obj, s->name, &json)) != 0)
 		goto out;
 	tc_buf_release(&text);
+	tc_buf_release(&view);
 	snprintf(name, sizeof(name), "%s_bytes", s->name);
 	if (cJSON_AddNumberToObject(obj, name, (double)s->total) == NULL)
 		goto nomem;
@@ -823,6 +925,7 @@ nomem:
 	rc = TC_ENOMEM;
 out:
 	tc_buf_release(&text);
+	tc_buf_release(&view);
 	tc_buf_release(&json);
 	return rc;
 }
@@ -841,16 +944,29 @@ signal_name(int sig, char *buf, size_t size)
 	return buf;
 }
 
+/*
+ * The most a result may hold: the call's output limit, and, unless the
+ * policy sets that limit itself, SHELL_RESULT_MAX, which the official
+ * client takes (it drops the connection on a message over 10 MiB).
+ */
 static size_t
 result_budget(const struct tc_call *call)
 {
+	const struct tc_tool_policy *tp;
 	struct tc_limits l;
+	size_t max;
 
 	if (call->policy == NULL || call->tool == NULL)
-		return TC_RESULT_TEXT_MAX;
+		return SHELL_RESULT_MAX;
 	tc_policy_limits(call->policy, call->tool->name, &l);
-	return l.max_result < TC_RESULT_TEXT_MAX ? l.max_result :
+	max = l.max_result < TC_RESULT_TEXT_MAX ? l.max_result :
 	    TC_RESULT_TEXT_MAX;
+	tp = tc_policy_tool(call->policy, call->tool->name);
+	if (call->policy->set_at[TC_SET_OUTPUT] == 0 &&
+	    (tp == NULL || tp->set_at[TC_SET_OUTPUT] == 0) &&
+	    max > SHELL_RESULT_MAX)
+		max = SHELL_RESULT_MAX;
+	return max;
 }
 
 static int

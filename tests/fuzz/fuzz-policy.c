@@ -83,7 +83,8 @@ static const struct server servers[] = {
 	{ "toolcell-fs", fs_tools, TC_NITEMS(fs_tools), TC_POLICY_F_WRITERS,
 	  &fs_policy_section },
 	{ "toolcell-shell", shell_tools, TC_NITEMS(shell_tools),
-	  TC_POLICY_F_JOBS, &shell_policy_section },
+	  TC_POLICY_F_NETWORK | TC_POLICY_F_JOBS | TC_POLICY_F_DENY_NAMED,
+	  &shell_policy_section },
 };
 
 static char scratch[64];
@@ -379,9 +380,9 @@ check_shell(const struct tc_policy *p, int nlines)
 		    "program %s: interpreter '%s' not among what it also "
 		    "executes", q->name, q->interp);
 		for (k = 0; k < SHELL_ARGS_NKINDS; k++)
-			FUZZ_CHECK(q->args_line[k] >= 0 &&
-			    q->args_line[k] <= nlines && (q->args_line[k] == 0 ||
-			    q->args_line[k] > q->line), "program %s: args "
+			FUZZ_CHECK(q->args_line[k] == 0 ||
+			    (q->args_line[k] > q->line &&
+			    q->args_line[k] <= nlines), "program %s: args "
 			    "kind %d at line %d", q->name, k, q->args_line[k]);
 		FUZZ_CHECK((q->args_line[SHELL_ARGS_SUBCOMMANDS] != 0) ==
 		    (q->subcommands != NULL) &&
@@ -475,7 +476,18 @@ check_accepted(const struct tc_policy *p, const struct server *sv,
 	    "audit-rotate %llu", p->audit_rotate_bytes);
 	FUZZ_CHECK(p->audit_keep <= 10000 && (p->audit_keep == 0 ||
 	    p->audit_rotate_bytes > 0), "audit-rotate keep %u", p->audit_keep);
-	FUZZ_CHECK(p->network == 0, "network on, for a server without one");
+	FUZZ_CHECK(p->network == TC_NETWORK_OFF ||
+	    ((sv->features & TC_POLICY_F_NETWORK) &&
+	    (p->network == TC_NETWORK_ON || p->network == TC_NETWORK_CONNECT)),
+	    "network %d, for %s", (int)p->network, sv->name);
+	FUZZ_CHECK((p->network == TC_NETWORK_CONNECT) == (p->nnet_ports > 0) &&
+	    p->nnet_ports <= TC_NET_PORTS_MAX, "network %d with %zu ports",
+	    (int)p->network, p->nnet_ports);
+	for (i = 0; i < p->nnet_ports; i++)
+		FUZZ_CHECK(p->net_ports[i] >= 1 && (i == 0 ||
+		    p->net_ports[i] > p->net_ports[i - 1]), "network connect: "
+		    "port %u at %zu, not in order or given twice",
+		    (unsigned)p->net_ports[i], i);
 	FUZZ_CHECK(p->children <= TC_CHILDREN_MAX, "children %llu",
 	    p->children);
 	FUZZ_CHECK(p->max_jobs <= 64, "jobs %llu", p->max_jobs);
@@ -734,8 +746,14 @@ write_policy(const struct tc_policy *p, const struct server *sv,
 			fprintf(f, "tool %s off\n", t->name);
 		write_limits(f, t->name, &t->limits, t->set_at);
 	}
-	if (p->set_at[TC_SET_NETWORK])
-		fprintf(f, "network %s\n", p->network ? "on" : "off");
+	if (p->set_at[TC_SET_NETWORK]) {
+		fprintf(f, "network %s", p->network == TC_NETWORK_ON ? "on" :
+		    p->network == TC_NETWORK_CONNECT ? "connect" : "off");
+		for (i = 0; p->network == TC_NETWORK_CONNECT &&
+		    i < p->nnet_ports; i++)
+			fprintf(f, " %u", (unsigned)p->net_ports[i]);
+		fputc('\n', f);
+	}
 	for (i = 0; i < p->nconsent; i++) {
 		fprintf(f, "consent");
 		quoted(f, p->consent[i].tool);
@@ -945,6 +963,8 @@ check_same(const struct tc_policy *p, const struct tc_policy *q,
 	    (tc_policy_setting_at(q, "write-sync") != 0) &&
 	    p->audit_rotate_bytes == q->audit_rotate_bytes &&
 	    p->audit_keep == q->audit_keep && p->network == q->network &&
+	    p->nnet_ports == q->nnet_ports && memcmp(p->net_ports,
+	    q->net_ports, p->nnet_ports * sizeof(p->net_ports[0])) == 0 &&
 	    p->default_deny == q->default_deny &&
 	    p->allow_degraded == q->allow_degraded &&
 	    p->consent_timeout_ms == q->consent_timeout_ms &&

@@ -100,7 +100,11 @@ static const struct tc_syscall exec_calls[] = {
 	TC_SYS_ARG(open, 1, MAKES, 0),
 	TC_SYS_ARG(open, 2, SETID, 0),
 	TC_SYS_ARG(clone, 0, CLONE_DENIED, 0),
-	TC_SYS_ARG(socketpair, 0, LOW32, AF_UNIX),
+	/* Stream and seqpacket pairs: a datagram socket of a pair could
+	 * send to any socket of the host by its path. */
+	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, 0xfULL, SOCK_STREAM),
+	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, 0xfULL,
+	    SOCK_SEQPACKET),
 	/* clone3 hides its flags in memory, so it is refused and libc
 	 * falls back to clone. */
 	TC_SYS_FAIL(clone3, ENOSYS),

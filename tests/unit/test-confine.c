@@ -628,6 +628,209 @@ test_landlock(void)
 		printf("# could not remove %s\n", top);
 }
 
+/* --- A network the policy grants --- */
+
+/* Two listeners on 127.0.0.1, set before forking: the policy names the
+ * first. */
+static unsigned short port_named, port_other;
+
+/* Returns 0 if a TCP connection to 127.0.0.1:|port| opens, else errno. */
+static int
+try_connect(unsigned short port)
+{
+	struct sockaddr_in sin;
+	int s, rc;
+
+	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return errno;
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_port = htons(port);
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	rc = err_of(connect(s, (struct sockaddr *)&sin, sizeof(sin)));
+	close(s);
+	return rc;
+}
+
+/* The port it names, the other one, a bind, a UDP socket, a Unix
+ * socket, and whether /etc/hosts is readable. */
+static int
+h_network(const struct tc_call *call, struct tc_result *res)
+{
+	struct sockaddr_in sin;
+	int s, fd;
+
+	(void)call;
+	tc_result_printf(res, "named=%d other=%d ", try_connect(port_named),
+	    try_connect(port_other));
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	tc_result_printf(res, "bind=%d ", s < 0 ? errno :
+	    err_of(bind(s, (struct sockaddr *)&sin, sizeof(sin))));
+	if (s >= 0)
+		close(s);
+	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
+	tc_result_printf(res, "udp=%d ", err_of(s));
+	if (s >= 0)
+		close(s);
+	s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+	tc_result_printf(res, "unix=%d ", err_of(s));
+	if (s >= 0)
+		close(s);
+	fd = open("/etc/hosts", O_RDONLY | O_CLOEXEC);
+	tc_result_printf(res, "hosts=%d", err_of(fd));
+	if (fd >= 0)
+		close(fd);
+	return 0;
+}
+
+static const struct tc_landlock_path net_files[] = {
+	{ "/etc/hosts",	TC_LL_FS_READ_FILE },
+};
+
+/* A profile that may have the network the policy grants, and asks for
+ * every namespace. */
+static const struct tc_profile net_profile = {
+	.name = "net", .root_access = TC_LL_READ, .ns = TC_NS_ALL,
+	.net_system = net_files, .nnet_system = TC_NITEMS(net_files),
+	.may = TC_MAY_NETWORK,
+};
+/* The same without TC_MAY_NETWORK: a grant is not its. */
+static const struct tc_profile unnet_profile = {
+	.name = "unnet", .root_access = TC_LL_READ, .ns = TC_NS_ALL,
+	.net_system = net_files, .nnet_system = TC_NITEMS(net_files),
+};
+
+static const struct tc_tool net_tools[] = {
+	TOOL("network", h_network, &net_profile),
+	TOOL("unnet", h_network, &unnet_profile),
+};
+
+/* The running kernel's Landlock ABI, 0 without it. */
+static int
+landlock_abi(void)
+{
+	long v = syscall(SYS_landlock_create_ruleset, NULL, 0, 1UL);
+
+	return v < 0 ? 0 : (int)v;
+}
+
+/* Opens a listener on 127.0.0.1 (an ephemeral port); returns its fd and
+ * sets *|port|, or returns -1. */
+static int
+listener(unsigned short *port)
+{
+	struct sockaddr_in sin;
+	socklen_t len = sizeof(sin);
+	int s;
+
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((s = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0)
+		return -1;
+	if (bind(s, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    listen(s, 16) != 0 ||
+	    getsockname(s, (struct sockaddr *)&sin, &len) != 0) {
+		close(s);
+		return -1;
+	}
+	*port = ntohs(sin.sin_port);
+	return s;
+}
+
+/* Runs the network probe of |profile| under |pol| into |out|. */
+static int
+net_probe(struct tc_policy *pol, const struct tc_tool *t, char *out,
+    size_t n, unsigned long *ns)
+{
+	struct tc_profiles set = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+
+	tc_profiles_add(&set, t->profile);
+	if (tc_sandbox_init(&sb, pol, &set, &d) != 0) {
+		snprintf(out, n, "init: %s", d.msg);
+		return -1;
+	}
+	*ns = tc_sandbox_ns(&sb, t->profile);
+	run_text(&sb, t, out, n);
+	tc_sandbox_release(&sb);
+	return 0;
+}
+
+/*
+ * The network a policy grants a profile with TC_MAY_NETWORK: none
+ * without a grant (a network namespace, socket() refused); with "network
+ * connect PORT" no namespace, and Landlock lets TCP reach that port and
+ * no other, binds nothing, and seccomp refuses UDP and Unix sockets; with
+ * "network on" every port, bind and UDP.  A profile without
+ * TC_MAY_NETWORK has none whatever the policy grants.
+ */
+static void
+test_network(void)
+{
+	struct tc_policy pol;
+	char out[512], want[512];
+	unsigned long ns;
+	int a, b, abi = landlock_abi();
+
+	if ((a = listener(&port_named)) < 0 ||
+	    (b = listener(&port_other)) < 0) {
+		ok(0, "two listeners on 127.0.0.1: %s", strerror(errno));
+		return;
+	}
+	tc_policy_init(&pol);
+	pol.limits.deadline_ms = 5000;
+
+	net_probe(&pol, &net_tools[0], out, sizeof(out), &ns);
+	snprintf(want, sizeof(want), "named=%d other=%d bind=%d udp=%d "
+	    "unix=%d hosts=%d", EPERM, EPERM, EPERM, EPERM, EPERM, EACCES);
+	is_str(out, want, "no grant: no socket, no /etc/hosts");
+	if (ns != 0)
+		ok(ns & CLONE_NEWNET, "no grant: a network namespace");
+	else
+		skip("network namespace: this kernel denies new namespaces");
+
+	pol.network = TC_NETWORK_CONNECT;
+	pol.net_ports[0] = port_named;
+	pol.nnet_ports = 1;
+	if (abi < 4) {
+		is_int(net_probe(&pol, &net_tools[0], out, sizeof(out), &ns),
+		    -1, "network connect below Landlock ABI 4: refused");
+		ok(strstr(out, "'network on' grants every port") != NULL,
+		    "the message says what would grant more (%s)", out);
+	} else {
+		net_probe(&pol, &net_tools[0], out, sizeof(out), &ns);
+		snprintf(want, sizeof(want), "named=0 other=%d bind=%d "
+		    "udp=%d unix=%d hosts=0", EACCES, EPERM, EPERM, EPERM);
+		is_str(out, want, "network connect: the port named, no other, "
+		    "no bind, no UDP, no Unix socket; /etc/hosts readable");
+		ok(!(ns & CLONE_NEWNET), "network connect: no network "
+		    "namespace");
+	}
+	net_probe(&pol, &net_tools[1], out, sizeof(out), &ns);
+	snprintf(want, sizeof(want), "named=%d other=%d bind=%d udp=%d "
+	    "unix=%d hosts=%d", EPERM, EPERM, EPERM, EPERM, EPERM, EACCES);
+	is_str(out, want, "network connect: nothing for a profile without "
+	    "TC_MAY_NETWORK");
+
+	pol.network = TC_NETWORK_ON;
+	pol.nnet_ports = 0;
+	net_probe(&pol, &net_tools[0], out, sizeof(out), &ns);
+	snprintf(want, sizeof(want), "named=0 other=0 bind=0 udp=0 unix=%d "
+	    "hosts=0", EPERM);
+	is_str(out, want, "network on: every port, bind and UDP; still no "
+	    "Unix socket");
+	ok(!(ns & CLONE_NEWNET), "network on: no network namespace");
+
+	tc_policy_release(&pol);
+	close(a);
+	close(b);
+}
+
 /* Returns the value after |key| in |text| with blanks removed, or "". */
 static const char *
 field(const char *text, const char *key, char *out, size_t n)
@@ -836,5 +1039,6 @@ main(void)
 	tc_sandbox_release(&sb);
 	tc_policy_release(&pol);
 	test_landlock();
+	test_network();
 	return done_testing();
 }

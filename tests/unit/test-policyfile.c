@@ -1484,6 +1484,7 @@ static void
 test_network(void)
 {
 	struct result r;
+	char *out;
 
 	valid(&r, "allow read @D@/proj\n", "network: default");
 	is_int(r.p.network, 0, "network: off by default");
@@ -1495,18 +1496,68 @@ test_network(void)
 
 	bad_line("network on", "network on: toolcell-fs has no tool that "
 	    "uses a network; its calls never reach one");
-	bad_line("network", "network: missing 'on' or 'off'");
-	bad_line("network maybe", "network: expected 'on' or 'off', not "
-	    "'maybe'");
+	bad_line("network connect 443", "network connect: toolcell-fs has no "
+	    "tool that uses a network; its calls never reach one");
+	bad_line("network", "network: missing 'off', 'on' (any address and "
+	    "port) or 'connect' (and the TCP ports)");
+	bad_line("network maybe", "network: expected 'off', 'on' (any address "
+	    "and port) or 'connect' (and the TCP ports), not 'maybe'");
 	bad_line("network off please", "network: unexpected 'please' at the "
 	    "end of the line");
+	bad_line("network on 443", "network: unexpected '443' at the end of "
+	    "the line");
 
-	/* A server with a tool that may use a network accepts "on". */
+	/* A server with a tool that may use a network accepts "on" and
+	 * "connect". */
 	features = TC_POLICY_F_WRITERS | TC_POLICY_F_NETWORK;
 	valid(&r, "allow read @D@/proj\nnetwork on\n",
 	    "network on, for a server with a network");
-	is_int(r.p.network, 1, "network on: stored");
+	is_int(r.p.network, TC_NETWORK_ON, "network on: stored");
+	is_int((int)r.p.nnet_ports, 0, "network on: no ports");
 	release(&r);
+	valid(&r, "allow read @D@/proj\nnetwork connect 8080 443 22\n",
+	    "network connect");
+	is_int(r.p.network, TC_NETWORK_CONNECT, "network connect: stored");
+	ok(r.p.nnet_ports == 3 && r.p.net_ports[0] == 22 &&
+	    r.p.net_ports[1] == 443 && r.p.net_ports[2] == 8080,
+	    "network connect: the ports, ascending");
+	is_int(r.p.set_at[TC_SET_NETWORK], 2, "network connect: line 2");
+	out = printed(&r.p);
+	ok(strstr(out, "\nnetwork: connect 22 443 8080  (line 2)\n") != NULL,
+	    "network connect: --check prints the ports");
+	free(out);
+	release(&r);
+	valid(&r, "allow read @D@/proj\nnetwork connect 1 65535\n",
+	    "network connect: the first and the last port");
+	ok(r.p.nnet_ports == 2 && r.p.net_ports[0] == 1 &&
+	    r.p.net_ports[1] == 65535, "network connect: 1 and 65535");
+	release(&r);
+	bad_line("network connect", "network connect: missing the ports "
+	    "(numbers from 1 to 65535)");
+	bad_line("network connect 0", "network connect: '0' is not a port (a "
+	    "number from 1 to 65535)");
+	bad_line("network connect 65536", "network connect: '65536' is not a "
+	    "port (a number from 1 to 65535)");
+	bad_line("network connect https", "network connect: 'https' is not a "
+	    "port (a number from 1 to 65535)");
+	bad_line("network connect -1", "network connect: '-1' is not a port "
+	    "(a number from 1 to 65535)");
+	bad_line("network connect +80", "network connect: '+80' is not a port "
+	    "(a number from 1 to 65535)");
+	bad_line("network connect 99999999999999999999", "network connect: "
+	    "'99999999999999999999' is not a port (a number from 1 to "
+	    "65535)");
+	bad_line("network connect example.com:443", "network connect: "
+	    "'example.com:443' is not a port (a number from 1 to 65535)");
+	bad_line("network connect 443 80 443", "network connect: port 443 is "
+	    "given twice");
+	invalid("allow read @D@/proj\nnetwork connect 80 x 80\n",
+	    "t.policy:2: network connect: 'x' is not a port (a number from 1 "
+	    "to 65535)\nt.policy:2: network connect: port 80 is given twice\n",
+	    "network connect: every bad port is reported");
+	invalid("allow read @D@/proj\nnetwork on\nnetwork connect 80\n",
+	    "t.policy:3: network: already set at line 2\n",
+	    "network: given once");
 	features = TC_POLICY_F_WRITERS;
 }
 

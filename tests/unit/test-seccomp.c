@@ -14,7 +14,9 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <arpa/inet.h>
 #include <linux/openat2.h>
+#include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdint.h>
@@ -23,6 +25,7 @@
 #include <string.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/sysinfo.h>
@@ -319,6 +322,9 @@ static const struct tc_syscall table_calls[] = {
 	TC_SYS(getcwd),
 	TC_SYS_ARG(umask, 0, 0777, 022),
 	TC_SYS_IS(getpriority, 0, PRIO_PROCESS),
+	/* Both arguments must match: its own process, by pid 0. */
+	TC_SYS_ARGS2(setpriority, 0, 0xffffffffULL, PRIO_PROCESS, 1,
+	    0xffffffffULL, 0),
 };
 
 static const struct tc_syscall table_more[] = {
@@ -333,17 +339,20 @@ static const struct tc_profile tables = {
 /* The base list alone. */
 static const struct tc_profile bare = { .name = "bare" };
 
+#define NTABLE	9
+
 /* Runs the table attempts under |p|'s filter; |want| their errnos. */
 static void
-run_tables(const struct tc_profile *p, const int want[6])
+run_tables(const struct tc_profile *p, const int want[NTABLE])
 {
-	static const char *const what[6] = { "getcwd", "umask(022)",
+	static const char *const what[NTABLE] = { "getcwd", "umask(022)",
 	    "umask(077)", "getpriority(PRIO_PROCESS)", "getpriority(PRIO_PGRP)",
-	    "sysinfo" };
+	    "sysinfo", "setpriority(PRIO_PROCESS, 0)",
+	    "setpriority(PRIO_PROCESS, own pid)", "setpriority(PRIO_PGRP, 0)" };
 	struct tc_diag d = { "", 0 };
 	struct tc_bpf bpf;
 	struct sysinfo si;
-	int p2[2], got[6], st, i;
+	int p2[2], got[NTABLE], st, i, nice;
 	char cwd[256];
 	pid_t pid;
 
@@ -362,6 +371,11 @@ run_tables(const struct tc_profile *p, const int want[6])
 		got[3] = e(syscall(SYS_getpriority, PRIO_PROCESS, 0));
 		got[4] = e(syscall(SYS_getpriority, PRIO_PGRP, 0));
 		got[5] = e(syscall(SYS_sysinfo, &si));
+		nice = getpriority(PRIO_PROCESS, 0);
+		got[6] = e(syscall(SYS_setpriority, PRIO_PROCESS, 0, nice));
+		got[7] = e(syscall(SYS_setpriority, PRIO_PROCESS, getpid(),
+		    nice));
+		got[8] = e(syscall(SYS_setpriority, PRIO_PGRP, 0, nice));
 		_exit(write(p2[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
 	}
 	close(p2[1]);
@@ -371,7 +385,7 @@ run_tables(const struct tc_profile *p, const int want[6])
 	close(p2[0]);
 	waitpid(pid, &st, 0);
 	tc_seccomp_release(&bpf);
-	for (i = 0; i < 6; i++)
+	for (i = 0; i < NTABLE; i++)
 		is_int(got[i], want[i], "%s: %s", p->name, what[i]);
 }
 
@@ -382,9 +396,10 @@ run_tables(const struct tc_profile *p, const int want[6])
 static void
 test_tables(void)
 {
-	static const int own[6] = { 0, 0, EPERM, 0, EPERM, ENOSYS };
-	static const int other[6] = { EPERM, EPERM, EPERM, EPERM, EPERM,
-	    EPERM };
+	static const int own[NTABLE] = { 0, 0, EPERM, 0, EPERM, ENOSYS, 0,
+	    EPERM, EPERM };
+	static const int other[NTABLE] = { EPERM, EPERM, EPERM, EPERM, EPERM,
+	    EPERM, EPERM, EPERM, EPERM };
 
 	run_tables(&tables, own);
 	run_tables(&bare, other);
@@ -396,10 +411,17 @@ static void
 test_refused(void)
 {
 	static const struct tc_syscall bad_kind[] = {
-		{ SCMP_SYS(getcwd), (enum tc_sys_kind)42, 0, 0, 0 },
+		{ .nr = SCMP_SYS(getcwd), .kind = (enum tc_sys_kind)42 },
 	};
 	static const struct tc_syscall bad_arg[] = {
 		TC_SYS_IS(getpriority, 6, 0),
+	};
+	static const struct tc_syscall bad_arg2[] = {
+		TC_SYS_ARGS2(getpriority, 0, 1, 0, 6, 1, 0),
+	};
+	static const struct tc_syscall second_on_eq[] = {
+		{ .nr = SCMP_SYS(getpriority), .kind = TC_SYS_EQ,
+		  .mask2 = 1 },
 	};
 	const struct tc_profile openat2_makes = {
 		.name = "openat2-makes", .may = TC_MAY_OPENAT2,
@@ -415,6 +437,12 @@ test_refused(void)
 	const struct tc_profile arg = {
 		.name = "arg", .syscalls = { TC_SYSCALLS(bad_arg) },
 	};
+	const struct tc_profile arg2 = {
+		.name = "arg2", .syscalls = { TC_SYSCALLS(bad_arg2) },
+	};
+	const struct tc_profile eq2 = {
+		.name = "eq2", .syscalls = { TC_SYSCALLS(second_on_eq) },
+	};
 	struct tc_diag d = { "", 0 };
 	struct tc_bpf bpf;
 
@@ -429,6 +457,185 @@ test_refused(void)
 	    "a rule of no known kind: refused");
 	is_int(tc_seccomp_build(&arg, 0, &bpf, &d), TC_ESYS,
 	    "a rule on argument 6: refused");
+	is_int(tc_seccomp_build(&arg2, 0, &bpf, &d), TC_ESYS,
+	    "a second comparison on argument 6: refused");
+	is_int(tc_seccomp_build(&eq2, 0, &bpf, &d), TC_ESYS,
+	    "a second comparison on a rule not TC_SYS_MASKED: refused");
+}
+
+/* --- A network the policy grants --- */
+
+/* A profile that may have one, with no tables of its own. */
+static const struct tc_profile net = {
+	.name = "net", .may = TC_MAY_NETWORK,
+};
+
+enum {
+	NET_TCP4, NET_TCP6_FLAGS, NET_TCP_PROTO, NET_SCTP, NET_UDP, NET_UNIX,
+	NET_NETLINK, NET_RAW, NET_CONNECT, NET_FASTOPEN, NET_SEND, NET_BIND,
+	NET_LISTEN, NET_NCHECKS
+};
+
+static const char *const net_names[NET_NCHECKS] = {
+	"socket(AF_INET, SOCK_STREAM, 0)",
+	"socket(AF_INET6, SOCK_STREAM|SOCK_NONBLOCK|SOCK_CLOEXEC, 0)",
+	"socket(AF_INET, SOCK_STREAM, IPPROTO_TCP)",
+	"socket(AF_INET, SOCK_STREAM, IPPROTO_SCTP)",
+	"socket(AF_INET, SOCK_DGRAM, 0)", "socket(AF_UNIX, SOCK_STREAM, 0)",
+	"socket(AF_NETLINK, SOCK_RAW, 0)",
+	"socket(AF_INET, SOCK_RAW, IPPROTO_ICMP)", "connect",
+	"sendto MSG_FASTOPEN", "sendto", "bind", "listen",
+};
+
+/* What a check may answer when the filter lets it through: anything but
+ * EPERM (the kernel may lack SCTP, or the port be closed). */
+#define PASSES	(-1)
+
+/*
+ * Loads |net|'s filter for |opts| in a child, tries each socket call, and
+ * checks each against |want| (0 or PASSES: let through; else the errno).
+ */
+static void
+run_net(unsigned opts, const char *label, const int want[NET_NCHECKS])
+{
+	struct sockaddr_in sin;
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+	int p[2], got[NET_NCHECKS], st, i, tcp[3], lsn;
+	socklen_t len = sizeof(sin);
+	pid_t pid;
+
+	if (!is_int(tc_seccomp_build(&net, opts, &bpf, &d), 0,
+	    "%s: the filter builds", label))
+		return;
+	/* A listener to connect to, and sockets made before the filter. */
+	memset(&sin, 0, sizeof(sin));
+	sin.sin_family = AF_INET;
+	sin.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if ((lsn = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    bind(lsn, (struct sockaddr *)&sin, sizeof(sin)) != 0 ||
+	    listen(lsn, 8) != 0 ||
+	    getsockname(lsn, (struct sockaddr *)&sin, &len) != 0)
+		abort();
+	for (i = 0; i < 3; i++)
+		if ((tcp[i] = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC,
+		    0)) < 0)
+			abort();
+	if (pipe2(p, O_CLOEXEC) != 0)
+		abort();
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_seccomp_apply(&bpf) != 0)
+			_exit(1);
+#define SOCK(k, f, t, pr)	do { int s_ = socket((f), (t), (pr));	\
+				got[k] = e(s_); if (s_ >= 0) close(s_); } while (0)
+		SOCK(NET_TCP4, AF_INET, SOCK_STREAM, 0);
+		SOCK(NET_TCP6_FLAGS, AF_INET6, SOCK_STREAM | SOCK_NONBLOCK |
+		    SOCK_CLOEXEC, 0);
+		SOCK(NET_TCP_PROTO, AF_INET, SOCK_STREAM, IPPROTO_TCP);
+		SOCK(NET_SCTP, AF_INET, SOCK_STREAM, IPPROTO_SCTP);
+		SOCK(NET_UDP, AF_INET, SOCK_DGRAM, 0);
+		SOCK(NET_UNIX, AF_UNIX, SOCK_STREAM, 0);
+		SOCK(NET_NETLINK, AF_NETLINK, SOCK_RAW, 0);
+		SOCK(NET_RAW, AF_INET, SOCK_RAW, IPPROTO_ICMP);
+#undef SOCK
+		got[NET_CONNECT] = e(connect(tcp[0], (struct sockaddr *)&sin,
+		    sizeof(sin)));
+		got[NET_FASTOPEN] = e(sendto(tcp[1], "x", 1, MSG_FASTOPEN,
+		    (struct sockaddr *)&sin, sizeof(sin)));
+		got[NET_SEND] = e(sendto(tcp[0], "x", 1, 0, NULL, 0));
+		sin.sin_port = 0;
+		got[NET_BIND] = e(bind(tcp[2], (struct sockaddr *)&sin,
+		    sizeof(sin)));
+		got[NET_LISTEN] = e(listen(tcp[2], 1));
+		_exit(write(p[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
+	}
+	close(p[1]);
+	for (i = 0; i < 3; i++)
+		close(tcp[i]);
+	memset(got, 0xff, sizeof(got));
+	if (read(p[0], got, sizeof(got)) != sizeof(got))
+		ok(0, "%s: the child reported", label);
+	close(p[0]);
+	waitpid(pid, &st, 0);
+	close(lsn);
+	tc_seccomp_release(&bpf);
+	for (i = 0; i < NET_NCHECKS; i++)
+		if (want[i] == PASSES)
+			ok(got[i] != EPERM, "%s: %s let through (%d)", label,
+			    net_names[i], got[i]);
+		else
+			is_int(got[i], want[i], "%s: %s", label, net_names[i]);
+}
+
+/*
+ * Without a grant a profile with TC_MAY_NETWORK has no socket; "network
+ * connect" gives TCP sockets that may connect and send, never with
+ * MSG_FASTOPEN, never bind or listen, and nothing else; "network on" UDP
+ * and what servers do too.  Never AF_UNIX, netlink or raw sockets.  A
+ * profile with TC_MAY_NETWORK whose own tables allow a send that may
+ * carry MSG_FASTOPEN is refused.
+ */
+static void
+test_network(void)
+{
+	static const int none[NET_NCHECKS] = {
+		EPERM, EPERM, EPERM, EPERM, EPERM, EPERM, EPERM, EPERM, EPERM,
+		EPERM, EPERM, EPERM, EPERM,
+	};
+	static const int connect_only[NET_NCHECKS] = {
+		0, 0, 0, EPERM, EPERM, EPERM, EPERM, EPERM, 0, EPERM, 0,
+		EPERM, EPERM,
+	};
+	static const int any[NET_NCHECKS] = {
+		0, 0, 0, PASSES, 0, EPERM, EPERM, EPERM, 0, PASSES, 0, 0, 0,
+	};
+	static const struct tc_syscall send_any[] = { TC_SYS(sendto) };
+	static const struct tc_syscall send_eq[] = { TC_SYS_IS(sendmsg, 2,
+	    MSG_FASTOPEN) };
+	static const struct tc_syscall send_masked[] = {
+		TC_SYS_ARG(sendto, 3, MSG_FASTOPEN, 0),
+		TC_SYS_ARG(sendmsg, 2, MSG_FASTOPEN, 0),
+		TC_SYS_FAIL(sendmmsg, ENOSYS),
+	};
+	const struct tc_profile fastopen = {
+		.name = "fastopen", .may = TC_MAY_NETWORK,
+		.syscalls = { TC_SYSCALLS(send_any) },
+	};
+	const struct tc_profile fastopen_eq = {
+		.name = "fastopen-eq", .may = TC_MAY_NETWORK,
+		.syscalls = { TC_SYSCALLS(send_eq) },
+	};
+	const struct tc_profile masked = {
+		.name = "masked", .may = TC_MAY_NETWORK,
+		.syscalls = { TC_SYSCALLS(send_masked) },
+	};
+	const struct tc_profile unnet = {
+		.name = "unnet", .syscalls = { TC_SYSCALLS(send_any) },
+	};
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+
+	run_net(TC_SECCOMP_LANDLOCK, "no network", none);
+	run_net(TC_SECCOMP_LANDLOCK | TC_SECCOMP_NET_CONNECT,
+	    "network connect", connect_only);
+	run_net(TC_SECCOMP_LANDLOCK | TC_SECCOMP_NET_CONNECT |
+	    TC_SECCOMP_NET_ANY, "network on", any);
+
+	is_int(tc_seccomp_build(&fastopen, TC_SECCOMP_NET_CONNECT, &bpf, &d),
+	    TC_EINVAL, "TC_MAY_NETWORK with sendto() of any flags: refused");
+	ok(strstr(d.msg, "'fastopen'") != NULL && strstr(d.msg, "sendto()") !=
+	    NULL && strstr(d.msg, "MSG_FASTOPEN") != NULL, "the message names "
+	    "the profile, the call and the flag (%s)", d.msg);
+	is_int(tc_seccomp_build(&fastopen_eq, 0, &bpf, &d), TC_EINVAL,
+	    "TC_MAY_NETWORK with sendmsg() of MSG_FASTOPEN exactly: refused");
+	if (is_int(tc_seccomp_build(&masked, TC_SECCOMP_NET_CONNECT, &bpf, &d),
+	    0, "TC_MAY_NETWORK with sends that exclude MSG_FASTOPEN: built"))
+		tc_seccomp_release(&bpf);
+	if (is_int(tc_seccomp_build(&unnet, 0, &bpf, &d), 0, "sendto() of "
+	    "any flags without TC_MAY_NETWORK: built"))
+		tc_seccomp_release(&bpf);
 }
 
 /* Returns 1 if tables |a| and |b| hold the same rules. */
@@ -445,7 +652,10 @@ same_tables(const struct tc_syscalls *a, const struct tc_syscalls *b)
 			    a[i].v[k].kind != b[i].v[k].kind ||
 			    a[i].v[k].arg != b[i].v[k].arg ||
 			    a[i].v[k].mask != b[i].v[k].mask ||
-			    a[i].v[k].value != b[i].v[k].value)
+			    a[i].v[k].value != b[i].v[k].value ||
+			    a[i].v[k].arg2 != b[i].v[k].arg2 ||
+			    a[i].v[k].mask2 != b[i].v[k].mask2 ||
+			    a[i].v[k].value2 != b[i].v[k].value2)
 				return 0;
 	}
 	return 1;
@@ -535,6 +745,7 @@ main(void)
 	    TC_NITEMS(exec_unscoped));
 	test_tables();
 	test_refused();
+	test_network();
 	test_copies();
 	rc = done_testing();
 	for (fd = 0; fd < 4; fd++) {

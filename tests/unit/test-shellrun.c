@@ -1014,6 +1014,77 @@ test_progress(void)
 	got_free(&g);
 }
 
+/*
+ * A stream over 64 KiB is whole in structuredContent and a view in the
+ * text (its first 16 KiB, a line saying what is left out, its last
+ * 48 KiB), so a long output is in the result about once, not twice.
+ */
+static void
+test_view(void)
+{
+	struct spec sp;
+	struct got g;
+	const char *so, *marker;
+
+	/* 220,000 bytes: "line N" lines, so head and tail can be told. */
+	spec_sh(&sp, "i=0; while [ $i -lt 20000 ]; do "
+	    "printf 'line %05d\\n' $i; i=$((i+1)); done; echo err >&2");
+	sp.max_output = 1 << 20;
+	sp.max_result = 1 << 20;
+	run_case(&sp, &g);
+	so = s_str(&g, "stdout");
+	is_int(s_num(&g, "stdout_bytes"), 220000, "view: stdout counted");
+	ok(so != NULL && strlen(so) == 220000 && !s_true(&g,
+	    "stdout_truncated"), "view: structured stdout whole");
+	ok(g.text != NULL && strstr(g.text, "line 00000\n") != NULL &&
+	    strstr(g.text, "line 19999\n") != NULL, "view: the text has the "
+	    "first line and the last");
+	ok(g.text != NULL && strstr(g.text, "line 10000\n") == NULL,
+	    "view: and not the middle");
+	marker = g.text != NULL ? strstr(g.text, "bytes left out here: "
+	    "stdout in full is in structuredContent.stdout ...]") : NULL;
+	ok(marker != NULL, "view: the text says where the rest is");
+	ok(g.text != NULL && strstr(g.text, "--- stderr: 4 bytes ---\nerr\n")
+	    != NULL, "view: a short stream whole in the text");
+	/* Once whole and escaped (each newline 2 bytes: 240,000), the view
+	 * (64 KiB and its newlines), the rest: well under twice. */
+	ok(g.t.serialized && g.t.result_len < 240000 + 72000 + 2048,
+	    "view: the result holds stdout about once (%zu bytes, against "
+	    "%d for two copies)", g.t.result_len, 2 * 240000);
+	got_free(&g);
+}
+
+/*
+ * 5 MiB with its exact bytes: base64 whole, the string a view, and the
+ * result under the 9 MiB the official client takes by default.
+ */
+static void
+test_view_binary(void)
+{
+	struct spec sp;
+	struct got g;
+	const char *b64, *so;
+
+	spec_sh(&sp, "yes abcdefg | head -c 5242880");
+	sp.max_output = 8 << 20;
+	sp.binary = 1;
+	run_case(&sp, &g);
+	b64 = s_str(&g, "stdout_base64");
+	so = s_str(&g, "stdout");
+	is_int(s_num(&g, "stdout_bytes"), 5242880, "view binary: counted");
+	ok(!s_true(&g, "stdout_truncated"), "view binary: not cut");
+	ok(b64 != NULL && strlen(b64) == (5242880 + 2) / 3 * 4 &&
+	    strncmp(b64, "YWJjZGVmZwphYmNkZWZnCm", 22) == 0,
+	    "view binary: base64 of every byte");
+	ok(so != NULL && strlen(so) < (80u << 10) && strstr(so,
+	    "structuredContent.stdout_base64 ...]") != NULL,
+	    "view binary: the string is the view, pointing at the base64");
+	ok(g.t.serialized && g.t.result_len < ((size_t)9 << 20),
+	    "view binary: the result is under 9 MiB (%zu bytes)",
+	    g.t.result_len);
+	got_free(&g);
+}
+
 static void
 test_budget(void)
 {
@@ -1108,6 +1179,8 @@ main(void)
 	test_stream();
 	test_progress();
 	test_budget();
+	test_view();
+	test_view_binary();
 	test_many();
 	/* A sanitizer report (a leak) fails its case process. */
 	is_int(unclean, 0, "every case process ended cleanly");
