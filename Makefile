@@ -146,9 +146,13 @@ $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
-# The policy file's tests read toolcell-fs's [fs] section, as it does.
+# The policy file's tests read toolcell-fs's [fs] section, as it does;
+# the policy fuzzer toolcell-shell's [shell] section too.
 $(BUILD)/tests/test-policyfile $(BUILD)/tests/fuzz/replay-policy \
     $(BUILD)/fuzz/fuzz-policy: $(BUILD)/servers/fs/fs_policy.o
+$(BUILD)/tests/fuzz/replay-policy $(BUILD)/fuzz/fuzz-policy: \
+    $(BUILD)/servers/shell/shell_policy.o \
+    $(BUILD)/servers/shell/shell_rules.o
 # toolcell-shell's [shell] section and argument rules, without the server
 # (linked ahead of the library, whose members they use).
 $(BUILD)/tests/test-shellrules: $(BUILD)/tests/unit/test-shellrules.o \

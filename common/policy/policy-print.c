@@ -214,6 +214,10 @@ print_deny(const struct tc_policy *p, FILE *f)
 	if (p->ndeny == 0)
 		fprintf(f, "  nothing%s\n", p->set_at[TC_SET_DEFAULT_DENY] ?
 		    " (default-deny off)" : "");
+	else if (p->features & TC_POLICY_F_DENY_NAMED)
+		fprintf(f, "  (checked on the paths a call names, not on the "
+		    "files the programs it runs open: keep what they protect "
+		    "out of the directories)\n");
 	for (i = 0; i < p->ndeny; i++) {
 		r = &p->deny[i];
 		if (r->own != NULL) {
@@ -389,6 +393,18 @@ tc_policy_origin(int at, char *buf, size_t len)
 	return origin(at, buf, len);
 }
 
+/* Returns 1 if |p|'s server has a setting of its own named |name|. */
+static int
+own_setting(const struct tc_policy *p, const char *name)
+{
+	size_t i;
+
+	for (i = 0; p->section != NULL && i < p->section->nkeywords; i++)
+		if (strcmp(p->section->keywords[i].name, name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Writes the server's own settings: by its section's print function, else
  * each typed one as "name: value  (origin)". */
 static void
@@ -460,6 +476,8 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		    "other servers: " : ", ", p->skipped[i].name,
 		    p->skipped[i].line, i + 1 == p->nskipped ? "\n" : "");
 	fprintf(f, "directories:\n");
+	if (p->nroots == 0)
+		fprintf(f, "  none (no 'allow' line)\n");
 	for (i = 0; i < p->nroots; i++) {
 		r = &p->roots[i];
 		fprintf(f, "  %-10s  %s  (%s%s)\n", (r->flags & TC_ROOT_WRITE) ?
@@ -471,9 +489,13 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 	fprintf(f, "limits per call:\n");
 	for (i = 0; i < TC_NITEMS(limit_rows); i++) {
 		v = limit_value(l, limit_rows[i].set);
-		fprintf(f, "  %-10s  %-6s  (%s)\n", limit_rows[i].name,
+		fprintf(f, "  %-10s  %-6s  (%s%s)\n", limit_rows[i].name,
 		    tc_policy_value_str(limit_rows[i].shape, v, val, sizeof(val)),
-		    origin(p->set_at[limit_rows[i].set], at, sizeof(at)));
+		    origin(p->set_at[limit_rows[i].set], at, sizeof(at)),
+		    /* Not the server's own "output", printed below. */
+		    limit_rows[i].set == TC_SET_OUTPUT &&
+		    own_setting(p, "output") ? "; 'limit output': a call's "
+		    "whole result" : "");
 	}
 	print_deny(p, f);
 	print_tools(p, f);

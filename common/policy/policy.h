@@ -317,6 +317,10 @@ enum tc_policy_features {
 	TC_POLICY_F_WRITERS	= 1 << 2,	/* its tools that change files
 						   are offered only while a
 						   directory is writable */
+	TC_POLICY_F_DENY_NAMED	= 1 << 3,	/* deny rules hold the paths a
+						   call names only: the
+						   programs it runs open
+						   files themselves */
 };
 
 /* Fills |p| with no roots and the default limits. */

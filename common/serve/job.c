@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include <cjson/cJSON.h>
+#include <nettle/base64.h>
 
 #include "base/clock.h"
 #include "base/log.h"
@@ -41,6 +42,11 @@ const struct tc_arg tc_job_read_args[] = {
 	  .min = 0, .max = TC_JOB_WAIT_MAX_MS, .def = 0,
 	  .description = "When nothing new is there yet, wait this long "
 	  "at most for output, or for the job to end." },
+	{ .name = "binary", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0,
+	  .description = "Also return the bytes read exactly, base64, in "
+	  "the structured content's data_base64 (the text replaces bytes "
+	  "that are not UTF-8)." },
 	{ .name = NULL }
 };
 
@@ -82,6 +88,8 @@ const char tc_job_read_schema[] =
     "\"job\":{\"type\":\"integer\"}," STATE_SCHEMA ","
     "\"output\":{\"type\":\"string\",\"description\":\"the bytes read, "
     "as text (bytes that are not UTF-8 become U+FFFD)\"},"
+    "\"data_base64\":{\"type\":\"string\",\"description\":\"with "
+    "binary: the same bytes exactly (offset to next_offset), base64\"},"
     "\"offset\":{\"type\":\"integer\",\"description\":\"where the "
     "output begins: the offset asked for, or later when the bytes "
     "before were dropped\"},"
@@ -439,7 +447,7 @@ answer_read(struct tc_jobs *j, struct tc_job *job, struct tc_job_wait *w)
 	struct tc_buf text;
 	uint64_t from, next;
 	cJSON *sc, *result;
-	char *buf;
+	char *buf, *b64 = NULL;
 	size_t n;
 
 	if ((buf = malloc(w->max)) == NULL) {
@@ -456,6 +464,14 @@ answer_read(struct tc_jobs *j, struct tc_job *job, struct tc_job_wait *w)
 	tc_result_init(&res);
 	if (tc_buf_append_utf8(&text, buf, n) != 0)
 		res.failed = TC_ENOMEM;
+	/* The same bytes exactly, for a reader of bytes. */
+	if (w->binary) {
+		if ((b64 = malloc(BASE64_ENCODE_RAW_LENGTH(n) + 1)) != NULL) {
+			base64_encode_raw(b64, n, (const uint8_t *)buf);
+			b64[BASE64_ENCODE_RAW_LENGTH(n)] = '\0';
+		} else
+			res.failed = TC_ENOMEM;
+	}
 	free(buf);
 	if (from > w->offset)
 		tc_result_printf(&res, "[%" PRIu64 " bytes from offset %" PRIu64
@@ -473,6 +489,8 @@ answer_read(struct tc_jobs *j, struct tc_job *job, struct tc_job_wait *w)
 		describe(job, sc);
 		cJSON_AddStringToObject(sc, "output", text.data != NULL ?
 		    text.data : "");
+		if (b64 != NULL)
+			cJSON_AddStringToObject(sc, "data_base64", b64);
 		cJSON_AddNumberToObject(sc, "offset", (double)from);
 		cJSON_AddNumberToObject(sc, "next_offset", (double)next);
 		cJSON_AddBoolToObject(sc, "dropped", from > w->offset);
@@ -484,6 +502,7 @@ answer_read(struct tc_jobs *j, struct tc_job *job, struct tc_job_wait *w)
 			cJSON_AddItemToObject(sc, "result", result);
 	}
 	tc_buf_release(&text);
+	free(b64);
 	finish(j, w->call, &res);
 }
 
@@ -544,6 +563,7 @@ add_wait(struct tc_jobs *j, struct tc_job *job, struct call *c, int stop,
 	if (!stop) {
 		w->offset = (uint64_t)tc_arg_int(&c->call, "offset", 0);
 		w->max = (size_t)tc_arg_int(&c->call, "max_bytes", 64 << 10);
+		w->binary = tc_arg_bool(&c->call, "binary", 0);
 	}
 	w->deadline_ms = deadline;
 	w->next = job->waits;

@@ -64,6 +64,7 @@ struct tc_job_wait {
 	int			 stop;		/* else a read */
 	uint64_t		 offset;
 	size_t			 max;
+	int			 binary;	/* its bytes in base64 too */
 	int64_t			 deadline_ms;
 	struct tc_job_wait	*next;
 };
@@ -196,8 +197,10 @@ tc_tool_fn	tc_job_stub;
 	"Read a job's output (stdout and stderr as they came) from an "	\
 	"offset: 0 at first, then the next_offset of the last read. "	\
 	"With wait_ms, waits that long at most for output to come. "	\
-	"Says whether the job still runs, and whether output before "	\
-	"the offset was dropped (a job keeps its last 1 MiB)."
+	"With binary, also returns the bytes exactly, base64, in the "	\
+	"structured content (the text replaces bytes that are not "	\
+	"UTF-8). Says whether the job still runs, and whether output "	\
+	"before the offset was dropped (a job keeps its last 1 MiB)."
 #define TC_JOB_WRITE_DESC						\
 	"Write text to a job's input; with close, end its input after "	\
 	"it."

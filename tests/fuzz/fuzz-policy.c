@@ -5,8 +5,10 @@
  * made at start (so that "allow" lines can name directories that exist):
  * $R/a, $R/b, $R/c/d, "$R/sp ace", a link $R/link to $R/a, a regular file
  * $R/f, an executable hook $R/hook and a group-writable one $R/ghook; HOME
- * is $R/home, which has a directory x.  It is loaded from a memfd, for
- * toolcell-fs's tools and its [fs] section, and then:
+ * is $R/home, which has a directory x.  It is loaded from a memfd twice:
+ * for toolcell-fs's tools and its [fs] section, and for toolcell-shell's
+ * and its [shell] section (programs resolved against the machine's, as
+ * at a server's start).  Each time:
  *
  *	- it is accepted if and only if no error was reported, and then
  *	  tc_policy_load() returns 0; else it says "N errors", N the
@@ -14,12 +16,16 @@
  *	  file, or "FILE: message";
  *	- tc_policy_print() writes it, accepted or not;
  *	- an accepted policy keeps every invariant the manual states: at
- *	  least one root, each canonical, absolute, held open as the
- *	  directory it names, none twice; every limit within its range;
- *	  every pattern valid; a consent hook an executable file that only
- *	  its owner can change; the settings that need "audit" only with it;
- *	  each tool enabled exactly when the "tools" and "tool ... off" lines
- *	  say so; every line number within the file;
+ *	  least one root (toolcell-shell may have none), each canonical,
+ *	  absolute, held open as the directory it names, none twice; every
+ *	  limit within its range; every pattern valid; a consent hook an
+ *	  executable file that only its owner can change; the settings that
+ *	  need "audit" only with it; each tool enabled exactly when the
+ *	  "tools" and "tool ... off" lines say so; every line number within
+ *	  the file; and for [shell], each program a canonical executable
+ *	  file, with what the kernel also executes to run it canonical, its
+ *	  argument rules of the kinds its "args" lines gave, options that
+ *	  start with '-', no variable a call may set that is never passed;
  *	- and it survives a round trip: written back as a policy file by
  *	  the harness's own writer and loaded again, it is the same policy,
  *	  field by field and as tc_policy_print() shows it (line numbers
@@ -38,9 +44,11 @@
 
 #include "policy/glob.h"
 #include "base/log.h"
+#include "base/strv.h"
 #include "policy/policy.h"
 
 #include "../../servers/fs/fs_policy.h"
+#include "../../servers/shell/shell.h"
 #include "fuzz.h"
 
 #define KIB		1024ULL
@@ -54,6 +62,29 @@ static const char *const fs_tools[] = {
 	"read_multiple_files", "list_directory_with_sizes", "directory_tree",
 	"search_files", "search_file_contents", "write_file", "edit_file",
 	"create_directory", "move_file", "delete_file", "read_resource",
+};
+
+static const char *const shell_tools[] = {
+	"run_command", "start_command", "read_output", "write_input",
+	"stop_command", "list_commands",
+};
+
+/* The servers a policy is loaded for, with their features as their
+ * tables give them (serve/cmdline.c). */
+struct server {
+	const char			*name;
+	const char *const		*tools;
+	size_t				 ntools;
+	unsigned			 features;
+	const struct tc_policy_section	*section;
+};
+
+static const struct server servers[] = {
+	{ "toolcell-fs", fs_tools, TC_NITEMS(fs_tools), TC_POLICY_F_WRITERS,
+	  &fs_policy_section },
+	{ "toolcell-shell", shell_tools, TC_NITEMS(shell_tools),
+	  TC_POLICY_F_NETWORK | TC_POLICY_F_JOBS | TC_POLICY_F_DENY_NAMED,
+	  &shell_policy_section },
 };
 
 static char scratch[64];
@@ -129,10 +160,11 @@ count_lines(const char *s, size_t n)
 	return k + (n > 0 && s[n - 1] != '\n');
 }
 
-/* Loads the memfd's text (|n| bytes at |s|, for counting) into |p|;
- * returns tc_policy_load()'s status, checking what it reported. */
+/* Loads the memfd's text (|n| bytes at |s|, for counting) into |p| for
+ * server |sv|; returns tc_policy_load()'s status, checking what it
+ * reported. */
 static int
-load(struct tc_policy *p, const char *s, size_t n)
+load(struct tc_policy *p, const struct server *sv, const char *s, size_t n)
 {
 	struct tc_diag d = { "", 0 };
 	struct reports r = { 0, count_lines(s, n) };
@@ -140,9 +172,9 @@ load(struct tc_policy *p, const char *s, size_t n)
 	int rc;
 
 	tc_policy_init(p);
-	if (tc_policy_set_server(p, "toolcell-fs", fs_tools,
-	    TC_NITEMS(fs_tools), 0) != 0 ||
-	    tc_policy_set_section(p, &fs_policy_section, &d) != 0)
+	if (tc_policy_set_server(p, sv->name, sv->tools, sv->ntools,
+	    sv->features) != 0 ||
+	    tc_policy_set_section(p, sv->section, &d) != 0)
 		abort();
 	rc = tc_policy_load(p, path_fd, report, &r, &d);
 	FUZZ_CHECK((rc == 0) == (r.n == 0), "tc_policy_load returned %d "
@@ -227,18 +259,183 @@ check_lines(const int *set_at, int nlines)
 }
 
 static int
-known_tool(const char *name)
+known_tool(const struct server *sv, const char *name)
 {
 	size_t i;
 
-	for (i = 0; i < TC_NITEMS(fs_tools); i++)
-		if (strcmp(name, fs_tools[i]) == 0)
+	for (i = 0; i < sv->ntools; i++)
+		if (strcmp(name, sv->tools[i]) == 0)
 			return 1;
 	return 0;
 }
 
+/* Returns 1 if |v| (NULL-terminated, or NULL) holds |s|. */
+static int
+holds(char *const *v, const char *s)
+{
+	for (; v != NULL && *v != NULL; v++)
+		if (strcmp(*v, s) == 0)
+			return 1;
+	return 0;
+}
+
+/* Returns 1 if |path| is canonical and names what realpath(3) names it. */
+static int
+real(const char *path)
+{
+	char *r;
+	int same;
+
+	if (path == NULL || !canonical(path) || (r = realpath(path, NULL)) ==
+	    NULL)
+		return 0;
+	same = strcmp(r, path) == 0;
+	free(r);
+	return same;
+}
+
+/* Returns 1 if |path| is a regular file the harness may execute. */
+static int
+exe_file(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 0111) != 0;
+}
+
 static void
-check_accepted(const struct tc_policy *p, int nlines)
+report_verify(void *ctx, const char *msg)
+{
+	(void)ctx;
+	FUZZ_CHECK(strncmp(msg, "program ", 8) == 0, "shell_policy_verify "
+	    "reported '%s'", msg);
+}
+
+/*
+ * Checks |q| alone, without arguments, against the rules: accepted, it
+ * runs its path with its forced prefix; else refused in words.
+ */
+static void
+check_bare(const struct shell_policy *sp, const struct shell_program *q)
+{
+	const struct shell_program *got = NULL;
+	const char *argv[1] = { q->name };
+	struct tc_diag d = { "", 0 };
+	char **run = NULL;
+	size_t i;
+	int rc;
+
+	rc = shell_rules_check(sp, argv, 1, &got, &run, &d);
+	FUZZ_CHECK(rc == 0 || (rc == TC_EDENIED && d.msg[0] != '\0'),
+	    "program %s alone: %d, '%s'", q->name, rc, d.msg);
+	if (rc != 0)
+		return;
+	FUZZ_CHECK(got == q && run != NULL && strcmp(run[0], q->path) == 0,
+	    "program %s alone runs '%s'", q->name, run ? run[0] : "");
+	for (i = 0; q->prefix != NULL && q->prefix[i] != NULL; i++)
+		FUZZ_CHECK(run[i + 1] != NULL && strcmp(run[i + 1],
+		    q->prefix[i]) == 0, "program %s alone: its prefix is not "
+		    "forced", q->name);
+	FUZZ_CHECK(run[i + 1] == NULL, "program %s alone: arguments it was "
+	    "not given", q->name);
+	tc_strv_free(run);
+}
+
+/* The [shell] section of an accepted policy. */
+static void
+check_shell(const struct tc_policy *p, int nlines)
+{
+	const struct shell_policy *sp = shell_policy(p);
+	const struct shell_program *q;
+	char *const *v;
+	size_t i, j, n;
+	int k;
+
+	FUZZ_CHECK(sp->max_output >= KIB && sp->max_output <= 256 * MIB,
+	    "output %llu", sp->max_output);
+	FUZZ_CHECK(sp->home == NULL || real(sp->home), "home '%s' is not "
+	    "canonical", sp->home);
+	for (i = 0; i < sp->nprograms; i++) {
+		q = &sp->programs[i];
+		FUZZ_CHECK(q->name != NULL && q->name[0] != '\0' &&
+		    q->line >= 1 && q->line <= nlines, "program %zu: '%s' at "
+		    "line %d", i, q->name ? q->name : "", q->line);
+		FUZZ_CHECK(q->path != NULL && real(q->path) &&
+		    exe_file(q->path), "program %s: path '%s' is not a "
+		    "canonical executable file", q->name, q->path ? q->path :
+		    "");
+		FUZZ_CHECK(shell_program_find(sp, q->name) == q &&
+		    shell_program_find(sp, q->path) == q, "program %s: not "
+		    "found by its name or path", q->name);
+		for (j = 0; j < i; j++)
+			FUZZ_CHECK(strcmp(sp->programs[j].name, q->name) != 0 &&
+			    strcmp(sp->programs[j].path, q->path) != 0,
+			    "program %s twice", q->name);
+		for (v = q->exec_also; v != NULL && *v != NULL; v++)
+			FUZZ_CHECK(real(*v) && exe_file(*v), "program %s: it "
+			    "also executes '%s', not a canonical executable "
+			    "file", q->name, *v);
+		FUZZ_CHECK(q->interp == NULL || holds(q->exec_also, q->interp),
+		    "program %s: interpreter '%s' not among what it also "
+		    "executes", q->name, q->interp);
+		for (k = 0; k < SHELL_ARGS_NKINDS; k++)
+			FUZZ_CHECK(q->args_line[k] == 0 ||
+			    (q->args_line[k] > q->line &&
+			    q->args_line[k] <= nlines), "program %s: args "
+			    "kind %d at line %d", q->name, k, q->args_line[k]);
+		FUZZ_CHECK((q->args_line[SHELL_ARGS_SUBCOMMANDS] != 0) ==
+		    (q->subcommands != NULL) &&
+		    (q->args_line[SHELL_ARGS_OPTIONS] != 0) ==
+		    (q->options != NULL) &&
+		    (q->args_line[SHELL_ARGS_DENY] != 0) == (q->deny != NULL) &&
+		    (q->args_line[SHELL_ARGS_PREFIX] != 0) ==
+		    (q->prefix != NULL) &&
+		    (q->args_line[SHELL_ARGS_HELPERS] != 0) ==
+		    (q->helpers != NULL) &&
+		    (q->args_line[SHELL_ARGS_NO_DASH_OPERANDS] != 0) ==
+		    (q->no_dash_operands != 0), "program %s: its rules are "
+		    "not those of its args lines", q->name);
+		for (v = q->subcommands; v != NULL && *v != NULL; v++)
+			FUZZ_CHECK((*v)[0] != '-' && (*v)[0] != '\0',
+			    "program %s: subcommand '%s'", q->name, *v);
+		for (v = q->options; v != NULL && *v != NULL; v++)
+			FUZZ_CHECK((*v)[0] == '-' && tc_glob_valid_string(*v,
+			    NULL, 0), "program %s: option '%s'", q->name, *v);
+		for (v = q->deny; v != NULL && *v != NULL; v++)
+			FUZZ_CHECK(tc_glob_valid_string(*v, NULL, 0),
+			    "program %s: deny '%s'", q->name, *v);
+		for (v = q->helpers; v != NULL && *v != NULL; v++)
+			FUZZ_CHECK(real(*v), "program %s: helper '%s' is not "
+			    "canonical", q->name, *v);
+		check_bare(sp, q);
+	}
+	for (v = sp->env_fixed, n = 0; v != NULL && *v != NULL; v++, n++) {
+		FUZZ_CHECK(strchr(*v, '=') != NULL && **v != '=', "env-set "
+		    "'%s'", *v);
+		for (j = 0; j < n; j++)
+			FUZZ_CHECK(strncmp(sp->env_fixed[j], *v,
+			    strcspn(*v, "=") + 1) != 0, "env-set '%s' twice",
+			    *v);
+	}
+	for (v = sp->env_pass; v != NULL && *v != NULL; v++) {
+		FUZZ_CHECK(tc_glob_valid_string(*v, NULL, 0), "env '%s'", *v);
+		/* A name without a wildcard is one a call may set. */
+		if (strpbrk(*v, "*?[\\") == NULL)
+			FUZZ_CHECK(shell_env_allowed(sp, *v), "env %s: a call "
+			    "may not set it", *v);
+	}
+	FUZZ_CHECK(!shell_env_allowed(sp, "LD_PRELOAD") &&
+	    !shell_env_allowed(sp, "PATH") && !shell_env_allowed(sp, "HOME") &&
+	    !shell_env_allowed(sp, "BASH_ENV"), "a call may set a variable "
+	    "that is never passed");
+	FUZZ_CHECK(shell_policy_verify(p, report_verify, NULL) >= 0,
+	    "shell_policy_verify failed");
+}
+
+static void
+check_accepted(const struct tc_policy *p, const struct server *sv,
+    int nlines)
 {
 	const struct tc_tool_policy *t;
 	const struct tc_root *r;
@@ -246,8 +443,9 @@ check_accepted(const struct tc_policy *p, int nlines)
 	size_t i, j, k, n, nfile = 0;
 	int g, hook = 0;
 
-	FUZZ_CHECK(p->nroots >= 1 && p->nroots <= TC_ROOTS_MAX, "%zu roots",
-	    p->nroots);
+	FUZZ_CHECK((p->nroots >= 1 || (sv->section->flags &
+	    TC_POLICY_ROOTS_OPTIONAL)) && p->nroots <= TC_ROOTS_MAX, "%zu "
+	    "roots", p->nroots);
 	for (i = 0; i < p->nroots; i++) {
 		r = &p->roots[i];
 		FUZZ_CHECK(canonical(r->path) && r->pathlen == strlen(r->path),
@@ -278,7 +476,24 @@ check_accepted(const struct tc_policy *p, int nlines)
 	    "audit-rotate %llu", p->audit_rotate_bytes);
 	FUZZ_CHECK(p->audit_keep <= 10000 && (p->audit_keep == 0 ||
 	    p->audit_rotate_bytes > 0), "audit-rotate keep %u", p->audit_keep);
-	FUZZ_CHECK(p->network == 0, "network on, for a server without one");
+	FUZZ_CHECK(p->network == TC_NETWORK_OFF ||
+	    ((sv->features & TC_POLICY_F_NETWORK) &&
+	    (p->network == TC_NETWORK_ON || p->network == TC_NETWORK_CONNECT)),
+	    "network %d, for %s", (int)p->network, sv->name);
+	FUZZ_CHECK((p->network == TC_NETWORK_CONNECT) == (p->nnet_ports > 0) &&
+	    p->nnet_ports <= TC_NET_PORTS_MAX, "network %d with %zu ports",
+	    (int)p->network, p->nnet_ports);
+	for (i = 0; i < p->nnet_ports; i++)
+		FUZZ_CHECK(p->net_ports[i] >= 1 && (i == 0 ||
+		    p->net_ports[i] > p->net_ports[i - 1]), "network connect: "
+		    "port %u at %zu, not in order or given twice",
+		    (unsigned)p->net_ports[i], i);
+	FUZZ_CHECK(p->children <= TC_CHILDREN_MAX, "children %llu",
+	    p->children);
+	FUZZ_CHECK(p->max_jobs <= 64, "jobs %llu", p->max_jobs);
+	FUZZ_CHECK(p->job_lifetime_ms >= 1000 &&
+	    p->job_lifetime_ms <= 24 * 3600000, "job-lifetime %d",
+	    p->job_lifetime_ms);
 	for (i = 0; i < p->ndeny; i++) {
 		const struct tc_deny *d = &p->deny[i];
 
@@ -299,7 +514,8 @@ check_accepted(const struct tc_policy *p, int nlines)
 	for (i = 0; i < p->nconsent; i++) {
 		const struct tc_consent_rule *c = &p->consent[i];
 
-		FUZZ_CHECK(strcmp(c->tool, "*") == 0 || known_tool(c->tool),
+		FUZZ_CHECK(strcmp(c->tool, "*") == 0 ||
+		    known_tool(sv, c->tool),
 		    "consent for an unknown tool '%s'", c->tool);
 		FUZZ_CHECK(c->line >= 1 && c->line <= nlines, "consent at line "
 		    "%d", c->line);
@@ -350,7 +566,9 @@ check_accepted(const struct tc_policy *p, int nlines)
 	    "a relative audit-key");
 	FUZZ_CHECK(p->run_as_spec == NULL || (p->run_as_spec[0] != '\0' &&
 	    p->run_as_spec[0] != ':'), "run-as '%s'", p->run_as_spec);
-	FUZZ_CHECK(p->ntools == TC_NITEMS(fs_tools), "%zu tools", p->ntools);
+	FUZZ_CHECK(p->ntools == sv->ntools, "%zu tools", p->ntools);
+	if (sv->section == &shell_policy_section)
+		check_shell(p, nlines);
 	for (i = 0; i < p->ntools; i++) {
 		t = &p->tools[i];
 		FUZZ_CHECK(t->enabled == ((p->set_at[TC_SET_TOOLS] == 0 ||
@@ -407,9 +625,83 @@ write_limits(FILE *f, const char *tool, const struct tc_limits *l,
 		fprintf(f, "%slimit filesize %lu\n", pre, l->fsize_bytes);
 }
 
-/* Returns |p| written as a policy file, in a new string. */
+/* Writes the strings of |v| as quoted words. */
+static void
+quoted_all(FILE *f, char *const *v)
+{
+	for (; v != NULL && *v != NULL; v++)
+		quoted(f, *v);
+}
+
+/* Writes |p|'s [shell] settings (before any header: they are read with
+ * the shared settings there). */
+static void
+write_shell(FILE *f, const struct tc_policy *p)
+{
+	static const char *const kinds[] = {
+		[SHELL_ARGS_SUBCOMMANDS] = "subcommands",
+		[SHELL_ARGS_OPTIONS] = "options",
+		[SHELL_ARGS_DENY] = "deny",
+		[SHELL_ARGS_NO_DASH_OPERANDS] = "no-dash-operands",
+		[SHELL_ARGS_PREFIX] = "prefix",
+		[SHELL_ARGS_HELPERS] = "helpers",
+	};
+	const struct shell_policy *sp = shell_policy(p);
+	const struct shell_program *q;
+	char *const *lists[SHELL_ARGS_NKINDS];
+	size_t i;
+	int k;
+
+	/* Every program first: an "args" line names one above it. */
+	for (i = 0; i < sp->nprograms; i++) {
+		fprintf(f, "program");
+		quoted(f, sp->programs[i].name);
+		fprintf(f, "%s\n", sp->programs[i].readonly ? " read-only" :
+		    "");
+	}
+	for (i = 0; i < sp->nprograms; i++) {
+		q = &sp->programs[i];
+		lists[SHELL_ARGS_SUBCOMMANDS] = q->subcommands;
+		lists[SHELL_ARGS_OPTIONS] = q->options;
+		lists[SHELL_ARGS_DENY] = q->deny;
+		lists[SHELL_ARGS_NO_DASH_OPERANDS] = NULL;
+		lists[SHELL_ARGS_PREFIX] = q->prefix;
+		lists[SHELL_ARGS_HELPERS] = q->helpers;
+		for (k = 0; k < SHELL_ARGS_NKINDS; k++) {
+			if (q->args_line[k] == 0)
+				continue;
+			fprintf(f, "args");
+			quoted(f, q->name);
+			fprintf(f, " %s", kinds[k]);
+			quoted_all(f, lists[k]);
+			fputc('\n', f);
+		}
+	}
+	if (sp->env_pass != NULL) {
+		fprintf(f, "env");
+		quoted_all(f, sp->env_pass);
+		fputc('\n', f);
+	}
+	if (sp->env_fixed != NULL) {
+		fprintf(f, "env-set");
+		quoted_all(f, sp->env_fixed);
+		fputc('\n', f);
+	}
+	if (sp->home != NULL) {
+		fprintf(f, "home");
+		quoted(f, sp->home);
+		fputc('\n', f);
+	} else if (tc_policy_setting_at(p, "home"))
+		fprintf(f, "home scratch\n");
+	if (tc_policy_setting_at(p, "output"))
+		fprintf(f, "output %llu\n", sp->max_output);
+}
+
+/* Returns |p|, loaded for |sv|, written as a policy file, in a new
+ * string. */
 static char *
-write_policy(const struct tc_policy *p, size_t *len)
+write_policy(const struct tc_policy *p, const struct server *sv,
+    size_t *len)
 {
 	const struct tc_tool_policy *t;
 	char *buf = NULL;
@@ -492,6 +784,14 @@ write_policy(const struct tc_policy *p, size_t *len)
 		fprintf(f, "consent-timeout %dms\n", p->consent_timeout_ms);
 	if (p->set_at[TC_SET_ROOTS_TIMEOUT])
 		fprintf(f, "roots-timeout %dms\n", p->roots_timeout_ms);
+	if (p->set_at[TC_SET_ROOTS])
+		fprintf(f, "roots %s\n", tc_roots_mode_name(p->roots_mode));
+	if (p->set_at[TC_SET_CHILDREN])
+		fprintf(f, "children %llu\n", p->children);
+	if (p->set_at[TC_SET_JOBS])
+		fprintf(f, "jobs %llu\n", p->max_jobs);
+	if (p->set_at[TC_SET_JOB_LIFETIME])
+		fprintf(f, "job-lifetime %dms\n", p->job_lifetime_ms);
 	if (p->audit_file != NULL) {
 		fprintf(f, "audit");
 		quoted(f, p->audit_file);
@@ -511,9 +811,12 @@ write_policy(const struct tc_policy *p, size_t *len)
 			fprintf(f, " keep %u", p->audit_keep);
 		fputc('\n', f);
 	}
-	if (tc_policy_setting_at(p, "write-sync"))
+	if (sv->section == &fs_policy_section &&
+	    tc_policy_setting_at(p, "write-sync"))
 		fprintf(f, "write-sync %s\n", fs_policy(p)->write_sync ==
 		    FS_WRITE_SYNC_EVERY ? "every" : "none");
+	if (sv->section == &shell_policy_section)
+		write_shell(f, p);
 	if (p->run_as_spec != NULL) {
 		fprintf(f, "run-as");
 		quoted(f, p->run_as_spec);
@@ -537,10 +840,66 @@ same_str(const char *a, const char *b)
 	    (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
+/* Returns 1 if |a| and |b| (NULL-terminated, or NULL) hold the same
+ * strings in the same order. */
+static int
+same_strv(char *const *a, char *const *b)
+{
+	size_t i;
+
+	if ((a == NULL) != (b == NULL))
+		return 0;
+	for (i = 0; a != NULL && (a[i] != NULL || b[i] != NULL); i++)
+		if (!same_str(a[i], b[i]))
+			return 0;
+	return 1;
+}
+
+/* Checks that |q|'s [shell] section is |p|'s. */
+static void
+check_same_shell(const struct tc_policy *p, const struct tc_policy *q,
+    const char *text)
+{
+	const struct shell_policy *a = shell_policy(p), *b = shell_policy(q);
+	const struct shell_program *x, *y;
+	size_t i;
+	int k;
+
+	FUZZ_CHECK(a->nprograms == b->nprograms && same_strv(a->env_pass,
+	    b->env_pass) && same_strv(a->env_fixed, b->env_fixed) &&
+	    same_str(a->home, b->home) && a->max_output == b->max_output &&
+	    (tc_policy_setting_at(p, "home") != 0) ==
+	    (tc_policy_setting_at(q, "home") != 0) &&
+	    (tc_policy_setting_at(p, "output") != 0) ==
+	    (tc_policy_setting_at(q, "output") != 0),
+	    "the [shell] settings differ after the round trip:\n%s", text);
+	for (i = 0; i < a->nprograms; i++) {
+		x = &a->programs[i];
+		y = &b->programs[i];
+		FUZZ_CHECK(same_str(x->name, y->name) &&
+		    same_str(x->path, y->path) &&
+		    same_str(x->interp, y->interp) &&
+		    x->readonly == y->readonly &&
+		    x->interpreter == y->interpreter &&
+		    x->no_dash_operands == y->no_dash_operands &&
+		    same_strv(x->subcommands, y->subcommands) &&
+		    same_strv(x->options, y->options) &&
+		    same_strv(x->deny, y->deny) &&
+		    same_strv(x->prefix, y->prefix) &&
+		    same_strv(x->helpers, y->helpers) &&
+		    same_strv(x->exec_also, y->exec_also), "program %s "
+		    "differs after the round trip:\n%s", x->name, text);
+		for (k = 0; k < SHELL_ARGS_NKINDS; k++)
+			FUZZ_CHECK((x->args_line[k] != 0) ==
+			    (y->args_line[k] != 0), "program %s's args lines "
+			    "differ after the round trip:\n%s", x->name, text);
+	}
+}
+
 /* Checks that |q|, loaded from what |p| was written as, is |p|. */
 static void
 check_same(const struct tc_policy *p, const struct tc_policy *q,
-    const char *text)
+    const struct server *sv, const char *text)
 {
 	const struct tc_tool_policy *a, *b;
 	size_t i, k;
@@ -604,10 +963,15 @@ check_same(const struct tc_policy *p, const struct tc_policy *q,
 	    (tc_policy_setting_at(q, "write-sync") != 0) &&
 	    p->audit_rotate_bytes == q->audit_rotate_bytes &&
 	    p->audit_keep == q->audit_keep && p->network == q->network &&
+	    p->nnet_ports == q->nnet_ports && memcmp(p->net_ports,
+	    q->net_ports, p->nnet_ports * sizeof(p->net_ports[0])) == 0 &&
 	    p->default_deny == q->default_deny &&
 	    p->allow_degraded == q->allow_degraded &&
 	    p->consent_timeout_ms == q->consent_timeout_ms &&
 	    p->roots_timeout_ms == q->roots_timeout_ms &&
+	    p->roots_mode == q->roots_mode && p->children == q->children &&
+	    p->max_jobs == q->max_jobs &&
+	    p->job_lifetime_ms == q->job_lifetime_ms &&
 	    memcmp(&p->limits, &q->limits, sizeof(p->limits)) == 0,
 	    "settings differ after the round trip:\n%s", text);
 	for (i = 0; i < p->ntools; i++) {
@@ -624,6 +988,8 @@ check_same(const struct tc_policy *p, const struct tc_policy *q,
 		    0, "tool %s's limits differ after the round trip:\n%s",
 		    a->name, text);
 	}
+	if (sv->section == &shell_policy_section)
+		check_same_shell(p, q, text);
 }
 
 /* --- The input --- */
@@ -650,40 +1016,51 @@ expand(const uint8_t *data, size_t size, size_t *len)
 	return out;
 }
 
-int
-LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+/* Runs |text| (|len| bytes) through the loading for |sv|. */
+static void
+one(const struct server *sv, const char *text, size_t len)
 {
 	struct tc_policy p, q;
-	char *text, *again, *a, *b;
-	size_t len, alen;
+	char *again, *a, *b;
+	size_t alen;
 	int rc;
 
-	text = expand(data, size, &len);
 	put_file(text, len);
-	rc = load(&p, text, len);
+	rc = load(&p, sv, text, len);
 	a = printed(&p);
 	if (getenv("FUZZ_VERBOSE") != NULL)
-		fprintf(stderr, "fuzz-policy: %s\n%s", rc == 0 ? "accepted" :
-		    "refused", a);
+		fprintf(stderr, "fuzz-policy: %s %s\n%s", sv->name, rc == 0 ?
+		    "accepted" : "refused", a);
 	if (rc == 0) {
-		check_accepted(&p, count_lines(text, len));
-		again = write_policy(&p, &alen);
+		check_accepted(&p, sv, count_lines(text, len));
+		again = write_policy(&p, sv, &alen);
 		put_file(again, alen);
-		rc = load(&q, again, alen);
+		rc = load(&q, sv, again, alen);
 		FUZZ_CHECK(rc == 0, "the policy, written back, is refused:\n%s",
 		    again);
 		b = printed(&q);
 		FUZZ_CHECK(strcmp(a, b) == 0, "the policy, written back and "
 		    "read again, prints otherwise:\n%s\nfuzz: was:\n%s\nfuzz: "
 		    "is:\n%s", again, a, b);
-		check_same(&p, &q, again);
+		check_same(&p, &q, sv, again);
 		free(b);
 		free(again);
 		tc_policy_release(&q);
 	}
 	free(a);
-	free(text);
 	tc_policy_release(&p);
+}
+
+int
+LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *text;
+	size_t len, i;
+
+	text = expand(data, size, &len);
+	for (i = 0; i < TC_NITEMS(servers); i++)
+		one(&servers[i], text, len);
+	free(text);
 	return 0;
 }
 

@@ -289,6 +289,9 @@ static const struct tc_arg job_echo_args[] = {
 	    "in turn."),
 	A_INT("flood_kib", 0, 1 << 20, 0, "KiB of 'x' to write after "
 	    "them."),
+	{ .name = "bytes", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	  .def = 0, .description = "Then write a line of bytes that are "
+	  "not UTF-8 (a NUL among them)." },
 	{ .name = NULL }
 };
 

@@ -4,7 +4,9 @@
  * waits to be cancelled, and a job that leaves one too, writes output and
  * echoes its input.  The trees hold what a process group does not: a
  * grandchild in a session of its own and one forked twice, each running
- * /bin/sleep, whose pids (as the test sees them) the tool reports.
+ * /bin/sleep, whose pids (as the test sees them) the tool reports.  The
+ * job can also write bytes that are not UTF-8, for read_output's exact
+ * bytes.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -119,6 +121,9 @@ hs_tree_sleep(const struct tc_call *call, struct tc_result *res)
 		pause();
 }
 
+/* What job_echo writes with "bytes" (jobs.test.mjs has them too). */
+#define BAD_BYTES	"bytes: \x80\x00\xc3(\xc3\xa9\xe2\x82\n\xfe\xff\n"
+
 int
 hs_job_echo(const struct tc_call *call, struct tc_result *res)
 {
@@ -148,6 +153,11 @@ hs_job_echo(const struct tc_call *call, struct tc_result *res)
 		tc_call_output(call, TC_STREAM_STDOUT, buf, sizeof(buf));
 	if (flood > 0)
 		tc_call_output(call, TC_STREAM_STDOUT, "end of flood\n", 13);
+	/* A stray continuation byte, a NUL, a character cut by the next,
+	 * a whole one, one cut by the newline, and bytes UTF-8 never has. */
+	if (tc_arg_bool(call, "bytes", 0))
+		tc_call_output(call, TC_STREAM_STDOUT, BAD_BYTES,
+		    sizeof(BAD_BYTES) - 1);
 	tc_call_output(call, TC_STREAM_STDOUT, "ready\n", 6);
 	while ((n = tc_call_input(call, buf, sizeof(buf))) > 0) {
 		tc_call_output(call, TC_STREAM_STDOUT, "echo: ", 6);

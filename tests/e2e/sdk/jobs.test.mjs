@@ -3,12 +3,12 @@
 // progress reaches the client as notifications/progress, in order, before
 // its result, and a flood of it is bounded; a job is started, its output
 // read by offsets (and a read from an offset whose bytes were dropped says
-// so), its input written and echoed, stopped; and each time a process tree
-// of the call's (a grandchild in a session of its own, one forked twice)
-// is gone afterwards: after a stop, a cancellation, the job's lifetime,
-// and the server's exit on end of input and on SIGTERM.  Then the same
-// with the kernel's namespaces out of reach, where only the keeper holds
-// the tree.
+// so; with binary, its exact bytes in base64 too), its input written and
+// echoed, stopped; and each time a process tree of the call's (a
+// grandchild in a session of its own, one forked twice) is gone
+// afterwards: after a stop, a cancellation, the job's lifetime, and the
+// server's exit on end of input and on SIGTERM.  Then the same with the
+// kernel's namespaces out of reach, where only the keeper holds the tree.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -288,6 +288,44 @@ function suite(label, startOpts = () => ({})) {
 			const tail = await readOut(S, job, total - 19);
 			assert.equal(tail.output, 'end of flood\nready\n');
 			assert.equal(tail.dropped, false);
+			await call(S, 'stop_job', { job });
+		});
+
+		test('read_output with binary: the exact bytes, base64, at the text\'s offsets', async () => {
+			// What job_echo writes with bytes (tests/hostile/stream.c).
+			const bad = Buffer.from('bytes: \x80\x00\xc3(\xc3\xa9\xe2\x82\n\xfe\xff\n', 'latin1');
+			const want = Buffer.concat([bad, Buffer.from('ready\n')]);
+			const job = await startJob(S, { bytes: true });
+			// Reads of 3 bytes, some ending inside a character: each
+			// one's bytes are exactly those from offset to next_offset.
+			const parts = [];
+			let next = 0;
+			for (let i = 0; i < 200 && !Buffer.concat(parts).includes('ready\n'); i++) {
+				const o = await readOut(S, job, next, { wait_ms: 5000, max_bytes: 3, binary: true });
+				assert.equal(o.offset, next, 'a read begins where the last ended');
+				assert.equal(typeof o.data_base64, 'string', JSON.stringify(o));
+				const b = Buffer.from(o.data_base64, 'base64');
+				assert.equal(b.toString('base64'), o.data_base64, 'standard, padded base64');
+				assert.equal(o.next_offset - o.offset, b.length, `read ${i}: the bytes from offset to next_offset`);
+				assert.ok(b.length <= 3);
+				parts.push(b);
+				next = o.next_offset;
+			}
+			assert.deepEqual(Buffer.concat(parts), want);
+			// At once: the same bytes, and the text with each
+			// ill-formed part (and the NUL) replaced.
+			const all = await readOut(S, job, 0, { binary: true });
+			assert.deepEqual(Buffer.from(all.data_base64, 'base64'), want);
+			assert.equal(all.next_offset, want.length);
+			assert.equal(all.output, want.toString('utf8').replace(/\0/g, '\ufffd'));
+			assert.ok(all.output.includes('(\u00e9'), 'a whole character stays');
+			// Without binary, text only.
+			const plain = await readOut(S, job, 0);
+			assert.equal(plain.output, all.output);
+			assert.equal(plain.data_base64, undefined);
+			// An empty read has empty bytes.
+			const none = await readOut(S, job, want.length, { binary: true });
+			assert.equal(none.data_base64, '');
 			await call(S, 'stop_job', { job });
 		});
 

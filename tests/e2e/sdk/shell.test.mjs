@@ -4,10 +4,11 @@
 // exit codes and signals, stdout and stderr apart, stdin, the environment
 // the policy allows and the one it refuses, the working directory beneath
 // a root and outside, a program and an argument the rules refuse, a
-// timeout, jobs read by offsets, the subjects in the audit log; and the
-// kernel as the guard: with the argument rule that refuses find's -exec
-// taken away, "find -exec /bin/sh" still cannot start a shell, and the
-// dynamic loader cannot be made to run a program the policy does not list.
+// timeout, jobs read by offsets (their exact bytes too), the subjects in
+// the audit log; and the kernel as the guard: with the argument rule that
+// refuses find's -exec taken away, "find -exec /bin/sh" still cannot start
+// a shell, and the dynamic loader cannot be made to run a program the
+// policy does not list.
 // The argument-injection table is shell-attacks.test.mjs's.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody; the tree it writes in
@@ -147,6 +148,18 @@ describe('what the model is told', () => {
 		// toolcell-fs's note on its write tools is not toolcell-shell's.
 		assert.match(r.stdout, /^tools:$/m);
 		assert.doesNotMatch(r.stdout, /listed only when a directory is writable/);
+		// The rules it prints say what they hold, built-in ones too.
+		assert.match(r.stdout, /^deny \(wins over allow\):\n {2}\(checked on the paths a call names, not on the files the programs it runs open: keep what they protect out of the directories\)\n {2}read-write {2}\*\*\/\.env {2}\(built in\)$/m);
+		// Two settings named output: the limit says it is the whole result.
+		assert.match(r.stdout, /^ {2}output {6}64M {5}\(default; 'limit output': a call's whole result\)$/m);
+		assert.match(r.stdout, /^output: 8M per stream, stdout and stderr each {2}\(default\)$/m);
+	});
+
+	test('--check without an allow line says no directory is served', async () => {
+		const r = await runServer(['--policy', await scratch.policy(['[shell]', 'program ls']), '--check'],
+		    SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stdout, /^directories:\n {2}none \(no 'allow' line\)\nlimits per call:$/m);
 	});
 
 	test('calls that run as root: --check warns that no process limit holds, and run-as quiets it', async () => {
@@ -448,6 +461,43 @@ describe('start_command and the job tools', () => {
 		assert.equal(o.output, 'first\nsecond\n');
 		assert.equal(o.result.structuredContent.exit_code, 0);
 		assert.equal(o.result.structuredContent.stdout, 'first\nsecond\n');
+	});
+
+	test('read_output with binary: every byte value exactly, at the text\'s offsets', async () => {
+		// 0x00-0xff four times: NULs, stray continuation bytes, bytes
+		// UTF-8 never has.
+		const bytes = Buffer.alloc(1024, 0).map((_, i) => i & 0xff);
+		const name = 'bytes.bin';
+		await fsp.writeFile(tree.p(name), bytes);
+		const r = await call(srv, 'start_command', { argv: ['cat', name], binary: true });
+		assert.notEqual(r.isError, true, textOf(r));
+		const job = r.structuredContent.job;
+		// Reads of 100 bytes, several ending inside what could start a
+		// character.
+		const parts = [];
+		let next = 0;
+		let o;
+		for (let i = 0; i < 200; i++) {
+			o = await read(job, next, { wait_ms: 5000, max_bytes: 100, binary: true });
+			assert.equal(o.offset, next, 'a read begins where the last ended');
+			const b = Buffer.from(o.data_base64, 'base64');
+			assert.equal(b.toString('base64'), o.data_base64, 'standard, padded base64');
+			assert.equal(o.next_offset - o.offset, b.length, `read ${i}: the bytes from offset to next_offset`);
+			parts.push(b);
+			next = o.next_offset;
+			if (o.eof)
+				break;
+		}
+		assert.equal(o.eof, true, 'the job never ended');
+		assert.deepEqual(Buffer.concat(parts), bytes);
+		// The text: no NUL, the bytes that are not UTF-8 replaced.
+		const all = await read(job, 0, { max_bytes: 4096 });
+		assert.equal(all.data_base64, undefined, 'base64 only when asked');
+		assert.ok(!all.output.includes('\0'));
+		assert.ok(all.output.includes('\ufffd'));
+		assert.ok(all.output.startsWith('\ufffd\u0001\u0002'), JSON.stringify(all.output.slice(0, 8)));
+		// The program's result has them too (run_command's binary).
+		assert.deepEqual(Buffer.from(o.result.structuredContent.stdout_base64, 'base64'), bytes);
 	});
 
 	test('stop_command kills a job; list_commands shows it stopped', async () => {
