@@ -38,6 +38,8 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
+import { fmt, pct, pkgVersion, vmHWM } from './lib.mjs';
+
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
 const sdk = path.join(sdkDir, 'dist/esm');
@@ -81,10 +83,6 @@ function installReference() {
 	log(`installing ${refPkg} into bench/ref (npm ci)`);
 	execFileSync('npm', ['ci', '--no-audit', '--no-fund', '--loglevel=error'],
 	    { cwd: refDir, stdio: ['ignore', 2, 2] });
-}
-
-function pkgVersion(dir) {
-	return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
 }
 
 installReference();
@@ -221,20 +219,7 @@ async function start(side) {
 	return { client, transport, pid: transport.pid, ms, exit, stderr: () => err };
 }
 
-/* Peak resident set of process |pid| (VmHWM), in MiB. */
-function vmHWM(pid) {
-	if (!fs.existsSync(`/proc/${pid}/status`))
-		return NaN;
-	const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
-	return m ? Number(m[1]) / 1024 : NaN;
-}
-
 // ---------------------------------------------------------------- measuring
-
-function pct(v, p) {
-	const s = [...v].sort((a, b) => a - b);
-	return s[Math.max(0, Math.ceil((s.length * p) / 100) - 1)];
-}
 
 /* Integer arguments of |tool|'s input schema that bound its output (max_*,
  * limit, depth, cap), raised to the schema's maximum so that the whole
@@ -482,16 +467,6 @@ const loadAfter = os.loadavg();
 cleanup();
 
 // ---------------------------------------------------------------- the table
-
-function fmt(v) {
-	if (!Number.isFinite(v))
-		return '?';
-	if (v >= 100)
-		return v.toFixed(0);
-	if (v >= 10)
-		return v.toFixed(1);
-	return v.toFixed(2);
-}
 
 function cell(r) {
 	if (r.na)

@@ -60,6 +60,8 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
+import { fmt, pct, pkgVersion, vmHWM } from './lib.mjs';
+
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
 const sdk = path.join(sdkDir, 'dist/esm');
@@ -110,10 +112,6 @@ function installAnchors() {
 		cwd: anchorDir, stdio: ['ignore', 2, 2],
 		env: { ...process.env, PUPPETEER_SKIP_DOWNLOAD: '1' },
 	});
-}
-
-function pkgVersion(dir) {
-	return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
 }
 
 installAnchors();
@@ -434,12 +432,6 @@ function status(pid) {
 	}
 }
 
-/* Peak resident set of process |pid| (VmHWM), in MiB. */
-function vmHWM(pid) {
-	const m = /^VmHWM:\s+(\d+) kB/m.exec(status(pid));
-	return m ? Number(m[1]) / 1024 : NaN;
-}
-
 /* |pid| and its descendants. */
 function tree(pid) {
 	const out = [pid];
@@ -467,11 +459,6 @@ function treePss(pid) {
 }
 
 // ---------------------------------------------------------------- measuring
-
-function pct(v, p) {
-	const s = [...v].sort((a, b) => a - b);
-	return s[Math.max(0, Math.ceil((s.length * p) / 100) - 1)];
-}
 
 const SCENARIOS = [
 	{ id: 'echo-gap', title: '`echo hi`, 5 ms apart', op: 'echo', gap: gapMs, n: [1000, 50], warm: [20, 5] },
@@ -583,15 +570,6 @@ cleanup();
 
 // ---------------------------------------------------------------- the report
 
-function fmt(v) {
-	if (!Number.isFinite(v))
-		return '?';
-	if (v >= 100)
-		return v.toFixed(0);
-	if (v >= 10)
-		return v.toFixed(1);
-	return v.toFixed(2);
-}
 const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\s+/g, ' ');
 const p50 = (r) => (r?.samples?.length ? pct(r.samples, 50) : NaN);
 const passed = (r) => r?.samples?.length > 0 && !r.wrong && !r.error;

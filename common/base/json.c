@@ -88,6 +88,24 @@ tc_json_put_string(struct tc_buf *b, const char *s, size_t n)
 }
 
 size_t
+tc_json_escape_len(unsigned char c)
+{
+	/* As tc_json_put_string() writes them. */
+	switch (c) {
+	case '"':
+	case '\\':
+	case '\b':
+	case '\f':
+	case '\n':
+	case '\r':
+	case '\t':
+		return 2;
+	default:
+		return 6;
+	}
+}
+
+size_t
 tc_json_string_len(const char *s, size_t n)
 {
 	const char *end = s + n, *q;
@@ -98,21 +116,7 @@ tc_json_string_len(const char *s, size_t n)
 		len += (size_t)(q - s);
 		if (q == end)
 			return len;
-		/* As tc_json_put_string() writes them. */
-		switch (*q) {
-		case '"':
-		case '\\':
-		case '\b':
-		case '\f':
-		case '\n':
-		case '\r':
-		case '\t':
-			len += 2;
-			break;
-		default:
-			len += 6;
-			break;
-		}
+		len += tc_json_escape_len((unsigned char)*q);
 		s = q + 1;
 	}
 }

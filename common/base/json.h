@@ -49,6 +49,10 @@ const char *tc_json_number(char buf[TC_JSON_NUMBER_MAX], double d);
 /* Appends |n| bytes of |s| as a JSON string, quoted and escaped. */
 int	tc_json_put_string(struct tc_buf *b, const char *s, size_t n);
 
+/* Returns how many bytes tc_json_put_string() writes for the byte |c| that
+ * needs escaping (a quote, a backslash or a control character): 2 or 6. */
+size_t	tc_json_escape_len(unsigned char c);
+
 /* Returns how many bytes tc_json_put_string() writes for |n| bytes of |s|,
  * quotes included. */
 size_t	tc_json_string_len(const char *s, size_t n);

@@ -653,18 +653,8 @@ out:
 static size_t
 char_cost(uint32_t cp, size_t len)
 {
-	switch (cp) {
-	case '"':
-	case '\\':
-	case '\b':
-	case '\f':
-	case '\n':
-	case '\r':
-	case '\t':
-		return 2;
-	default:
-		return cp < 0x20 ? 6 : len;
-	}
+	return cp < 0x20 || cp == '"' || cp == '\\' ?
+	    tc_json_escape_len((unsigned char)cp) : len;
 }
 
 static size_t

@@ -1,0 +1,35 @@
+// lib.mjs: what the benchmarks that drive servers through the official
+// client share (fs-vs-ref.mjs, shell-vs-anchors.mjs).
+import fs from 'node:fs';
+import path from 'node:path';
+
+/* The version in the package.json of |dir|. */
+export function pkgVersion(dir) {
+	return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')).version;
+}
+
+/* The |p|th percentile of the values |v| (nearest rank). */
+export function pct(v, p) {
+	const s = [...v].sort((a, b) => a - b);
+	return s[Math.max(0, Math.ceil((s.length * p) / 100) - 1)];
+}
+
+/* A figure with three significant digits or so; '?' for none. */
+export function fmt(v) {
+	if (!Number.isFinite(v))
+		return '?';
+	if (v >= 100)
+		return v.toFixed(0);
+	if (v >= 10)
+		return v.toFixed(1);
+	return v.toFixed(2);
+}
+
+/* Peak resident set of process |pid| (VmHWM), in MiB; NaN once it is
+ * gone. */
+export function vmHWM(pid) {
+	if (!fs.existsSync(`/proc/${pid}/status`))
+		return NaN;
+	const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
+	return m ? Number(m[1]) / 1024 : NaN;
+}
