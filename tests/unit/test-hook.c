@@ -593,7 +593,7 @@ test_environment(void)
 	setenv("SECRET_CANARY", "hunter2", 1);
 	setenv("TERM", "tc-test-term", 1);
 	setenv("LANG", "C.UTF-8", 1);
-	setenv("HOME", "/home/tc-test", 1);
+	setenv("HOME", "/nonexistent/tc-test", 1);
 	unsetenv("LC_ALL");
 	tc_hook_env_capture();
 	setenv("TERM", "changed-after-capture", 1);
@@ -613,7 +613,7 @@ test_environment(void)
 		    "probe: PATH");
 		like(probed(report, "env"), " TERM=tc-test-term ",
 		    "probe: TERM as captured");
-		like(probed(report, "env"), " HOME=/home/tc-test ",
+		like(probed(report, "env"), " HOME=/nonexistent/tc-test ",
 		    "probe: HOME as captured");
 		like(probed(report, "env"), " LANG=C.UTF-8 ",
 		    "probe: LANG as captured");

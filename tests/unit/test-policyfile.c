@@ -4,7 +4,7 @@
  * that messages name "t.policy"):
  *
  *	D/proj, D/scratch, D/with space, D/q"uote, D/back\slash, D/hash#dir
- *	D/home/proj				for ~/ expansion
+ *	D/fakehome/proj				for ~/ expansion
  *	D/file					a regular file, not a directory
  *	D/hook.sh, D/noexec			a consent hook, and one not
  *						executable
@@ -230,7 +230,7 @@ setup(void)
 {
 	static const char *const dirs[] = {
 		"proj", "scratch", "with space", "q\"uote", "back\\slash",
-		"hash#dir", "home", "home/proj", "sub", "ex", "ex/src",
+		"hash#dir", "fakehome", "fakehome/proj", "sub", "ex", "ex/src",
 		"ex/src/project", "ex/src/project scratch", "ex/.config",
 		"ex/.config/toolcell", "ex/.config/toolcell/hooks",
 	};
@@ -367,12 +367,12 @@ test_home(void)
 	struct result r;
 	char *home, want[PATH_MAX];
 
-	home = subst("@D@/home");
+	home = subst("@D@/fakehome");
 	setenv("HOME", home, 1);
 	valid(&r, "allow read ~/proj\nallow write \"~/\"\n", "~/ expanded");
 	is_int(r.p.nroots, 2, "two roots");
 	if (r.p.nroots == 2) {
-		is_str(r.p.roots[0].path, S("@D@/home/proj"),
+		is_str(r.p.roots[0].path, S("@D@/fakehome/proj"),
 		    "~/proj is $HOME/proj");
 		is_str(r.p.roots[1].path, home, "~/ is $HOME");
 	}
@@ -2581,7 +2581,7 @@ test_home_patterns(void)
 {
 	struct result r;
 
-	setenv("HOME", S("@D@/home"), 1);
+	setenv("HOME", S("@D@/fakehome"), 1);
 	valid(&r,
 	    "allow read ~/proj\n"
 	    "deny ~/proj/.private\n"
@@ -2591,24 +2591,24 @@ test_home_patterns(void)
 	    "audit ~/log/audit.jsonl\n"
 	    "audit-key ~/.config/key\n", "~/ in every path and pattern");
 	if (r.p.ndeny == 2) {
-		is_str(r.p.deny[0].pattern, S("@D@/home/proj/.private"),
+		is_str(r.p.deny[0].pattern, S("@D@/fakehome/proj/.private"),
 		    "deny ~/");
-		is_str(r.p.deny[1].pattern, S("@D@/home/proj/read only"),
+		is_str(r.p.deny[1].pattern, S("@D@/fakehome/proj/read only"),
 		    "deny write ~/, quoted");
 	} else
 		ok(0, "two deny rules");
 	if (r.p.nconsent == 1 && r.p.consent[0].npatterns == 1)
-		is_str(r.p.consent[0].patterns[0], S("@D@/home/proj/ask/**"),
+		is_str(r.p.consent[0].patterns[0], S("@D@/fakehome/proj/ask/**"),
 		    "consent ~/");
 	else
 		ok(0, "one consent rule with one pattern");
 	if (r.p.consent_hook != NULL)
-		is_str(r.p.consent_hook[0], S("@D@/home/../hook.sh"),
+		is_str(r.p.consent_hook[0], S("@D@/fakehome/../hook.sh"),
 		    "consent-hook ~/, not canonicalised");
 	else
 		ok(0, "a hook");
-	is_str(r.p.audit_file, S("@D@/home/log/audit.jsonl"), "audit ~/");
-	is_str(r.p.audit_key_file, S("@D@/home/.config/key"), "audit-key ~/");
+	is_str(r.p.audit_file, S("@D@/fakehome/log/audit.jsonl"), "audit ~/");
+	is_str(r.p.audit_key_file, S("@D@/fakehome/.config/key"), "audit-key ~/");
 	release(&r);
 
 	/* Only "~/" is expanded: "~user/" and "~" alone are not. */
