@@ -229,7 +229,7 @@ tc_set_rlimits(const struct tc_limits *l, int own_userns)
 			 SECBIT_NO_CAP_AMBIENT_RAISE_LOCKED)
 
 int
-tc_lock_privileges(void)
+tc_lock_privileges(int stays_root)
 {
 	static int locked;
 	cap_flag_value_t v;
@@ -249,7 +249,7 @@ tc_lock_privileges(void)
 		have_setpcap = v == CAP_SET;
 	cap_free(now);
 	if (!have_setpcap)
-		return 0;
+		return stays_root && geteuid() == 0 ? -1 : 0;
 	if (prctl(PR_SET_SECUREBITS, TC_SECUREBITS) != 0)
 		return -1;
 	for (c = 0; c < (cap_value_t)cap_max_bits(); c++)
@@ -341,7 +341,8 @@ tc_sandbox_confine(const struct tc_sandbox *sb,
 	 * switch CAP_SETUID and CAP_SETGID: both before the capabilities
 	 * go (securebits keep the switch from clearing them). */
 	if (TC_LAYER_ON(TC_LAYER_CAPS))
-		STEP(tc_lock_privileges(), TC_CHILD_EXIT_CAPS);
+		STEP(tc_lock_privileges(!sb->policy->run_as),
+		    TC_CHILD_EXIT_CAPS);
 	if (sb->policy->run_as)
 		STEP(tc_switch_user(sb->policy->run_uid, sb->policy->run_gid,
 		    sb->server_pid), TC_CHILD_EXIT_USER);

@@ -108,9 +108,13 @@ tc_profile_network(const struct tc_policy *pol,
  * Locks root out of regaining capabilities through exec or a uid change
  * (securebits) and empties the bounding set.  Both need CAP_SETPCAP, which
  * only a privileged process has (or one in a user namespace of its own); an
- * unprivileged one has nothing here to drop.  Returns 0 or -1.
+ * unprivileged one has nothing here to drop.  A process that is root and
+ * |stays_root| (it will not switch to another user) but lacks CAP_SETPCAP
+ * (a root whose bounding set was cut, without a user namespace) cannot be
+ * locked, and an exec would give it back its bounding set's capabilities:
+ * that fails.  Returns 0 or -1.
  */
-int	tc_lock_privileges(void);
+int	tc_lock_privileges(int stays_root);
 
 /*
  * Sets a call's resource limits |l|; RLIMIT_NPROC only with

@@ -173,7 +173,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	 * it (and the spawner itself can never regain a capability through
 	 * exec).  It keeps its effective capabilities: root's children need
 	 * theirs to switch users and write namespace maps. */
-	if (TC_LAYER_ON(TC_LAYER_CAPS) && tc_lock_privileges() != 0)
+	if (TC_LAYER_ON(TC_LAYER_CAPS) && tc_lock_privileges(0) != 0)
 		_exit(1);
 
 	for (;;) {

@@ -33,6 +33,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sys/capability.h>
+
 #include "sandbox/sandbox-int.h"
 #include "tap.h"
 
@@ -685,6 +687,45 @@ test_copies(void)
 	    "(and the comparison tells two profiles apart)");
 }
 
+/*
+ * A root without CAP_SETPCAP (its bounding set cut, no user namespace)
+ * cannot set the securebits that keep an exec from giving it capabilities
+ * back: tc_lock_privileges() fails for a child that stays root, and lets
+ * one through that will switch to another user.
+ */
+static void
+test_lock_without_setpcap(void)
+{
+	const cap_value_t setpcap = CAP_SETPCAP;
+	pid_t pid;
+	int st;
+
+	if (geteuid() != 0) {
+		skip("not root: only root's children are locked");
+		skip("not root: only root's children are locked");
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		cap_t c = cap_get_proc();
+
+		if (c == NULL || cap_set_flag(c, CAP_EFFECTIVE, 1, &setpcap,
+		    CAP_CLEAR) != 0 || cap_set_flag(c, CAP_PERMITTED, 1,
+		    &setpcap, CAP_CLEAR) != 0 || cap_set_proc(c) != 0)
+			_exit(9);
+		_exit((tc_lock_privileges(1) == -1 ? 0 : 1) |
+		    (tc_lock_privileges(0) == 0 ? 0 : 2));
+	}
+	st = -1;
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	ok(WIFEXITED(st) && (WEXITSTATUS(st) & 1) == 0 &&
+	    WEXITSTATUS(st) != 9, "root without CAP_SETPCAP that stays root: "
+	    "the lock fails");
+	ok(WIFEXITED(st) && (WEXITSTATUS(st) & 2) == 0 &&
+	    WEXITSTATUS(st) != 9, "root without CAP_SETPCAP that switches "
+	    "users: let through");
+}
+
 int
 main(void)
 {
@@ -747,6 +788,7 @@ main(void)
 	test_refused();
 	test_network();
 	test_copies();
+	test_lock_without_setpcap();
 	rc = done_testing();
 	for (fd = 0; fd < 4; fd++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, names_made[fd]);
