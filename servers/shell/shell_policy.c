@@ -1428,8 +1428,9 @@ shell_policy(const struct tc_policy *pol)
 
 /* --- Once the roots are known --- */
 
-/* Returns the writable root of |roots| that |path| lies beneath, or
- * NULL. */
+/* Returns the writable root of |roots| that |path| lies beneath, or that
+ * lies beneath |path| (a helpers directory is executable with all that
+ * is in it), or NULL. */
 static const struct tc_root *
 writable_above(const struct tc_root *roots, size_t n, const char *path)
 {
@@ -1437,9 +1438,22 @@ writable_above(const struct tc_root *roots, size_t n, const char *path)
 
 	for (i = 0; i < n; i++)
 		if ((roots[i].flags & TC_ROOT_WRITE) &&
-		    tc_path_beneath(path, roots[i].path) != NULL)
+		    (tc_path_beneath(path, roots[i].path) != NULL ||
+		    tc_path_beneath(roots[i].path, path) != NULL))
 			return &roots[i];
 	return NULL;
+}
+
+/* Returns 1 if the calls' scratch directories, which they write in, would
+ * lie beneath |path| (shell_scratch.c makes them in $TMPDIR or /tmp). */
+static int
+scratch_beneath(const char *path)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (tmp == NULL || tmp[0] != '/')
+		tmp = "/tmp";
+	return tc_path_beneath(tmp, path) != NULL;
 }
 
 /* Reports |path|, |what| of program |p|, if it lies beneath a writable
@@ -1453,11 +1467,23 @@ verify_one(const struct tc_policy *pol, const struct shell_program *p,
 	char msg[PATH_MAX * 3], at[32];
 
 	if ((r = writable_above(pol->roots, pol->nroots, path)) == NULL &&
-	    (r = writable_above(pol->ceiling, pol->nceiling, path)) == NULL)
-		return 0;
-	tc_text_fmt(msg, sizeof(msg), "program %s (line %d): %s %s lies "
-	    "beneath the writable directory %s (%s): a call could replace "
-	    "what it runs", p->name, p->line, what, path, r->path,
+	    (r = writable_above(pol->ceiling, pol->nceiling, path)) == NULL) {
+		if (!scratch_beneath(path))
+			return 0;
+		tc_text_fmt(msg, sizeof(msg), "program %s (line %d): %s %s "
+		    "holds the calls' scratch directories, which they write "
+		    "in: a call could run what it wrote", p->name, p->line,
+		    what, path);
+		if (report != NULL)
+			report(ctx, msg);
+		return 1;
+	}
+	tc_text_fmt(msg, sizeof(msg), tc_path_beneath(path, r->path) !=
+	    NULL ? "program %s (line %d): %s %s lies beneath the writable "
+	    "directory %s (%s): a call could replace what it runs" :
+	    "program %s (line %d): %s %s holds the writable directory %s "
+	    "(%s): a call could run what it wrote there", p->name, p->line,
+	    what, path, r->path,
 	    tc_policy_origin(r->line > 0 ? r->line : TC_SET_CMDLINE, at,
 	    sizeof(at)));
 	if (report != NULL)

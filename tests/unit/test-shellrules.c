@@ -899,6 +899,47 @@ test_verify(void)
 	is_int(shell_policy_verify(&r.p, NULL, NULL), 0, "none beneath a "
 	    "read-only directory");
 	release(&r);
+
+	/* A helpers directory is executable with all beneath it: a
+	 * writable directory there, or the calls' scratch directories,
+	 * would let a call run what it wrote. */
+	{
+		char *build = subst("@D@/helpers/build");
+		char *tmp = subst("@D@/helpers/tmp");
+		const char *old_tmp = getenv("TMPDIR");
+		char *saved = old_tmp != NULL ? strdup(old_tmp) : NULL;
+
+		(void)mkdir(build, 0755);
+		(void)mkdir(tmp, 0755);
+		tc_buf_reset(&msgs);
+		valid(&r, "allow write @D@/helpers/build\nallow read @D@\n"
+		    "[shell]\nprogram @D@/script.sh\n"
+		    "args @D@/script.sh helpers @D@/helpers\n",
+		    "a helpers directory above a writable one");
+		is_int(shell_policy_verify(&r.p, collect, &msgs), 1,
+		    "a writable directory beneath a helpers directory: "
+		    "reported");
+		is_str(msgs.data, S("program @D@/script.sh (line 4): its "
+		    "helper @D@/helpers holds the writable directory "
+		    "@D@/helpers/build (line 1): a call could run what it "
+		    "wrote there\n"), "it says which");
+		release(&r);
+		setenv("TMPDIR", tmp, 1);
+		valid(&r, "allow read @D@\n[shell]\nprogram @D@/script.sh\n"
+		    "args @D@/script.sh helpers @D@/helpers\n",
+		    "a helpers directory above the scratch directories");
+		is_int(shell_policy_verify(&r.p, NULL, NULL), 1, "the scratch "
+		    "directories beneath a helpers directory: reported");
+		release(&r);
+		if (saved != NULL)
+			setenv("TMPDIR", saved, 1);
+		else
+			unsetenv("TMPDIR");
+		free(saved);
+		free(build);
+		free(tmp);
+	}
+	tc_buf_release(&msgs);
 }
 
 /* --- The shipped examples --- */
