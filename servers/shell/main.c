@@ -248,9 +248,13 @@ shell_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 	for (i = 1; run[i] != NULL; i++)
 		if ((rc = add(out, TC_SUBJECT_ARG, run[i], 0, d)) != 0)
 			goto out;
+	/* Without one, a call runs in the first root ("."), which consent
+	 * rules and the log see as they would a cwd given; with no roots,
+	 * in "/", which is none of the policy's directories. */
 	cwd = cJSON_GetObjectItemCaseSensitive(args, "cwd");
-	if (cJSON_IsString(cwd) && (rc = add(out, TC_SUBJECT_CWD,
-	    cwd->valuestring, TC_SUBJECT_WRITE, d)) != 0)
+	if ((cJSON_IsString(cwd) || ctx->policy->nroots > 0) &&
+	    (rc = add(out, TC_SUBJECT_CWD, cJSON_IsString(cwd) ?
+	    cwd->valuestring : ".", TC_SUBJECT_WRITE, d)) != 0)
 		goto out;
 	env = cJSON_GetObjectItemCaseSensitive(args, "env");
 	cJSON_ArrayForEach(e, env) {

@@ -195,6 +195,24 @@ describe('what the model is told', () => {
 });
 
 describe('what may run', () => {
+	test('a call without cwd runs in the first root, and a consent rule on that directory sees it', async () => {
+		const h = scratch.unique('deny', '.sh');
+		await fsp.writeFile(h, '#!/bin/sh\necho no\nexit 1\n');
+		await fsp.chmod(h, 0o755);
+		const log = path.join(await scratch.ownedDir(), 'audit.jsonl');
+		const srv = await start(await policy(PROGRAMS, [`consent run_command cwd ${tree.root}`,
+		    'consent-by hook', `consent-hook ${h}`, `audit ${log}`]));
+		try {
+			const r = await call(srv, 'run_command', { argv: ['pwd'] });
+			assert.equal(r.isError, true, textOf(r));
+			assert.match(textOf(r), /consent/);
+		} finally {
+			await srv.close();
+		}
+		const rec = (await logRecords(log)).find((x) => x.event === 'call');
+		assert.ok(rec.subjects.some((x) => x.kind === 'cwd'), JSON.stringify(rec.subjects));
+	});
+
 	test('a program beneath a writable directory refuses the start: a call could replace it', async () => {
 		const tool = tree.p('sub/tool.sh');
 		await fsp.writeFile(tool, '#!/bin/sh\necho tool\n');
