@@ -714,7 +714,7 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 	    (rc = shell_scratch_init(pol, d)) != 0)
 		return rc;
 	for (i = 0; i < sp->nprograms; i++)
-		if (sp->programs[i].readonly && !sp->programs[i].interpreter)
+		if (shell_program_readonly(&sp->programs[i]))
 			readonly++;
 	if (readonly == sp->nprograms)
 		for (k = 0; k < TC_NITEMS(shell_tools); k++)

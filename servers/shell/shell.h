@@ -124,6 +124,12 @@ const struct shell_program *shell_program_find(const struct shell_policy *sp,
  * name: a copy under another name is not recognised. */
 int	shell_is_interpreter(const char *path);
 
+/* Returns 1 if what |p| runs changes nothing: the policy says so, and it
+ * is no shell or interpreter, starts no programs of its own choosing
+ * (find, xargs, env, make, ...), has no helpers, and is not a script of
+ * an interpreter; else 0. */
+int	shell_program_readonly(const struct shell_program *p);
+
 /* Returns 1 if a call may set the environment variable |name|: it
  * matches a pattern of sp->env_pass, env-set does not fix it, and it is
  * none of the names never passed (LD_*, BASH_ENV, ENV, GIT_CONFIG*, PATH,

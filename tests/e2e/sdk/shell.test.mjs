@@ -121,6 +121,16 @@ describe('what the model is told', () => {
 		} finally {
 			await ro.close();
 		}
+		// find starts programs of the call's choosing: read-only or not,
+		// what it runs may change things.
+		const runner = await start(await policy(['program ls read-only', 'program find read-only']));
+		try {
+			const { tools } = await runner.client.listTools();
+			const t = tools.find((x) => x.name === 'run_command');
+			assert.equal(t.annotations.destructiveHint, true);
+		} finally {
+			await runner.close();
+		}
 	});
 
 	test('the instructions name the programs, the directories, the variables; an interpreter plainly', async () => {
