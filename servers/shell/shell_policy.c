@@ -138,6 +138,20 @@ is_runner(const char *path)
 	return name_in(base_name(path), runners, TC_NITEMS(runners));
 }
 
+int
+shell_program_readonly(const struct shell_program *p)
+{
+	char *const *v;
+
+	if (!p->readonly || p->interpreter || is_runner(p->name) ||
+	    (p->path != NULL && is_runner(p->path)) || p->helpers != NULL)
+		return 0;
+	for (v = p->exec_also; v != NULL && *v != NULL; v++)
+		if (shell_is_interpreter(*v))
+			return 0;
+	return 1;
+}
+
 /* --- The environment's names --- */
 
 /*
@@ -173,6 +187,14 @@ static const char *const env_never[] = {
 	/* Agents and buses outside the sandbox. */
 	"SSH_*", "GPG_AGENT_INFO", "DBUS_*", "XAUTHORITY", "DISPLAY",
 	"WAYLAND_*", "DOCKER_*",
+	/* Options and programs of tools that run commands or load code:
+	 * tar's --to-command, rsync's remote shell, OpenSSL's engines and
+	 * modules, zsh's function path, GTK's modules, build tools'
+	 * compilers and wrappers, npm's scripts. */
+	"TAR_OPTIONS", "RSYNC_RSH", "RSYNC_CONNECT_PROG", "OPENSSL_CONF",
+	"OPENSSL_ENGINES", "OPENSSL_MODULES", "FPATH", "GTK_MODULES",
+	"GTK_PATH", "RUSTC_WRAPPER", "RUSTC", "CARGO_*", "CC", "CXX", "CPP",
+	"LD", "AR", "npm_config_*", "NPM_CONFIG_*",
 };
 
 /* The names of env_never that may be passed all the same: who a commit is

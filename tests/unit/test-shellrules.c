@@ -573,6 +573,12 @@ test_env(void)
 	bad_line("env GIT_AUTHOR_*", "env: 'GIT_AUTHOR_*' could match 'GIT_*', "
 	    "names that are never passed (see toolcell-policy(5)); name the "
 	    "variables, or start the pattern with more of their name");
+	bad_line("env TAR_OPTIONS", "env: 'TAR_OPTIONS' is never passed: a "
+	    "program it reaches would load code or configuration from where "
+	    "it says, or run a command");
+	bad_line("env OPENSSL_CONF", "env: 'OPENSSL_CONF' is never passed: a "
+	    "program it reaches would load code or configuration from where "
+	    "it says, or run a command");
 	bad_line("env PATH", "env: 'PATH' is PATH, which the server sets "
 	    "(PATH to /usr/local/bin:/usr/bin:/bin, HOME by 'home')");
 	bad_line("env 1X", "env: '1X' is not a variable's name (letters, "
