@@ -1,0 +1,91 @@
+/*
+ * sqlite_conn.h: toolcell-sqlite's connections, statements and the guard
+ * around them.
+ * Returns (sqlite): 0 or a negative TC_E* code, with a struct tc_diag
+ * saying why in words the model can act on; a question 1 or 0.
+ *
+ * Two halves.  sq_kind_of() runs in the server, before any fork: it reads
+ * SQL as tokens (never executes it) and says what a statement would do,
+ * for the consent rules, the audit record and a friendly early refusal.
+ * Everything else runs in the confined child: sq_conn_open() opens one
+ * database of the policy with every hardening SQLite offers, and its
+ * authorizer holds the statements to the kind the server announced, so
+ * what consent saw is what runs.  Keywords are never the guard: a
+ * read-only connection is opened SQLITE_OPEN_READONLY with query_only on,
+ * and the authorizer refuses what a kind does not include.
+ */
+#ifndef TC_SQLITE_CONN_H
+#define TC_SQLITE_CONN_H
+
+#include <stddef.h>
+#include <sqlite3.h>
+
+#include "base/err.h"
+
+/*
+ * What a statement (or a batch) does, least to most.  A batch is the
+ * most of its statements.  sq_kind_of() never answers less than the
+ * truth: where the tokens leave doubt it answers more.
+ */
+enum sq_kind {
+	SQ_KIND_READ = 0,	/* SELECT, VALUES, WITH ... SELECT, EXPLAIN,
+				   harmless PRAGMA reads */
+	SQ_KIND_WRITE,		/* INSERT, UPDATE, DELETE, REPLACE, UPSERT,
+				   transactions, savepoints, ANALYZE,
+				   REINDEX */
+	SQ_KIND_SCHEMA,		/* CREATE, DROP, ALTER (tables, views,
+				   indexes, triggers) */
+};
+
+/* "read", "write", "schema": the subject's value and the audit word. */
+const char	*sq_kind_name(enum sq_kind k);
+
+/*
+ * The kind of |sql| (|len| bytes, not necessarily NUL-terminated).  0, or
+ * TC_EINVAL when the SQL is empty, holds no statement, or holds one
+ * SQLite never runs here (ATTACH, DETACH, VACUUM, a PRAGMA that writes
+ * or is not on the list of harmless ones, load_extension()); |d| says
+ * which word and why.  |nstmts| receives the number of statements.
+ */
+int	sq_kind_of(const char *sql, size_t len, enum sq_kind *kind,
+	    size_t *nstmts, struct tc_diag *d);
+
+/* The limits a connection runs under; 0 takes the default. */
+struct sq_limits {
+	long long	deadline_ms;	/* tc_now_ms() after which every
+					   running statement is interrupted
+					   (progress handler) */
+	long long	busy_ms;	/* busy_timeout */
+	long long	heap_bytes;	/* sqlite3_hard_heap_limit64 */
+	int		sql_len;	/* SQLITE_LIMIT_SQL_LENGTH */
+	int		blob_len;	/* SQLITE_LIMIT_LENGTH */
+};
+
+/*
+ * Opens the database file |path| (absolute, resolved at start; never a
+ * URI, never through a symbolic link: SQLITE_OPEN_NOFOLLOW) for
+ * statements of at most |kind|: SQ_KIND_READ opens SQLITE_OPEN_READONLY
+ * with PRAGMA query_only; the others read-write, never creating the file.
+ * Sets, before any statement runs: SQLITE_LIMIT_ATTACHED 0, extension
+ * loading off, SQLITE_DBCONFIG_DEFENSIVE on, trusted_schema off, no
+ * double-quoted string literals, temp_store in memory, the limits above,
+ * and the authorizer that refuses ATTACH, DETACH, VACUUM, any PRAGMA not
+ * on the harmless list, functions that reach outside, and anything more
+ * than |kind|.  On failure *db is NULL.
+ */
+int	sq_conn_open(const char *path, enum sq_kind kind,
+	    const struct sq_limits *lim, sqlite3 **db, struct tc_diag *d);
+
+/*
+ * After a statement failed: fills |d| with what the model should read
+ * (the authorizer's reason where it refused, "interrupted: the call's
+ * time limit of N ms" at the deadline, SQLite's message otherwise) and
+ * returns the TC_E* code it maps to (TC_EDENIED, TC_ETIMEOUT, TC_EINVAL,
+ * TC_ESYS).
+ */
+int	sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d);
+
+/* Closes |db| (NULL is fine). */
+void	sq_conn_close(sqlite3 *db);
+
+#endif /* TC_SQLITE_CONN_H */
