@@ -8,6 +8,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -252,6 +253,60 @@ tc_pids_probe(struct tc_pids *p)
 	return p->kind != TC_PIDS_NONE;
 }
 
+/* Removes |dir|'s calls' cgroups (those whose processes are gone; the
+ * others stay, busy), then |dir| itself if it is empty by then. */
+static void
+remove_dir(const char *dir)
+{
+	char sub[PATH_MAX + 32];
+	struct dirent *de;
+	DIR *d;
+
+	if ((d = opendir(dir)) != NULL) {
+		while ((de = readdir(d)) != NULL) {
+			if (!isdigit((unsigned char)de->d_name[0]))
+				continue;
+			if (snprintf(sub, sizeof(sub), "%s/%s", dir,
+			    de->d_name) < (int)sizeof(sub))
+				(void)rmdir(sub);
+		}
+		closedir(d);
+	}
+	(void)rmdir(dir);
+}
+
+/*
+ * Removes the directories that servers killed before their end (SIGKILL)
+ * left in |home|: those named for a pid that no process has now.  A live
+ * server's is left alone, however empty.
+ */
+static void
+sweep(const char *home)
+{
+	char dir[PATH_MAX + 32], *end;
+	struct dirent *de;
+	long pid;
+	DIR *d;
+
+	if ((d = opendir(home)) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL) {
+		if (strncmp(de->d_name, "toolcell-", 9) != 0 ||
+		    !isdigit((unsigned char)de->d_name[9]))
+			continue;
+		errno = 0;
+		pid = strtol(de->d_name + 9, &end, 10);
+		if (*end != '\0' || errno != 0 || pid <= 0 || pid > INT_MAX ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
+		    errno != ESRCH)
+			continue;
+		if (snprintf(dir, sizeof(dir), "%s/%s", home, de->d_name) <
+		    (int)sizeof(dir))
+			remove_dir(dir);
+	}
+	closedir(d);
+}
+
 int
 tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 {
@@ -264,6 +319,7 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 		return tc_diag_errno(d, TC_ESYS, "cannot make the calls' pids "
 		    "cgroup in '%s'", p->home);
 	}
+	sweep(p->home);
 	/* A directory of that name is a dead server's of the same pid:
 	 * calls' cgroups go in it as well. */
 	if (mkdir(p->dir, 0755) != 0 && errno != EEXIST) {
@@ -291,10 +347,6 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 void
 tc_pids_close(struct tc_pids *p)
 {
-	char sub[PATH_MAX + 32];
-	struct dirent *de;
-	DIR *dir;
-
 	if (opened == p)
 		opened = NULL;
 	/* Only the server that made it removes it (a process forked from
@@ -306,17 +358,7 @@ tc_pids_close(struct tc_pids *p)
 	/* A call's cgroup is left only by a keeper killed before it could
 	 * remove it; the processes in it are dead by now, or the rmdir
 	 * fails (EBUSY) and it stays. */
-	if ((dir = opendir(p->dir)) != NULL) {
-		while ((de = readdir(dir)) != NULL) {
-			if (!isdigit((unsigned char)de->d_name[0]))
-				continue;
-			if (snprintf(sub, sizeof(sub), "%s/%s", p->dir,
-			    de->d_name) < (int)sizeof(sub))
-				(void)rmdir(sub);
-		}
-		closedir(dir);
-	}
-	(void)rmdir(p->dir);
+	remove_dir(p->dir);
 	p->dir[0] = '\0';
 }
 

@@ -128,8 +128,8 @@ static void
 test_live(void)
 {
 	struct tc_diag d = { "", 0 };
-	char buf[PATH_MAX + 64], call[PATH_MAX + 32], cg[PATH_MAX];
-	char dir[PATH_MAX];
+	char buf[PATH_MAX + 64], call[PATH_MAX + 128], cg[PATH_MAX];
+	char dir[PATH_MAX + 64];
 	struct tc_pids p, copy;
 	struct stat st;
 	int fds[2], status = 0;
@@ -144,10 +144,21 @@ test_live(void)
 	like(tc_pids_str(&p, buf, sizeof(buf)), "pids cgroup v",
 	    "what the probe found is said: %s", buf);
 	ok(tc_pids_current() == NULL, "nothing is in force before open");
+	/* What a server killed by SIGKILL leaves: its directory, named for
+	 * a pid no process has now (a child reaped), with a call's in it. */
+	if ((pid = fork()) == 0)
+		_exit(0);
+	waitpid(pid, NULL, 0);
+	snprintf(dir, sizeof(dir), "%s/toolcell-%ld", p.home, (long)pid);
+	snprintf(call, sizeof(call), "%s/77", dir);
+	ok(mkdir(dir, 0755) == 0 && mkdir(call, 0755) == 0, "a dead "
+	    "server's directory, %s, with a call's in it", dir);
 	if (!is_int(tc_pids_open(&p, 4, &d), 0, "the server's directory is "
 	    "made: %s", d.msg))
 		return;
 	ok(stat(p.dir, &st) == 0 && S_ISDIR(st.st_mode), "%s exists", p.dir);
+	ok(stat(dir, &st) != 0 && errno == ENOENT, "the dead server's "
+	    "directory is swept away at open");
 	ok(tc_pids_current() == &p, "it is in force");
 	is_int((int)p.max, 5, "pids.max is the limit and the keeper");
 
