@@ -82,6 +82,12 @@
  *			stdout exactly, base64 (RFC 4648, padded)
  *	stderr_base64	string (only with x->binary): the same for stderr
  *
+ * The members come in the order of MEMBERS: how it ended and the sizes
+ * first, then stderr, stdout and the base64 strings.  Hosts that pass
+ * their model the structured half and cut a long one to its head and
+ * tail (Codex CLI: docs/hosts.md) so keep what says how the run ended,
+ * the start of stderr (the first error) and the end of stdout.
+ *
  * The text shows a stream of at most TEXT_VIEW (64 KiB) bytes whole, and a
  * longer one as a view: its first 16 KiB, a line saying how much is left
  * out and where it is, its last 48 KiB.  Hosts pass their models either
@@ -959,6 +965,27 @@ result_budget(const struct tc_call *call)
 	return max;
 }
 
+/* The order of the structured result's members (see the top). */
+static const char *const MEMBERS[] = {
+	"exit_code", "signal", "timed_out", "duration_ms", "stdout_bytes",
+	"stdout_truncated", "stderr_bytes", "stderr_truncated", "stderr",
+	"stdout", "stdout_base64", "stderr_base64",
+};
+
+/* Puts the members of |obj| in the order of MEMBERS: each is taken out and
+ * put back at the end, with its name, so nothing is allocated. */
+static void
+order_members(cJSON *obj)
+{
+	cJSON *item;
+	size_t i;
+
+	for (i = 0; i < sizeof(MEMBERS) / sizeof(MEMBERS[0]); i++)
+		if ((item = cJSON_DetachItemFromObjectCaseSensitive(obj,
+		    MEMBERS[i])) != NULL)
+			cJSON_AddItemToArray(obj, item);
+}
+
 static int
 build(struct run *r, struct tc_result *res)
 {
@@ -1015,6 +1042,7 @@ build(struct run *r, struct tc_result *res)
 	if (cJSON_AddNumberToObject(obj, "duration_ms", (double)ms) == NULL ||
 	    cJSON_AddBoolToObject(obj, "timed_out", r->timed_out) == NULL)
 		return TC_ENOMEM;
+	order_members(obj);
 	return res->failed;
 }
 
