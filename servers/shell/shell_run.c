@@ -17,7 +17,8 @@
  * order up to x->max_output bytes, counted past it, and drained to the end
  * so that the program is never blocked by its output.  With x->stream
  * every chunk is also sent as it comes (tc_call_output()), past the cap
- * too: that is what a job's readers see.  After a second, and about once a
+ * too: that is what a job's readers see, and then the result keeps none
+ * of it (see The result).  After a second, and about once a
  * second, it reports progress: elapsed seconds, and "12.3 s, 48 KiB out".
  *
  * Ends:
@@ -81,6 +82,14 @@
  *	stdout_base64	string (only with x->binary): the kept bytes of
  *			stdout exactly, base64 (RFC 4648, padded)
  *	stderr_base64	string (only with x->binary): the same for stderr
+ *
+ * A job's result (x->stream, every chunk sent as it came) keeps none of
+ * its output: stdout and stderr are empty, truncated when the program
+ * wrote anything, with the byte counts, and the text says the output is
+ * the job's.  Its readers read the output by offset, and every read after
+ * the end carries this result: with the output in it too, hosts that pass
+ * their model the structured half got it again with each page (Claude
+ * Code sets such a read aside in a file, Codex cuts it: docs/hosts.md).
  *
  * The members come in the order of MEMBERS: how it ended and the sizes
  * first, then stderr, stdout and the base64 strings.  Hosts that pass
@@ -876,7 +885,10 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 	tc_buf_init(&text, (size_t)-1);
 	tc_buf_init(&view, (size_t)-1);
 	tc_buf_init(&json, (size_t)-1);
-	if (cut)
+	if (cut && keep == 0 && r->streaming)
+		tc_result_printf(res, "--- %s: %llu bytes, in the job's output "
+		    "---\n", s->name, s->total);
+	else if (cut)
 		tc_result_printf(res, "--- %s: %llu bytes, the first %zu kept "
 		    "---\n", s->name, s->total, keep);
 	else
@@ -1034,7 +1046,14 @@ build(struct run *r, struct tc_result *res)
 	    signal_name(sig, sname, sizeof(sname))) :
 	    cJSON_AddNullToObject(obj, "signal")) == NULL)
 		return TC_ENOMEM;
-	fit_budget(r, result_budget(r->call), keep, cut);
+	if (r->streaming) {
+		/* A job's: its output is the job's (see the top). */
+		for (i = 0; i < 2; i++) {
+			keep[i] = 0;
+			cut[i] = r->out[i].total > 0;
+		}
+	} else
+		fit_budget(r, result_budget(r->call), keep, cut);
 	for (i = 0; i < 2; i++)
 		if ((rc = add_stream(r, &r->out[i], keep[i], cut[i], obj,
 		    res)) != 0)

@@ -501,7 +501,11 @@ describe('start_command and the job tools', () => {
 		assert.equal(o.state, 'exited');
 		assert.equal(o.output, 'first\nsecond\n');
 		assert.equal(o.result.structuredContent.exit_code, 0);
-		assert.equal(o.result.structuredContent.stdout, 'first\nsecond\n');
+		// The output is read by offset; the result counts it, and does
+		// not carry it again with every read (docs/hosts.md).
+		assert.equal(o.result.structuredContent.stdout, '');
+		assert.equal(o.result.structuredContent.stdout_bytes, 13);
+		assert.match(o.result.content[0].text, /--- stdout: 13 bytes, in the job's output ---/);
 	});
 
 	test('read_output with binary: every byte value exactly, at the text\'s offsets', async () => {
@@ -537,8 +541,9 @@ describe('start_command and the job tools', () => {
 		assert.ok(!all.output.includes('\0'));
 		assert.ok(all.output.includes('\ufffd'));
 		assert.ok(all.output.startsWith('\ufffd\u0001\u0002'), JSON.stringify(all.output.slice(0, 8)));
-		// The program's result has them too (run_command's binary).
-		assert.deepEqual(Buffer.from(o.result.structuredContent.stdout_base64, 'base64'), bytes);
+		// The program's result counts them, and keeps none of them.
+		assert.equal(o.result.structuredContent.stdout_bytes, bytes.length);
+		assert.equal(o.result.structuredContent.stdout_base64, '');
 	});
 
 	test('stop_command kills a job; list_commands shows it stopped', async () => {
