@@ -167,6 +167,8 @@ function png(w, h, rgb) {
 const BIG = Array.from({ length: 15 * 1024 }, (_, i) =>
     `line ${String(i + 1).padStart(6, '0')} ${'abcdefghij'.repeat(9)}\n`).join('');
 const IMAGE = png(4, 3, [200, 30, 90]);
+/* 9 MiB: more than toolcell-shell keeps of a stream by default (8 MiB). */
+const HUGE = BIG.repeat(6);
 /* 32 KiB of them, for a job read a page at a time. */
 const MID = BIG.slice(0, 32 * 1024);
 /* Text in Latin-1: its 0xe9 is not UTF-8. */
@@ -181,6 +183,7 @@ before(async () => {
 		'proj/dot.png': IMAGE,
 		'proj/latin1.txt': LATIN1,
 		'proj/mid.txt': MID,
+		'proj/huge.txt': HUGE,
 		'proj/sub/small.txt': 'small\n',
 		'elsewhere/here.txt': 'not served\n',
 	});
@@ -323,6 +326,7 @@ function shellSteps(textOf) {
 		['unlisted', { tool: 'run_command', args: { argv: ['rm', '-rf', '.'] } }],
 		['timeout', { tool: 'run_command', args: { argv: ['sleep', '30'], timeout_ms: 300 } }],
 		['big', { tool: 'run_command', args: { argv: ['cat', 'big.txt'] } }],
+		['huge', { tool: 'run_command', args: { argv: ['cat', 'huge.txt'] } }],
 		['both', { tool: 'run_command', args: { argv: ['cat', ...MISSING, 'big.txt'] } }],
 		['latin1', { tool: 'run_command', args: { argv: ['cat', 'latin1.txt'] } }],
 		['binary', { tool: 'run_command', args: { argv: ['cat', 'latin1.txt'], binary: true } }],
@@ -612,6 +616,17 @@ describe('Claude Code', { skip: CLAUDE ? false : `no Claude Code binary for linu
 			assert.equal(sc.stdout_bytes, BIG.length);
 			assert.equal(sc.stdout, BIG);
 		});
+
+		test('run_command: an output past the server\'s cap, its 8 MiB kept, reaches the model',
+		    async (t) => {
+			const { held, saved } = await claudeHeld(turn, SH.huge);
+			t.diagnostic(`cat of 9 MiB: ${held.length} characters ${saved ? 'in the file' : 'inline'}`);
+			assert.ok(saved, held.slice(0, 300));
+			const sc = JSON.parse(held);
+			assert.equal(sc.stdout_truncated, true);
+			assert.equal(sc.stdout_bytes, HUGE.length);
+			assert.equal(sc.stdout, HUGE.slice(0, 8 * MIB));
+		});
 	});
 });
 
@@ -749,6 +764,15 @@ describe('Codex CLI', { skip: CODEX ? false : `no Codex binary for linux-${proce
 			t.diagnostic(`cat of 1.5 MiB: Codex passed on ${big.length} characters`);
 			assert.ok(big.includes(`"stdout":"${escaped(BIG.slice(0, 4000))}`), big.slice(0, 600));
 			assert.ok(big.includes(escaped(BIG.slice(-1000))), big.slice(-600));
+		});
+
+		test('run_command: an output past the server\'s cap, its 8 MiB kept: the model is told it '
+		    + 'was cut', (t) => {
+			const huge = codexText(result(turn, SH.huge));
+			t.diagnostic(`cat of 9 MiB: Codex passed on ${huge.length} characters`);
+			for (const want of ['"stdout_truncated":true', `"stdout_bytes":${HUGE.length}`,
+			    `"stdout":"${escaped(HUGE.slice(0, 4000))}`, escaped(HUGE.slice(8 * MIB - 1000, 8 * MIB))])
+				assert.ok(huge.includes(want), `the model does not see ${want.slice(0, 100)}`);
 		});
 	});
 });
