@@ -192,7 +192,7 @@ before(async () => {
 	// or proj/sub, and send that as their roots.
 	policies.fs = await scratch.policy([`allow read ${tree.p('proj')}`]);
 	policies.shell = await scratch.policy([`allow read ${tree.p('proj')}`, '[shell]',
-	    'program echo', 'program ls', 'program cat', 'program sleep', 'program find',
+	    'program echo', 'program ls', 'program cat', 'program sleep', 'program find', 'program sh',
 	    'args find deny -exec -execdir -ok -okdir -delete']);
 	trap = await startTrap();
 });
@@ -325,6 +325,7 @@ function shellSteps(textOf) {
 		['rule', { tool: 'run_command', args: { argv: ['find', '.', '-exec', 'cat', '{}', ';'] } }],
 		['unlisted', { tool: 'run_command', args: { argv: ['rm', '-rf', '.'] } }],
 		['timeout', { tool: 'run_command', args: { argv: ['sleep', '30'], timeout_ms: 300 } }],
+		['held', { tool: 'run_command', args: { argv: ['sh', '-c', 'sleep 30 & echo hi'] } }],
 		['big', { tool: 'run_command', args: { argv: ['cat', 'big.txt'] } }],
 		['huge', { tool: 'run_command', args: { argv: ['cat', 'huge.txt'] } }],
 		['both', { tool: 'run_command', args: { argv: ['cat', ...MISSING, 'big.txt'] } }],
@@ -389,6 +390,19 @@ function shellChecks(get) {
 		assert.equal(sc.timed_out, true);
 		assert.equal(sc.exit_code, null);
 		assert.match(sc.signal, /^SIG(TERM|KILL)$/);
+	});
+
+	test('run_command: what the summary adds (processes left holding the output) reaches the model',
+	    async (t) => {
+		// sh exits at once; the sleep it left holds stdout open until
+		// the server kills it.  That is why nothing more came, which a
+		// model could not tell from the output alone.
+		const seen = await get().seen(SH.held);
+		t.diagnostic(`held: ${seen}`);
+		const sc = get().json(SH.held);
+		assert.equal(sc.exit_code, 0);
+		assert.equal(sc.stdout, 'hi\n');
+		assert.match(seen, /processes it left behind held its output open after it exited: they were killed/);
 	});
 
 	test('run_command: with stdout and stderr both long, the model sees the exit code, the sizes, '
