@@ -79,6 +79,11 @@
  *			of the grace for output held after it, or the
  *			moment it was given up on)
  *	timed_out	boolean, x->timeout_ms passed and it was signalled
+ *	note		string, only when there is one: what the summary
+ *			says besides (its exit status unknown; it could not
+ *			be signalled; processes it left held its output and
+ *			were killed; out of memory), for hosts that pass
+ *			their model the structured half alone
  *	stdout_base64	string (only with x->binary): the kept bytes of
  *			stdout exactly, base64 (RFC 4648, padded)
  *	stderr_base64	string (only with x->binary): the same for stderr
@@ -91,10 +96,10 @@
  * their model the structured half got it again with each page (Claude
  * Code sets such a read aside in a file, Codex cuts it: docs/hosts.md).
  *
- * The members come in the order of MEMBERS: how it ended and the sizes
- * first, then stderr, stdout and the base64 strings.  Hosts that pass
- * their model the structured half and cut a long one to its head and
- * tail (Codex CLI: docs/hosts.md) so keep what says how the run ended,
+ * The members come in the order of MEMBERS: how it ended, the note and
+ * the sizes first, then stderr, stdout and the base64 strings.  Hosts
+ * that pass their model the structured half and cut a long one to its
+ * head and tail (Codex CLI: docs/hosts.md) so keep what says how it ended,
  * the start of stderr (the first error) and the end of stdout.
  *
  * The text shows a stream of at most TEXT_VIEW (64 KiB) bytes whole, and a
@@ -979,7 +984,8 @@ result_budget(const struct tc_call *call)
 
 /* The order of the structured result's members (see the top). */
 static const char *const MEMBERS[] = {
-	"exit_code", "signal", "timed_out", "duration_ms", "stdout_bytes",
+	"exit_code", "signal", "timed_out", "duration_ms", "note",
+	"stdout_bytes",
 	"stdout_truncated", "stderr_bytes", "stderr_truncated", "stderr",
 	"stdout", "stdout_base64", "stderr_base64",
 };
@@ -998,13 +1004,17 @@ order_members(cJSON *obj)
 			cJSON_AddItemToArray(obj, item);
 }
 
+/* What goes before another part of the note: "; " if there is one. */
+#define NOTE_SEP(b)	((b)->len > 0 ? "; " : "")
+
 static int
 build(struct run *r, struct tc_result *res)
 {
 	const struct shell_exec *x = r->x;
 	long long ms = r->end - r->start;
-	size_t keep[2];
-	int cut[2], rc, i, code = -1, sig = 0;
+	struct tc_buf note;
+	size_t keep[2], extras;
+	int cut[2], rc = 0, i, code = -1, sig = 0;
 	char sname[32];
 	cJSON *obj;
 
@@ -1024,22 +1034,36 @@ build(struct run *r, struct tc_result *res)
 		tc_result_printf(res, "still running after %lld ms", ms);
 	if (r->timed_out)
 		tc_result_printf(res, "; timed out after %d ms", x->timeout_ms);
+	/* The note: what the summary says besides the members. */
+	tc_buf_init(&note, (size_t)-1);
+	if (r->status_lost)
+		rc |= tc_buf_printf(&note, "its exit status is unknown");
+	extras = note.len;
 	if (r->unkillable)
-		tc_result_printf(res, "; it could not be signalled from here: "
-		    "its processes are killed as the call ends");
+		rc |= tc_buf_printf(&note, "%sit could not be signalled from "
+		    "here: its processes are killed as the call ends",
+		    NOTE_SEP(&note));
 	if (r->held)
-		tc_result_printf(res, "; processes it left behind held its "
-		    "output open after it exited: %s, and what they wrote "
-		    "after that is not here", r->group_left ? "they could not "
-		    "be signalled from here and are killed as the call ends" :
-		    "they were killed");
+		rc |= tc_buf_printf(&note, "%sprocesses it left behind held "
+		    "its output open after it exited: %s, and what they wrote "
+		    "after that is not here", NOTE_SEP(&note), r->group_left ?
+		    "they could not be signalled from here and are killed as "
+		    "the call ends" : "they were killed");
 	if (r->out[0].lost || r->out[1].lost)
-		tc_result_printf(res, "; out of memory: less output was kept "
-		    "than asked");
+		rc |= tc_buf_printf(&note, "%sout of memory: less output was "
+		    "kept than asked", NOTE_SEP(&note));
+	if (note.len > extras)
+		tc_result_printf(res, "; %s", note.data + extras +
+		    (extras > 0 ? 2 : 0));
 	tc_result_printf(res, "\n");
 
-	if ((obj = tc_result_obj(res)) == NULL)
+	if (rc != 0 || (obj = tc_result_obj(res)) == NULL ||
+	    (note.len > 0 && cJSON_AddStringToObject(obj, "note",
+	    note.data) == NULL)) {
+		tc_buf_release(&note);
 		return TC_ENOMEM;
+	}
+	tc_buf_release(&note);
 	if ((code >= 0 ? cJSON_AddNumberToObject(obj, "exit_code", code) :
 	    cJSON_AddNullToObject(obj, "exit_code")) == NULL ||
 	    (sig != 0 ? cJSON_AddStringToObject(obj, "signal",
