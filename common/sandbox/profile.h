@@ -193,6 +193,18 @@ enum tc_profile_may {
 	 * TCP and UDP, bind and listen, any port.
 	 */
 	TC_MAY_NETWORK		= 1 << 4,
+	/*
+	 * A pseudo-terminal for its handler to give a program
+	 * (stream.h: tc_call_tty()): the child opens a fresh pair from
+	 * /dev/ptmx before it is confined, so that no Landlock right on
+	 * /dev/ptmx or /dev/pts is ever granted: its programs can reach
+	 * no other terminal by name, nor make new ones.  The ioctls a
+	 * terminal needs are the profile's to allow (TIOCSCTTY,
+	 * TCSETS*, ...); TIOCSTI and TIOCLINUX stay refused.  Each of the
+	 * profile's children holds a pair from its start, used or not: a
+	 * profile for the tools that offer one.
+	 */
+	TC_MAY_TTY		= 1 << 5,
 };
 
 struct tc_profile {
