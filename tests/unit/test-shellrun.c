@@ -104,7 +104,7 @@ case_main(const struct spec *sp, int wfd)
 {
 	static const struct tc_tool tool = { .name = "run_command" };
 	struct shell_exec x;
-	struct tc_call_io io = { -1, wfd, 0, 0 };
+	struct tc_call_io io = { .in_fd = -1, .out_fd = wfd };
 	struct tc_policy pol;
 	struct tc_call call;
 	struct tc_result res;
