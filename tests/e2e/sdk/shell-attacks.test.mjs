@@ -686,6 +686,8 @@ describe('programs that take commands from a terminal', () => {
 		{ name: 'less, then !sh', prog: 'less', argv: () => ['f.txt'], input: (c) => [`!sh -c '${c.pay}'\n`, 'q'] },
 		{ name: 'git -p log, core.pager=sh', prog: 'git', repo: true, cwdRepo: true,
 		    argv: (c) => ['-c', `core.pager=sh -c '${c.pay}'`, '-p', 'log'], input: () => [] },
+		{ name: 'vim, then :!sh', prog: 'vim', argv: () => ['-N', '-u', 'NONE', '-i', 'NONE', '-n', 'f.txt'],
+		    input: (c) => [`:!sh -c '${c.pay}'\r`, '\r', ':qa!\r'] },
 	];
 	let bare;
 	let control;
@@ -694,7 +696,7 @@ describe('programs that take commands from a terminal', () => {
 	before(async () => {
 		if (!existsSync(SHELL))
 			return;
-		const progs = ['less', 'git'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
+		const progs = ['less', 'git', 'vim'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
 		bare = await startShell(await shellPolicy([...progs, 'program echo']));
 		const start = (await bare.client.listTools()).tools.find((x) => x.name === 'start_command');
 		ptyArg = ['pty', 'tty', 'terminal'].find((k) => start?.inputSchema?.properties?.[k]);
