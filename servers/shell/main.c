@@ -724,7 +724,9 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 	tc_policy_limits(pol, "run_command", &l);
 	return tc_buf_printf(b, "run_command stops a program after %d s "
 	    "(timeout_ms for less); for longer work use start_command, then "
-	    "read_output, write_input and stop_command.",
+	    "read_output, write_input and stop_command; start_command with "
+	    "tty runs a program that needs a terminal (a prompt, a pager) on "
+	    "one of its own.",
 	    l.deadline_ms / 1000);
 }
 

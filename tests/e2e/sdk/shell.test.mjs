@@ -149,6 +149,7 @@ describe('what the model is told', () => {
 			assert.match(ins, /no network/i);
 			assert.match(ins, /sh \([^)]*a shell or interpreter\)/);
 			assert.match(ins, /only the kernel sandbox/);
+			assert.match(ins, /start_command with tty runs a program that needs a terminal/);
 		} finally {
 			await srv.close();
 		}
