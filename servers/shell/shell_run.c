@@ -46,6 +46,17 @@
  * once), else x->stdin_fd, else /dev/null (an empty pipe where Landlock
  * refuses /dev/null).
  *
+ * On a terminal (x->tty, start_command's tty): the program is forked into
+ * a session of its own (setsid(), so its group is the terminal's
+ * foreground group) with x->tty_slave as its fds 0-2 and its controlling
+ * terminal (TIOCSCTTY); the handler keeps no slave, so that the master
+ * reads EIO once every process holding the slave is gone.  The master is
+ * read as stdout (stderr stays empty: the terminal joined them) and
+ * written with x->stdin_data, then with what x->stdin_fd brings, then,
+ * once that ends, the terminal's end-of-file character (VEOF).  The ends
+ * and the cut above are the same; the result adds "tty": true, and its
+ * text says that stdout holds both streams and the echoed input.
+ *
  * The result.  Its text: a summary ("exit 0 in 12 ms", "killed by signal
  * 15 (SIGTERM) in 5003 ms; timed out after 5000 ms"), then each stream
  * under a label of its own ("--- stdout: 3 bytes ---", "--- stderr: 9000
