@@ -230,6 +230,11 @@ struct tc_profile {
 	unsigned long		 ns;		/* CLONE_NEW*, of TC_NS_ALL */
 	enum tc_keep_roots	 roots;
 	unsigned		 may;		/* TC_MAY_* */
+	/* Ready children kept for it, at most (the policy's "children" is
+	 * the most for every profile); 0: as many as that.  For a profile
+	 * of rare tools, or whose children each hold something scarce (a
+	 * terminal, TC_MAY_TTY). */
+	unsigned		 ready;
 };
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */
