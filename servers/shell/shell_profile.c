@@ -378,4 +378,8 @@ const struct tc_profile shell_job_profile = {
 	.roots = TC_KEEP_ROOTS_ALL,
 	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
 	    TC_MAY_NETWORK | TC_MAY_TTY,
+	/* Jobs are few (the policy's "jobs", 4 by default) and long: two
+	 * ready children, each holding a terminal, not "children" of
+	 * them.  More are made as they are asked for. */
+	.ready = 2,
 };
