@@ -180,7 +180,8 @@ struct shell_exec {
 	int		 tty_master;	/* its master, which the runner reads
 					   and writes (the handler's), */
 	int		 tty_slave;	/* its slave, the program's fds 0-2
-					   and controlling terminal */
+					   and controlling terminal (the
+					   runner's: it closes it) */
 };
 
 /*
@@ -195,7 +196,8 @@ struct shell_exec {
  * comes from x->tty_master as stdout (stderr is empty), and its input
  * (x->stdin_data, then x->stdin_fd, whose end of file is sent as the
  * terminal's end-of-file character) goes to the master.  The result says
- * "tty": true.  The two fds stay the caller's.
+ * "tty": true.  Takes x->tty_slave (closed once the program has it, or on
+ * a failure to start); x->tty_master stays the caller's.
  * Returns 0, or a TC_E* code when it could not be started (|res| says
  * why).
  */
