@@ -41,37 +41,37 @@
 
 /* run_command's arguments, and start_command's first. */
 #define RUN_ARGS							\
-	{ .name = "argv", .type = TC_ARG_STRING_ARRAY, \
-	  .flags = TC_ARG_REQUIRED, .max_len = ARGV_MAX, \
-	  .item_max_len = ARG_MAX_LEN, \
+	{ .name = "argv", .type = TC_ARG_STRING_ARRAY,			\
+	  .flags = TC_ARG_REQUIRED, .max_len = ARGV_MAX,		\
+	  .item_max_len = ARG_MAX_LEN,					\
 	  .description = "The program and its arguments, one string each: " \
 	      "argv[0] is a program the policy allows, by name (\"git\") or " \
-	      "path. No shell reads them: pipes, redirections, globs, " \
-	      "quotes and $VARIABLES are passed as they are." }, \
-	{ .name = "cwd", .type = TC_ARG_STRING, \
+	      "path. No shell reads them: pipes, redirections, globs, "	\
+	      "quotes and $VARIABLES are passed as they are." },	\
+	{ .name = "cwd", .type = TC_ARG_STRING,				\
 	  .flags = TC_ARG_NONEMPTY | TC_ARG_NULLABLE, .max_len = PATH_MAX, \
-	  .description = "The directory to run in: absolute within an " \
+	  .description = "The directory to run in: absolute within an "	\
 	      "allowed directory, or relative to the first one; null or " \
-	      "absent: the first allowed directory." }, \
-	{ .name = "stdin", .type = TC_ARG_STRING, .max_len = STDIN_MAX, \
+	      "absent: the first allowed directory." },			\
+	{ .name = "stdin", .type = TC_ARG_STRING, .max_len = STDIN_MAX,	\
 	  .description = "Text given to the program as its standard input " \
-	      "(absent: none, as if from /dev/null)." }, \
-	{ .name = "env", .type = TC_ARG_STRING_MAP, \
-	  .flags = TC_ARG_NAME_KEYS, .max_len = ENV_MAX, \
-	  .key_max_len = ENV_NAME_MAX, .item_max_len = ENV_VALUE_MAX, \
+	      "(absent: none, as if from /dev/null)." },		\
+	{ .name = "env", .type = TC_ARG_STRING_MAP,			\
+	  .flags = TC_ARG_NAME_KEYS, .max_len = ENV_MAX,		\
+	  .key_max_len = ENV_NAME_MAX, .item_max_len = ENV_VALUE_MAX,	\
 	  .description = "Environment variables to set, by name; only names " \
 	      "the policy allows (the server's instructions list them)." }, \
 	{ .name = "timeout_ms", .type = TC_ARG_INT, .min = 1, .max = INT_MAX, \
 	  .description = "Stop the program (and all it started) after this " \
 	      "many milliseconds; at most, and by default, the policy's " \
-	      "timeout." }, \
-	{ .name = "max_output_bytes", .type = TC_ARG_INT, .min = 0, \
-	  .max = LLONG_MAX, \
+	      "timeout." },						\
+	{ .name = "max_output_bytes", .type = TC_ARG_INT, .min = 0,	\
+	  .max = LLONG_MAX,						\
 	  .description = "Keep at most this many bytes of stdout and of " \
 	      "stderr each (the rest is counted, not returned); at most, and " \
-	      "by default, the policy's cap." }, \
+	      "by default, the policy's cap." },			\
 	{ .name = "binary", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT, \
-	  .def = 0, \
+	  .def = 0,							\
 	  .description = "Also return stdout and stderr exactly, base64, in " \
 	      "the structured content (output that is not UTF-8 is otherwise " \
 	      "shown with U+FFFD in its place)." }
