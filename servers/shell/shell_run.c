@@ -451,9 +451,10 @@ feed_tty(struct run *r)
 		} else if (r->src_fd >= 0) {
 			return;		/* until more comes */
 		} else if (!r->eof_queued) {
-			r->ibuf[0] = tcgetattr(r->in_fd, &t) == 0 &&
-			    t.c_cc[VEOF] != _POSIX_VDISABLE ? (char)t.c_cc[VEOF] :
-			    '\004';
+			r->ibuf[0] = '\004';
+			if (tcgetattr(r->in_fd, &t) == 0 &&
+			    t.c_cc[VEOF] != _POSIX_VDISABLE)
+				r->ibuf[0] = (char)t.c_cc[VEOF];
 			r->ilen = 1;
 			r->ioff = 0;
 			r->eof_queued = 1;
