@@ -1765,13 +1765,14 @@ describe('TIOCSTI and TIOCLINUX', () => {
 	test('a job on a pseudo-terminal of its own: refused there too', async (t) => {
 		if (cannot(t))
 			return;
-		const [srv] = await startOnTerminal();
+		const [srv, tty] = await startOnTerminal();
 		try {
 			const start = (await srv.client.listTools()).tools.find((x) => x.name === 'start_command');
 			const ptyArg = ['pty', 'tty', 'terminal'].find((k) => start?.inputSchema?.properties?.[k]);
 			if (!ptyArg)
 				return skipOrFail(t, 'start_command offers no pseudo-terminal');
-			const s = await call(srv, 'start_command', { argv: [helper], cwd: W, [ptyArg]: true });
+			// Its own terminal on fds 0-2, /dev/tty, and the server's.
+			const s = await call(srv, 'start_command', { argv: [helper, tty], cwd: W, [ptyArg]: true });
 			assert.notEqual(s.isError, true, textOf(s));
 			const job = s.structuredContent.job;
 			let text = '';
@@ -1784,6 +1785,8 @@ describe('TIOCSTI and TIOCLINUX', () => {
 					break;
 			}
 			refused(text.replaceAll('\r', ''));
+			assert.match(text, new RegExp(`^${tty} open \\d+\r?$`, 'm'),
+			    `the server's terminal opened: ${text}`);
 		} finally {
 			await srv.close().catch(() => {});
 		}
