@@ -193,6 +193,18 @@ enum tc_profile_may {
 	 * TCP and UDP, bind and listen, any port.
 	 */
 	TC_MAY_NETWORK		= 1 << 4,
+	/*
+	 * A pseudo-terminal for its handler to give a program
+	 * (stream.h: tc_call_tty()): the child opens a fresh pair from
+	 * /dev/ptmx before it is confined, so that no Landlock right on
+	 * /dev/ptmx or /dev/pts is ever granted: its programs can reach
+	 * no other terminal by name, nor make new ones.  The ioctls a
+	 * terminal needs are the profile's to allow (TIOCSCTTY,
+	 * TCSETS*, ...); TIOCSTI and TIOCLINUX stay refused.  Each of the
+	 * profile's children holds a pair from its start, used or not: a
+	 * profile for the tools that offer one.
+	 */
+	TC_MAY_TTY		= 1 << 5,
 };
 
 struct tc_profile {
@@ -218,6 +230,11 @@ struct tc_profile {
 	unsigned long		 ns;		/* CLONE_NEW*, of TC_NS_ALL */
 	enum tc_keep_roots	 roots;
 	unsigned		 may;		/* TC_MAY_* */
+	/* Ready children kept for it, at most (the policy's "children" is
+	 * the most for every profile); 0: as many as that.  For a profile
+	 * of rare tools, or whose children each hold something scarce (a
+	 * terminal, TC_MAY_TTY). */
+	unsigned		 ready;
 };
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */

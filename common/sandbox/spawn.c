@@ -591,7 +591,7 @@ tc_sandbox_refill(struct tc_sandbox *sb)
 {
 	struct tc_diag d TC_UNINIT;
 	struct tc_standby *st;
-	size_t i, k;
+	size_t i, k, n;
 
 	tc_diag_init(&d);
 	tc_sandbox_reap(sb, 0);
@@ -599,7 +599,11 @@ tc_sandbox_refill(struct tc_sandbox *sb)
 	/* Every slot at once: the spawner forks them one after another,
 	 * and they confine themselves side by side. */
 	for (i = 0; i < sb->nprof; i++) {
-		for (k = 0; k < sb->pool && k < TC_POOL_MAX; k++) {
+		n = sb->pool;
+		if (sb->prof[i].profile->ready > 0 &&
+		    sb->prof[i].profile->ready < n)
+			n = sb->prof[i].profile->ready;
+		for (k = 0; k < n && k < TC_POOL_MAX; k++) {
 			st = &sb->prof[i].pool[k];
 			if (st->pid > 0 || st->pending)
 				continue;

@@ -192,6 +192,25 @@ static const struct tc_syscall shell_calls[] = {
 	TC_SYS_FAIL(clone3, ENOSYS),
 };
 
+/*
+ * A job's terminal (shell_job_profile): what a program does with the
+ * pseudo-terminal its child opened before it was confined
+ * (TC_MAY_TTY), on its fds 0-2: make it its controlling terminal, set its
+ * modes (raw or cooked, echo), its window size, and which of its process
+ * groups is in the foreground.  Reading them is in shell_calls.  Nothing
+ * else: TIOCSTI (typing into a terminal) and TIOCLINUX stay refused, and
+ * so does every ioctl that would reach another terminal (TIOCGPTPEER, on
+ * a master, which the program never has).
+ */
+static const struct tc_syscall shell_tty_calls[] = {
+	TC_SYS_ARG(ioctl, 1, LOW32, TIOCSCTTY),
+	TC_SYS_ARG(ioctl, 1, LOW32, TCSETS),
+	TC_SYS_ARG(ioctl, 1, LOW32, TCSETSW),
+	TC_SYS_ARG(ioctl, 1, LOW32, TCSETSF),
+	TC_SYS_ARG(ioctl, 1, LOW32, TIOCSWINSZ),
+	TC_SYS_ARG(ioctl, 1, LOW32, TIOCSPGRP),
+};
+
 #define LL_WRITE	(TC_LL_FS_WRITE_FILE | TC_LL_FS_REMOVE_DIR |	\
 			 TC_LL_FS_REMOVE_FILE | TC_LL_FS_MAKE_DIR |	\
 			 TC_LL_FS_MAKE_REG | TC_LL_FS_MAKE_SYM |	\
@@ -336,4 +355,31 @@ const struct tc_profile shell_profile = {
 	.roots = TC_KEEP_ROOTS_ALL,
 	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
 	    TC_MAY_NETWORK,
+};
+
+/*
+ * start_command's: the same, and a pseudo-terminal in each child for a
+ * job that asks for one (TC_MAY_TTY), with the ioctls a terminal needs.
+ * A profile of its own, so that run_command's children hold no terminal.
+ */
+const struct tc_profile shell_job_profile = {
+	.name = "shell-job",
+	.syscalls = { TC_SYSCALLS(shell_write_calls),
+	    TC_SYSCALLS(shell_calls), TC_SYSCALLS(shell_tty_calls) },
+	.root_access = TC_LL_READ,
+	.write_access = LL_WRITE,
+	.system = shell_system,
+	.nsystem = TC_NITEMS(shell_system),
+	.net_system = shell_net_system,
+	.nnet_system = TC_NITEMS(shell_net_system),
+	.rules = shell_rules,
+	.rules_access = LL_RUN | LL_SCRATCH,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_ALL,
+	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
+	    TC_MAY_NETWORK | TC_MAY_TTY,
+	/* Jobs are few (the policy's "jobs", 4 by default) and long: two
+	 * ready children, each holding a terminal, not "children" of
+	 * them.  More are made as they are asked for. */
+	.ready = 2,
 };

@@ -686,6 +686,8 @@ describe('programs that take commands from a terminal', () => {
 		{ name: 'less, then !sh', prog: 'less', argv: () => ['f.txt'], input: (c) => [`!sh -c '${c.pay}'\n`, 'q'] },
 		{ name: 'git -p log, core.pager=sh', prog: 'git', repo: true, cwdRepo: true,
 		    argv: (c) => ['-c', `core.pager=sh -c '${c.pay}'`, '-p', 'log'], input: () => [] },
+		{ name: 'vim, then :!sh', prog: 'vim', argv: () => ['-N', '-u', 'NONE', '-i', 'NONE', '-n', 'f.txt'],
+		    input: (c) => [`:!sh -c '${c.pay}'\r`, '\r', ':qa!\r'] },
 	];
 	let bare;
 	let control;
@@ -694,7 +696,7 @@ describe('programs that take commands from a terminal', () => {
 	before(async () => {
 		if (!existsSync(SHELL))
 			return;
-		const progs = ['less', 'git'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
+		const progs = ['less', 'git', 'vim'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
 		bare = await startShell(await shellPolicy([...progs, 'program echo']));
 		const start = (await bare.client.listTools()).tools.find((x) => x.name === 'start_command');
 		ptyArg = ['pty', 'tty', 'terminal'].find((k) => start?.inputSchema?.properties?.[k]);
@@ -1763,13 +1765,14 @@ describe('TIOCSTI and TIOCLINUX', () => {
 	test('a job on a pseudo-terminal of its own: refused there too', async (t) => {
 		if (cannot(t))
 			return;
-		const [srv] = await startOnTerminal();
+		const [srv, tty] = await startOnTerminal();
 		try {
 			const start = (await srv.client.listTools()).tools.find((x) => x.name === 'start_command');
 			const ptyArg = ['pty', 'tty', 'terminal'].find((k) => start?.inputSchema?.properties?.[k]);
 			if (!ptyArg)
 				return skipOrFail(t, 'start_command offers no pseudo-terminal');
-			const s = await call(srv, 'start_command', { argv: [helper], cwd: W, [ptyArg]: true });
+			// Its own terminal on fds 0-2, /dev/tty, and the server's.
+			const s = await call(srv, 'start_command', { argv: [helper, tty], cwd: W, [ptyArg]: true });
 			assert.notEqual(s.isError, true, textOf(s));
 			const job = s.structuredContent.job;
 			let text = '';
@@ -1782,6 +1785,8 @@ describe('TIOCSTI and TIOCLINUX', () => {
 					break;
 			}
 			refused(text.replaceAll('\r', ''));
+			assert.match(text, new RegExp(`^${tty} open \\d+\r?$`, 'm'),
+			    `the server's terminal opened: ${text}`);
 		} finally {
 			await srv.close().catch(() => {});
 		}
