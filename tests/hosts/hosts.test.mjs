@@ -22,9 +22,18 @@
 //           (an argument rule, a program not listed); a timeout; an output
 //           over the text view's 64 KiB, whole or cut as the host cuts it;
 //           output that is not UTF-8, as text and exactly (binary).
+//   note    what the text's summary adds (processes left behind that
+//           held the output) is in the structured half too.
 //   job     start_command, write_input and read_output across turns: the
 //           model finds the job id and the next offset in what the host
-//           passed on, reads the output, and the exit at the end.
+//           passed on, reads the output, and the exit at the end; a
+//           job's long output read a page at a time, each page whole.
+// toolcell-sqlite (when it is built):
+//   rows    query's columns and rows: NULL apart from the text 'NULL',
+//           integers past 2^53 exact; a long query's first page and the
+//           next by the cursor the model read.
+//   errors  a refused ATTACH and an SQL error: the reason.
+//   changes execute's statements and changes.
 //
 // Nothing leaves the machine: each CLI gets its API's base URL (the
 // stand-in, on loopback), a made-up key, a fresh HOME (and CODEX_HOME),
@@ -41,6 +50,7 @@
 //   BUILD=build node --test tests/hosts/hosts.test.mjs     (make test-hosts)
 //
 // TOOLCELL_AS=nobody runs the servers as that user, as the other suites do.
+// HOSTS_DUMP=DIR writes what each host passed on for each call there.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -51,7 +61,7 @@ import { after, before, describe, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { deflateSync } from 'node:zlib';
 
-import { BUILD, makeScratch, makeTree, serverCommand } from '../e2e/sdk/lib.mjs';
+import { BUILD, makeScratch, makeTree, serverCommand, serverIds } from '../e2e/sdk/lib.mjs';
 import { startStandIn, startTrap } from './stand-in.mjs';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
@@ -203,10 +213,27 @@ after(async () => {
 	await scratch?.cleanup();
 });
 
-/* The MCP server |name| (fs, shell) the hosts start, with its policy:
- * {name, command, args}. */
+/* The binary of server |name| (fs, shell, sqlite). */
+const binary = (name) => path.join(BUILD, `toolcell-${name}`);
+
+/* A suite's skip: why server |name| cannot be run, or false. */
+const unbuilt = (name) => (existsSync(binary(name)) ? false : `${binary(name)} is not built`);
+
+/* The MCP server |name| the hosts start, with its policy: {name, command,
+ * args}. */
 async function mcpServer(name) {
-	const cmd = await serverCommand(['--policy', policies[name]], path.join(BUILD, `toolcell-${name}`));
+	if (name === 'sqlite') {
+		// A new database for each run, in a directory of the server's
+		// user (nobody's, with TOOLCELL_AS): SQLite writes its journal
+		// beside it.
+		const dir = await scratch.ownedDir();
+		const db = path.join(dir, 'app.db');
+		await fsp.writeFile(db, '');
+		const { uid, gid } = serverIds();
+		await fsp.chown(db, uid, gid);
+		policies.sqlite = await scratch.policy(['[sqlite]', `database main ${db} read-write`]);
+	}
+	const cmd = await serverCommand(['--policy', policies[name]], binary(name));
 	return { name, ...cmd };
 }
 
@@ -463,6 +490,109 @@ function shellChecks(get) {
 	});
 }
 
+/* Integers past 2^53, where a JSON number read as a double is no longer
+ * exact, and NULL beside the text 'NULL'. */
+const BIG_INTS = ['9007199254740993', '-9223372036854775808', '9223372036854775807'];
+
+/*
+ * What the hosts are asked to do with toolcell-sqlite, by name: [name,
+ * step]; |textOf| as for shellSteps().  The second page of a long query
+ * takes its cursor from what the host passed on of the first.
+ */
+function sqliteSteps(textOf) {
+	const next = (prev) => {
+		const m = textOf(prev[SQ.many]).match(/"next":\s*"([^"]+)"/);
+		if (m === null)
+			throw new Error(`no next cursor in what the host passed on: ${
+			    textOf(prev[SQ.many]).slice(0, 300)}`);
+		return m[1];
+	};
+	const MANY = 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 3000) '
+	    + "SELECT x, 'row ' || x AS label FROM c";
+	return [
+		['create', { tool: 'execute', args: { database: 'main', sql: 'CREATE TABLE t(id INTEGER PRIMARY KEY, '
+		    + 'name TEXT, v REAL, big INTEGER); INSERT INTO t(name, v, big) VALUES '
+		    + `('alpha', 1.5, ${BIG_INTS[0]}), (NULL, NULL, ${BIG_INTS[1]}), ('NULL', 2, ${BIG_INTS[2]})` } }],
+		['rows', { tool: 'query',
+		    args: { database: 'main', sql: 'SELECT id, name, v, big FROM t ORDER BY id' } }],
+		['update', { tool: 'execute',
+		    args: { database: 'main', sql: 'UPDATE t SET v = v * 2 WHERE v IS NOT NULL' } }],
+		['attach', { tool: 'execute', args: { database: 'main', sql: "ATTACH DATABASE '/etc/passwd' AS x" } }],
+		['qattach', { tool: 'query', args: { database: 'main', sql: "ATTACH DATABASE '/etc/passwd' AS x" } }],
+		['bad', { tool: 'query', args: { database: 'main', sql: 'SELECT nosuch FROM t' } }],
+		['many', { tool: 'query', args: { database: 'main', sql: MANY, max_rows: 1000 } }],
+		['page2', { tool: 'query', args: (prev) => ({ database: 'main', sql: MANY, max_rows: 1000,
+		    cursor: next(prev) }) }],
+	];
+}
+const SQLITE_SCRIPT = (textOf) => sqliteSteps(textOf).map(([, step]) => step);
+/* The steps of SQLITE_SCRIPT by name. */
+const SQ = Object.fromEntries(sqliteSteps(null).map(([name], k) => [name, k]));
+
+/*
+ * Checks of what a host passed on from toolcell-sqlite, the same for every
+ * host; |get()| as for shellChecks().
+ */
+function sqliteChecks(get) {
+	test('execute: the statements and their changes reach the model', async (t) => {
+		t.diagnostic(`execute: ${await get().seen(SQ.create)}`);
+		t.diagnostic(`update: ${await get().seen(SQ.update)}`);
+		const c = get().json(SQ.create);
+		assert.equal(c.statements, 2);
+		assert.deepEqual(c.changes, [0, 3]);
+		assert.equal(c.last_insert_rowid, 3);
+		const u = get().json(SQ.update);
+		assert.deepEqual(u.changes, [2]);
+	});
+
+	test('query: the columns and rows reach the model, NULL apart from \'NULL\', big integers exact',
+	    async (t) => {
+		const seen = await get().seen(SQ.rows);
+		t.diagnostic(`query: ${seen}`);
+		const q = get().json(SQ.rows);
+		assert.deepEqual(q.columns.map((c) => c.name), ['id', 'name', 'v', 'big']);
+		assert.equal(q.truncated, false);
+		assert.equal(q.rows.length, 3);
+		assert.deepEqual(q.rows.map((r) => r.slice(0, 3)),
+		    [[1, 'alpha', 1.5], [2, null, null], [3, 'NULL', 2]]);
+		// Past 2^53 a JSON number is not exact for a reader that
+		// parses doubles: the model must see the digits themselves.
+		// A host written in JavaScript parses the message: a number
+		// there is a double.
+		for (const n of BIG_INTS)
+			assert.ok(new RegExp(`[\\[,]"?${n}"?[\\],]`).test(seen), `${n} is not in: ${seen}`);
+	});
+
+	test('a refused ATTACH: the reason reaches the model', async (t) => {
+		for (const k of [SQ.attach, SQ.qattach]) {
+			const seen = await get().seen(k);
+			t.diagnostic(`refused: ${JSON.stringify(seen)}`);
+			assert.match(seen, /ATTACH/i);
+			assert.notEqual(get().isError(k), false, seen);
+		}
+	});
+
+	test('an SQL error: SQLite\'s message reaches the model', async (t) => {
+		const seen = await get().seen(SQ.bad);
+		t.diagnostic(`error: ${JSON.stringify(seen)}`);
+		assert.match(seen, /no such column: nosuch/);
+		assert.notEqual(get().isError(SQ.bad), false, seen);
+	});
+
+	test('a long query: its first page, truncated, and the next page by the cursor the model read',
+	    async (t) => {
+		const many = await get().seen(SQ.many);
+		t.diagnostic(`query of 3000 rows, 1000 at most: the model reads ${many.length} characters`);
+		assert.match(many, /"truncated":\s*true/);
+		const p2 = await get().seen(SQ.page2);
+		t.diagnostic(`its second page: ${p2.length} characters`);
+		for (const [text, first, last] of [[many, 1, 1000], [p2, 1001, 2000]]) {
+			assert.ok(text.includes(`[${first},"row ${first}"]`), `row ${first} is not seen`);
+			assert.ok(text.includes(`[${last},"row ${last}"]`), `row ${last} is not seen`);
+		}
+	});
+}
+
 /* --- Claude Code --- */
 
 const CLAUDE = claudeBinary();
@@ -642,6 +772,26 @@ describe('Claude Code', { skip: CLAUDE ? false : `no Claude Code binary for linu
 			assert.equal(sc.stdout, HUGE.slice(0, 8 * MIB));
 		});
 	});
+	describe('toolcell-sqlite', { skip: unbuilt('sqlite') }, () => {
+		let turn;
+
+		before(async () => {
+			turn = await claude(await mcpServer('sqlite'), tree.p('proj'), SQLITE_SCRIPT(claudeText));
+			await dump(turn, 'claude-sqlite');
+		});
+
+		test('the turn ran: every call answered, nothing sent but to the stand-in', async (t) => {
+			await checkRun(t, turn);
+		});
+
+		sqliteChecks(() => ({
+			seen: async (k) => (await claudeHeld(turn, k)).held,
+			all: (k) => Promise.all(results(turn, k).map(async (res) =>
+			    (await claudeHeld(turn, k, res)).held)),
+			json: (k) => JSON.parse(claudeText(result(turn, k))),
+			isError: (k) => result(turn, k).is_error === true,
+		}));
+	});
 });
 
 /* --- Codex CLI --- */
@@ -788,5 +938,25 @@ describe('Codex CLI', { skip: CODEX ? false : `no Codex binary for linux-${proce
 			    `"stdout":"${escaped(HUGE.slice(0, 4000))}`, escaped(HUGE.slice(8 * MIB - 1000, 8 * MIB))])
 				assert.ok(huge.includes(want), `the model does not see ${want.slice(0, 100)}`);
 		});
+	});
+
+	describe('toolcell-sqlite', { skip: unbuilt('sqlite') }, () => {
+		let turn;
+
+		before(async () => {
+			turn = await codex(await mcpServer('sqlite'), tree.p('proj'), SQLITE_SCRIPT(codexText));
+			await dump(turn, 'codex-sqlite');
+		});
+
+		test('the turn ran: every call answered, nothing sent but to the stand-in', async (t) => {
+			await checkRun(t, turn);
+		});
+
+		sqliteChecks(() => ({
+			seen: async (k) => codexText(result(turn, k)),
+			all: async (k) => results(turn, k).map(codexText),
+			json: (k) => codexJson(result(turn, k)),
+			isError: () => null,
+		}));
 	});
 });
