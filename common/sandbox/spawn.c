@@ -52,14 +52,6 @@ struct spawn_rep {
 	int32_t		err;		/* killed child to reap: why */
 };
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void
 tc_standby_clear(struct tc_standby *st)
 {
@@ -71,9 +63,9 @@ tc_standby_clear(struct tc_standby *st)
 static void
 standby_close(struct tc_standby *st)
 {
-	close_fd(&st->pidfd);
-	close_fd(&st->req);
-	close_fd(&st->res);
+	tc_fd_close(&st->pidfd);
+	tc_fd_close(&st->req);
+	tc_fd_close(&st->res);
 	tc_standby_clear(st);
 }
 
@@ -205,7 +197,7 @@ spawner_stop(struct tc_sandbox *sb)
 {
 	if (sb->spawner <= 0)
 		return;
-	close_fd(&sb->spawner_fd);
+	tc_fd_close(&sb->spawner_fd);
 	kill(sb->spawner, SIGKILL);
 	while (waitpid(sb->spawner, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -444,8 +436,8 @@ retire_all(struct tc_sandbox *sb)
 			if ((st = &sb->prof[i].pool[k])->pid <= 0)
 				continue;
 			if (tc_sandbox_keeper(sb->prof[i].profile)) {
-				close_fd(&st->req);
-				close_fd(&st->res);
+				tc_fd_close(&st->req);
+				tc_fd_close(&st->res);
 			} else
 				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
 		}
@@ -554,7 +546,7 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 			i++;
 			continue;
 		}
-		close_fd(&z->pidfd);
+		tc_fd_close(&z->pidfd);
 		*z = sb->dead[--sb->ndead];
 	}
 	return sb->ndead;
