@@ -477,18 +477,17 @@ int
 tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
     struct tc_standby *out, struct tc_diag *d)
 {
-	struct tc_sandbox_profile *sp = NULL;
+	const struct tc_sandbox_profile *found = tc_sandbox_find(sb, profile);
+	struct tc_sandbox_profile *sp;
 	struct tc_standby *st;
 	size_t i, k;
 	int asked = 0, pending;
 
-	for (i = 0; i < sb->nprof && sp == NULL; i++)
-		if (sb->prof[i].profile == profile)
-			sp = &sb->prof[i];
-	if (sp == NULL)
+	if (found == NULL)
 		return tc_diag(d, TC_ESYS, "no confinement was prepared for "
 		    "profile '%s'", profile != NULL ? profile->name : "(none)");
-	i = (size_t)(sp - sb->prof);
+	i = (size_t)(found - sb->prof);
+	sp = &sb->prof[i];
 	spawner_collect(sb, 0);
 	for (;;) {
 		if ((st = oldest_ready(sp)) != NULL) {
