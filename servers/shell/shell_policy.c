@@ -105,6 +105,7 @@ static const char *const runners[] = {
 	"make", "gmake", "sudo", "doas", "su", "runuser", "script",
 };
 
+/* The last component of |path|. */
 static const char *
 base_name(const char *path)
 {
@@ -696,15 +697,6 @@ program_named(struct shell_policy *sp, const char *word)
 	return NULL;
 }
 
-/* The last component of |path|. */
-static const char *
-last_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s != NULL ? s + 1 : path;
-}
-
 const struct shell_program *
 shell_program_find(const struct shell_policy *sp, const char *name)
 {
@@ -730,12 +722,12 @@ shell_program_find(const struct shell_policy *sp, const char *name)
 	 * (/bin/rm, a hard link of the /bin/ls allowed) do not pass for it;
 	 * and only a path ending in such a name is looked at.
 	 */
-	if (sp == NULL || name[0] != '/' || *(base = last_name(name)) == '\0')
+	if (sp == NULL || name[0] != '/' || *(base = base_name(name)) == '\0')
 		return NULL;
 	for (i = 0; i < sp->nprograms; i++) {
 		p = &sp->programs[i];
-		if (p->path == NULL || (strcmp(last_name(p->path), base) != 0 &&
-		    strcmp(last_name(p->name), base) != 0))
+		if (p->path == NULL || (strcmp(base_name(p->path), base) != 0 &&
+		    strcmp(base_name(p->name), base) != 0))
 			continue;
 		if (!have && (stat(name, &a) != 0 || !S_ISREG(a.st_mode)))
 			return NULL;
