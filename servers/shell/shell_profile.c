@@ -305,8 +305,6 @@ shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 		if (p->path == NULL)
 			continue;	/* its line failed: never run */
 		if ((rc = tc_ruleset_allow(rs, p->path, LL_RUN, d)) != 0 ||
-		    (p->interp != NULL &&
-		    (rc = tc_ruleset_allow(rs, p->interp, LL_RUN, d)) != 0) ||
 		    (rc = allow_each(rs, p->exec_also, LL_RUN, d)) != 0 ||
 		    (rc = allow_each(rs, p->helpers, LL_RUN, d)) != 0)
 			return rc;
