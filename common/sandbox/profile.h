@@ -90,6 +90,20 @@ struct tc_syscall {
 #define TC_SYS_MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
 #define TC_SYS_SOCK_TYPE	0xfULL
 
+/*
+ * Which argument of clone() holds its flags: the kernel takes them
+ * second on s390 and s390x (CONFIG_CLONE_BACKWARDS2: the stack comes
+ * first), first on every other architecture Linux supports (the other
+ * orders, CLONE_BACKWARDS and CLONE_BACKWARDS3, move only the later
+ * arguments).  A clone() rule names it, never a bare 0:
+ * tc_seccomp_build() refuses a rule on any other argument of clone().
+ */
+#if defined(__s390__)
+#define TC_CLONE_FLAGS_ARG	1U
+#else
+#define TC_CLONE_FLAGS_ARG	0U
+#endif
+
 /* A table of rules: TC_SYSCALLS(table) fills one from a static array. */
 struct tc_syscalls {
 	const struct tc_syscall	*v;

@@ -292,6 +292,30 @@ forks(const struct tc_profile *p)
 }
 
 /*
+ * Returns 1 if a rule of |p|'s tables allows clone() by an argument other
+ * than its flags (TC_CLONE_FLAGS_ARG), which would let any flags through
+ * on this architecture, with that argument in *|arg|; else 0.
+ */
+static int
+clone_misread(const struct tc_profile *p, unsigned *arg)
+{
+	const struct tc_syscall *r;
+	size_t i, k;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++) {
+			r = &p->syscalls[i].v[k];
+			if (r->nr == SCMP_SYS(clone) &&
+			    (r->kind == TC_SYS_MASKED || r->kind == TC_SYS_EQ) &&
+			    r->arg != TC_CLONE_FLAGS_ARG) {
+				*arg = r->arg;
+				return 1;
+			}
+		}
+	return 0;
+}
+
+/*
  * Returns the name of a call of |p|'s tables that may send with
  * MSG_FASTOPEN (a rule that allows it without masking the flag out of
  * its flags argument), or NULL.
@@ -420,6 +444,7 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 	scmp_filter_ctx ctx;
 	struct stat st;
 	int fd = -1, rc = TC_ESYS;
+	unsigned arg;
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
@@ -431,6 +456,11 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		return tc_diag(d, TC_EINVAL, "profile '%s': %s() without "
 		    "TC_MAY_FORK, whose keeper kills what a call leaves",
 		    profile->name, forks(profile));
+	if (clone_misread(profile, &arg))
+		return tc_diag(d, TC_EINVAL, "profile '%s': a clone() rule on "
+		    "its argument %u, where this architecture passes the "
+		    "flags in argument %u (TC_CLONE_FLAGS_ARG)", profile->name,
+		    arg, TC_CLONE_FLAGS_ARG);
 	if ((profile->may & TC_MAY_NETWORK) && fastopen(profile) != NULL)
 		return tc_diag(d, TC_EINVAL, "profile '%s': %s() that may "
 		    "carry MSG_FASTOPEN, which connects where Landlock does "

@@ -150,7 +150,7 @@ static const struct tc_syscall shell_calls[] = {
 	TC_SYS_ARG(getpgid, 0, TC_SYS_LOW32, 0),
 	TC_SYS_ARG(getsid, 0, TC_SYS_LOW32, 0),
 	TC_SYS_ARG(sched_getaffinity, 0, TC_SYS_LOW32, 0),
-	TC_SYS_ARG(clone, 0, CLONE_DENIED, 0),
+	TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG, CLONE_DENIED, 0),
 	/* Pipes between its own processes; socket() of AF_UNIX is refused,
 	 * which keeps the host's Unix sockets (a container runtime's, a
 	 * session bus) out of reach, since a network namespace does not hide

@@ -94,7 +94,7 @@ static const struct tc_syscall exec_calls[] = {
 	TC_SYS_ARG(sched_getaffinity, 0, TC_SYS_LOW32, 0),
 	TC_SYS_ARG(open, 1, TC_SYS_MAKES, 0),
 	TC_SYS_ARG(open, 2, TC_SYS_SETID, 0),
-	TC_SYS_ARG(clone, 0, CLONE_DENIED, 0),
+	TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG, CLONE_DENIED, 0),
 	/* Stream and seqpacket pairs: a datagram socket of a pair could
 	 * send to any socket of the host by its path. */
 	TC_SYS_ARGS2(socketpair, 0, TC_SYS_LOW32, AF_UNIX, 1, TC_SYS_SOCK_TYPE,

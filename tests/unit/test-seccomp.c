@@ -465,6 +465,42 @@ test_refused(void)
 	    "a second comparison on a rule not TC_SYS_MASKED: refused");
 }
 
+/*
+ * clone()'s flags are its first argument but on s390, where they are its
+ * second: a rule on any other argument would let every flag through, and
+ * is refused.
+ */
+static void
+test_clone_flags(void)
+{
+	static const struct tc_syscall on_flags[] = {
+		TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG, CLONE_NEWUSER, 0),
+	};
+	static const struct tc_syscall on_other[] = {
+		TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG == 0 ? 1 : 0,
+		    CLONE_NEWUSER, 0),
+	};
+	const struct tc_profile flags = {
+		.name = "clone-flags", .may = TC_MAY_FORK,
+		.syscalls = { TC_SYSCALLS(on_flags) },
+	};
+	const struct tc_profile other = {
+		.name = "clone-other", .may = TC_MAY_FORK,
+		.syscalls = { TC_SYSCALLS(on_other) },
+	};
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+
+	if (is_int(tc_seccomp_build(&flags, 0, &bpf, &d), 0,
+	    "a clone() rule on its flags: built"))
+		tc_seccomp_release(&bpf);
+	is_int(tc_seccomp_build(&other, 0, &bpf, &d), TC_EINVAL,
+	    "a clone() rule on another argument: refused");
+	like(d.msg, "profile 'clone-other': a clone() rule on its argument",
+	    "the message names the profile and the rule");
+	ok(bpf.insns == NULL, "no filter left behind");
+}
+
 /* --- A network the policy grants --- */
 
 /* A profile that may have one, with no tables of its own. */
@@ -786,6 +822,7 @@ main(void)
 	    TC_NITEMS(exec_unscoped));
 	test_tables();
 	test_refused();
+	test_clone_flags();
 	test_network();
 	test_copies();
 	test_lock_without_setpcap();
