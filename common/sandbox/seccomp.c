@@ -488,6 +488,18 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		tc_diag_errno(d, TC_ESYS, "cannot export the seccomp filter");
 		goto out;
 	}
+	/* The kernel loads at most BPF_MAXINSNS instructions, and the
+	 * length it is given is 16 bits: a longer filter is refused here,
+	 * never cut to fit. */
+	if ((size_t)st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		tc_diag(d, TC_EINVAL, "profile '%s': its seccomp filter has "
+		    "%zu instructions, more than the kernel's limit of %d "
+		    "(BPF_MAXINSNS): the profile allows too many calls by "
+		    "their arguments", profile->name, (size_t)st.st_size /
+		    sizeof(struct sock_filter), BPF_MAXINSNS);
+		rc = TC_EINVAL;
+		goto out;
+	}
 	if ((out->insns = malloc((size_t)st.st_size)) == NULL ||
 	    (n = pread(fd, out->insns, (size_t)st.st_size, 0)) !=
 	    st.st_size) {

@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -501,6 +502,36 @@ test_clone_flags(void)
 	ok(bpf.insns == NULL, "no filter left behind");
 }
 
+/*
+ * A filter longer than the kernel loads (BPF_MAXINSNS instructions) is
+ * refused when it is built, with a message, never cut to fit.
+ */
+static void
+test_too_long(void)
+{
+	struct tc_syscall *many;
+	struct tc_profile big = { .name = "too-long" };
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+	size_t i, n = 3 * BPF_MAXINSNS;
+
+	if ((many = calloc(n, sizeof(*many))) == NULL)
+		abort();
+	for (i = 0; i < n; i++) {
+		many[i].nr = SCMP_SYS(getpriority);
+		many[i].kind = TC_SYS_EQ;
+		many[i].value = i;
+	}
+	big.syscalls[0].v = many;
+	big.syscalls[0].n = n;
+	is_int(tc_seccomp_build(&big, 0, &bpf, &d), TC_EINVAL,
+	    "a filter of more than BPF_MAXINSNS instructions: refused");
+	like(d.msg, "profile 'too-long': its seccomp filter has ",
+	    "the message names the profile (%s)", d.msg);
+	ok(bpf.insns == NULL && bpf.len == 0, "no filter left behind");
+	free(many);
+}
+
 /* --- A network the policy grants --- */
 
 /* A profile that may have one, with no tables of its own. */
@@ -823,6 +854,7 @@ main(void)
 	test_tables();
 	test_refused();
 	test_clone_flags();
+	test_too_long();
 	test_network();
 	test_copies();
 	test_lock_without_setpcap();
