@@ -133,7 +133,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	const struct tc_sandbox_profile *sp;
 	struct spawn_req rq;
 	struct spawn_rep rp;
-	int keep[TC_KEEP_MAX], fds[2], rc, err = 0;
+	int keep[TC_KEEP_MAX], fds[2], rc, err;
 	size_t nkeep = 0, i;
 	pid_t pid;
 
@@ -173,7 +173,9 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 			_exit(rc == 0 ? 0 : 1);
 		rp.profile = rq.profile;
 		rp.slot = rq.slot;
-		rp.err = 0;
+		/* This request's own: a request that never clones must not
+		 * answer with the last one's. */
+		err = 0;
 		sp = rq.profile < sb->nprof ? &sb->prof[rq.profile] : NULL;
 		if (sp == NULL)
 			rp.pid = -EINVAL;
