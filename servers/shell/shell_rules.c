@@ -15,8 +15,11 @@
  *    expression there), is refused if a deny pattern matches:
  *	the whole argument;
  *	for "--name=value", its "--name";
- *	for a pattern "--name" without wildcards, "--na" and "--na=value"
- *	too, since getopt_long(3) takes an unambiguous abbreviation;
+ *	for a pattern that starts with "--", any "--n" or "--n=value" whose
+ *	"--n" is the beginning of an option it matches: "--na" of "--name",
+ *	"--upl" of "--upload-pack*" (everything, past a '*' right after the
+ *	dashes), since getopt_long(3) takes an unambiguous abbreviation and
+ *	cannot be asked which options are there;
  *	for a pattern "-x" (a dash and one letter, without wildcards), a
  *	single-dash argument with that letter anywhere after the dash:
  *	"-vx" may be the cluster "-v -x", and "-xVALUE" is "-x VALUE".  A
@@ -55,7 +58,7 @@ enum hit {
 	HIT_NONE,
 	HIT_WHOLE,	/* the whole argument */
 	HIT_NAME,	/* the "--name" of "--name=value" */
-	HIT_ABBREV,	/* "--na" may abbreviate the pattern's "--name" */
+	HIT_ABBREV,	/* "--na" may abbreviate an option of the pattern */
 	HIT_CLUSTER,	/* "-vx" may hold the pattern's "-x" */
 };
 
@@ -92,19 +95,17 @@ static enum hit
 deny_hit(const char *pat, const char *a, const char *name)
 {
 	const char *opt = name != NULL ? name : a;
-	size_t n;
 
 	if (tc_glob_match_string(pat, a))
 		return HIT_WHOLE;
 	if (name != NULL && tc_glob_match_string(pat, name))
 		return HIT_NAME;
+	if (pat[0] == '-' && pat[1] == '-' && pat[2] != '\0' &&
+	    opt[0] == '-' && opt[1] == '-' && opt[2] != '\0' &&
+	    tc_glob_prefix_string(pat, opt))
+		return HIT_ABBREV;
 	if (!literal(pat))
 		return HIT_NONE;
-	n = strlen(opt);
-	if (pat[0] == '-' && pat[1] == '-' && pat[2] != '\0' &&
-	    opt[0] == '-' && opt[1] == '-' && n > 2 && n < strlen(pat) &&
-	    strncmp(pat, opt, n) == 0)
-		return HIT_ABBREV;
 	if (pat[0] == '-' && pat[1] != '-' && pat[1] != '\0' &&
 	    pat[2] == '\0' && a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
 	    a[2] != '\0' && strchr(a + 1, pat[1]) != NULL)
@@ -128,8 +129,9 @@ refuse_denied(const struct shell_program *p, const char *a,
 		    show(sn, name), sp);
 	case HIT_ABBREV:
 		return tc_diag(d, TC_EDENIED, "%s: '%s' is refused: '%s' may "
-		    "abbreviate '%s', which the policy denies", p->name, sa,
-		    show(sn, name != NULL ? name : a), sp);
+		    "abbreviate %s'%s', which the policy denies", p->name, sa,
+		    show(sn, name != NULL ? name : a), literal(pat) ? "" :
+		    "an option matching ", sp);
 	case HIT_CLUSTER:
 		return tc_diag(d, TC_EDENIED, "%s: '%s' is refused: as a "
 		    "cluster of short options or an option with its value "

@@ -774,6 +774,18 @@ test_rules(void)
 	check(sp, ARGV("@D@/git", "log", "--out"), DENIED, "@D@/git: '--out' "
 	    "is refused: '--out' may abbreviate '--output', which the policy "
 	    "denies", "an abbreviation without a value");
+	check(sp, ARGV("@D@/git", "--exec-pa=/tmp", "status"), DENIED,
+	    "@D@/git: '--exec-pa=/tmp' is refused: '--exec-pa' may "
+	    "abbreviate an option matching '--exec-path*', which the policy "
+	    "denies", "an abbreviation of a pattern's option, with a value");
+	check(sp, ARGV("@D@/git", "--exe", "status"), DENIED,
+	    "@D@/git: '--exe' is refused: '--exe' may abbreviate an option "
+	    "matching '--exec-path*', which the policy denies",
+	    "an abbreviation of a pattern's option, alone");
+	check(sp, ARGV("@D@/git", "log", "--exit-code"), 0,
+	    "@D@/git -c core.fsmonitor= -c core.hooksPath=/dev/null "
+	    "--no-pager log --exit-code", "an option that abbreviates none "
+	    "of them passes");
 	check(sp, ARGV("@D@/git", "-c", "alias.x=!sh", "x"), DENIED,
 	    "@D@/git: '-c' is refused: the policy denies arguments matching "
 	    "'-c'", "git -c");
