@@ -52,6 +52,9 @@
 /* How much of an argument a message shows, and of a list. */
 #define SHOW_MAX	160
 #define LIST_MAX	1024
+/* The longest "--name" of a "--name=value" read without a copy on the
+ * heap. */
+#define NAME_MAX_INLINE	256
 
 /* How a deny pattern refuses an argument. */
 enum hit {
@@ -227,8 +230,9 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
     struct tc_diag *d)
 {
 	const struct shell_program *p;
-	char sa[SHOW_MAX], ls[LIST_MAX], *name = NULL;
-	const char *a, *eq;
+	char sa[SHOW_MAX], ls[LIST_MAX], nbuf[NAME_MAX_INLINE], *heap = NULL;
+	const char *a, *eq, *name;
+	size_t len;
 	char *const *v;
 	enum hit hit = HIT_NONE;
 	int dashdash = 0, operands = 0, rc = 0;
@@ -244,12 +248,25 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 	for (i = 1; i < argc && rc == 0; i++) {
 		a = argv[i];
 		hit = HIT_NONE;
-		free(name);
 		name = NULL;
 		if (a[0] == '-' && a[1] == '-' && a[2] != '\0' &&
-		    (eq = strchr(a, '=')) != NULL &&
-		    (name = strndup(a, (size_t)(eq - a))) == NULL)
-			return tc_diag(d, TC_ENOMEM, "out of memory");
+		    (eq = strchr(a, '=')) != NULL) {
+			/* The "--name" of "--name=value": on the stack; only
+			 * a name longer than any option is copied to the
+			 * heap. */
+			len = (size_t)(eq - a);
+			if (len < sizeof(nbuf)) {
+				memcpy(nbuf, a, len);
+				nbuf[len] = '\0';
+				name = nbuf;
+			} else {
+				free(heap);
+				if ((heap = strndup(a, len)) == NULL)
+					return tc_diag(d, TC_ENOMEM,
+					    "out of memory");
+				name = heap;
+			}
+		}
 		for (v = p->deny; v != NULL && *v != NULL; v++)
 			if ((hit = deny_hit(*v, a, name)) != HIT_NONE)
 				break;
@@ -288,7 +305,7 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 			    "subcommand (allowed: %s)", p->name, show(sa, a),
 			    list(ls, p->subcommands));
 	}
-	free(name);
+	free(heap);
 	if (rc != 0)
 		return rc;
 	if ((*run = build(p, argv, argc)) == NULL)

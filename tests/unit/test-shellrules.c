@@ -782,6 +782,15 @@ test_rules(void)
 	    "@D@/git: '--exe' is refused: '--exe' may abbreviate an option "
 	    "matching '--exec-path*', which the policy denies",
 	    "an abbreviation of a pattern's option, alone");
+	/* A "--name" longer than what is read on the stack: the same. */
+	memset(want, 'z', 400);
+	memcpy(want, "--", 2);
+	memcpy(want + 398, "=x", 3);
+	if (is_int(shell_rules_check(sp, ARGV("sort", want), 2, &prog, &run,
+	    &d), 0, "a long --name=value that no pattern refuses: runs")) {
+		is_str(run[1], want, "as it was given");
+		tc_strv_free(run);
+	}
 	check(sp, ARGV("@D@/git", "log", "--exit-code"), 0,
 	    "@D@/git -c core.fsmonitor= -c core.hooksPath=/dev/null "
 	    "--no-pager log --exit-code", "an option that abbreviates none "
