@@ -196,12 +196,12 @@ static const struct tc_syscall shell_calls[] = {
  * a master, which the program never has).
  */
 static const struct tc_syscall shell_tty_calls[] = {
-	TC_SYS_ARG(ioctl, 1, LOW32, TIOCSCTTY),
-	TC_SYS_ARG(ioctl, 1, LOW32, TCSETS),
-	TC_SYS_ARG(ioctl, 1, LOW32, TCSETSW),
-	TC_SYS_ARG(ioctl, 1, LOW32, TCSETSF),
-	TC_SYS_ARG(ioctl, 1, LOW32, TIOCSWINSZ),
-	TC_SYS_ARG(ioctl, 1, LOW32, TIOCSPGRP),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCSCTTY),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TCSETS),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TCSETSW),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TCSETSF),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCSWINSZ),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCSPGRP),
 };
 
 #define LL_WRITE	(TC_LL_FS_WRITE_FILE | TC_LL_FS_REMOVE_DIR |	\
