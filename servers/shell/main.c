@@ -331,7 +331,7 @@ env_set(struct env *e, const char *name, size_t len, const char *value)
 	char *s;
 	size_t i;
 
-	if (asprintf(&s, "%.*s=%s", (int)len, name, value) < 0)
+	if ((s = tc_text_alloc("%.*s=%s", (int)len, name, value)) == NULL)
 		return TC_ENOMEM;
 	for (i = 0; i < e->n; i++)
 		if (strncmp(e->v[i], s, len + 1) == 0) {

@@ -55,10 +55,6 @@ struct shell_program {
 	char		*path;		/* resolved at start: absolute and
 					   canonical, a regular executable
 					   file */
-	char		*interp;	/* what the kernel also executes to run
-					   it: an ELF's interpreter
-					   (PT_INTERP) or a script's #!
-					   program; NULL: none */
 	int		 line;		/* of its "program" line */
 	char		**subcommands;	/* the first operand must be one of
 					   these; NULL: any */
@@ -86,8 +82,10 @@ struct shell_program {
 					   ELF interpreters, #! programs (and
 					   the program a "#!/usr/bin/env NAME"
 					   line finds), theirs in turn;
-					   canonical, each once, interp among
-					   them (NULL-terminated, or NULL) */
+					   canonical, each once, the first
+					   the program's own ELF interpreter
+					   (PT_INTERP) or #! program
+					   (NULL-terminated, or NULL) */
 	int		 args_line[SHELL_ARGS_NKINDS]; /* where each kind of
 					   "args" line is; 0: none */
 };

@@ -151,6 +151,7 @@
 #include <unistd.h>
 
 #include <linux/close_range.h>
+#include <nettle/base64.h>
 
 #include "shell.h"
 #include "base/buf.h"
@@ -955,38 +956,18 @@ fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
 	}
 }
 
+/* Appends |n| bytes of |p| as a JSON string of their base64. */
 static int
 put_base64(struct tc_buf *b, const unsigned char *p, size_t n)
 {
-	static const char abc[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char q[4];
-	size_t i;
-	uint32_t v;
 	int rc;
 
 	if ((rc = tc_buf_reserve(b, b64_len(n) + 2)) != 0 ||
 	    (rc = tc_buf_append(b, "\"", 1)) != 0)
 		return rc;
-	for (i = 0; i + 3 <= n; i += 3) {
-		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		q[0] = abc[v >> 18];
-		q[1] = abc[(v >> 12) & 63];
-		q[2] = abc[(v >> 6) & 63];
-		q[3] = abc[v & 63];
-		if ((rc = tc_buf_append(b, q, 4)) != 0)
-			return rc;
-	}
-	if (i < n) {
-		v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 :
-		    0);
-		q[0] = abc[v >> 18];
-		q[1] = abc[(v >> 12) & 63];
-		q[2] = i + 1 < n ? abc[(v >> 6) & 63] : '=';
-		q[3] = '=';
-		if ((rc = tc_buf_append(b, q, 4)) != 0)
-			return rc;
-	}
+	base64_encode_raw(b->data + b->len, n, p);
+	b->len += b64_len(n);
+	b->data[b->len] = '\0';
 	return tc_buf_append(b, "\"", 1);
 }
 

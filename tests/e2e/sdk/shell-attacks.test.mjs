@@ -296,16 +296,16 @@ async function lastCallRecords(srv) {
 /*
  * The argument rules a careful policy gives each program (the strict
  * server); the bare server allows each with none, so that only the kernel
- * stands in the way.  Options are denied by their names without
- * wildcards, which refuses their abbreviations too (getopt_long(3) takes
- * an unambiguous one), and a dash and one letter refuses the letter in a
- * cluster ('-cvI'): toolcell-policy(5).
+ * stands in the way.  A pattern of a long option refuses its
+ * abbreviations too (getopt_long(3) takes an unambiguous one), with
+ * wildcards ('--upload-pack*') or without, and a dash and one letter
+ * refuses the letter in a cluster ('-cvI'): toolcell-policy(5).
  */
 const PROGRAMS = {
 	find: ['args find deny -exec -execdir -ok -okdir -fprint* -fls -delete'],
 	git: [
 		'args git prefix -c core.fsmonitor= -c core.hooksPath=/dev/null -c core.pager=cat',
-		'args git deny -c --config-env --upload-pack --exec-path',
+		'args git deny -c --config-env --upload-pack* --exec-path',
 		'args git subcommands status log diff show ls-remote',
 	],
 	tar: ['args tar deny --checkpoint-action --to-command -I --use-compress-program -F --info-script '
@@ -386,6 +386,9 @@ const CASES = [
 	    argv: (c) => ['ls-remote', `--upload-pack=sh -c '${c.pay}'`, c.repo], repo: true },
 	{ name: 'git ls-remote --upload-p (an abbreviation)', prog: 'git', layer: 'rules', kind: 'exec',
 	    rule: /--upload-p=/, argv: (c) => ['ls-remote', `--upload-p=sh -c '${c.pay}'`, c.repo], repo: true },
+	{ name: 'git ls-remote --upl (an abbreviation of a pattern)', prog: 'git', layer: 'rules', kind: 'exec',
+	    rule: /'--upl' may abbreviate an option matching '--upload-pack\*'/,
+	    argv: (c) => ['ls-remote', `--upl=sh -c '${c.pay}'`, c.repo], repo: true },
 	{ name: 'git --config-env=alias.x=VAR', prog: 'git', layer: 'rules', kind: 'exec', rule: /config-env/,
 	    argv: () => ['--config-env=alias.x=TOOLCELL_PAYLOAD', 'x'],
 	    env: (c) => ({ TOOLCELL_PAYLOAD: `!sh -c '${c.pay}'` }) },
