@@ -370,6 +370,10 @@ function shellSteps(textOf) {
 		    offset: prev[SH.page] ? numberIn(textOf(prev[SH.page]), 'next_offset') : 0,
 		    max_bytes: 4096, wait_ms: 30_000 }),
 		    again: (prev) => !ended(prev[SH.page]) }],
+		['tstart', { tool: 'start_command', args: { argv: ['echo', 'on a terminal'], tty: true } }],
+		['tread', { tool: 'read_output', args: (prev) => ({ job: job(prev, 'tstart'),
+		    offset: prev[SH.tread] ? numberIn(textOf(prev[SH.tread]), 'next_offset') : 0, wait_ms: 30_000 }),
+		    again: (prev) => !ended(prev[SH.tread]) }],
 	];
 }
 const SHELL_SCRIPT = (textOf) => shellSteps(textOf).map(([, step]) => step);
@@ -472,6 +476,17 @@ function shellChecks(get) {
 		assert.equal(end.eof, true);
 		assert.equal(end.state, 'exited');
 		assert.equal(end.result?.structuredContent?.exit_code, 0, JSON.stringify(end));
+	});
+
+	test('a job on a terminal: its output, and that it ran on one', async (t) => {
+		const reads = await get().all(SH.tread);
+		t.diagnostic(`the last read: ${reads.at(-1)}`);
+		const json = reads.map((p) => JSON.parse(p.slice(p.indexOf('{'))));
+		assert.equal(json.map((p) => p.output).join(''), 'on a terminal\r\n');
+		const res = json.at(-1).result?.structuredContent;
+		assert.equal(res?.tty, true, reads.at(-1));
+		assert.equal(res.exit_code, 0);
+		assert.match(res.note, /ran on a terminal/);
 	});
 
 	test('a job\'s long output read a page at a time: every page whole, the next offset, the end '
