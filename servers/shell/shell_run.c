@@ -1126,9 +1126,8 @@ result_budget(const struct tc_call *call)
 /* The order of the structured result's members (see the top). */
 static const char *const MEMBERS[] = {
 	"exit_code", "signal", "timed_out", "duration_ms", "tty", "note",
-	"stdout_bytes",
-	"stdout_truncated", "stderr_bytes", "stderr_truncated", "stderr",
-	"stdout", "stdout_base64", "stderr_base64",
+	"stdout_bytes", "stdout_truncated", "stderr_bytes", "stderr_truncated",
+	"stderr", "stdout", "stdout_base64", "stderr_base64",
 };
 
 /* Puts the members of |obj| in the order of MEMBERS: each is taken out and
