@@ -1381,8 +1381,7 @@ print_nproc(const struct tc_policy *pol, FILE *f)
 		}
 		fprintf(f, ")%s\n", root ? "" : "; and RLIMIT_NPROC in the "
 		    "call's user namespace");
-	}
-	else if (!root)
+	} else if (!root)
 		fprintf(f, "process limit: RLIMIT_NPROC in the call's user "
 		    "namespace\n");
 	else
