@@ -664,18 +664,88 @@ b64_len(size_t n)
 }
 
 /*
+ * Returns the length of the run at |p| (at most |n| bytes) that a JSON
+ * string holds as it is, each byte costing one: well-formed UTF-8 without
+ * control bytes, quotes or backslashes.  Eight bytes at a time while they
+ * are plain ASCII, as most output is.
+ */
+static size_t
+plain_run(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, len, bad;
+	uint32_t cp;
+	uint64_t w;
+
+	while (i < n) {
+		if (n - i >= 8) {
+			memcpy(&w, s + i, 8);
+			if ((TC_HAS_LESS(w, 0x20) | (w & TC_BYTES(0x80)) |
+			    TC_HAS_ZERO(w ^ TC_BYTES('"')) |
+			    TC_HAS_ZERO(w ^ TC_BYTES('\\'))) == 0) {
+				i += 8;
+				continue;
+			}
+		}
+		if (s[i] < 0x80) {
+			if (s[i] < 0x20 || s[i] == '"' || s[i] == '\\')
+				break;
+			i++;
+			continue;
+		}
+		if ((len = tc_utf8_decode(s + i, n - i, &cp, &bad)) == 0)
+			break;
+		i += len;
+	}
+	return i;
+}
+
+/* The cost of |k| bytes of a plain run that starts at byte |at|. */
+static size_t
+run_cost(size_t at, size_t k, int copies, int binary)
+{
+	return (size_t)copies * k + (binary ? b64_len(at + k) - b64_len(at) :
+	    0);
+}
+
+/*
  * Returns the longest prefix of the |n| bytes at |p| that ends on a
  * character and whose cost in the result, |copies| times as JSON text and
  * with |binary| once as base64, is at most |room|; its cost in *|cost|.
+ * A plain run (plain_run()) is taken whole, or cut where the room ends
+ * (its cost grows with its length), without looking at each character:
+ * a long output costs a few scans, not a decode a byte.
  */
 static size_t
 fit(const char *p, size_t n, size_t room, int copies, int binary,
     size_t *cost)
 {
-	size_t i = 0, c = 0, len, bad, next;
+	size_t i = 0, c = 0, len, bad, next, run, lo, hi, mid;
 	uint32_t cp;
 
 	while (i < n) {
+		if ((run = plain_run(p + i, n - i)) > 0) {
+			if (run_cost(i, run, copies, binary) <= room - c) {
+				c += run_cost(i, run, copies, binary);
+				i += run;
+				continue;
+			}
+			/* The most of it that fits: lo fits, hi does not. */
+			for (lo = 0, hi = run; hi - lo > 1;) {
+				mid = lo + (hi - lo) / 2;
+				if (run_cost(i, mid, copies, binary) <= room - c)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			/* On a character: back off a cut one. */
+			while (lo > 0 && ((unsigned char)p[i + lo] & 0xc0) ==
+			    0x80)
+				lo--;
+			c += run_cost(i, lo, copies, binary);
+			i += lo;
+			break;
+		}
 		if ((len = tc_utf8_decode(p + i, n - i, &cp, &bad)) != 0)
 			next = (size_t)copies * char_cost(cp, len);
 		else {
