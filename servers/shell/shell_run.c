@@ -167,6 +167,9 @@ struct stream {
 	struct tc_buf		 kept;	/* at most x->max_output bytes */
 	unsigned long long	 total;
 	int			 lost;	/* memory ran out: kept is short */
+	size_t			 json;	/* kept's cost as one JSON string's
+					   characters, once counted */
+	int			 counted;
 };
 
 enum kill_stage {
@@ -765,6 +768,45 @@ fit(const char *p, size_t n, size_t room, int copies, int binary,
 }
 
 /*
+ * Returns what stream |i|'s kept bytes cost whole, |copies| times as JSON
+ * text and with x->binary once as base64: the bytes are counted once (one
+ * copy's cost), and every question after that is arithmetic.
+ */
+static size_t
+whole_cost(struct run *r, int i, int copies)
+{
+	struct stream *s = &r->out[i];
+
+	if (!s->counted) {
+		(void)fit(s->kept.data, s->kept.len, SIZE_MAX, 1, 0, &s->json);
+		s->counted = 1;
+	}
+	return (size_t)copies * s->json + (r->x->binary ?
+	    b64_len(s->kept.len) : 0);
+}
+
+/*
+ * Whether every stream's kept bytes fit |room| whole, |copies| times
+ * each as JSON text and once as base64 with x->binary.
+ */
+static int
+fits_whole(struct run *r, size_t room, const int copies[2])
+{
+	size_t cost[2], most = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		/* At most 6 bytes a byte, in each copy, and base64. */
+		most += 6 * (size_t)copies[i] * r->out[i].kept.len +
+		    (r->x->binary ? b64_len(r->out[i].kept.len) : 0);
+	if (most <= room)
+		return 1;
+	for (i = 0; i < 2; i++)
+		cost[i] = whole_cost(r, i, copies[i]);
+	return cost[0] <= room && cost[1] <= room - cost[0];
+}
+
+/*
  * Cuts |keep| (each stream's kept bytes, |cut| if fewer than it wrote) so
  * that the streams, |copies| times each as JSON text and once as base64
  * with x->binary, fit |room|: the smaller keeps all it can of half the
@@ -774,23 +816,17 @@ static void
 fit_room(struct run *r, size_t room, const int copies[2], size_t keep[2],
     int cut[2])
 {
-	size_t cost[2], share, k, most = 0;
+	size_t cost[2], share, k;
 	int i, big;
 
 	for (i = 0; i < 2; i++) {
 		keep[i] = r->out[i].kept.len;
 		cut[i] = r->out[i].total > keep[i];
-		/* At most 6 bytes a byte, in each copy, and base64. */
-		most += 6 * (size_t)copies[i] * keep[i] + (r->x->binary ?
-		    b64_len(keep[i]) : 0);
 	}
-	if (most <= room)
+	if (fits_whole(r, room, copies))
 		return;
 	for (i = 0; i < 2; i++)
-		fit(r->out[i].kept.data, keep[i], SIZE_MAX, copies[i],
-		    r->x->binary, &cost[i]);
-	if (cost[0] <= room && cost[1] <= room - cost[0])
-		return;
+		cost[i] = whole_cost(r, i, copies[i]);
 	big = cost[1] > cost[0];
 	share = room / 2;
 	if (cost[!big] > share) {
@@ -809,19 +845,21 @@ fit_room(struct run *r, size_t room, const int copies[2], size_t keep[2],
  * the text shows whole is in the result twice (the text and the structured
  * string); one over TEXT_VIEW bytes is there once whole (structured) and
  * once as a view of at most TEXT_VIEW bytes (make_view()), which keeps a
- * long output in one copy where the budget allows it.
+ * long output in one copy where the budget allows it.  Of the two ways,
+ * the one that keeps more; the first when they keep as much.
  */
 static void
 fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
 {
 	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
 	size_t views = 0, keep1[2];
-	int twice[2] = { 2, 2 }, once[2], cut1[2], i;
+	int twice[2] = { 2, 2 }, once[2], cut1[2], i, whole;
 
 	/* Every stream whole in both: always fits what it keeps. */
-	fit_room(r, room, twice, keep, cut);
-	if (!cut[0] && !cut[1])
+	if (fits_whole(r, room, twice)) {
+		fit_room(r, room, twice, keep, cut);
 		return;
+	}
 	for (i = 0; i < 2; i++) {
 		if (r->out[i].kept.len <= TEXT_VIEW) {
 			once[i] = 2;
@@ -832,13 +870,27 @@ fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
 		views += (r->x->binary ? 2 : 1) *
 		    (6 * (size_t)TEXT_VIEW + 256);
 	}
-	if (views == 0 || views >= room)
+	if (views == 0 || views >= room) {
+		fit_room(r, room, twice, keep, cut);
 		return;
+	}
 	fit_room(r, room - views, once, keep1, cut1);
 	/* Kept in fewer copies only where the text shows a view of it. */
-	for (i = 0; i < 2; i++)
-		if (once[i] < 2 && keep1[i] <= TEXT_VIEW)
+	for (i = 0, whole = 1; i < 2; i++) {
+		if (once[i] < 2 && keep1[i] <= TEXT_VIEW) {
+			fit_room(r, room, twice, keep, cut);
 			return;
+		}
+		whole &= keep1[i] == r->out[i].kept.len;
+	}
+	/* Both whole this way: twice, which does not fit whole, keeps
+	 * less (no need to cut it to know). */
+	if (whole) {
+		memcpy(keep, keep1, sizeof(keep1));
+		memcpy(cut, cut1, sizeof(cut1));
+		return;
+	}
+	fit_room(r, room, twice, keep, cut);
 	if (keep1[0] + keep1[1] > keep[0] + keep[1]) {
 		memcpy(keep, keep1, sizeof(keep1));
 		memcpy(cut, cut1, sizeof(cut1));
@@ -931,8 +983,8 @@ static int
 add_stream(struct run *r, struct stream *s, size_t keep, int cut,
     cJSON *obj, struct tc_result *res)
 {
-	struct tc_buf text, view, json;
-	const struct tc_buf *shown, *whole;
+	struct tc_buf text, view, json, same;
+	const struct tc_buf *shown, *whole, *valid = &text;
 	char name[32];
 	size_t n = cut ? tc_utf8_whole(s->kept.data, keep) : keep;
 	int rc;
@@ -946,13 +998,19 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 	else
 		tc_result_printf(res, "--- %s: %llu bytes ---\n", s->name,
 		    s->total);
-	if ((rc = tc_buf_append_utf8(&text, s->kept.data != NULL ?
+	/* Well-formed, as most output is: the kept bytes themselves, not a
+	 * copy. */
+	if (n > 0 && tc_utf8_valid(s->kept.data, n)) {
+		same = s->kept;
+		same.len = n;
+		valid = &same;
+	} else if ((rc = tc_buf_append_utf8(&text, s->kept.data != NULL ?
 	    s->kept.data : "", n)) != 0)
 		goto out;
-	if (text.len > TEXT_VIEW &&
-	    (rc = make_view(&view, s->name, &text, r->x->binary)) != 0)
+	if (valid->len > TEXT_VIEW &&
+	    (rc = make_view(&view, s->name, valid, r->x->binary)) != 0)
 		goto out;
-	shown = text.len > TEXT_VIEW ? &view : &text;
+	shown = valid->len > TEXT_VIEW ? &view : valid;
 	if ((rc = tc_result_text(res, shown->data != NULL ? shown->data : "",
 	    shown->len)) != 0)
 		goto out;
@@ -960,7 +1018,7 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 		tc_result_printf(res, "\n");
 	/* With its exact bytes in base64, a long stream's string is its
 	 * view: the bytes are there once. */
-	whole = r->x->binary ? shown : &text;
+	whole = r->x->binary ? shown : valid;
 	if ((rc = tc_json_put_string(&json, whole->data != NULL ?
 	    whole->data : "", whole->len)) != 0 ||
 	    (rc = add_raw(obj, s->name, &json)) != 0)
