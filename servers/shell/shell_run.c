@@ -2,8 +2,9 @@
  * shell_run.c: running one program in the confined child (shell.h):
  * pipes, caps, timeout, progress, output frames.
  *
- * The program is forked from the handler (which its profile has confined;
- * the program inherits that) into a process group of its own, in the
+ * The program is started from the handler (which its profile has confined;
+ * the program inherits that) as posix_spawn() starts one, without copying
+ * the handler's memory (spawn_program()), into a process group of its own, in the
  * directory x->cwd_fd, with x->envp, its standard input from x->stdin_data
  * (written through a pipe by the handler as the program reads it), else
  * from x->stdin_fd (a job's input), else from /dev/null; its stdout and
@@ -112,7 +113,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -213,16 +213,27 @@ close_fd(int *fd)
 
 /* --- The program's side, between fork and exec --- */
 
+/* What the program's side needs, in the handler's memory (which it
+ * shares until exec). */
+struct spawn {
+	const struct shell_exec	*x;
+	const int		*std;
+	int			 status;
+	int			 maxfd;
+};
+
 /*
- * Runs in the forked program: only system calls, no allocation (the
- * clone that made it was raw, with the parent's libc state).  Never
+ * Runs in the program, on its own stack in the handler's memory (clone
+ * with CLONE_VM, the handler waiting until exec): only system calls, no
+ * allocation, nothing written but its own stack and errno.  Never
  * returns.
  */
-static void __attribute__((noreturn))
-exec_program(const struct shell_exec *x, const int std[3], int status,
-    int maxfd)
+static int
+exec_program(void *arg)
 {
 	static char *const no_env[] = { NULL };
+	const struct spawn *sp = arg;
+	const struct shell_exec *x = sp->x;
 	char *argv0[2] = { (char *)(uintptr_t)x->path, NULL };
 	struct start_error e = { STEP_GROUP, 0 };
 	struct sigaction dfl;
@@ -231,13 +242,13 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 
 	if (setpgid(0, 0) != 0)
 		goto fail;
-	/* Signals: the handler's own dispositions (its SIGPIPE, above all)
-	 * are not the program's; ignored ones would survive exec. */
+	/* Signals: the handler ignores SIGPIPE (shell_exec_run()), which
+	 * would stay ignored across exec; the child's confinement left no
+	 * other ignored (sandbox/confine.c), and exec resets handlers.
+	 * Then none blocked (the handler blocked all around the clone). */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	for (i = 1; i < NSIG; i++)
-		if (i != SIGKILL && i != SIGSTOP)
-			(void)sigaction(i, &dfl, NULL);
+	(void)sigaction(SIGPIPE, &dfl, NULL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	e.step = STEP_CWD;
@@ -247,7 +258,7 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	/* Each source out of 0-2 first, so that placing one cannot close
 	 * another's source (the handler may have none of 0-2 open). */
 	for (i = 0; i < 3; i++)
-		if ((fd[i] = fcntl(std[i], F_DUPFD_CLOEXEC, 3)) < 0)
+		if ((fd[i] = fcntl(sp->std[i], F_DUPFD_CLOEXEC, 3)) < 0)
 			goto fail;
 	for (i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
@@ -257,42 +268,51 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	 * stays until exec; one fcntl a fd where close_range() is refused
 	 * or missing. */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
-		for (i = 3; i < maxfd; i++)
+		for (i = 3; i < sp->maxfd; i++)
 			(void)fcntl(i, F_SETFD, FD_CLOEXEC);
 	e.step = STEP_EXEC;
 	execve(x->path, x->argv != NULL ? x->argv : argv0,
 	    x->envp != NULL ? x->envp : no_env);
 fail:
 	e.err = errno;
-	(void)!write(status, &e, sizeof(e));
+	(void)!write(sp->status, &e, sizeof(e));
 	_exit(127);
 }
 
 /*
- * Forks the program with a pidfd where the kernel and the profile allow
- * (clone's CLONE_PIDFD: no pidfd_open() needed), else plainly.  Returns
- * its pid in the parent (with *|pidfd| set, or -1), or -1 with errno set.
+ * Starts the program as the C library's posix_spawn() does: a clone that
+ * shares the handler's memory (CLONE_VM) and holds the handler until the
+ * program has run exec or exited (CLONE_VFORK), so that nothing of the
+ * handler's address space is copied (a fork copies its page tables and
+ * then faults on every page either side writes), with a pidfd where the
+ * kernel gives one (CLONE_PIDFD).  Every signal is blocked around it: no
+ * handler may run on the shared memory before exec.  Returns its pid
+ * (with *|pidfd| set, or -1), or -1 with errno set.
  */
 static pid_t
-fork_program(int *pidfd)
+spawn_program(struct spawn *sp, int *pidfd)
 {
+	static char stack[32 << 10] __attribute__((aligned(16)));
+	sigset_t all, old;
 	pid_t pid;
-	int fd = -1;
+	int fd = -1, err;
 
 	*pidfd = -1;
-#if defined(__s390__)
-	pid = (pid_t)syscall(SYS_clone, 0UL, (unsigned long)(CLONE_PIDFD |
-	    SIGCHLD), &fd, NULL, 0UL);
-#else
-	pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PIDFD |
-	    SIGCHLD), 0UL, &fd, NULL, 0UL);
-#endif
-	if (pid >= 0) {
-		if (pid > 0)
-			*pidfd = fd;
-		return pid;
-	}
-	return fork();
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, &old) != 0)
+		return -1;
+	pid = clone(exec_program, stack + sizeof(stack), CLONE_VM |
+	    CLONE_VFORK | CLONE_PIDFD | SIGCHLD, sp, &fd);
+	if (pid < 0 && errno == EINVAL)
+		/* A kernel without CLONE_PIDFD: a tick looks for its exit. */
+		pid = clone(exec_program, stack + sizeof(stack), CLONE_VM |
+		    CLONE_VFORK | SIGCHLD, sp);
+	else if (pid > 0)
+		*pidfd = fd;
+	err = errno;
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return pid;
 }
 
 /* --- The handler's side --- */
@@ -605,6 +625,7 @@ static int
 start(struct run *r, struct tc_result *res)
 {
 	struct start_error e;
+	struct spawn sp;
 	struct rlimit rl;
 	int std[3] = { -1, -1, -1 }, st[2] = { -1, -1 }, maxfd = 1024;
 	int err, rc = 0, i;
@@ -620,18 +641,18 @@ start(struct run *r, struct tc_result *res)
 		goto out;
 	}
 	r->start = tc_now_ms();
-	if ((r->pid = fork_program(&r->pidfd)) < 0) {
+	sp.x = r->x;
+	sp.std = std;
+	sp.status = st[1];
+	sp.maxfd = maxfd;
+	/* Back here once it has run exec or given up: its group exists. */
+	if ((r->pid = spawn_program(&sp, &r->pidfd)) < 0) {
 		err = errno;
 		tc_result_error(res, "cannot start '%s': %s", r->x->path,
 		    strerror(err));
 		rc = TC_ESYS;
 		goto out;
 	}
-	if (r->pid == 0)
-		exec_program(r->x, std, st[1], maxfd);
-	/* Its group exists before anything signals it, whichever of the
-	 * two runs first (EACCES once it has run exec: it had its own). */
-	(void)setpgid(r->pid, r->pid);
 	close_fd(&st[1]);
 	do
 		n = read(st[0], &e, sizeof(e));
@@ -1171,7 +1192,8 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	r.progressing = call->io != NULL;
 
 	/* A program that exits without reading all its input must not
-	 * take the handler with it. */
+	 * take the handler with it.  (The one signal the handler ignores:
+	 * exec_program() sets it back for the program.) */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	/* And its exit must wait to be reaped here: an ignored SIGCHLD
