@@ -521,7 +521,7 @@ out:
 	/* What the program left there goes with it (what it cannot remove,
 	 * the server does as it exits). */
 	if (scratch != NULL)
-		(void)shell_tree_remove(scratch);
+		shell_scratch_done(scratch);
 	free(scratch);
 	tc_strv_free(env.v);
 	tc_strv_free(run);

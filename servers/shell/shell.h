@@ -216,10 +216,18 @@ int	shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d);
 /*
  * In a call's child: makes a new directory (0700, named by 128 random
  * bits) beneath shell_scratch_base.  Returns its path (the caller frees
- * it, and removes the directory with shell_tree_remove()), or NULL with
- * errno set.
+ * it, and is done with the directory by shell_scratch_done()), or NULL
+ * with errno set.
  */
 char	*shell_scratch_make(void);
+
+/*
+ * In a call's child, once its program has ended: empties the scratch
+ * directory |path| and moves it out of the way, for the server's sweeper
+ * to remove off the call's path; removes it itself (shell_tree_remove())
+ * where that cannot be done.
+ */
+void	shell_scratch_done(const char *path);
 
 /* Removes the directory |path| and all beneath it, never following a
  * symbolic link.  Returns 0 (also if there is no |path|), or -1 with
