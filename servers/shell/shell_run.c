@@ -350,14 +350,22 @@ reap(struct run *r, int options)
 	}
 }
 
+/*
+ * Takes |n| bytes the program wrote on |s|, at |p|: kept up to the cap
+ * (already in place at the end of the kept bytes when |in_place|), and
+ * sent on as they come when streaming.
+ */
 static void
-take(struct run *r, struct stream *s, const char *p, size_t n)
+take(struct run *r, struct stream *s, const char *p, size_t n, int in_place)
 {
 	size_t room = s->kept.max - s->kept.len;
 
 	s->total += n;
 	r->last_data = tc_now_ms();
-	if (room > 0 && !s->lost &&
+	if (in_place) {
+		s->kept.len += n;
+		s->kept.data[s->kept.len] = '\0';
+	} else if (room > 0 && !s->lost &&
 	    tc_buf_append(&s->kept, p, n < room ? n : room) != 0)
 		s->lost = 1;
 	/* Past the cap too: the server keeps the last of it, for a job's
@@ -367,17 +375,37 @@ take(struct run *r, struct stream *s, const char *p, size_t n)
 		r->streaming = 0;
 }
 
+/*
+ * Reads what |s|'s pipe holds, a few reads a turn.  Once something is
+ * kept, each read goes straight to the end of the kept bytes, as much as
+ * the pipe holds and the cap leaves room for: a long output is not
+ * copied again, and takes a read per pipe's worth rather than per CHUNK.
+ */
 static void
 drain(struct run *r, struct stream *s)
 {
 	static char buf[CHUNK];
+	size_t room, want;
 	ssize_t n;
+	char *to;
 	int i;
 
 	for (i = 0; i < CHUNKS_PER_TURN && s->fd >= 0; i++) {
-		n = read(s->fd, buf, sizeof(buf));
+		to = buf;
+		want = sizeof(buf);
+		room = s->kept.max - s->kept.len;
+		if (s->kept.len > 0 && room > 0 && !s->lost) {
+			want = room < PIPE_SIZE ? room : PIPE_SIZE;
+			if (tc_buf_reserve(&s->kept, want) == 0)
+				to = s->kept.data + s->kept.len;
+			else {
+				s->lost = 1;
+				want = sizeof(buf);
+			}
+		}
+		n = read(s->fd, to, want);
 		if (n > 0)
-			take(r, s, buf, (size_t)n);
+			take(r, s, to, (size_t)n, to != buf);
 		else if (n < 0 && errno == EINTR)
 			continue;
 		else if (n < 0 && errno == EAGAIN)
@@ -969,6 +997,24 @@ add_raw(cJSON *obj, const char *name, struct tc_buf *b)
 	return 0;
 }
 
+/* Adds |b|'s text (taken; well-formed UTF-8, NUL-terminated) as string
+ * member |name|.  Returns 0 or a TC_E* code. */
+static int
+add_string_take(cJSON *obj, const char *name, struct tc_buf *b)
+{
+	cJSON *item;
+
+	if ((item = cJSON_CreateString("")) == NULL)
+		return TC_ENOMEM;
+	cJSON_free(item->valuestring);
+	item->valuestring = tc_buf_steal(b);
+	if (!cJSON_AddItemToObject(obj, name, item)) {
+		cJSON_Delete(item);
+		return TC_ENOMEM;
+	}
+	return 0;
+}
+
 /*
  * Writes into |v| the view of a stream whose |t| (its kept bytes as
  * UTF-8) is longer than TEXT_VIEW: its first TEXT_HEAD bytes and its last
@@ -1040,7 +1086,15 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 	/* With its exact bytes in base64, a long stream's string is its
 	 * view: the bytes are there once. */
 	whole = r->x->binary ? shown : valid;
-	if ((rc = tc_json_put_string(&json, whole->data != NULL ?
+	if (whole == &same) {
+		/* The kept bytes themselves become the string, escaped once
+		 * as the result is written: a long output is not copied
+		 * into a JSON string of its own first.  Nothing reads them
+		 * after this (base64 is only with x->binary). */
+		s->kept.data[n] = '\0';
+		if ((rc = add_string_take(obj, s->name, &s->kept)) != 0)
+			goto out;
+	} else if ((rc = tc_json_put_string(&json, whole->data != NULL ?
 	    whole->data : "", whole->len)) != 0 ||
 	    (rc = add_raw(obj, s->name, &json)) != 0)
 		goto out;
