@@ -489,7 +489,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 		goto out;
 	}
 	if (sp->home == NULL && shell_scratch_base != NULL &&
-	    (scratch = shell_scratch_make()) == NULL) {
+	    (scratch = shell_scratch_take()) == NULL) {
 		rc = tc_result_error(res, "cannot make the call's scratch "
 		    "directory: %s", strerror(errno));
 		goto out;

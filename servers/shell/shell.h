@@ -222,6 +222,22 @@ int	shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d);
 char	*shell_scratch_make(void);
 
 /*
+ * In a ready child (shell_profile's ready hook), before its call: makes
+ * the call's scratch directory with shell_scratch_make() where the policy
+ * names no home, for shell_scratch_take().  Failing, it leaves that to
+ * the call.  A ready child retired without a call leaves its directory,
+ * empty, for the server to remove as it exits.
+ */
+void	shell_scratch_ready(const struct tc_policy *pol);
+
+/*
+ * In a call's child: the directory shell_scratch_ready() made, or a new
+ * one (shell_scratch_make()).  Returns its path (the caller frees it),
+ * or NULL with errno set.
+ */
+char	*shell_scratch_take(void);
+
+/*
  * In a call's child, once its program has ended: empties the scratch
  * directory |path| and moves it out of the way, for the server's sweeper
  * to remove off the call's path; removes it itself (shell_tree_remove())

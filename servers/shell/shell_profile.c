@@ -336,4 +336,6 @@ const struct tc_profile shell_profile = {
 	.roots = TC_KEEP_ROOTS_ALL,
 	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
 	    TC_MAY_NETWORK,
+	/* The call's scratch directory, made before the call comes. */
+	.ready = shell_scratch_ready,
 };

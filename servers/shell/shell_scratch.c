@@ -54,6 +54,7 @@ const char *shell_scratch_base;
 static char	*base;		/* shell_scratch_base, owned */
 static pid_t	 base_owner;	/* the server, which removes it */
 static int	 spent_ok;	/* SPENT and its sweeper are there */
+static char	*ready_dir;	/* a ready child's: shell_scratch_ready() */
 
 /* Removes what directory |fd| holds (and closes it), |depth| levels at
  * most; a directory it cannot enter is made enterable first. */
@@ -301,4 +302,20 @@ shell_scratch_done(const char *path)
 	    rename(path, to) == 0)
 		return;
 	(void)shell_tree_remove(path);
+}
+
+void
+shell_scratch_ready(const struct tc_policy *pol)
+{
+	if (shell_policy(pol)->home == NULL && ready_dir == NULL)
+		ready_dir = shell_scratch_make();
+}
+
+char *
+shell_scratch_take(void)
+{
+	char *path = ready_dir;
+
+	ready_dir = NULL;
+	return path != NULL ? path : shell_scratch_make();
 }
