@@ -191,6 +191,14 @@ struct shell_exec {
 int	shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	    struct tc_result *res);
 
+/*
+ * Notes which signals this process ignores, for shell_exec_run() to give
+ * the program back at their default (an ignored signal stays ignored
+ * across exec).  A ready child does it before its call (shell_profile's
+ * ready hook); shell_exec_run() does it itself if it was not done.
+ */
+void	shell_exec_ready(void);
+
 /* --- The profile (shell_profile.c) --- */
 
 extern const struct tc_profile shell_profile;

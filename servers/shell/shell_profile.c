@@ -209,6 +209,14 @@ static const struct tc_syscall shell_calls[] = {
  * dynamic loader cannot be made to run it.  Nothing else of /etc (no
  * /etc/shadow for a call that keeps uid 0), and no /proc.
  */
+/* A ready child, before its call: what the call would do first. */
+static void
+shell_child_ready(const struct tc_policy *pol)
+{
+	shell_scratch_ready(pol);
+	shell_exec_ready();
+}
+
 static const struct tc_landlock_path shell_system[] = {
 	{ "/usr/lib",		TC_LL_READ },
 	{ "/usr/lib32",		TC_LL_READ },
@@ -336,6 +344,7 @@ const struct tc_profile shell_profile = {
 	.roots = TC_KEEP_ROOTS_ALL,
 	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
 	    TC_MAY_NETWORK,
-	/* The call's scratch directory, made before the call comes. */
-	.ready = shell_scratch_ready,
+	/* The call's scratch directory, made before the call comes, and
+	 * the signals its program must get back. */
+	.ready = shell_child_ready,
 };

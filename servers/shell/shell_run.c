@@ -214,6 +214,26 @@ close_fd(int *fd)
 
 /* --- The program's side, between fork and exec --- */
 
+/* The signals the handler ignored before the call (shell_exec_ready()),
+ * which the program gets back at their default. */
+static sigset_t	ignored;
+static int	ignored_known;
+
+void
+shell_exec_ready(void)
+{
+	struct sigaction now;
+	int sig;
+
+	sigemptyset(&ignored);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, NULL, &now) == 0 &&
+		    now.sa_handler == SIG_IGN)
+			sigaddset(&ignored, sig);
+	ignored_known = 1;
+}
+
 /* What the program's side needs, in the handler's memory (which it
  * shares until exec). */
 struct spawn {
@@ -243,13 +263,17 @@ exec_program(void *arg)
 
 	if (setpgid(0, 0) != 0)
 		goto fail;
-	/* Signals: the handler ignores SIGPIPE (shell_exec_run()), which
-	 * would stay ignored across exec; the child's confinement left no
-	 * other ignored (sandbox/confine.c), and exec resets handlers.
-	 * Then none blocked (the handler blocked all around the clone). */
+	/* Signals: those the handler ignores, which would stay ignored
+	 * across exec: SIGPIPE (shell_exec_run()) and any it found
+	 * ignored before (shell_exec_ready(), usually none: a child's
+	 * confinement leaves none), one system call each rather than one
+	 * per signal; exec resets handlers.  Then none blocked (the
+	 * handler blocked all around the clone). */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	(void)sigaction(SIGPIPE, &dfl, NULL);
+	for (i = 1; i < NSIG; i++)
+		if (i == SIGPIPE || sigismember(&ignored, i) == 1)
+			(void)sigaction(i, &dfl, NULL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
 	e.step = STEP_CWD;
@@ -304,11 +328,12 @@ spawn_program(struct spawn *sp, int *pidfd)
 		return -1;
 	pid = clone(exec_program, stack + sizeof(stack), CLONE_VM |
 	    CLONE_VFORK | CLONE_PIDFD | SIGCHLD, sp, &fd);
-	if (pid < 0 && errno == EINVAL)
-		/* A kernel without CLONE_PIDFD: a tick looks for its exit. */
+	if (pid < 0)
+		/* A kernel without CLONE_PIDFD, or a profile that refuses
+		 * it: a tick looks for its exit. */
 		pid = clone(exec_program, stack + sizeof(stack), CLONE_VM |
 		    CLONE_VFORK | SIGCHLD, sp);
-	else if (pid > 0)
+	else
 		*pidfd = fd;
 	err = errno;
 	(void)sigprocmask(SIG_SETMASK, &old, NULL);
@@ -1093,7 +1118,7 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 	/* With its exact bytes in base64, a long stream's string is its
 	 * view: the bytes are there once. */
 	whole = r->x->binary ? shown : valid;
-	if (whole == &same) {
+	if (whole == &same && !r->x->binary) {
 		/* The kept bytes themselves become the string, escaped once
 		 * as the result is written: a long output is not copied
 		 * into a JSON string of its own first.  Nothing reads them
@@ -1236,6 +1261,8 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	struct run r;
 	int i, rc;
 
+	if (!ignored_known)
+		shell_exec_ready();
 	memset(&r, 0, sizeof(r));
 	r.call = call;
 	r.x = x;
