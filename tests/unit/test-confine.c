@@ -986,9 +986,9 @@ run_status(struct tc_sandbox *sb, const struct tc_tool *t, int standby,
 	return ran;
 }
 
-/* --- A profile's ready hook; the shared network namespace --- */
+/* --- A profile's ahead hook; the shared network namespace --- */
 
-/* Set by the ready hook, in the ready child that runs it. */
+/* Set by the ahead hook, in the ready child that runs it. */
 static int readied;
 
 static void
@@ -998,7 +998,7 @@ mark_ready(const struct tc_policy *pol)
 	readied++;
 }
 
-/* Says whether the ready hook ran in this child before its call, and the
+/* Says whether the ahead hook ran in this child before its call, and the
  * inode of the network namespace it is in. */
 static int
 h_ready(const struct tc_call *call, struct tc_result *res)
@@ -1055,7 +1055,7 @@ run_ready(struct tc_sandbox *sb, const struct tc_tool *t, int *ready,
 }
 
 /*
- * A profile's ready hook runs in each ready child, once, before its call.
+ * A profile's ahead hook runs in each ready child, once, before its call.
  * And the children a root server's spawner makes in a network namespace
  * share one, which is not the server's; another server's each have their
  * own.
@@ -1074,18 +1074,18 @@ test_ready(struct tc_policy *pol)
 
 	exec_ready = hostile_exec;
 	exec_ready.name = "exec-ready";
-	exec_ready.ready = mark_ready;
+	exec_ready.ahead = mark_ready;
 	tc_profiles_add(&set, &exec_ready);
 	if (!is_int(tc_sandbox_init(&sb, pol, &set, &d), 0,
-	    "tc_sandbox_init, a profile with a ready hook")) {
+	    "tc_sandbox_init, a profile with an ahead hook")) {
 		printf("#   %s\n", d.msg);
 		return;
 	}
 	tc_sandbox_prefork(&sb, 2);
 	ran = run_ready(&sb, &tool, &ready[0], &net[0]);
 	ran &= run_ready(&sb, &tool, &ready[1], &net[1]);
-	if (ok(ran, "ready hook: two calls ran in ready children")) {
-		ok(ready[0] == 1 && ready[1] == 1, "ready hook: ran once in "
+	if (ok(ran, "ahead hook: two calls ran in ready children")) {
+		ok(ready[0] == 1 && ready[1] == 1, "ahead hook: ran once in "
 		    "each ready child, before its call (%d, %d)", ready[0],
 		    ready[1]);
 		if (!(sb.ns_flags & CLONE_NEWNET) ||
