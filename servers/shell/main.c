@@ -534,7 +534,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 		goto out;
 	}
 	if (sp->home == NULL && shell_scratch_base != NULL &&
-	    (scratch = shell_scratch_make()) == NULL) {
+	    (scratch = shell_scratch_take()) == NULL) {
 		rc = tc_result_error(res, "cannot make the call's scratch "
 		    "directory: %s", strerror(errno));
 		goto out;
@@ -573,7 +573,7 @@ out:
 	/* What the program left there goes with it (what it cannot remove,
 	 * the server does as it exits). */
 	if (scratch != NULL)
-		(void)shell_tree_remove(scratch);
+		shell_scratch_done(scratch);
 	free(scratch);
 	tc_strv_free(env.v);
 	tc_strv_free(run);
