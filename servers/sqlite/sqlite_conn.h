@@ -28,13 +28,14 @@
  * truth: where the tokens leave doubt it answers more.
  */
 enum sq_kind {
-	SQ_KIND_READ = 0,	/* SELECT, VALUES, WITH ... SELECT, EXPLAIN,
-				   harmless PRAGMA reads */
+	SQ_KIND_READ = 0,	/* SELECT, VALUES, WITH ... SELECT,
+				   harmless PRAGMA reads (EXPLAIN X has
+				   X's kind) */
 	SQ_KIND_WRITE,		/* INSERT, UPDATE, DELETE, REPLACE, UPSERT,
-				   transactions, savepoints, ANALYZE,
-				   REINDEX */
+				   transactions, savepoints, REINDEX */
 	SQ_KIND_SCHEMA,		/* CREATE, DROP, ALTER (tables, views,
-				   indexes, triggers) */
+				   indexes, triggers), ANALYZE (it may
+				   create sqlite_stat1) */
 };
 
 /* "read", "write", "schema": the subject's value and the audit word. */
@@ -46,9 +47,28 @@ const char	*sq_kind_name(enum sq_kind k);
  * SQLite never runs here (ATTACH, DETACH, VACUUM, a PRAGMA that writes
  * or is not on the list of harmless ones, load_extension()); |d| says
  * which word and why.  |nstmts| receives the number of statements.
+ *
+ * Statements are split as SQLite's own tokenizer reads them (comments,
+ * quoted strings and names, blobs, TCL-style variables, the bodies of
+ * CREATE TRIGGER); where SQLite would stop at a syntax error, the text
+ * after it still counts, so a caller that runs statements one by one
+ * and stops at the first that fails to prepare runs no more than this
+ * saw.  A NUL byte or an unterminated quote is TC_EINVAL.
  */
 int	sq_kind_of(const char *sql, size_t len, enum sq_kind *kind,
 	    size_t *nstmts, struct tc_diag *d);
+
+/*
+ * The lists both halves hold statements to (sqlite_kind.c).  1 if
+ * PRAGMA |name| (|len| bytes, any case) is on the harmless list in its
+ * bare form (|has_arg| 0), or with an argument (|has_arg| 1: one it
+ * reads, such as a table's name, never a value it sets); 0 otherwise.
+ */
+int	sq_pragma_harmless(const char *name, size_t len, int has_arg);
+
+/* 1 if SQL function |name| (|len| bytes, any case) reaches outside the
+ * database (load_extension, readfile, writefile, ...) and never runs. */
+int	sq_function_refused(const char *name, size_t len);
 
 /* The limits a connection runs under; 0 takes the default. */
 struct sq_limits {
@@ -81,7 +101,7 @@ int	sq_conn_open(const char *path, enum sq_kind kind,
  * (the authorizer's reason where it refused, "interrupted: the call's
  * time limit of N ms" at the deadline, SQLite's message otherwise) and
  * returns the TC_E* code it maps to (TC_EDENIED, TC_ETIMEOUT, TC_EINVAL,
- * TC_ESYS).
+ * TC_ETOOBIG for a string, blob or heap over its limit, TC_ESYS).
  */
 int	sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d);
 
