@@ -75,12 +75,18 @@ static int
 refuse(struct guard *g, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
-/* Records why, for sq_conn_error(), and answers SQLITE_DENY. */
+/*
+ * Records why, for sq_conn_error(), and answers SQLITE_DENY.  SQLite goes
+ * on asking after a refusal (the rest of the statement, the statements it
+ * nests), so the first reason stands until sq_conn_error() takes it.
+ */
 static int
 refuse(struct guard *g, const char *fmt, ...)
 {
 	va_list ap;
 
+	if (g->reason[0] != '\0')
+		return SQLITE_DENY;
 	va_start(ap, fmt);
 	vsnprintf(g->reason, sizeof(g->reason), fmt, ap);
 	va_end(ap);
@@ -234,6 +240,22 @@ authorize(void *arg, int action, const char *a1, const char *a2,
 		if (table_refused(a2))
 			return refuse(g, "the module %s is never used here%s",
 			    a2, in);
+		break;
+	case SQLITE_INSERT:
+	case SQLITE_UPDATE:
+	case SQLITE_DELETE:
+		/*
+		 * SQLite asks about writes to the schema's own table when it
+		 * merely readies a virtual table (json_each, pragma_*) for a
+		 * read, and as a part of CREATE, DROP and ALTER, which are
+		 * asked about by their own codes.  A statement that writes
+		 * it directly is stopped by writable_schema being off and
+		 * DEFENSIVE ("may not be modified"), and by the read-only
+		 * open for reads.
+		 */
+		if (a1 != NULL && (sqlite3_stricmp(a1, "sqlite_master") == 0 ||
+		    sqlite3_stricmp(a1, "sqlite_temp_master") == 0))
+			return SQLITE_OK;
 		break;
 	default:
 		break;
@@ -443,9 +465,16 @@ sq_conn_open(const char *path, enum sq_kind kind,
 	    SQLITE_OPEN_PRIVATECACHE;
 	rc = sqlite3_open_v2(path, db, flags, NULL);
 	if (rc != SQLITE_OK) {
-		rc = tc_diag(d, (rc & 0xff) == SQLITE_CANTOPEN ? TC_ENOTFOUND :
-		    TC_ESYS, "cannot open database '%s': %s", path,
-		    *db != NULL ? sqlite3_errmsg(*db) : sqlite3_errstr(rc));
+		if (*db != NULL)
+			rc = sqlite3_extended_errcode(*db);
+		if (rc == SQLITE_CANTOPEN_SYMLINK)
+			rc = tc_diag(d, TC_EDENIED, "cannot open database "
+			    "'%s': it is a symbolic link", path);
+		else
+			rc = tc_diag(d, (rc & 0xff) == SQLITE_CANTOPEN ?
+			    TC_ENOTFOUND : TC_ESYS, "cannot open database "
+			    "'%s': %s", path, *db != NULL ?
+			    sqlite3_errmsg(*db) : sqlite3_errstr(rc));
 		sqlite3_close_v2(*db);
 		*db = NULL;
 		free(g);
@@ -469,13 +498,20 @@ sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d)
 	const char *msg = db != NULL ? sqlite3_errmsg(db) : sqlite3_errstr(rc);
 	int code;
 
+	/*
+	 * A refusal comes back as SQLITE_AUTH, or as SQLITE_ERROR "not
+	 * authorized to use function: ..." for a function.
+	 */
+	if (g != NULL && g->reason[0] != '\0') {
+		code = (rc & 0xff) == SQLITE_AUTH ||
+		    strstr(msg, "not authorized") != NULL ?
+		    tc_diag(d, TC_EDENIED, "%s", g->reason) : 0;
+		g->reason[0] = '\0';
+		if (code != 0)
+			return code;
+	}
 	switch (rc & 0xff) {
 	case SQLITE_AUTH:
-		if (g != NULL && g->reason[0] != '\0') {
-			code = tc_diag(d, TC_EDENIED, "%s", g->reason);
-			g->reason[0] = '\0';
-			return code;
-		}
 		return tc_diag(d, TC_EDENIED, "refused: %s", msg);
 	case SQLITE_INTERRUPT:
 		if (g != NULL && g->timed_out)
