@@ -519,8 +519,9 @@ sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d)
 			    "call's time limit of %lld ms", g->limit_ms);
 		return tc_diag(d, TC_ETIMEOUT, "interrupted: %s", msg);
 	case SQLITE_READONLY:
-		return tc_diag(d, TC_EDENIED, "%s: this call only reads",
-		    msg);
+		return tc_diag(d, TC_EDENIED, "%s: %s", msg,
+		    g != NULL && g->kind == SQ_KIND_READ ?
+		    "this call only reads" : "the file cannot be written");
 	case SQLITE_TOOBIG:
 		return tc_diag(d, TC_ETOOBIG, "%s: a string or blob is "
 		    "limited to %d bytes here", msg,

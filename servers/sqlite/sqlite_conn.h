@@ -91,7 +91,9 @@ struct sq_limits {
  * double-quoted string literals, temp_store in memory, the limits above,
  * and the authorizer that refuses ATTACH, DETACH, VACUUM, any PRAGMA not
  * on the harmless list, functions that reach outside, and anything more
- * than |kind|.  On failure *db is NULL.
+ * than |kind|.  On failure *db is NULL.  The heap limit is SQLite's,
+ * for the whole process: call this in the child, not in the server.
+ * One thread: a connection and its guard are not for sharing.
  */
 int	sq_conn_open(const char *path, enum sq_kind kind,
 	    const struct sq_limits *lim, sqlite3 **db, struct tc_diag *d);
@@ -102,6 +104,7 @@ int	sq_conn_open(const char *path, enum sq_kind kind,
  * time limit of N ms" at the deadline, SQLite's message otherwise) and
  * returns the TC_E* code it maps to (TC_EDENIED, TC_ETIMEOUT, TC_EINVAL,
  * TC_ETOOBIG for a string, blob or heap over its limit, TC_ESYS).
+ * Call it after each failure: it also clears the authorizer's reason.
  */
 int	sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d);
 

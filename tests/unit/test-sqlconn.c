@@ -11,6 +11,7 @@
  *	D/corrupt.db	main.db with its pages after the first overwritten
  *	D/notadb	a text file
  *	D/link.db	a symbolic link to main.db
+ *	D/dirlink	a symbolic link to D
  *	D/file:x.db	a database whose name looks like a URI
  *
  * Each known bypass is a row of a table: the SQL, the kind sq_kind_of()
@@ -141,7 +142,8 @@ make_dbs(void)
 		ok = 0;
 	if (fd >= 0)
 		close(fd);
-	if (symlink("main.db", path("link.db")) != 0)
+	if (symlink("main.db", path("link.db")) != 0 ||
+	    symlink(".", path("dirlink")) != 0)
 		ok = 0;
 	return ok ? 0 : -1;
 }
@@ -584,6 +586,10 @@ open_checks(void)
 	ok(rc == TC_EDENIED && db == NULL, "a symbolic link is refused "
 	    "(SQLITE_OPEN_NOFOLLOW)");
 	like(d.msg, "symbolic link", "  and said");
+	rc = sq_conn_open(path("dirlink/main.db"), SQ_KIND_READ, NULL, &db,
+	    &d);
+	ok(rc == TC_EDENIED && db == NULL, "so is a link to a directory on "
+	    "the way");
 
 	rc = sq_conn_open(path("main.db"), SQ_KIND_READ, NULL, &db, &d);
 	if (is_int(rc, 0, "open for reading")) {
