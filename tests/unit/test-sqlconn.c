@@ -13,6 +13,7 @@
  *	D/link.db	a symbolic link to main.db
  *	D/dirlink	a symbolic link to D
  *	D/file:x.db	a database whose name looks like a URI
+ *	D/jdir/j.db	a database whose journal is a link to D/victim
  *
  * Each known bypass is a row of a table: the SQL, the kind sq_kind_of()
  * gives it (or its refusal), and what the guarded connection of a given
@@ -142,6 +143,13 @@ make_dbs(void)
 		ok = 0;
 	if (fd >= 0)
 		close(fd);
+	/* A journal that is a link to a file outside. */
+	if (mkdir(path("jdir"), 0755) != 0 || setup("jdir/j.db",
+	    "CREATE TABLE j (a);") != 0 ||
+	    (fd = open(path("victim"), O_WRONLY | O_CREAT, 0644)) < 0 ||
+	    write(fd, "victim\n", 7) != 7 || close(fd) != 0 ||
+	    symlink(path("victim"), path("jdir/j.db-journal")) != 0)
+		ok = 0;
 	if (symlink("main.db", path("link.db")) != 0 ||
 	    symlink(".", path("dirlink")) != 0)
 		ok = 0;
@@ -210,6 +218,7 @@ enum after {
 	LOG_SAME,	/* main.db's log is empty */
 	NO_FILE,	/* D/new.db and /tmp/toolcell-copy.db do not exist */
 	NO_EFFECT,	/* side_effect() and writefile() were never called */
+	VICTIM_SAME,	/* D/victim still holds "victim\n" */
 };
 
 static const struct attack {
@@ -390,6 +399,9 @@ static const struct attack {
 	{ "a corrupt database file", "SQLite", "corrupt.db", R,
 	    "SELECT count(*), max(length(name)) FROM t", R, TC_EINVAL,
 	    "damaged", NOTHING, 1, NULL, NULL },
+	{ "a journal that is a link outside", "SQLite (O_NOFOLLOW)",
+	    "jdir/j.db", W, "INSERT INTO j VALUES (1)", W, TC_ESYS,
+	    "unable to open", VICTIM_SAME, 1, NULL, NULL },
 	{ "a file that is no database", "SQLite", "notadb", R,
 	    "SELECT * FROM sqlite_schema", R, TC_EINVAL,
 	    "file is not a database", NOTHING, 1, NULL, NULL },
@@ -484,6 +496,19 @@ check_after(enum after a, const char *what)
 	case NO_EFFECT:
 		is_int(side_effects, 0, "  %s: no side effect", what);
 		break;
+	case VICTIM_SAME: {
+		char buf[16] = "";
+		int fd = open(path("victim"), O_RDONLY);
+
+		if (fd >= 0) {
+			if (read(fd, buf, sizeof(buf) - 1) < 0)
+				buf[0] = '\0';
+			close(fd);
+		}
+		is_str(buf, "victim\n", "  %s: the file outside unchanged",
+		    what);
+		break;
+	}
 	}
 }
 

@@ -164,6 +164,10 @@ before(async () => {
 	const fh = await fsp.open(files.corrupt, 'r+');
 	await fh.write(Buffer.alloc(8192, 0x5a), 0, 8192, 4096);
 	await fh.close();
+	// A journal that is a link to the secret file outside.
+	const jdir = await ownedDir('db');
+	files.journal = await copyDb(files.main, path.join(jdir, 'j.db'));
+	await fsp.symlink(files.secretTxt, path.join(jdir, 'j.db-journal'));
 	files.notadb = path.join(other, 'notadb');
 	await fsp.writeFile(files.notadb, 'root:x:0:0:root:/root:/bin/sh\n');
 	const { uid, gid } = serverIds();
@@ -177,6 +181,7 @@ before(async () => {
 		`database corrupt ${files.corrupt} read-only`,
 		`database notadb ${files.notadb} read-only`,
 		`database slow ${files.slow} read-only time 1s`,
+		`database journal ${files.journal} read-write`,
 	]);
 });
 
@@ -267,6 +272,9 @@ const ATTACKS = [
 	    sql: 'SELECT * FROM ok', expect: /malformed database schema/ },
 	{ what: 'a corrupt database file', line: 'sqlite', tool: 'query', db: 'corrupt',
 	    sql: 'SELECT count(*), max(length(name)) FROM t', expect: /malformed|damaged|not a database/ },
+	{ what: 'a journal that is a link to a file outside', line: 'sqlite', tool: 'execute',
+	    db: 'journal', sql: "INSERT INTO t (name) VALUES ('x')", expect: /unable to open|I\/O/,
+	    secretSame: true },
 	{ what: 'a file that is no database', line: 'sqlite', tool: 'query', db: 'notadb',
 	    sql: 'SELECT * FROM sqlite_schema', expect: /not a database/ },
 	// blow-ups (39): the deadline and the limits, in the child
@@ -290,6 +298,8 @@ describe('known bypasses, end to end', { skip: built ? false : `${SQLITE} is not
 			assert.equal(r.error, true, `not refused: ${r.text}`);
 			assert.match(r.text, a.expect);
 			assert.doesNotMatch(r.text, new RegExp(SECRET));
+			if (a.secretSame)
+				assert.equal(await fsp.readFile(files.secretTxt, 'utf8'), `${SECRET}\n`);
 			for (const f of a.absent ?? [])
 				assert.equal(existsSync(f()), false, `${f()} was made`);
 			// Nothing changed, and the server still serves.
