@@ -213,9 +213,12 @@ authorize(void *arg, int action, const char *a1, const char *a2,
 		snprintf(in, sizeof(in), " (in trigger %s)", trig);
 	switch (action) {
 	case SQLITE_ATTACH:
+		return refuse(g, "ATTACH is never run here, nor VACUUM, which "
+		    "attaches a database: a connection reaches its own "
+		    "database file only");
 	case SQLITE_DETACH:
-		return refuse(g, "%s is never run here: a connection reaches "
-		    "its own database file only", action_name(action));
+		return refuse(g, "DETACH is never run here: a connection "
+		    "reaches its own database file only");
 	case SQLITE_PRAGMA:
 		if (a1 == NULL || !sq_pragma_harmless(a1, strlen(a1),
 		    a2 != NULL))

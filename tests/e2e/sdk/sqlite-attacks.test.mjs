@@ -15,7 +15,8 @@
 // have made one, and no response carries a secret that only a file
 // outside the policy's databases holds (the child's Landlock rights reach
 // only its databases' directories; SQL gets no nearer to them than the
-// guard lets it).  The hostile databases are made by the server itself,
+// guard lets it), nor does a journal that is a link to such a file take a
+// byte.  The hostile databases are made by the server itself,
 // then crafted by changing bytes of their schema text in place (a view
 // that calls "lxad_extension" becomes one that calls load_extension).
 //
