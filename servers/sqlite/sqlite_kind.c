@@ -498,7 +498,9 @@ stmt_end(const struct sql *q, size_t pos, int *bad)
 		case EXPLAIN:
 			if (is_kw(q, &t, "create"))
 				st = CREATE;
-			else if (is_kw(q, &t, "explain"))
+			else if (is_kw(q, &t, "explain") ||
+			    is_kw(q, &t, "temp") || is_kw(q, &t, "temporary") ||
+			    is_kw(q, &t, "trigger") || is_kw(q, &t, "end"))
 				st = NORMAL;
 			break;
 		case CREATE:
