@@ -70,7 +70,8 @@ int	sq_pragma_harmless(const char *name, size_t len, int has_arg);
  * database (load_extension, readfile, writefile, ...) and never runs. */
 int	sq_function_refused(const char *name, size_t len);
 
-/* The limits a connection runs under; 0 takes the default. */
+/* The limits a connection runs under; 0 takes the default: 30 s from
+ * the open, 5 s, 128 MiB, 1 MiB and 16 MiB. */
 struct sq_limits {
 	long long	deadline_ms;	/* tc_now_ms() after which every
 					   running statement is interrupted
@@ -91,7 +92,10 @@ struct sq_limits {
  * double-quoted string literals, temp_store in memory, the limits above,
  * and the authorizer that refuses ATTACH, DETACH, VACUUM, any PRAGMA not
  * on the harmless list, functions that reach outside, and anything more
- * than |kind|.  On failure *db is NULL.  The heap limit is SQLite's,
+ * than |kind|.  On failure *db is NULL, and the code says why:
+ * TC_EINVAL (a path not absolute), TC_ENOTFOUND (no such file),
+ * TC_EDENIED (a symbolic link on the path), TC_ENOTSUP (this SQLite did
+ * not take a setting), TC_ESYS.  The heap limit is SQLite's,
  * for the whole process: call this in the child, not in the server.
  * One thread: a connection and its guard are not for sharing.
  */
