@@ -652,6 +652,56 @@ open_checks(void)
 	ok(1, "sq_conn_close(NULL)");
 }
 
+/* Returns the text of the first column of |sql|'s first row, or "". */
+static const char *
+first(sqlite3 *db, const char *sql)
+{
+	static char buf[64];
+	sqlite3_stmt *st;
+
+	buf[0] = '\0';
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return buf;
+	if (sqlite3_step(st) == SQLITE_ROW &&
+	    sqlite3_column_text(st, 0) != NULL)
+		snprintf(buf, sizeof(buf), "%s",
+		    (const char *)sqlite3_column_text(st, 0));
+	sqlite3_finalize(st);
+	return buf;
+}
+
+/*
+ * DEFENSIVE alone, the authorizer peeled off: the PRAGMAs it names are
+ * ignored, and writes to the schema table refused.
+ */
+static void
+defensive_checks(void)
+{
+	struct tc_diag d = { "", 0 };
+	sqlite3 *db;
+	char before[64];
+
+	if (sq_conn_open(path("main.db"), SQ_KIND_SCHEMA, NULL, &db, &d) != 0) {
+		ok(0, "open: %s", d.msg);
+		return;
+	}
+	sqlite3_set_authorizer(db, NULL, NULL);
+	snprintf(before, sizeof(before), "%s", first(db,
+	    "PRAGMA schema_version"));
+	run_all(db, "PRAGMA journal_mode=OFF", &d);
+	is_str(first(db, "PRAGMA journal_mode"), "delete",
+	    "without the authorizer, journal_mode=OFF is ignored (DEFENSIVE)");
+	run_all(db, "PRAGMA schema_version=12345", &d);
+	is_str(first(db, "PRAGMA schema_version"), before,
+	    "  and schema_version=N (DEFENSIVE)");
+	run_all(db, "PRAGMA writable_schema=ON", &d);
+	is_int(run_all(db, "DELETE FROM sqlite_schema WHERE name = 'tv'", &d),
+	    TC_EINVAL, "  and a write to sqlite_schema refused");
+	like(d.msg, "may not be modified", "  and said");
+	sq_conn_close(db);
+	is_int(count("main.db", "t"), 1000, "  t unchanged");
+}
+
 /* The deadline, inside SQLite: statements that would never end. */
 static void
 deadline_checks(void)
@@ -858,6 +908,7 @@ main(void)
 	printf("# SQLite %s\n", sqlite3_libversion());
 	open_checks();
 	attacks_run();
+	defensive_checks();
 	deadline_checks();
 	limit_checks();
 	busy_checks();
