@@ -816,7 +816,8 @@ network_warn(const struct tc_policy *pol, const char *file,
 
 /*
  * The shared warnings; that no process limit holds for a call run as
- * root; what a network grant reaches; and one for each deny rule of the
+ * root; what a network grant reaches; an argument deny pattern that lets
+ * long options' abbreviations through; and one for each deny rule of the
  * file: a rule holds the working directory the server resolves, not the
  * files the programs open, which the kernel lets them reach beneath the
  * roots whatever their names.  Every tool is offered with or without a
@@ -834,6 +835,7 @@ shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	if (calls_as_root(pol) && report != NULL)
 		report(ctx, ROOT_NPROC);
 	network_warn(pol, file, report, ctx);
+	shell_rules_warn(shell_policy(pol), file, report, ctx);
 	for (i = 0; i < pol->ndeny; i++) {
 		if (pol->deny[i].line <= 0 || pol->deny[i].own != NULL)
 			continue;

@@ -157,6 +157,17 @@ int	shell_rules_check(const struct shell_policy *sp,
 	    const char *const *argv, size_t argc,
 	    const struct shell_program **prog, char ***run, struct tc_diag *d);
 
+/*
+ * Reports through |report|, as "FILE:LINE: message" (|file| the policy's
+ * name), each deny pattern of |sp| that matches long options ("--name")
+ * but refuses none of their abbreviations, since it does not start with
+ * "--" ("*upload-pack*" lets "--upl=X" through): a pattern written
+ * "--name*" would refuse them.  One that matches every long option is
+ * not reported.  Returns the number reported.
+ */
+int	shell_rules_warn(const struct shell_policy *sp, const char *file,
+	    tc_policy_report_fn *report, void *ctx);
+
 /* --- Running one program, in the confined child (shell_run.c) --- */
 
 struct shell_exec {
