@@ -23,11 +23,11 @@ PREFIX	?= /usr/local
 
 # Libraries come from pkg-config.  PKGS are those of common/, which every
 # binary links; a server names its own in servers/NAME/deps.mk as
-# NAME_PKGS, and only its binary links them (toolcell-fs PCRE2; SQLite
-# waits for toolcell-sqlite), so that no binary carries a library it does
+# NAME_PKGS, and only its binary links them (toolcell-fs PCRE2,
+# toolcell-sqlite SQLite), so that no binary carries a library it does
 # not use.
 PKGS	 = libseccomp libcap libcjson nettle
-SERVERS	 = fs shell
+SERVERS	 = fs shell sqlite
 include $(wildcard $(SERVERS:%=servers/%/deps.mk))
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
