@@ -278,7 +278,7 @@ sqlite_policy_print(const struct tc_policy *p, const void *slot, FILE *f)
 /* This has to be sorted always: it is searched with bsearch(3). */
 static const struct tc_policy_keyword sqlite_keywords[] = {
 	{ "database", TC_POLICY_LINE, .parse = kw_database,
-	  .value = "the database's name and file" },
+	  .value = "the database's name and file", .max_words = 12 },
 };
 
 const struct tc_policy_section sqlite_policy_section = {
