@@ -391,13 +391,14 @@ static void
 sqlite_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
     void *ctx)
 {
-	static const char *const writers[] = { "execute", NULL };
 	const struct sqlite_policy *sp = sqlite_policy(pol);
 	const char *file = pol->file != NULL ? pol->file : "command line";
 	char msg[1024];
 	size_t i, k;
 
-	tc_policy_warn(pol, writers, report, ctx);
+	/* No tool of its is a writer of files to the shared warnings:
+	 * execute is offered by its databases' modes (sqlite_offered()). */
+	tc_policy_warn(pol, NULL, report, ctx);
 	if (report == NULL)
 		return;
 	for (i = 0; i < pol->nroots; i++) {
