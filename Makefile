@@ -177,6 +177,15 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# toolcell-sqlite's profile fails closed (test-sqlprofile): its [sqlite]
+# section and profile, with SQLite, without the rest of the server.
+$(BUILD)/tests/unit/test-sqlprofile.o: ALL_CFLAGS += -Iservers/sqlite
+$(BUILD)/tests/test-sqlprofile: $(BUILD)/tests/unit/test-sqlprofile.o \
+    $(BUILD)/servers/sqlite/sqlite_policy.o \
+    $(BUILD)/servers/sqlite/sqlite_profile.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS_sqlite) $(LDLIBS)
+
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<
