@@ -25,6 +25,9 @@
 /* Bytes a cut cell keeps at least, whatever the cap. */
 #define CELL_MIN	64
 
+/* Bytes of a number's text, at most. */
+#define SQ_NUM_MAX	40
+
 int
 sq_rows_init(struct sq_rows *r, size_t ncols, size_t max_bytes)
 {
@@ -79,22 +82,102 @@ put_base64(struct tc_buf *b, const unsigned char *p, size_t n)
 	return 0;
 }
 
-/* Appends a REAL: the shortest form that reads back, always with a '.'
- * or an exponent, so that it reads as a REAL in the text as well. */
+/*
+ * Writes |v| in decimal digits into |p| (at least 21 bytes), backwards
+ * from its end; returns where the digits start.  printf's machinery is
+ * most of a large result's cost otherwise.
+ */
+static char *
+digits(char *end, unsigned long long v)
+{
+	do {
+		*--end = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	return end;
+}
+
+/* Writes integer |v| into |out| (SQ_NUM_MAX bytes); returns its length. */
+static size_t
+fmt_int(char out[SQ_NUM_MAX], long long v)
+{
+	char tmp[24], *p;
+	size_t n;
+
+	p = digits(tmp + sizeof(tmp), v < 0 ? 0ULL - (unsigned long long)v :
+	    (unsigned long long)v);
+	if (v < 0)
+		*--p = '-';
+	n = (size_t)(tmp + sizeof(tmp) - p);
+	memcpy(out, p, n);
+	return n;
+}
+
+/*
+ * Writes REAL |d| (finite) into |out| as the shortest decimal with at
+ * most 9 digits after the point that reads back as |d|, always with a
+ * '.', else as tc_json_number() writes it (17 digits or an exponent, a
+ * ".0" added to an integer).  Exact: m and 10^k are exact doubles, so
+ * m / 10^k rounds as strtod() rounds the text of m with the point k
+ * digits from its end; the text reads back as |d| when that quotient is
+ * |d|.  Returns the length.
+ */
+static size_t
+fmt_real(char out[SQ_NUM_MAX], double d)
+{
+	static const double pow10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6,
+	    1e7, 1e8, 1e9 };
+	char tmp[32], *p;
+	unsigned long long m;
+	double a = fabs(d), x;
+	size_t n, k, at = 0;
+
+	if (signbit(d))
+		out[at++] = '-';
+	for (k = 0; k < TC_NITEMS(pow10); k++) {
+		if ((x = a * pow10[k]) >= 9007199254740992.0)
+			break;
+		m = (unsigned long long)(x + 0.5);
+		if ((double)m / pow10[k] != a)
+			continue;
+		p = digits(tmp + sizeof(tmp), m);
+		/* At least k + 1 digits: 0.05 is m 5 with k 2, "005". */
+		while ((size_t)(tmp + sizeof(tmp) - p) < k + 1)
+			*--p = '0';
+		n = (size_t)(tmp + sizeof(tmp) - p);
+		memcpy(out + at, p, n - k);
+		at += n - k;
+		out[at++] = '.';
+		if (k == 0)
+			out[at++] = '0';
+		else {
+			memcpy(out + at, p + n - k, k);
+			at += k;
+		}
+		return at;
+	}
+	tc_json_number(out, d);
+	n = strlen(out);
+	if (strpbrk(out, ".eE") == NULL) {
+		memcpy(out + n, ".0", 3);
+		n += 2;
+	}
+	return n;
+}
+
+/* Appends a REAL, as fmt_real() writes it; an infinite one as the string
+ * "Infinity" or "-Infinity", NaN (which SQLite stores as NULL) as null. */
 static int
 put_real(struct tc_buf *b, double d)
 {
-	char num[TC_JSON_NUMBER_MAX];
+	char num[SQ_NUM_MAX];
 
 	if (isinf(d))
 		return tc_buf_append_str(b, d > 0 ? "\"Infinity\"" :
 		    "\"-Infinity\"");
 	if (isnan(d))
 		return tc_buf_append_str(b, "null");
-	tc_json_number(num, d);
-	if (strpbrk(num, ".eE") == NULL)
-		return tc_buf_printf(b, "%s.0", num);
-	return tc_buf_append_str(b, num);
+	return tc_buf_append(b, num, fmt_real(num, d));
 }
 
 /* The longest prefix of |s| (|n| bytes) that is at most |max| bytes and
@@ -116,15 +199,18 @@ put_cell(struct tc_buf *b, sqlite3_stmt *st, int i, size_t cap)
 {
 	const unsigned char *p;
 	sqlite3_int64 v;
+	char num[SQ_NUM_MAX + 2];
 	size_t n, keep;
 	int rc;
 
 	switch (sqlite3_column_type(st, i)) {
 	case SQLITE_INTEGER:
 		v = sqlite3_column_int64(st, i);
-		if (v > SQ_EXACT_MAX || v < -SQ_EXACT_MAX)
-			return tc_buf_printf(b, "\"%lld\"", (long long)v);
-		return tc_buf_printf(b, "%lld", (long long)v);
+		n = fmt_int(num + 1, (long long)v);
+		if (v <= SQ_EXACT_MAX && v >= -SQ_EXACT_MAX)
+			return tc_buf_append(b, num + 1, n);
+		num[0] = num[n + 1] = '"';
+		return tc_buf_append(b, num, n + 2);
 	case SQLITE_FLOAT:
 		return put_real(b, sqlite3_column_double(st, i));
 	case SQLITE_TEXT:
@@ -160,7 +246,7 @@ static int
 text_cell(struct tc_buf *b, sqlite3_stmt *st, int i)
 {
 	const char *s;
-	char c;
+	char c, num[SQ_NUM_MAX];
 	size_t n, keep, k;
 	int rc;
 
@@ -171,8 +257,8 @@ text_cell(struct tc_buf *b, sqlite3_stmt *st, int i)
 		return tc_buf_printf(b, "<blob %d bytes>",
 		    sqlite3_column_bytes(st, i));
 	case SQLITE_INTEGER:
-		return tc_buf_printf(b, "%lld",
-		    (long long)sqlite3_column_int64(st, i));
+		return tc_buf_append(b, num, fmt_int(num,
+		    (long long)sqlite3_column_int64(st, i)));
 	case SQLITE_FLOAT:
 		return put_real(b, sqlite3_column_double(st, i));
 	default:

@@ -231,6 +231,25 @@ describe('the tools', () => {
 		await refused(srv, 'query', { database: 'main', sql: 'SELECT ?', params: [1, 2] }, /params holds 2/);
 	});
 
+	test('REALs read back exactly, each with a point in the text', async () => {
+		// Random ones, each beside its 17 digits: the cell is the same
+		// double (five rows a call: the database's rows limit).
+		const all = [];
+		for (const gen of ['random() / 1e9', 'random() / 7.0', '(random() % 100000) / 100.0',
+			'(random() % 1000) / 8.0', 'random() * 1e-300'])
+			for (let i = 0; i < 4; i++)
+				all.push(...await rows(srv, `WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1
+				    FROM c LIMIT 5), v AS MATERIALIZED (SELECT ${gen} AS x FROM c)
+				    SELECT x, printf('%!.17g', x) FROM v`));
+		for (const set of ['0.1, -2.5, 1e300, 3.0', '5e-324, 123456789.123, -0.0001, 0.30000000000000004'])
+			all.push(...await rows(srv, `SELECT value, printf('%!.17g', value) FROM json_each('[${set}]')`));
+		assert.equal(all.length, 108);
+		for (const [cell, exact] of all)
+			assert.equal(cell, Number(exact), `${exact}`);
+		const text = textOf(await ok(srv, 'query', { database: 'main', sql: 'SELECT 3.0, 0.1, -2.5, 1e300, 0.05' }));
+		assert.match(text, /^3\.0 \| 0\.1 \| -2\.5 \| 1e\+300 \| 0\.05$/m);
+	});
+
 	test('paging: max_rows, an exact truncated flag, a cursor bound to the query and params', async () => {
 		const sql = 'SELECT id FROM t WHERE id > ? ORDER BY id';
 		const args = { database: 'main', sql, params: [-100], max_rows: 2 };
