@@ -384,8 +384,10 @@ sqlite_ready(const struct tc_server *srv, const struct tc_policy *pol,
 
 /*
  * The shared warnings; that allow lines give it nothing (it serves
- * files, not directories); that a read-only database whose directory
- * holds a read-write one's is kept read-only by its connection alone.
+ * files, not directories); that a read-only database is kept read-only
+ * by its connection alone where the kernel lets calls write its
+ * directory: it is in WAL mode, or shares the directory with a database
+ * that calls may write beside.
  */
 static void
 sqlite_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
@@ -411,17 +413,28 @@ sqlite_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	for (i = 0; i < sp->ndbs; i++) {
 		if (sp->dbs[i].readwrite)
 			continue;
+		if (sp->dbs[i].wal) {
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: database %s is in "
+			    "WAL mode, whose readers write its -shm file: the "
+			    "kernel lets calls write its directory, and only its "
+			    "connection, opened read-only, keeps %s read-only",
+			    file, sp->dbs[i].line, sp->dbs[i].name,
+			    sp->dbs[i].name);
+			report(ctx, msg);
+			continue;
+		}
 		for (k = 0; k < sp->ndbs; k++)
-			if (sp->dbs[k].readwrite &&
+			if (sq_dir_writable(&sp->dbs[k]) &&
 			    strcmp(sp->dbs[k].dir, sp->dbs[i].dir) == 0)
 				break;
 		if (k == sp->ndbs)
 			continue;
 		tc_text_fmt(msg, sizeof(msg), "%s:%d: database %s: its "
-		    "directory holds the read-write database %s, so the "
-		    "kernel lets calls write there; only its connection keeps "
-		    "%s read-only: give each read-write database a directory "
-		    "of its own", file, sp->dbs[i].line, sp->dbs[i].name,
+		    "directory holds the database %s, which calls may write "
+		    "beside, so the kernel lets them write there; only its "
+		    "connection keeps %s read-only: give each read-write "
+		    "database a directory of its own", file, sp->dbs[i].line,
+		    sp->dbs[i].name,
 		    sp->dbs[k].name, sp->dbs[i].name);
 		report(ctx, msg);
 	}

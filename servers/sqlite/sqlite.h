@@ -65,6 +65,8 @@ struct sq_database {
 						   symbolic link) */
 	char			*dir;		/* that directory */
 	int			 readwrite;
+	int			 wal;		/* in WAL mode at start: its
+						   readers write its -shm */
 	unsigned long long	 rows;		/* per call, at most */
 	unsigned long long	 bytes;		/* of rows per call */
 	int			 time_ms;	/* per call */
@@ -88,6 +90,11 @@ const struct sq_database *sq_database_find(const struct tc_policy *pol,
 
 /* Returns 1 if some database of |pol| is read-write. */
 int	sq_any_readwrite(const struct tc_policy *pol);
+
+/* Returns 1 if the kernel must let a call write SQLite's files in the
+ * directory of |db|: it is read-write, or in WAL mode (whose readers
+ * write its -shm, and make it and the -wal when they are not there). */
+int	sq_dir_writable(const struct sq_database *db);
 
 /* --- The profile (sqlite_profile.c) --- */
 

@@ -70,12 +70,15 @@ sqlite_policy_release(void *slot)
 
 /*
  * Resolves |given| (absolute): its directory made canonical, the file
- * looked up in it by name without following a link.  Returns 0 with
- * *|dir| and *|path| new strings, or -1 with |why| set.
+ * looked up in it by name without following a link, and read for
+ * whether it is in WAL mode.  Returns 0 with *|dir| and *|path| new
+ * strings and *|wal| set, or -1 with |why| set.
  */
 static int
-resolve(const char *given, char **dir, char **path, char *why, size_t len)
+resolve(const char *given, char **dir, char **path, int *wal, char *why,
+    size_t len)
 {
+	unsigned char head[20];
 	char *copy, *slash, *base, real[PATH_MAX];
 	struct stat st;
 	int dfd = -1, fd = -1, rc = -1;
@@ -104,26 +107,30 @@ resolve(const char *given, char **dir, char **path, char *why, size_t len)
 		goto out;
 	}
 	/* One name in that directory: no '/', so nothing but the file
-	 * itself is looked up, and O_NOFOLLOW leaves a link unfollowed. */
-	if ((fd = openat(dfd, base, O_PATH | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
-	    fstat(fd, &st) != 0) {
+	 * itself is looked up, and O_NOFOLLOW refuses a link (ELOOP);
+	 * O_NONBLOCK, so that a FIFO does not hold the start. */
+	if ((fd = openat(dfd, base, O_RDONLY | O_NOFOLLOW | O_NONBLOCK |
+	    O_NOCTTY | O_CLOEXEC)) < 0 || fstat(fd, &st) != 0) {
 		if (errno == ENOENT)
 			snprintf(why, len, "no such file: the server makes no "
 			    "database; create it first (sqlite3 FILE "
 			    "'VACUUM')");
+		else if (errno == ELOOP)
+			snprintf(why, len, "is a symbolic link: name the file "
+			    "it leads to");
 		else
 			snprintf(why, len, "%s", strerror(errno));
-		goto out;
-	}
-	if (S_ISLNK(st.st_mode)) {
-		snprintf(why, len, "is a symbolic link: name the file it "
-		    "leads to");
 		goto out;
 	}
 	if (!S_ISREG(st.st_mode)) {
 		snprintf(why, len, "is not a regular file");
 		goto out;
 	}
+	/* WAL mode: the header's write and read versions are 2.  An empty
+	 * file is an empty database, in rollback mode. */
+	*wal = pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
+	    memcmp(head, "SQLite format 3", 16) == 0 && head[18] == 2 &&
+	    head[19] == 2;
 	if ((*dir = strdup(real)) == NULL ||
 	    asprintf(path, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/",
 	    base) < 0) {
@@ -225,7 +232,8 @@ kw_database(struct tc_policy_ctx *c, char **w, int nw)
 	}
 	if ((given = tc_policy_path(c, "database", w[1])) == NULL)
 		return;
-	if (resolve(given, &db.dir, &db.path, why, sizeof(why)) != 0) {
+	if (resolve(given, &db.dir, &db.path, &db.wal, why, sizeof(why)) !=
+	    0) {
 		tc_policy_error(c, "database %s: %s: %s", w[0], given, why);
 		free(given);
 		return;
@@ -264,9 +272,9 @@ sqlite_policy_print(const struct tc_policy *p, const void *slot, FILE *f)
 	fprintf(f, "databases:%s\n", sp->ndbs == 0 ? " none" : "");
 	for (i = 0; i < sp->ndbs; i++) {
 		db = &sp->dbs[i];
-		fprintf(f, "  %s  %s  %s  rows %s  bytes %s  time %s  (%s)\n",
+		fprintf(f, "  %s  %s  %s%s  rows %s  bytes %s  time %s  (%s)\n",
 		    db->name, db->path, db->readwrite ? "read-write" :
-		    "read-only", tc_policy_value_str(TC_POLICY_COUNT, db->rows,
+		    "read-only", db->wal ? " (WAL)" : "", tc_policy_value_str(TC_POLICY_COUNT, db->rows,
 		    rows, sizeof(rows)), tc_policy_value_str(TC_POLICY_SIZE,
 		    db->bytes, bytes, sizeof(bytes)),
 		    tc_policy_value_str(TC_POLICY_DURATION,
@@ -324,4 +332,10 @@ sq_any_readwrite(const struct tc_policy *pol)
 		if (sp->dbs[i].readwrite)
 			return 1;
 	return 0;
+}
+
+int
+sq_dir_writable(const struct sq_database *db)
+{
+	return db->readwrite || db->wal;
 }

@@ -46,8 +46,10 @@ static const struct tc_syscall sqlite_calls[] = {
  * Its Landlock rules, from the [sqlite] section each time the ruleset is
  * built: read beneath the directory of every database, and SQLite's own
  * files made, written, truncated and removed beneath the directory of
- * each read-write one.  A directory that holds a read-only and a
- * read-write database gets both.  Nothing of the roots: toolcell-sqlite
+ * each read-write one, and of each read-only one in WAL mode, whose
+ * readers write its -shm (and make it and the -wal when they are not
+ * there): its connection, opened read-only, keeps it so.  A directory
+ * that holds a read-only and a read-write database gets both.  Nothing of the roots: toolcell-sqlite
  * serves files, not directories (docs/design.md "toolcell-sqlite").
  */
 static int
@@ -60,7 +62,7 @@ sqlite_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 
 	for (i = 0; i < sp->ndbs; i++)
 		if ((rc = tc_ruleset_allow(rs, sp->dbs[i].dir, TC_LL_READ |
-		    (sp->dbs[i].readwrite ? SQ_WRITE : 0), d)) != 0)
+		    (sq_dir_writable(&sp->dbs[i]) ? SQ_WRITE : 0), d)) != 0)
 			return rc;
 	return 0;
 }

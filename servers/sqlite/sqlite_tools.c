@@ -207,12 +207,14 @@ sqlite_list_tables(const struct tc_call *call, struct tc_result *res)
 		tc_result_printf(res, "%s ", type);
 		tc_result_shown(res, name);
 		if (cJSON_IsNumber(cJSON_GetObjectItem(e, "rows")))
-			tc_result_printf(res, " (%s%.0f rows)\n",
+			tc_result_printf(res, " (%s%.0f row%s)\n",
 			    strcmp(cJSON_GetObjectItem(e, "rows_from")->
 			    valuestring, "count, at least") == 0 ? ">= " :
 			    strcmp(cJSON_GetObjectItem(e, "rows_from")->
 			    valuestring, "sqlite_stat1") == 0 ? "about " : "",
-			    cJSON_GetObjectItem(e, "rows")->valuedouble);
+			    cJSON_GetObjectItem(e, "rows")->valuedouble,
+			    cJSON_GetObjectItem(e, "rows")->valuedouble == 1 ?
+			    "" : "s");
 		else
 			tc_result_printf(res, "\n");
 		n++;

@@ -380,6 +380,37 @@ describe('read-only databases', () => {
 	});
 });
 
+describe('WAL mode', () => {
+	test('a read-only database in WAL mode is read (its readers make its -shm), never changed', async () => {
+		const file = await newDb();
+		const maker = await start(await policy([`database main ${file} read-write`]));
+		try {
+			await ok(maker, 'execute', { database: 'main', sql: 'CREATE TABLE k(a); INSERT INTO k VALUES (1)' });
+		} finally {
+			await maker.close();
+		}
+		// What PRAGMA journal_mode=WAL writes, with no WAL yet: the
+		// header's write and read versions 2.
+		const fh = await fsp.open(file, 'r+');
+		await fh.write(Buffer.from([2, 2]), 0, 2, 18);
+		await fh.close();
+		const p = await policy([`database ro ${file}`]);
+		const check = await runServer(['--policy', p, '--check'], SQLITE);
+		assert.match(check.stdout, /read-only \(WAL\)/);
+		assert.match(check.stderr, /WAL mode.*only its connection, opened read-only/);
+		const srv = await start(p);
+		try {
+			assert.deepEqual(await rows(srv, 'SELECT a FROM k', null, 'ro'), [[1]]);
+			assert.deepEqual((await ok(srv, 'list_tables', { database: 'ro' })).structuredContent.tables
+			    .map((t) => t.name), ['k']);
+			await assert.rejects(call(srv, 'execute', { database: 'ro', sql: 'INSERT INTO k VALUES (2)' }),
+			    /not offered/);
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
 describe('consent and the audit log', () => {
 	test('consent execute database main statement schema asks about schema changes only', async () => {
 		const file = await newDb();
