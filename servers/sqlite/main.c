@@ -128,6 +128,11 @@ static const char execute_out[] =
     "\"changes\":{\"type\":\"array\",\"items\":{\"type\":\"integer\"},"
     "\"description\":\"rows each statement changed\"},"
     "\"total_changes\":{\"type\":\"integer\"},"
+    "\"columns\":{\"type\":\"array\",\"items\":{\"type\":\"object\"},"
+    "\"description\":\"with rows: those of the last statement that "
+    "returns any (RETURNING, SELECT), as query gives them\"},"
+    "\"rows\":{\"type\":\"array\",\"items\":{\"type\":\"array\"}},"
+    "\"truncated\":{\"type\":\"boolean\"},"
     "\"last_insert_rowid\":{\"anyOf\":[{\"type\":\"integer\"},"
     "{\"type\":\"string\"}],\"description\":\"a string of its digits "
     "beyond +-2^53\"}},"
@@ -221,7 +226,9 @@ static const struct tc_tool sqlite_tools[] = {
 	  .description = "Run statements that change a read-write database "
 	      "(INSERT, UPDATE, DELETE, CREATE, ALTER, DROP ...), one or "
 	      "several in one transaction: if any fails, nothing is changed. "
-	      "Returns the rows each changed and the last inserted row id. "
+	      "Returns the rows each changed and the last inserted row id, "
+	      "and the rows of the last statement that returns any "
+	      "(INSERT ... RETURNING id). "
 	      "ATTACH, VACUUM, load_extension and PRAGMAs that change "
 	      "settings are never run.",
 	  .args = execute_args, .output_schema = execute_out,

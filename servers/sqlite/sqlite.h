@@ -142,6 +142,8 @@ int	sq_fail(sqlite3 *db, int rc, struct tc_result *res);
 struct sq_rows {
 	struct tc_buf	 json;		/* "[[...],[...]]" */
 	struct tc_buf	 text;		/* the text table's rows */
+	struct tc_buf	 cols;		/* "[{name,type}...]" */
+	struct tc_buf	 head;		/* the text table's first line */
 	size_t		 ncols;
 	size_t		 nrows;
 	size_t		 bytes;		/* of rows so far (JSON) */
@@ -149,8 +151,10 @@ struct sq_rows {
 	size_t		 cell_max;	/* bytes of one TEXT or BLOB */
 };
 
-/* Returns 0 or TC_ENOMEM. */
-int	sq_rows_init(struct sq_rows *r, size_t ncols, size_t max_bytes);
+/* Starts the rows of |st|, its columns named now (the statement may be
+ * finalized before sq_rows_finish()).  Returns 0 or TC_ENOMEM; release
+ * |r| either way. */
+int	sq_rows_init(struct sq_rows *r, sqlite3_stmt *st, size_t max_bytes);
 void	sq_rows_release(struct sq_rows *r);
 
 /*
@@ -161,13 +165,12 @@ void	sq_rows_release(struct sq_rows *r);
 int	sq_rows_add(struct sq_rows *r, sqlite3_stmt *st);
 
 /*
- * Finishes a result from |st|'s columns and |r|: structuredContent
- * {columns:[{name,type}], rows, truncated, next} (next: |next| or null),
- * |extra| members moved into it if not NULL, and the text: |head| (a line
- * or NULL), then the table and how many rows it holds.  Returns 0 or
- * TC_ENOMEM.
+ * Adds |r| to the result: structuredContent's columns, rows and
+ * truncated, and next (|next|, else null when |paged|, else left out);
+ * the text |head| (a line, or NULL), then the table and how many rows it
+ * holds.  Returns 0 or TC_ENOMEM.
  */
-int	sq_rows_finish(struct sq_rows *r, sqlite3_stmt *st, int truncated,
+int	sq_rows_finish(struct sq_rows *r, int truncated, int paged,
 	    const char *next, const char *head, struct tc_result *res);
 
 /*

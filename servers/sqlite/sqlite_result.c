@@ -28,18 +28,52 @@
 /* Bytes of a number's text, at most. */
 #define SQ_NUM_MAX	40
 
+static int	put_text(struct tc_buf *, const char *, size_t);
+
 int
-sq_rows_init(struct sq_rows *r, size_t ncols, size_t max_bytes)
+sq_rows_init(struct sq_rows *r, sqlite3_stmt *st, size_t max_bytes)
 {
+	const char *name, *type;
+	int i, n = sqlite3_column_count(st), rc;
+
 	memset(r, 0, sizeof(*r));
 	/* Room for the brackets and the text's share on top of the rows:
 	 * the buffers' own caps only catch a bug. */
 	tc_buf_init(&r->json, max_bytes + 64);
 	tc_buf_init(&r->text, max_bytes + 64);
-	r->ncols = ncols;
+	tc_buf_init(&r->cols, TC_RESULT_TEXT_MAX);
+	tc_buf_init(&r->head, TC_RESULT_TEXT_MAX);
+	r->ncols = (size_t)n;
 	r->max_bytes = max_bytes;
 	r->cell_max = max_bytes;
-	return tc_buf_append(&r->json, "[", 1);
+	/* The columns, named now: the statement may be gone at the end. */
+	rc = tc_buf_append(&r->cols, "[", 1);
+	for (i = 0; rc == 0 && i < n; i++) {
+		name = sqlite3_column_name(st, i);
+		type = sqlite3_column_decltype(st, i);
+		if (name == NULL)
+			rc = TC_ENOMEM;
+		else if ((rc = tc_buf_append_str(&r->cols, i > 0 ?
+		    ",{\"name\":" : "{\"name\":")) == 0 &&
+		    (rc = put_text(&r->cols, name, strlen(name))) == 0 &&
+		    (rc = tc_buf_append_str(&r->cols, ",\"type\":")) == 0)
+			rc = type != NULL ? put_text(&r->cols, type,
+			    strlen(type)) : tc_buf_append_str(&r->cols, "null");
+		if (rc == 0)
+			rc = tc_buf_append(&r->cols, "}", 1);
+		if (rc == 0 && i > 0)
+			rc = tc_buf_append_str(&r->head, " | ");
+		if (rc == 0)
+			rc = tc_buf_append_shown(&r->head, name, strlen(name),
+			    0);
+	}
+	if (rc == 0)
+		rc = tc_buf_append(&r->cols, "]", 1);
+	if (rc == 0 && n > 0)
+		rc = tc_buf_append(&r->head, "\n", 1);
+	if (rc == 0)
+		rc = tc_buf_append(&r->json, "[", 1);
+	return rc;
 }
 
 void
@@ -47,6 +81,8 @@ sq_rows_release(struct sq_rows *r)
 {
 	tc_buf_release(&r->json);
 	tc_buf_release(&r->text);
+	tc_buf_release(&r->cols);
+	tc_buf_release(&r->head);
 }
 
 /* Appends |n| bytes of TEXT |s| as a JSON string, ill-formed UTF-8 made
@@ -337,59 +373,31 @@ again:
 }
 
 int
-sq_rows_finish(struct sq_rows *r, sqlite3_stmt *st, int truncated,
-    const char *next, const char *head, struct tc_result *res)
+sq_rows_finish(struct sq_rows *r, int truncated, int paged, const char *next,
+    const char *head, struct tc_result *res)
 {
-	struct tc_buf cols;
-	const char *name, *type;
-	cJSON *o, *rows, *c;
-	int i, n = (int)r->ncols, rc;
+	cJSON *o, *rows, *cols;
+	int rc;
 
 	if ((rc = tc_buf_append(&r->json, "]", 1)) != 0)
 		return rc;
-	tc_buf_init(&cols, TC_RESULT_TEXT_MAX);
-	rc = tc_buf_append(&cols, "[", 1);
-	for (i = 0; rc == 0 && i < n; i++) {
-		name = sqlite3_column_name(st, i);
-		type = sqlite3_column_decltype(st, i);
-		if (name == NULL)
-			rc = TC_ENOMEM;
-		else if ((rc = tc_buf_printf(&cols, "%s{\"name\":", i > 0 ?
-		    "," : "")) == 0 && (rc = put_text(&cols, name,
-		    strlen(name))) == 0 && (rc = tc_buf_append_str(&cols,
-		    ",\"type\":")) == 0)
-			rc = type != NULL ? put_text(&cols, type,
-			    strlen(type)) : tc_buf_append_str(&cols, "null");
-		if (rc == 0)
-			rc = tc_buf_append(&cols, "}", 1);
-	}
-	if (rc == 0)
-		rc = tc_buf_append(&cols, "]", 1);
-	if (rc != 0 || (o = tc_result_obj(res)) == NULL ||
-	    (c = tc_json_raw_take(&cols)) == NULL) {
-		tc_buf_release(&cols);
+	if ((o = tc_result_obj(res)) == NULL ||
+	    (cols = tc_json_raw_take(&r->cols)) == NULL)
 		return TC_ENOMEM;
-	}
-	cJSON_AddItemToObject(o, "columns", c);
+	cJSON_AddItemToObject(o, "columns", cols);
 	if ((rows = tc_json_raw_take(&r->json)) == NULL)
 		return TC_ENOMEM;
 	cJSON_AddItemToObject(o, "rows", rows);
 	cJSON_AddBoolToObject(o, "truncated", truncated);
 	if (next != NULL)
 		cJSON_AddStringToObject(o, "next", next);
-	else
+	else if (paged)
 		cJSON_AddNullToObject(o, "next");
 
 	/* The text: the head, the columns, the rows, how many. */
 	if (head != NULL)
 		tc_result_printf(res, "%s\n", head);
-	for (i = 0; i < n; i++) {
-		if (i > 0)
-			tc_result_printf(res, " | ");
-		tc_result_shown(res, sqlite3_column_name(st, i));
-	}
-	if (n > 0)
-		tc_result_printf(res, "\n");
+	tc_result_text(res, r->head.data, r->head.len);
 	tc_result_text(res, r->text.data, r->text.len);
 	if (truncated)
 		tc_result_printf(res, "(%zu row%s; more rows follow%s)",

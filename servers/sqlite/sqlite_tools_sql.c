@@ -204,10 +204,9 @@ sqlite_query(const struct tc_call *call, struct tc_result *res)
 		    "params"), at);
 		goto out;
 	}
-	if ((rc = sq_rows_init(&rows, (size_t)sqlite3_column_count(st),
-	    (size_t)d->bytes)) != 0)
-		goto out;
 	have_rows = 1;
+	if ((rc = sq_rows_init(&rows, st, (size_t)d->bytes)) != 0)
+		goto out;
 	/* The rows before the cursor's page are read and passed over: the
 	 * pages hold together as long as the SQL orders its rows and the
 	 * data stays as it was. */
@@ -250,7 +249,7 @@ sqlite_query(const struct tc_call *call, struct tc_result *res)
 	}
 	if (truncated)
 		sq_cursor_make(call, (uint64_t)offset + rows.nrows, next);
-	rc = sq_rows_finish(&rows, st, truncated, truncated ? next : NULL,
+	rc = sq_rows_finish(&rows, truncated, 1, truncated ? next : NULL,
 	    NULL, res);
 out:
 	if (have_rows)
@@ -298,17 +297,19 @@ sqlite_execute(const struct tc_call *call, struct tc_result *res)
 {
 	const char *sql = tc_arg_str(call, "sql"), *p, *tail;
 	const struct sq_database *d = NULL;
-	struct tc_buf changes;
+	struct tc_buf changes, head;
+	struct sq_rows rows;
 	sqlite3_stmt *st = NULL;
 	sqlite3 *db = NULL;
 	enum sq_kind kind;
 	size_t nstmts, at = 0, n = 0;
 	long long total = 0, rowid;
 	char num[32];
-	int rc, in_tx = 0, step;
+	int rc, in_tx = 0, step, have_rows = 0, truncated = 0, full = 0;
 	cJSON *o, *c;
 
 	tc_buf_init(&changes, 1u << 20);
+	tc_buf_init(&head, 4096);
 	if ((rc = classify(call, 1, 0, &kind, &nstmts, res)) != 0)
 		return 0;
 	if ((rc = sq_open_for(call, kind, &d, &db, res)) != 0) {
@@ -351,8 +352,29 @@ sqlite_execute(const struct tc_call *call, struct tc_result *res)
 		}
 		if (sq_bind(call, st, &at, res) != 0)
 			goto failed;
-		while ((step = sqlite3_step(st)) == SQLITE_ROW)
-			;
+		/* The rows of the last statement that returns any (RETURNING,
+		 * a SELECT), within the database's caps; each statement is
+		 * stepped to its end all the same. */
+		if (sqlite3_column_count(st) > 0) {
+			if (have_rows)
+				sq_rows_release(&rows);
+			have_rows = 1;
+			truncated = full = 0;
+			if ((rc = sq_rows_init(&rows, st, (size_t)d->bytes)) !=
+			    0)
+				goto out;
+		}
+		while ((step = sqlite3_step(st)) == SQLITE_ROW) {
+			if (sqlite3_column_count(st) == 0 || full)
+				continue;
+			if (rows.nrows >= d->rows ||
+			    (rc = sq_rows_add(&rows, st)) == 1) {
+				truncated = full = 1;
+				continue;
+			}
+			if (rc != 0)
+				goto out;
+		}
 		if (step != SQLITE_DONE) {
 			sq_fail(db, step, res);
 			goto failed;
@@ -393,9 +415,14 @@ sqlite_execute(const struct tc_call *call, struct tc_result *res)
 	snprintf(num, sizeof(num), rowid > SQ_EXACT_MAX ||
 	    rowid < -SQ_EXACT_MAX ? "\"%lld\"" : "%lld", rowid);
 	cJSON_AddRawToObject(o, "last_insert_rowid", num);
-	rc = tc_result_printf(res, "%zu statement%s run in one transaction "
-	    "on '%s': %lld row%s changed; last inserted row id %lld", n,
-	    n == 1 ? "" : "s", d->name, total, total == 1 ? "" : "s", rowid);
+	rc = tc_buf_printf(&head, "%zu statement%s run %son '%s': %lld row%s "
+	    "changed; last inserted row id %lld", n, n == 1 ? "" : "s",
+	    kind > SQ_KIND_READ ? "in one transaction " : "", d->name, total,
+	    total == 1 ? "" : "s", rowid);
+	if (rc == 0 && have_rows)
+		rc = sq_rows_finish(&rows, truncated, 0, NULL, head.data, res);
+	else if (rc == 0)
+		rc = tc_result_text(res, head.data, head.len);
 	goto out;
 failed:
 	rc = 0;
@@ -405,9 +432,12 @@ failed:
 		    "changed: the transaction was rolled back)", n);
 	}
 out:
+	if (have_rows)
+		sq_rows_release(&rows);
 	sqlite3_finalize(st);
 	sq_conn_close(db);
 	tc_buf_release(&changes);
+	tc_buf_release(&head);
 	return rc;
 }
 

@@ -316,6 +316,26 @@ describe('the tools', () => {
 		assert.deepEqual(e.changes, [2, 1]);
 		assert.equal(e.total_changes, 3);
 		assert.equal(typeof e.last_insert_rowid, 'string', 'past 2^53, the row id is a string');
+		assert.equal(e.rows, undefined, 'no statement returned rows');
+		// RETURNING: the rows of the last statement that returns any,
+		// capped by the database's rows (5) with the rest still run.
+		const ret = await ok(srv, 'execute', {
+			database: 'main',
+			sql: `INSERT INTO t(id, name) VALUES (100, 'r1'), (101, 'r2') RETURNING id, name;
+			    UPDATE t SET v = 1 WHERE id BETWEEN 100 AND 101 RETURNING id`,
+		});
+		assert.deepEqual(ret.structuredContent.columns.map((c) => c.name), ['id']);
+		assert.deepEqual(ret.structuredContent.rows, [[100], [101]]);
+		assert.equal(ret.structuredContent.truncated, false);
+		assert.match(textOf(ret), /^2 statements run in one transaction.*\nid\n100\n101\n\(2 rows\)$/s);
+		const many = (await ok(srv, 'execute', {
+			database: 'main', sql: 'UPDATE t SET v = 2 RETURNING id',
+		})).structuredContent;
+		assert.equal(many.rows.length, 5);
+		assert.equal(many.truncated, true);
+		assert.equal(many.total_changes, (await rows(srv, 'SELECT count(*) FROM t'))[0][0]);
+		assert.deepEqual(await rows(srv, 'SELECT count(*) FROM t WHERE v = 2'), await rows(srv, 'SELECT count(*) FROM t'));
+		await ok(srv, 'execute', { database: 'main', sql: 'DELETE FROM t WHERE id BETWEEN 100 AND 101' });
 	});
 
 	test('the byte cap: rows stop before it, truncated; a row alone too big has its cells cut', async () => {
