@@ -6,7 +6,9 @@
 //     `toolcell-fs --policy FILE --check` with the paths it names created
 //     (in a temp dir: ~ is its HOME, an absolute path is made beneath it,
 //     a consent hook is a copy of policy/hooks/ or a stub, an audit log's
-//     directory and key are made), with nothing on stderr.  A policy that
+//     directory and key are made), with nothing on stderr; one with a
+//     `database` line passes `toolcell-sqlite --check` too (each database
+//     an empty file).  A policy that
 //     is shown to draw a warning says so in a comment,
 //         # --check warns: TEXT
 //     and then every line on stderr holds one such TEXT, and each TEXT
@@ -33,7 +35,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { REPO, makeTree, serverCommand, serverIds, startServer } from './lib.mjs';
+import { REPO, SERVER, makeTree, serverCommand, serverIds, startServer } from './lib.mjs';
 
 /* The keywords of toolcell-policy(5). */
 const KEYWORDS = new Set(['allow', 'deny', 'default-deny', 'tools', 'tool', 'timeout',
@@ -158,6 +160,7 @@ async function prepare(text, t) {
 	const out = [];
 	const warns = [];
 	let allows = 0;
+	let databases = 0;
 	for (const line of text.split('\n')) {
 		const m = /#\s*--check warns:\s*(.*\S)/.exec(line);
 		if (m)
@@ -168,6 +171,17 @@ async function prepare(text, t) {
 		let at = -1;
 		if (w[0] === 'allow' && w.length >= 3)
 			at = 2;
+		else if (w[0] === 'database' && w.length >= 3) {
+			// toolcell-sqlite's: an empty file is an empty database.
+			const real = local(w[2]);
+			if (w[2].startsWith('/'))
+				w[2] = real;
+			await mkdirs(path.dirname(real));
+			await fsp.writeFile(real, '');
+			await fsp.chown(path.dirname(real), uid, gid);
+			await fsp.chown(real, uid, gid);
+			databases++;
+		}
 		else if (['consent-hook', 'audit', 'audit-key'].includes(w[0]) && w.length >= 2)
 			at = 1;
 		if (at >= 0) {
@@ -199,11 +213,14 @@ async function prepare(text, t) {
 		}
 		out.push(w.map(quote).join(' '));
 	}
+	// A policy of toolcell-sqlite's is checked by it as well, as written:
+	// it needs no allow line.
+	const sqlite = databases > 0 ? out.join('\n') + '\n' : null;
 	if (allows === 0) {
 		await mkdirs(path.join(t, 'fragment'));
 		out.unshift(`allow read ${quote(path.join(t, 'fragment'))}`);
 	}
-	return { text: out.join('\n') + '\n', warns };
+	return { text: out.join('\n') + '\n', warns, sqlite };
 }
 
 let base;
@@ -239,7 +256,7 @@ describe('every policy in the documentation passes --check', () => {
 			const t = path.join(base, `p${++n}`);
 			await fsp.mkdir(t, { mode: 0o755 });
 			await fsp.chmod(t, 0o755);
-			const { text, warns } = await prepare(pol.text, t);
+			const { text, warns, sqlite } = await prepare(pol.text, t);
 			const file = path.join(t, 'doc.policy');
 			await fsp.writeFile(file, text);
 			await fsp.chmod(file, 0o644);
@@ -259,6 +276,24 @@ describe('every policy in the documentation passes --check', () => {
 			for (const w of warns)
 				assert.ok(lines.some((l) => l.includes(w)),
 				    `announced but not printed: ${w}\n${show}`);
+			if (sqlite === null)
+				return;
+			const sfile = path.join(t, 'sqlite.policy');
+			await fsp.writeFile(sfile, sqlite);
+			await fsp.chmod(sfile, 0o644);
+			const scmd = await serverCommand(['--policy', sfile, '--check'],
+			    path.join(path.dirname(SERVER), 'toolcell-sqlite'));
+			const sr = spawnSync(scmd.command, scmd.args, {
+				input: '', encoding: 'utf8', timeout: 10_000,
+				env: { ...process.env, HOME: path.join(t, 'home') },
+			});
+			if (sr.error)
+				throw sr.error;
+			const sshow = `policy as toolcell-sqlite checked it:\n${sqlite}stderr:\n${sr.stderr}`;
+			assert.equal(sr.status, 0, sshow);
+			for (const l of sr.stderr.split('\n').filter((x) => x !== ''))
+				assert.ok(warns.some((w) => l.includes(w)),
+				    `not announced by a '# --check warns:' comment: ${l}\n${sshow}`);
 		});
 	}
 });
