@@ -166,8 +166,14 @@ describe('the tools', () => {
 		});
 
 		const lt = await ok(srv, 'list_tables', { database: 'main' });
-		assert.deepEqual(lt.structuredContent.tables.map((x) => [x.name, x.type, x.rows]),
-		    [['child', 'table', 1], ['named', 'view', null], ['t', 'table', 2]]);
+		assert.deepEqual(lt.structuredContent.tables.map((x) => [x.name, x.type, x.rows, x.rows_from]),
+		    [['child', 'table', 1, 'count'], ['named', 'view', null, undefined], ['t', 'table', 2, 'count']]);
+		// After ANALYZE, the estimate is sqlite_stat1's (which is not listed).
+		await ok(srv, 'execute', { database: 'main', sql: 'ANALYZE' });
+		const st = await ok(srv, 'list_tables', { database: 'main' });
+		assert.deepEqual(st.structuredContent.tables.map((x) => [x.name, x.rows, x.rows_from]),
+		    [['child', 1, 'sqlite_stat1'], ['named', null, undefined], ['t', 2, 'sqlite_stat1']]);
+		assert.match(textOf(st), /^table t \(about 2 rows\)$/m);
 
 		const d = (await ok(srv, 'describe_table', { database: 'main', table: 't' })).structuredContent;
 		assert.deepEqual(d.columns.map((c) => [c.name, c.type, c.notnull, c.pk]),
@@ -283,13 +289,17 @@ describe('the tools', () => {
 		await refused(srv, 'query', { database: 'main', sql: 'DELETE FROM t' }, /only statements that read/);
 		await refused(srv, 'query', { database: 'main', sql: 'SELECT 1; SELECT 2' }, /one statement/);
 		await refused(srv, 'query', { database: 'nosuch', sql: 'SELECT 1' }, /no database named 'nosuch'/);
-		const plan = (await ok(srv, 'explain_query', {
-			database: 'main', sql: 'SELECT * FROM t WHERE id IN (SELECT t_id FROM child)',
-		})).structuredContent.plan;
-		const text = JSON.stringify(plan);
-		assert.match(text, /SEARCH t USING INTEGER PRIMARY KEY/);
-		assert.ok(plan.every((n) => typeof n.detail === 'string' && Array.isArray(n.children)));
-		assert.ok(plan.some((n) => n.children.length > 0), text);
+		const r = await ok(srv, 'explain_query', {
+			database: 'main', sql: 'SELECT id FROM t WHERE id = ? UNION ALL SELECT id FROM t WHERE id = 2',
+			params: [1],
+		});
+		const plan = r.structuredContent.plan;
+		assert.equal(plan.length, 1, JSON.stringify(plan));
+		assert.equal(plan[0].detail, 'COMPOUND QUERY');
+		assert.deepEqual(plan[0].children.map((n) => n.detail), ['LEFT-MOST SUBQUERY', 'UNION ALL']);
+		for (const n of plan[0].children)
+			assert.match(n.children[0].detail, /^SEARCH t USING INTEGER PRIMARY KEY/);
+		assert.match(textOf(r), /^QUERY PLAN\n  COMPOUND QUERY\n    LEFT-MOST SUBQUERY\n      SEARCH t/);
 		// The plan only: nothing is run.
 		await ok(srv, 'explain_query', { database: 'main', sql: 'DELETE FROM t' });
 		assert.equal((await rows(srv, 'SELECT count(*) FROM t'))[0][0], 6);
