@@ -411,9 +411,10 @@ sqlite_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	if (report == NULL)
 		return;
 	for (i = 0; i < pol->nroots; i++) {
-		tc_text_fmt(msg, sizeof(msg), "%s:%d: allow %s: toolcell-sqlite "
-		    "reaches only the directories of its databases ([sqlite] "
-		    "database lines); allow lines give it nothing", file,
+		tc_text_fmt(msg, sizeof(msg), "%s:%d: allow %s: toolcell-"
+		    "sqlite reaches only the directories of its databases "
+		    "([sqlite] database lines); allow lines give it nothing",
+		    file,
 		    pol->roots[i].line, pol->roots[i].path);
 		report(ctx, msg);
 	}
@@ -421,10 +422,11 @@ sqlite_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 		if (sp->dbs[i].readwrite)
 			continue;
 		if (sp->dbs[i].wal) {
-			tc_text_fmt(msg, sizeof(msg), "%s:%d: database %s is in "
-			    "WAL mode, whose readers write its -shm file: the "
-			    "kernel lets calls write its directory, and only its "
-			    "connection, opened read-only, keeps %s read-only",
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: database %s is "
+			    "in WAL mode, whose readers write its -shm file: "
+			    "the kernel lets calls write its directory, and "
+			    "only its connection, opened read-only, keeps %s "
+			    "read-only",
 			    file, sp->dbs[i].line, sp->dbs[i].name,
 			    sp->dbs[i].name);
 			report(ctx, msg);

@@ -274,8 +274,9 @@ sqlite_policy_print(const struct tc_policy *p, const void *slot, FILE *f)
 		db = &sp->dbs[i];
 		fprintf(f, "  %s  %s  %s%s  rows %s  bytes %s  time %s  (%s)\n",
 		    db->name, db->path, db->readwrite ? "read-write" :
-		    "read-only", db->wal ? " (WAL)" : "", tc_policy_value_str(TC_POLICY_COUNT, db->rows,
-		    rows, sizeof(rows)), tc_policy_value_str(TC_POLICY_SIZE,
+		    "read-only", db->wal ? " (WAL)" : "",
+		    tc_policy_value_str(TC_POLICY_COUNT, db->rows, rows,
+		    sizeof(rows)), tc_policy_value_str(TC_POLICY_SIZE,
 		    db->bytes, bytes, sizeof(bytes)),
 		    tc_policy_value_str(TC_POLICY_DURATION,
 		    (unsigned long long)db->time_ms, time, sizeof(time)),

@@ -49,8 +49,9 @@ static const struct tc_syscall sqlite_calls[] = {
  * each read-write one, and of each read-only one in WAL mode, whose
  * readers write its -shm (and make it and the -wal when they are not
  * there): its connection, opened read-only, keeps it so.  A directory
- * that holds a read-only and a read-write database gets both.  Nothing of the roots: toolcell-sqlite
- * serves files, not directories (docs/design.md "toolcell-sqlite").
+ * that holds a read-only and a read-write database gets both.  Nothing
+ * of the roots: toolcell-sqlite serves files, not directories
+ * (docs/design.md "toolcell-sqlite").
  */
 static int
 sqlite_rules(struct tc_ruleset *rs, const struct tc_policy *pol,

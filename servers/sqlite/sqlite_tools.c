@@ -349,13 +349,11 @@ describe_text(const cJSON *o, struct tc_result *res)
 	}
 	cJSON_ArrayForEach(e, cJSON_GetObjectItem(o, "foreign_keys")) {
 		tc_result_printf(res, "foreign key ");
-		tc_result_shown(res, cJSON_GetStringValue(cJSON_GetObjectItem(
-		    e, "from")) ? cJSON_GetObjectItem(e, "from")->valuestring :
-		    "");
+		s = cJSON_GetStringValue(cJSON_GetObjectItem(e, "from"));
+		tc_result_shown(res, s != NULL ? s : "");
 		tc_result_printf(res, " -> ");
-		tc_result_shown(res, cJSON_GetStringValue(cJSON_GetObjectItem(
-		    e, "table")) ? cJSON_GetObjectItem(e, "table")->valuestring :
-		    "");
+		s = cJSON_GetStringValue(cJSON_GetObjectItem(e, "table"));
+		tc_result_shown(res, s != NULL ? s : "");
 		if ((s = cJSON_GetStringValue(cJSON_GetObjectItem(e, "to"))) !=
 		    NULL) {
 			tc_result_printf(res, "(");

@@ -336,7 +336,7 @@ sqlite_execute(const struct tc_call *call, struct tc_result *res)
 		}
 		if (st == NULL) {
 			n--;
-			break;		/* only spaces and comments left */
+			break;	/* only spaces and comments left */
 		}
 		if (n > EXEC_STMTS_MAX) {
 			tc_result_error(res, "more than %d statements",
