@@ -18,6 +18,7 @@
 #include "base/json.h"
 #include "base/text.h"
 #include "policy/policy.h"
+#include "sandbox/stream.h"
 #include "sqlite.h"
 
 /* Statements one execute call runs, at most. */
@@ -152,6 +153,20 @@ nothing_left(const char *p)
 
 /* --- query --- */
 
+/* Rows between two reports of progress: a power of two. */
+#define PROGRESS_ROWS	65536
+
+/* Says how many rows a long query has stepped through, to a client that
+ * asked (progressToken); the count only grows. */
+static void
+said(const struct tc_call *call, unsigned long long n, const char *how)
+{
+	char msg[64];
+
+	snprintf(msg, sizeof(msg), "%llu rows %s", n, how);
+	(void)tc_call_progress(call, (double)n, -1, msg);
+}
+
 int
 sqlite_query(const struct tc_call *call, struct tc_result *res)
 {
@@ -210,9 +225,12 @@ sqlite_query(const struct tc_call *call, struct tc_result *res)
 	/* The rows before the cursor's page are read and passed over: the
 	 * pages hold together as long as the SQL orders its rows and the
 	 * data stays as it was. */
-	for (k = 0; k < offset; k++)
+	for (k = 0; k < offset; k++) {
 		if ((rc = sqlite3_step(st)) != SQLITE_ROW)
 			break;
+		if (((k + 1) & (PROGRESS_ROWS - 1)) == 0)
+			said(call, (unsigned long long)k + 1, "passed over");
+	}
 	if (k < offset && rc != SQLITE_DONE) {
 		rc = sq_fail(db, rc, res);
 		goto out;
@@ -231,6 +249,9 @@ sqlite_query(const struct tc_call *call, struct tc_result *res)
 		}
 		if (rc != 0)
 			goto out;
+		if ((rows.nrows & (PROGRESS_ROWS - 1)) == 0)
+			said(call, (unsigned long long)offset + rows.nrows,
+			    "read");
 	}
 	/* Exact: one row more is read to say whether more follow. */
 	if (!truncated && rc != SQLITE_DONE) {

@@ -19,7 +19,7 @@ import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
 import {
-	BUILD, call, logRecords, makeScratch, runServer, serverIds, startServer, textOf,
+	BUILD, CALL_TIMEOUT, call, logRecords, makeScratch, runServer, serverIds, startServer, textOf,
 } from './lib.mjs';
 
 const SQLITE = path.join(BUILD, 'toolcell-sqlite');
@@ -367,6 +367,21 @@ describe('the tools', () => {
 		assert.ok(big.rows[0][0].text.startsWith('ab'));
 		assert.equal(big.rows[0][1].cut, true);
 		assert.equal(big.rows[0][1].bytes, 5000);
+	});
+
+	test('a long query says how many rows it has read, to a client that asks', async () => {
+		await srv.close();
+		srv = await start(await policy([`database main ${file} rows 200000 bytes 16M`]));
+		const seen = [];
+		const r = await srv.client.callTool({
+			name: 'query', arguments: {
+				database: 'main', max_rows: 140000,
+				sql: 'WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 140000) SELECT x FROM c',
+			},
+		}, undefined, { timeout: CALL_TIMEOUT, onprogress: (p) => { seen.push([p.progress, p.message]); } });
+		assert.notEqual(r.isError, true, textOf(r));
+		assert.equal(r.structuredContent.rows.length, 140000);
+		assert.deepEqual(seen, [[65536, '65536 rows read'], [131072, '131072 rows read']]);
 	});
 
 	test('the time limit stops a query without an end', async () => {
