@@ -57,7 +57,7 @@ sqlite_list_databases(const struct tc_call *call, struct tc_result *res)
 		tc_result_printf(res, "%s: ", d->name);
 		tc_result_shown(res, d->path);
 		tc_result_printf(res, " (%s, %s bytes; a call returns at most "
-		    "%s rows, %s of them, and runs at most %d ms)\n",
+		    "%s rows and %s, and runs at most %d ms)\n",
 		    d->readwrite ? "read-write" : "read-only",
 		    stat(d->path, &st) == 0 ? tc_policy_value_str(
 		    TC_POLICY_COUNT, (unsigned long long)st.st_size, size,
