@@ -130,8 +130,10 @@ int	sq_fail(sqlite3 *db, int rc, struct tc_result *res);
 #define SQ_EXACT_MAX	9007199254740992LL
 
 /*
- * Rows being written: the compact JSON array of arrays and the text
- * table, both under one byte cap.  A cell is null, a number (an integer
+ * Rows being written: the compact JSON array of arrays, which the byte
+ * cap counts, and the text table beside it, of the same order (its cells
+ * are cut at 60 bytes; a row of one-digit numbers is about twice its
+ * JSON, a blob much less).  A cell is null, a number (an integer
  * within +-2^53 in digits; beyond, a string of its digits; a REAL always
  * with a '.' or an exponent; an infinite one as the string "Infinity" or
  * "-Infinity"), a string (TEXT), or an object: {"blob":BASE64,
@@ -146,7 +148,6 @@ struct sq_rows {
 	struct tc_buf	 head;		/* the text table's first line */
 	size_t		 ncols;
 	size_t		 nrows;
-	size_t		 bytes;		/* of rows so far (JSON) */
 	size_t		 max_bytes;
 	size_t		 cell_max;	/* bytes of one TEXT or BLOB */
 };
