@@ -6,15 +6,22 @@
 //     `toolcell-fs --policy FILE --check` with the paths it names created
 //     (in a temp dir: ~ is its HOME, an absolute path is made beneath it,
 //     a consent hook is a copy of policy/hooks/ or a stub, an audit log's
-//     directory and key are made), with nothing on stderr; one with a
-//     `database` line passes `toolcell-sqlite --check` too (each database
-//     an empty file).  A policy that
+//     directory and key are made), with nothing on stderr.  A policy that
 //     is shown to draw a warning says so in a comment,
 //         # --check warns: TEXT
 //     and then every line on stderr holds one such TEXT, and each TEXT
 //     some line.  A block is a policy when its first line that is not a
 //     comment starts with a keyword of toolcell-policy(5); one with no
 //     `allow` line (a fragment) is checked after `allow read DIR`.
+//
+//     A policy whose `[shell]` section names programs passes
+//     `toolcell-shell --policy FILE --check` as well, the same way, when
+//     the programs it names by name are installed (else the test says
+//     which is missing and skips).  The warning that calls run as root is
+//     the machine's, not the policy's, and is not counted.  One whose
+//     `[sqlite]` section names databases passes `toolcell-sqlite --check`
+//     as it is written (no `allow` line added: it needs none), each
+//     database an empty file.
 //
 // (b) Every tool list in the documentation names exactly the tools of
 //     tools/list (a writable directory served, so all of them).  A list is
@@ -35,7 +42,14 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { REPO, SERVER, makeTree, serverCommand, serverIds, startServer } from './lib.mjs';
+import { BUILD, REPO, makeTree, serverCommand, serverIds, startServer } from './lib.mjs';
+
+const SHELL = path.join(BUILD, 'toolcell-shell');
+const SQLITE = path.join(BUILD, 'toolcell-sqlite');
+/* Where toolcell-shell finds a program named by a bare name (shell.h). */
+const SHELL_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
+/* What --check says of the machine, not of the policy: calls as root. */
+const MACHINE_WARNING = /warning: calls run as root: no process limit holds/;
 
 /* The keywords of toolcell-policy(5). */
 const KEYWORDS = new Set(['allow', 'deny', 'default-deny', 'tools', 'tool', 'timeout',
@@ -60,7 +74,7 @@ function docFiles() {
 			if (f.endsWith('.md'))
 				md.push(path.join(docs, f));
 	const man = [];
-	for (const dir of ['servers/fs', 'audit'])
+	for (const dir of ['servers/fs', 'servers/shell', 'servers/sqlite', 'audit'])
 		for (const f of readdirSync(path.join(REPO, dir)).sort())
 			if (/\.[1-8]$/.test(f))
 				man.push(path.join(REPO, dir, f));
@@ -160,7 +174,6 @@ async function prepare(text, t) {
 	const out = [];
 	const warns = [];
 	let allows = 0;
-	let databases = 0;
 	for (const line of text.split('\n')) {
 		const m = /#\s*--check warns:\s*(.*\S)/.exec(line);
 		if (m)
@@ -180,7 +193,6 @@ async function prepare(text, t) {
 			await fsp.writeFile(real, '');
 			await fsp.chown(path.dirname(real), uid, gid);
 			await fsp.chown(real, uid, gid);
-			databases++;
 		}
 		else if (['consent-hook', 'audit', 'audit-key'].includes(w[0]) && w.length >= 2)
 			at = 1;
@@ -213,14 +225,13 @@ async function prepare(text, t) {
 		}
 		out.push(w.map(quote).join(' '));
 	}
-	// A policy of toolcell-sqlite's is checked by it as well, as written:
-	// it needs no allow line.
-	const sqlite = databases > 0 ? out.join('\n') + '\n' : null;
+	// As written, for toolcell-sqlite, which needs no allow line.
+	const own = out.join('\n') + '\n';
 	if (allows === 0) {
 		await mkdirs(path.join(t, 'fragment'));
 		out.unshift(`allow read ${quote(path.join(t, 'fragment'))}`);
 	}
-	return { text: out.join('\n') + '\n', warns, sqlite };
+	return { text: out.join('\n') + '\n', warns, own };
 }
 
 let base;
@@ -256,47 +267,112 @@ describe('every policy in the documentation passes --check', () => {
 			const t = path.join(base, `p${++n}`);
 			await fsp.mkdir(t, { mode: 0o755 });
 			await fsp.chmod(t, 0o755);
-			const { text, warns, sqlite } = await prepare(pol.text, t);
+			const { text, warns } = await prepare(pol.text, t);
 			const file = path.join(t, 'doc.policy');
 			await fsp.writeFile(file, text);
 			await fsp.chmod(file, 0o644);
-			const cmd = await serverCommand(['--policy', file, '--check']);
-			const r = spawnSync(cmd.command, cmd.args, {
-				input: '', encoding: 'utf8', timeout: 10_000,
-				env: { ...process.env, HOME: path.join(t, 'home') },
-			});
-			if (r.error)
-				throw r.error;
-			const show = `policy as checked:\n${text}stderr:\n${r.stderr}`;
-			assert.equal(r.status, 0, show);
-			const lines = r.stderr.split('\n').filter((l) => l !== '');
-			for (const l of lines)
-				assert.ok(warns.some((w) => l.includes(w)),
-				    `not announced by a '# --check warns:' comment: ${l}\n${show}`);
-			for (const w of warns)
-				assert.ok(lines.some((l) => l.includes(w)),
-				    `announced but not printed: ${w}\n${show}`);
-			if (sqlite === null)
+			await checked(file, t, text, warns);
+		});
+	}
+
+	// A block that shows the sections without programs is no
+	// toolcell-shell policy: it would not start.
+	const shell = all.filter((pol) => programsNamed(pol.text).length > 0);
+	test('there are [shell] policies to check', () => {
+		assert.ok(shell.length >= 3, `only ${shell.length} found`);
+	});
+	for (const pol of shell) {
+		test(`${pol.where} (toolcell-shell)`, async (t) => {
+			const missing = programsNamed(pol.text).filter((p) =>
+			    !p.includes('/') && !SHELL_PATH.some((d) => existsSync(path.join(d, p))));
+			if (missing.length > 0) {
+				t.skip(`not installed here: ${missing.join(', ')}`);
 				return;
-			const sfile = path.join(t, 'sqlite.policy');
-			await fsp.writeFile(sfile, sqlite);
-			await fsp.chmod(sfile, 0o644);
-			const scmd = await serverCommand(['--policy', sfile, '--check'],
-			    path.join(path.dirname(SERVER), 'toolcell-sqlite'));
-			const sr = spawnSync(scmd.command, scmd.args, {
-				input: '', encoding: 'utf8', timeout: 10_000,
-				env: { ...process.env, HOME: path.join(t, 'home') },
-			});
-			if (sr.error)
-				throw sr.error;
-			const sshow = `policy as toolcell-sqlite checked it:\n${sqlite}stderr:\n${sr.stderr}`;
-			assert.equal(sr.status, 0, sshow);
-			for (const l of sr.stderr.split('\n').filter((x) => x !== ''))
-				assert.ok(warns.some((w) => l.includes(w)),
-				    `not announced by a '# --check warns:' comment: ${l}\n${sshow}`);
+			}
+			const dir = path.join(base, `p${++n}`);
+			await fsp.mkdir(dir, { mode: 0o755 });
+			await fsp.chmod(dir, 0o755);
+			const { text, warns } = await prepare(pol.text, dir);
+			const file = path.join(dir, 'doc.policy');
+			await fsp.writeFile(file, text);
+			await fsp.chmod(file, 0o644);
+			await checked(file, dir, text, warns, SHELL);
+		});
+	}
+
+	const sqlite = all.filter((pol) => databasesNamed(pol.text).length > 0);
+	test('there are [sqlite] policies to check', () => {
+		assert.ok(sqlite.length >= 3, `only ${sqlite.length} found`);
+	});
+	for (const pol of sqlite) {
+		test(`${pol.where} (toolcell-sqlite)`, async () => {
+			const dir = path.join(base, `p${++n}`);
+			await fsp.mkdir(dir, { mode: 0o755 });
+			await fsp.chmod(dir, 0o755);
+			const { own, warns } = await prepare(pol.text, dir);
+			const file = path.join(dir, 'doc.policy');
+			await fsp.writeFile(file, own);
+			await fsp.chmod(file, 0o644);
+			await checked(file, dir, own, warns, SQLITE);
 		});
 	}
 });
+
+/* The names of the "database" lines of a policy's [sqlite] section. */
+function databasesNamed(text) {
+	const out = [];
+	let inSqlite = false;
+	for (const line of text.split('\n')) {
+		const w = words(line);
+		if (w.length === 0)
+			continue;
+		if (/^\[[a-z]+\]$/.test(w[0]))
+			inSqlite = w[0] === '[sqlite]';
+		else if (inSqlite && w[0] === 'database' && w.length >= 3)
+			out.push(w[1]);
+	}
+	return out;
+}
+
+/* The programs of the "program" lines of a policy's [shell] section. */
+function programsNamed(text) {
+	const out = [];
+	let inShell = false;
+	for (const line of text.split('\n')) {
+		const w = words(line);
+		if (w.length === 0)
+			continue;
+		if (/^\[[a-z]+\]$/.test(w[0]))
+			inShell = w[0] === '[shell]';
+		else if (inShell && w[0] === 'program' && w.length >= 2)
+			out.push(w[1]);
+	}
+	return out;
+}
+
+/*
+ * Runs |server| (toolcell-fs by default) with --policy |file| --check,
+ * HOME in |t|: it must pass, and say on stderr the warnings |warns| and
+ * nothing else (but the machine's own).
+ */
+async function checked(file, t, text, warns, server) {
+	const cmd = await serverCommand(['--policy', file, '--check'], server);
+	const r = spawnSync(cmd.command, cmd.args, {
+		input: '', encoding: 'utf8', timeout: 10_000,
+		env: { ...process.env, HOME: path.join(t, 'home') },
+	});
+	if (r.error)
+		throw r.error;
+	const show = `policy as checked:\n${text}stderr:\n${r.stderr}`;
+	assert.equal(r.status, 0, show);
+	const lines = r.stderr.split('\n').filter((l) => l !== '' && !MACHINE_WARNING.test(l));
+	for (const l of lines)
+		assert.ok(warns.some((w) => l.includes(w)),
+		    `not announced by a '# --check warns:' comment: ${l}\n${show}`);
+	for (const w of warns)
+		assert.ok(lines.some((l) => l.includes(w)),
+		    `announced but not printed: ${w}\n${show}`);
+}
 
 /* Every property name in |schema|, at any depth. */
 function members(schema, into) {
