@@ -186,6 +186,26 @@ $(BUILD)/tests/test-sqlprofile: $(BUILD)/tests/unit/test-sqlprofile.o \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS_sqlite) $(LDLIBS)
 
+# toolcell-sqlite's guard (sqlite_kind.c, sqlite_conn.c) alone, without
+# the server, against the real SQLite: its tests and its fuzz harness.
+# SQLite's flags are the server's (servers/sqlite/deps.mk) once it is one
+# of SERVERS; plain -lsqlite3 until then.
+SQLITE_LIBS = $(or $(PKG_LIBS_sqlite),-lsqlite3)
+SQ_GUARD    = $(BUILD)/servers/sqlite/sqlite_kind.o \
+	      $(BUILD)/servers/sqlite/sqlite_conn.o
+$(BUILD)/tests/test-sqlkind $(BUILD)/tests/test-sqlconn: $(BUILD)/tests/%: \
+    $(BUILD)/tests/unit/%.o $(SQ_GUARD) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SQLITE_LIBS) $(LDLIBS)
+$(BUILD)/tests/fuzz/replay-sqlkind: $(BUILD)/tests/fuzz/fuzz-sqlkind.o \
+    $(BUILD)/tests/fuzz/replay.o $(SQ_GUARD) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SQLITE_LIBS) $(LDLIBS)
+$(BUILD)/fuzz/fuzz-sqlkind: $(BUILD)/tests/fuzz/fuzz-sqlkind.o $(SQ_GUARD) \
+    $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(SQLITE_LIBS) \
+	    $(LDLIBS)
+
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -Itests/lib -c -o $@ $<
