@@ -376,16 +376,25 @@ sqlite_offered(const struct tc_policy *pol, const struct tc_tool *t,
 	return 0;
 }
 
-/* Refuses to start without a database to serve. */
+/*
+ * Refuses to start without a database to serve.  Initializes SQLite
+ * here, in the server, before any child is forked: each call's child then
+ * finds its allocator, mutexes and VFS ready instead of setting them up.
+ */
 static int
 sqlite_ready(const struct tc_server *srv, const struct tc_policy *pol,
     struct tc_diag *d)
 {
+	int rc;
+
 	if (sqlite_policy(pol)->ndbs == 0)
 		return tc_diag(d, TC_EINVAL, "no databases to serve: name "
 		    "them in a policy file (--policy FILE), one 'database NAME "
 		    "PATH [read-write]' line each in its [sqlite] section; see "
 		    "%s(1)", srv->name);
+	if ((rc = sqlite3_initialize()) != SQLITE_OK)
+		return tc_diag(d, TC_ESYS, "cannot initialize SQLite: %s",
+		    sqlite3_errstr(rc));
 	return 0;
 }
 
