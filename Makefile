@@ -23,11 +23,11 @@ PREFIX	?= /usr/local
 
 # Libraries come from pkg-config.  PKGS are those of common/, which every
 # binary links; a server names its own in servers/NAME/deps.mk as
-# NAME_PKGS, and only its binary links them (toolcell-fs PCRE2; SQLite
-# waits for toolcell-sqlite), so that no binary carries a library it does
+# NAME_PKGS, and only its binary links them (toolcell-fs PCRE2,
+# toolcell-sqlite SQLite), so that no binary carries a library it does
 # not use.
 PKGS	 = libseccomp libcap libcjson nettle
-SERVERS	 = fs shell
+SERVERS	 = fs shell sqlite
 include $(wildcard $(SERVERS:%=servers/%/deps.mk))
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -176,6 +176,15 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# toolcell-sqlite's profile fails closed (test-sqlprofile): its [sqlite]
+# section and profile, with SQLite, without the rest of the server.
+$(BUILD)/tests/unit/test-sqlprofile.o: ALL_CFLAGS += -Iservers/sqlite
+$(BUILD)/tests/test-sqlprofile: $(BUILD)/tests/unit/test-sqlprofile.o \
+    $(BUILD)/servers/sqlite/sqlite_policy.o \
+    $(BUILD)/servers/sqlite/sqlite_profile.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS_sqlite) $(LDLIBS)
 
 # toolcell-sqlite's guard (sqlite_kind.c, sqlite_conn.c) alone, without
 # the server, against the real SQLite: its tests and its fuzz harness.
