@@ -152,6 +152,10 @@ struct sq_rows {
 	size_t		 cell_max;	/* bytes of one TEXT or BLOB */
 };
 
+/* A new JSON string of SQLite text |s| (a name, a type, a plan's line),
+ * ill-formed UTF-8 made U+FFFD as in rows; NULL on no memory. */
+cJSON	*sq_json_string(const char *s);
+
 /* Starts the rows of |st|, its columns named now (the statement may be
  * finalized before sq_rows_finish()).  Returns 0 or TC_ENOMEM; release
  * |r| either way. */

@@ -102,6 +102,22 @@ put_text(struct tc_buf *b, const char *s, size_t n)
 	return rc;
 }
 
+cJSON *
+sq_json_string(const char *s)
+{
+	struct tc_buf fixed;
+	cJSON *item;
+	size_t n = strlen(s);
+
+	if (tc_utf8_valid(s, n))
+		return cJSON_CreateString(s);
+	tc_buf_init(&fixed, n * 3 + 16);
+	item = tc_buf_append_utf8(&fixed, s, n) == 0 ?
+	    cJSON_CreateString(fixed.data) : NULL;
+	tc_buf_release(&fixed);
+	return item;
+}
+
 /* Appends |n| bytes as base64 in quotes. */
 static int
 put_base64(struct tc_buf *b, const unsigned char *p, size_t n)
@@ -326,48 +342,101 @@ text_cell(struct tc_buf *b, sqlite3_stmt *st, int i)
 	return keep < n ? tc_buf_append_str(b, "...") : 0;
 }
 
+/* Appends the current row to the JSON, its TEXT and BLOB cells cut at
+ * |cap| bytes.  Returns 0; 1 if the row passes the byte cap (the buffer's
+ * own limit met counts the same); TC_ENOMEM.  On 1 the caller rolls the
+ * buffer back. */
+static int
+json_row(struct sq_rows *r, sqlite3_stmt *st, size_t cap)
+{
+	int i, n = (int)r->ncols, rc;
+
+	if (r->nrows > 0)
+		rc = tc_buf_append(&r->json, ",", 1);
+	else
+		rc = 0;
+	if (rc == 0)
+		rc = tc_buf_append(&r->json, "[", 1);
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (i > 0 && (rc = tc_buf_append(&r->json, ",", 1)) != 0)
+			break;
+		if ((rc = put_cell(&r->json, st, i, cap)) != 0)
+			break;
+		if (r->json.len - 1 > r->max_bytes)
+			return 1;
+	}
+	if (rc == 0)
+		rc = tc_buf_append(&r->json, "]", 1);
+	if (rc == TC_ETOOBIG || (rc == 0 && r->json.len - 1 > r->max_bytes))
+		return 1;
+	return rc;
+}
+
+/* Appends the current row to the text table.  Returns 0; 1 if the table
+ * passes the byte cap; TC_ENOMEM. */
+static int
+text_row(struct sq_rows *r, sqlite3_stmt *st)
+{
+	int i, n = (int)r->ncols, rc = 0;
+
+	for (i = 0; rc == 0 && i < n; i++) {
+		if (i > 0 && (rc = tc_buf_append_str(&r->text, " | ")) != 0)
+			break;
+		rc = text_cell(&r->text, st, i);
+	}
+	if (rc == 0)
+		rc = tc_buf_append(&r->text, "\n", 1);
+	if (rc == TC_ETOOBIG || (rc == 0 && r->text.len > r->max_bytes))
+		return 1;
+	return rc;
+}
+
+/* Cuts |b| back to |len| bytes. */
+static void
+roll_back(struct tc_buf *b, size_t len)
+{
+	b->len = len;
+	if (b->data != NULL)
+		b->data[len] = '\0';
+}
+
 int
 sq_rows_add(struct sq_rows *r, sqlite3_stmt *st)
 {
 	size_t json_at = r->json.len, text_at = r->text.len, cap = r->cell_max;
-	int i, n = (int)r->ncols, rc;
+	size_t shared;
+	int rc;
 
-again:
-	if (r->nrows > 0 && (rc = tc_buf_append(&r->json, ",", 1)) != 0)
-		return rc;
-	if ((rc = tc_buf_append(&r->json, "[", 1)) != 0)
-		return rc;
-	for (i = 0; i < n; i++) {
-		if (i > 0 && (rc = tc_buf_append(&r->json, ",", 1)) != 0)
-			return rc;
-		if ((rc = put_cell(&r->json, st, i, cap)) != 0)
-			return rc;
-		if (r->json.len - 1 > r->max_bytes)
-			break;
-	}
-	if ((rc = tc_buf_append(&r->json, "]", 1)) != 0)
-		return rc;
-	if (r->json.len - 1 > r->max_bytes) {
-		r->json.len = json_at;
+	while ((rc = json_row(r, st, cap)) == 1) {
+		roll_back(&r->json, json_at);
 		if (r->nrows > 0 || cap <= CELL_MIN)
 			return 1;
 		/* A first row alone too big: its cells cut to share the
-		 * cap, so that the model sees what the row holds. */
-		cap = r->max_bytes / (size_t)(n + 1) / 2;
+		 * cap, so that the model sees what the row holds.  Each try
+		 * cuts harder (escaping can make a cell six times its
+		 * bytes), down to CELL_MIN. */
+		shared = r->max_bytes / (r->ncols + 1) / 2;
+		cap = shared < cap ? shared : cap / 2;
 		if (cap < CELL_MIN)
 			cap = CELL_MIN;
-		goto again;
 	}
-	for (i = 0; i < n; i++) {
-		if (i > 0 && (rc = tc_buf_append_str(&r->text, " | ")) != 0)
+	if (rc != 0) {
+		roll_back(&r->json, json_at);
+		return rc;
+	}
+	if ((rc = text_row(r, st)) != 0) {
+		roll_back(&r->text, text_at);
+		if (rc != 1 || r->nrows > 0) {
+			roll_back(&r->json, json_at);
 			return rc;
-		if ((rc = text_cell(&r->text, st, i)) != 0) {
-			r->text.len = text_at;
+		}
+		/* A first row too wide for the table: its JSON stands. */
+		if ((rc = tc_buf_append_str(&r->text, "(a row too wide for "
+		    "this table: read structuredContent.rows)\n")) != 0) {
+			roll_back(&r->json, json_at);
 			return rc;
 		}
 	}
-	if ((rc = tc_buf_append(&r->text, "\n", 1)) != 0)
-		return rc;
 	r->nrows++;
 	return 0;
 }

@@ -44,7 +44,7 @@ sqlite_list_databases(const struct tc_call *call, struct tc_result *res)
 			return TC_ENOMEM;
 		cJSON_AddItemToArray(arr, e);
 		cJSON_AddStringToObject(e, "name", d->name);
-		cJSON_AddStringToObject(e, "path", d->path);
+		cJSON_AddItemToObject(e, "path", sq_json_string(d->path));
 		cJSON_AddStringToObject(e, "mode", d->readwrite ?
 		    "read-write" : "read-only");
 		if (stat(d->path, &st) == 0)
@@ -85,6 +85,15 @@ prepare(sqlite3 *db, const char *sql, sqlite3_stmt **st,
 	return rc;
 }
 
+/* Returns column |i| of |st| as text, "" for NULL. */
+static const char *
+col_text(sqlite3_stmt *st, int i)
+{
+	const char *s = (const char *)sqlite3_column_text(st, i);
+
+	return s != NULL ? s : "";
+}
+
 /* Adds column |i| of |st| to |o| as |key|: a number, a string or null. */
 static void
 add_col(cJSON *o, const char *key, sqlite3_stmt *st, int i)
@@ -98,19 +107,10 @@ add_col(cJSON *o, const char *key, sqlite3_stmt *st, int i)
 		cJSON_AddNullToObject(o, key);
 		break;
 	default:
-		cJSON_AddStringToObject(o, key,
-		    (const char *)sqlite3_column_text(st, i));
+		cJSON_AddItemToObject(o, key, sq_json_string(col_text(st,
+		    i)));
 		break;
 	}
-}
-
-/* Returns column |i| of |st| as text, "" for NULL. */
-static const char *
-col_text(sqlite3_stmt *st, int i)
-{
-	const char *s = (const char *)sqlite3_column_text(st, i);
-
-	return s != NULL ? s : "";
 }
 
 /* Appends |name| quoted as an SQL identifier ("a""b"). */
@@ -190,8 +190,8 @@ sqlite_list_tables(const struct tc_call *call, struct tc_result *res)
 			goto out;
 		}
 		cJSON_AddItemToArray(arr, e);
-		cJSON_AddStringToObject(e, "name", name);
-		cJSON_AddStringToObject(e, "type", type);
+		cJSON_AddItemToObject(e, "name", sq_json_string(name));
+		cJSON_AddItemToObject(e, "type", sq_json_string(type));
 		if (strcmp(type, "view") == 0) {
 			/* A view's rows cost what its query costs. */
 			cJSON_AddNullToObject(e, "rows");
@@ -289,7 +289,7 @@ index_columns(sqlite3 *db, cJSON *indexes, struct tc_result *res)
 		while ((step = sqlite3_step(st)) == SQLITE_ROW)
 			cJSON_AddItemToArray(cols, sqlite3_column_type(st, 0) ==
 			    SQLITE_NULL ? cJSON_CreateString("<expression>") :
-			    cJSON_CreateString(col_text(st, 0)));
+			    sq_json_string(col_text(st, 0)));
 		if (step != SQLITE_DONE) {
 			sq_fail(db, step, res);
 			goto out;
@@ -409,8 +409,8 @@ sqlite_describe_table(const struct tc_call *call, struct tc_result *res)
 		rc = TC_ENOMEM;
 		goto out;
 	}
-	cJSON_AddStringToObject(o, "name", name);
-	cJSON_AddStringToObject(o, "type", col_text(st, 0));
+	cJSON_AddItemToObject(o, "name", sq_json_string(name));
+	cJSON_AddItemToObject(o, "type", sq_json_string(col_text(st, 0)));
 	add_col(o, "sql", st, 1);
 	/* Each through a pragma's table-valued function, the name bound. */
 	if (rows_of(db, "SELECT cid, name, type, \"notnull\", dflt_value, pk, "

@@ -282,35 +282,56 @@ out:
 
 /* --- execute --- */
 
-/* Returns 1 if statement |sql| starts or ends a transaction (it would end
- * the call's own), skipping spaces and comments. */
-static int
-ends_transaction(const char *sql)
+/* |sql| past spaces and comments. */
+static const char *
+skip_space(const char *sql)
 {
-	static const char *const words[] = { "begin", "commit", "end",
-	    "rollback" };
-	size_t i, n;
-
 	for (;;) {
 		sql += strspn(sql, " \t\n\r\f\v");
 		if (sql[0] == '-' && sql[1] == '-')
 			sql += strcspn(sql, "\n");
 		else if (sql[0] == '/' && sql[1] == '*') {
 			if ((sql = strstr(sql + 2, "*/")) == NULL)
-				return 0;
+				return "";
 			sql += 2;
 		} else
-			break;
+			return sql;
 	}
-	for (i = 0; i < TC_NITEMS(words); i++) {
-		n = strlen(words[i]);
-		if (strncasecmp(sql, words[i], n) == 0 &&
-		    !((sql[n] >= 'a' && sql[n] <= 'z') ||
-		    (sql[n] >= 'A' && sql[n] <= 'Z') || sql[n] == '_' ||
-		    (sql[n] >= '0' && sql[n] <= '9')))
+}
+
+/* If |sql| starts with keyword |w| (any case), what follows it past
+ * spaces and comments; else NULL. */
+static const char *
+keyword(const char *sql, const char *w)
+{
+	size_t n = strlen(w);
+
+	if (strncasecmp(sql, w, n) != 0 || (sql[n] >= 'a' && sql[n] <= 'z') ||
+	    (sql[n] >= 'A' && sql[n] <= 'Z') || sql[n] == '_' ||
+	    (sql[n] >= '0' && sql[n] <= '9'))
+		return NULL;
+	return skip_space(sql + n);
+}
+
+/* Returns 1 if statement |sql| starts or ends a transaction (it would end
+ * the call's own), skipping spaces and comments.  ROLLBACK TO a savepoint
+ * does not: it undoes only what followed the savepoint. */
+static int
+ends_transaction(const char *sql)
+{
+	static const char *const words[] = { "begin", "commit", "end" };
+	const char *p;
+	size_t i;
+
+	sql = skip_space(sql);
+	for (i = 0; i < TC_NITEMS(words); i++)
+		if (keyword(sql, words[i]) != NULL)
 			return 1;
-	}
-	return 0;
+	if ((p = keyword(sql, "rollback")) == NULL)
+		return 0;
+	if (keyword(p, "transaction") != NULL)
+		p = keyword(p, "transaction");
+	return keyword(p, "to") == NULL;
 }
 
 int
@@ -367,8 +388,8 @@ sqlite_execute(const struct tc_call *call, struct tc_result *res)
 		if (ends_transaction(sqlite3_sql(st))) {
 			tc_result_error(res, "execute runs its statements in "
 			    "one transaction of its own: leave out BEGIN, "
-			    "COMMIT, END and ROLLBACK (SAVEPOINT and RELEASE "
-			    "may be used)");
+			    "COMMIT, END and ROLLBACK (SAVEPOINT, RELEASE and "
+			    "ROLLBACK TO may be used)");
 			goto failed;
 		}
 		if (sq_bind(call, st, &at, res) != 0)
@@ -493,7 +514,7 @@ plan_json(const struct plan_node *v, size_t n, size_t i)
 	size_t k;
 
 	if ((o = cJSON_CreateObject()) == NULL ||
-	    cJSON_AddStringToObject(o, "detail", v[i].detail) == NULL ||
+	    !cJSON_AddItemToObject(o, "detail", sq_json_string(v[i].detail)) ||
 	    (kids = cJSON_AddArrayToObject(o, "children")) == NULL) {
 		cJSON_Delete(o);
 		return NULL;

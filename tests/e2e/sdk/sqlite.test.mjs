@@ -14,6 +14,7 @@
 // With TOOLCELL_AS=nobody the server runs as nobody; the databases and
 // their directories are then nobody's.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
@@ -512,6 +513,88 @@ describe('two servers, one database', () => {
 		} finally {
 			await a.close();
 			await b.close();
+		}
+	});
+});
+
+describe('the review findings', () => {
+	let srv, file;
+
+	after(() => srv?.close());
+
+	test('a row that passes the byte cap by more than its slack ends the page, with next at that row', async () => {
+		file = await newDb();
+		srv = await start(await policy([`database main ${file} read-write bytes 64K time 2s`]));
+		await ok(srv, 'execute', {
+			database: 'main',
+			sql: `CREATE TABLE big(id INTEGER PRIMARY KEY); CREATE TABLE u(a);
+			    INSERT INTO big(id) WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c LIMIT 3000) SELECT x FROM c`,
+		});
+		for (const cell of ["printf('%.1000c', 'a')", 'zeroblob(3000)', "printf('%.60c', char(34))",
+		    "printf('%.60c', '|')", "printf('%.400c', char(1))"]) {
+			const args = { database: 'main', sql: `SELECT id, ${cell} FROM big ORDER BY id` };
+			const p1 = (await ok(srv, 'query', args)).structuredContent;
+			assert.equal(p1.truncated, true, cell);
+			assert.ok(p1.rows.length > 0 && p1.rows.length < 3000, `${cell}: ${p1.rows.length} rows`);
+			assert.deepEqual(p1.rows.map((r) => r[0]), p1.rows.map((_, i) => i + 1), cell);
+			assert.ok(JSON.stringify(p1.rows).length <= 65536 + 2, cell);
+			const p2 = (await ok(srv, 'query', { ...args, cursor: p1.next })).structuredContent;
+			assert.equal(p2.rows[0][0], p1.rows.length + 1, `${cell}: next resumes at the first row not given`);
+		}
+		const e = (await ok(srv, 'execute', {
+			database: 'main', sql: 'INSERT INTO u VALUES (5); SELECT id, zeroblob(3000) FROM big',
+		})).structuredContent;
+		assert.equal(e.truncated, true);
+		assert.ok(e.rows.length > 0 && e.rows.length < 3000, `${e.rows.length} rows`);
+		assert.deepEqual(await rows(srv, 'SELECT a FROM u'), [[5]]);
+	});
+
+	test('a first row alone that escapes to many times its bytes is cut until it fits', async () => {
+		const r = await ok(srv, 'query', {
+			database: 'main',
+			sql: "SELECT replace(hex(zeroblob(4917)), '0', char(1)) || char(1) || " +
+			    "replace(hex(zeroblob(3274)), '0', 'a') || 'a' AS c",
+		});
+		const sc = r.structuredContent;
+		assert.equal(sc.rows.length, 1);
+		assert.equal(sc.truncated, false);
+		assert.equal(sc.rows[0][0].cut, true);
+		assert.equal(sc.rows[0][0].bytes, 2 * 4917 + 1 + 2 * 3274 + 1);
+		assert.ok(JSON.stringify(sc.rows).length <= 65536 + 2);
+	});
+
+	test('ROLLBACK TO and RELEASE a savepoint run inside execute; ROLLBACK, COMMIT and END do not', async () => {
+		await ok(srv, 'execute', {
+			database: 'main',
+			sql: `DELETE FROM u; INSERT INTO u VALUES (1); SAVEPOINT a; INSERT INTO u VALUES (2);
+			    ROLLBACK TO a; /* x */ ROLLBACK TRANSACTION TO SAVEPOINT a; RELEASE a; INSERT INTO u VALUES (3)`,
+		});
+		assert.deepEqual(await rows(srv, 'SELECT a FROM u ORDER BY a'), [[1], [3]]);
+		for (const end of ['ROLLBACK', 'rollback transaction', '/* to */ ROLLBACK -- to\n', 'COMMIT', 'END'])
+			await refused(srv, 'execute', { database: 'main', sql: `INSERT INTO u VALUES (4); ${end}` },
+			    /one transaction of its own.*ROLLBACK TO may be used/);
+		assert.deepEqual(await rows(srv, 'SELECT a FROM u ORDER BY a'), [[1], [3]]);
+	});
+
+	test('names that are not UTF-8 come out repaired in list_tables and describe_table', async (t) => {
+		const bad = await newDb();
+		try {
+			execFileSync('sh', ['-c', 'sqlite3 "$1" "$(printf \'create table "bad\\377\\376name"(c\\377 integer); create table ok(c\\377 integer)\')"',
+			    'sh', bad]);
+		} catch {
+			t.skip('no sqlite3 command');
+			return;
+		}
+		const { uid, gid } = serverIds();
+		await fsp.chown(bad, uid, gid);
+		const s = await start(await policy([`database main ${bad}`]));
+		try {
+			const l = await ok(s, 'list_tables', { database: 'main' });
+			assert.deepEqual(l.structuredContent.tables.map((x) => x.name).sort(), ['bad\ufffd\ufffdname', 'ok']);
+			const d = await ok(s, 'describe_table', { database: 'main', table: 'ok' });
+			assert.equal(d.structuredContent.columns[0].name, 'c\ufffd');
+		} finally {
+			await s.close();
 		}
 	});
 });
