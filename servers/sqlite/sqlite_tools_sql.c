@@ -9,10 +9,15 @@
  * that kind and no more: the guard is the connection (sqlite_conn.h) and,
  * around it, the kernel (sqlite_profile.c).
  */
+#include <sys/stat.h>
+
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "base/json.h"
@@ -48,6 +53,36 @@ no_database(const struct tc_call *call, const char *name,
 	return TC_EINVAL;
 }
 
+/*
+ * Refuses |path| unless it is a regular file now: one swapped for a FIFO
+ * or a device since start would hold SQLite's open() until the call's
+ * deadline.  Opened without blocking and without following a link, as
+ * the policy resolved it.  Returns 0, else TC_EINVAL with |res| the
+ * error.
+ */
+static int
+regular_file(const struct sq_database *d, struct tc_result *res)
+{
+	struct stat st;
+	int fd, err;
+
+	if ((fd = open(d->path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0) {
+		err = errno;
+		tc_result_error(res, "database '%s': %s", d->name, err ==
+		    ELOOP ? "it is now a symbolic link" : strerror(err));
+		return TC_EINVAL;
+	}
+	err = fstat(fd, &st) != 0 ? errno : 0;
+	close(fd);
+	if (err != 0 || !S_ISREG(st.st_mode)) {
+		tc_result_error(res, "database '%s': %s", d->name, err != 0 ?
+		    strerror(err) : "it is not a regular file now");
+		return TC_EINVAL;
+	}
+	return 0;
+}
+
 int
 sq_open_for(const struct tc_call *call, enum sq_kind kind,
     const struct sq_database **dbp, sqlite3 **db, struct tc_result *res)
@@ -79,6 +114,8 @@ sq_open_for(const struct tc_call *call, enum sq_kind kind,
 	memset(&lim, 0, sizeof(lim));
 	lim.deadline_ms = tc_now_ms() + ms;
 	lim.busy_ms = ms / 2;
+	if (regular_file(d, res) != 0)
+		return TC_EINVAL;
 	if ((rc = sq_conn_open(d->path, kind, &lim, db, &diag)) != 0) {
 		*db = NULL;
 		if (rc == TC_ENOMEM)

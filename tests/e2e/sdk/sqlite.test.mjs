@@ -597,4 +597,18 @@ describe('the review findings', () => {
 			await s.close();
 		}
 	});
+
+	test('a database file swapped for a FIFO is refused, not waited on', async () => {
+		const f = await newDb();
+		const s = await start(await policy([`database main ${f}`]));
+		try {
+			await fsp.rm(f);
+			execFileSync('mkfifo', [f]);
+			const { uid, gid } = serverIds();
+			await fsp.chown(f, uid, gid);
+			await refused(s, 'query', { database: 'main', sql: 'SELECT 1' }, /not a regular file/);
+		} finally {
+			await s.close();
+		}
+	});
 });
