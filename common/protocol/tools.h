@@ -164,6 +164,13 @@ struct tc_tool {
 				    struct tc_subjects *out,
 				    struct tc_diag *d);
 	unsigned		 subject_kinds;
+	/* The call's own deadline, when shorter than the policy's: called
+	 * in the server as the call's child is given it, returns
+	 * milliseconds from then (0: the policy's alone) and may write
+	 * into |why| (|n| bytes, UTF-8) what the model is told if the call
+	 * is stopped at it.  NULL: the policy's deadline. */
+	int			(*deadline_ms)(const struct tc_call *call,
+				    char *why, size_t n);
 };
 
 struct tc_pin;

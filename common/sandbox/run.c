@@ -134,7 +134,7 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	struct tc_limits lim, *l = &lim;
 	struct tc_standby st;
 	char msg[160];
-	int rc, err;
+	int rc, err, ms;
 
 	tc_policy_limits(sb->policy, call->tool->name, &lim);
 	tc_run_init(r);
@@ -153,6 +153,13 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	    l->max_result : TC_RUN_OUTPUT_MAX);
 	r->start_ms = tc_now_ms();
 	r->deadline_ms = r->start_ms + l->deadline_ms;
+	/* A tool's own deadline for this call, when shorter. */
+	if (call->tool->deadline_ms != NULL && (ms =
+	    call->tool->deadline_ms(call, r->deadline_why,
+	    sizeof(r->deadline_why))) > 0 && ms < l->deadline_ms)
+		r->deadline_ms = r->start_ms + ms;
+	else
+		r->deadline_why[0] = '\0';
 	r->state = TC_RUN_RUNNING;
 	/* The child was made before its tool was known: its cgroup's
 	 * pids.max becomes this tool's limit before it has the call. */
@@ -654,8 +661,9 @@ tc_run_take_answer(struct tc_run *r, struct tc_answer *a)
 	switch (r->outcome) {
 	case TC_OUT_TIMEOUT:
 		tc_text_fmt(msg, sizeof(msg), "the call was stopped at its "
-		    "deadline of %lld ms", (long long)(r->deadline_ms -
-		    r->start_ms));
+		    "deadline of %lld ms%s%s", (long long)(r->deadline_ms -
+		    r->start_ms), r->deadline_why[0] ? ": " : "",
+		    r->deadline_why);
 		break;
 	case TC_OUT_CANCELLED:
 		snprintf(msg, sizeof(msg), "the call was cancelled");

@@ -338,6 +338,7 @@ struct tc_run {
 	size_t			 result_bytes;	/* its length as sent */
 	struct tc_result_info	 info;
 	char			 why[256];	/* for non-OK outcomes */
+	char			 deadline_why[160];	/* the tool's, or "" */
 
 	/* Streaming, jobs and the keeper (see the top of this file). */
 	int			 keeper;	/* pid is the child's keeper */
