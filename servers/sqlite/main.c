@@ -204,6 +204,7 @@ static const struct tc_tool sqlite_tools[] = {
 	      "that stops at 10000).",
 	  .args = db_args, .output_schema = tables_out,
 	  .fn = sqlite_list_tables, .profile = &sqlite_profile,
+	  .deadline_ms = sq_deadline_ms,
 	  .flags = RO, .subjects = sq_subjects, .subject_kinds = DB_KINDS },
 	{ .name = "describe_table", .title = "Describe a table",
 	  .description = "Describe a table or view: its columns (type, "
@@ -211,6 +212,7 @@ static const struct tc_tool sqlite_tools[] = {
 	      "triggers and the SQL that made it.",
 	  .args = describe_args, .output_schema = describe_out,
 	  .fn = sqlite_describe_table, .profile = &sqlite_profile,
+	  .deadline_ms = sq_deadline_ms,
 	  .flags = RO, .subjects = sq_subjects, .subject_kinds = DB_KINDS },
 	{ .name = "query", .title = "Query a database",
 	  .description = "Run one statement that only reads (SELECT, VALUES, "
@@ -221,6 +223,7 @@ static const struct tc_tool sqlite_tools[] = {
 	      "or read-write: nothing is changed.",
 	  .args = query_args, .output_schema = query_out,
 	  .fn = sqlite_query, .profile = &sqlite_profile,
+	  .deadline_ms = sq_deadline_ms,
 	  .flags = RO, .subjects = sq_subjects, .subject_kinds = SQL_KINDS },
 	{ .name = "execute", .title = "Change a database",
 	  .description = "Run statements that change a read-write database "
@@ -233,6 +236,7 @@ static const struct tc_tool sqlite_tools[] = {
 	      "settings are never run.",
 	  .args = execute_args, .output_schema = execute_out,
 	  .fn = sqlite_execute, .profile = &sqlite_profile,
+	  .deadline_ms = sq_deadline_ms,
 	  .flags = TC_TOOL_DESTRUCTIVE, .subjects = sq_subjects,
 	  .subject_kinds = SQL_KINDS },
 	{ .name = "explain_query", .title = "Explain a query",
@@ -241,11 +245,13 @@ static const struct tc_tool sqlite_tools[] = {
 	      "scans. The statement itself is not run.",
 	  .args = explain_args, .output_schema = explain_out,
 	  .fn = sqlite_explain_query, .profile = &sqlite_profile,
+	  .deadline_ms = sq_deadline_ms,
 	  .flags = RO, .subjects = sq_subjects, .subject_kinds = SQL_KINDS },
 	{ .name = "read_schema", .title = "Read a database's schema",
 	  .description = "A database's schema as SQL, for resources/read.",
 	  .args = db_args, .output_schema = schema_out,
 	  .fn = sqlite_read_schema, .profile = &sqlite_profile,
+	  .deadline_ms = sq_deadline_ms,
 	  .flags = RO | TC_TOOL_RESOURCE, .subjects = sq_subjects,
 	  .subject_kinds = DB_KINDS },
 };

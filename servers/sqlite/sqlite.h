@@ -111,6 +111,16 @@ int	sqlite_execute(const struct tc_call *, struct tc_result *);
 int	sqlite_explain_query(const struct tc_call *, struct tc_result *);
 
 /*
+ * The tools' deadline_ms (protocol/tools.h), in the server: the call's
+ * database's time, a tenth more and SQ_TIME_GRACE_MS, so that a single
+ * SQL function (which SQLite's progress handler cannot stop) is killed
+ * near the database's time, not at the policy's deadline.  Writes into
+ * |why| the database's time limit; returns 0 if the call names none.
+ */
+#define SQ_TIME_GRACE_MS	1000
+int	sq_deadline_ms(const struct tc_call *call, char *why, size_t n);
+
+/*
  * Opens the database the call's "database" argument names, for
  * statements of at most |kind|, with its limits and the call's deadline.
  * Returns 0 with *|db| and *|dbp| set; else fills |res| with the error

@@ -13,6 +13,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -124,6 +125,22 @@ sq_open_for(const struct tc_call *call, enum sq_kind kind,
 		return TC_EINVAL;
 	}
 	return 0;
+}
+
+int
+sq_deadline_ms(const struct tc_call *call, char *why, size_t n)
+{
+	const struct sq_database *d;
+	long long ms;
+
+	if ((d = sq_database_find(call->policy,
+	    tc_arg_str(call, "database"))) == NULL || d->time_ms <= 0)
+		return 0;
+	tc_text_fmt(why, n, "database '%s' has a time limit of %d ms (its "
+	    "time in the policy) and one step of the statement ran past "
+	    "it", d->name, d->time_ms);
+	ms = (long long)d->time_ms + d->time_ms / 10 + SQ_TIME_GRACE_MS;
+	return ms < INT_MAX ? (int)ms : INT_MAX;
 }
 
 int

@@ -576,6 +576,15 @@ describe('the review findings', () => {
 		assert.deepEqual(await rows(srv, 'SELECT a FROM u ORDER BY a'), [[1], [3]]);
 	});
 
+	test('a single SQL function that runs past the database time is stopped near it', async () => {
+		const t = await refused(srv, 'query', {
+			database: 'main',
+			sql: "SELECT instr(replace(hex(zeroblob(2000000)), '0', 'a'), replace(hex(zeroblob(100000)), '0', 'a') || 'b')",
+		});
+		assert.match(t, /database 'main'.*time limit of 2000 ms/);
+		assert.deepEqual(await rows(srv, 'SELECT 1'), [[1]], 'the server still serves');
+	});
+
 	test('names that are not UTF-8 come out repaired in list_tables and describe_table', async (t) => {
 		const bad = await newDb();
 		try {
