@@ -103,6 +103,17 @@ int	sq_conn_open(const char *path, enum sq_kind kind,
 	    const struct sq_limits *lim, sqlite3 **db, struct tc_diag *d);
 
 /*
+ * Arms |db| (from sq_conn_open()) for one call: its deadline, busy
+ * timeout and the time limit sq_conn_error() reports, from |lim| as
+ * sq_conn_open() takes them (0: the defaults), measured from now; clears
+ * what the last call left (a refusal's reason, a timeout).  The kind and
+ * the rest of the guard stay as opened.  For a connection opened ahead of
+ * its call (off the call's path), so that the call sets only what is its
+ * own.  0, or TC_EINVAL for a connection not opened by sq_conn_open().
+ */
+int	sq_conn_arm(sqlite3 *db, const struct sq_limits *lim);
+
+/*
  * After a statement failed: fills |d| with what the model should read
  * (the authorizer's reason where it refused, "interrupted: the call's
  * time limit of N ms" at the deadline, SQLite's message otherwise) and
