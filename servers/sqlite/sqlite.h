@@ -120,6 +120,26 @@ int	sq_open_for(const struct tc_call *call, enum sq_kind kind,
 	    const struct sq_database **dbp, sqlite3 **db,
 	    struct tc_result *res);
 
+/*
+ * The profile's ahead hook, in each ready child once it is confined:
+ * opens and hardens a read-only connection (sq_conn_open(), SQ_KIND_READ)
+ * to each of |pol|'s first few databases, which sq_open_for() then hands
+ * a reading call after arming it with the call's deadline.  Holds no
+ * transaction: each statement reads the file as it is then.  Whatever
+ * fails here is left for the call, which opens as it would have.
+ */
+void	sq_ahead(const struct tc_policy *pol);
+
+/*
+ * The connection sq_ahead() opened on |path| (a database's resolved
+ * path), taken: the caller arms it (sq_conn_arm()) and closes it
+ * (sq_conn_close()).  NULL when there is none, or when |path| no longer
+ * names the file it was opened on (its device and inode, stat()ed before
+ * and after the open): that one is closed, and the caller opens the file
+ * as it is now.  Each is taken once.
+ */
+sqlite3	*sq_ahead_take(const char *path);
+
 /* Makes |res| the error of statement result |rc| on |db|.  Returns 0. */
 int	sq_fail(sqlite3 *db, int rc, struct tc_result *res);
 
