@@ -1,9 +1,10 @@
 /*
  * sqlite_ahead.c: what a ready child of toolcell-sqlite does before its
  * call arrives, once it is confined (the profile's ahead hook): it opens
- * and hardens a read-only connection to each of the first databases and
- * walks a statement through SQLite once, so that a reading call only arms
- * the connection with its deadline (sq_conn_arm()) and prepares its own.
+ * and hardens a read-only connection to each of the first databases (and
+ * a read-write one to each read-write database) and walks a statement
+ * through SQLite once, so that a call only arms a connection with its
+ * kind and deadline (sq_conn_arm()) and prepares its own.
  *
  * What the call reads is the file as it is then: the connection holds no
  * transaction (each statement takes its lock and reads the change
@@ -19,17 +20,18 @@
 #include "policy/policy.h"
 #include "sqlite.h"
 
-/* Databases a ready child opens ahead of its call, at most. */
+/* Connections a ready child opens ahead of its call, at most. */
 #define AHEAD_MAX	8
 
 /*
- * A read-only connection opened ahead of the call (sq_ahead()), and the
+ * A connection opened ahead of the call (sq_ahead()), and the
  * file it was opened on: its path and, stat()ed before and after the
  * open, its device and inode.
  */
 struct ahead {
 	char		*path;
 	sqlite3		*db;
+	int		 rw;		/* read-write, for changes */
 	dev_t		 dev;
 	ino_t		 ino;
 };
@@ -76,25 +78,28 @@ sq_ahead(const struct tc_policy *pol)
 		free(aheads[i].path);
 		memset(&aheads[i], 0, sizeof(aheads[i]));
 	}
-	for (i = 0; i < sp->ndbs && n < AHEAD_MAX; i++) {
+	for (i = 0; i < sp->ndbs * 2 && n < AHEAD_MAX; i++) {
+		const struct sq_database *db = &sp->dbs[i % sp->ndbs];
 		struct ahead *a = &aheads[n];
 
+		/* The read-only connections first, then the read-write. */
+		a->rw = i >= sp->ndbs;
+		if (a->rw && !db->readwrite)
+			continue;
 		/* A short wait: a busy database is opened by the call. */
 		memset(&lim, 0, sizeof(lim));
 		lim.deadline_ms = tc_now_ms() + 1000;
 		lim.busy_ms = 100;
-		if (stat(sp->dbs[i].path, &before) != 0)
+		if (stat(db->path, &before) != 0)
 			continue;
-		if (sq_conn_open(sp->dbs[i].path, SQ_KIND_READ, &lim, &a->db,
-		    &d) != 0)
+		if (sq_conn_open(db->path, a->rw ? SQ_KIND_SCHEMA :
+		    SQ_KIND_READ, &lim, &a->db, &d) != 0)
 			continue;
-		if (stat(sp->dbs[i].path, &after) != 0 ||
+		if (stat(db->path, &after) != 0 ||
 		    before.st_dev != after.st_dev ||
 		    before.st_ino != after.st_ino ||
-		    (a->path = strdup(sp->dbs[i].path)) == NULL) {
+		    (a->path = strdup(db->path)) == NULL) {
 			sq_conn_close(a->db);
-			free(a->path);
-			a->path = NULL;
 			a->db = NULL;
 			continue;
 		}
@@ -107,7 +112,7 @@ sq_ahead(const struct tc_policy *pol)
 }
 
 sqlite3 *
-sq_ahead_take(const char *path)
+sq_ahead_take(const char *path, enum sq_kind kind)
 {
 	struct stat st;
 	sqlite3 *db;
@@ -116,7 +121,8 @@ sq_ahead_take(const char *path)
 	for (i = 0; i < AHEAD_MAX; i++) {
 		struct ahead *a = &aheads[i];
 
-		if (a->db == NULL || strcmp(a->path, path) != 0)
+		if (a->db == NULL || a->rw != (kind != SQ_KIND_READ) ||
+		    strcmp(a->path, path) != 0)
 			continue;
 		db = a->db;
 		a->db = NULL;

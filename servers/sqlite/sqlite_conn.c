@@ -439,12 +439,18 @@ set_times(struct guard *g, const struct sq_limits *lim)
 }
 
 int
-sq_conn_arm(sqlite3 *db, const struct sq_limits *lim)
+sq_conn_arm(sqlite3 *db, enum sq_kind kind, const struct sq_limits *lim)
 {
 	struct guard *g = guard_of(db);
 
 	if (db == NULL || g == NULL)
 		return TC_EINVAL;
+	/* Read-only stays read-only; read-write never serves a read. */
+	if ((g->kind == SQ_KIND_READ) != (kind == SQ_KIND_READ) ||
+	    (kind != SQ_KIND_READ && kind != SQ_KIND_WRITE &&
+	    kind != SQ_KIND_SCHEMA))
+		return TC_EINVAL;
+	g->kind = kind;
 	set_times(g, lim);
 	g->timed_out = 0;
 	g->reason[0] = '\0';

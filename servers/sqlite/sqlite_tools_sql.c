@@ -79,8 +79,8 @@ sq_open_for(const struct tc_call *call, enum sq_kind kind,
 	memset(&lim, 0, sizeof(lim));
 	lim.deadline_ms = tc_now_ms() + ms;
 	lim.busy_ms = ms / 2;
-	if (kind == SQ_KIND_READ && (*db = sq_ahead_take(d->path)) != NULL &&
-	    sq_conn_arm(*db, &lim) == 0)
+	if ((*db = sq_ahead_take(d->path, kind)) != NULL &&
+	    sq_conn_arm(*db, kind, &lim) == 0)
 		return 0;
 	sq_conn_close(*db);
 	*db = NULL;
