@@ -8,9 +8,9 @@
 #                   toolcell-fs against the reference server and
 #                   toolcell-shell against shell servers, from npm
 #                   (BENCH_QUICK=1 for a short smoke run)
-#   make test-hosts Claude Code and Codex CLI, from npm, run toolcell-fs
-#                   against a local stand-in for their model APIs: what
-#                   their models receive (not part of make test)
+#   make test-hosts Claude Code and Codex CLI, from npm, run toolcell's
+#                   servers against a local stand-in for their model APIs:
+#                   what their models receive (not part of make test)
 #   make lint       clang-format, banned calls, mandoc
 #   make fuzz       the harnesses of tests/fuzz, built with clang's libFuzzer
 #                   in build-fuzz, FUZZ_SECONDS (10) each; FUZZ_TARGETS picks
