@@ -86,7 +86,9 @@ sq_ahead(const struct tc_policy *pol)
 		a->rw = i >= sp->ndbs;
 		if (a->rw && !db->readwrite)
 			continue;
-		/* A short wait: a busy database is opened by the call. */
+		/* A short wait: a busy database is opened by the call.  The
+		   limits but time are sq_open_for()'s (the defaults): what
+		   it sets beyond the deadline and busy wait, set here too. */
 		memset(&lim, 0, sizeof(lim));
 		lim.deadline_ms = tc_now_ms() + 1000;
 		lim.busy_ms = 100;
