@@ -563,6 +563,22 @@ describe('the review findings', () => {
 		assert.ok(JSON.stringify(sc.rows).length <= 65536 + 2);
 	});
 
+	test('the text table counts against the byte cap: a first row too wide for it is named, not failed', async () => {
+		const s1 = await start(await policy([`database main ${file} bytes 1K`]));
+		try {
+			const bars = "printf('%.60c', '|')";
+			const r = await ok(s1, 'query', {
+				database: 'main', sql: `SELECT ${Array(12).fill(bars).join(', ')} FROM big ORDER BY id`,
+			});
+			assert.equal(r.structuredContent.rows.length, 1);
+			assert.equal(r.structuredContent.truncated, true);
+			assert.equal(r.structuredContent.rows[0][0], '|'.repeat(60));
+			assert.match(textOf(r), /a row too wide for this table/);
+		} finally {
+			await s1.close();
+		}
+	});
+
 	test('ROLLBACK TO and RELEASE a savepoint run inside execute; ROLLBACK, COMMIT and END do not', async () => {
 		await ok(srv, 'execute', {
 			database: 'main',
