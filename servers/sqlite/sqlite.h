@@ -199,9 +199,11 @@ int	sq_rows_init(struct sq_rows *r, sqlite3_stmt *st, size_t max_bytes);
 void	sq_rows_release(struct sq_rows *r);
 
 /*
- * Adds the current row of |st|.  Returns 0; 1 if it would pass the byte
- * cap (nothing added, unless no row is in yet: a first row is added with
- * its cells cut to fit); TC_ENOMEM.
+ * Adds the current row of |st|.  Returns 0; 1 if its JSON or its line of
+ * the text table would pass the byte cap (nothing added, unless no row is
+ * in yet: a first row is added with its cells cut, harder on each try, to
+ * fit, and 1 only if cells of 64 bytes still do not; its line of the
+ * table too wide is named instead); TC_ENOMEM.
  */
 int	sq_rows_add(struct sq_rows *r, sqlite3_stmt *st);
 
