@@ -328,15 +328,18 @@ const SERVERS = {
 			fs.writeFileSync(policy, tcPolicy(db), { mode: 0o600 });
 			return { command: ours, args: ['--policy', policy], env: { PATH: anchorPath, HOME: freshHome() } };
 		},
-		shown: () => `\`${path.relative(repo, ours)} --policy P\`, P = \`${tcPolicy('DIR/bench.db').trim().replace(/\n+/g, '; ')}\``,
+		shown: () => `\`${path.isAbsolute(buildArg) ? 'BUILD' : buildArg}/toolcell-sqlite --policy P\`, P = \`${tcPolicy('DIR/bench.db').trim().replace(/\n+/g, '; ')}\``,
 		read: (sql, params) => ({ name: 'query', arguments: { database: 'bench', sql, params, max_rows: SCAN } }),
 		write: (sql, params) => ({ name: 'execute', arguments: { database: 'bench', sql, params } }),
 		rows: tcRows,
 		inserted(r) {
 			if (r.isError)
 				return `error: ${text(r).slice(0, 200)}`;
-			const n = r.structuredContent?.changes;
-			return n === undefined || n === 1 ? undefined : `changes ${JSON.stringify(n)}, not 1`;
+			// changes: one count per statement (or one number).
+			const sc = r.structuredContent ?? {};
+			const n = sc.total_changes ?? sc.changes;
+			const one = Array.isArray(n) ? n.length === 1 && n[0] === 1 : n === 1;
+			return one ? undefined : `changes ${JSON.stringify(n)}, not 1`;
 		},
 	},
 	mcpsqlite: {
@@ -526,6 +529,7 @@ async function timeOps(srv, id, sc, n, r, timed) {
 		const ms = performance.now() - t;
 		const wrong = op.check(s, res, i);
 		r.ops++;
+		r.bytes ??= JSON.stringify(res).length;	// the first answer's size
 		if (wrong) {
 			r.wrong = (r.wrong ?? 0) + 1;
 			r.firstWrong ??= `${timed ? '' : '[warm-up] '}${wrong}`;
@@ -706,8 +710,8 @@ out.push(`- scan: \`${SCAN_SQL}\`, the range moving by 10,007 keys each call; ${
 out.push('');
 
 const ratioHead = 'fastest anchor\'s p50 / its p50';
-row2('scenario', 'server', 'N', 'p50 / p99 ms', 'wrong answers', ratioHead);
-row2('---', '---', '---:', '---:', '---:', '---:');
+row2('scenario', 'server', 'N', 'p50 / p99 ms', 'answer bytes', 'wrong answers', ratioHead);
+row2('---', '---', '---:', '---:', '---:', '---:', '---:');
 const coldTitle = 'cold start (spawn to initialize result)';
 for (const [id, title] of [['cold', coldTitle], ...SCENARIOS.map((s) => [s.id, s.title])]) {
 	const r = results.get(id);
@@ -725,7 +729,8 @@ for (const [id, title] of [['cold', coldTitle], ...SCENARIOS.map((s) => [s.id, s
 		let ratio = '';
 		if (best && Number.isFinite(p50(x)))
 			ratio = `${fmt(best.v / p50(x))}×${x.wrong ? ' (wrong answers)' : ''}`;
-		row2(title, SERVERS[side].label, x.samples ? `${x.samples.length}${x.capped ? '*' : ''}` : '—', lat, wrong, ratio);
+		const bytes = x.bytes ? x.bytes.toLocaleString('en-US') : '';
+		row2(title, SERVERS[side].label, x.samples ? `${x.samples.length}${x.capped ? '*' : ''}` : '—', lat, bytes, wrong, ratio);
 	}
 }
 if (runs('rss')) {
@@ -744,12 +749,12 @@ if (runs('rss')) {
 			const v = mem[key](srv[side]);
 			const n = key.endsWith('Pss') ? srv[side][key].n : 0;
 			const procs = n ? ` (${n} process${n > 1 ? 'es' : ''})` : '';
-			row2(what, SERVERS[side].label, '1', `${fmt(v)} MiB${procs}`, '', best ? `${fmt(best.v / v)}×` : '');
+			row2(what, SERVERS[side].label, '1', `${fmt(v)} MiB${procs}`, '', '', best ? `${fmt(best.v / v)}×` : '');
 		}
 	}
 }
 out.push('');
-out.push(`${ratioHead}: the p50 of the fastest anchor that answered every call right, over the server's p50 (memory: the smallest anchor's figure over the server's); above 1, the server is faster or smaller than every anchor. A wrong answer is a lookup that is not its row with every value, a scan that is not all ${SCAN.toLocaleString('en-US')} rows in order, an insert that failed or did not change one row (where the server says), and after the inserts each row not read back as inserted; counted over every timed and warm-up operation; the times of a server with wrong answers are for reference only. RSS is VmHWM of the process the client started (toolcell-sqlite: the server process only, not its spawner nor the children that run the statements); the PSS rows add every process of the tree (toolcell-sqlite: its spawner and the ready children too).`);
+out.push(`${ratioHead}: the p50 of the fastest anchor that answered every call right, over the server's p50 (memory: the smallest anchor's figure over the server's); above 1, the server is faster or smaller than every anchor. answer bytes: the size of the first answer's result as JSON (what the client parses). A wrong answer is a lookup that is not its row with every value, a scan that is not all ${SCAN.toLocaleString('en-US')} rows in order, an insert that failed or did not change one row (where the server says), and after the inserts each row not read back as inserted; counted over every timed and warm-up operation; the times of a server with wrong answers are for reference only. RSS is VmHWM of the process the client started (toolcell-sqlite: the server process only, not its spawner nor the children that run the statements); the PSS rows add every process of the tree (toolcell-sqlite: its spawner and the ready children too).`);
 
 const notes = [];
 for (const [id, r] of results) {
