@@ -194,9 +194,11 @@ $(BUILD)/tests/fuzz/replay-audit: $(BUILD)/tests/fuzz/fuzz-audit.o \
     $(BUILD)/tests/fuzz/replay.o $(AUDIT_CLI) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The library last: the objects a target adds after it (replay-policy's
+# [shell] section) use its members too.
 $(BUILD)/tests/fuzz/replay-%: $(BUILD)/tests/fuzz/fuzz-%.o \
     $(BUILD)/tests/fuzz/replay.o $(LIB)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -o $@ $(filter-out $(LIB),$^) $(LIB) $(LDLIBS)
 
 $(BUILD)/fuzz/fuzz-audit: $(BUILD)/tests/fuzz/fuzz-audit.o $(AUDIT_CLI) $(LIB)
 	@mkdir -p $(@D)
@@ -204,7 +206,8 @@ $(BUILD)/fuzz/fuzz-audit: $(BUILD)/tests/fuzz/fuzz-audit.o $(AUDIT_CLI) $(LIB)
 
 $(BUILD)/fuzz/fuzz-%: $(BUILD)/tests/fuzz/fuzz-%.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $(filter-out $(LIB),$^) \
+	    $(LIB) $(LDLIBS)
 
 $(HOSTILE): $(patsubst %.c,$(BUILD)/%.o,$(wildcard tests/hostile/*.c)) $(LIB)
 	@mkdir -p $(@D)

@@ -263,9 +263,11 @@ keeper_main(const struct tc_sandbox *sb, pid_t child, int wfd)
 	    (childfd = pidfd_open(child, 0)) < 0) {
 		kill(child, SIGKILL);
 		tc_keeper_kill_tree(child, &status, &have_status);
+		tc_pids_leave(&sb->pids);
 		_exit(TC_CHILD_EXIT_SESSION);
 	}
 	tc_keeper_watch(child, childfd, wfd, &status, &have_status);
+	tc_pids_leave(&sb->pids);
 	if (!have_status)
 		_exit(TC_CHILD_EXIT_SESSION);
 	exit_as(status);
@@ -283,15 +285,18 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	pid_t self = getpid(), child;
 	int err;
 
+	/* The child is born in the call's pids cgroup, if there is one. */
+	if (tc_pids_enter(&sb->pids) != 0)
+		_exit(TC_CHILD_EXIT_PIDS);
 	child = tc_clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
 	    &err);
 	if (child == 0)
 		return self;
-	if (child < 0)
-		_exit(TC_CHILD_EXIT_NS);
-	if (err != 0) {
-		while (waitpid(child, NULL, 0) < 0 && errno == EINTR)
+	if (child < 0 || err != 0) {
+		while (child > 0 && waitpid(child, NULL, 0) < 0 &&
+		    errno == EINTR)
 			;
+		tc_pids_leave(&sb->pids);
 		_exit(TC_CHILD_EXIT_NS);
 	}
 	keeper_main(sb, child, wfd);

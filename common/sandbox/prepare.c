@@ -167,6 +167,31 @@ ports_enforced(const struct tc_sandbox *sb, struct tc_diag *d)
 	return 0;
 }
 
+/*
+ * Where a profile's children may fork, finds a pids cgroup the server may
+ * write and makes its directory there, for each call's own (pids.h).
+ * None is not an error: RLIMIT_NPROC holds where it can (confine.c), and
+ * a server says what holds.  Nor is one that cannot be made, which is
+ * said here; a call whose keeper cannot enter its cgroup fails.
+ */
+static void
+pids_cgroup(struct tc_sandbox *sb)
+{
+	struct tc_diag d = { "", 0 };
+	size_t i;
+
+	for (i = 0; i < sb->nprof; i++)
+		if (tc_sandbox_keeper(sb->prof[i].profile))
+			break;
+	if (i == sb->nprof || !tc_pids_probe(&sb->pids))
+		return;
+	if (tc_pids_open(&sb->pids, sb->rlim.nproc, &d) != 0) {
+		tc_warn("%s: the process limit holds as without a pids "
+		    "cgroup", d.msg);
+		memset(&sb->pids, 0, sizeof(sb->pids));
+	}
+}
+
 int
 tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
     const struct tc_profiles *profiles, struct tc_diag *d)
@@ -197,6 +222,7 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
 
 	probe_namespaces(sb);
+	pids_cgroup(sb);
 	/* A filter at a bad address: EFAULT where seccomp filters exist,
 	 * EINVAL where the kernel has none. */
 	if (prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, NULL, 0, 0) == 0 ||
@@ -291,6 +317,7 @@ tc_sandbox_release(struct tc_sandbox *sb)
 	size_t i;
 
 	tc_sandbox_stop(sb);
+	tc_pids_close(&sb->pids);
 	if (sb->devnull >= 0)
 		close(sb->devnull);
 	sb->devnull = -1;

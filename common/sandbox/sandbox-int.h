@@ -26,6 +26,7 @@
  *	frame.c		the frames on a child's pipes
  *	ns.c		namespaces, and a child cloned into them
  *	keeper.c	a subreaper that kills a whole tree (keeper.h)
+ *	pids.c		a call's pids cgroup, which its keeper enters (pids.h)
  *
  * with this header, sandbox.h and profile.h at the bottom: types,
  * constants and the small inline helpers below.

@@ -65,6 +65,7 @@
 #include "base/ring.h"
 #include "policy/policy.h"
 #include "protocol/tools.h"
+#include "sandbox/pids.h"
 #include "sandbox/profile.h"
 
 struct tc_policy;
@@ -110,7 +111,8 @@ enum tc_frame_type {
 	X(RESULT,	100, "could not send the result")		\
 	X(USER,		101, "could not switch to the run-as user")	\
 	X(CALL,		102, "could not read its call")			\
-	X(PROFILE,	103, "was started for a profile not prepared")
+	X(PROFILE,	103, "was started for a profile not prepared")	\
+	X(PIDS,		104, "could not enter its pids cgroup")
 
 enum tc_child_exit {
 #define TC_CHILD_EXIT_ENUM(name, num, text) TC_CHILD_EXIT_##name = (num),
@@ -162,6 +164,7 @@ struct tc_sandbox {
 	unsigned	 degraded;	/* TC_DEGRADE_* layers not in force */
 	struct tc_limits rlim;		/* a child's before it knows its call */
 	int		 tool_rlimits;	/* some tool has limits of its own */
+	struct tc_pids	 pids;		/* each call's pids cgroup, if any */
 	unsigned long	 ns_flags;	/* CLONE_NEW*: in force for a profile */
 	struct tc_sandbox_profile prof[TC_PROFILES_MAX];
 	size_t		 nprof;

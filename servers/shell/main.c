@@ -18,6 +18,7 @@
 #include "policy/path.h"
 #include "policy/policy.h"
 #include "policy/subject.h"
+#include "sandbox/pids.h"
 #include "sandbox/profile.h"
 #include "sandbox/stream.h"
 #include "serve/job.h"
@@ -582,23 +583,24 @@ network_said(struct tc_buf *b, const struct tc_policy *pol)
 }
 
 /*
- * Returns 1 if calls run as root: a server started as root without
- * run-as.  The kernel exempts uid 0 from RLIMIT_NPROC (INIT_USER, in a
- * user namespace of its own too), and the server makes no pids cgroup, so
- * no process limit holds for such a call: a fork bomb is bounded in time
- * (its PID namespace and keeper end with the call), not in size.
+ * Returns 1 if no process limit holds for calls: they run as root (a
+ * server started as root without run-as) and the sandbox made no pids
+ * cgroup for them (none it may write: sandbox/pids.h).  The kernel
+ * exempts uid 0 from RLIMIT_NPROC (INIT_USER, in a user namespace of its
+ * own too), so such a call's fork bomb is bounded in time (its PID
+ * namespace and keeper end with the call), not in size.
  */
 static int
 calls_as_root(const struct tc_policy *pol)
 {
-	return !pol->run_as && getuid() == 0;
+	return !pol->run_as && getuid() == 0 && tc_pids_current() == NULL;
 }
 
 #define ROOT_NPROC	"calls run as root: no process limit holds for root " \
 			"(the kernel exempts uid 0 from RLIMIT_NPROC, in a " \
-			"user namespace too, so 'limit processes' does not " \
-			"hold); name 'run-as USER' in the policy, or " \
-			"--run-as USER"
+			"user namespace too, and no pids cgroup may be made " \
+			"here, so 'limit processes' does not hold); name " \
+			"'run-as USER' in the policy, or --run-as USER"
 
 /*
  * Tells the model which programs it may run and how they are held: each

@@ -37,6 +37,7 @@
 #include "policy/glob.h"
 #include "policy/policy.h"
 #include "policy/section.h"
+#include "sandbox/pids.h"
 #include "shell.h"
 
 /* The default and the bounds of "output", per stream. */
@@ -1362,6 +1363,33 @@ print_program(const struct shell_program *p, FILE *f)
 		fprintf(f, "    any arguments\n");
 }
 
+/*
+ * What holds a call's processes to 'limit processes' (known once the
+ * sandbox is prepared, as it is before --check prints): each call's own
+ * pids cgroup, and RLIMIT_NPROC in the call's user namespace for calls
+ * that do not run as root (the kernel never holds uid 0 to it).
+ */
+static void
+print_nproc(const struct tc_policy *pol, FILE *f)
+{
+	const struct tc_pids *cg = tc_pids_current();
+	int root = !pol->run_as && geteuid() == 0;
+	char where[PATH_MAX + 64];
+
+	if (cg != NULL)
+		fprintf(f, "process limit: %s, each call's own (pids.max %lu: "
+		    "the limit and the call's keeper)%s\n", tc_pids_str(cg,
+		    where, sizeof(where)), cg->max, root ? "" : "; and "
+		    "RLIMIT_NPROC in the call's user namespace");
+	else if (!root)
+		fprintf(f, "process limit: RLIMIT_NPROC in the call's user "
+		    "namespace\n");
+	else
+		fprintf(f, "process limit: none: calls run as root, whom "
+		    "RLIMIT_NPROC does not hold, and no pids cgroup may be "
+		    "made here\n");
+}
+
 static void
 shell_policy_print(const struct tc_policy *pol, const void *slot, FILE *f)
 {
@@ -1407,6 +1435,7 @@ shell_policy_print(const struct tc_policy *pol, const void *slot, FILE *f)
 	    tc_policy_value_str(TC_POLICY_SIZE, sp->max_output, val,
 	    sizeof(val)), tc_policy_origin(tc_policy_setting_at(pol,
 	    "output"), at, sizeof(at)));
+	print_nproc(pol, f);
 }
 
 /* This has to be sorted always: it is searched with bsearch(3). */

@@ -1077,22 +1077,59 @@ describe('network off', () => {
 
 // ---------------------------------------------------------------- fork bomb
 
+/*
+ * The directory of process |pid|'s cgroup in the hierarchy with the pids
+ * controller (a v1 one, else the unified one), or null.
+ */
+function pidsCgroupOf(pid) {
+	const mounts = readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' '));
+	const lines = readFileSync(`/proc/${pid}/cgroup`, 'utf8').split('\n');
+	const v1 = lines.map((l) => /^\d+:([^:]*):(\/.*)$/.exec(l)).find((m) => m && m[1].split(',').includes('pids'));
+	if (v1) {
+		const m = mounts.find((f) => f[2] === 'cgroup' && (f[3] ?? '').split(',').includes('pids'));
+		return m ? path.join(m[1], v1[2]) : null;
+	}
+	const v2 = lines.map((l) => /^0::(\/.*)$/.exec(l)).find(Boolean);
+	const m = mounts.find((f) => f[2] === 'cgroup2');
+	return v2 && m ? path.join(m[1], v2[1]) : null;
+}
+
+/* A cgroup v1 hierarchy with the pids controller mounted read-write here:
+ * a root server can make its calls' cgroups there. */
+function v1PidsWritable() {
+	return readFileSync('/proc/self/mounts', 'utf8').split('\n').map((l) => l.split(' '))
+	    .some((f) => f[2] === 'cgroup' && (f[3] ?? '').split(',').includes('pids') &&
+		(f[3] ?? '').split(',').includes('rw'));
+}
+
+/*
+ * Runs what follows it in a mount namespace of its own where every cgroup
+ * hierarchy is read-only: a root server there may make no pids cgroup.
+ */
+const NO_CGROUP = ['unshare', '-m', '--propagation', 'private', 'sh', '-c',
+    'for m in $(awk \'$3 ~ /^cgroup/ {print $2}\' /proc/self/mounts); do ' +
+    'mount -o remount,bind,ro "$m" || exit 1; done; exec "$0" "$@"'];
+
 describe('fork bomb', () => {
 	const LIMIT = 32;
-	// What a root server without run-as says at start and in --check: no
-	// process limit holds for uid 0, which the kernel exempts from
-	// RLIMIT_NPROC (in a user namespace too).
+	// What a root server without run-as says at start and in --check
+	// where it may make no pids cgroup: no process limit holds for uid 0,
+	// which the kernel exempts from RLIMIT_NPROC (in a user namespace
+	// too).
 	const ROOT_WARNING = /warning: calls run as root: no process limit holds for root .*name 'run-as USER'/;
+	// --check's line that says what holds a call's processes.
+	const LIMIT_LINE = /^process limit: (.*)$/m;
 	const lines = ['program echo', `limit processes ${LIMIT}`, 'timeout 20s'];
 	let S;
 	// Where the limit holds: S, or as root a server with run-as nobody.
 	let H;
 	let polS;
+	let progs = [];
 
 	before(async () => {
 		if (!existsSync(SHELL))
 			return;
-		const progs = ['perl', 'bash'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
+		progs = ['perl', 'bash'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
 		polS = await shellPolicy([...progs, ...lines]);
 		S = await startShell(polS);
 		// Calls as nobody: only the tree nobody may read, first.
@@ -1106,15 +1143,16 @@ describe('fork bomb', () => {
 			await H?.close().catch(() => {});
 	});
 
-	/* Forks at most 500 children, tagged |tag|, that sleep; prints "forked N". */
-	const boundedBomb = (tag) => `my $n = 0;
+	/* Forks at most 500 children, tagged |tag|, that sleep; prints "forked
+	 * N"; then, with |stay|, sleeps too. */
+	const boundedBomb = (tag, stay = false) => `my $n = 0;
 		for (1..500) {
 			my $p = fork();
 			if (!defined $p) { print "failed after $n: $!\\n"; last }
 			if ($p == 0) { $0 = "${tag}"; sleep 60; exit 0 }
 			$n++;
 		}
-		print "forked $n\\n";`;
+		print "forked $n\\n";${stay ? ' $| = 1; sleep 60;' : ''}`;
 
 	/* Runs the bounded bomb on |srv| in |cwd|; returns how many children
 	 * it forked and its output, once they are all gone. */
@@ -1131,32 +1169,127 @@ describe('fork bomb', () => {
 		return { n, o };
 	}
 
+	/* What --check says holds a call's processes under policy |pol|. */
+	async function limitLine(pol) {
+		const chk = await runServer(['--policy', pol.file, '--check'], SHELL);
+		assert.equal(chk.status, 0, chk.stderr);
+		const m = LIMIT_LINE.exec(chk.stdout);
+		assert.ok(m, `no 'process limit:' line in --check: ${chk.stdout}`);
+		return { said: m[1], chk };
+	}
+
 	// Bounded: at most 500 children even if no limit holds, so that a
 	// failure here cannot take the machine down; the real bomb runs only
 	// where this one was contained.
 	let bounded = false;
+	// S's calls each have a pids cgroup of their own.
+	let cgroup = false;
 
-	test(`a bounded bomb: its tree ends with the call; below the process limit (${LIMIT}), or as root a warning`, async (t) => {
+	test(`a bounded bomb: its tree ends with the call; below the process limit (${LIMIT}), or as root without a pids cgroup a warning`, async (t) => {
 		if (cannotRun(t, ['perl']))
 			return;
 		const { n, o } = await bomb(S, W);
 		await assertServes(S, 'after the bomb');
-		if (serverUid() === 0) {
-			// No limit holds for root: the server says so, and
-			// run-as is the answer (the next test).
+		const { said: by, chk } = await limitLine(polS);
+		if (serverUid() === 0 && by.startsWith('none')) {
+			// No limit holds for root here: the server says so, and
+			// run-as is the answer (the next tests).
+			assert.ok(!v1PidsWritable(), `a v1 pids hierarchy is writable here, yet --check says: ${by}`);
 			assert.match(S.stderr(), ROOT_WARNING, 'no warning at start');
-			const chk = await runServer(['--policy', polS.file, '--check'], SHELL);
-			assert.equal(chk.status, 0, chk.stderr);
 			assert.match(chk.stderr, ROOT_WARNING, 'no warning from --check');
 			assert.match(S.initResult.instructions, /run as root, where no limit holds on how many processes/);
-			t.diagnostic(`as root, ${n} children forked: no process limit holds for uid 0`);
+			t.diagnostic(`as root, ${n} children forked: no process limit holds for uid 0, and no pids cgroup`);
 			return;
 		}
+		if (serverUid() === 0) {
+			assert.match(by, /^pids cgroup v[12] at \/\S+, each call's own \(pids\.max 33: /, 'as root');
+			cgroup = true;
+		} else
+			assert.match(by, /RLIMIT_NPROC in the call's user namespace$/, `as uid ${serverUid()}`);
 		assert.doesNotMatch(S.stderr(), /calls run as root/);
+		assert.doesNotMatch(chk.stderr, /calls run as root/);
 		assert.doesNotMatch(S.initResult.instructions, /run as root/);
-		assert.ok(n < LIMIT, `${n} children forked as uid ${serverUid()}: the process limit did not hold`);
+		assert.ok(n < LIMIT, `${n} children forked as uid ${serverUid()} (${by}): the process limit did not hold`);
 		assert.match(o.stdout, /failed after \d+: Resource temporarily unavailable/);
 		bounded = true;
+	});
+
+	test('as root without run-as, a bomb job fills its own pids cgroup and no more; another call runs beside it; the cgroup goes with the job', async (t) => {
+		if (cannotRun(t, ['perl']))
+			return;
+		if (!cgroup)
+			return t.skip(serverUid() === 0 ? 'no pids cgroup the server may write here (the warning case above)' :
+			    'only a root server makes pids cgroups here; calls of another user are held by RLIMIT_NPROC (the case above)');
+		const tag = `bomb-${randomUUID()}`;
+		const s = await call(S, 'start_command', { argv: ['perl', '-e', boundedBomb(tag, true)], cwd: W });
+		assert.notEqual(s.isError, true, textOf(s));
+		const job = s.structuredContent.job;
+		let text = '';
+		let offset = 0;
+		await until(async () => {
+			const r = await call(S, 'read_output', { job, offset, wait_ms: 2000 }, { timeout: 40_000 });
+			text += r.structuredContent.output;
+			offset = r.structuredContent.next_offset;
+			return /forked \d+/.test(text) || r.structuredContent.state !== 'running';
+		}, 30_000, 'the bomb job to report');
+		const m = /forked (\d+)/.exec(text);
+		assert.ok(m, `the bomb did not report: ${text}`);
+		assert.match(text, /failed after \d+: Resource temporarily unavailable/);
+		assert.ok(Number(m[1]) < LIMIT, `${m[1]} children forked: pids.max did not hold`);
+
+		// Every process of the bomb is in one cgroup: the server's
+		// directory, then the keeper's pid.
+		const pids = processesWith(tag);
+		assert.ok(pids.length > Number(m[1]), `only ${pids.length} bomb processes seen`);
+		const dirs = new Set(pids.map(pidsCgroupOf));
+		assert.equal(dirs.size, 1, `the bomb's processes are in ${[...dirs].join(', ')}`);
+		const [dir] = dirs;
+		assert.match(dir, /\/toolcell-\d+\/\d+$/, 'a call\'s cgroup, in the server\'s directory');
+		const read = (f) => readFileSync(path.join(dir, f), 'utf8').trim();
+		const max = Number(read('pids.max'));
+		assert.equal(max, LIMIT + 1, 'pids.max: the limit and the keeper');
+		assert.ok(Number(read('pids.current')) <= max, `pids.current ${read('pids.current')} past pids.max ${max}`);
+		if (existsSync(path.join(dir, 'pids.peak')))
+			assert.ok(Number(read('pids.peak')) <= max, `pids.peak ${read('pids.peak')} past pids.max ${max}`);
+		assert.ok(Number(/max (\d+)/.exec(read('pids.events'))?.[1]) > 0, `no fork was refused: ${read('pids.events')}`);
+
+		// One call's bomb takes nothing from another's: a second bomb,
+		// while the first holds its cgroup full, forks too, and the two
+		// together more than one limit would let them share.
+		await assertServes(S, 'while a bomb fills its own cgroup');
+		const second = await bomb(S, W);
+		assert.ok(second.n < LIMIT, `${second.n} children forked by the second bomb: pids.max did not hold`);
+		assert.ok(second.n + Number(m[1]) > LIMIT, `the bombs forked ${m[1]} and ${second.n}: they share one limit`);
+
+		const stop = await call(S, 'stop_command', { job });
+		assert.notEqual(stop.isError, true, textOf(stop));
+		const left = await waitEmpty(() => processesWith(tag), 10_000);
+		assert.deepEqual(left, [], `${left.length} bomb processes outlived the stopped job`);
+		const gone = await waitEmpty(() => existsSync(dir) ? [dir] : [], 10_000);
+		assert.deepEqual(gone, [], 'the call\'s cgroup is still there after the job');
+		await assertServes(S, 'after the bomb job');
+	});
+
+	test('as root where no pids cgroup may be made (cgroupfs read-only): the warning at start, in --check and in the instructions', async (t) => {
+		if (cannotRun(t, ['perl']))
+			return;
+		if (serverUid() !== 0)
+			return t.skip('only a root server is exempt from RLIMIT_NPROC (the pass as another user has no warning to give)');
+		if (which('unshare') === null)
+			return skipOrFail(t, 'not installed here: unshare');
+		const N = await startShell(polS, { wrap: NO_CGROUP });
+		try {
+			assert.match(N.stderr(), ROOT_WARNING, 'no warning at start');
+			assert.match(N.initResult.instructions, /run as root, where no limit holds on how many processes/);
+			await assertServes(N, 'without a pids cgroup');
+		} finally {
+			await N.close().catch(() => {});
+		}
+		const chk = spawnSync(NO_CGROUP[0], [...NO_CGROUP.slice(1), SHELL, '--policy', polS.file, '--check'],
+		    { input: '', encoding: 'utf8', timeout: 10_000 });
+		assert.equal(chk.status, 0, chk.stderr);
+		assert.match(chk.stderr, ROOT_WARNING, 'no warning from --check');
+		assert.match(chk.stdout, /^process limit: none: calls run as root/m);
 	});
 
 	test(`a root server with run-as nobody: no warning, and the bounded bomb stops below ${LIMIT}`, async (t) => {
@@ -1178,13 +1311,17 @@ describe('fork bomb', () => {
 			return;
 		if (!bounded)
 			return skipOrFail(t, 'the bounded bomb was not contained (or did not run): not running an unbounded one');
-		const tag = `bomb${randomUUID().replaceAll('-', '')}`;
-		const r = await run(H, ['bash', '-c', `${tag}(){ ${tag}|${tag}& }; ${tag}`],
-		    { cwd: H === S ? W : R.root, timeout_ms: 3000 }, 60_000);
-		assert.ok(r, 'no answer');
-		const left = await waitEmpty(() => processesWith(tag), 15_000);
-		assert.deepEqual(left, [], `${left.length} bomb processes outlived the call`);
-		await assertServes(H, 'after the real bomb');
+		// As root: under run-as (RLIMIT_NPROC), and without it where
+		// each call has a pids cgroup.
+		for (const srv of cgroup && H !== S ? [H, S] : [H]) {
+			const tag = `bomb${randomUUID().replaceAll('-', '')}`;
+			const r = await run(srv, ['bash', '-c', `${tag}(){ ${tag}|${tag}& }; ${tag}`],
+			    { cwd: srv === S ? W : R.root, timeout_ms: 3000 }, 60_000);
+			assert.ok(r, 'no answer');
+			const left = await waitEmpty(() => processesWith(tag), 15_000);
+			assert.deepEqual(left, [], `${left.length} bomb processes outlived the call`);
+			await assertServes(srv, 'after the real bomb');
+		}
 	});
 });
 

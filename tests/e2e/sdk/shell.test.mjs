@@ -172,19 +172,32 @@ describe('what the model is told', () => {
 		assert.match(r.stdout, /^directories:\n {2}none \(no 'allow' line\)\nlimits per call:$/m);
 	});
 
-	test('calls that run as root: --check warns that no process limit holds, and run-as quiets it', async () => {
+	test('--check says what holds a call\'s processes; as root without a pids cgroup it warns, and run-as quiets it', async () => {
 		const p = await policy(PROGRAMS);
 		const warning = /warning: calls run as root: no process limit holds for root/;
 		const r = await runServer(['--policy', p, '--check'], SHELL);
 		assert.equal(r.status, 0, r.stderr);
+		const by = /^process limit: (.*)$/m.exec(r.stdout)?.[1];
+		assert.ok(by, `no 'process limit:' line: ${r.stdout}`);
 		if (serverIds().uid !== 0) {
+			// Another user: RLIMIT_NPROC, and a pids cgroup as well
+			// where one is delegated to it.
+			assert.match(by, /RLIMIT_NPROC in the call's user namespace$/);
 			assert.doesNotMatch(r.stderr, warning);
 			return;
 		}
-		assert.match(r.stderr, warning);
+		if (by.startsWith('none')) {
+			assert.match(by, /^none: calls run as root, whom RLIMIT_NPROC does not hold/);
+			assert.match(r.stderr, warning);
+		} else {
+			// Each call's own pids cgroup holds root's calls: no warning.
+			assert.match(by, /^pids cgroup v[12] at \/\S+, each call's own \(pids\.max \d+: the limit and the call's keeper\)$/);
+			assert.doesNotMatch(r.stderr, warning);
+		}
 		const n = await runServer(['--policy', p, '--check', '--run-as', 'nobody'], SHELL);
 		assert.equal(n.status, 0, n.stderr);
 		assert.doesNotMatch(n.stderr, warning);
+		assert.match(n.stdout, /^process limit: .*RLIMIT_NPROC in the call's user namespace$/m);
 	});
 
 	test('a network may be granted (shell-network.test.mjs reaches it)', async () => {
