@@ -7,13 +7,18 @@
 #                          PKG_CFLAGS for all of them, PKG_LIBS for the
 #                          first list (common/, linked by every binary),
 #                          PKG_LIBS_NAME for server NAME's own
-#   deps.sh node           make sure node, npm and jq (for the tests) are here
+#   deps.sh node           make sure node (NODE_MAJOR or later), npm and jq
+#                          (for the tests) are here
 #   deps.sh fuzz [CC]      make sure clang (or CC) links libFuzzer harnesses,
 #                          for make fuzz only
 #   deps.sh bench          make sure python3, make and g++ are here: npm
 #                          compiles the SQLite anchors' native modules with
 #                          node-gyp (bench/sqlite-anchors), for make bench only
 set -eu
+
+# The oldest Node.js the tests run on.  Debian 12 ships 18: there the
+# npm package "node", which carries the official binary, brings this one.
+NODE_MAJOR=20
 
 apt_install() {
 	if [ "$(id -u)" -ne 0 ]; then
@@ -43,6 +48,52 @@ debname() {
 	libpcre2-8)	echo libpcre2-dev ;;
 	*)		echo "$1" ;;
 	esac
+}
+
+# The major version of the node on PATH (0 if none answers).
+node_major() {
+	v=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null) || v=0
+	case $v in
+	''|*[!0-9]*)	echo 0 ;;
+	*)		echo "$v" ;;
+	esac
+}
+
+# The major version of the nodejs package apt would install (0 if none).
+apt_node_major() {
+	v=$(apt-cache policy nodejs 2>/dev/null |
+	    sed -n 's/^ *Candidate: *\([0-9]*\).*/\1/p')
+	echo "${v:-0}"
+}
+
+# Brings a node of NODE_MAJOR or later: Debian's nodejs when its version
+# is one, else npm's "node" package, installed globally (on Debian,
+# beneath /usr/local, whose bin comes before /usr/bin on PATH).
+newer_node() {
+	have=$(node --version 2>/dev/null || echo none)
+	if [ "$(id -u)" -ne 0 ]; then
+		echo "toolcell: the tests need Node.js $NODE_MAJOR or later;" \
+		    "this is $have" >&2
+		echo "toolcell: run: sudo npm install -g node@$NODE_MAJOR" \
+		    "(or install a newer nodejs)" >&2
+		exit 1
+	fi
+	if command -v apt-get >/dev/null 2>&1 &&
+	    [ "$(apt_node_major)" -ge "$NODE_MAJOR" ]; then
+		apt_install nodejs
+	else
+		echo "toolcell: Node.js $have is older than $NODE_MAJOR:" \
+		    "installing npm's node@$NODE_MAJOR" >&2
+		npm install -g --no-fund --no-audit "node@$NODE_MAJOR" \
+		    </dev/null >&2
+	fi
+	hash -r 2>/dev/null || true
+	if [ "$(node_major)" -lt "$NODE_MAJOR" ]; then
+		echo "toolcell: node on PATH is still $(node --version);" \
+		    "put $(npm prefix -g)/bin before $(dirname \
+		    "$(command -v node)") on PATH" >&2
+		exit 1
+	fi
 }
 
 # Returns 0 if compiler $1 links a program with -fsanitize=fuzzer.
@@ -93,6 +144,7 @@ node)
 	command -v jq >/dev/null 2>&1 || missing="$missing jq"
 	# shellcheck disable=SC2086
 	[ -z "$missing" ] || apt_install $missing
+	[ "$(node_major)" -ge "$NODE_MAJOR" ] || newer_node
 	;;
 fuzz)
 	cc=${2:-clang}

@@ -357,6 +357,21 @@ tc_glob_match_string(const char *pattern, const char *s)
 	    s + strlen(s));
 }
 
+int
+tc_glob_prefix_string(const char *pattern, const char *s)
+{
+	const char *p = pattern, *pe = pattern + strlen(pattern);
+
+	/* Up to the first '*', byte by byte; after it, anything follows. */
+	for (; *s != '\0'; s++) {
+		if (p < pe && *p == '*')
+			return 1;
+		if (p == pe || !token_match(&p, pe, (unsigned char)*s))
+			return 0;
+	}
+	return 1;
+}
+
 const char *
 tc_path_beneath(const char *path, const char *root)
 {

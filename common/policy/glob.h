@@ -93,6 +93,15 @@ int	tc_glob_valid_string(const char *pattern, char *why, size_t n);
 int	tc_glob_match_string(const char *pattern, const char *s);
 
 /*
+ * Returns 1 if |s| is the beginning of a string that |pattern| (as for
+ * tc_glob_match_string()) matches, the whole of one too: "--upl" of
+ * "--upload-pack*", anything that gets as far as a '*'.  A class is taken
+ * to match some byte, as every class tc_glob_valid_string() lets through
+ * does.  Time at most proportional to the length of |s|.
+ */
+int	tc_glob_prefix_string(const char *pattern, const char *s);
+
+/*
  * Returns 1 if |pattern| matches the path given as |abs| (canonical and
  * absolute) and |rel| (relative to the root it was reached through), as a
  * deny rule's pattern is matched (tc_deny_match()): an absolute pattern

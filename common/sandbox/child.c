@@ -5,9 +5,11 @@
  * result (frame.c).
  */
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -302,6 +304,51 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	keeper_main(sb, child, wfd);
 }
 
+/* --- A pseudo-terminal (TC_MAY_TTY) --- */
+
+/* The window a terminal starts with. */
+#define TTY_ROWS	24
+#define TTY_COLS	80
+
+/*
+ * Opens a fresh pseudo-terminal pair into |io|, before the child is
+ * confined: no Landlock right on /dev/ptmx or /dev/pts is needed, so none
+ * is granted, and its programs can neither open another terminal nor make
+ * one.  O_NOCTTY: it becomes no one's controlling terminal until the
+ * handler's program asks (TIOCSCTTY).  Failing leaves io->tty 0 and the
+ * errno in io->tty_err, for the handler to tell a call that asks for one.
+ */
+static void
+open_terminal(struct tc_call_io *io)
+{
+	struct winsize ws = { .ws_row = TTY_ROWS, .ws_col = TTY_COLS };
+	char name[64];
+	int m, s, unlock = 0;
+
+	io->tty = 0;
+	io->tty_master = io->tty_slave = -1;
+	if ((m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		io->tty_err = errno;
+		return;
+	}
+	if (ioctl(m, TIOCSPTLCK, &unlock) != 0 ||
+	    ioctl(m, TIOCSWINSZ, &ws) != 0)
+		goto fail;
+	/* The slave by the master (Linux 4.13), else by its name. */
+	if ((s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 &&
+	    (ptsname_r(m, name, sizeof(name)) != 0 ||
+	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0))
+		goto fail;
+	io->tty = 1;
+	io->tty_master = m;
+	io->tty_slave = s;
+	io->tty_err = 0;
+	return;
+fail:
+	io->tty_err = errno;
+	close(m);
+}
+
 /* --- Its life --- */
 
 /*
@@ -333,6 +380,13 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	}
 	keep[nkeep++] = rfd;
 	keep[nkeep++] = wfd;
+	if (profile->may & TC_MAY_TTY) {
+		open_terminal(&io);
+		if (io.tty) {
+			keep[nkeep++] = io.tty_master;
+			keep[nkeep++] = io.tty_slave;
+		}
+	}
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
 		_exit(rc);
 	prefault();

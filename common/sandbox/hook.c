@@ -24,6 +24,7 @@
 
 #include "base/buf.h"
 #include "base/clock.h"
+#include "sandbox/fd.h"
 #include "sandbox/hook.h"
 #include "sandbox/keeper.h"
 #include "base/text.h"
@@ -74,15 +75,6 @@ struct spawn {
 	int		 ctl_r;
 	int		 null_stderr;	/* give it /dev/null as stderr */
 };
-
-/* Closes |*fd| if open and makes it -1. */
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
 
 const char *
 tc_hook_answer_str(enum tc_hook_answer a)
@@ -230,35 +222,6 @@ out:
 /* --- The hook: the keeper's child, up to exec --- */
 
 /*
- * Closes every fd above stdio but |a|, |b| and |c| (which may be equal to
- * one another, and -1 for none).
- */
-static int
-close_all_but(int a, int b, int c)
-{
-	int keep[3] = { a, b, c }, t, i, j;
-	unsigned lo = STDERR_FILENO + 1;
-
-	/* Sorted, three at most. */
-	for (i = 0; i < 3; i++)
-		for (j = i + 1; j < 3; j++)
-			if (keep[j] < keep[i]) {
-				t = keep[i];
-				keep[i] = keep[j];
-				keep[j] = t;
-			}
-	for (i = 0; i < 3; i++) {
-		if (keep[i] < (int)lo)
-			continue;
-		if ((unsigned)keep[i] > lo &&
-		    close_range(lo, (unsigned)keep[i] - 1, 0) != 0)
-			return -1;
-		lo = (unsigned)keep[i] + 1;
-	}
-	return close_range(lo, ~0U, 0);
-}
-
-/*
  * Writes a record to the report pipe.  A failure is not reported: the
  * server then finds no record, and says the hook could not be run.
  */
@@ -311,10 +274,13 @@ reset_signals(void)
 static noreturn void
 exec_hook(const struct spawn *sp)
 {
+	int keep[2] = { sp->rep_w, sp->exec_fd };
+
 	/* stdin, stdout and stderr are in place (the keeper did it); every
 	 * other fd goes but the report pipe, which exec closes. */
 	reset_signals();
-	if (close_all_but(sp->rep_w, sp->exec_fd, -1) != 0 || chdir("/") != 0) {
+	if (tc_close_fds_except(keep, sp->exec_fd >= 0 ? 2 : 1) != 0 ||
+	    chdir("/") != 0) {
 		report(sp->rep_w, REP_KEEPER, errno);
 		_exit(127);
 	}
@@ -362,6 +328,7 @@ exec_hook(const struct spawn *sp)
 static noreturn void
 keeper_main(const struct spawn *sp)
 {
+	int keep[3] = { sp->rep_w, sp->ctl_r, sp->exec_fd };
 	int devnull, hookfd = -1, status = 0, have_status = 0;
 	pid_t hook;
 
@@ -380,7 +347,7 @@ keeper_main(const struct spawn *sp)
 	}
 	if (dup2(sp->in_r, STDIN_FILENO) < 0 ||
 	    dup2(sp->out_w, STDOUT_FILENO) < 0 ||
-	    close_all_but(sp->rep_w, sp->ctl_r, sp->exec_fd) != 0)
+	    tc_close_fds_except(keep, sp->exec_fd >= 0 ? 3 : 2) != 0)
 		goto fail;
 
 	if ((hook = fork()) < 0)
@@ -484,7 +451,7 @@ fail(struct tc_hook *h, enum tc_hook_failure f, const char *fmt, ...)
 static void
 stop_input(struct tc_hook *h)
 {
-	close_fd(&h->in_fd);
+	tc_fd_close(&h->in_fd);
 	free(h->json);
 	h->json = NULL;
 }
@@ -499,7 +466,7 @@ request_kill(struct tc_hook *h, int64_t now)
 	if (h->killing)
 		return;
 	h->killing = 1;
-	close_fd(&h->ctl_fd);
+	tc_fd_close(&h->ctl_fd);
 	stop_input(h);
 	h->deadline_ms = now + TC_HOOK_GRACE_MS;
 }
@@ -582,7 +549,7 @@ tc_hook_start_fd(struct tc_hook *h, int fd, int script, char *const argv[],
 		    "'%s': pidfd_open", argv[0]);
 		/* Without a pidfd, no polling: have the keeper kill what
 		 * it started, and wait for it (it is quick). */
-		close_fd(&ctl[1]);
+		tc_fd_close(&ctl[1]);
 		while (waitpid(h->pid, NULL, 0) < 0 && errno == EINTR)
 			;
 		h->pid = -1;
@@ -603,14 +570,14 @@ tc_hook_start_fd(struct tc_hook *h, int fd, int script, char *const argv[],
 	h->done = 0;
 	rc = 0;
 out:
-	close_fd(&in[0]);
-	close_fd(&in[1]);
-	close_fd(&out[0]);
-	close_fd(&out[1]);
-	close_fd(&rep[0]);
-	close_fd(&rep[1]);
-	close_fd(&ctl[0]);
-	close_fd(&ctl[1]);
+	tc_fd_close(&in[0]);
+	tc_fd_close(&in[1]);
+	tc_fd_close(&out[0]);
+	tc_fd_close(&out[1]);
+	tc_fd_close(&rep[0]);
+	tc_fd_close(&rep[1]);
+	tc_fd_close(&ctl[0]);
+	tc_fd_close(&ctl[1]);
 	free_env(envp);
 	if (rc != 0) {
 		/* A keeper still running (fcntl failed) is stopped and
@@ -706,11 +673,11 @@ read_output(struct tc_hook *h, int64_t now)
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				close_fd(&h->out_fd);
+				tc_fd_close(&h->out_fd);
 			return;
 		}
 		if (n == 0) {
-			close_fd(&h->out_fd);
+			tc_fd_close(&h->out_fd);
 			return;
 		}
 		take_line(h, chunk, (size_t)n);
@@ -720,7 +687,7 @@ read_output(struct tc_hook *h, int64_t now)
 			    "more than %d bytes to its stdout and was killed; "
 			    "a hook's answer is its exit status and one line",
 			    h->path, TC_HOOK_MAX_OUTPUT);
-			close_fd(&h->out_fd);
+			tc_fd_close(&h->out_fd);
 			request_kill(h, now);
 		}
 	}
@@ -819,7 +786,7 @@ read_reports(struct tc_hook *h, int *exec_err, int *keeper_err,
 			break;
 		}
 	}
-	close_fd(&h->rep_fd);
+	tc_fd_close(&h->rep_fd);
 }
 
 /* Explains why execve() of the hook failed with |err|. */
@@ -920,11 +887,11 @@ reap(struct tc_hook *h, int64_t now)
 	while (w < 0 && errno == EINTR);
 	if (w == 0)
 		return;			/* not yet: poll again */
-	close_fd(&h->pidfd);
+	tc_fd_close(&h->pidfd);
 	h->pid = -1;
 	read_output(h, now);
-	close_fd(&h->out_fd);
-	close_fd(&h->ctl_fd);
+	tc_fd_close(&h->out_fd);
+	tc_fd_close(&h->ctl_fd);
 	stop_input(h);
 	decide(h, w > 0 ? st : 0);
 	h->done = 1;
@@ -993,11 +960,11 @@ tc_hook_release(struct tc_hook *h)
 {
 	if (!h->done)
 		tc_hook_kill(h);
-	close_fd(&h->in_fd);
-	close_fd(&h->out_fd);
-	close_fd(&h->rep_fd);
-	close_fd(&h->ctl_fd);
-	close_fd(&h->pidfd);
+	tc_fd_close(&h->in_fd);
+	tc_fd_close(&h->out_fd);
+	tc_fd_close(&h->rep_fd);
+	tc_fd_close(&h->ctl_fd);
+	tc_fd_close(&h->pidfd);
 	free(h->json);
 	h->json = NULL;
 	free(h->path);

@@ -25,9 +25,11 @@
 #ifndef TC_SANDBOX_PROFILE_H
 #define TC_SANDBOX_PROFILE_H
 
+#include <fcntl.h>
 #include <sched.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <sys/stat.h>
 
 #include <seccomp.h>
 
@@ -75,6 +77,32 @@ struct tc_syscall {
 	{ .nr = SCMP_SYS(name), .kind = TC_SYS_EQ, .arg = (a), .value = (v) }
 #define TC_SYS_FAIL(name, err)						\
 	{ .nr = SCMP_SYS(name), .kind = TC_SYS_ERRNO, .value = (err) }
+
+/*
+ * Masks the profiles' rules share: an int's 32 bits (a pid, a command, a
+ * mode: all the kernel reads of it); a mode's set-user-ID and
+ * set-group-ID bits, which a file or directory made never has; the open
+ * flags that make the kernel read the mode; a socket's type without
+ * SOCK_NONBLOCK and SOCK_CLOEXEC.
+ */
+#define TC_SYS_LOW32		0xffffffffULL
+#define TC_SYS_SETID		((uint64_t)(S_ISUID | S_ISGID))
+#define TC_SYS_MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
+#define TC_SYS_SOCK_TYPE	0xfULL
+
+/*
+ * Which argument of clone() holds its flags: the kernel takes them
+ * second on s390 and s390x (CONFIG_CLONE_BACKWARDS2: the stack comes
+ * first), first on every other architecture Linux supports (the other
+ * orders, CLONE_BACKWARDS and CLONE_BACKWARDS3, move only the later
+ * arguments).  A clone() rule names it, never a bare 0:
+ * tc_seccomp_build() refuses a rule on any other argument of clone().
+ */
+#if defined(__s390__)
+#define TC_CLONE_FLAGS_ARG	1U
+#else
+#define TC_CLONE_FLAGS_ARG	0U
+#endif
 
 /* A table of rules: TC_SYSCALLS(table) fills one from a static array. */
 struct tc_syscalls {
@@ -193,6 +221,18 @@ enum tc_profile_may {
 	 * TCP and UDP, bind and listen, any port.
 	 */
 	TC_MAY_NETWORK		= 1 << 4,
+	/*
+	 * A pseudo-terminal for its handler to give a program
+	 * (stream.h: tc_call_tty()): the child opens a fresh pair from
+	 * /dev/ptmx before it is confined, so that no Landlock right on
+	 * /dev/ptmx or /dev/pts is ever granted: its programs can reach
+	 * no other terminal by name, nor make new ones.  The ioctls a
+	 * terminal needs are the profile's to allow (TIOCSCTTY,
+	 * TCSETS*, ...); TIOCSTI and TIOCLINUX stay refused.  Each of the
+	 * profile's children holds a pair from its start, used or not: a
+	 * profile for the tools that offer one.
+	 */
+	TC_MAY_TTY		= 1 << 5,
 };
 
 struct tc_profile {
@@ -218,6 +258,11 @@ struct tc_profile {
 	unsigned long		 ns;		/* CLONE_NEW*, of TC_NS_ALL */
 	enum tc_keep_roots	 roots;
 	unsigned		 may;		/* TC_MAY_* */
+	/* Ready children kept for it, at most (the policy's "children" is
+	 * the most for every profile); 0: as many as that.  For a profile
+	 * of rare tools, or whose children each hold something scarce (a
+	 * terminal, TC_MAY_TTY). */
+	unsigned		 ready;
 };
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */

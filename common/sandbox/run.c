@@ -23,14 +23,6 @@
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void
 tc_run_init(struct tc_run *r)
 {
@@ -275,7 +267,7 @@ take_output(struct tc_run *r, uint32_t type, const char *p, size_t n)
 static void
 close_input(struct tc_run *r)
 {
-	close_fd(&r->in_fd);
+	tc_fd_close(&r->in_fd);
 	tc_buf_release(&r->input);
 	r->input_close = 1;
 }
@@ -410,11 +402,11 @@ read_child(struct tc_run *r)
 			if (errno == EINTR)
 				continue;
 			if (errno != EAGAIN)
-				close_fd(&r->fd);
+				tc_fd_close(&r->fd);
 			return;
 		}
 		if (n == 0) {
-			close_fd(&r->fd);
+			tc_fd_close(&r->fd);
 			return;
 		}
 		r->in.len += (size_t)n;
@@ -439,10 +431,10 @@ reap(struct tc_run *r)
 	while (w < 0 && errno == EINTR);
 	if (w == 0)
 		return;			/* not yet: poll again */
-	close_fd(&r->pidfd);
+	tc_fd_close(&r->pidfd);
 	/* Whatever it wrote before exiting is in the pipe now. */
 	read_child(r);
-	close_fd(&r->fd);
+	tc_fd_close(&r->fd);
 }
 
 /* Decides the outcome of a run that ended without being stopped. */
@@ -518,7 +510,7 @@ tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
 		r->killed = 1;
 	}
 	/* Nothing it sends from now on matters, nor what it would read. */
-	close_fd(&r->fd);
+	tc_fd_close(&r->fd);
 	close_input(r);
 }
 
@@ -732,7 +724,7 @@ tc_run_release(struct tc_run *r)
 		tc_run_kill(r, TC_OUT_CANCELLED);
 		tc_run_wait(r);
 	}
-	close_fd(&r->fd);
+	tc_fd_close(&r->fd);
 	close_input(r);
 	if (r->pidfd >= 0 && r->killed && r->sb != NULL &&
 	    (r->sb->ndead < TC_DEAD_MAX ||
@@ -743,7 +735,7 @@ tc_run_release(struct tc_run *r)
 		r->pidfd = -1;
 	}
 	if (r->pidfd >= 0) {
-		close_fd(&r->pidfd);
+		tc_fd_close(&r->pidfd);
 		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
 			;
 	}

@@ -27,6 +27,7 @@
  *	ns.c		namespaces, and a child cloned into them
  *	keeper.c	a subreaper that kills a whole tree (keeper.h)
  *	pids.c		a call's pids cgroup, which its keeper enters (pids.h)
+ *	fd.c		closing fds (fd.h)
  *
  * with this header, sandbox.h and profile.h at the bottom: types,
  * constants and the small inline helpers below.
@@ -36,6 +37,7 @@
 
 #include <sched.h>
 
+#include "sandbox/fd.h"
 #include "sandbox/sandbox.h"
 
 /* --- The pool (spawn.c) --- */
@@ -124,11 +126,6 @@ int	tc_lock_privileges(int stays_root);
  */
 int	tc_set_rlimits(const struct tc_limits *l, int own_userns);
 
-/*
- * Closes every fd above 2 but those in |keep| (at most TC_KEEP_MAX).
- * Returns 0 or -1.
- */
-int	tc_close_fds_except(const int *keep, size_t nkeep);
 
 /*
  * Becomes |uid|:|gid| with no supplementary groups, for good, and arms

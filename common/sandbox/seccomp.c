@@ -59,10 +59,6 @@ static const int base_calls[] = {
 	SCMP_SYS(rt_sigaction), SCMP_SYS(exit), SCMP_SYS(exit_group),
 };
 
-#define LOW32		0xffffffffULL
-#define SETID		((uint64_t)(S_ISUID | S_ISGID))
-/* The open flags that make the kernel read the mode. */
-#define MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
 /*
  * The static clocks are not negative.  A negative id is ~pid << 3 (or
  * ~tid, ~fd) with a type in its low 3 bits: 0, 1, 2 a process's CPU
@@ -78,13 +74,13 @@ static const int base_calls[] = {
 				    0xfffffff8ULL),			\
 				TC_SYS_ARG(name, 0, 0xfffffff9ULL,	\
 				    0xfffffff8ULL)
-#define FCNTL(cmd)	TC_SYS_ARG(fcntl, 1, LOW32, (cmd))
+#define FCNTL(cmd)	TC_SYS_ARG(fcntl, 1, TC_SYS_LOW32, (cmd))
 
 static const struct tc_syscall base_args[] = {
 	/* Only its own limits: glibc's getrlimit() and setrlimit() pass
 	 * pid 0, and another process's (the server's) are not its to
 	 * lower. */
-	TC_SYS_ARG(prlimit64, 0, LOW32, 0),
+	TC_SYS_ARG(prlimit64, 0, TC_SYS_LOW32, 0),
 	/* The static clocks and its own CPU clocks, not another
 	 * process's: that reads or waits on its CPU time. */
 	CLOCK_STATIC(clock_gettime),
@@ -103,8 +99,8 @@ static const struct tc_syscall base_args[] = {
 	/* Landlock decides where a file may be opened or made; a file
 	 * made is never set-user-ID or set-group-ID (the mode is read
 	 * only with O_CREAT or O_TMPFILE). */
-	TC_SYS_ARG(openat, 2, MAKES, 0),
-	TC_SYS_ARG(openat, 3, SETID, 0),
+	TC_SYS_ARG(openat, 2, TC_SYS_MAKES, 0),
+	TC_SYS_ARG(openat, 3, TC_SYS_SETID, 0),
 };
 
 /*
@@ -119,7 +115,7 @@ static const int signal_calls[] = {
 };
 
 static const struct tc_syscall signal_own_group[] = {
-	TC_SYS_ARG(kill, 0, LOW32, 0),
+	TC_SYS_ARG(kill, 0, TC_SYS_LOW32, 0),
 };
 
 #ifdef TC_SANITIZE
@@ -130,7 +126,7 @@ static const int sanitizer_calls[] = {
 };
 
 static const struct tc_syscall sanitizer_args[] = {
-	TC_SYS_ARG(sched_getaffinity, 0, LOW32, 0),
+	TC_SYS_ARG(sched_getaffinity, 0, TC_SYS_LOW32, 0),
 };
 #endif
 
@@ -221,9 +217,6 @@ static const int net_any_calls[] = {
 	SCMP_SYS(sendmmsg), SCMP_SYS(recvmmsg),
 };
 
-/* The socket type, without SOCK_NONBLOCK and SOCK_CLOEXEC. */
-#define SOCK_TYPE	0xfULL
-
 /*
  * socket() of |family| and |type|: of protocol 0 and IPPROTO_TCP only
  * with |tcp_only|, else any.
@@ -233,16 +226,17 @@ allow_socket(scmp_filter_ctx ctx, int family, int type, int tcp_only)
 {
 	if (!tcp_only)
 		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket),
-		    2, SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)family),
-		    SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE, (uint64_t)type));
+		    2, SCMP_A0(SCMP_CMP_MASKED_EQ, TC_SYS_LOW32,
+		    (uint64_t)family), SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    TC_SYS_SOCK_TYPE, (uint64_t)type));
 	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 3,
-	    SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)family),
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE, (uint64_t)type),
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, LOW32, 0)) != 0 ||
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, TC_SYS_LOW32, (uint64_t)family),
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, TC_SYS_SOCK_TYPE, (uint64_t)type),
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, TC_SYS_LOW32, 0)) != 0 ||
 	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(socket), 3,
-	    SCMP_A0(SCMP_CMP_MASKED_EQ, LOW32, (uint64_t)family),
-	    SCMP_A1(SCMP_CMP_MASKED_EQ, SOCK_TYPE, (uint64_t)type),
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, LOW32, IPPROTO_TCP)) != 0)
+	    SCMP_A0(SCMP_CMP_MASKED_EQ, TC_SYS_LOW32, (uint64_t)family),
+	    SCMP_A1(SCMP_CMP_MASKED_EQ, TC_SYS_SOCK_TYPE, (uint64_t)type),
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, TC_SYS_LOW32, IPPROTO_TCP)) != 0)
 		return -1;
 	return 0;
 }
@@ -295,6 +289,30 @@ forks(const struct tc_profile *p)
 				    p->syscalls[i].v[k].kind != TC_SYS_ERRNO)
 					return calls[c].name;
 	return NULL;
+}
+
+/*
+ * Returns 1 if a rule of |p|'s tables allows clone() by an argument other
+ * than its flags (TC_CLONE_FLAGS_ARG), which would let any flags through
+ * on this architecture, with that argument in *|arg|; else 0.
+ */
+static int
+clone_misread(const struct tc_profile *p, unsigned *arg)
+{
+	const struct tc_syscall *r;
+	size_t i, k;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++) {
+			r = &p->syscalls[i].v[k];
+			if (r->nr == SCMP_SYS(clone) &&
+			    (r->kind == TC_SYS_MASKED || r->kind == TC_SYS_EQ) &&
+			    r->arg != TC_CLONE_FLAGS_ARG) {
+				*arg = r->arg;
+				return 1;
+			}
+		}
+	return 0;
 }
 
 /*
@@ -426,6 +444,7 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 	scmp_filter_ctx ctx;
 	struct stat st;
 	int fd = -1, rc = TC_ESYS;
+	unsigned arg;
 	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
@@ -437,6 +456,11 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		return tc_diag(d, TC_EINVAL, "profile '%s': %s() without "
 		    "TC_MAY_FORK, whose keeper kills what a call leaves",
 		    profile->name, forks(profile));
+	if (clone_misread(profile, &arg))
+		return tc_diag(d, TC_EINVAL, "profile '%s': a clone() rule on "
+		    "its argument %u, where this architecture passes the "
+		    "flags in argument %u (TC_CLONE_FLAGS_ARG)", profile->name,
+		    arg, TC_CLONE_FLAGS_ARG);
 	if ((profile->may & TC_MAY_NETWORK) && fastopen(profile) != NULL)
 		return tc_diag(d, TC_EINVAL, "profile '%s': %s() that may "
 		    "carry MSG_FASTOPEN, which connects where Landlock does "
@@ -462,6 +486,18 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 	    seccomp_export_bpf(ctx, fd) != 0 || fstat(fd, &st) != 0 ||
 	    st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0) {
 		tc_diag_errno(d, TC_ESYS, "cannot export the seccomp filter");
+		goto out;
+	}
+	/* The kernel loads at most BPF_MAXINSNS instructions, and the
+	 * length it is given is 16 bits: a longer filter is refused here,
+	 * never cut to fit. */
+	if ((size_t)st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		tc_diag(d, TC_EINVAL, "profile '%s': its seccomp filter has "
+		    "%zu instructions, more than the kernel's limit of %d "
+		    "(BPF_MAXINSNS): the profile allows too many calls by "
+		    "their arguments", profile->name, (size_t)st.st_size /
+		    sizeof(struct sock_filter), BPF_MAXINSNS);
+		rc = TC_EINVAL;
 		goto out;
 	}
 	if ((out->insns = malloc((size_t)st.st_size)) == NULL ||

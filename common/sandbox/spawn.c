@@ -52,14 +52,6 @@ struct spawn_rep {
 	int32_t		err;		/* killed child to reap: why */
 };
 
-static void
-close_fd(int *fd)
-{
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
-}
-
 void
 tc_standby_clear(struct tc_standby *st)
 {
@@ -71,9 +63,9 @@ tc_standby_clear(struct tc_standby *st)
 static void
 standby_close(struct tc_standby *st)
 {
-	close_fd(&st->pidfd);
-	close_fd(&st->req);
-	close_fd(&st->res);
+	tc_fd_close(&st->pidfd);
+	tc_fd_close(&st->req);
+	tc_fd_close(&st->res);
 	tc_standby_clear(st);
 }
 
@@ -141,7 +133,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	const struct tc_sandbox_profile *sp;
 	struct spawn_req rq;
 	struct spawn_rep rp;
-	int keep[TC_KEEP_MAX], fds[2], rc, err = 0;
+	int keep[TC_KEEP_MAX], fds[2], rc, err;
 	size_t nkeep = 0, i;
 	pid_t pid;
 
@@ -181,7 +173,9 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 			_exit(rc == 0 ? 0 : 1);
 		rp.profile = rq.profile;
 		rp.slot = rq.slot;
-		rp.err = 0;
+		/* This request's own: a request that never clones must not
+		 * answer with the last one's. */
+		err = 0;
 		sp = rq.profile < sb->nprof ? &sb->prof[rq.profile] : NULL;
 		if (sp == NULL)
 			rp.pid = -EINVAL;
@@ -205,7 +199,7 @@ spawner_stop(struct tc_sandbox *sb)
 {
 	if (sb->spawner <= 0)
 		return;
-	close_fd(&sb->spawner_fd);
+	tc_fd_close(&sb->spawner_fd);
 	kill(sb->spawner, SIGKILL);
 	while (waitpid(sb->spawner, NULL, 0) < 0 && errno == EINTR)
 		;
@@ -444,8 +438,8 @@ retire_all(struct tc_sandbox *sb)
 			if ((st = &sb->prof[i].pool[k])->pid <= 0)
 				continue;
 			if (tc_sandbox_keeper(sb->prof[i].profile)) {
-				close_fd(&st->req);
-				close_fd(&st->res);
+				tc_fd_close(&st->req);
+				tc_fd_close(&st->res);
 			} else
 				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
 		}
@@ -485,18 +479,17 @@ int
 tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
     struct tc_standby *out, struct tc_diag *d)
 {
-	struct tc_sandbox_profile *sp = NULL;
+	const struct tc_sandbox_profile *found = tc_sandbox_find(sb, profile);
+	struct tc_sandbox_profile *sp;
 	struct tc_standby *st;
 	size_t i, k;
 	int asked = 0, pending;
 
-	for (i = 0; i < sb->nprof && sp == NULL; i++)
-		if (sb->prof[i].profile == profile)
-			sp = &sb->prof[i];
-	if (sp == NULL)
+	if (found == NULL)
 		return tc_diag(d, TC_ESYS, "no confinement was prepared for "
 		    "profile '%s'", profile != NULL ? profile->name : "(none)");
-	i = (size_t)(sp - sb->prof);
+	i = (size_t)(found - sb->prof);
+	sp = &sb->prof[i];
 	spawner_collect(sb, 0);
 	for (;;) {
 		if ((st = oldest_ready(sp)) != NULL) {
@@ -554,7 +547,7 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 			i++;
 			continue;
 		}
-		close_fd(&z->pidfd);
+		tc_fd_close(&z->pidfd);
 		*z = sb->dead[--sb->ndead];
 	}
 	return sb->ndead;
@@ -591,7 +584,7 @@ tc_sandbox_refill(struct tc_sandbox *sb)
 {
 	struct tc_diag d TC_UNINIT;
 	struct tc_standby *st;
-	size_t i, k;
+	size_t i, k, n;
 
 	tc_diag_init(&d);
 	tc_sandbox_reap(sb, 0);
@@ -599,7 +592,11 @@ tc_sandbox_refill(struct tc_sandbox *sb)
 	/* Every slot at once: the spawner forks them one after another,
 	 * and they confine themselves side by side. */
 	for (i = 0; i < sb->nprof; i++) {
-		for (k = 0; k < sb->pool && k < TC_POOL_MAX; k++) {
+		n = sb->pool;
+		if (sb->prof[i].profile->ready > 0 &&
+		    sb->prof[i].profile->ready < n)
+			n = sb->prof[i].profile->ready;
+		for (k = 0; k < n && k < TC_POOL_MAX; k++) {
 			st = &sb->prof[i].pool[k];
 			if (st->pid > 0 || st->pending)
 				continue;

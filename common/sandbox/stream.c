@@ -67,6 +67,24 @@ tc_call_input_fd(const struct tc_call *call)
 	return call->io != NULL ? call->io->in_fd : -1;
 }
 
+int
+tc_call_tty(const struct tc_call *call, int *master, int *slave)
+{
+	struct tc_call_io *io = call->io;
+
+	*master = *slave = -1;
+	if (io == NULL || !io->tty) {
+		errno = io != NULL && io->tty_err != 0 ? io->tty_err : ENODEV;
+		return -1;
+	}
+	*master = io->tty_master;
+	*slave = io->tty_slave;
+	io->tty = 0;
+	io->tty_master = io->tty_slave = -1;
+	io->tty_err = 0;
+	return 0;
+}
+
 ssize_t
 tc_call_input(const struct tc_call *call, void *buf, size_t cap)
 {

@@ -37,6 +37,12 @@ struct tc_call_io {
 	int	 out_fd;	/* the result pipe: frames to the server */
 	double	 last;		/* the last progress sent */
 	int	 sent;		/* some progress was sent */
+	/* A profile with TC_MAY_TTY: the pseudo-terminal the child opened
+	 * before it was confined (tc_call_tty()).  All 0: none. */
+	int	 tty;		/* tty_master and tty_slave are set */
+	int	 tty_master;
+	int	 tty_slave;
+	int	 tty_err;	/* why there is none: an errno, or 0 */
 };
 
 enum tc_stream {
@@ -70,6 +76,18 @@ int	tc_call_output(const struct tc_call *call, enum tc_stream stream,
  * TC_TOOL_JOB).  The fd is the handler's: it may close it.
  */
 int	tc_call_input_fd(const struct tc_call *call);
+
+/*
+ * Takes the pseudo-terminal the child opened before it was confined, for
+ * a profile with TC_MAY_TTY (profile.h): a fresh pair, its master in
+ * *|master| and its slave in *|slave|, both O_CLOEXEC, unlocked, with no
+ * controlling terminal made of it, 80 columns by 24 rows.  They are the
+ * caller's from then on (it closes them); a second call finds none.
+ * Returns 0; or -1 with errno set and both -1: ENODEV for a profile
+ * without TC_MAY_TTY or when taken already, else why the child could not
+ * open one (ENOENT: no /dev/ptmx, ENOSPC: the system's ptys are used up).
+ */
+int	tc_call_tty(const struct tc_call *call, int *master, int *slave);
 
 /*
  * Reads up to |cap| bytes of a job's input into |buf|, blocking until

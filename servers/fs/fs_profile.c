@@ -27,9 +27,6 @@ const struct tc_profile fs_read_profile = {
 	.may = TC_MAY_OPENAT2,
 };
 
-/* A directory or file made is never set-user-ID or set-group-ID. */
-#define SETID		((uint64_t)(S_ISUID | S_ISGID))
-
 /*
  * Changing files beneath writable roots.  Not the chmod family nor
  * utimensat(): Landlock does not govern a file's mode or times, so a path
@@ -41,7 +38,7 @@ static const struct tc_syscall fs_write_calls[] = {
 	TC_SYS(unlinkat), TC_SYS(renameat2), TC_SYS(symlinkat),
 	TC_SYS(ftruncate), TC_SYS(fallocate), TC_SYS(fsync),
 	TC_SYS(fdatasync), TC_SYS(umask),
-	TC_SYS_ARG(mkdirat, 2, SETID, 0),
+	TC_SYS_ARG(mkdirat, 2, TC_SYS_SETID, 0),
 	/* write_file names the unnamed (O_TMPFILE) file it wrote with
 	 * linkat() of its /proc/self/fd link, and needs no other form.
 	 * Landlock still decides where a link may be made (MAKE_REG, and

@@ -39,41 +39,59 @@
 
 /* --- The tools --- */
 
+/* run_command's arguments, and start_command's first. */
+#define RUN_ARGS							\
+	{ .name = "argv", .type = TC_ARG_STRING_ARRAY,			\
+	  .flags = TC_ARG_REQUIRED, .max_len = ARGV_MAX,		\
+	  .item_max_len = ARG_MAX_LEN,					\
+	  .description = "The program and its arguments, one string each: " \
+	      "argv[0] is a program the policy allows, by name (\"git\") or " \
+	      "path. No shell reads them: pipes, redirections, globs, "	\
+	      "quotes and $VARIABLES are passed as they are." },	\
+	{ .name = "cwd", .type = TC_ARG_STRING,				\
+	  .flags = TC_ARG_NONEMPTY | TC_ARG_NULLABLE, .max_len = PATH_MAX, \
+	  .description = "The directory to run in: absolute within an "	\
+	      "allowed directory, or relative to the first one; null or " \
+	      "absent: the first allowed directory." },			\
+	{ .name = "stdin", .type = TC_ARG_STRING, .max_len = STDIN_MAX,	\
+	  .description = "Text given to the program as its standard input " \
+	      "(absent: none, as if from /dev/null)." },		\
+	{ .name = "env", .type = TC_ARG_STRING_MAP,			\
+	  .flags = TC_ARG_NAME_KEYS, .max_len = ENV_MAX,		\
+	  .key_max_len = ENV_NAME_MAX, .item_max_len = ENV_VALUE_MAX,	\
+	  .description = "Environment variables to set, by name; only names " \
+	      "the policy allows (the server's instructions list them)." }, \
+	{ .name = "timeout_ms", .type = TC_ARG_INT, .min = 1, .max = INT_MAX, \
+	  .description = "Stop the program (and all it started) after this " \
+	      "many milliseconds; at most, and by default, the policy's " \
+	      "timeout." },						\
+	{ .name = "max_output_bytes", .type = TC_ARG_INT, .min = 0,	\
+	  .max = LLONG_MAX,						\
+	  .description = "Keep at most this many bytes of stdout and of " \
+	      "stderr each (the rest is counted, not returned); at most, and " \
+	      "by default, the policy's cap." },			\
+	{ .name = "binary", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT, \
+	  .def = 0,							\
+	  .description = "Also return stdout and stderr exactly, base64, in " \
+	      "the structured content (output that is not UTF-8 is otherwise " \
+	      "shown with U+FFFD in its place)." }
+
 static const struct tc_arg run_args[] = {
-	{ .name = "argv", .type = TC_ARG_STRING_ARRAY,
-	  .flags = TC_ARG_REQUIRED, .max_len = ARGV_MAX,
-	  .item_max_len = ARG_MAX_LEN,
-	  .description = "The program and its arguments, one string each: "
-	      "argv[0] is a program the policy allows, by name (\"git\") or "
-	      "path. No shell reads them: pipes, redirections, globs, "
-	      "quotes and $VARIABLES are passed as they are." },
-	{ .name = "cwd", .type = TC_ARG_STRING,
-	  .flags = TC_ARG_NONEMPTY | TC_ARG_NULLABLE, .max_len = PATH_MAX,
-	  .description = "The directory to run in: absolute within an "
-	      "allowed directory, or relative to the first one; null or "
-	      "absent: the first allowed directory." },
-	{ .name = "stdin", .type = TC_ARG_STRING, .max_len = STDIN_MAX,
-	  .description = "Text given to the program as its standard input "
-	      "(absent: none, as if from /dev/null)." },
-	{ .name = "env", .type = TC_ARG_STRING_MAP,
-	  .flags = TC_ARG_NAME_KEYS, .max_len = ENV_MAX,
-	  .key_max_len = ENV_NAME_MAX, .item_max_len = ENV_VALUE_MAX,
-	  .description = "Environment variables to set, by name; only names "
-	      "the policy allows (the server's instructions list them)." },
-	{ .name = "timeout_ms", .type = TC_ARG_INT, .min = 1, .max = INT_MAX,
-	  .description = "Stop the program (and all it started) after this "
-	      "many milliseconds; at most, and by default, the policy's "
-	      "timeout." },
-	{ .name = "max_output_bytes", .type = TC_ARG_INT, .min = 0,
-	  .max = LLONG_MAX,
-	  .description = "Keep at most this many bytes of stdout and of "
-	      "stderr each (the rest is counted, not returned); at most, and "
-	      "by default, the policy's cap." },
-	{ .name = "binary", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
+	RUN_ARGS,
+	{ NULL }
+};
+
+static const struct tc_arg start_args[] = {
+	RUN_ARGS,
+	{ .name = "tty", .type = TC_ARG_BOOL, .flags = TC_ARG_DEFAULT,
 	  .def = 0,
-	  .description = "Also return stdout and stderr exactly, base64, in "
-	      "the structured content (output that is not UTF-8 is otherwise "
-	      "shown with U+FFFD in its place)." },
+	  .description = "Run the program on a pseudo-terminal of its own "
+	      "(80 columns by 24 rows), for programs that need one: it is "
+	      "their controlling terminal and stdin, stdout and stderr. Its "
+	      "output, stdout and stderr together, comes as stdout, with the "
+	      "terminal's ways: line ends as \\r\\n, and what write_input "
+	      "sends echoed unless the program turns echo off. write_input "
+	      "types into it; closing the input sends end-of-file (^D)." },
 	{ NULL }
 };
 
@@ -135,10 +153,11 @@ static struct tc_tool shell_tools[] = {
 	      "stopped, or reaches the policy's job lifetime). Read its "
 	      "output with read_output, write to its standard input with "
 	      "write_input, stop it with stop_command, list the jobs with "
-	      "list_commands. No pseudo-terminal yet: programs that need one "
-	      "see pipes.",
-	  .args = run_args, .output_schema = tc_job_start_schema,
-	  .fn = shell_run_command, .profile = &shell_profile,
+	      "list_commands. With tty, it runs on a pseudo-terminal of its "
+	      "own, for programs that need one (an interactive prompt, a "
+	      "pager): its output then comes as one stream.",
+	  .args = start_args, .output_schema = tc_job_start_schema,
+	  .fn = shell_run_command, .profile = &shell_job_profile,
 	  .flags = TC_TOOL_DESTRUCTIVE | TC_TOOL_JOB,
 	  .subjects = shell_subjects, .subject_kinds = SHELL_KINDS },
 	TC_JOB_READ_TOOL("read_output", "Read a command's output",
@@ -288,6 +307,14 @@ port_granted(const struct tc_policy *pol, unsigned port)
 	return 0;
 }
 
+static void
+close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
 /* An environment being built: "NAME=VALUE" strings, owned. */
 struct env {
 	char	**v;
@@ -302,7 +329,7 @@ env_set(struct env *e, const char *name, size_t len, const char *value)
 	char *s;
 	size_t i;
 
-	if (asprintf(&s, "%.*s=%s", (int)len, name, value) < 0)
+	if ((s = tc_text_alloc("%.*s=%s", (int)len, name, value)) == NULL)
 		return TC_ENOMEM;
 	for (i = 0; i < e->n; i++)
 		if (strncmp(e->v[i], s, len + 1) == 0) {
@@ -478,9 +505,27 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	const char **argv = NULL;
 	char **run = NULL, *scratch = NULL;
 	size_t argc;
-	int cwd_fd = -1, rc;
+	int cwd_fd = -1, master = -1, slave = -1, err, rc;
+	/* start_command's alone (run_command has no such argument). */
+	int tty = (call->tool->flags & TC_TOOL_JOB) &&
+	    tc_arg_bool(call, "tty", 0);
 
 	tc_diag_init(&d);
+	/* The terminal its child opened, for start_command: taken whether
+	 * asked for or not, so that a call that does not want it holds it
+	 * no longer. */
+	if (tc_call_tty(call, &master, &slave) != 0) {
+		err = errno;
+		if (tty) {
+			rc = tc_result_error(res, "no pseudo-terminal could be "
+			    "opened for this job: %s", strerror(err));
+			goto out;
+		}
+	}
+	if (!tty) {
+		close_fd(&master);
+		close_fd(&slave);
+	}
 	if ((rc = argv_of(tc_arg_json(call, "argv"), &argv, &argc,
 	    &d)) != 0 ||
 	    (rc = shell_rules_check(sp, argv, argc, &prog, &run, &d)) != 0) {
@@ -513,10 +558,16 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	x.binary = tc_arg_bool(call, "binary", 0);
 	x.max_output = output_cap(call, sp);
 	x.stream = (call->tool->flags & TC_TOOL_JOB) != 0;
+	x.tty = master >= 0;
+	x.tty_master = master;
+	x.tty_slave = slave;
+	slave = -1;	/* the runner's now */
 	rc = shell_exec_run(call, &x, res);
 	if (rc != 0 && res->is_error)
 		rc = 0;		/* |res| says why it could not start */
 out:
+	close_fd(&master);
+	close_fd(&slave);
 	if (cwd_fd >= 0)
 		close(cwd_fd);
 	/* What the program left there goes with it (what it cannot remove,
@@ -673,7 +724,9 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 	tc_policy_limits(pol, "run_command", &l);
 	return tc_buf_printf(b, "run_command stops a program after %d s "
 	    "(timeout_ms for less); for longer work use start_command, then "
-	    "read_output, write_input and stop_command.",
+	    "read_output, write_input and stop_command; start_command with "
+	    "tty runs a program that needs a terminal (a prompt, a pager) on "
+	    "one of its own.",
 	    l.deadline_ms / 1000);
 }
 

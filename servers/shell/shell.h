@@ -55,10 +55,6 @@ struct shell_program {
 	char		*path;		/* resolved at start: absolute and
 					   canonical, a regular executable
 					   file */
-	char		*interp;	/* what the kernel also executes to run
-					   it: an ELF's interpreter
-					   (PT_INTERP) or a script's #!
-					   program; NULL: none */
 	int		 line;		/* of its "program" line */
 	char		**subcommands;	/* the first operand must be one of
 					   these; NULL: any */
@@ -86,8 +82,10 @@ struct shell_program {
 					   ELF interpreters, #! programs (and
 					   the program a "#!/usr/bin/env NAME"
 					   line finds), theirs in turn;
-					   canonical, each once, interp among
-					   them (NULL-terminated, or NULL) */
+					   canonical, each once, the first
+					   the program's own ELF interpreter
+					   (PT_INTERP) or #! program
+					   (NULL-terminated, or NULL) */
 	int		 args_line[SHELL_ARGS_NKINDS]; /* where each kind of
 					   "args" line is; 0: none */
 };
@@ -176,6 +174,12 @@ struct shell_exec {
 					   structured content too */
 	int		 stream;	/* send output as it comes
 					   (tc_call_output()) */
+	int		 tty;		/* on a terminal (0: pipes): */
+	int		 tty_master;	/* its master, which the runner reads
+					   and writes (the handler's), */
+	int		 tty_slave;	/* its slave, the program's fds 0-2
+					   and controlling terminal (the
+					   runner's: it closes it) */
 };
 
 /*
@@ -185,6 +189,13 @@ struct shell_exec {
  * it exits or x->timeout_ms passes (then the group is killed).  Fills
  * |res|: the exit code or signal, stdout and stderr apart, whether each
  * was cut, their total sizes, the duration, whether it timed out.
+ * With x->tty, the program runs instead in a session of its own whose
+ * controlling terminal is x->tty_slave, on its fds 0-2: what it writes
+ * comes from x->tty_master as stdout (stderr is empty), and its input
+ * (x->stdin_data, then x->stdin_fd, whose end of file is sent as the
+ * terminal's end-of-file character) goes to the master.  The result says
+ * "tty": true.  Takes x->tty_slave (closed once the program has it, or on
+ * a failure to start); x->tty_master stays the caller's.
  * Returns 0, or a TC_E* code when it could not be started (|res| says
  * why).
  */
@@ -194,6 +205,8 @@ int	shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 /* --- The profile (shell_profile.c) --- */
 
 extern const struct tc_profile shell_profile;
+/* start_command's: shell_profile, and a pseudo-terminal (TC_MAY_TTY). */
+extern const struct tc_profile shell_job_profile;
 
 /* --- Scratch directories (shell_scratch.c) --- */
 

@@ -106,6 +106,7 @@ static const char *const runners[] = {
 	"make", "gmake", "sudo", "doas", "su", "runuser", "script",
 };
 
+/* The last component of |path|. */
 static const char *
 base_name(const char *path)
 {
@@ -544,7 +545,6 @@ canonical_exe(const char *path, char *why, size_t len)
 struct chain {
 	char	**files;
 	size_t	  nfiles;
-	char	 *first;	/* the first interpreter found, borrowed */
 	int	  oom;
 };
 
@@ -600,8 +600,6 @@ chain_of(struct chain *ch, const char *path, int depth, char *why,
 	}
 	if (chain_add(ch, real) != 0)
 		goto out;
-	if (ch->first == NULL)
-		ch->first = ch->files[ch->nfiles - 1];
 	if (chain_of(ch, real, depth + 1, why, len) != 0)
 		goto out;
 	if (e.kind != EXE_SCRIPT || strcmp(base_name(real), "env") != 0) {
@@ -649,7 +647,6 @@ program_release(struct shell_program *p)
 {
 	free(p->name);
 	free(p->path);
-	free(p->interp);
 	tc_strv_free(p->subcommands);
 	tc_strv_free(p->deny);
 	tc_strv_free(p->prefix);
@@ -697,15 +694,6 @@ program_named(struct shell_policy *sp, const char *word)
 	return NULL;
 }
 
-/* The last component of |path|. */
-static const char *
-last_name(const char *path)
-{
-	const char *s = strrchr(path, '/');
-
-	return s != NULL ? s + 1 : path;
-}
-
 const struct shell_program *
 shell_program_find(const struct shell_policy *sp, const char *name)
 {
@@ -731,12 +719,12 @@ shell_program_find(const struct shell_policy *sp, const char *name)
 	 * (/bin/rm, a hard link of the /bin/ls allowed) do not pass for it;
 	 * and only a path ending in such a name is looked at.
 	 */
-	if (sp == NULL || name[0] != '/' || *(base = last_name(name)) == '\0')
+	if (sp == NULL || name[0] != '/' || *(base = base_name(name)) == '\0')
 		return NULL;
 	for (i = 0; i < sp->nprograms; i++) {
 		p = &sp->programs[i];
-		if (p->path == NULL || (strcmp(last_name(p->path), base) != 0 &&
-		    strcmp(last_name(p->name), base) != 0))
+		if (p->path == NULL || (strcmp(base_name(p->path), base) != 0 &&
+		    strcmp(base_name(p->name), base) != 0))
 			continue;
 		if (!have && (stat(name, &a) != 0 || !S_ISREG(a.st_mode)))
 			return NULL;
@@ -748,16 +736,13 @@ shell_program_find(const struct shell_policy *sp, const char *name)
 	return NULL;
 }
 
-/* Records the chain |ch| in |p|: its files in exec_also, and, if
- * |is_main|, the first as interp.  Returns 0 or -1. */
+/* Records the chain |ch| in |p|: its files in exec_also.  Returns 0 or
+ * -1. */
 static int
-take_chain(struct shell_program *p, const struct chain *ch, int is_main)
+take_chain(struct shell_program *p, const struct chain *ch)
 {
 	size_t n = strv_len(p->exec_also), i;
 
-	if (is_main && ch->first != NULL &&
-	    (p->interp = strdup(ch->first)) == NULL)
-		return -1;
 	for (i = 0; i < ch->nfiles; i++)
 		if (strv_add(&p->exec_also, &n, ch->files[i], 1) != 0)
 			return -1;
@@ -775,7 +760,7 @@ kw_program(struct tc_policy_ctx *c, char **w, int nw)
 {
 	struct shell_policy *sp = tc_policy_ctx_slot(c);
 	struct shell_program *np, *p, *other;
-	struct chain ch = { NULL, 0, NULL, 0 };
+	struct chain ch = { NULL, 0, 0 };
 	char found[PATH_MAX], why[PATH_MAX + 128], *given = NULL, *name;
 	size_t i;
 
@@ -852,7 +837,7 @@ kw_program(struct tc_policy_ctx *c, char **w, int nw)
 		tc_policy_error(c, "program %s: %s: %s", w[0], p->path, why);
 		goto fail;
 	}
-	if (take_chain(p, &ch, 1) != 0) {
+	if (take_chain(p, &ch) != 0) {
 		tc_policy_error(c, "out of memory");
 		goto fail;
 	}
@@ -1083,7 +1068,7 @@ args_helpers(struct tc_policy_ctx *c, const char *what,
 		} else if ((rc = chain_of(&walk.ch, real, 0, why,
 		    sizeof(why))) != 0)
 			tc_policy_error(c, "%s: %s: %s", what, w[i], why);
-		if (rc == 0 && (take_chain(p, &walk.ch, 0) != 0 ||
+		if (rc == 0 && (take_chain(p, &walk.ch) != 0 ||
 		    strv_add(&p->helpers, &n, real, 1) != 0))
 			tc_policy_error(c, "out of memory");
 		tc_strv_free(walk.ch.files);

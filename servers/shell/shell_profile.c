@@ -57,13 +57,6 @@
 #include "sandbox/profile.h"
 #include "shell.h"
 
-#define LOW32		0xffffffffULL
-#define SETID		((uint64_t)(S_ISUID | S_ISGID))
-/* The open flags that make the kernel read the mode. */
-#define MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
-/* A socket's type, without SOCK_NONBLOCK and SOCK_CLOEXEC. */
-#define SOCK_TYPE	0xfULL
-
 /*
  * Changing files, where Landlock lets them (beneath writable roots).  Not
  * the chmod and chown families, nor utimensat() on a path: Landlock does
@@ -83,11 +76,11 @@ static const struct tc_syscall shell_write_calls[] = {
 	TC_SYS(ftruncate), TC_SYS(fallocate), TC_SYS(fsync),
 	TC_SYS(fdatasync), TC_SYS(umask), TC_SYS(pwrite64),
 	TC_SYS(pwritev), TC_SYS(pwritev2),
-	TC_SYS_ARG(mkdirat, 2, SETID, 0),
-	TC_SYS_ARG(mkdir, 1, SETID, 0),
-	TC_SYS_ARG(open, 1, MAKES, 0),
-	TC_SYS_ARG(open, 2, SETID, 0),
-	TC_SYS_ARG(creat, 1, SETID, 0),
+	TC_SYS_ARG(mkdirat, 2, TC_SYS_SETID, 0),
+	TC_SYS_ARG(mkdir, 1, TC_SYS_SETID, 0),
+	TC_SYS_ARG(open, 1, TC_SYS_MAKES, 0),
+	TC_SYS_ARG(open, 2, TC_SYS_SETID, 0),
+	TC_SYS_ARG(creat, 1, TC_SYS_SETID, 0),
 	TC_SYS_IS(utimensat, 1, 0),
 };
 
@@ -154,10 +147,10 @@ static const struct tc_syscall shell_calls[] = {
 	 * fails if it is answered for its sockets. */
 	TC_SYS(getpeername), TC_SYS(getsockname),
 	/* About itself only. */
-	TC_SYS_ARG(getpgid, 0, LOW32, 0),
-	TC_SYS_ARG(getsid, 0, LOW32, 0),
-	TC_SYS_ARG(sched_getaffinity, 0, LOW32, 0),
-	TC_SYS_ARG(clone, 0, CLONE_DENIED, 0),
+	TC_SYS_ARG(getpgid, 0, TC_SYS_LOW32, 0),
+	TC_SYS_ARG(getsid, 0, TC_SYS_LOW32, 0),
+	TC_SYS_ARG(sched_getaffinity, 0, TC_SYS_LOW32, 0),
+	TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG, CLONE_DENIED, 0),
 	/* Pipes between its own processes; socket() of AF_UNIX is refused,
 	 * which keeps the host's Unix sockets (a container runtime's, a
 	 * session bus) out of reach, since a network namespace does not hide
@@ -165,22 +158,22 @@ static const struct tc_syscall shell_calls[] = {
 	 * pair may still send to any socket of the host by its path
 	 * (sendto() with an address, which the filter cannot see), or be
 	 * connected to one. */
-	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, SOCK_TYPE,
+	TC_SYS_ARGS2(socketpair, 0, TC_SYS_LOW32, AF_UNIX, 1, TC_SYS_SOCK_TYPE,
 	    SOCK_STREAM),
-	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, SOCK_TYPE,
+	TC_SYS_ARGS2(socketpair, 0, TC_SYS_LOW32, AF_UNIX, 1, TC_SYS_SOCK_TYPE,
 	    SOCK_SEQPACKET),
 	/* What a program asks of a terminal or a pipe, which answer ENOTTY
 	 * where there is no terminal: a call's programs have none, and no
 	 * controlling terminal either (the child is in a session of its
 	 * own).  Every other ioctl is refused, TIOCSTI (typing into a
 	 * terminal) and TIOCLINUX (the console's selection) among them. */
-	TC_SYS_ARG(ioctl, 1, LOW32, TCGETS),
-	TC_SYS_ARG(ioctl, 1, LOW32, TIOCGWINSZ),
-	TC_SYS_ARG(ioctl, 1, LOW32, TIOCGPGRP),
-	TC_SYS_ARG(ioctl, 1, LOW32, FIONREAD),
-	TC_SYS_ARG(ioctl, 1, LOW32, FIONBIO),
-	TC_SYS_ARG(ioctl, 1, LOW32, FIOCLEX),
-	TC_SYS_ARG(ioctl, 1, LOW32, FIONCLEX),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TCGETS),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCGWINSZ),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCGPGRP),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, FIONREAD),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, FIONBIO),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, FIOCLEX),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, FIONCLEX),
 	/* Extended attributes are not Landlock's: a path would read them
 	 * anywhere.  Programs take "not supported" as "none" (ls -l asks
 	 * for ACLs and security labels). */
@@ -190,6 +183,25 @@ static const struct tc_syscall shell_calls[] = {
 	/* clone3 hides its flags in memory, so it is refused and libc
 	 * falls back to clone. */
 	TC_SYS_FAIL(clone3, ENOSYS),
+};
+
+/*
+ * A job's terminal (shell_job_profile): what a program does with the
+ * pseudo-terminal its child opened before it was confined
+ * (TC_MAY_TTY), on its fds 0-2: make it its controlling terminal, set its
+ * modes (raw or cooked, echo), its window size, and which of its process
+ * groups is in the foreground.  Reading them is in shell_calls.  Nothing
+ * else: TIOCSTI (typing into a terminal) and TIOCLINUX stay refused, and
+ * so does every ioctl that would reach another terminal (TIOCGPTPEER, on
+ * a master, which the program never has).
+ */
+static const struct tc_syscall shell_tty_calls[] = {
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCSCTTY),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TCSETS),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TCSETSW),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TCSETSF),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCSWINSZ),
+	TC_SYS_ARG(ioctl, 1, TC_SYS_LOW32, TIOCSPGRP),
 };
 
 #define LL_WRITE	(TC_LL_FS_WRITE_FILE | TC_LL_FS_REMOVE_DIR |	\
@@ -305,8 +317,6 @@ shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 		if (p->path == NULL)
 			continue;	/* its line failed: never run */
 		if ((rc = tc_ruleset_allow(rs, p->path, LL_RUN, d)) != 0 ||
-		    (p->interp != NULL &&
-		    (rc = tc_ruleset_allow(rs, p->interp, LL_RUN, d)) != 0) ||
 		    (rc = allow_each(rs, p->exec_also, LL_RUN, d)) != 0 ||
 		    (rc = allow_each(rs, p->helpers, LL_RUN, d)) != 0)
 			return rc;
@@ -336,4 +346,31 @@ const struct tc_profile shell_profile = {
 	.roots = TC_KEEP_ROOTS_ALL,
 	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
 	    TC_MAY_NETWORK,
+};
+
+/*
+ * start_command's: the same, and a pseudo-terminal in each child for a
+ * job that asks for one (TC_MAY_TTY), with the ioctls a terminal needs.
+ * A profile of its own, so that run_command's children hold no terminal.
+ */
+const struct tc_profile shell_job_profile = {
+	.name = "shell-job",
+	.syscalls = { TC_SYSCALLS(shell_write_calls),
+	    TC_SYSCALLS(shell_calls), TC_SYSCALLS(shell_tty_calls) },
+	.root_access = TC_LL_READ,
+	.write_access = LL_WRITE,
+	.system = shell_system,
+	.nsystem = TC_NITEMS(shell_system),
+	.net_system = shell_net_system,
+	.nnet_system = TC_NITEMS(shell_net_system),
+	.rules = shell_rules,
+	.rules_access = LL_RUN | LL_SCRATCH,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_ALL,
+	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
+	    TC_MAY_NETWORK | TC_MAY_TTY,
+	/* Jobs are few (the policy's "jobs", 4 by default) and long: two
+	 * ready children, each holding a terminal, not "children" of
+	 * them.  More are made as they are asked for. */
+	.ready = 2,
 };

@@ -15,8 +15,11 @@
  *    expression there), is refused if a deny pattern matches:
  *	the whole argument;
  *	for "--name=value", its "--name";
- *	for a pattern "--name" without wildcards, "--na" and "--na=value"
- *	too, since getopt_long(3) takes an unambiguous abbreviation;
+ *	for a pattern that starts with "--", any "--n" or "--n=value" whose
+ *	"--n" is the beginning of an option it matches: "--na" of "--name",
+ *	"--upl" of "--upload-pack*" (everything, past a '*' right after the
+ *	dashes), since getopt_long(3) takes an unambiguous abbreviation and
+ *	cannot be asked which options are there;
  *	for a pattern "-x" (a dash and one letter, without wildcards), a
  *	single-dash argument with that letter anywhere after the dash:
  *	"-vx" may be the cluster "-v -x", and "-xVALUE" is "-x VALUE".  A
@@ -49,13 +52,16 @@
 /* How much of an argument a message shows, and of a list. */
 #define SHOW_MAX	160
 #define LIST_MAX	1024
+/* The longest "--name" of a "--name=value" read without a copy on the
+ * heap. */
+#define NAME_MAX_INLINE	256
 
 /* How a deny pattern refuses an argument. */
 enum hit {
 	HIT_NONE,
 	HIT_WHOLE,	/* the whole argument */
 	HIT_NAME,	/* the "--name" of "--name=value" */
-	HIT_ABBREV,	/* "--na" may abbreviate the pattern's "--name" */
+	HIT_ABBREV,	/* "--na" may abbreviate an option of the pattern */
 	HIT_CLUSTER,	/* "-vx" may hold the pattern's "-x" */
 };
 
@@ -92,19 +98,17 @@ static enum hit
 deny_hit(const char *pat, const char *a, const char *name)
 {
 	const char *opt = name != NULL ? name : a;
-	size_t n;
 
 	if (tc_glob_match_string(pat, a))
 		return HIT_WHOLE;
 	if (name != NULL && tc_glob_match_string(pat, name))
 		return HIT_NAME;
+	if (pat[0] == '-' && pat[1] == '-' && pat[2] != '\0' &&
+	    opt[0] == '-' && opt[1] == '-' && opt[2] != '\0' &&
+	    tc_glob_prefix_string(pat, opt))
+		return HIT_ABBREV;
 	if (!literal(pat))
 		return HIT_NONE;
-	n = strlen(opt);
-	if (pat[0] == '-' && pat[1] == '-' && pat[2] != '\0' &&
-	    opt[0] == '-' && opt[1] == '-' && n > 2 && n < strlen(pat) &&
-	    strncmp(pat, opt, n) == 0)
-		return HIT_ABBREV;
 	if (pat[0] == '-' && pat[1] != '-' && pat[1] != '\0' &&
 	    pat[2] == '\0' && a[0] == '-' && a[1] != '-' && a[1] != '\0' &&
 	    a[2] != '\0' && strchr(a + 1, pat[1]) != NULL)
@@ -128,8 +132,9 @@ refuse_denied(const struct shell_program *p, const char *a,
 		    show(sn, name), sp);
 	case HIT_ABBREV:
 		return tc_diag(d, TC_EDENIED, "%s: '%s' is refused: '%s' may "
-		    "abbreviate '%s', which the policy denies", p->name, sa,
-		    show(sn, name != NULL ? name : a), sp);
+		    "abbreviate %s'%s', which the policy denies", p->name, sa,
+		    show(sn, name != NULL ? name : a), literal(pat) ? "" :
+		    "an option matching ", sp);
 	case HIT_CLUSTER:
 		return tc_diag(d, TC_EDENIED, "%s: '%s' is refused: as a "
 		    "cluster of short options or an option with its value "
@@ -225,8 +230,9 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
     struct tc_diag *d)
 {
 	const struct shell_program *p;
-	char sa[SHOW_MAX], ls[LIST_MAX], *name = NULL;
-	const char *a, *eq;
+	char sa[SHOW_MAX], ls[LIST_MAX], nbuf[NAME_MAX_INLINE], *heap = NULL;
+	const char *a, *eq, *name;
+	size_t len;
 	char *const *v;
 	enum hit hit = HIT_NONE;
 	int dashdash = 0, operands = 0, rc = 0;
@@ -242,12 +248,25 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 	for (i = 1; i < argc && rc == 0; i++) {
 		a = argv[i];
 		hit = HIT_NONE;
-		free(name);
 		name = NULL;
 		if (a[0] == '-' && a[1] == '-' && a[2] != '\0' &&
-		    (eq = strchr(a, '=')) != NULL &&
-		    (name = strndup(a, (size_t)(eq - a))) == NULL)
-			return tc_diag(d, TC_ENOMEM, "out of memory");
+		    (eq = strchr(a, '=')) != NULL) {
+			/* The "--name" of "--name=value": on the stack; only
+			 * a name longer than any option is copied to the
+			 * heap. */
+			len = (size_t)(eq - a);
+			if (len < sizeof(nbuf)) {
+				memcpy(nbuf, a, len);
+				nbuf[len] = '\0';
+				name = nbuf;
+			} else {
+				free(heap);
+				if ((heap = strndup(a, len)) == NULL)
+					return tc_diag(d, TC_ENOMEM,
+					    "out of memory");
+				name = heap;
+			}
+		}
 		for (v = p->deny; v != NULL && *v != NULL; v++)
 			if ((hit = deny_hit(*v, a, name)) != HIT_NONE)
 				break;
@@ -286,7 +305,7 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 			    "subcommand (allowed: %s)", p->name, show(sa, a),
 			    list(ls, p->subcommands));
 	}
-	free(name);
+	free(heap);
 	if (rc != 0)
 		return rc;
 	if ((*run = build(p, argv, argc)) == NULL)

@@ -46,6 +46,17 @@
  * once), else x->stdin_fd, else /dev/null (an empty pipe where Landlock
  * refuses /dev/null).
  *
+ * On a terminal (x->tty, start_command's tty): the program is forked into
+ * a session of its own (setsid(), so its group is the terminal's
+ * foreground group) with x->tty_slave as its fds 0-2 and its controlling
+ * terminal (TIOCSCTTY); the handler keeps no slave, so that the master
+ * reads EIO once every process holding the slave is gone.  The master is
+ * read as stdout (stderr stays empty: the terminal joined them) and
+ * written with x->stdin_data, then with what x->stdin_fd brings, then,
+ * once that ends, the terminal's end-of-file character (VEOF).  The ends
+ * and the cut above are the same; the result adds "tty": true, and its
+ * text says that stdout holds both streams and the echoed input.
+ *
  * The result.  Its text: a summary ("exit 0 in 12 ms", "killed by signal
  * 15 (SIGTERM) in 5003 ms; timed out after 5000 ms"), then each stream
  * under a label of its own ("--- stdout: 3 bytes ---", "--- stderr: 9000
@@ -111,12 +122,15 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <termios.h>
 #include <unistd.h>
 
 #include <linux/close_range.h>
+#include <nettle/base64.h>
 
 #include "shell.h"
 #include "base/buf.h"
@@ -152,6 +166,7 @@ enum start_step {
 	STEP_GROUP = 1,
 	STEP_CWD,
 	STEP_FDS,
+	STEP_TTY,
 	STEP_EXEC,
 };
 
@@ -181,6 +196,15 @@ struct run {
 	struct stream		 out[2];
 	int			 in_fd;		/* stdin's write end, or -1 */
 	size_t			 in_off;
+	/* On a terminal: in_fd is the master's (a copy), written with
+	 * x->stdin_data, then with what comes from src_fd (the job's
+	 * input) through ibuf, then with the end-of-file character. */
+	int			 tty;
+	int			 slave;		/* until the program has it */
+	int			 src_fd;	/* -1: read to its end */
+	char			 ibuf[4096];
+	size_t			 ilen, ioff;
+	int			 eof_queued;
 	pid_t			 pid;
 	int			 pidfd;		/* -1: tick and look */
 	int			 exited;
@@ -226,7 +250,9 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	sigset_t none;
 	int fd[3], i;
 
-	if (setpgid(0, 0) != 0)
+	/* On a terminal, a session of its own, which the terminal's can
+	 * be: its group is the terminal's foreground group. */
+	if (x->tty ? setsid() < 0 : setpgid(0, 0) != 0)
 		goto fail;
 	/* Signals: the handler's own dispositions (its SIGPIPE, above all)
 	 * are not the program's; ignored ones would survive exec. */
@@ -249,6 +275,9 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	for (i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
 			goto fail;
+	e.step = STEP_TTY;
+	if (x->tty && ioctl(STDIN_FILENO, TIOCSCTTY, 0) != 0)
+		goto fail;
 	/* Everything else goes at exec: the result pipe and the roots
 	 * above all.  Marked rather than closed, so that the status pipe
 	 * stays until exec; one fcntl a fd where close_range() is refused
@@ -324,6 +353,7 @@ reap(struct run *r, int options)
 		/* A program that did not read all it was given: the rest
 		 * goes nowhere. */
 		close_fd(&r->in_fd);
+		close_fd(&r->src_fd);
 	}
 }
 
@@ -387,6 +417,89 @@ feed(struct run *r)
 		}
 	}
 	close_fd(&r->in_fd);
+}
+
+/* Returns 1 if there are bytes to write to the terminal now, else 0. */
+static int
+tty_pending(const struct run *r)
+{
+	return r->in_off < r->x->stdin_len || r->ioff < r->ilen ||
+	    (r->src_fd < 0 && !r->eof_queued);
+}
+
+/*
+ * Writes to the terminal what there is to write: the call's stdin text,
+ * then what came from the job's input, then, once that has ended, the
+ * terminal's end-of-file character (^D unless the program changed it),
+ * which a program reading lines takes for the end of its input.
+ */
+static void
+feed_tty(struct run *r)
+{
+	const struct shell_exec *x = r->x;
+	struct termios t;
+	const char *p;
+	size_t len;
+	ssize_t n;
+
+	while (r->in_fd >= 0) {
+		if (r->in_off < x->stdin_len) {
+			p = x->stdin_data + r->in_off;
+			len = x->stdin_len - r->in_off;
+		} else if (r->ioff < r->ilen) {
+			p = r->ibuf + r->ioff;
+			len = r->ilen - r->ioff;
+		} else if (r->src_fd >= 0) {
+			return;		/* until more comes */
+		} else if (!r->eof_queued) {
+			r->ibuf[0] = '\004';
+			if (tcgetattr(r->in_fd, &t) == 0 &&
+			    t.c_cc[VEOF] != _POSIX_VDISABLE)
+				r->ibuf[0] = (char)t.c_cc[VEOF];
+			r->ilen = 1;
+			r->ioff = 0;
+			r->eof_queued = 1;
+			continue;
+		} else {
+			close_fd(&r->in_fd);
+			return;
+		}
+		n = write(r->in_fd, p, len < CHUNK ? len : CHUNK);
+		if (n > 0) {
+			if (r->in_off < x->stdin_len)
+				r->in_off += (size_t)n;
+			else
+				r->ioff += (size_t)n;
+		} else if (n < 0 && errno == EINTR) {
+			continue;
+		} else if (n < 0 && errno == EAGAIN) {
+			return;
+		} else {
+			/* EIO: the terminal is hung up. */
+			close_fd(&r->in_fd);
+			close_fd(&r->src_fd);
+		}
+	}
+}
+
+/* Reads what the job's input has for the terminal, once the last of it
+ * is written. */
+static void
+read_src(struct run *r)
+{
+	ssize_t n;
+
+	if (r->ioff < r->ilen)
+		return;
+	do
+		n = read(r->src_fd, r->ibuf, sizeof(r->ibuf));
+	while (n < 0 && errno == EINTR);
+	if (n > 0) {
+		r->ilen = (size_t)n;
+		r->ioff = 0;
+	} else if (n == 0 || errno != EAGAIN)
+		close_fd(&r->src_fd);
+	feed_tty(r);
 }
 
 static void
@@ -478,7 +591,7 @@ deadlines(struct run *r, int64_t now)
 static void
 pump(struct run *r)
 {
-	struct pollfd pfd[4];
+	struct pollfd pfd[5];
 	int64_t now, next;
 	int n, i, wait_ms;
 
@@ -496,8 +609,10 @@ pump(struct run *r)
 			if (r->out[i].fd >= 0)
 				pfd[n++] = (struct pollfd){ r->out[i].fd,
 				    POLLIN, 0 };
-		if (r->in_fd >= 0)
+		if (r->in_fd >= 0 && (!r->tty || tty_pending(r)))
 			pfd[n++] = (struct pollfd){ r->in_fd, POLLOUT, 0 };
+		if (r->src_fd >= 0 && !(r->ioff < r->ilen))
+			pfd[n++] = (struct pollfd){ r->src_fd, POLLIN, 0 };
 		if (r->pidfd >= 0)
 			pfd[n++] = (struct pollfd){ r->pidfd, POLLIN, 0 };
 		wait_ms = next < 0 ? -1 : (next - now > INT32_MAX ? INT32_MAX :
@@ -505,7 +620,7 @@ pump(struct run *r)
 		if (poll(pfd, (nfds_t)n, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
-			/* No memory to wait on four fds: stop it. */
+			/* No memory to wait on five fds: stop it. */
 			if (signal_group(r, SIGKILL) != 0)
 				r->unkillable = 1;
 			else
@@ -519,8 +634,12 @@ pump(struct run *r)
 				drain(r, &r->out[0]);
 			else if (pfd[i].fd == r->out[1].fd)
 				drain(r, &r->out[1]);
+			else if (pfd[i].fd == r->in_fd && r->tty)
+				feed_tty(r);
 			else if (pfd[i].fd == r->in_fd)
 				feed(r);
+			else if (pfd[i].fd == r->src_fd)
+				read_src(r);
 			else if (pfd[i].fd == r->pidfd)
 				reap(r, WNOHANG);
 		}
@@ -529,12 +648,40 @@ pump(struct run *r)
 
 /* --- Starting it --- */
 
+/*
+ * On a terminal: the master, twice (read as stdout, written as the
+ * input), and the job's input, each a copy of the runner's own.
+ * Returns 0 or -1.
+ */
+static int
+open_terminal(struct run *r)
+{
+	const struct shell_exec *x = r->x;
+	int fl;
+
+	if ((r->out[0].fd = fcntl(x->tty_master, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (r->in_fd = fcntl(x->tty_master, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (fl = fcntl(r->in_fd, F_GETFL)) < 0 ||
+	    fcntl(r->in_fd, F_SETFL, fl | O_NONBLOCK) != 0)
+		return -1;
+	if (x->stdin_fd >= 0 &&
+	    (r->src_fd = fcntl(x->stdin_fd, F_DUPFD_CLOEXEC, 3)) < 0)
+		return -1;
+	return 0;
+}
+
 /* Opens the pipes and the program's stdin.  Returns 0 or -1. */
 static int
 open_pipes(struct run *r, int std[3])
 {
 	const struct shell_exec *x = r->x;
 	int p[2], i;
+
+	if (r->tty) {
+		for (i = 0; i < 3; i++)
+			std[i] = -1;
+		return open_terminal(r);
+	}
 
 	for (i = 0; i < 2; i++) {
 		if (pipe2(p, O_CLOEXEC) != 0)
@@ -580,6 +727,10 @@ start_failed(struct tc_result *res, const char *path,
 		tc_result_error(res, "cannot start '%s' in a process group of "
 		    "its own: %s", path, why);
 		break;
+	case STEP_TTY:
+		tc_result_error(res, "cannot give '%s' its terminal: %s", path,
+		    why);
+		break;
 	case STEP_CWD:
 		tc_result_error(res, "cannot run '%s' in its working "
 		    "directory: %s", path, why);
@@ -604,6 +755,7 @@ start(struct run *r, struct tc_result *res)
 	struct start_error e;
 	struct rlimit rl;
 	int std[3] = { -1, -1, -1 }, st[2] = { -1, -1 }, maxfd = 1024;
+	int tty[3] = { r->slave, r->slave, r->slave };
 	int err, rc = 0, i;
 	ssize_t n;
 
@@ -625,10 +777,17 @@ start(struct run *r, struct tc_result *res)
 		goto out;
 	}
 	if (r->pid == 0)
-		exec_program(r->x, std, st[1], maxfd);
+		exec_program(r->x, r->tty ? tty : std, st[1], maxfd);
 	/* Its group exists before anything signals it, whichever of the
-	 * two runs first (EACCES once it has run exec: it had its own). */
-	(void)setpgid(r->pid, r->pid);
+	 * two runs first (EACCES once it has run exec: it had its own).
+	 * Not for a session of its own, which a group leader cannot
+	 * start: its setsid() is done when the status pipe closes, before
+	 * anything here signals it. */
+	if (!r->tty)
+		(void)setpgid(r->pid, r->pid);
+	/* The terminal is the program's: no slave stays here, so that the
+	 * master reads its end once the program's processes have gone. */
+	close_fd(&r->slave);
 	close_fd(&st[1]);
 	do
 		n = read(st[0], &e, sizeof(e));
@@ -641,6 +800,7 @@ start(struct run *r, struct tc_result *res)
 out:
 	for (i = 0; i < 3; i++)
 		close_fd(&std[i]);
+	close_fd(&r->slave);
 	close_fd(&st[0]);
 	close_fd(&st[1]);
 	return rc;
@@ -775,38 +935,18 @@ fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
 	}
 }
 
+/* Appends |n| bytes of |p| as a JSON string of their base64. */
 static int
 put_base64(struct tc_buf *b, const unsigned char *p, size_t n)
 {
-	static const char abc[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-	char q[4];
-	size_t i;
-	uint32_t v;
 	int rc;
 
 	if ((rc = tc_buf_reserve(b, b64_len(n) + 2)) != 0 ||
 	    (rc = tc_buf_append(b, "\"", 1)) != 0)
 		return rc;
-	for (i = 0; i + 3 <= n; i += 3) {
-		v = (uint32_t)p[i] << 16 | (uint32_t)p[i + 1] << 8 | p[i + 2];
-		q[0] = abc[v >> 18];
-		q[1] = abc[(v >> 12) & 63];
-		q[2] = abc[(v >> 6) & 63];
-		q[3] = abc[v & 63];
-		if ((rc = tc_buf_append(b, q, 4)) != 0)
-			return rc;
-	}
-	if (i < n) {
-		v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 :
-		    0);
-		q[0] = abc[v >> 18];
-		q[1] = abc[(v >> 12) & 63];
-		q[2] = i + 1 < n ? abc[(v >> 6) & 63] : '=';
-		q[3] = '=';
-		if ((rc = tc_buf_append(b, q, 4)) != 0)
-			return rc;
-	}
+	base64_encode_raw(b->data + b->len, n, p);
+	b->len += b64_len(n);
+	b->data[b->len] = '\0';
 	return tc_buf_append(b, "\"", 1);
 }
 
@@ -997,6 +1137,10 @@ build(struct run *r, struct tc_result *res)
 	if (r->out[0].lost || r->out[1].lost)
 		tc_result_printf(res, "; out of memory: less output was kept "
 		    "than asked");
+	if (r->tty)
+		tc_result_printf(res, "; it ran on a terminal, whose output "
+		    "(its stdout and stderr together, and the input echoed) is "
+		    "all in stdout");
 	tc_result_printf(res, "\n");
 
 	if ((obj = tc_result_obj(res)) == NULL)
@@ -1013,7 +1157,8 @@ build(struct run *r, struct tc_result *res)
 		    res)) != 0)
 			return rc;
 	if (cJSON_AddNumberToObject(obj, "duration_ms", (double)ms) == NULL ||
-	    cJSON_AddBoolToObject(obj, "timed_out", r->timed_out) == NULL)
+	    cJSON_AddBoolToObject(obj, "timed_out", r->timed_out) == NULL ||
+	    (r->tty && cJSON_AddBoolToObject(obj, "tty", 1) == NULL))
 		return TC_ENOMEM;
 	return res->failed;
 }
@@ -1029,8 +1174,11 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	memset(&r, 0, sizeof(r));
 	r.call = call;
 	r.x = x;
-	r.in_fd = r.pidfd = -1;
+	r.in_fd = r.pidfd = r.src_fd = -1;
 	r.pid = -1;
+	/* The slave is the runner's from here (shell.h). */
+	r.tty = x->tty;
+	r.slave = x->tty ? x->tty_slave : -1;
 	for (i = 0; i < 2; i++) {
 		r.out[i].fd = -1;
 		tc_buf_init(&r.out[i].kept, x->max_output);
@@ -1077,6 +1225,8 @@ out:
 		tc_buf_release(&r.out[i].kept);
 	}
 	close_fd(&r.in_fd);
+	close_fd(&r.src_fd);
+	close_fd(&r.slave);
 	close_fd(&r.pidfd);
 	(void)sigaction(SIGCHLD, &old_chld, NULL);
 	(void)sigaction(SIGPIPE, &old_pipe, NULL);

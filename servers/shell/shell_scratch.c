@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/text.h"
 #include "policy/policy.h"
 #include "shell.h"
 
@@ -106,10 +107,8 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 		return 0;
 	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX / 2)
 		tmp = "/tmp";
-	if (asprintf(&base, "%s/toolcell-shell.XXXXXX", tmp) < 0) {
-		base = NULL;
+	if ((base = tc_text_alloc("%s/toolcell-shell.XXXXXX", tmp)) == NULL)
 		return tc_diag(d, TC_ENOMEM, "out of memory");
-	}
 	if (mkdtemp(base) == NULL) {
 		tc_diag_errno(d, TC_ESYS, "cannot make the calls' scratch "
 		    "directory in '%s' (give the [shell] section a 'home "
@@ -156,7 +155,7 @@ shell_scratch_make(void)
 		return NULL;
 	for (i = 0; i < sizeof(r); i++)
 		snprintf(name + 2 * i, 3, "%02x", r[i]);
-	if (asprintf(&path, "%s/%s", shell_scratch_base, name) < 0)
+	if ((path = tc_text_alloc("%s/%s", shell_scratch_base, name)) == NULL)
 		return NULL;
 	if (mkdir(path, S_IRWXU) != 0) {
 		free(path);

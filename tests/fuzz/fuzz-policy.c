@@ -269,16 +269,6 @@ known_tool(const struct server *sv, const char *name)
 	return 0;
 }
 
-/* Returns 1 if |v| (NULL-terminated, or NULL) holds |s|. */
-static int
-holds(char *const *v, const char *s)
-{
-	for (; v != NULL && *v != NULL; v++)
-		if (strcmp(*v, s) == 0)
-			return 1;
-	return 0;
-}
-
 /* Returns 1 if |path| is canonical and names what realpath(3) names it. */
 static int
 real(const char *path)
@@ -376,9 +366,6 @@ check_shell(const struct tc_policy *p, int nlines)
 			FUZZ_CHECK(real(*v) && exe_file(*v), "program %s: it "
 			    "also executes '%s', not a canonical executable "
 			    "file", q->name, *v);
-		FUZZ_CHECK(q->interp == NULL || holds(q->exec_also, q->interp),
-		    "program %s: interpreter '%s' not among what it also "
-		    "executes", q->name, q->interp);
 		for (k = 0; k < SHELL_ARGS_NKINDS; k++)
 			FUZZ_CHECK(q->args_line[k] == 0 ||
 			    (q->args_line[k] > q->line &&
@@ -878,7 +865,6 @@ check_same_shell(const struct tc_policy *p, const struct tc_policy *q,
 		y = &b->programs[i];
 		FUZZ_CHECK(same_str(x->name, y->name) &&
 		    same_str(x->path, y->path) &&
-		    same_str(x->interp, y->interp) &&
 		    x->readonly == y->readonly &&
 		    x->interpreter == y->interpreter &&
 		    x->no_dash_operands == y->no_dash_operands &&

@@ -21,11 +21,6 @@
 #include "policy/policy.h"
 #include "sandbox/profile.h"
 
-#define LOW32		0xffffffffULL
-#define SETID		((uint64_t)(S_ISUID | S_ISGID))
-/* The open flags that make the kernel read the mode. */
-#define MAKES		((uint64_t)(O_CREAT | __O_TMPFILE))
-
 /* --- toolcell-fs's profiles --- */
 
 const struct tc_profile hostile_fs_read = {
@@ -39,7 +34,7 @@ static const struct tc_syscall fs_write_calls[] = {
 	TC_SYS(unlinkat), TC_SYS(renameat2), TC_SYS(symlinkat),
 	TC_SYS(ftruncate), TC_SYS(fallocate), TC_SYS(fsync),
 	TC_SYS(fdatasync), TC_SYS(umask),
-	TC_SYS_ARG(mkdirat, 2, SETID, 0),
+	TC_SYS_ARG(mkdirat, 2, TC_SYS_SETID, 0),
 	TC_SYS_IS(linkat, 4, AT_SYMLINK_FOLLOW),
 };
 
@@ -64,7 +59,7 @@ static const struct tc_syscall exec_write_calls[] = {
 	TC_SYS(unlinkat), TC_SYS(renameat2), TC_SYS(symlinkat),
 	TC_SYS(ftruncate), TC_SYS(fallocate), TC_SYS(fsync),
 	TC_SYS(fdatasync), TC_SYS(umask),
-	TC_SYS_ARG(mkdirat, 2, SETID, 0),
+	TC_SYS_ARG(mkdirat, 2, TC_SYS_SETID, 0),
 };
 
 /* The fork flags a program may not use: new namespaces, and a child
@@ -94,16 +89,17 @@ static const struct tc_syscall exec_calls[] = {
 	TC_SYS(setitimer), TC_SYS(pause),
 	TC_SYS(stat), TC_SYS(lstat), TC_SYS(pipe),
 	/* About itself only. */
-	TC_SYS_ARG(getpgid, 0, LOW32, 0),
-	TC_SYS_ARG(getsid, 0, LOW32, 0),
-	TC_SYS_ARG(sched_getaffinity, 0, LOW32, 0),
-	TC_SYS_ARG(open, 1, MAKES, 0),
-	TC_SYS_ARG(open, 2, SETID, 0),
-	TC_SYS_ARG(clone, 0, CLONE_DENIED, 0),
+	TC_SYS_ARG(getpgid, 0, TC_SYS_LOW32, 0),
+	TC_SYS_ARG(getsid, 0, TC_SYS_LOW32, 0),
+	TC_SYS_ARG(sched_getaffinity, 0, TC_SYS_LOW32, 0),
+	TC_SYS_ARG(open, 1, TC_SYS_MAKES, 0),
+	TC_SYS_ARG(open, 2, TC_SYS_SETID, 0),
+	TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG, CLONE_DENIED, 0),
 	/* Stream and seqpacket pairs: a datagram socket of a pair could
 	 * send to any socket of the host by its path. */
-	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, 0xfULL, SOCK_STREAM),
-	TC_SYS_ARGS2(socketpair, 0, LOW32, AF_UNIX, 1, 0xfULL,
+	TC_SYS_ARGS2(socketpair, 0, TC_SYS_LOW32, AF_UNIX, 1, TC_SYS_SOCK_TYPE,
+	    SOCK_STREAM),
+	TC_SYS_ARGS2(socketpair, 0, TC_SYS_LOW32, AF_UNIX, 1, TC_SYS_SOCK_TYPE,
 	    SOCK_SEQPACKET),
 	/* clone3 hides its flags in memory, so it is refused and libc
 	 * falls back to clone. */

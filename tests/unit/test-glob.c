@@ -220,6 +220,46 @@ test_table(void)
 	    "(%zu valid patterns)", nref);
 }
 
+/*
+ * The beginnings of what a pattern matches, for a long option's
+ * abbreviations: up to the first '*' token by token, anything after it.
+ */
+static void
+test_prefix(void)
+{
+	static const struct {
+		const char	*pattern, *s;
+		int		 want;
+	} pre[] = {
+		{ "--upload-pack*", "--upl", 1 },
+		{ "--upload-pack*", "--upload-pack", 1 },
+		{ "--upload-pack*", "--upload-pack-x", 1 },
+		{ "--upload-pack*", "--upload-pa", 1 },
+		{ "--upload-pack*", "--uq", 0 },
+		{ "--upload-pack*", "--upload-pax", 0 },
+		{ "--output", "--out", 1 },
+		{ "--output", "--output", 1 },
+		{ "--output", "--outputs", 0 },
+		{ "--exec-pat?", "--exec-path", 1 },
+		{ "--exec-pat?", "--exec-pathx", 0 },
+		{ "--[ab]x*", "--b", 1 },
+		{ "--[ab]x*", "--c", 0 },
+		{ "--[!a]x", "--bx", 1 },
+		{ "--[!a]x", "--ax", 0 },
+		{ "--\\*", "--*", 1 },
+		{ "--\\*", "--*x", 0 },
+		{ "--*-pack", "--anything", 1 },
+		{ "x", "", 1 },
+	};
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(pre); i++)
+		is_int(tc_glob_prefix_string(pre[i].pattern, pre[i].s),
+		    pre[i].want, "'%s' %s the beginning of what '%s' matches",
+		    pre[i].s, pre[i].want ? "is" : "is not",
+		    pre[i].pattern);
+}
+
 static void
 test_valid(void)
 {
@@ -636,6 +676,7 @@ main(void)
 {
 	test_table();
 	test_valid();
+	test_prefix();
 	test_pathological();
 	test_deny_match();
 	test_deny_dir();

@@ -1,5 +1,6 @@
 /*
- * test-own.c: the server's own files (own.h), against a scratch tree:
+ * test-own.c: the server's own files (own.h), against a scratch tree T
+ * (tree.h's tree_root):
  *
  *	T/w/			a writable root
  *	T/w/ro/			a read-only root nested in it
@@ -20,7 +21,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,78 +36,31 @@
 #include "policy/path.h"
 #include "policy/policy.h"
 #include "tap.h"
-
-static char T[PATH_MAX];		/* the scratch tree, canonical */
-
-/* Returns T/|rel| in one of a few rotating buffers. */
-static const char *
-at(const char *rel)
-{
-	static char bufs[8][PATH_MAX];
-	static int next;
-	char *b = bufs[next++ % 8];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", T, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
-
-static void
-must(int rc, const char *what)
-{
-	if (rc != 0) {
-		perror(what);
-		exit(2);
-	}
-}
-
-static void
-put(const char *rel, const char *text, mode_t mode)
-{
-	FILE *f = fopen(at(rel), "w");
-
-	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
-		perror(at(rel));
-		exit(2);
-	}
-	must(chmod(at(rel), mode), at(rel));
-}
+#include "tree.h"
 
 static void
 make_tree(void)
 {
-	char tmpl[] = "/tmp/tc-own-XXXXXX", text[PATH_MAX + 64];
+	char text[PATH_MAX + 64];
 	static const char *const dirs[] = { "w", "w/ro", "r", "r/conf",
 	    "r/hooks", "r/bin", "r/keys", "r/logs", "out" };
 	size_t i;
 
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, T) == NULL) {
-		perror("mkdtemp");
-		exit(2);
-	}
+	tree_make("tc-own");
 	for (i = 0; i < TC_NITEMS(dirs); i++)
 		must(mkdir(at(dirs[i]), 0755), dirs[i]);
-	put("r/conf/p.policy", "allow read x\n", 0644);
+	put_file("r/conf/p.policy", "allow read x\n", 0644);
 	snprintf(text, sizeof(text), "#!%s -e\nexit 0\n", at("r/bin/interp"));
-	put("r/hooks/ask", text, 0755);
-	put("r/bin/interp", "#! /bin/sh\nexec /bin/sh \"$@\"\n", 0755);
-	put("r/hooks/ask.conf", "ask: yes\n", 0644);
-	put("r/keys/k", "0123456789abcdef0123456789abcdef\n", 0600);
-	put("r/logs/fs.log", "log\n", 0600);
-	put("r/logs/fs.log.1", "old log\n", 0600);
-	put("r/logs/other", "not the log's\n", 0644);
-	put("out/hook", "#!/bin/sh\nexit 0\n", 0755);
+	put_file("r/hooks/ask", text, 0755);
+	put_file("r/bin/interp", "#! /bin/sh\nexec /bin/sh \"$@\"\n", 0755);
+	put_file("r/hooks/ask.conf", "ask: yes\n", 0644);
+	put_file("r/keys/k", "0123456789abcdef0123456789abcdef\n", 0600);
+	put_file("r/logs/fs.log", "log\n", 0600);
+	put_file("r/logs/fs.log.1", "old log\n", 0600);
+	put_file("r/logs/other", "not the log's\n", 0644);
+	put_file("out/hook", "#!/bin/sh\nexit 0\n", 0755);
 	must(link(at("r/keys/k"), at("w/hl")), "hl");
 	must(symlink(at("out/hook"), at("w/link")), "link");
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
 }
 
 /* What tc_own_collect() reported, one line after another. */
@@ -227,7 +180,7 @@ test_read_only(void)
 
 	/* A log made after start: by name at once; by identity once
 	 * refreshed. */
-	put("r/logs/fs.log.new", "new\n", 0600);
+	put_file("r/logs/fs.log.new", "new\n", 0600);
 	ok(by_id(&p, "r/logs/fs.log.new") == NULL, "a new log file: not "
 	    "known by identity");
 	is_int(tc_own_refresh(&p), 0, "refresh");
@@ -290,7 +243,7 @@ test_relative_policy(void)
 
 	if (getcwd(cwd, sizeof(cwd)) == NULL)
 		abort();
-	put("w/rel.policy", "allow read x\n", 0644);
+	put_file("w/rel.policy", "allow read x\n", 0644);
 	must(chdir(at("w")), "chdir");
 	policy(&p, 1, at("r/hooks/ask"));
 	n = tc_own_collect(&p, "./sub/../rel.policy", report, NULL);
@@ -361,9 +314,9 @@ test_hook_lines(void)
 	size_t i;
 
 	/* The argument of a "#!" line is a file the interpreter reads. */
-	put("r/hooks/body", "exit 0\n", 0644);
+	put_file("r/hooks/body", "exit 0\n", 0644);
 	snprintf(text, sizeof(text), "#!/bin/sh  %s \n", at("r/hooks/body"));
-	put("r/hooks/sharg", text, 0755);
+	put_file("r/hooks/sharg", text, 0755);
 	hook_policy(&p, at("r/hooks/sharg"), NULL);
 	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "#! with an "
 	    "argument: collected");
@@ -385,7 +338,7 @@ test_hook_lines(void)
 	for (i = 0; i < TC_NITEMS(path) && sh == NULL; i++)
 		if (access(path[i], X_OK) == 0)
 			sh = path[i];
-	put("r/hooks/env", "#!/usr/bin/env sh\nexit 0\n", 0755);
+	put_file("r/hooks/env", "#!/usr/bin/env sh\nexit 0\n", 0755);
 	hook_policy(&p, at("r/hooks/env"), NULL);
 	is_int(tc_own_collect(&p, NULL, report, NULL), 0, "#!/usr/bin/env "
 	    "sh: collected");
@@ -399,7 +352,7 @@ test_hook_lines(void)
 	tc_policy_release(&p);
 
 	/* Options to env: refused, not guessed. */
-	put("r/hooks/envs", "#!/usr/bin/env -S sh -e\nexit 0\n", 0755);
+	put_file("r/hooks/envs", "#!/usr/bin/env -S sh -e\nexit 0\n", 0755);
 	hook_policy(&p, at("r/hooks/envs"), NULL);
 	is_int(tc_own_collect(&p, NULL, report, NULL), 1, "#!/usr/bin/env "
 	    "-S ...: refused");
@@ -717,6 +670,6 @@ main(void)
 	test_dino();
 	test_open();
 	test_entries();
-	nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tree_remove();
 	return done_testing();
 }

@@ -1,6 +1,6 @@
 /*
  * test-path.c: mapping client paths to roots and opening them beneath a
- * root, against a scratch tree:
+ * root, against a scratch tree R (tree.h's tree_root):
  *
  *	R/allowed/file.txt, sub/inner.txt	the root
  *	R/allowed/out-abs -> R/outside/secret	absolute symlink out
@@ -28,7 +28,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -42,53 +41,21 @@
 #include "policy/path.h"
 #include "policy/policy.h"
 #include "tap.h"
+#include "tree.h"
 
-static char R[PATH_MAX];		/* the scratch tree, canonical */
 static char allowed[PATH_MAX];		/* R/allowed */
-
-/* Returns R/|rel| in one of a few rotating buffers. */
-static const char *
-at(const char *rel)
-{
-	static char bufs[4][PATH_MAX];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", R, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
 
 static void
 put(const char *rel, const char *text)
 {
-	FILE *f = fopen(at(rel), "w");
-
-	if (f == NULL || fputs(text, f) == EOF || fclose(f) != 0) {
-		perror(at(rel));
-		exit(2);
-	}
-}
-
-static void
-must(int rc, const char *what)
-{
-	if (rc != 0) {
-		perror(what);
-		exit(2);
-	}
+	put_file(rel, text, 0644);
 }
 
 static void
 make_tree(void)
 {
-	char tmpl[] = "/tmp/tc-path-XXXXXX";
-
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, R) == NULL) {
-		perror("mkdtemp");
-		exit(2);
-	}
-	if (snprintf(allowed, sizeof(allowed), "%s/allowed", R) >=
+	tree_make("tc-path");
+	if (snprintf(allowed, sizeof(allowed), "%s/allowed", tree_root) >=
 	    (int)sizeof(allowed))
 		abort();
 	must(mkdir(at("allowed"), 0755), "mkdir allowed");
@@ -129,15 +96,6 @@ make_tree(void)
 	must(symlink("secrets/s.txt", at("allowed/wlink")), "wlink");
 	must(symlink(".ssh/new_key", at("allowed/dl")), "dl");
 	must(link(at("allowed/.env"), at("allowed/hl")), "hl");
-}
-
-static int
-rm_one(const char *path, const struct stat *st, int type, struct FTW *ftw)
-{
-	(void)st;
-	(void)type;
-	(void)ftw;
-	return remove(path);
 }
 
 /* Reads what |fd| holds (up to 63 bytes) and closes it. */
@@ -1069,6 +1027,6 @@ main(void)
 	test_pins();
 	test_split();
 	rc = done_testing();
-	nftw(R, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tree_remove();
 	return rc;
 }

@@ -18,7 +18,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stddef.h>
@@ -32,11 +31,11 @@
 #include "base/err.h"
 #include "policy/policy.h"
 #include "policy/section.h"
+#include "policyload.h"
 #include "tap.h"
 
 #include "../../servers/fs/fs_policy.h"
 
-static char D[PATH_MAX];		/* the scratch directory, canonical */
 static char repo[PATH_MAX];		/* the working directory at start */
 
 /* A server's tools, named as toolcell-fs's are; read_file, which is an
@@ -55,119 +54,16 @@ static const char *const fs_tools[] = {
 static unsigned features = TC_POLICY_F_WRITERS; /* TC_POLICY_F_* of the
 					   next load: toolcell-fs's */
 
-/* Returns |text| with each "@D@" replaced by D; the caller frees it. */
-static char *
-subst(const char *text)
+/* The server whose policy is loaded: toolcell-fs's tools, with
+ * |features| and fs's section. */
+static int
+pl_server(struct tc_policy *p, struct tc_diag *d)
 {
-	struct tc_buf b;
-	const char *s;
-
-	tc_buf_init(&b, 1u << 20);
-	while ((s = strstr(text, "@D@")) != NULL) {
-		tc_buf_append(&b, text, (size_t)(s - text));
-		tc_buf_append_str(&b, D);
-		text = s + 3;
-	}
-	tc_buf_append_str(&b, text);
-	return tc_buf_steal(&b);
-}
-
-/* Writes |text| (after subst()) into |name| with |mode|. */
-static void
-put(const char *name, const char *text, mode_t mode)
-{
-	char *t = subst(text);
-	FILE *f;
-
-	unlink(name);
-	if ((f = fopen(name, "w")) == NULL || fputs(t, f) == EOF ||
-	    fclose(f) != 0 || chmod(name, mode) != 0) {
-		perror(name);
-		exit(2);
-	}
-	free(t);
-}
-
-/* As subst(), into one of a few rotating static buffers. */
-static const char *
-S(const char *text)
-{
-	static char bufs[4][PATH_MAX * 2];
-	static int next;
-	char *b = bufs[next++ % 4], *t = subst(text);
-
-	if (snprintf(b, sizeof(bufs[0]), "%s", t) >= (int)sizeof(bufs[0]))
-		abort();
-	free(t);
-	return b;
-}
-
-static void
-collect(void *ctx, const char *msg)
-{
-	struct tc_buf *b = ctx;
-
-	tc_buf_printf(b, "%s\n", msg);
-}
-
-struct result {
-	int		 rc;
-	struct tc_diag	 d;
-	struct tc_buf	 errs;		/* one message a line */
-	struct tc_policy p;
-};
-
-/* Loads |text| written as t.policy with |mode| into |r|. */
-static void
-load_mode(struct result *r, const char *text, mode_t mode)
-{
-	memset(r, 0, sizeof(*r));
-	tc_buf_init(&r->errs, 1u << 20);
-	tc_policy_init(&r->p);
-	if (tc_policy_set_server(&r->p, "toolcell-fs", fs_tools,
+	if (tc_policy_set_server(p, "toolcell-fs", fs_tools,
 	    TC_NITEMS(fs_tools), features) != 0 ||
-	    tc_policy_set_section(&r->p, &fs_policy_section, &r->d) != 0)
-		abort();
-	put("t.policy", text, mode);
-	r->rc = tc_policy_load(&r->p, "t.policy", collect, &r->errs, &r->d);
-	if (r->errs.data == NULL)
-		tc_buf_append_str(&r->errs, "");
-}
-
-static void
-load(struct result *r, const char *text)
-{
-	load_mode(r, text, 0644);
-}
-
-static void
-release(struct result *r)
-{
-	tc_policy_release(&r->p);
-	tc_buf_release(&r->errs);
-}
-
-/* Checks that |text| loads without an error. */
-static void
-valid(struct result *r, const char *text, const char *what)
-{
-	load(r, text);
-	is_int(r->rc, 0, "%s: loads", what);
-	is_str(r->errs.data, "", "%s: no errors", what);
-}
-
-/* Checks that |text| fails with exactly the messages |want| (subst()). */
-static void
-invalid(const char *text, const char *want, const char *what)
-{
-	struct result r;
-	char *w = subst(want);
-
-	load(&r, text);
-	is_int(r.rc, TC_EINVAL, "%s: refused", what);
-	is_str(r.errs.data, w, "%s: messages", what);
-	free(w);
-	release(&r);
+	    tc_policy_set_section(p, &fs_policy_section, d) != 0)
+		return -1;
+	return 0;
 }
 
 /* One line that is valid apart from |line|: checks its one message. */
@@ -216,15 +112,6 @@ finish(struct result *r)
 	is_int(tc_policy_finish(&r->p, &r->d), 0, "finished");
 }
 
-static int
-rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 static void
 setup(void)
 {
@@ -234,18 +121,9 @@ setup(void)
 		"ex/src/project", "ex/src/project scratch", "ex/.config",
 		"ex/.config/toolcell", "ex/.config/toolcell/hooks",
 	};
-	char tmpl[PATH_MAX];
-	const char *tmp;
 	size_t i;
 
-	if ((tmp = getenv("TMPDIR")) == NULL || *tmp == '\0')
-		tmp = "/tmp";
-	snprintf(tmpl, sizeof(tmpl), "%s/test-policyfile.XXXXXX", tmp);
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, D) == NULL ||
-	    chdir(D) != 0) {
-		perror(tmpl);
-		exit(2);
-	}
+	policy_scratch("test-policyfile");
 	for (i = 0; i < TC_NITEMS(dirs); i++)
 		if (mkdir(dirs[i], 0755) != 0) {
 			perror(dirs[i]);
@@ -2834,6 +2712,6 @@ main(void)
 	test_fuzz();
 	test_children();
 	if (chdir("/") == 0)
-		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tree_remove();
 	return done_testing();
 }

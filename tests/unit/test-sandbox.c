@@ -12,6 +12,7 @@
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -32,6 +33,10 @@
 extern const struct tc_profile hostile_exec, hostile_fs_read;
 
 #define EXEC	(&hostile_exec)
+
+/* The exec profile with a pseudo-terminal (TC_MAY_TTY) and one ready
+ * child at most: made from hostile_exec in main(). */
+static struct tc_profile tty_exec;
 
 #define GUARD_MS	15000	/* no run in this file may take longer */
 
@@ -100,6 +105,40 @@ h_noresult(const struct tc_call *call, struct tc_result *res)
 	(void)call;
 	(void)res;
 	_exit(0);
+}
+
+/*
+ * Takes the call's terminal and says what it is: whether there was one,
+ * the slave a terminal connected to the master, a second take refused,
+ * and whether /dev/ptmx opens in the child ("tty=1 linked=1 again=19
+ * ptmx=13").
+ */
+static int
+h_tty(const struct tc_call *call, struct tc_result *res)
+{
+	int m, s, m2, s2, again = 0, ptmx, linked = 0;
+	char c = 0;
+
+	if (tc_call_tty(call, &m, &s) != 0) {
+		tc_result_printf(res, "tty=0 err=%d", errno);
+		return 0;
+	}
+	if (tc_call_tty(call, &m2, &s2) != 0)
+		again = errno;
+	/* A byte written to the slave comes out of the master (no ioctl:
+	 * the exec profile's filter allows none of a terminal's). */
+	if (write(s, "z", 1) == 1 && read(m, &c, 1) == 1)
+		linked = c == 'z';
+	if ((ptmx = open("/dev/ptmx", O_RDWR | O_NOCTTY)) >= 0) {
+		close(ptmx);
+		ptmx = 0;
+	} else
+		ptmx = errno;
+	tc_result_printf(res, "tty=1 linked=%d again=%d ptmx=%d", linked,
+	    again, ptmx);
+	close(m);
+	close(s);
+	return 0;
 }
 
 /* Returns the first pipe among the fds above 2: the result pipe. */
@@ -419,6 +458,10 @@ static const struct tc_tool tools[] = {
 	TOOL("closer", h_closer),
 	TOOL("noisy", h_noisy),
 	TOOL("probe", h_probe),
+	TOOL("tty_none", h_tty),
+	{ .name = "tty", .description = "tty", .args = no_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = h_tty,
+	  .profile = &tty_exec },
 };
 
 static const struct tc_tool *
@@ -1160,6 +1203,61 @@ test_reroot(struct tc_sandbox *sb)
 	tc_sandbox_stop(sb);
 }
 
+/*
+ * TC_MAY_TTY: a child of such a profile has a pseudo-terminal pair,
+ * taken once, that works though the child is confined; the child cannot
+ * open /dev/ptmx itself; a profile without it has none.  And the
+ * profile's ready children are at most its own count (tty_exec.ready),
+ * however many the sandbox keeps of the others.
+ */
+static void
+test_tty(struct tc_policy *pol, struct tc_sandbox *main_sb)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	struct tc_run r;
+	char *text;
+	int is_error, i;
+
+	if (run(main_sb, "tty_none", &r) == 0) {
+		text = take_text(&r, &is_error);
+		is_str(text, "tty=0 err=19", "tty: none without TC_MAY_TTY "
+		    "(ENODEV)");
+		free(text);
+	}
+	tc_run_release(&r);
+	if (access("/dev/ptmx", R_OK | W_OK) != 0) {
+		skip("no /dev/ptmx here: no terminal to open");
+		return;
+	}
+	tc_profiles_add(&profiles, &tty_exec);
+	tc_profiles_add(&profiles, EXEC);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "tty: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	if (run(&sb, "tty", &r) == 0) {
+		text = take_text(&r, &is_error);
+		is_str(text, "tty=1 linked=1 again=19 ptmx=13", "tty: a pair, "
+		    "linked, taken once; /dev/ptmx refused (EACCES) in the "
+		    "child");
+		free(text);
+	}
+	tc_run_release(&r);
+	tc_sandbox_prefork(&sb, 3);
+	for (i = 0; i < 4000 && tc_sandbox_ready(&sb, EXEC) < 3; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	is_int(tc_sandbox_ready(&sb, EXEC), 3, "ready: 3 of a profile without "
+	    "a count of its own");
+	is_int(tc_sandbox_ready(&sb, &tty_exec), 1, "ready: 1 of one whose "
+	    "count is 1");
+	tc_sandbox_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1186,6 +1284,10 @@ main(void)
 	/* The grandchild reads its own /proc/self/status. */
 	if (!is_int(tc_policy_add_root(&pol, "/proc", 0, &d), 0, "root /proc"))
 		return done_testing();
+	tty_exec = hostile_exec;
+	tty_exec.name = "exec-tty";
+	tty_exec.may |= TC_MAY_TTY;
+	tty_exec.ready = 1;
 	tc_profiles_add(&profiles, EXEC);
 	tc_profiles_add(&profiles, &hostile_fs_read);
 	if (!is_int(tc_sandbox_init(&sb, &pol, &profiles, &d), 0,
@@ -1207,6 +1309,7 @@ main(void)
 	test_standby(&sb);
 	test_pool(&sb);
 	test_reroot(&sb);
+	test_tty(&pol, &sb);
 
 	tc_sandbox_release(&sb);
 	w = waitpid(-1, NULL, WNOHANG);

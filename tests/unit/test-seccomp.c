@@ -15,6 +15,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <arpa/inet.h>
+#include <linux/filter.h>
 #include <linux/openat2.h>
 #include <netinet/in.h>
 #include <sched.h>
@@ -465,6 +466,72 @@ test_refused(void)
 	    "a second comparison on a rule not TC_SYS_MASKED: refused");
 }
 
+/*
+ * clone()'s flags are its first argument but on s390, where they are its
+ * second: a rule on any other argument would let every flag through, and
+ * is refused.
+ */
+static void
+test_clone_flags(void)
+{
+	static const struct tc_syscall on_flags[] = {
+		TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG, CLONE_NEWUSER, 0),
+	};
+	static const struct tc_syscall on_other[] = {
+		TC_SYS_ARG(clone, TC_CLONE_FLAGS_ARG == 0 ? 1 : 0,
+		    CLONE_NEWUSER, 0),
+	};
+	const struct tc_profile flags = {
+		.name = "clone-flags", .may = TC_MAY_FORK,
+		.syscalls = { TC_SYSCALLS(on_flags) },
+	};
+	const struct tc_profile other = {
+		.name = "clone-other", .may = TC_MAY_FORK,
+		.syscalls = { TC_SYSCALLS(on_other) },
+	};
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+
+	if (is_int(tc_seccomp_build(&flags, 0, &bpf, &d), 0,
+	    "a clone() rule on its flags: built"))
+		tc_seccomp_release(&bpf);
+	is_int(tc_seccomp_build(&other, 0, &bpf, &d), TC_EINVAL,
+	    "a clone() rule on another argument: refused");
+	like(d.msg, "profile 'clone-other': a clone() rule on its argument",
+	    "the message names the profile and the rule");
+	ok(bpf.insns == NULL, "no filter left behind");
+}
+
+/*
+ * A filter longer than the kernel loads (BPF_MAXINSNS instructions) is
+ * refused when it is built, with a message, never cut to fit.
+ */
+static void
+test_too_long(void)
+{
+	struct tc_syscall *many;
+	struct tc_profile big = { .name = "too-long" };
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+	size_t i, n = 3 * BPF_MAXINSNS;
+
+	if ((many = calloc(n, sizeof(*many))) == NULL)
+		abort();
+	for (i = 0; i < n; i++) {
+		many[i].nr = SCMP_SYS(getpriority);
+		many[i].kind = TC_SYS_EQ;
+		many[i].value = i;
+	}
+	big.syscalls[0].v = many;
+	big.syscalls[0].n = n;
+	is_int(tc_seccomp_build(&big, 0, &bpf, &d), TC_EINVAL,
+	    "a filter of more than BPF_MAXINSNS instructions: refused");
+	like(d.msg, "profile 'too-long': its seccomp filter has ",
+	    "the message names the profile (%s)", d.msg);
+	ok(bpf.insns == NULL && bpf.len == 0, "no filter left behind");
+	free(many);
+}
+
 /* --- A network the policy grants --- */
 
 /* A profile that may have one, with no tables of its own. */
@@ -786,6 +853,8 @@ main(void)
 	    TC_NITEMS(exec_unscoped));
 	test_tables();
 	test_refused();
+	test_clone_flags();
+	test_too_long();
 	test_network();
 	test_copies();
 	test_lock_without_setpcap();

@@ -22,7 +22,6 @@
  */
 #include <elf.h>
 #include <errno.h>
-#include <ftw.h>
 #include <limits.h>
 #include <link.h>
 #include <stdio.h>
@@ -37,122 +36,28 @@
 #include "base/text.h"
 #include "policy/policy.h"
 #include "policy/section.h"
+#include "policyload.h"
 #include "tap.h"
 
 #include "../../servers/shell/shell.h"
 
-static char D[PATH_MAX];		/* the scratch directory, canonical */
 static char repo[PATH_MAX];		/* the working directory at start */
 
 static const char *const shell_tools[] = { "run_command" };
 
-/* Returns |text| with each "@D@" replaced by D; the caller frees it. */
-static char *
-subst(const char *text)
+/* The server whose policy is loaded: toolcell-shell, with its section. */
+static int
+pl_server(struct tc_policy *p, struct tc_diag *d)
 {
-	struct tc_buf b;
-	const char *s;
-
-	tc_buf_init(&b, 1u << 20);
-	while ((s = strstr(text, "@D@")) != NULL) {
-		tc_buf_append(&b, text, (size_t)(s - text));
-		tc_buf_append_str(&b, D);
-		text = s + 3;
-	}
-	tc_buf_append_str(&b, text);
-	return tc_buf_steal(&b);
-}
-
-/* As subst(), into one of a few rotating static buffers. */
-static const char *
-S(const char *text)
-{
-	static char bufs[8][PATH_MAX * 2];
-	static int next;
-	char *b = bufs[next++ % 8], *t = subst(text);
-
-	if (snprintf(b, sizeof(bufs[0]), "%s", t) >= (int)sizeof(bufs[0]))
-		abort();
-	free(t);
-	return b;
-}
-
-/* Writes |text| (after subst()) into |name| with |mode|. */
-static void
-put(const char *name, const char *text, mode_t mode)
-{
-	char *t = subst(text);
-	FILE *f;
-
-	unlink(name);
-	if ((f = fopen(name, "w")) == NULL || fputs(t, f) == EOF ||
-	    fclose(f) != 0 || chmod(name, mode) != 0) {
-		perror(name);
-		exit(2);
-	}
-	free(t);
-}
-
-static void
-collect(void *ctx, const char *msg)
-{
-	tc_buf_printf(ctx, "%s\n", msg);
-}
-
-struct result {
-	int		 rc;
-	struct tc_diag	 d;
-	struct tc_buf	 errs;		/* one message a line */
-	struct tc_policy p;
-	const struct shell_policy *sp;
-};
-
-/* Loads |text| as t.policy for toolcell-shell into |r|. */
-static void
-load(struct result *r, const char *text)
-{
-	memset(r, 0, sizeof(*r));
-	tc_buf_init(&r->errs, 1u << 20);
-	tc_policy_init(&r->p);
-	if (tc_policy_set_server(&r->p, "toolcell-shell", shell_tools,
+	if (tc_policy_set_server(p, "toolcell-shell", shell_tools,
 	    TC_NITEMS(shell_tools), TC_POLICY_F_JOBS) != 0 ||
-	    tc_policy_set_section(&r->p, &shell_policy_section, &r->d) != 0)
-		abort();
-	put("t.policy", text, 0644);
-	r->rc = tc_policy_load(&r->p, "t.policy", collect, &r->errs, &r->d);
-	if (r->errs.data == NULL)
-		tc_buf_append_str(&r->errs, "");
-	r->sp = shell_policy(&r->p);
+	    tc_policy_set_section(p, &shell_policy_section, d) != 0)
+		return -1;
+	return 0;
 }
 
-static void
-release(struct result *r)
-{
-	tc_policy_release(&r->p);
-	tc_buf_release(&r->errs);
-}
-
-static void
-valid(struct result *r, const char *text, const char *what)
-{
-	load(r, text);
-	is_int(r->rc, 0, "%s: loads", what);
-	is_str(r->errs.data, "", "%s: no errors", what);
-}
-
-/* Checks that |text| fails with exactly the messages |want| (subst()). */
-static void
-invalid(const char *text, const char *want, const char *what)
-{
-	struct result r;
-	char *w = subst(want);
-
-	load(&r, text);
-	is_int(r.rc, TC_EINVAL, "%s: refused", what);
-	is_str(r.errs.data, w, "%s: messages", what);
-	free(w);
-	release(&r);
-}
+/* The loaded [shell] section of |r|. */
+#define SP(r)	shell_policy(&(r)->p)
 
 /* A [shell] section valid but for its line 3, |line|, after |first|
  * (line 2): checks its one message. */
@@ -182,7 +87,7 @@ printed(const struct result *r)
 
 	if ((f = open_memstream(&out, &len)) == NULL)
 		abort();
-	shell_policy_section.print(&r->p, r->sp, f);
+	shell_policy_section.print(&r->p, SP(r), f);
 	fclose(f);
 	return out;
 }
@@ -250,10 +155,10 @@ test_programs(void)
 	    "program ls\n"
 	    "program /usr/bin/cat read-only\n"
 	    "program @D@/script.sh\n", "three programs");
-	is_int(r.sp->nprograms, 3, "three programs");
+	is_int(SP(&r)->nprograms, 3, "three programs");
 	if (expect_found("ls", ls) != 0)
 		abort();
-	p = &r.sp->programs[0];
+	p = &SP(&r)->programs[0];
 	is_str(p->name, "ls", "a bare name is kept");
 	is_str(p->path, ls, "and resolved in SHELL_PATH, canonical");
 	is_int(p->line, 2, "its line");
@@ -264,26 +169,27 @@ test_programs(void)
 		skip("this test is linked statically: no PT_INTERP to "
 		    "compare /bin/ls's with");
 	else
-		is_str(p->interp, ld, "ls: its ELF interpreter (PT_INTERP)");
+		is_str(p->exec_also != NULL ? p->exec_also[0] : NULL, ld,
+		    "ls: exec_also has its ELF interpreter (PT_INTERP)");
 	ok(p->exec_also != NULL && p->exec_also[0] != NULL &&
-	    strcmp(p->exec_also[0], p->interp) == 0 &&
-	    p->exec_also[1] == NULL, "ls: exec_also is its interpreter");
-	p = &r.sp->programs[1];
+	    p->exec_also[1] == NULL, "ls: exec_also is its interpreter alone");
+	p = &SP(&r)->programs[1];
 	is_str(p->name, "/usr/bin/cat", "a path is kept as written");
 	is_int(p->readonly, 1, "read-only");
-	ok(shell_program_find(r.sp, "/usr/bin/cat") == p, "found by name");
-	ok(shell_program_find(r.sp, p->path) == p, "found by its path");
-	ok(shell_program_find(r.sp, "cat") == NULL, "not by a base name");
-	ok(shell_program_find(r.sp, "ls") == &r.sp->programs[0],
+	ok(shell_program_find(SP(&r), "/usr/bin/cat") == p, "found by name");
+	ok(shell_program_find(SP(&r), p->path) == p, "found by its path");
+	ok(shell_program_find(SP(&r), "cat") == NULL, "not by a base name");
+	ok(shell_program_find(SP(&r), "ls") == &SP(&r)->programs[0],
 	    "ls found");
-	ok(shell_program_find(r.sp, ls) == &r.sp->programs[0],
+	ok(shell_program_find(SP(&r), ls) == &SP(&r)->programs[0],
 	    "ls found by its path");
-	ok(shell_program_find(r.sp, "sh") == NULL, "sh is not allowed");
-	p = &r.sp->programs[2];
+	ok(shell_program_find(SP(&r), "sh") == NULL, "sh is not allowed");
+	p = &SP(&r)->programs[2];
 	if (realpath("/bin/sh", sh) == NULL)
 		abort();
 	is_str(p->path, S("@D@/script.sh"), "a script");
-	is_str(p->interp, sh, "a script's interpreter is its #! program");
+	is_str(p->exec_also != NULL ? p->exec_also[0] : NULL, sh,
+	    "a script's interpreter, first in exec_also, is its #! program");
 	ok(has(p->exec_also, sh) && (ld[0] == '\0' || has(p->exec_also, ld)),
 	    "exec_also: the shell and the shell's ELF interpreter");
 	is_int(p->interpreter, 0, "a script is not an interpreter itself");
@@ -306,7 +212,7 @@ test_same_file(void)
 	valid(&r, "[shell]\nprogram ls\nprogram cat\n", "ls and cat");
 	if (expect_found("ls", ls) != 0 || expect_found("cat", cat) != 0)
 		abort();
-	p = &r.sp->programs[0];
+	p = &SP(&r)->programs[0];
 	if (mkdir("same", 0755) != 0 || mkdir("same/a", 0755) != 0 ||
 	    mkdir("same/b", 0755) != 0 || mkdir("same/ls", 0755) != 0 ||
 	    symlink(ls, "same/a/ls") != 0 || symlink(ls, "same/a/dir") != 0 ||
@@ -314,22 +220,22 @@ test_same_file(void)
 		perror("same");
 		exit(2);
 	}
-	ok(shell_program_find(r.sp, S("@D@/same/a/ls")) == p,
+	ok(shell_program_find(SP(&r), S("@D@/same/a/ls")) == p,
 	    "a link named ls to its file");
-	ok(shell_program_find(r.sp, S("@D@/same/a/dir")) == NULL,
+	ok(shell_program_find(SP(&r), S("@D@/same/a/dir")) == NULL,
 	    "not under another name");
-	ok(shell_program_find(r.sp, S("@D@/same/b/ls")) == NULL,
+	ok(shell_program_find(SP(&r), S("@D@/same/b/ls")) == NULL,
 	    "not another file named ls (cat)");
-	ok(shell_program_find(r.sp, S("@D@/same/ls")) == NULL,
+	ok(shell_program_find(SP(&r), S("@D@/same/ls")) == NULL,
 	    "not a directory named ls");
-	ok(shell_program_find(r.sp, "same/a/ls") == NULL,
+	ok(shell_program_find(SP(&r), "same/a/ls") == NULL,
 	    "not a relative path");
-	ok(shell_program_find(r.sp, S("@D@/same/none/ls")) == NULL,
+	ok(shell_program_find(SP(&r), S("@D@/same/none/ls")) == NULL,
 	    "not a path to nothing");
-	ok(shell_program_find(r.sp, "/") == NULL, "not /");
+	ok(shell_program_find(SP(&r), "/") == NULL, "not /");
 	if (realpath("/bin/ls", bin) != NULL && strcmp(bin, ls) == 0 &&
 	    strcmp(ls, "/bin/ls") != 0)
-		ok(shell_program_find(r.sp, "/bin/ls") == p,
+		ok(shell_program_find(SP(&r), "/bin/ls") == p,
 		    "/bin/ls, which leads to %s", ls);
 	else
 		skip("/bin/ls is not another path to ls's file here");
@@ -344,9 +250,9 @@ test_home_program(void)
 
 	valid(&r, "[shell]\nprogram ~/script.sh\nargs ~/script.sh deny -x\n",
 	    "a program under ~/");
-	is_str(r.sp->programs[0].name, S("@D@/script.sh"), "named expanded");
-	ok(r.sp->programs[0].deny != NULL, "its args line found it");
-	ok(shell_program_find(r.sp, S("@D@/script.sh")) != NULL,
+	is_str(SP(&r)->programs[0].name, S("@D@/script.sh"), "named expanded");
+	ok(SP(&r)->programs[0].deny != NULL, "its args line found it");
+	ok(shell_program_find(SP(&r), S("@D@/script.sh")) != NULL,
 	    "a call names it by that path");
 	release(&r);
 }
@@ -362,8 +268,9 @@ test_env_script(void)
 	if (realpath("/usr/bin/env", env) == NULL ||
 	    expect_found("sh", sh) != 0)
 		abort();
-	p = &r.sp->programs[0];
-	is_str(p->interp, env, "its interpreter is env");
+	p = &SP(&r)->programs[0];
+	is_str(p->exec_also != NULL ? p->exec_also[0] : NULL, env,
+	    "its interpreter is env");
 	ok(has(p->exec_also, env) && has(p->exec_also, sh),
 	    "and env runs sh, found in SHELL_PATH: both in exec_also");
 	release(&r);
@@ -377,10 +284,10 @@ test_interpreters(void)
 
 	valid(&r, "[shell]\nprogram sh\nprogram awk\nprogram env\n",
 	    "interpreters");
-	is_int(r.sp->programs[0].interpreter, 1, "sh is a shell");
-	is_int(r.sp->programs[1].interpreter, 1,
+	is_int(SP(&r)->programs[0].interpreter, 1, "sh is a shell");
+	is_int(SP(&r)->programs[1].interpreter, 1,
 	    "awk is an interpreter (its system function)");
-	is_int(r.sp->programs[2].interpreter, 0, "env is not");
+	is_int(SP(&r)->programs[2].interpreter, 0, "env is not");
 	out = printed(&r);
 	like(out, "  sh  ", "--check names sh");
 	like(out, "    a shell or an interpreter: only the kernel sandbox "
@@ -496,11 +403,12 @@ test_helpers(void)
 		abort();
 	valid(&r, "[shell]\nprogram cat\nargs cat helpers @D@/helpers "
 	    "@D@/script.sh\n", "helpers");
-	p = &r.sp->programs[0];
+	p = &SP(&r)->programs[0];
 	ok(has(p->helpers, S("@D@/helpers")) &&
 	    has(p->helpers, S("@D@/script.sh")), "helpers kept, canonical");
 	ok(has(p->exec_also, sh), "a helper script's shell joins exec_also");
-	ok(p->interp != NULL && strcmp(p->interp, sh) != 0,
+	ok(p->exec_also != NULL && p->exec_also[0] != NULL &&
+	    strcmp(p->exec_also[0], sh) != 0,
 	    "but is not the program's interpreter");
 	is_int(p->args_line[SHELL_ARGS_HELPERS], 3, "its line");
 	out = printed(&r);
@@ -524,17 +432,17 @@ test_env(void)
 
 	valid(&r, "[shell]\nenv LANG LC_* TERM GIT_AUTHOR_NAME\n"
 	    "env-set TZ=UTC \"GREETING=a b\" LC_ALL=C.UTF-8\n", "env");
-	ok(shell_env_allowed(r.sp, "LANG"), "LANG may be set");
-	ok(shell_env_allowed(r.sp, "LC_TIME"), "LC_TIME, by LC_*");
-	ok(!shell_env_allowed(r.sp, "LC_ALL"), "but not LC_ALL, which "
+	ok(shell_env_allowed(SP(&r), "LANG"), "LANG may be set");
+	ok(shell_env_allowed(SP(&r), "LC_TIME"), "LC_TIME, by LC_*");
+	ok(!shell_env_allowed(SP(&r), "LC_ALL"), "but not LC_ALL, which "
 	    "env-set fixes");
-	ok(shell_env_allowed(r.sp, "GIT_AUTHOR_NAME"), "GIT_AUTHOR_NAME");
-	ok(!shell_env_allowed(r.sp, "LANGUAGE"), "not LANGUAGE");
-	ok(!shell_env_allowed(r.sp, "TZ"), "not TZ, which env-set fixes");
-	ok(!shell_env_allowed(r.sp, "LD_PRELOAD"), "not LD_PRELOAD");
-	ok(!shell_env_allowed(r.sp, "LC_ALL=x"), "not a malformed name");
-	ok(!shell_env_allowed(r.sp, ""), "not an empty name");
-	ok(has(r.sp->env_fixed, "GREETING=a b"), "a quoted value");
+	ok(shell_env_allowed(SP(&r), "GIT_AUTHOR_NAME"), "GIT_AUTHOR_NAME");
+	ok(!shell_env_allowed(SP(&r), "LANGUAGE"), "not LANGUAGE");
+	ok(!shell_env_allowed(SP(&r), "TZ"), "not TZ, which env-set fixes");
+	ok(!shell_env_allowed(SP(&r), "LD_PRELOAD"), "not LD_PRELOAD");
+	ok(!shell_env_allowed(SP(&r), "LC_ALL=x"), "not a malformed name");
+	ok(!shell_env_allowed(SP(&r), ""), "not an empty name");
+	ok(has(SP(&r)->env_fixed, "GREETING=a b"), "a quoted value");
 	out = printed(&r);
 	like(out, "  a call may set: LANG LC_* TERM GIT_AUTHOR_NAME  (line 2)\n",
 	    "--check shows env");
@@ -548,7 +456,7 @@ test_env(void)
 	release(&r);
 
 	valid(&r, "[shell]\n", "no env");
-	ok(!shell_env_allowed(r.sp, "LANG"), "nothing may be set");
+	ok(!shell_env_allowed(SP(&r), "LANG"), "nothing may be set");
 	release(&r);
 	ok(!shell_env_allowed(NULL, "LANG"), "nor without a policy");
 
@@ -607,8 +515,8 @@ test_home_output(void)
 	char *out;
 
 	valid(&r, "[shell]\nhome @D@/helpers\noutput 1M\n", "home, output");
-	is_str(r.sp->home, S("@D@/helpers"), "home");
-	is_int(r.sp->max_output, 1 << 20, "output");
+	is_str(SP(&r)->home, S("@D@/helpers"), "home");
+	is_int(SP(&r)->max_output, 1 << 20, "output");
 	out = printed(&r);
 	like(out, S("  HOME  @D@/helpers  (line 2)\n"), "--check: home");
 	like(out, "output: 1M per stream, stdout and stderr each  (line 3)\n",
@@ -616,8 +524,8 @@ test_home_output(void)
 	free(out);
 	release(&r);
 	valid(&r, "[shell]\nhome scratch\n", "home scratch");
-	ok(r.sp->home == NULL, "scratch: no home of the policy's");
-	is_int(r.sp->max_output, 8 << 20, "output: 8M by default");
+	ok(SP(&r)->home == NULL, "scratch: no home of the policy's");
+	is_int(SP(&r)->max_output, 8 << 20, "output: 8M by default");
 	release(&r);
 	ok(shell_policy(NULL)->max_output == 8 << 20 &&
 	    shell_policy(NULL)->nprograms == 0, "no policy: the defaults");
@@ -704,7 +612,7 @@ test_rules(void)
 	char **run;
 
 	valid(&r, rules_policy, "the rules' policy");
-	sp = r.sp;
+	sp = SP(&r);
 	if (expect_found("find", find) != 0 || expect_found("ls", ls) != 0 ||
 	    expect_found("cat", cat) != 0)
 		abort();
@@ -771,6 +679,27 @@ test_rules(void)
 	check(sp, ARGV("@D@/git", "log", "--out"), DENIED, "@D@/git: '--out' "
 	    "is refused: '--out' may abbreviate '--output', which the policy "
 	    "denies", "an abbreviation without a value");
+	check(sp, ARGV("@D@/git", "--exec-pa=/tmp", "status"), DENIED,
+	    "@D@/git: '--exec-pa=/tmp' is refused: '--exec-pa' may "
+	    "abbreviate an option matching '--exec-path*', which the policy "
+	    "denies", "an abbreviation of a pattern's option, with a value");
+	check(sp, ARGV("@D@/git", "--exe", "status"), DENIED,
+	    "@D@/git: '--exe' is refused: '--exe' may abbreviate an option "
+	    "matching '--exec-path*', which the policy denies",
+	    "an abbreviation of a pattern's option, alone");
+	/* A "--name" longer than what is read on the stack: the same. */
+	memset(want, 'z', 400);
+	memcpy(want, "--", 2);
+	memcpy(want + 398, "=x", 3);
+	if (is_int(shell_rules_check(sp, ARGV("sort", want), 2, &prog, &run,
+	    &d), 0, "a long --name=value that no pattern refuses: runs")) {
+		is_str(run[1], want, "as it was given");
+		tc_strv_free(run);
+	}
+	check(sp, ARGV("@D@/git", "log", "--exit-code"), 0,
+	    "@D@/git -c core.fsmonitor= -c core.hooksPath=/dev/null "
+	    "--no-pager log --exit-code", "an option that abbreviates none "
+	    "of them passes");
 	check(sp, ARGV("@D@/git", "-c", "alias.x=!sh", "x"), DENIED,
 	    "@D@/git: '-c' is refused: the policy denies arguments matching "
 	    "'-c'", "git -c");
@@ -994,7 +923,7 @@ test_examples(void)
 		} else {
 			is_int(r.rc, 0, "%s: loads", names[i]);
 			is_str(r.errs.data, "", "%s: no errors", names[i]);
-			ok(r.sp->nprograms > 0, "%s: names programs",
+			ok(SP(&r)->nprograms > 0, "%s: names programs",
 			    names[i]);
 		}
 		release(&r);
@@ -1005,27 +934,15 @@ test_examples(void)
 
 /* --- The scratch directory --- */
 
-static int
-rm_entry(const char *path, const struct stat *sb, int type, struct FTW *ftw)
-{
-	(void)sb;
-	(void)type;
-	(void)ftw;
-	return remove(path);
-}
-
 static void
 setup(void)
 {
-	char tmpl[] = "/tmp/test-shellrules.XXXXXX", line[400];
+	char line[400];
 
-	if (mkdtemp(tmpl) == NULL || realpath(tmpl, D) == NULL ||
-	    chdir(D) != 0 || mkdir("helpers", 0755) != 0 ||
-	    mkdir("ex", 0755) != 0 || mkdir("ex/src", 0755) != 0 ||
-	    mkdir("ex/src/project", 0755) != 0) {
-		perror(tmpl);
-		exit(2);
-	}
+	policy_scratch("test-shellrules");
+	must(mkdir("helpers", 0755) != 0 || mkdir("ex", 0755) != 0 ||
+	    mkdir("ex/src", 0755) != 0 || mkdir("ex/src/project", 0755) != 0,
+	    "mkdir");
 	put("script.sh", "#!/bin/sh\necho hi\n", 0755);
 	put("git", "#!/bin/sh\necho git\n", 0755);
 	put("envscript", "#!/usr/bin/env sh\necho hi\n", 0755);
@@ -1068,6 +985,6 @@ main(void)
 	test_verify();
 	test_examples();
 	if (chdir("/") == 0)
-		nftw(D, rm_entry, 16, FTW_DEPTH | FTW_PHYS);
+		tree_remove();
 	return done_testing();
 }

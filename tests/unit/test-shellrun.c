@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -62,6 +63,7 @@ struct spec {
 	int		 binary;
 	int		 stream;
 	int		 no_io;		/* call->io NULL */
+	int		 tty;		/* on a pseudo-terminal of its own */
 	size_t		 max_result;	/* 0: no policy */
 	void		(*before)(void); /* in the case process */
 };
@@ -99,12 +101,32 @@ write_all(int fd, const void *p, size_t n)
 	}
 }
 
+/* A pseudo-terminal pair for |x|, as child.c opens one.  Returns 0 or
+ * -1. */
+static int
+open_tty(struct shell_exec *x)
+{
+	int m, s, unlock = 0;
+
+	if ((m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
+		return -1;
+	if (ioctl(m, TIOCSPTLCK, &unlock) != 0 ||
+	    (s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+		close(m);
+		return -1;
+	}
+	x->tty = 1;
+	x->tty_master = m;
+	x->tty_slave = s;
+	return 0;
+}
+
 static void __attribute__((noreturn))
 case_main(const struct spec *sp, int wfd)
 {
 	static const struct tc_tool tool = { .name = "run_command" };
 	struct shell_exec x;
-	struct tc_call_io io = { -1, wfd, 0, 0 };
+	struct tc_call_io io = { .in_fd = -1, .out_fd = wfd };
 	struct tc_policy pol;
 	struct tc_call call;
 	struct tc_result res;
@@ -139,9 +161,13 @@ case_main(const struct spec *sp, int wfd)
 	x.max_output = sp->max_output;
 	x.binary = sp->binary;
 	x.stream = sp->stream;
+	if (sp->tty && open_tty(&x) != 0)
+		_exit(91);
 
 	tc_result_init(&res);
 	t.rc = shell_exec_run(&call, &x, &res);
+	if (x.tty)
+		close(x.tty_master);	/* the slave was the runner's */
 	tc_buf_init(&out, (size_t)-1);
 	t.serialized = tc_result_serialize(&res, &out) == 0;
 	t.result_len = out.len;
@@ -522,6 +548,89 @@ test_stdin_fd(void)
 	close(p[0]);
 	is_str(s_str(&g, "stdout"), "job input\n", "stdin_fd: read through");
 	is_int(s_num(&g, "exit_code"), 0, "stdin_fd: to its end");
+	got_free(&g);
+}
+
+static void
+test_tty(void)
+{
+	struct spec sp;
+	struct got g;
+	int p[2];
+
+	if (access("/dev/ptmx", R_OK | W_OK) != 0) {
+		skip("no /dev/ptmx here: no terminal to run on");
+		return;
+	}
+	/* fds 0-2 the terminal; stderr comes through it, as stdout. */
+	spec_sh(&sp, "test -t 0 && test -t 1 && test -t 2 && echo tty; "
+	    "echo err >&2");
+	sp.tty = 1;
+	run_case(&sp, &g);
+	is_str(s_str(&g, "stdout"), "tty\r\nerr\r\n", "tty: fds 0-2 a "
+	    "terminal, stderr through it, \\n as \\r\\n");
+	is_str(s_str(&g, "stderr"), "", "tty: stderr empty");
+	ok(s_true(&g, "tty"), "tty: the result says so");
+	like(g.text, "it ran on a terminal", "tty: and its text");
+	is_int(g.t.orphans, 0, "tty: nothing left behind");
+	got_free(&g);
+
+	/* The window child.c gives it is the caller's; this one is the
+	 * kernel's (0x0): what matters is that it is asked on fd 0. */
+	spec_sh(&sp, "stty size");
+	sp.tty = 1;
+	run_case(&sp, &g);
+	is_int(s_num(&g, "exit_code"), 0, "tty: stty reads its terminal");
+	got_free(&g);
+
+	/* stdin text, then end-of-file (^D): cat ends. */
+	spec_init(&sp, "/bin/cat");
+	sp.stdin_data = "hello\n";
+	sp.stdin_len = 6;
+	sp.tty = 1;
+	run_case(&sp, &g);
+	is_str(s_str(&g, "stdout"), "hello\r\nhello\r\n", "tty: typed, "
+	    "echoed, read");
+	is_int(s_num(&g, "exit_code"), 0, "tty: ^D after the input ends it");
+	got_free(&g);
+
+	/* A job's input, to its end. */
+	if (pipe(p) != 0) {
+		ok(0, "tty: pipe");
+		return;
+	}
+	write_all(p[1], "job\n", 4);
+	close(p[1]);
+	spec_init(&sp, "/bin/cat");
+	sp.stdin_fd = p[0];
+	sp.tty = 1;
+	run_case(&sp, &g);
+	close(p[0]);
+	is_str(s_str(&g, "stdout"), "job\r\njob\r\n", "tty: a job's input "
+	    "typed");
+	is_int(s_num(&g, "exit_code"), 0, "tty: and its end");
+	got_free(&g);
+
+	/* Its controlling terminal: ^C is SIGINT to its group. */
+	spec_sh(&sp, "exec sleep 10");
+	sp.stdin_data = "\003";
+	sp.stdin_len = 1;
+	sp.tty = 1;
+	run_case(&sp, &g);
+	is_str(s_str(&g, "signal"), "SIGINT", "tty: ^C interrupts it");
+	got_free(&g);
+
+	/* What it left holding the terminal is killed: the kernel sends
+	 * SIGHUP to the foreground group when the session leader exits,
+	 * so only what ignores it (from before the fork: no race) is
+	 * left. */
+	spec_sh(&sp, "trap '' HUP; sleep 10 & echo left");
+	sp.tty = 1;
+	run_case(&sp, &g);
+	is_int(s_num(&g, "exit_code"), 0, "tty held: its own exit");
+	like(g.text, "held its output open", "tty held: said");
+	is_int(g.t.orphans, 1, "tty held: one left behind");
+	is_int(g.t.orphans_killed, 1, "tty held: killed");
 	got_free(&g);
 }
 
@@ -1167,6 +1276,7 @@ main(void)
 	test_streams_apart();
 	test_stdin();
 	test_stdin_fd();
+	test_tty();
 	test_caps();
 	test_flood();
 	test_utf8();

@@ -4,7 +4,8 @@
  * where the seccomp filter refuses openat2, held to openat2's own answers
  * on the same tree, path by path and flag by flag: the same errno, or the
  * same file.  Then tc_path_openat_in() under a filter that refuses
- * openat2, and the walk against a symlink swapped under it.
+ * openat2, and the walk against a symlink swapped under it.  T is the
+ * scratch tree (tree.h's tree_root):
  *
  *	T/top/				the start of every walk
  *	    file, dir/inner, dir/sub/deep/f
@@ -27,7 +28,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <limits.h>
 #include <linux/openat2.h>
 #include <seccomp.h>
@@ -42,37 +42,13 @@
 
 #include "policy/path.h"
 #include "tap.h"
+#include "tree.h"
 
-static char T[PATH_MAX];
-
-static const char *
-at(const char *rel)
-{
-	static char bufs[4][PATH_MAX];
-	static int next;
-	char *b = bufs[next++ % 4];
-
-	if (snprintf(b, PATH_MAX, "%s/%s", T, rel) >= PATH_MAX)
-		abort();
-	return b;
-}
-
-static void
-must(int rc, const char *what)
-{
-	if (rc != 0) {
-		perror(what);
-		exit(2);
-	}
-}
-
+/* A file that holds its own name. */
 static void
 put(const char *rel)
 {
-	int fd = open(at(rel), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-
-	must(fd < 0 || write(fd, rel, strlen(rel)) < 0 || close(fd) != 0,
-	    at(rel));
+	put_file(rel, rel, 0644);
 }
 
 static void
@@ -87,15 +63,7 @@ make_tree(void)
 	char t[64], l[64];
 	int i;
 
-	snprintf(T, sizeof(T), "%s/tc-walk-XXXXXX", getenv("TMPDIR") ?
-	    getenv("TMPDIR") : "/tmp");
-	must(mkdtemp(T) == NULL, "mkdtemp");
-	{
-		char real[PATH_MAX];
-
-		must(realpath(T, real) == NULL, "realpath");
-		memcpy(T, real, sizeof(T));
-	}
+	tree_make("tc-walk");
 	must(mkdir(at("top"), 0755), "top");
 	must(mkdir(at("top/dir"), 0755), "dir");
 	must(mkdir(at("top/dir/sub"), 0755), "sub");
@@ -133,15 +101,6 @@ make_tree(void)
 		ln(t, l);
 	}
 	ln("file", "top/n40");
-}
-
-static int
-rm_one(const char *p, const struct stat *st, int type, struct FTW *f)
-{
-	(void)st;
-	(void)type;
-	(void)f;
-	return remove(p);
 }
 
 static int
@@ -546,6 +505,6 @@ main(void)
 	test_fallback(top);
 	test_race(top);
 	close(top);
-	nftw(T, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	tree_remove();
 	return done_testing();
 }

@@ -14,6 +14,12 @@
 //     comment starts with a keyword of toolcell-policy(5); one with no
 //     `allow` line (a fragment) is checked after `allow read DIR`.
 //
+//     A policy whose `[shell]` section names programs passes
+//     `toolcell-shell --policy FILE --check` as well, the same way, when
+//     the programs it names by name are installed (else the test says
+//     which is missing and skips).  The warning that calls run as root is
+//     the machine's, not the policy's, and is not counted.
+//
 // (b) Every tool list in the documentation names exactly the tools of
 //     tools/list (a writable directory served, so all of them).  A list is
 //     marked, in markdown by <!-- tools: toolcell-fs --> ... <!-- /tools -->
@@ -33,7 +39,13 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { REPO, makeTree, serverCommand, serverIds, startServer } from './lib.mjs';
+import { BUILD, REPO, makeTree, serverCommand, serverIds, startServer } from './lib.mjs';
+
+const SHELL = path.join(BUILD, 'toolcell-shell');
+/* Where toolcell-shell finds a program named by a bare name (shell.h). */
+const SHELL_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
+/* What --check says of the machine, not of the policy: calls as root. */
+const MACHINE_WARNING = /warning: calls run as root: no process limit holds/;
 
 /* The keywords of toolcell-policy(5). */
 const KEYWORDS = new Set(['allow', 'deny', 'default-deny', 'tools', 'tool', 'timeout',
@@ -58,7 +70,7 @@ function docFiles() {
 			if (f.endsWith('.md'))
 				md.push(path.join(docs, f));
 	const man = [];
-	for (const dir of ['servers/fs', 'audit'])
+	for (const dir of ['servers/fs', 'servers/shell', 'audit'])
 		for (const f of readdirSync(path.join(REPO, dir)).sort())
 			if (/\.[1-8]$/.test(f))
 				man.push(path.join(REPO, dir, f));
@@ -243,25 +255,75 @@ describe('every policy in the documentation passes --check', () => {
 			const file = path.join(t, 'doc.policy');
 			await fsp.writeFile(file, text);
 			await fsp.chmod(file, 0o644);
-			const cmd = await serverCommand(['--policy', file, '--check']);
-			const r = spawnSync(cmd.command, cmd.args, {
-				input: '', encoding: 'utf8', timeout: 10_000,
-				env: { ...process.env, HOME: path.join(t, 'home') },
-			});
-			if (r.error)
-				throw r.error;
-			const show = `policy as checked:\n${text}stderr:\n${r.stderr}`;
-			assert.equal(r.status, 0, show);
-			const lines = r.stderr.split('\n').filter((l) => l !== '');
-			for (const l of lines)
-				assert.ok(warns.some((w) => l.includes(w)),
-				    `not announced by a '# --check warns:' comment: ${l}\n${show}`);
-			for (const w of warns)
-				assert.ok(lines.some((l) => l.includes(w)),
-				    `announced but not printed: ${w}\n${show}`);
+			await checked(file, t, text, warns);
+		});
+	}
+
+	// A block that shows the sections without programs is no
+	// toolcell-shell policy: it would not start.
+	const shell = all.filter((pol) => programsNamed(pol.text).length > 0);
+	test('there are [shell] policies to check', () => {
+		assert.ok(shell.length >= 3, `only ${shell.length} found`);
+	});
+	for (const pol of shell) {
+		test(`${pol.where} (toolcell-shell)`, async (t) => {
+			const missing = programsNamed(pol.text).filter((p) =>
+			    !p.includes('/') && !SHELL_PATH.some((d) => existsSync(path.join(d, p))));
+			if (missing.length > 0) {
+				t.skip(`not installed here: ${missing.join(', ')}`);
+				return;
+			}
+			const dir = path.join(base, `p${++n}`);
+			await fsp.mkdir(dir, { mode: 0o755 });
+			await fsp.chmod(dir, 0o755);
+			const { text, warns } = await prepare(pol.text, dir);
+			const file = path.join(dir, 'doc.policy');
+			await fsp.writeFile(file, text);
+			await fsp.chmod(file, 0o644);
+			await checked(file, dir, text, warns, SHELL);
 		});
 	}
 });
+
+/* The programs of the "program" lines of a policy's [shell] section. */
+function programsNamed(text) {
+	const out = [];
+	let inShell = false;
+	for (const line of text.split('\n')) {
+		const w = words(line);
+		if (w.length === 0)
+			continue;
+		if (/^\[[a-z]+\]$/.test(w[0]))
+			inShell = w[0] === '[shell]';
+		else if (inShell && w[0] === 'program' && w.length >= 2)
+			out.push(w[1]);
+	}
+	return out;
+}
+
+/*
+ * Runs |server| (toolcell-fs by default) with --policy |file| --check,
+ * HOME in |t|: it must pass, and say on stderr the warnings |warns| and
+ * nothing else (but the machine's own).
+ */
+async function checked(file, t, text, warns, server) {
+	const cmd = await serverCommand(['--policy', file, '--check'], server);
+	const r = spawnSync(cmd.command, cmd.args, {
+		input: '', encoding: 'utf8', timeout: 10_000,
+		env: { ...process.env, HOME: path.join(t, 'home') },
+	});
+	if (r.error)
+		throw r.error;
+	const show = `policy as checked:\n${text}stderr:\n${r.stderr}`;
+	assert.equal(r.status, 0, show);
+	const lines = r.stderr.split('\n').filter((l) => l !== '' && !MACHINE_WARNING.test(l));
+	for (const l of lines)
+		assert.ok(warns.some((w) => l.includes(w)),
+		    `not announced by a '# --check warns:' comment: ${l}\n${show}`);
+	for (const w of warns)
+		assert.ok(lines.some((l) => l.includes(w)),
+		    `announced but not printed: ${w}\n${show}`);
+}
 
 /* Every property name in |schema|, at any depth. */
 function members(schema, into) {

@@ -189,6 +189,22 @@ describe('--check', () => {
 		    + `chmod go-w ${p}\ntoolcell-fs: 1 error\n`);
 	});
 
+	test('a policy owned by another user than root or the server\'s is refused', async (t) => {
+		if (process.getuid() !== 0) {
+			t.skip('giving the policy to another user needs root');
+			return;
+		}
+		const other = 54321;	// neither root nor the server's user
+		const p = await policy('other.policy', `allow read ${base}/proj\n`);
+		await fsp.chown(p, other, other);
+		const r = await run(['--policy', p, '--check']);
+		assert.equal(r.status, 1);
+		assert.equal(r.stdout, '');
+		assert.equal(r.stderr, `toolcell-fs: error: ${p}: owned by uid ${other}, neither root nor `
+		    + `the user running the server (uid ${serverIds().uid}): that user could change the `
+		    + 'policy\ntoolcell-fs: 1 error\n');
+	});
+
 	test('a policy without an allow line says what to write', async () => {
 		const p = await policy('empty.policy', '# nothing yet\n');
 		const r = await run(['--policy', p, '--check']);

@@ -296,16 +296,16 @@ async function lastCallRecords(srv) {
 /*
  * The argument rules a careful policy gives each program (the strict
  * server); the bare server allows each with none, so that only the kernel
- * stands in the way.  Options are denied by their names without
- * wildcards, which refuses their abbreviations too (getopt_long(3) takes
- * an unambiguous one), and a dash and one letter refuses the letter in a
- * cluster ('-cvI'): toolcell-policy(5).
+ * stands in the way.  A pattern of a long option refuses its
+ * abbreviations too (getopt_long(3) takes an unambiguous one), with
+ * wildcards ('--upload-pack*') or without, and a dash and one letter
+ * refuses the letter in a cluster ('-cvI'): toolcell-policy(5).
  */
 const PROGRAMS = {
 	find: ['args find deny -exec -execdir -ok -okdir -fprint* -fls -delete'],
 	git: [
 		'args git prefix -c core.fsmonitor= -c core.hooksPath=/dev/null -c core.pager=cat',
-		'args git deny -c --config-env --upload-pack --exec-path',
+		'args git deny -c --config-env --upload-pack* --exec-path',
 		'args git subcommands status log diff show ls-remote',
 	],
 	tar: ['args tar deny --checkpoint-action --to-command -I --use-compress-program -F --info-script '
@@ -386,6 +386,9 @@ const CASES = [
 	    argv: (c) => ['ls-remote', `--upload-pack=sh -c '${c.pay}'`, c.repo], repo: true },
 	{ name: 'git ls-remote --upload-p (an abbreviation)', prog: 'git', layer: 'rules', kind: 'exec',
 	    rule: /--upload-p=/, argv: (c) => ['ls-remote', `--upload-p=sh -c '${c.pay}'`, c.repo], repo: true },
+	{ name: 'git ls-remote --upl (an abbreviation of a pattern)', prog: 'git', layer: 'rules', kind: 'exec',
+	    rule: /'--upl' may abbreviate an option matching '--upload-pack\*'/,
+	    argv: (c) => ['ls-remote', `--upl=sh -c '${c.pay}'`, c.repo], repo: true },
 	{ name: 'git --config-env=alias.x=VAR', prog: 'git', layer: 'rules', kind: 'exec', rule: /config-env/,
 	    argv: () => ['--config-env=alias.x=TOOLCELL_PAYLOAD', 'x'],
 	    env: (c) => ({ TOOLCELL_PAYLOAD: `!sh -c '${c.pay}'` }) },
@@ -686,6 +689,8 @@ describe('programs that take commands from a terminal', () => {
 		{ name: 'less, then !sh', prog: 'less', argv: () => ['f.txt'], input: (c) => [`!sh -c '${c.pay}'\n`, 'q'] },
 		{ name: 'git -p log, core.pager=sh', prog: 'git', repo: true, cwdRepo: true,
 		    argv: (c) => ['-c', `core.pager=sh -c '${c.pay}'`, '-p', 'log'], input: () => [] },
+		{ name: 'vim, then :!sh', prog: 'vim', argv: () => ['-N', '-u', 'NONE', '-i', 'NONE', '-n', 'f.txt'],
+		    input: (c) => [`:!sh -c '${c.pay}'\r`, '\r', ':qa!\r'] },
 	];
 	let bare;
 	let control;
@@ -694,7 +699,7 @@ describe('programs that take commands from a terminal', () => {
 	before(async () => {
 		if (!existsSync(SHELL))
 			return;
-		const progs = ['less', 'git'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
+		const progs = ['less', 'git', 'vim'].filter((p) => which(p) !== null).map((p) => `program ${p}`);
 		bare = await startShell(await shellPolicy([...progs, 'program echo']));
 		const start = (await bare.client.listTools()).tools.find((x) => x.name === 'start_command');
 		ptyArg = ['pty', 'tty', 'terminal'].find((k) => start?.inputSchema?.properties?.[k]);
@@ -1763,13 +1768,14 @@ describe('TIOCSTI and TIOCLINUX', () => {
 	test('a job on a pseudo-terminal of its own: refused there too', async (t) => {
 		if (cannot(t))
 			return;
-		const [srv] = await startOnTerminal();
+		const [srv, tty] = await startOnTerminal();
 		try {
 			const start = (await srv.client.listTools()).tools.find((x) => x.name === 'start_command');
 			const ptyArg = ['pty', 'tty', 'terminal'].find((k) => start?.inputSchema?.properties?.[k]);
 			if (!ptyArg)
 				return skipOrFail(t, 'start_command offers no pseudo-terminal');
-			const s = await call(srv, 'start_command', { argv: [helper], cwd: W, [ptyArg]: true });
+			// Its own terminal on fds 0-2, /dev/tty, and the server's.
+			const s = await call(srv, 'start_command', { argv: [helper, tty], cwd: W, [ptyArg]: true });
 			assert.notEqual(s.isError, true, textOf(s));
 			const job = s.structuredContent.job;
 			let text = '';
@@ -1782,6 +1788,8 @@ describe('TIOCSTI and TIOCLINUX', () => {
 					break;
 			}
 			refused(text.replaceAll('\r', ''));
+			assert.match(text, new RegExp(`^${tty} open \\d+\r?$`, 'm'),
+			    `the server's terminal opened: ${text}`);
 		} finally {
 			await srv.close().catch(() => {});
 		}

@@ -8,23 +8,28 @@
 // the audit log; and the kernel as the guard: with the argument rule that
 // refuses find's -exec taken away, "find -exec /bin/sh" still cannot start
 // a shell, and the dynamic loader cannot be made to run a program the
-// policy does not list.
+// policy does not list.  start_command's tty: a terminal of the job's own
+// (its window, its input typed, ^C, its exact bytes), stopped with its
+// whole tree, where TIOCSTI is refused and no other terminal opens.
 // The argument-injection table is shell-attacks.test.mjs's.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody; the tree it writes in
 // is then nobody's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import fsp from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
 	BUILD, call, logRecords, makeScratch, makeTree, runServer, secretToken, serverIds,
-	startServer, textOf,
+	sleep, startServer, textOf,
 } from './lib.mjs';
 
 const SHELL = path.join(BUILD, 'toolcell-shell');
+const TIOCSTI = path.join(BUILD, 'tests', 'tiocsti');
 const TOOLS = ['run_command', 'start_command', 'read_output', 'write_input', 'stop_command',
     'list_commands'];
 
@@ -144,6 +149,7 @@ describe('what the model is told', () => {
 			assert.match(ins, /no network/i);
 			assert.match(ins, /sh \([^)]*a shell or interpreter\)/);
 			assert.match(ins, /only the kernel sandbox/);
+			assert.match(ins, /start_command with tty runs a program that needs a terminal/);
 		} finally {
 			await srv.close();
 		}
@@ -610,5 +616,242 @@ describe('subjects', () => {
 			['nowhere', 'run', undefined]]);
 		assert.equal(recs.filter((r) => r.event === 'result').length, 1,
 		    'a call outside the roots was forked');
+	});
+});
+
+// ---------------------------------------------------------------- a terminal
+
+/* The pids of the processes one of whose arguments is |arg|, exactly. */
+function processesWithArg(arg) {
+	const found = [];
+	for (const d of readdirSync('/proc')) {
+		if (!/^\d+$/.test(d))
+			continue;
+		try {
+			const stat = readFileSync(`/proc/${d}/stat`, 'utf8');
+			if (stat.slice(stat.lastIndexOf(')') + 2)[0] === 'Z')
+				continue;
+			if (readFileSync(`/proc/${d}/cmdline`, 'latin1').split('\0').includes(arg))
+				found.push(Number(d));
+		} catch {
+			// Gone while we looked.
+		}
+	}
+	return found;
+}
+
+/* The pseudo-terminals of this machine's devpts, by name. */
+function ptys() {
+	return readdirSync('/dev/pts').filter((n) => /^\d+$/.test(n)).map((n) => `/dev/pts/${n}`);
+}
+
+describe('start_command on a terminal (tty)', () => {
+	let srv;
+	let tmp;
+	let helper;		// a copy of tests/tiocsti the server's user can run
+
+	before(async () => {
+		tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-tty-'));
+		await fsp.chmod(tmp, 0o755);
+		const extra = ['program test', 'program stty', 'program sh'];
+		if (existsSync(TIOCSTI)) {
+			helper = path.join(tmp, 'tiocsti');
+			await fsp.copyFile(TIOCSTI, helper);
+			await fsp.chmod(helper, 0o755);
+			extra.push(`program ${helper}`);
+		}
+		srv = await start(await policy([...PROGRAMS, ...extra]));
+	});
+
+	after(async () => {
+		await srv?.close();
+		if (tmp)
+			await fsp.rm(tmp, { recursive: true, force: true });
+	});
+
+	async function read(job, offset, extra = {}) {
+		const r = await call(srv, 'read_output', { job, offset, ...extra }, { timeout: 40_000 });
+		assert.notEqual(r.isError, true, textOf(r));
+		return r.structuredContent;
+	}
+
+	/* Starts |argv| on a terminal; returns the job's id. */
+	async function startTty(argv, extra = {}) {
+		const r = await call(srv, 'start_command', { argv, tty: true, ...extra });
+		assert.notEqual(r.isError, true, textOf(r));
+		return r.structuredContent.job;
+	}
+
+	/*
+	 * Reads |job| from |offset| until its output holds |want| (a string
+	 * or a RegExp) or it ends; returns { text, next, state }.
+	 */
+	async function readUntil(job, offset, want) {
+		const has = (t) => (typeof want === 'string' ? t.includes(want) : want.test(t));
+		let text = '';
+		let next = offset;
+		let state = 'running';
+		for (let i = 0; i < 100 && !has(text) && state === 'running'; i++) {
+			const o = await read(job, next, { wait_ms: 5000 });
+			text += o.output;
+			next = o.next_offset;
+			state = o.state;
+		}
+		assert.ok(has(text), `${want} never came; got ${JSON.stringify(text)}`);
+		return { text, next, state };
+	}
+
+	/*
+	 * Waits for |job| to end; returns its last read (with its result).
+	 * With |stop|, a job still running after 15 s is stopped before the
+	 * test fails, and the failure shows its output.
+	 */
+	async function ended(job, { stop = false } = {}) {
+		let o;
+		let next = 0;
+		// Reads from the end, which wait for more or for the end.
+		const t0 = Date.now();
+		for (let i = 0; i < 1000 && Date.now() - t0 < (stop ? 15_000 : 60_000); i++) {
+			o = await read(job, next, { wait_ms: 5000 });
+			next = o.next_offset;
+			if (o.state !== 'running')
+				break;
+		}
+		if (o.state !== 'running')
+			o = await read(job, 0, { max_bytes: 1 << 18 });
+		if (o.state === 'running' && stop)
+			await call(srv, 'stop_command', { job });
+		assert.notEqual(o.state, 'running', `the job never ended: ${JSON.stringify(o.output)}`);
+		return o;
+	}
+
+	test('the schema offers tty, a boolean that is false by default', async () => {
+		const { tools } = await srv.client.listTools();
+		const tty = tools.find((t) => t.name === 'start_command').inputSchema.properties.tty;
+		assert.equal(tty?.type, 'boolean', JSON.stringify(tty));
+		assert.equal(tty.default, false);
+		assert.match(tty.description, /80 columns by 24 rows/);
+		assert.equal(tools.find((t) => t.name === 'run_command').inputSchema.properties.tty, undefined,
+		    'run_command has no terminal');
+	});
+
+	test('on a terminal, fds 0-2 are one, 80x24; without tty they are not', async () => {
+		const job = await startTty(['test', '-t', '0', '-a', '-t', '1', '-a', '-t', '2']);
+		const o = await ended(job);
+		const sc = o.result.structuredContent;
+		assert.equal(sc.exit_code, 0, `not a terminal: ${JSON.stringify(o.result)}`);
+		assert.equal(sc.tty, true);
+		assert.match(textOf(o.result), /ran on a terminal/);
+		const size = await ended(await startTty(['stty', 'size']));
+		assert.equal(size.output, '24 80\r\n');
+		assert.equal(size.result.structuredContent.stdout, '24 80\r\n');
+		assert.equal(size.result.structuredContent.stderr, '');
+		// The control: pipes.
+		const r = await call(srv, 'start_command', { argv: ['test', '-t', '1'] });
+		const p = await ended(r.structuredContent.job);
+		assert.equal(p.result.structuredContent.exit_code, 1);
+		assert.equal(p.result.structuredContent.tty, undefined);
+	});
+
+	test('an interactive program answers what write_input types; stderr comes through the terminal', async () => {
+		const job = await startTty(['sh', '-c', 'printf "name? "; read n; echo "hi $n"; echo "to stderr" >&2; read m; echo "then $m"']);
+		let { next } = await readUntil(job, 0, 'name? ');
+		await call(srv, 'write_input', { job, data: 'bob\n' });
+		// The terminal echoes what is typed, and ends lines with \r\n.
+		({ next } = await readUntil(job, next, 'to stderr\r\n'));
+		await call(srv, 'write_input', { job, data: 'more\n', close: true });
+		const o = await ended(job);
+		assert.equal(o.output, 'name? bob\r\nhi bob\r\nto stderr\r\nmore\r\nthen more\r\n');
+		assert.equal(o.result.structuredContent.exit_code, 0);
+	});
+
+	test('closing the input is end-of-file to a program reading the terminal', async () => {
+		const job = await startTty(['cat'], { stdin: 'first\n' });
+		const { next } = await readUntil(job, 0, 'first\r\nfirst\r\n');
+		await call(srv, 'write_input', { job, data: 'second\n', close: true });
+		await readUntil(job, next, 'second\r\nsecond\r\n');
+		const o = await ended(job);
+		assert.equal(o.state, 'exited');
+		assert.equal(o.result.structuredContent.exit_code, 0);
+	});
+
+	test('^C typed into the terminal interrupts its foreground program', async () => {
+		const job = await startTty(['sh', '-c', 'echo ready; exec sleep 100']);
+		await readUntil(job, 0, 'ready');
+		await call(srv, 'write_input', { job, data: '\u0003' });
+		const o = await ended(job);
+		assert.equal(o.result.structuredContent.signal, 'SIGINT', JSON.stringify(o.result));
+	});
+
+	test('with binary, a terminal\'s output keeps its bytes (but for \\n sent as \\r\\n)', async () => {
+		const bytes = Buffer.alloc(1024, 0).map((_, i) => i & 0xff);
+		await fsp.writeFile(tree.p('tty-bytes.bin'), bytes);
+		const job = await startTty(['cat', 'tty-bytes.bin'], { binary: true });
+		const o = await ended(job);
+		const want = Buffer.from(bytes.toString('latin1').replaceAll('\n', '\r\n'), 'latin1');
+		assert.deepEqual(Buffer.from(o.result.structuredContent.stdout_base64, 'base64'), want);
+		const all = await read(job, 0, { binary: true, max_bytes: 4096 });
+		assert.deepEqual(Buffer.from(all.data_base64, 'base64'), want);
+	});
+
+	test('stop_command kills a job on a terminal with its whole tree', async () => {
+		const tags = [`${1000 + Math.floor(Math.random() * 8000)}.${process.pid}1`,
+		    `${1000 + Math.floor(Math.random() * 8000)}.${process.pid}2`];
+		// One in the background, one whose parent has gone.
+		const job = await startTty(['sh', '-c', `sleep ${tags[0]} & sh -c "sleep ${tags[1]} &"; echo started; wait`]);
+		await readUntil(job, 0, 'started');
+		for (let i = 0; i < 100 && tags.some((t) => processesWithArg(t).length === 0); i++)
+			await sleep(50);
+		for (const t of tags)
+			assert.equal(processesWithArg(t).length, 1, `sleep ${t} is not running`);
+		const s = await call(srv, 'stop_command', { job });
+		assert.equal(s.structuredContent.state, 'stopped');
+		let left = tags.flatMap(processesWithArg);
+		for (let i = 0; i < 200 && left.length > 0; i++) {
+			await sleep(50);
+			left = tags.flatMap(processesWithArg);
+		}
+		assert.deepEqual(left, [], 'processes of the job outlived its stop');
+	});
+
+	test('TIOCSTI and TIOCLINUX from inside the terminal are refused', async (t) => {
+		if (!helper)
+			return t.skip(`${TIOCSTI} is not built`);
+		const job = await startTty([helper]);
+		const o = await ended(job);
+		const text = o.output.replaceAll('\r', '');
+		assert.match(text, /^pushed 0$/m, `something was pushed: ${text}`);
+		const lines = text.split('\n').filter((l) => / TIOC/.test(l));
+		assert.ok(lines.length >= 6, `the helper tried too little: ${text}`);
+		for (const line of lines) {
+			const [target, req, e, h] = line.split(' ');
+			if (target === '/dev/tty')
+				continue;	// not opened at all: below
+			assert.notEqual(e, '0', `${req} on ${target} worked`);
+			assert.notEqual(h, '0', `${req} with high bits on ${target} worked`);
+		}
+	});
+
+	test('a program on a terminal opens no other: not another job\'s, nor /dev/tty, nor /dev/ptmx', async () => {
+		const before = new Set(ptys());
+		const other = await startTty(['sleep', '100']);
+		let theirs = [];
+		for (let i = 0; i < 100 && theirs.length === 0; i++) {
+			theirs = ptys().filter((p) => !before.has(p));
+			if (theirs.length === 0)
+				await sleep(50);
+		}
+		// Another job's, and any other of this machine's.
+		const targets = [...new Set([...theirs, ...ptys()])].slice(0, 8);
+		assert.ok(targets.length > 0, 'no terminal to try');
+		const all = [...targets, '/dev/tty', '/dev/ptmx', '/dev/pts/ptmx'];
+		// The helper opens each without blocking on it (cat would wait
+		// for input from a terminal it should not have opened).
+		const job = await startTty(helper ? [helper, ...all] : ['cat', ...all]);
+		const o = await ended(job, { stop: true });
+		for (const p of all)
+			assert.match(o.output, helper ? new RegExp(`^${p} open 13\r$`, 'm') :
+			    new RegExp(`cat: ${p}: Permission denied`), o.output);
+		await call(srv, 'stop_command', { job: other });
 	});
 });
