@@ -786,7 +786,7 @@ if (has) {
 		const ratio = best ? best.v / p50(r.toolcell) : NaN;
 		const need = sc.op === 'scan' ? 1.5 : 1;
 		const verdict = passed(r.toolcell) && (need > 1 ? ratio >= need : ratio > 1) ? 'met' : '**not met**';
-		tgt.push(`- ${sc.title}: ${need > 1 ? `at least ${need}×` : 'faster than'} the fastest anchor${best ? ` (${SERVERS[best.id].label})` : ''}: ${Number.isFinite(ratio) ? `${fmt(ratio)}×, ` : ''}${best ? verdict : 'no anchor answered right'}${r.toolcell.wrong ? `; ${r.toolcell.wrong} wrong answers` : ''}`);
+		tgt.push(`- ${sc.title}: ${need > 1 ? `at least ${need}×` : 'faster than'} the fastest anchor${best ? ` (${SERVERS[best.id].label})` : ''}: ${Number.isFinite(ratio) ? `${fmt(ratio)}×, ` : ''}${best ? verdict : anchors.length ? 'no anchor answered right' : 'no anchor measured'}${r.toolcell.wrong ? `; ${r.toolcell.wrong} wrong answers` : ''}`);
 	}
 	out.push('');
 	out.push('Targets (issue 17):');
