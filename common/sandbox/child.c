@@ -390,6 +390,8 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
 		_exit(rc);
 	prefault();
+	if (profile->ahead != NULL)
+		profile->ahead(pol);
 
 	memset(&call, 0, sizeof(call));
 	read_call(rfd, profile, &call, &args);

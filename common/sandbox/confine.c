@@ -90,13 +90,22 @@ new_session(pid_t parent)
 static int
 reset_signals(void)
 {
+	struct sigaction dfl, now;
 	sigset_t none;
+	int sig;
 
 	/* The server blocks the signals it reads from a signalfd and ignores
-	 * SIGPIPE, and changes no other disposition; a child starts with the
-	 * defaults (an ignored signal would stay ignored across exec). */
-	if (signal(SIGPIPE, SIG_DFL) == SIG_ERR)
-		return -1;
+	 * SIGPIPE, and may have been started with others ignored; a child
+	 * ignores none (an ignored signal would stay ignored across exec,
+	 * in the programs a child may run, which count on this).  Handlers
+	 * (a sanitizer's) stay: exec resets them. */
+	memset(&dfl, 0, sizeof(dfl));
+	dfl.sa_handler = SIG_DFL;
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, NULL, &now) == 0 &&
+		    now.sa_handler == SIG_IGN && sigaction(sig, &dfl, NULL) != 0)
+			return -1;
 	sigemptyset(&none);
 	return sigprocmask(SIG_SETMASK, &none, NULL);
 }

@@ -19,6 +19,40 @@
 
 #include "sandbox/sandbox-int.h"
 
+/* tc_netns_share(): the shared empty network namespace, and the one to
+ * come back to after a clone in it; -1 when there is none. */
+static int	netns_shared = -1;
+static int	netns_home = -1;
+
+void
+tc_netns_share(void)
+{
+	int home, shared;
+
+	if (netns_shared >= 0)
+		return;
+	if ((home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
+		return;
+	if (unshare(CLONE_NEWNET) != 0) {
+		close(home);
+		return;
+	}
+	shared = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	if (setns(home, CLONE_NEWNET) != 0) {
+		/* Stuck in the empty one: the spawner needs no network. */
+		if (shared >= 0)
+			close(shared);
+		close(home);
+		return;
+	}
+	if (shared < 0) {
+		close(home);
+		return;
+	}
+	netns_home = home;
+	netns_shared = shared;
+}
+
 unsigned long
 tc_ns_probe(unsigned long want)
 {
@@ -168,7 +202,7 @@ pid_t
 tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 {
 	struct clone_args ca;
-	int gate[2] = { -1, -1 }, rootmaps;
+	int gate[2] = { -1, -1 }, rootmaps, shared = 0;
 	char go = 0;
 	pid_t pid;
 
@@ -176,6 +210,13 @@ tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 	rootmaps = (ns & CLONE_NEWUSER) && geteuid() == 0;
 	if (rootmaps && pipe2(gate, O_CLOEXEC) != 0)
 		return -1;
+	/* In the shared network namespace for the clone, rather than a new
+	 * one: the child is born in it. */
+	if ((ns & CLONE_NEWNET) && netns_shared >= 0 &&
+	    setns(netns_shared, CLONE_NEWNET) == 0) {
+		ns &= ~(unsigned long)CLONE_NEWNET;
+		shared = 1;
+	}
 	memset(&ca, 0, sizeof(ca));
 	ca.flags = ns;
 	if (parent)
@@ -184,7 +225,16 @@ tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 		ca.flags |= CLONE_PARENT;
 	else
 		ca.exit_signal = SIGCHLD;
-	if ((pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca))) == 0) {
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	/* Back home, or nothing this process clones or runs is where it
+	 * should be; if that cannot be, it must not go on. */
+	if (pid != 0 && shared && setns(netns_home, CLONE_NEWNET) != 0) {
+		if (pid > 0)
+			kill(pid, SIGKILL);
+		*err = errno;
+		_exit(TC_CHILD_EXIT_NS);
+	}
+	if (pid == 0) {
 		if (rootmaps) {
 			close(gate[1]);
 			/* One byte when the maps are in; EOF if not. */

@@ -276,30 +276,131 @@ remove_dir(const char *dir)
 }
 
 /*
- * Removes the directories that servers killed before their end (SIGKILL)
- * left in |home|: those named for a pid that no process has now.  A live
- * server's is left alone, however empty.
+ * Who a process is, for the name of a server's directory: its PID
+ * namespace (the inode of /proc/self/ns/pid), its pid there and its start
+ * time (field 22 of /proc/PID/stat, in clock ticks since boot), so that
+ * neither a server in another PID namespace nor a later process given a
+ * dead server's pid has the same name.
+ */
+struct who {
+	unsigned long long ns;
+	long		   pid;
+	unsigned long long start;
+};
+
+/* Reads the start time of process |pid| (0: ourselves) from /proc into
+ * *|start|.  Returns 0 or -1. */
+static int
+start_time(long pid, unsigned long long *start)
+{
+	char path[64], buf[1024], *p, *end;
+	int i;
+
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	else
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if (read_small(path, buf, sizeof(buf)) != 0)
+		return -1;
+	/* "PID (COMM) STATE PPID ...": the name may hold anything, so
+	 * count from its last ')'; the state is field 3. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (p++, i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	errno = 0;
+	*start = strtoull(p + 1, &end, 10);
+	return errno != 0 || end == p + 1 || *end != ' ' ? -1 : 0;
+}
+
+/* Fills |w| for the calling process.  Returns 0 or -1. */
+static int
+who_am_i(struct who *w)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) != 0 ||
+	    start_time(0, &w->start) != 0)
+		return -1;
+	w->ns = (unsigned long long)st.st_ino;
+	w->pid = (long)getpid();
+	return 0;
+}
+
+/* Parses a server's directory name "toolcell-NS-PID-START" into |w|.
+ * Returns 1 if it is one. */
+static int
+parse_name(const char *name, struct who *w)
+{
+	const char *p = name + 9;
+	char *end;
+
+	if (strncmp(name, "toolcell-", 9) != 0)
+		return 0;
+	if (!isdigit((unsigned char)*p))
+		return 0;
+	errno = 0;
+	w->ns = strtoull(p, &end, 10);
+	if (errno != 0 || *end != '-' || !isdigit((unsigned char)end[1]))
+		return 0;
+	w->pid = strtol(end + 1, &end, 10);
+	if (errno != 0 || *end != '-' || !isdigit((unsigned char)end[1]) ||
+	    w->pid <= 0 || w->pid > INT_MAX)
+		return 0;
+	w->start = strtoull(end + 1, &end, 10);
+	return errno == 0 && *end == '\0';
+}
+
+/* Returns 1 if /proc shows the processes of our own PID namespace (its
+ * "self" is our pid there): only then does /proc/PID name the process
+ * that kill(PID) reaches. */
+static int
+proc_is_ours(void)
+{
+	char link[32];
+	ssize_t n;
+
+	if ((n = readlink("/proc/self", link, sizeof(link) - 1)) <= 0)
+		return 0;
+	link[n] = '\0';
+	return strtol(link, NULL, 10) == (long)getpid();
+}
+
+/*
+ * Removes the directories that servers of our PID namespace killed
+ * before their end (SIGKILL) left in |home|: those named for a pid that
+ * no process has now, or (where /proc shows our namespace) that a
+ * process started later has.  A live server's is left alone, however
+ * empty, and so is every directory of another namespace, whose pids mean
+ * nothing here.  |me| is the calling server.
  */
 static void
-sweep(const char *home)
+sweep(const char *home, const struct who *me)
 {
-	char dir[PATH_MAX + 32], *end;
+	char dir[PATH_MAX + 32];
+	unsigned long long start;
 	struct dirent *de;
-	long pid;
+	struct who w;
+	int ours = proc_is_ours();
 	DIR *d;
 
 	if ((d = opendir(home)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (strncmp(de->d_name, "toolcell-", 9) != 0 ||
-		    !isdigit((unsigned char)de->d_name[9]))
+		if (!parse_name(de->d_name, &w) || w.ns != me->ns)
 			continue;
-		errno = 0;
-		pid = strtol(de->d_name + 9, &end, 10);
-		if (*end != '\0' || errno != 0 || pid <= 0 || pid > INT_MAX ||
-		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 ||
-		    errno != ESRCH)
-			continue;
+		if (w.pid == me->pid) {
+			if (w.start == me->start)
+				continue;	/* ours: tc_pids_open() */
+		} else if (kill((pid_t)w.pid, 0) == 0 || errno != ESRCH) {
+			/* Alive (or another user's): the same process only
+			 * if it started when the name says. */
+			if (!ours || start_time(w.pid, &start) != 0 ||
+			    start == w.start)
+				continue;
+		}
 		if (snprintf(dir, sizeof(dir), "%s/%s", home, de->d_name) <
 		    (int)sizeof(dir))
 			remove_dir(dir);
@@ -310,19 +411,30 @@ sweep(const char *home)
 int
 tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 {
+	struct who me;
+	int rc;
+
 	if (p->kind == TC_PIDS_NONE)
 		return 0;
-	if (snprintf(p->dir, sizeof(p->dir), "%s/toolcell-%ld", p->home,
-	    (long)getpid()) >= (int)sizeof(p->dir)) {
+	if (who_am_i(&me) != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot tell this server's "
+		    "PID namespace and start time from /proc/self");
+	if (snprintf(p->dir, sizeof(p->dir), "%s/toolcell-%llu-%ld-%llu",
+	    p->home, me.ns, me.pid, me.start) >= (int)sizeof(p->dir)) {
 		p->dir[0] = '\0';
 		errno = ENAMETOOLONG;
 		return tc_diag_errno(d, TC_ESYS, "cannot make the calls' pids "
 		    "cgroup in '%s'", p->home);
 	}
-	sweep(p->home);
-	/* A directory of that name is a dead server's of the same pid:
-	 * calls' cgroups go in it as well. */
-	if (mkdir(p->dir, 0755) != 0 && errno != EEXIST) {
+	sweep(p->home, &me);
+	/* One of that name is no one's now (this server made none yet):
+	 * its calls' cgroups go with it, and a fresh one is made. */
+	rc = mkdir(p->dir, 0755);
+	if (rc != 0 && errno == EEXIST) {
+		remove_dir(p->dir);
+		rc = mkdir(p->dir, 0755);
+	}
+	if (rc != 0) {
 		(void)tc_diag_errno(d, TC_ESYS, "cannot make the calls' pids "
 		    "cgroup '%s'", p->dir);
 		p->dir[0] = '\0';
@@ -368,11 +480,11 @@ tc_pids_current(void)
 	return opened;
 }
 
-/* The call's cgroup of the calling keeper, into |out|.  Returns 0 or -1. */
+/* The call's cgroup of keeper |keeper|, into |out|.  Returns 0 or -1. */
 static int
-call_dir(const struct tc_pids *p, char *out, size_t len)
+call_dir(const struct tc_pids *p, pid_t keeper, char *out, size_t len)
 {
-	if (snprintf(out, len, "%s/%ld", p->dir, (long)getpid()) >= (int)len) {
+	if (snprintf(out, len, "%s/%ld", p->dir, (long)keeper) >= (int)len) {
 		errno = ENAMETOOLONG;
 		return -1;
 	}
@@ -382,20 +494,19 @@ call_dir(const struct tc_pids *p, char *out, size_t len)
 int
 tc_pids_enter(const struct tc_pids *p)
 {
-	char dir[PATH_MAX + 32], max[32];
+	char dir[PATH_MAX + 32];
 	int err;
 
 	if (p->dir[0] == '\0')
 		return 0;
-	if (call_dir(p, dir, sizeof(dir)) != 0)
+	if (call_dir(p, getpid(), dir, sizeof(dir)) != 0)
 		return -1;
-	snprintf(max, sizeof(max), "%lu", p->max);
-	/* pids.max before the move: from its first fork on, the limit
-	 * holds.  "0" is the writer itself. */
-	if (mkdir(dir, 0755) != 0)
+	/* The server may have made it first (tc_pids_limit()); its
+	 * pids.max is the server's to write, never ours.  "0" is the
+	 * writer itself. */
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
 		return -1;
-	if (write_at(dir, "pids.max", max) != 0 ||
-	    write_at(dir, "cgroup.procs", "0") != 0) {
+	if (write_at(dir, "cgroup.procs", "0") != 0) {
 		err = errno;
 		(void)rmdir(dir);
 		errno = err;
@@ -404,12 +515,31 @@ tc_pids_enter(const struct tc_pids *p)
 	return 0;
 }
 
+int
+tc_pids_limit(const struct tc_pids *p, pid_t keeper, unsigned long nproc)
+{
+	char dir[PATH_MAX + 32], max[32];
+
+	if (p->dir[0] == '\0')
+		return 0;
+	if (call_dir(p, keeper, dir, sizeof(dir)) != 0)
+		return -1;
+	snprintf(max, sizeof(max), "%lu", nproc + 1);
+	/* Mostly one write: the keeper made its cgroup long ago.  A keeper
+	 * not there yet finds it made, and enters it as it is. */
+	if (write_at(dir, "pids.max", max) == 0)
+		return 0;
+	if (errno != ENOENT || (mkdir(dir, 0755) != 0 && errno != EEXIST))
+		return -1;
+	return write_at(dir, "pids.max", max);
+}
+
 void
 tc_pids_leave(const struct tc_pids *p)
 {
 	char dir[PATH_MAX + 32];
 
-	if (p->dir[0] == '\0' || call_dir(p, dir, sizeof(dir)) != 0)
+	if (p->dir[0] == '\0' || call_dir(p, getpid(), dir, sizeof(dir)) != 0)
 		return;
 	/* A cgroup with a process in it cannot be removed; if the move
 	 * fails, the server removes it at its end. */

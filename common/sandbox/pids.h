@@ -16,16 +16,24 @@
  * from /proc/self/cgroup and /proc/self/mountinfo.  Root finds them
  * writable; another user only where they were delegated to it.
  *
- * Who does what: the server makes its directory, HOME/toolcell-PID, at
- * start (tc_pids_open()) and removes it and whatever is left in it at
- * the end (tc_pids_close()).  Each call's keeper (child.c) makes its own
- * cgroup in it, named by the keeper's pid, writes pids.max and moves
- * itself in before it clones the call's child, so that the child and
- * everything it starts are in it from their first instruction
- * (tc_pids_enter()); once it has killed the tree it moves itself back
- * and removes the cgroup (tc_pids_leave()).  The keeper is in the
- * cgroup too, so pids.max is the process limit plus one.  A keeper that
- * cannot enter fails its call: the call does not run without its limit.
+ * Who does what: the server makes its directory,
+ * HOME/toolcell-NS-PID-START (its PID namespace's inode, its pid there
+ * and its start time: no other server, in this namespace or another,
+ * and no later one given its pid, has that name), at start
+ * (tc_pids_open()) and removes it and whatever is left in it at the end
+ * (tc_pids_close()).  Each call's keeper (child.c) makes its own cgroup
+ * in it, named by the keeper's pid, and moves itself in before it clones
+ * the call's child, so that the child and everything it starts are in
+ * it from their first instruction (tc_pids_enter()); once it has killed
+ * the tree it moves itself back and removes the cgroup
+ * (tc_pids_leave()).  A ready child is made before anyone knows which
+ * tool it will run, so its cgroup's pids.max is the server's to write:
+ * the tool's process limit, when the call is handed to it and before the
+ * child reads it (tc_pids_limit(); until then the keeper and the child
+ * run only the sandbox's own code, which forks nothing more).  The
+ * keeper is in the cgroup too, so pids.max is the limit plus one.  A
+ * keeper that cannot enter, or a server that cannot write pids.max,
+ * fails the call: it does not run without its limit.
  */
 #ifndef TC_PIDS_H
 #define TC_PIDS_H
@@ -46,7 +54,7 @@ struct tc_pids {
 	enum tc_pids_kind kind;
 	char		 home[PATH_MAX];  /* the server's own cgroup there */
 	char		 dir[PATH_MAX];	  /* home/toolcell-PID; "" if none */
-	unsigned long	 max;		  /* pids.max of a call's cgroup */
+	unsigned long	 max;		  /* pids.max at the server's limit */
 	pid_t		 owner;		  /* the server that made dir */
 };
 
@@ -71,9 +79,12 @@ int	tc_pids_find(const char *cgroup, const char *mountinfo,
 int	tc_pids_probe(struct tc_pids *p);
 
 /*
- * Makes the server's directory in the cgroup |p| found, for calls whose
- * process limit is |nproc|.  Returns 0, or TC_ESYS with |d| set (|p| is
- * then as tc_pids_probe() left it).
+ * Makes the server's directory in the cgroup |p| found, for calls of a
+ * server whose own process limit is |nproc| (p->max, what it says; a
+ * tool's own may differ: tc_pids_limit()).  First removes the
+ * directories that dead servers of the same PID namespace left there,
+ * and one of its own name left by no one now.  Returns 0, or TC_ESYS
+ * with |d| set (|p| is then as tc_pids_probe() left it).
  */
 int	tc_pids_open(struct tc_pids *p, unsigned long nproc,
 	    struct tc_diag *d);
@@ -93,11 +104,25 @@ const struct tc_pids *tc_pids_current(void);
 
 /*
  * In a keeper, before it clones the call's child: makes the call's
- * cgroup (the server's directory, then the keeper's pid), sets its
- * pids.max and moves the calling process into it.  Nothing to do (0)
- * for a |p| with no directory.  Returns 0 or -1 (the cgroup removed).
+ * cgroup (the server's directory, then the keeper's pid) unless the
+ * server made it first, and moves the calling process into it.  Writes
+ * no pids.max (tc_pids_limit() does).  Nothing to do (0) for a |p| with
+ * no directory.  Returns 0 or -1 (the cgroup removed).
  */
 int	tc_pids_enter(const struct tc_pids *p);
+
+/*
+ * In the server, when a call goes to the ready child whose keeper is
+ * |keeper| (its pid) and before the call is sent: sets that call's
+ * cgroup's pids.max to |nproc| (the tool's process limit) plus one for
+ * the keeper, making the cgroup first if the keeper has not yet.  One
+ * write to cgroupfs where the keeper was there first.  A limit below the
+ * count already in the cgroup stops new forks only.  Nothing to do (0)
+ * for a |p| with no directory.  Returns 0 or -1 with errno set; the
+ * caller must then not send the call.
+ */
+int	tc_pids_limit(const struct tc_pids *p, pid_t keeper,
+	    unsigned long nproc);
 
 /*
  * In the keeper, once its tree is dead: moves it back to the server's

@@ -170,6 +170,8 @@ ports_enforced(const struct tc_sandbox *sb, struct tc_diag *d)
 /*
  * Where a profile's children may fork, finds a pids cgroup the server may
  * write and makes its directory there, for each call's own (pids.h).
+ * Each call's pids.max is its tool's limit, which the server writes as it
+ * hands the call over (run.c).
  * None is not an error: RLIMIT_NPROC holds where it can (confine.c), and
  * a server says what holds.  Nor is one that cannot be made, which is
  * said here; a call whose keeper cannot enter its cgroup fails.
@@ -185,7 +187,7 @@ pids_cgroup(struct tc_sandbox *sb)
 			break;
 	if (i == sb->nprof || !tc_pids_probe(&sb->pids))
 		return;
-	if (tc_pids_open(&sb->pids, sb->rlim.nproc, &d) != 0) {
+	if (tc_pids_open(&sb->pids, sb->policy->limits.nproc, &d) != 0) {
 		tc_warn("%s: the process limit holds as without a pids "
 		    "cgroup", d.msg);
 		memset(&sb->pids, 0, sizeof(sb->pids));

@@ -263,6 +263,13 @@ struct tc_profile {
 	 * of rare tools, or whose children each hold something scarce (a
 	 * terminal, TC_MAY_TTY). */
 	unsigned		 ready;
+	/* Or NULL: run in each ready child once it is confined, before it
+	 * waits for its call, with the policy it will run under: what every
+	 * call of the profile needs and can have ready ahead of it, off
+	 * the call's path (toolcell-shell's scratch directory).  It reports
+	 * nothing: the handler does the work itself when it finds it
+	 * undone. */
+	void			(*ahead)(const struct tc_policy *pol);
 };
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */

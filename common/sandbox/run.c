@@ -133,6 +133,7 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 {
 	struct tc_limits lim, *l = &lim;
 	struct tc_standby st;
+	char msg[160];
 	int rc, err;
 
 	tc_policy_limits(sb->policy, call->tool->name, &lim);
@@ -153,6 +154,16 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	r->start_ms = tc_now_ms();
 	r->deadline_ms = r->start_ms + l->deadline_ms;
 	r->state = TC_RUN_RUNNING;
+	/* The child was made before its tool was known: its cgroup's
+	 * pids.max becomes this tool's limit before it has the call. */
+	if (r->keeper && tc_pids_limit(&sb->pids, st.pid, lim.nproc) != 0) {
+		err = errno;
+		close(st.req);
+		tc_text_fmt(msg, sizeof(msg), "cannot set the call's "
+		    "process limit (pids.max): %s", strerror(err));
+		fail(r, TC_OUT_SPAWN, msg);
+		return 0;
+	}
 	rc = send_call(st.req, call);
 	err = errno;
 	/* A job's request pipe becomes its input, written without

@@ -271,8 +271,25 @@ unsigned long	tc_ns_probe(unsigned long want);
 int	tc_child_maps(uid_t uid, gid_t gid);
 
 /*
+ * In the spawner, once: makes the empty network namespace that the
+ * children it (and their keepers) clone are put in, in place of one each
+ * (tc_clone_child()).  Making a network namespace, and tearing it down
+ * in the kernel's workers after the call, cost more CPU than the rest of
+ * a shell call; one that has no interface but a loopback that is down,
+ * and is not a call's own (the calls' user namespaces have no
+ * capability in it), is as empty for every call, and a profile that
+ * wants one refuses socket() (prepare.c: only a profile without a
+ * network has one), so calls cannot meet in it.  Needs CAP_SYS_ADMIN
+ * (a root server); without it, or where it fails, each child has its
+ * own, as before.  The two fds it keeps are closed by each child's
+ * confinement, as every fd not kept is.
+ */
+void	tc_netns_share(void);
+
+/*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,
- * as our parent's.  Returns what fork() would, or -1 with errno set;
+ * as our parent's.  A new network namespace is the shared one
+ * (tc_netns_share()) where there is one.  Returns what fork() would, or -1 with errno set;
  * when the new user namespace's maps cannot be written, the child exits
  * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
  */

@@ -534,7 +534,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 		goto out;
 	}
 	if (sp->home == NULL && shell_scratch_base != NULL &&
-	    (scratch = shell_scratch_make()) == NULL) {
+	    (scratch = shell_scratch_take()) == NULL) {
 		rc = tc_result_error(res, "cannot make the call's scratch "
 		    "directory: %s", strerror(errno));
 		goto out;
@@ -573,7 +573,7 @@ out:
 	/* What the program left there goes with it (what it cannot remove,
 	 * the server does as it exits). */
 	if (scratch != NULL)
-		(void)shell_tree_remove(scratch);
+		shell_scratch_done(scratch);
 	free(scratch);
 	tc_strv_free(env.v);
 	tc_strv_free(run);
@@ -816,7 +816,8 @@ network_warn(const struct tc_policy *pol, const char *file,
 
 /*
  * The shared warnings; that no process limit holds for a call run as
- * root; what a network grant reaches; and one for each deny rule of the
+ * root; what a network grant reaches; an argument deny pattern that lets
+ * long options' abbreviations through; and one for each deny rule of the
  * file: a rule holds the working directory the server resolves, not the
  * files the programs open, which the kernel lets them reach beneath the
  * roots whatever their names.  Every tool is offered with or without a
@@ -834,6 +835,7 @@ shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	if (calls_as_root(pol) && report != NULL)
 		report(ctx, ROOT_NPROC);
 	network_warn(pol, file, report, ctx);
+	shell_rules_warn(shell_policy(pol), file, report, ctx);
 	for (i = 0; i < pol->ndeny; i++) {
 		if (pol->deny[i].line <= 0 || pol->deny[i].own != NULL)
 			continue;

@@ -157,6 +157,17 @@ int	shell_rules_check(const struct shell_policy *sp,
 	    const char *const *argv, size_t argc,
 	    const struct shell_program **prog, char ***run, struct tc_diag *d);
 
+/*
+ * Reports through |report|, as "FILE:LINE: message" (|file| the policy's
+ * name), each deny pattern of |sp| that matches long options ("--name")
+ * but refuses none of their abbreviations, since it does not start with
+ * "--" ("*upload-pack*" lets "--upl=X" through): a pattern written
+ * "--name*" would refuse them.  One that matches every long option is
+ * not reported.  Returns the number reported.
+ */
+int	shell_rules_warn(const struct shell_policy *sp, const char *file,
+	    tc_policy_report_fn *report, void *ctx);
+
 /* --- Running one program, in the confined child (shell_run.c) --- */
 
 struct shell_exec {
@@ -202,6 +213,14 @@ struct shell_exec {
 int	shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	    struct tc_result *res);
 
+/*
+ * Notes which signals this process ignores, for shell_exec_run() to give
+ * the program back at their default (an ignored signal stays ignored
+ * across exec).  A ready child does it before its call (shell_profile's
+ * ahead hook); shell_exec_run() does it itself if it was not done.
+ */
+void	shell_exec_ready(void);
+
 /* --- The profile (shell_profile.c) --- */
 
 extern const struct tc_profile shell_profile;
@@ -229,10 +248,34 @@ int	shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d);
 /*
  * In a call's child: makes a new directory (0700, named by 128 random
  * bits) beneath shell_scratch_base.  Returns its path (the caller frees
- * it, and removes the directory with shell_tree_remove()), or NULL with
- * errno set.
+ * it, and is done with the directory by shell_scratch_done()), or NULL
+ * with errno set.
  */
 char	*shell_scratch_make(void);
+
+/*
+ * In a ready child (shell_profile's ahead hook), before its call: makes
+ * the call's scratch directory with shell_scratch_make() where the policy
+ * names no home, for shell_scratch_take().  Failing, it leaves that to
+ * the call.  A ready child retired without a call leaves its directory,
+ * empty, for the server to remove as it exits.
+ */
+void	shell_scratch_ready(const struct tc_policy *pol);
+
+/*
+ * In a call's child: the directory shell_scratch_ready() made, or a new
+ * one (shell_scratch_make()).  Returns its path (the caller frees it),
+ * or NULL with errno set.
+ */
+char	*shell_scratch_take(void);
+
+/*
+ * In a call's child, once its program has ended: empties the scratch
+ * directory |path| and moves it out of the way, for the server's sweeper
+ * to remove off the call's path; removes it itself (shell_tree_remove())
+ * where that cannot be done.
+ */
+void	shell_scratch_done(const char *path);
 
 /* Removes the directory |path| and all beneath it, never following a
  * symbolic link.  Returns 0 (also if there is no |path|), or -1 with

@@ -1360,13 +1360,28 @@ print_nproc(const struct tc_policy *pol, FILE *f)
 	const struct tc_pids *cg = tc_pids_current();
 	int root = !pol->run_as && geteuid() == 0;
 	char where[PATH_MAX + 64];
+	struct tc_limits l;
+	const char *sep;
+	size_t i;
 
-	if (cg != NULL)
+	if (cg != NULL) {
 		fprintf(f, "process limit: %s, each call's own (pids.max %lu: "
-		    "the limit and the call's keeper)%s\n", tc_pids_str(cg,
-		    where, sizeof(where)), cg->max, root ? "" : "; and "
-		    "RLIMIT_NPROC in the call's user namespace");
-	else if (!root)
+		    "the limit and the call's keeper", tc_pids_str(cg, where,
+		    sizeof(where)), cg->max);
+		/* A tool's own limit is its calls' pids.max (run.c). */
+		for (i = 0, sep = "; a tool's own: "; i < pol->ntools; i++) {
+			if (!pol->tools[i].enabled)
+				continue;
+			tc_policy_limits(pol, pol->tools[i].name, &l);
+			if (l.nproc + 1 == cg->max)
+				continue;
+			fprintf(f, "%s%s %lu", sep, pol->tools[i].name,
+			    l.nproc + 1);
+			sep = ", ";
+		}
+		fprintf(f, ")%s\n", root ? "" : "; and RLIMIT_NPROC in the "
+		    "call's user namespace");
+	} else if (!root)
 		fprintf(f, "process limit: RLIMIT_NPROC in the call's user "
 		    "namespace\n");
 	else

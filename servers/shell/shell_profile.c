@@ -221,6 +221,14 @@ static const struct tc_syscall shell_tty_calls[] = {
  * dynamic loader cannot be made to run it.  Nothing else of /etc (no
  * /etc/shadow for a call that keeps uid 0), and no /proc.
  */
+/* A ready child, before its call: what the call would do first. */
+static void
+shell_child_ready(const struct tc_policy *pol)
+{
+	shell_scratch_ready(pol);
+	shell_exec_ready();
+}
+
 static const struct tc_landlock_path shell_system[] = {
 	{ "/usr/lib",		TC_LL_READ },
 	{ "/usr/lib32",		TC_LL_READ },
@@ -346,6 +354,9 @@ const struct tc_profile shell_profile = {
 	.roots = TC_KEEP_ROOTS_ALL,
 	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
 	    TC_MAY_NETWORK,
+	/* The call's scratch directory, made before the call comes, and
+	 * the signals its program must get back. */
+	.ahead = shell_child_ready,
 };
 
 /*
@@ -373,4 +384,5 @@ const struct tc_profile shell_job_profile = {
 	 * ready children, each holding a terminal, not "children" of
 	 * them.  More are made as they are asked for. */
 	.ready = 2,
+	.ahead = shell_child_ready,
 };

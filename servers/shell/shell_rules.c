@@ -19,7 +19,9 @@
  *	"--n" is the beginning of an option it matches: "--na" of "--name",
  *	"--upl" of "--upload-pack*" (everything, past a '*' right after the
  *	dashes), since getopt_long(3) takes an unambiguous abbreviation and
- *	cannot be asked which options are there;
+ *	cannot be asked which options are there (a pattern that does not
+ *	start with "--" gets no such check, which would refuse every long
+ *	option for "*upload-pack*"; shell_rules_warn() names those);
  *	for a pattern "-x" (a dash and one letter, without wildcards), a
  *	single-dash argument with that letter anywhere after the dash:
  *	"-vx" may be the cluster "-v -x", and "-xVALUE" is "-x VALUE".  A
@@ -312,4 +314,60 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	*prog = p;
 	return 0;
+}
+
+/*
+ * Returns 1 if deny pattern |pat| matches some long option but gets no
+ * abbreviation check (deny_hit()): it does not start with "--", yet some
+ * string it matches does, and not every one that does (as "*", "-*" or
+ * "*--*", made of dashes and stars and ending in one, match them all).
+ */
+static int
+unabbreviated(const char *pat)
+{
+	if (pat[0] == '-' && pat[1] == '-')
+		return 0;
+	if (!tc_glob_prefix_string(pat, "--"))
+		return 0;
+	if (pat[strspn(pat, "-*")] == '\0' && pat[strlen(pat) - 1] == '*')
+		return 0;
+	return 1;
+}
+
+int
+shell_rules_warn(const struct shell_policy *sp, const char *file,
+    tc_policy_report_fn *report, void *ctx)
+{
+	char msg[1024], spat[SHOW_MAX], sname[SHOW_MAX], name[SHOW_MAX];
+	char sugg[SHOW_MAX];
+	const struct shell_program *p;
+	char *const *v;
+	const char *w;
+	int n = 0;
+	size_t i;
+
+	for (i = 0; sp != NULL && i < sp->nprograms; i++) {
+		p = &sp->programs[i];
+		for (v = p->deny; v != NULL && *v != NULL; v++) {
+			if (!unabbreviated(*v))
+				continue;
+			/* What to write instead: its words after the
+			 * leading stars and dashes, as a long option. */
+			w = *v + strspn(*v, "*-");
+			tc_text_fmt(name, sizeof(name), "--%s", *w != '\0' ?
+			    w : "name*");
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: args %s deny "
+			    "'%s' matches long options but refuses none of "
+			    "their abbreviations, which getopt_long(3) takes "
+			    "('--upl' for '--upload-pack'): only a pattern "
+			    "that starts with '--' refuses them; write the "
+			    "option so, such as '%s'", file,
+			    p->args_line[SHELL_ARGS_DENY], show(sname, p->name),
+			    show(spat, *v), show(sugg, name));
+			n++;
+			if (report != NULL)
+				report(ctx, msg);
+		}
+	}
+	return n;
 }

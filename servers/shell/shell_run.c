@@ -2,8 +2,9 @@
  * shell_run.c: running one program in the confined child (shell.h):
  * pipes, caps, timeout, progress, output frames.
  *
- * The program is forked from the handler (which its profile has confined;
- * the program inherits that) into a process group of its own, in the
+ * The program is started from the handler (which its profile has confined;
+ * the program inherits that) as posix_spawn() starts one, without copying
+ * the handler's memory (spawn_program()), into a process group of its own, in the
  * directory x->cwd_fd, with x->envp, its standard input from x->stdin_data
  * (written through a pipe by the handler as the program reads it), else
  * from x->stdin_fd (a job's input), else from /dev/null; its stdout and
@@ -124,7 +125,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <termios.h>
 #include <unistd.h>
@@ -146,7 +146,7 @@
 
 #define CHUNK		(64u << 10)	/* one read; one output frame */
 #define CHUNKS_PER_TURN	16		/* reads of one stream per wakeup */
-#define PIPE_SIZE	(256 << 10)	/* fewer wakeups for a flood */
+#define PIPE_SIZE	(1 << 20)	/* fewer wakeups for a flood */
 #define TERM_GRACE_MS	200		/* SIGTERM, then SIGKILL */
 #define HELD_IDLE_MS	100		/* output held after the exit */
 #define HELD_MAX_MS	1000
@@ -182,6 +182,10 @@ struct stream {
 	struct tc_buf		 kept;	/* at most x->max_output bytes */
 	unsigned long long	 total;
 	int			 lost;	/* memory ran out: kept is short */
+	size_t			 json;	/* kept's cost as one JSON string's
+					   characters, once counted */
+	int			 counted;
+	int			 clean;	/* counted: well-formed, no NUL */
 };
 
 enum kill_stage {
@@ -234,16 +238,47 @@ close_fd(int *fd)
 
 /* --- The program's side, between fork and exec --- */
 
+/* The signals the handler ignored before the call (shell_exec_ready()),
+ * which the program gets back at their default. */
+static sigset_t	ignored;
+static int	ignored_known;
+
+void
+shell_exec_ready(void)
+{
+	struct sigaction now;
+	int sig;
+
+	sigemptyset(&ignored);
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP &&
+		    sigaction(sig, NULL, &now) == 0 &&
+		    now.sa_handler == SIG_IGN)
+			sigaddset(&ignored, sig);
+	ignored_known = 1;
+}
+
+/* What the program's side needs, in the handler's memory (which it
+ * shares until exec). */
+struct spawn {
+	const struct shell_exec	*x;
+	const int		*std;
+	int			 status;
+	int			 maxfd;
+};
+
 /*
- * Runs in the forked program: only system calls, no allocation (the
- * clone that made it was raw, with the parent's libc state).  Never
+ * Runs in the program, on its own stack in the handler's memory (clone
+ * with CLONE_VM, the handler waiting until exec): only system calls, no
+ * allocation, nothing written but its own stack and errno.  Never
  * returns.
  */
-static void __attribute__((noreturn))
-exec_program(const struct shell_exec *x, const int std[3], int status,
-    int maxfd)
+static int
+exec_program(void *arg)
 {
 	static char *const no_env[] = { NULL };
+	const struct spawn *sp = arg;
+	const struct shell_exec *x = sp->x;
 	char *argv0[2] = { (char *)(uintptr_t)x->path, NULL };
 	struct start_error e = { STEP_GROUP, 0 };
 	struct sigaction dfl;
@@ -254,12 +289,16 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	 * be: its group is the terminal's foreground group. */
 	if (x->tty ? setsid() < 0 : setpgid(0, 0) != 0)
 		goto fail;
-	/* Signals: the handler's own dispositions (its SIGPIPE, above all)
-	 * are not the program's; ignored ones would survive exec. */
+	/* Signals: those the handler ignores, which would stay ignored
+	 * across exec: SIGPIPE (shell_exec_run()) and any it found
+	 * ignored before (shell_exec_ready(), usually none: a child's
+	 * confinement leaves none), one system call each rather than one
+	 * per signal; exec resets handlers.  Then none blocked (the
+	 * handler blocked all around the clone). */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	for (i = 1; i < NSIG; i++)
-		if (i != SIGKILL && i != SIGSTOP)
+		if (i == SIGPIPE || sigismember(&ignored, i) == 1)
 			(void)sigaction(i, &dfl, NULL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -270,7 +309,7 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	/* Each source out of 0-2 first, so that placing one cannot close
 	 * another's source (the handler may have none of 0-2 open). */
 	for (i = 0; i < 3; i++)
-		if ((fd[i] = fcntl(std[i], F_DUPFD_CLOEXEC, 3)) < 0)
+		if ((fd[i] = fcntl(sp->std[i], F_DUPFD_CLOEXEC, 3)) < 0)
 			goto fail;
 	for (i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
@@ -283,42 +322,52 @@ exec_program(const struct shell_exec *x, const int std[3], int status,
 	 * stays until exec; one fcntl a fd where close_range() is refused
 	 * or missing. */
 	if (close_range(3, ~0U, CLOSE_RANGE_CLOEXEC) != 0)
-		for (i = 3; i < maxfd; i++)
+		for (i = 3; i < sp->maxfd; i++)
 			(void)fcntl(i, F_SETFD, FD_CLOEXEC);
 	e.step = STEP_EXEC;
 	execve(x->path, x->argv != NULL ? x->argv : argv0,
 	    x->envp != NULL ? x->envp : no_env);
 fail:
 	e.err = errno;
-	(void)!write(status, &e, sizeof(e));
+	(void)!write(sp->status, &e, sizeof(e));
 	_exit(127);
 }
 
 /*
- * Forks the program with a pidfd where the kernel and the profile allow
- * (clone's CLONE_PIDFD: no pidfd_open() needed), else plainly.  Returns
- * its pid in the parent (with *|pidfd| set, or -1), or -1 with errno set.
+ * Starts the program as the C library's posix_spawn() does: a clone that
+ * shares the handler's memory (CLONE_VM) and holds the handler until the
+ * program has run exec or exited (CLONE_VFORK), so that nothing of the
+ * handler's address space is copied (a fork copies its page tables and
+ * then faults on every page either side writes), with a pidfd where the
+ * kernel gives one (CLONE_PIDFD).  Every signal is blocked around it: no
+ * handler may run on the shared memory before exec.  Returns its pid
+ * (with *|pidfd| set, or -1), or -1 with errno set.
  */
 static pid_t
-fork_program(int *pidfd)
+spawn_program(struct spawn *sp, int *pidfd)
 {
+	static char stack[32 << 10] __attribute__((aligned(16)));
+	sigset_t all, old;
 	pid_t pid;
-	int fd = -1;
+	int fd = -1, err;
 
 	*pidfd = -1;
-#if defined(__s390__)
-	pid = (pid_t)syscall(SYS_clone, 0UL, (unsigned long)(CLONE_PIDFD |
-	    SIGCHLD), &fd, NULL, 0UL);
-#else
-	pid = (pid_t)syscall(SYS_clone, (unsigned long)(CLONE_PIDFD |
-	    SIGCHLD), 0UL, &fd, NULL, 0UL);
-#endif
-	if (pid >= 0) {
-		if (pid > 0)
-			*pidfd = fd;
-		return pid;
-	}
-	return fork();
+	sigfillset(&all);
+	if (sigprocmask(SIG_SETMASK, &all, &old) != 0)
+		return -1;
+	pid = clone(exec_program, stack + sizeof(stack), CLONE_VM |
+	    CLONE_VFORK | CLONE_PIDFD | SIGCHLD, sp, &fd);
+	if (pid < 0)
+		/* A kernel without CLONE_PIDFD, or a profile that refuses
+		 * it: a tick looks for its exit. */
+		pid = clone(exec_program, stack + sizeof(stack), CLONE_VM |
+		    CLONE_VFORK | SIGCHLD, sp);
+	else
+		*pidfd = fd;
+	err = errno;
+	(void)sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = err;
+	return pid;
 }
 
 /* --- The handler's side --- */
@@ -357,14 +406,22 @@ reap(struct run *r, int options)
 	}
 }
 
+/*
+ * Takes |n| bytes the program wrote on |s|, at |p|: kept up to the cap
+ * (already in place at the end of the kept bytes when |in_place|), and
+ * sent on as they come when streaming.
+ */
 static void
-take(struct run *r, struct stream *s, const char *p, size_t n)
+take(struct run *r, struct stream *s, const char *p, size_t n, int in_place)
 {
 	size_t room = s->kept.max - s->kept.len;
 
 	s->total += n;
 	r->last_data = tc_now_ms();
-	if (room > 0 && !s->lost &&
+	if (in_place) {
+		s->kept.len += n;
+		s->kept.data[s->kept.len] = '\0';
+	} else if (room > 0 && !s->lost &&
 	    tc_buf_append(&s->kept, p, n < room ? n : room) != 0)
 		s->lost = 1;
 	/* Past the cap too: the server keeps the last of it, for a job's
@@ -374,17 +431,37 @@ take(struct run *r, struct stream *s, const char *p, size_t n)
 		r->streaming = 0;
 }
 
+/*
+ * Reads what |s|'s pipe holds, a few reads a turn.  Once something is
+ * kept, each read goes straight to the end of the kept bytes, as much as
+ * the pipe holds and the cap leaves room for: a long output is not
+ * copied again, and takes a read per pipe's worth rather than per CHUNK.
+ */
 static void
 drain(struct run *r, struct stream *s)
 {
 	static char buf[CHUNK];
+	size_t room, want;
 	ssize_t n;
+	char *to;
 	int i;
 
 	for (i = 0; i < CHUNKS_PER_TURN && s->fd >= 0; i++) {
-		n = read(s->fd, buf, sizeof(buf));
+		to = buf;
+		want = sizeof(buf);
+		room = s->kept.max - s->kept.len;
+		if (s->kept.len > 0 && room > 0 && !s->lost) {
+			want = room < PIPE_SIZE ? room : PIPE_SIZE;
+			if (tc_buf_reserve(&s->kept, want) == 0)
+				to = s->kept.data + s->kept.len;
+			else {
+				s->lost = 1;
+				want = sizeof(buf);
+			}
+		}
+		n = read(s->fd, to, want);
 		if (n > 0)
-			take(r, s, buf, (size_t)n);
+			take(r, s, to, (size_t)n, to != buf);
 		else if (n < 0 && errno == EINTR)
 			continue;
 		else if (n < 0 && errno == EAGAIN)
@@ -753,6 +830,7 @@ static int
 start(struct run *r, struct tc_result *res)
 {
 	struct start_error e;
+	struct spawn sp;
 	struct rlimit rl;
 	int std[3] = { -1, -1, -1 }, st[2] = { -1, -1 }, maxfd = 1024;
 	int tty[3] = { r->slave, r->slave, r->slave };
@@ -769,22 +847,19 @@ start(struct run *r, struct tc_result *res)
 		goto out;
 	}
 	r->start = tc_now_ms();
-	if ((r->pid = fork_program(&r->pidfd)) < 0) {
+	sp.x = r->x;
+	sp.std = r->tty ? tty : std;
+	sp.status = st[1];
+	sp.maxfd = maxfd;
+	/* Back here once it has run exec or given up: its group (or, on a
+	 * terminal, its session) exists. */
+	if ((r->pid = spawn_program(&sp, &r->pidfd)) < 0) {
 		err = errno;
 		tc_result_error(res, "cannot start '%s': %s", r->x->path,
 		    strerror(err));
 		rc = TC_ESYS;
 		goto out;
 	}
-	if (r->pid == 0)
-		exec_program(r->x, r->tty ? tty : std, st[1], maxfd);
-	/* Its group exists before anything signals it, whichever of the
-	 * two runs first (EACCES once it has run exec: it had its own).
-	 * Not for a session of its own, which a group leader cannot
-	 * start: its setsid() is done when the status pipe closes, before
-	 * anything here signals it. */
-	if (!r->tty)
-		(void)setpgid(r->pid, r->pid);
 	/* The terminal is the program's: no slave stays here, so that the
 	 * master reads its end once the program's processes have gone. */
 	close_fd(&r->slave);
@@ -824,24 +899,96 @@ b64_len(size_t n)
 }
 
 /*
+ * Returns the length of the run at |p| (at most |n| bytes) that a JSON
+ * string holds as it is, each byte costing one: well-formed UTF-8 without
+ * control bytes, quotes or backslashes.  Eight bytes at a time while they
+ * are plain ASCII, as most output is.
+ */
+static size_t
+plain_run(const char *p, size_t n)
+{
+	const unsigned char *s = (const unsigned char *)p;
+	size_t i = 0, len, bad;
+	uint32_t cp;
+	uint64_t w;
+
+	while (i < n) {
+		if (n - i >= 8) {
+			memcpy(&w, s + i, 8);
+			if ((TC_HAS_LESS(w, 0x20) | (w & TC_BYTES(0x80)) |
+			    TC_HAS_ZERO(w ^ TC_BYTES('"')) |
+			    TC_HAS_ZERO(w ^ TC_BYTES('\\'))) == 0) {
+				i += 8;
+				continue;
+			}
+		}
+		if (s[i] < 0x80) {
+			if (s[i] < 0x20 || s[i] == '"' || s[i] == '\\')
+				break;
+			i++;
+			continue;
+		}
+		if ((len = tc_utf8_decode(s + i, n - i, &cp, &bad)) == 0)
+			break;
+		i += len;
+	}
+	return i;
+}
+
+/* The cost of |k| bytes of a plain run that starts at byte |at|. */
+static size_t
+run_cost(size_t at, size_t k, int copies, int binary)
+{
+	return (size_t)copies * k + (binary ? b64_len(at + k) - b64_len(at) :
+	    0);
+}
+
+/*
  * Returns the longest prefix of the |n| bytes at |p| that ends on a
  * character and whose cost in the result, |copies| times as JSON text and
  * with |binary| once as base64, is at most |room|; its cost in *|cost|.
+ * A plain run (plain_run()) is taken whole, or cut where the room ends
+ * (its cost grows with its length), without looking at each character:
+ * a long output costs a few scans, not a decode a byte.
  */
 static size_t
 fit(const char *p, size_t n, size_t room, int copies, int binary,
-    size_t *cost)
+    size_t *cost, int *clean)
 {
-	size_t i = 0, c = 0, len, bad, next;
+	size_t i = 0, c = 0, len, bad, next, run, lo, hi, mid;
 	uint32_t cp;
+	int ill = 0;
 
 	while (i < n) {
+		if ((run = plain_run(p + i, n - i)) > 0) {
+			if (run_cost(i, run, copies, binary) <= room - c) {
+				c += run_cost(i, run, copies, binary);
+				i += run;
+				continue;
+			}
+			/* The most of it that fits: lo fits, hi does not. */
+			for (lo = 0, hi = run; hi - lo > 1;) {
+				mid = lo + (hi - lo) / 2;
+				if (run_cost(i, mid, copies, binary) <= room - c)
+					lo = mid;
+				else
+					hi = mid;
+			}
+			/* On a character: back off a cut one. */
+			while (lo > 0 && ((unsigned char)p[i + lo] & 0xc0) ==
+			    0x80)
+				lo--;
+			c += run_cost(i, lo, copies, binary);
+			i += lo;
+			break;
+		}
 		if ((len = tc_utf8_decode(p + i, n - i, &cp, &bad)) != 0)
 			next = (size_t)copies * char_cost(cp, len);
 		else {
 			/* Each ill-formed part (and NUL) is one U+FFFD. */
 			len = bad > 0 ? bad : 1;
 			next = (size_t)copies * 3;
+			ill = 1;
 		}
 		if (binary)
 			next += b64_len(i + len) - b64_len(i);
@@ -851,7 +998,49 @@ fit(const char *p, size_t n, size_t room, int copies, int binary,
 		i += len;
 	}
 	*cost = c;
+	if (clean != NULL)
+		*clean = !ill;
 	return i;
+}
+
+/*
+ * Returns what stream |i|'s kept bytes cost whole, |copies| times as JSON
+ * text and with x->binary once as base64: the bytes are counted once (one
+ * copy's cost), and every question after that is arithmetic.
+ */
+static size_t
+whole_cost(struct run *r, int i, int copies)
+{
+	struct stream *s = &r->out[i];
+
+	if (!s->counted) {
+		(void)fit(s->kept.data, s->kept.len, SIZE_MAX, 1, 0, &s->json,
+		    &s->clean);
+		s->counted = 1;
+	}
+	return (size_t)copies * s->json + (r->x->binary ?
+	    b64_len(s->kept.len) : 0);
+}
+
+/*
+ * Whether every stream's kept bytes fit |room| whole, |copies| times
+ * each as JSON text and once as base64 with x->binary.
+ */
+static int
+fits_whole(struct run *r, size_t room, const int copies[2])
+{
+	size_t cost[2], most = 0;
+	int i;
+
+	for (i = 0; i < 2; i++)
+		/* At most 6 bytes a byte, in each copy, and base64. */
+		most += 6 * (size_t)copies[i] * r->out[i].kept.len +
+		    (r->x->binary ? b64_len(r->out[i].kept.len) : 0);
+	if (most <= room)
+		return 1;
+	for (i = 0; i < 2; i++)
+		cost[i] = whole_cost(r, i, copies[i]);
+	return cost[0] <= room && cost[1] <= room - cost[0];
 }
 
 /*
@@ -864,33 +1053,27 @@ static void
 fit_room(struct run *r, size_t room, const int copies[2], size_t keep[2],
     int cut[2])
 {
-	size_t cost[2], share, k, most = 0;
+	size_t cost[2], share, k;
 	int i, big;
 
 	for (i = 0; i < 2; i++) {
 		keep[i] = r->out[i].kept.len;
 		cut[i] = r->out[i].total > keep[i];
-		/* At most 6 bytes a byte, in each copy, and base64. */
-		most += 6 * (size_t)copies[i] * keep[i] + (r->x->binary ?
-		    b64_len(keep[i]) : 0);
 	}
-	if (most <= room)
+	if (fits_whole(r, room, copies))
 		return;
 	for (i = 0; i < 2; i++)
-		fit(r->out[i].kept.data, keep[i], SIZE_MAX, copies[i],
-		    r->x->binary, &cost[i]);
-	if (cost[0] <= room && cost[1] <= room - cost[0])
-		return;
+		cost[i] = whole_cost(r, i, copies[i]);
 	big = cost[1] > cost[0];
 	share = room / 2;
 	if (cost[!big] > share) {
 		keep[!big] = fit(r->out[!big].kept.data, keep[!big], share,
-		    copies[!big], r->x->binary, &k);
+		    copies[!big], r->x->binary, &k, NULL);
 		cut[!big] = 1;
 		cost[!big] = k;
 	}
 	keep[big] = fit(r->out[big].kept.data, keep[big], room - cost[!big],
-	    copies[big], r->x->binary, &k);
+	    copies[big], r->x->binary, &k, NULL);
 	cut[big] = 1;
 }
 
@@ -899,19 +1082,21 @@ fit_room(struct run *r, size_t room, const int copies[2], size_t keep[2],
  * the text shows whole is in the result twice (the text and the structured
  * string); one over TEXT_VIEW bytes is there once whole (structured) and
  * once as a view of at most TEXT_VIEW bytes (make_view()), which keeps a
- * long output in one copy where the budget allows it.
+ * long output in one copy where the budget allows it.  Of the two ways,
+ * the one that keeps more; the first when they keep as much.
  */
 static void
 fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
 {
 	size_t room = budget > RESULT_OVERHEAD ? budget - RESULT_OVERHEAD : 0;
 	size_t views = 0, keep1[2];
-	int twice[2] = { 2, 2 }, once[2], cut1[2], i;
+	int twice[2] = { 2, 2 }, once[2], cut1[2], i, whole;
 
 	/* Every stream whole in both: always fits what it keeps. */
-	fit_room(r, room, twice, keep, cut);
-	if (!cut[0] && !cut[1])
+	if (fits_whole(r, room, twice)) {
+		fit_room(r, room, twice, keep, cut);
 		return;
+	}
 	for (i = 0; i < 2; i++) {
 		if (r->out[i].kept.len <= TEXT_VIEW) {
 			once[i] = 2;
@@ -922,13 +1107,27 @@ fit_budget(struct run *r, size_t budget, size_t keep[2], int cut[2])
 		views += (r->x->binary ? 2 : 1) *
 		    (6 * (size_t)TEXT_VIEW + 256);
 	}
-	if (views == 0 || views >= room)
+	if (views == 0 || views >= room) {
+		fit_room(r, room, twice, keep, cut);
 		return;
+	}
 	fit_room(r, room - views, once, keep1, cut1);
 	/* Kept in fewer copies only where the text shows a view of it. */
-	for (i = 0; i < 2; i++)
-		if (once[i] < 2 && keep1[i] <= TEXT_VIEW)
+	for (i = 0, whole = 1; i < 2; i++) {
+		if (once[i] < 2 && keep1[i] <= TEXT_VIEW) {
+			fit_room(r, room, twice, keep, cut);
 			return;
+		}
+		whole &= keep1[i] == r->out[i].kept.len;
+	}
+	/* Both whole this way: twice, which does not fit whole, keeps
+	 * less (no need to cut it to know). */
+	if (whole) {
+		memcpy(keep, keep1, sizeof(keep1));
+		memcpy(cut, cut1, sizeof(cut1));
+		return;
+	}
+	fit_room(r, room, twice, keep, cut);
 	if (keep1[0] + keep1[1] > keep[0] + keep[1]) {
 		memcpy(keep, keep1, sizeof(keep1));
 		memcpy(cut, cut1, sizeof(cut1));
@@ -959,6 +1158,24 @@ add_raw(cJSON *obj, const char *name, struct tc_buf *b)
 
 	if ((item = tc_json_raw_take(b)) == NULL)
 		return TC_ENOMEM;
+	if (!cJSON_AddItemToObject(obj, name, item)) {
+		cJSON_Delete(item);
+		return TC_ENOMEM;
+	}
+	return 0;
+}
+
+/* Adds |b|'s text (taken; well-formed UTF-8, NUL-terminated) as string
+ * member |name|.  Returns 0 or a TC_E* code. */
+static int
+add_string_take(cJSON *obj, const char *name, struct tc_buf *b)
+{
+	cJSON *item;
+
+	if ((item = cJSON_CreateString("")) == NULL)
+		return TC_ENOMEM;
+	cJSON_free(item->valuestring);
+	item->valuestring = tc_buf_steal(b);
 	if (!cJSON_AddItemToObject(obj, name, item)) {
 		cJSON_Delete(item);
 		return TC_ENOMEM;
@@ -1001,8 +1218,8 @@ static int
 add_stream(struct run *r, struct stream *s, size_t keep, int cut,
     cJSON *obj, struct tc_result *res)
 {
-	struct tc_buf text, view, json;
-	const struct tc_buf *shown, *whole;
+	struct tc_buf text, view, json, same;
+	const struct tc_buf *shown, *whole, *valid = &text;
 	char name[32];
 	size_t n = cut ? tc_utf8_whole(s->kept.data, keep) : keep;
 	int rc;
@@ -1016,13 +1233,20 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 	else
 		tc_result_printf(res, "--- %s: %llu bytes ---\n", s->name,
 		    s->total);
-	if ((rc = tc_buf_append_utf8(&text, s->kept.data != NULL ?
+	/* Well-formed, as most output is: the kept bytes themselves, not a
+	 * copy.  (Counted whole already, it is known.) */
+	if (n > 0 && (s->counted && n == s->kept.len ? s->clean :
+	    tc_utf8_valid(s->kept.data, n))) {
+		same = s->kept;
+		same.len = n;
+		valid = &same;
+	} else if ((rc = tc_buf_append_utf8(&text, s->kept.data != NULL ?
 	    s->kept.data : "", n)) != 0)
 		goto out;
-	if (text.len > TEXT_VIEW &&
-	    (rc = make_view(&view, s->name, &text, r->x->binary)) != 0)
+	if (valid->len > TEXT_VIEW &&
+	    (rc = make_view(&view, s->name, valid, r->x->binary)) != 0)
 		goto out;
-	shown = text.len > TEXT_VIEW ? &view : &text;
+	shown = valid->len > TEXT_VIEW ? &view : valid;
 	if ((rc = tc_result_text(res, shown->data != NULL ? shown->data : "",
 	    shown->len)) != 0)
 		goto out;
@@ -1030,8 +1254,16 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 		tc_result_printf(res, "\n");
 	/* With its exact bytes in base64, a long stream's string is its
 	 * view: the bytes are there once. */
-	whole = r->x->binary ? shown : &text;
-	if ((rc = tc_json_put_string(&json, whole->data != NULL ?
+	whole = r->x->binary ? shown : valid;
+	if (whole == &same && !r->x->binary) {
+		/* The kept bytes themselves become the string, escaped once
+		 * as the result is written: a long output is not copied
+		 * into a JSON string of its own first.  Nothing reads them
+		 * after this (base64 is only with x->binary). */
+		s->kept.data[n] = '\0';
+		if ((rc = add_string_take(obj, s->name, &s->kept)) != 0)
+			goto out;
+	} else if ((rc = tc_json_put_string(&json, whole->data != NULL ?
 	    whole->data : "", whole->len)) != 0 ||
 	    (rc = add_raw(obj, s->name, &json)) != 0)
 		goto out;
@@ -1171,6 +1403,8 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	struct run r;
 	int i, rc;
 
+	if (!ignored_known)
+		shell_exec_ready();
 	memset(&r, 0, sizeof(r));
 	r.call = call;
 	r.x = x;
@@ -1191,7 +1425,8 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	r.progressing = call->io != NULL;
 
 	/* A program that exits without reading all its input must not
-	 * take the handler with it. */
+	 * take the handler with it.  (The one signal the handler ignores:
+	 * exec_program() sets it back for the program.) */
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	/* And its exit must wait to be reaped here: an ignored SIGCHLD

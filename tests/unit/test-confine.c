@@ -986,6 +986,124 @@ run_status(struct tc_sandbox *sb, const struct tc_tool *t, int standby,
 	return ran;
 }
 
+/* --- A profile's ahead hook; the shared network namespace --- */
+
+/* Set by the ahead hook, in the ready child that runs it. */
+static int readied;
+
+static void
+mark_ready(const struct tc_policy *pol)
+{
+	(void)pol;
+	readied++;
+}
+
+/* Says whether the ahead hook ran in this child before its call, and the
+ * inode of the network namespace it is in. */
+static int
+h_ready(const struct tc_call *call, struct tc_result *res)
+{
+	struct stat st;
+
+	(void)call;
+	if (stat("/proc/self/ns/net", &st) != 0)
+		return tc_result_error(res, "stat: %s", strerror(errno));
+	tc_result_printf(res, "%d %llu", readied,
+	    (unsigned long long)st.st_ino);
+	return 0;
+}
+
+/* Runs |t| in a ready child of |sb| and reads its answer into
+ * |ready| and |net|.  Returns 1 if it ran. */
+static int
+run_ready(struct tc_sandbox *sb, const struct tc_tool *t, int *ready,
+    unsigned long long *net)
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_call call;
+	struct tc_run r;
+	const cJSON *text;
+	cJSON *res, *args;
+	int i, ran;
+
+	for (i = 0; i < 400 && tc_sandbox_ready(sb, t->profile) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(sb);
+	}
+	args = cJSON_CreateObject();
+	memset(&call, 0, sizeof(call));
+	call.tool = t;
+	call.args = args;
+	call.policy = sb->policy;
+	if (tc_run_start(&r, sb, &call, &d) != 0) {
+		cJSON_Delete(args);
+		return 0;
+	}
+	tc_run_wait(&r);
+	res = tc_run_take_result(&r);
+	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(res, "content"), 0), "text");
+	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text) &&
+	    sscanf(text->valuestring, "%d %llu", ready, net) == 2;
+	if (!ran)
+		printf("#   %s\n", cJSON_IsString(text) ? text->valuestring :
+		    "(no text)");
+	cJSON_Delete(res);
+	tc_run_release(&r);
+	cJSON_Delete(args);
+	return ran;
+}
+
+/*
+ * A profile's ahead hook runs in each ready child, once, before its call.
+ * And the children a root server's spawner makes in a network namespace
+ * share one, which is not the server's; another server's each have their
+ * own.
+ */
+static void
+test_ready(struct tc_policy *pol)
+{
+	static struct tc_profile exec_ready;
+	static struct tc_profiles set;
+	static struct tc_tool tool = TOOL("ready", h_ready, &exec_ready);
+	struct tc_diag d = { "", 0 };
+	unsigned long long net[2];
+	struct tc_sandbox sb;
+	struct stat own;
+	int ready[2], ran;
+
+	exec_ready = hostile_exec;
+	exec_ready.name = "exec-ready";
+	exec_ready.ahead = mark_ready;
+	tc_profiles_add(&set, &exec_ready);
+	if (!is_int(tc_sandbox_init(&sb, pol, &set, &d), 0,
+	    "tc_sandbox_init, a profile with an ahead hook")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	tc_sandbox_prefork(&sb, 2);
+	ran = run_ready(&sb, &tool, &ready[0], &net[0]);
+	ran &= run_ready(&sb, &tool, &ready[1], &net[1]);
+	if (ok(ran, "ahead hook: two calls ran in ready children")) {
+		ok(ready[0] == 1 && ready[1] == 1, "ahead hook: ran once in "
+		    "each ready child, before its call (%d, %d)", ready[0],
+		    ready[1]);
+		if (!(sb.ns_flags & CLONE_NEWNET) ||
+		    stat("/proc/self/ns/net", &own) != 0)
+			skip("shared network namespace: this kernel denies "
+			    "new namespaces");
+		else if (geteuid() == 0)
+			ok(net[0] == net[1] && net[0] != own.st_ino,
+			    "root: the children share one network namespace, "
+			    "not the server's");
+		else
+			ok(net[0] != net[1] && net[0] != own.st_ino,
+			    "not root: each child has a network namespace of "
+			    "its own");
+	}
+	tc_sandbox_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1037,6 +1155,7 @@ main(void)
 		skip("run-as: only root can switch users");
 	}
 	tc_sandbox_release(&sb);
+	test_ready(&pol);
 	tc_policy_release(&pol);
 	test_landlock();
 	test_network();

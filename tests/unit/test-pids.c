@@ -2,9 +2,13 @@
  * test-pids.c: finding the server's cgroup in a pids hierarchy from the
  * text of /proc/self/cgroup and /proc/self/mountinfo, and, where this
  * process may write one (root, or a delegated cgroup), a call's cgroup
- * made, entered, filled to its pids.max and removed as a keeper does.
+ * made, entered, filled to the pids.max the server sets and removed as a
+ * keeper does; the server's directory named so that servers of other PID
+ * namespaces, or given a dead one's pid, neither share nor sweep it.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,15 +87,17 @@ test_find(void)
 	    "no hierarchy asked for: none");
 }
 
-/* In a forked process standing for a keeper: enters |p|'s cgroup, forks
- * sleepers until a fork fails, kills them, leaves; exits with how many
- * forks worked (or 200 + a step that failed). */
+/* In a forked process standing for a keeper: enters |p|'s cgroup, says
+ * where it is on |cgfd|, waits for a byte on |go| (the server has set
+ * pids.max by then), forks sleepers until a fork fails, kills them,
+ * leaves; exits with how many forks worked (or 200 + a step that
+ * failed). */
 static void __attribute__((__noreturn__))
-keeper(const struct tc_pids *p, int cgfd)
+keeper(const struct tc_pids *p, int cgfd, int go)
 {
 	pid_t kids[64];
 	int n = 0, i;
-	char line[PATH_MAX];
+	char line[PATH_MAX], c;
 	ssize_t r;
 
 	FILE *f;
@@ -106,6 +112,9 @@ keeper(const struct tc_pids *p, int cgfd)
 	if (r <= 0 || write(cgfd, line, (size_t)r) != r)
 		_exit(203);
 	close(cgfd);
+	if (read(go, &c, 1) != 1)
+		_exit(205);
+	close(go);
 	for (n = 0; n < 64; n++) {
 		if ((kids[n] = fork()) == 0) {
 			pause();
@@ -124,16 +133,74 @@ keeper(const struct tc_pids *p, int cgfd)
 	_exit(n);
 }
 
+/*
+ * Runs a keeper of |p| for a call whose tool's limit is |nproc|, the
+ * server setting it before the keeper enters (|first|) or after, as a
+ * server handing a call to a ready child does.  Returns how many forks
+ * worked (-1: the run failed); the keeper's cgroup line goes to |cg|.
+ */
+static int
+one_call(const struct tc_pids *p, unsigned long nproc, int first, char *cg,
+    size_t len, pid_t *kpid)
+{
+	int where[2], go[2], status = 0, rc;
+	ssize_t r;
+	pid_t pid;
+
+	if (pipe(where) != 0 || pipe(go) != 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		close(where[0]);
+		close(go[1]);
+		if (first) {
+			/* Wait for the server's word before entering. */
+			char c;
+
+			if (read(go[0], &c, 1) != 1)
+				_exit(206);
+		}
+		keeper(p, where[1], go[0]);
+	}
+	*kpid = pid;
+	close(where[1]);
+	close(go[0]);
+	rc = 0;
+	if (first) {
+		rc = tc_pids_limit(p, pid, nproc);
+		(void)!write(go[1], "g", 1);
+	}
+	r = read(where[0], cg, len - 1);
+	cg[r > 0 ? r : 0] = '\0';
+	if (!first)
+		rc = tc_pids_limit(p, pid, nproc);
+	(void)!write(go[1], "g", 1);
+	close(where[0]);
+	close(go[1]);
+	waitpid(pid, &status, 0);
+	if (rc != 0 || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/* This process's PID namespace (the inode of /proc/self/ns/pid). */
+static unsigned long long
+pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ?
+	    (unsigned long long)st.st_ino : 0;
+}
+
 static void
 test_live(void)
 {
 	struct tc_diag d = { "", 0 };
 	char buf[PATH_MAX + 64], call[PATH_MAX + 128], cg[PATH_MAX];
-	char dir[PATH_MAX + 64];
+	char dir[PATH_MAX + 64], other[PATH_MAX + 64], reused[PATH_MAX + 64];
 	struct tc_pids p, copy;
 	struct stat st;
-	int fds[2], status = 0;
-	ssize_t r;
+	int n;
 	pid_t pid;
 
 	if (!tc_pids_probe(&p)) {
@@ -149,39 +216,63 @@ test_live(void)
 	if ((pid = fork()) == 0)
 		_exit(0);
 	waitpid(pid, NULL, 0);
-	snprintf(dir, sizeof(dir), "%s/toolcell-%ld", p.home, (long)pid);
+	snprintf(dir, sizeof(dir), "%s/toolcell-%llu-%ld-1", p.home,
+	    pid_ns(), (long)pid);
 	snprintf(call, sizeof(call), "%s/77", dir);
 	ok(mkdir(dir, 0755) == 0 && mkdir(call, 0755) == 0, "a dead "
 	    "server's directory, %s, with a call's in it", dir);
+	/* One of another PID namespace, whose pids mean nothing here. */
+	snprintf(other, sizeof(other), "%s/toolcell-%llu-%ld-1", p.home,
+	    pid_ns() + 1, (long)pid);
+	ok(mkdir(other, 0755) == 0, "another namespace's, %s", other);
+	/* One of this namespace for a live pid (ours) started at another
+	 * time: a dead server whose pid was given again. */
+	snprintf(reused, sizeof(reused), "%s/toolcell-%llu-%ld-1", p.home,
+	    pid_ns(), (long)getppid());
+	ok(mkdir(reused, 0755) == 0, "a reused pid's, %s", reused);
 	if (!is_int(tc_pids_open(&p, 4, &d), 0, "the server's directory is "
 	    "made: %s", d.msg))
 		return;
 	ok(stat(p.dir, &st) == 0 && S_ISDIR(st.st_mode), "%s exists", p.dir);
+	snprintf(buf, sizeof(buf), "/toolcell-%llu-%ld-", pid_ns(),
+	    (long)getpid());
+	like(p.dir, buf, "named for the PID namespace, the pid and the start");
 	ok(stat(dir, &st) != 0 && errno == ENOENT, "the dead server's "
 	    "directory is swept away at open");
+	ok(stat(other, &st) == 0, "another namespace's is left alone");
+	ok(stat(reused, &st) != 0 && errno == ENOENT, "the reused pid's is "
+	    "swept away");
+	(void)rmdir(other);
 	ok(tc_pids_current() == &p, "it is in force");
-	is_int((int)p.max, 5, "pids.max is the limit and the keeper");
+	is_int((int)p.max, 5, "pids.max at the server's limit: the limit "
+	    "and the keeper");
 
-	if (pipe(fds) != 0)
-		return;
-	if ((pid = fork()) == 0) {
-		close(fds[0]);
-		keeper(&p, fds[1]);
-	}
-	close(fds[1]);
-	r = read(fds[0], cg, sizeof(cg) - 1);
-	close(fds[0]);
-	cg[r > 0 ? r : 0] = '\0';
-	waitpid(pid, &status, 0);
-	snprintf(call, sizeof(call), "/toolcell-%ld/%ld", (long)getpid(),
-	    (long)pid);
-	like(cg, call, "the keeper was in the call's cgroup, named by its pid");
-	ok(WIFEXITED(status) && WEXITSTATUS(status) == 4, "4 forks worked "
-	    "beside the keeper, the 5th failed with EAGAIN (status %d)",
-	    WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+	/* The server sets a call's pids.max as it hands the call over:
+	 * the keeper may have entered already, or not yet. */
+	n = one_call(&p, 4, 0, cg, sizeof(cg), &pid);
+	snprintf(call, sizeof(call), "/toolcell-%llu-%ld-", pid_ns(),
+	    (long)getpid());
+	like(cg, call, "the keeper was in the server's directory");
+	snprintf(call, sizeof(call), "/%ld\n", (long)pid);
+	like(cg, call, "in the call's cgroup, named by its pid");
+	is_int(n, 4, "limit 4 set after the keeper entered: 4 forks worked "
+	    "beside the keeper, the 5th failed with EAGAIN");
 	snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)pid);
 	ok(stat(call, &st) != 0 && errno == ENOENT, "the call's cgroup is "
 	    "gone once the keeper left");
+	n = one_call(&p, 2, 1, cg, sizeof(cg), &pid);
+	is_int(n, 2, "limit 2 set before the keeper entered (the server "
+	    "made the cgroup): 2 forks worked");
+	n = one_call(&p, 9, 0, cg, sizeof(cg), &pid);
+	is_int(n, 9, "a tool's limit above the server's (9): 9 forks");
+	copy = p;
+	copy.dir[0] = '\0';
+	is_int(tc_pids_limit(&copy, getpid(), 3), 0, "no directory: "
+	    "nothing to set");
+	if (snprintf(copy.dir, sizeof(copy.dir) - 16, "%s", p.dir) > 0)
+		strcat(copy.dir, "/no-such/dir");
+	ok(tc_pids_limit(&copy, getpid(), 3) != 0, "a cgroup that cannot be "
+	    "made: the server is told (and sends no call)");
 
 	/* A process forked from the server that releases its copy leaves
 	 * the server's directory alone. */
@@ -193,7 +284,18 @@ test_live(void)
 	waitpid(pid, NULL, 0);
 	ok(stat(p.dir, &st) == 0, "a forked process's close removes nothing");
 
+	/* A directory of the server's own name is no one's now: opened
+	 * again, the server starts from a fresh one. */
 	snprintf(dir, sizeof(dir), "%s", p.dir);
+	snprintf(call, sizeof(call), "%s/78", p.dir);
+	ok(mkdir(call, 0755) == 0, "a call's cgroup left in it");
+	copy = p;
+	is_int(tc_pids_open(&copy, 4, &d), 0, "opened again: %s", d.msg);
+	ok(stat(copy.dir, &st) == 0 && stat(call, &st) != 0 &&
+	    errno == ENOENT, "the same name, emptied: nothing of the old "
+	    "one is used");
+
+	tc_pids_close(&copy);
 	tc_pids_close(&p);
 	ok(stat(dir, &st) != 0 && errno == ENOENT, "closed: the server's directory is gone");
 	ok(tc_pids_current() == NULL && p.dir[0] == '\0', "nothing in force");
@@ -201,10 +303,156 @@ test_live(void)
 	ok(1, "closing again is harmless");
 }
 
+/*
+ * A server in a PID namespace of its own, with pid |want| there: in a
+ * process forked here, a new PID namespace whose first process asks for
+ * |want| (ns_last_pid) and forks the server, which opens its directory,
+ * writes it to |out|, waits for a byte on |in|, closes, and exits.
+ * Returns the forked process, or -1.
+ */
+static pid_t
+inner_server(pid_t want, int out, int in)
+{
+	char last[32];
+	pid_t pid, srv;
+	int fd, status;
+
+	if ((pid = fork()) != 0)
+		return pid;
+	if (unshare(CLONE_NEWPID) != 0)
+		_exit(210);
+	if ((pid = fork()) < 0)
+		_exit(211);
+	if (pid > 0) {
+		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+			;
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 212);
+	}
+	/* Pid 1 of the new namespace: the next pid there is |want|. */
+	snprintf(last, sizeof(last), "%ld", (long)want - 1);
+	if ((fd = open("/proc/sys/kernel/ns_last_pid", O_WRONLY)) < 0 ||
+	    write(fd, last, strlen(last)) != (ssize_t)strlen(last))
+		_exit(213);
+	close(fd);
+	if ((srv = fork()) < 0)
+		_exit(214);
+	if (srv == 0) {
+		struct tc_diag d = { "", 0 };
+		struct tc_pids p;
+		char c;
+
+		if (getpid() != want)
+			_exit(215);
+		if (!tc_pids_probe(&p) || tc_pids_open(&p, 4, &d) != 0)
+			_exit(216);
+		if (write(out, p.dir, strlen(p.dir) + 1) < 0 ||
+		    read(in, &c, 1) != 1)
+			_exit(217);
+		tc_pids_close(&p);
+		_exit(0);
+	}
+	while (waitpid(srv, &status, 0) < 0 && errno == EINTR)
+		;
+	_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 218);
+}
+
+/* A pid below |max| that no process of this namespace has now, or -1. */
+static pid_t
+unused_pid(int max)
+{
+	pid_t pid;
+
+	for (pid = (pid_t)max - 2; pid > 1000; pid -= 97)
+		if (kill(pid, 0) != 0 && errno == ESRCH)
+			return pid;
+	return -1;
+}
+
+/*
+ * Servers in other PID namespaces: one whose pid there no process has
+ * here keeps its live directory when a server here opens (and sweeps);
+ * one with our own pid there has a directory of its own, which its close
+ * removes, leaving ours.
+ */
+static void
+test_namespaces(void)
+{
+	struct tc_diag d = { "", 0 };
+	char inner[PATH_MAX + 64];
+	struct tc_pids p;
+	struct stat st;
+	int out[2], in[2], status = 0, i, max = 32768;
+	pid_t pid, want;
+	ssize_t r;
+	FILE *f;
+
+	if (geteuid() != 0 || !tc_pids_probe(&p)) {
+		skip("servers in PID namespaces of their own: needs root "
+		    "(a new PID namespace, ns_last_pid) and a pids cgroup");
+		return;
+	}
+	if ((f = fopen("/proc/sys/kernel/pid_max", "re")) != NULL) {
+		if (fscanf(f, "%d", &max) != 1)
+			max = 32768;
+		fclose(f);
+	}
+	for (i = 0; i < 2; i++) {
+		/* First a pid unused here (in range for the namespace),
+		 * then our own. */
+		want = i == 0 ? unused_pid(max) : getpid();
+		if (want < 0 || want >= max) {
+			skip("no unused pid below pid_max to give the inner "
+			    "server");
+			continue;
+		}
+		if (pipe(out) != 0 || pipe(in) != 0)
+			return;
+		pid = inner_server(want, out[1], in[0]);
+		close(out[1]);
+		close(in[0]);
+		r = read(out[0], inner, sizeof(inner) - 1);
+		inner[r > 0 ? r : 0] = '\0';
+		if (r <= 0) {
+			waitpid(pid, &status, 0);
+			if (WIFEXITED(status) && WEXITSTATUS(status) == 210) {
+				skip("unshare(CLONE_NEWPID) is refused here");
+				close(out[0]);
+				close(in[1]);
+				return;
+			}
+			ok(0, "the inner server opened its directory (status "
+			    "%d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
+			close(out[0]);
+			close(in[1]);
+			continue;
+		}
+		ok(stat(inner, &st) == 0, "a server with pid %ld in another "
+		    "PID namespace: %s", (long)want, inner);
+		if (!is_int(tc_pids_open(&p, 4, &d), 0, "ours opens: %s",
+		    d.msg))
+			return;
+		ok(strcmp(p.dir, inner) != 0, "ours, %s, is not the inner's",
+		    p.dir);
+		ok(stat(inner, &st) == 0, "the inner server's live directory "
+		    "is not swept by ours");
+		(void)!write(in[1], "x", 1);
+		close(in[1]);
+		close(out[0]);
+		waitpid(pid, &status, 0);
+		is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1, 0,
+		    "the inner server closed and exited");
+		ok(stat(p.dir, &st) == 0, "its close left ours in place");
+		ok(stat(inner, &st) != 0 && errno == ENOENT, "and removed "
+		    "its own");
+		tc_pids_close(&p);
+	}
+}
+
 int
 main(void)
 {
 	test_find();
 	test_live();
+	test_namespaces();
 	return done_testing();
 }

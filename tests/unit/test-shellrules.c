@@ -877,6 +877,53 @@ test_verify(void)
 	tc_buf_release(&msgs);
 }
 
+/* --- Deny patterns that let abbreviations through --- */
+
+static void
+test_warn(void)
+{
+	struct result r;
+	struct tc_buf msgs;
+
+	tc_buf_init(&msgs, 1u << 16);
+	valid(&r, "[shell]\nprogram @D@/git\n"
+	    "args @D@/git deny -c *upload-pack* --exec* -x ?x * -* *--* "
+	    "*receive-pack\n", "deny patterns of every shape");
+	is_int(shell_rules_warn(SP(&r), "t.policy", collect, &msgs), 2,
+	    "two reported");
+	is_str(msgs.data, S("t.policy:3: args @D@/git deny '*upload-pack*' "
+	    "matches long options but refuses none of their abbreviations, "
+	    "which getopt_long(3) takes ('--upl' for '--upload-pack'): only "
+	    "a pattern that starts with '--' refuses them; write the option "
+	    "so, such as '--upload-pack*'\n"
+	    "t.policy:3: args @D@/git deny '*receive-pack' matches long "
+	    "options but refuses none of their abbreviations, which "
+	    "getopt_long(3) takes ('--upl' for '--upload-pack'): only a "
+	    "pattern that starts with '--' refuses them; write the option "
+	    "so, such as '--receive-pack'\n"), "a pattern that does not "
+	    "start with '--' but matches long options; not one that does, "
+	    "nor one that matches no long option ('-c', '-x', '?x'), nor "
+	    "one that matches every one ('*', '-*', '*--*')");
+	release(&r);
+	/* What the warning is about: the rules let the abbreviation
+	 * through, and refuse it written as the warning says. */
+	valid(&r, "[shell]\nprogram @D@/git\n"
+	    "args @D@/git deny *upload-pack*\n", "the pattern alone");
+	check(SP(&r), ARGV("@D@/git", "ls-remote", "--upl=x", "."), 0,
+	    "@D@/git ls-remote --upl=x .", "'--upl=x' passes '*upload-pack*'");
+	release(&r);
+	valid(&r, "[shell]\nprogram @D@/git\n"
+	    "args @D@/git deny --upload-pack*\n", "written as suggested");
+	is_int(shell_rules_warn(SP(&r), "t.policy", NULL, NULL), 0,
+	    "nothing reported");
+	check(SP(&r), ARGV("@D@/git", "ls-remote", "--upl=x", "."), DENIED,
+	    "@D@/git: '--upl=x' is refused: '--upl' may abbreviate an option "
+	    "matching '--upload-pack*', which the policy denies",
+	    "'--upl=x' is refused by '--upload-pack*'");
+	release(&r);
+	tc_buf_release(&msgs);
+}
+
 /* --- The shipped examples --- */
 
 static void
@@ -923,6 +970,9 @@ test_examples(void)
 		} else {
 			is_int(r.rc, 0, "%s: loads", names[i]);
 			is_str(r.errs.data, "", "%s: no errors", names[i]);
+			is_int(shell_rules_warn(SP(&r), names[i], NULL, NULL),
+			    0, "%s: every deny pattern of a long option "
+			    "refuses its abbreviations", names[i]);
 			ok(SP(&r)->nprograms > 0, "%s: names programs",
 			    names[i]);
 		}
@@ -983,6 +1033,7 @@ main(void)
 	test_rules();
 	test_print();
 	test_verify();
+	test_warn();
 	test_examples();
 	if (chdir("/") == 0)
 		tree_remove();

@@ -1249,7 +1249,7 @@ describe('fork bomb', () => {
 		const dirs = new Set(pids.map(pidsCgroupOf));
 		assert.equal(dirs.size, 1, `the bomb's processes are in ${[...dirs].join(', ')}`);
 		const [dir] = dirs;
-		assert.match(dir, /\/toolcell-\d+\/\d+$/, 'a call\'s cgroup, in the server\'s directory');
+		assert.match(dir, /\/toolcell-\d+-\d+-\d+\/\d+$/, 'a call\'s cgroup, in the server\'s directory');
 		const read = (f) => readFileSync(path.join(dir, f), 'utf8').trim();
 		const max = Number(read('pids.max'));
 		assert.equal(max, LIMIT + 1, 'pids.max: the limit and the keeper');
@@ -1273,6 +1273,31 @@ describe('fork bomb', () => {
 		const gone = await waitEmpty(() => existsSync(dir) ? [dir] : [], 10_000);
 		assert.deepEqual(gone, [], 'the call\'s cgroup is still there after the job');
 		await assertServes(S, 'after the bomb job');
+	});
+
+	test('a tool\'s own lower limit (run_command\'s 4 under the policy\'s 32) holds for its calls, whoever they run as, and --check says so', async (t) => {
+		if (cannotRun(t, ['perl']))
+			return;
+		const TOOL = 4;
+		const pol = await shellPolicy([...progs, ...lines, `tool run_command limit processes ${TOOL}`]);
+		const { said: by } = await limitLine(pol);
+		if (serverUid() === 0 && by.startsWith('none'))
+			return t.skip('as root without a pids cgroup no process limit holds (the warning case above)');
+		const T = await startShell(pol);
+		try {
+			// Twice: a ready child and then the one made to replace it
+			// both get the tool's limit, not the policy's.
+			for (let i = 0; i < 2; i++) {
+				const { n, o } = await bomb(T, W);
+				assert.ok(n < TOOL, `${n} children forked as uid ${serverUid()} (${by}): run_command's own limit of ${TOOL} did not hold`);
+				assert.match(o.stdout, /failed after \d+: Resource temporarily unavailable/);
+			}
+			await assertServes(T, 'after the bombs');
+		} finally {
+			await T.close().catch(() => {});
+		}
+		if (serverUid() === 0)
+			assert.match(by, /pids\.max 33: .*run_command 5/, `--check does not say run_command's own pids.max: ${by}`);
 	});
 
 	test('as root where no pids cgroup may be made (cgroupfs read-only): the warning at start, in --check and in the instructions', async (t) => {

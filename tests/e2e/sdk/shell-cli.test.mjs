@@ -119,6 +119,35 @@ describe('--check', () => {
 	});
 });
 
+describe('deny patterns that let abbreviations through', () => {
+	// getopt_long(3) takes "--upl" for "--upload-pack"; only a pattern
+	// that starts with "--" refuses the abbreviations, so one that
+	// matches long options otherwise is warned of, at --check and at
+	// start.
+	const WARNING = /warning: \S+:4: args git deny '\*upload-pack\*' matches long options but refuses none of their abbreviations.* such as '--upload-pack\*'/;
+
+	test('*upload-pack* is warned of, with what to write instead; --upload-pack* and -c are not', async (t) => {
+		if (found('git') === null) {
+			t.skip('no git in /usr/local/bin, /usr/bin or /bin');
+			return;
+		}
+		const warned = await scratch.policy([`allow read ${tree.root}`, '[shell]', 'program git read-only',
+		    'args git deny -c *upload-pack* --exec*']);
+		const chk = await runServer(['--policy', warned, '--check'], SHELL);
+		assert.equal(chk.status, 0, chk.stderr);
+		assert.match(chk.stderr, WARNING, 'no warning from --check');
+		assert.doesNotMatch(chk.stderr, /deny '(-c|--exec\*)'/);
+		const start = await runServer(['--policy', warned], SHELL);
+		assert.match(start.stderr, WARNING, 'no warning at start');
+
+		const fine = await scratch.policy([`allow read ${tree.root}`, '[shell]', 'program git read-only',
+		    'args git deny -c --upload-pack* --exec*']);
+		const ok = await runServer(['--policy', fine, '--check'], SHELL);
+		assert.equal(ok.status, 0, ok.stderr);
+		assert.doesNotMatch(ok.stderr, /refuses none of their abbreviations/);
+	});
+});
+
 describe('--print-config', () => {
 	test('cursor: the entry README shows, with absolute paths', async () => {
 		const p = await scratch.policy([`allow read ${tree.root}`, '[shell]', 'program cat']);

@@ -17,7 +17,7 @@
 // is then nobody's.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import fs, { existsSync, readdirSync, readFileSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -357,6 +357,29 @@ describe('run_command', () => {
 		const ls = (await run(srv, ['ls', path.dirname(one.HOME)])).structuredContent;
 		assert.notEqual(ls.exit_code, 0);
 		assert.match(ls.stderr, /Permission denied/);
+	});
+
+	test('a call\'s scratch directory is emptied, moved aside and removed off its path', async () => {
+		const env = async () => Object.fromEntries((await run(srv, ['env'])).structuredContent
+		    .stdout.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s)));
+		const homes = [];
+		for (let i = 0; i < 3; i++)
+			homes.push((await env()).HOME);
+		// The base's "spent" directory, where a call moves its directory
+		// once emptied, and the server's sweeper removes it.
+		const spent = path.join(path.dirname(homes[0]), 'spent');
+		assert.ok(fs.statSync(spent).isDirectory(), `${spent} is there`);
+		for (const h of homes)
+			assert.ok(!fs.existsSync(h), `${h} is gone from the base`);
+		// Removed by the sweeper, not by the call: waited for, not timed.
+		let left = homes.map((h) => path.basename(h));
+		for (let i = 0; i < 200 && left.length > 0; i++) {
+			const there = new Set(fs.readdirSync(spent));
+			left = left.filter((n) => there.has(n));
+			if (left.length > 0)
+				await new Promise((r) => setTimeout(r, 50));
+		}
+		assert.deepEqual(left, [], 'the sweeper removed them from spent');
 	});
 
 	test('a variable the policy does not allow is refused, with the list', async () => {
