@@ -8,9 +8,9 @@
 #                   toolcell-fs against the reference server and
 #                   toolcell-shell against shell servers, from npm
 #                   (BENCH_QUICK=1 for a short smoke run)
-#   make test-hosts Claude Code and Codex CLI, from npm, run toolcell-fs
-#                   against a local stand-in for their model APIs: what
-#                   their models receive (not part of make test)
+#   make test-hosts Claude Code and Codex CLI, from npm, run toolcell's
+#                   servers against a local stand-in for their model APIs:
+#                   what their models receive (not part of make test)
 #   make lint       clang-format, banned calls, mandoc
 #   make fuzz       the harnesses of tests/fuzz, built with clang's libFuzzer
 #                   in build-fuzz, FUZZ_SECONDS (10) each; FUZZ_TARGETS picks
@@ -23,11 +23,11 @@ PREFIX	?= /usr/local
 
 # Libraries come from pkg-config.  PKGS are those of common/, which every
 # binary links; a server names its own in servers/NAME/deps.mk as
-# NAME_PKGS, and only its binary links them (toolcell-fs PCRE2; SQLite
-# waits for toolcell-sqlite), so that no binary carries a library it does
+# NAME_PKGS, and only its binary links them (toolcell-fs PCRE2,
+# toolcell-sqlite SQLite), so that no binary carries a library it does
 # not use.
 PKGS	 = libseccomp libcap libcjson nettle
-SERVERS	 = fs shell
+SERVERS	 = fs shell sqlite
 include $(wildcard $(SERVERS:%=servers/%/deps.mk))
 
 WARN	 = -Wall -Wextra -Wpedantic -Wshadow -Wstrict-prototypes \
@@ -176,6 +176,35 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
+# toolcell-sqlite's profile fails closed (test-sqlprofile): its [sqlite]
+# section and profile, with SQLite, without the rest of the server.
+$(BUILD)/tests/unit/test-sqlprofile.o: ALL_CFLAGS += -Iservers/sqlite
+$(BUILD)/tests/test-sqlprofile: $(BUILD)/tests/unit/test-sqlprofile.o \
+    $(BUILD)/servers/sqlite/sqlite_policy.o \
+    $(BUILD)/servers/sqlite/sqlite_profile.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS_sqlite) $(LDLIBS)
+
+# toolcell-sqlite's guard (sqlite_kind.c, sqlite_conn.c) alone, without
+# the server, against the real SQLite: its tests and its fuzz harness.
+# SQLite's flags are the server's (servers/sqlite/deps.mk) once it is one
+# of SERVERS; plain -lsqlite3 until then.
+SQLITE_LIBS = $(or $(PKG_LIBS_sqlite),-lsqlite3)
+SQ_GUARD    = $(BUILD)/servers/sqlite/sqlite_kind.o \
+	      $(BUILD)/servers/sqlite/sqlite_conn.o
+$(BUILD)/tests/test-sqlkind $(BUILD)/tests/test-sqlconn: $(BUILD)/tests/%: \
+    $(BUILD)/tests/unit/%.o $(SQ_GUARD) $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SQLITE_LIBS) $(LDLIBS)
+$(BUILD)/tests/fuzz/replay-sqlkind: $(BUILD)/tests/fuzz/fuzz-sqlkind.o \
+    $(BUILD)/tests/fuzz/replay.o $(SQ_GUARD) $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(SQLITE_LIBS) $(LDLIBS)
+$(BUILD)/fuzz/fuzz-sqlkind: $(BUILD)/tests/fuzz/fuzz-sqlkind.o $(SQ_GUARD) \
+    $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -fsanitize=fuzzer -o $@ $^ $(SQLITE_LIBS) \
+	    $(LDLIBS)
 
 $(BUILD)/tests/unit/%.o: tests/unit/%.c $(BUILD)/config.mk
 	@mkdir -p $(@D)

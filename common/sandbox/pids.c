@@ -491,6 +491,27 @@ call_dir(const struct tc_pids *p, pid_t keeper, char *out, size_t len)
 	return 0;
 }
 
+/*
+ * Makes the call's cgroup |dir| in the server's directory, or finds it
+ * made.  A server's directory removed from under it (by hand, or by
+ * another program's clean-up) is made again, so that its calls go on
+ * with their limit instead of failing from then on.  Returns 0 or -1.
+ */
+static int
+make_call_dir(const struct tc_pids *p, const char *dir)
+{
+	if (mkdir(dir, 0755) == 0 || errno == EEXIST)
+		return 0;
+	if (errno != ENOENT)
+		return -1;
+	if (mkdir(p->dir, 0755) != 0 && errno != EEXIST)
+		return -1;
+	if (p->kind == TC_PIDS_V2 &&
+	    write_at(p->dir, "cgroup.subtree_control", "+pids") != 0)
+		return -1;
+	return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
+}
+
 int
 tc_pids_enter(const struct tc_pids *p)
 {
@@ -504,7 +525,7 @@ tc_pids_enter(const struct tc_pids *p)
 	/* The server may have made it first (tc_pids_limit()); its
 	 * pids.max is the server's to write, never ours.  "0" is the
 	 * writer itself. */
-	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+	if (make_call_dir(p, dir) != 0)
 		return -1;
 	if (write_at(dir, "cgroup.procs", "0") != 0) {
 		err = errno;
@@ -529,7 +550,7 @@ tc_pids_limit(const struct tc_pids *p, pid_t keeper, unsigned long nproc)
 	 * not there yet finds it made, and enters it as it is. */
 	if (write_at(dir, "pids.max", max) == 0)
 		return 0;
-	if (errno != ENOENT || (mkdir(dir, 0755) != 0 && errno != EEXIST))
+	if (errno != ENOENT || make_call_dir(p, dir) != 0)
 		return -1;
 	return write_at(dir, "pids.max", max);
 }

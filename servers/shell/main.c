@@ -112,7 +112,9 @@ static const char run_out[] =
     "\"stdout_base64\":{\"type\":\"string\",\"description\":\"with binary: the kept bytes exactly\"},"
     "\"stderr_base64\":{\"type\":\"string\"},"
     "\"duration_ms\":{\"type\":\"integer\"},"
-    "\"timed_out\":{\"type\":\"boolean\"}},"
+    "\"timed_out\":{\"type\":\"boolean\"},"
+    "\"note\":{\"type\":\"string\",\"description\":\"only when there is one: "
+    "what else the summary says (processes left behind held the output and were killed, ...)\"}},"
     "\"required\":[\"exit_code\",\"signal\",\"stdout\",\"stderr\",\"stdout_bytes\","
     "\"stderr_bytes\",\"stdout_truncated\",\"stderr_truncated\",\"duration_ms\","
     "\"timed_out\"]}";

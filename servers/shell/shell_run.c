@@ -18,7 +18,8 @@
  * order up to x->max_output bytes, counted past it, and drained to the end
  * so that the program is never blocked by its output.  With x->stream
  * every chunk is also sent as it comes (tc_call_output()), past the cap
- * too: that is what a job's readers see.  After a second, and about once a
+ * too: that is what a job's readers see, and then the result keeps none
+ * of it (see The result).  After a second, and about once a
  * second, it reports progress: elapsed seconds, and "12.3 s, 48 KiB out".
  *
  * Ends:
@@ -90,9 +91,29 @@
  *			of the grace for output held after it, or the
  *			moment it was given up on)
  *	timed_out	boolean, x->timeout_ms passed and it was signalled
+ *	note		string, only when there is one: what the summary
+ *			says besides (its exit status unknown; it could not
+ *			be signalled; processes it left held its output and
+ *			were killed; out of memory; on a terminal, that
+ *			stdout holds both streams), for hosts that pass
+ *			their model the structured half alone
  *	stdout_base64	string (only with x->binary): the kept bytes of
  *			stdout exactly, base64 (RFC 4648, padded)
  *	stderr_base64	string (only with x->binary): the same for stderr
+ *
+ * A job's result (x->stream, every chunk sent as it came) keeps none of
+ * its output: stdout and stderr are empty, truncated when the program
+ * wrote anything, with the byte counts, and the text says the output is
+ * the job's.  Its readers read the output by offset, and every read after
+ * the end carries this result: with the output in it too, hosts that pass
+ * their model the structured half got it again with each page (Claude
+ * Code sets such a read aside in a file, Codex cuts it: docs/hosts.md).
+ *
+ * The members come in the order of MEMBERS: how it ended, the note and
+ * the sizes first, then stderr, stdout and the base64 strings.  Hosts
+ * that pass their model the structured half and cut a long one to its
+ * head and tail (Codex CLI: docs/hosts.md) so keep what says how it ended,
+ * the start of stderr (the first error) and the end of stdout.
  *
  * The text shows a stream of at most TEXT_VIEW (64 KiB) bytes whole, and a
  * longer one as a view: its first 16 KiB, a line saying how much is left
@@ -1227,7 +1248,10 @@ add_stream(struct run *r, struct stream *s, size_t keep, int cut,
 	tc_buf_init(&text, (size_t)-1);
 	tc_buf_init(&view, (size_t)-1);
 	tc_buf_init(&json, (size_t)-1);
-	if (cut)
+	if (cut && keep == 0 && r->streaming)
+		tc_result_printf(res, "--- %s: %llu bytes, in the job's output "
+		    "---\n", s->name, s->total);
+	else if (cut)
 		tc_result_printf(res, "--- %s: %llu bytes, the first %zu kept "
 		    "---\n", s->name, s->total, keep);
 	else
@@ -1331,13 +1355,38 @@ result_budget(const struct tc_call *call)
 	return max;
 }
 
+/* The order of the structured result's members (see the top). */
+static const char *const MEMBERS[] = {
+	"exit_code", "signal", "timed_out", "duration_ms", "tty", "note",
+	"stdout_bytes", "stdout_truncated", "stderr_bytes", "stderr_truncated",
+	"stderr", "stdout", "stdout_base64", "stderr_base64",
+};
+
+/* Puts the members of |obj| in the order of MEMBERS: each is taken out and
+ * put back at the end, with its name, so nothing is allocated. */
+static void
+order_members(cJSON *obj)
+{
+	cJSON *item;
+	size_t i;
+
+	for (i = 0; i < sizeof(MEMBERS) / sizeof(MEMBERS[0]); i++)
+		if ((item = cJSON_DetachItemFromObjectCaseSensitive(obj,
+		    MEMBERS[i])) != NULL)
+			cJSON_AddItemToArray(obj, item);
+}
+
+/* What goes before another part of the note: "; " if there is one. */
+#define NOTE_SEP(b)	((b)->len > 0 ? "; " : "")
+
 static int
 build(struct run *r, struct tc_result *res)
 {
 	const struct shell_exec *x = r->x;
 	long long ms = r->end - r->start;
-	size_t keep[2];
-	int cut[2], rc, i, code = -1, sig = 0;
+	struct tc_buf note;
+	size_t keep[2], extras;
+	int cut[2], rc = 0, i, code = -1, sig = 0;
 	char sname[32];
 	cJSON *obj;
 
@@ -1357,33 +1406,54 @@ build(struct run *r, struct tc_result *res)
 		tc_result_printf(res, "still running after %lld ms", ms);
 	if (r->timed_out)
 		tc_result_printf(res, "; timed out after %d ms", x->timeout_ms);
+	/* The note: what the summary says besides the members. */
+	tc_buf_init(&note, (size_t)-1);
+	if (r->status_lost)
+		rc |= tc_buf_printf(&note, "its exit status is unknown");
+	extras = note.len;
 	if (r->unkillable)
-		tc_result_printf(res, "; it could not be signalled from here: "
-		    "its processes are killed as the call ends");
+		rc |= tc_buf_printf(&note, "%sit could not be signalled from "
+		    "here: its processes are killed as the call ends",
+		    NOTE_SEP(&note));
 	if (r->held)
-		tc_result_printf(res, "; processes it left behind held its "
-		    "output open after it exited: %s, and what they wrote "
-		    "after that is not here", r->group_left ? "they could not "
-		    "be signalled from here and are killed as the call ends" :
-		    "they were killed");
+		rc |= tc_buf_printf(&note, "%sprocesses it left behind held "
+		    "its output open after it exited: %s, and what they wrote "
+		    "after that is not here", NOTE_SEP(&note), r->group_left ?
+		    "they could not be signalled from here and are killed as "
+		    "the call ends" : "they were killed");
 	if (r->out[0].lost || r->out[1].lost)
-		tc_result_printf(res, "; out of memory: less output was kept "
-		    "than asked");
+		rc |= tc_buf_printf(&note, "%sout of memory: less output was "
+		    "kept than asked", NOTE_SEP(&note));
 	if (r->tty)
-		tc_result_printf(res, "; it ran on a terminal, whose output "
-		    "(its stdout and stderr together, and the input echoed) is "
-		    "all in stdout");
+		rc |= tc_buf_printf(&note, "%sit ran on a terminal, whose "
+		    "output (its stdout and stderr together, and the input "
+		    "echoed) is all in stdout", NOTE_SEP(&note));
+	if (note.len > extras)
+		tc_result_printf(res, "; %s", note.data + extras +
+		    (extras > 0 ? 2 : 0));
 	tc_result_printf(res, "\n");
 
-	if ((obj = tc_result_obj(res)) == NULL)
+	if (rc != 0 || (obj = tc_result_obj(res)) == NULL ||
+	    (note.len > 0 && cJSON_AddStringToObject(obj, "note",
+	    note.data) == NULL)) {
+		tc_buf_release(&note);
 		return TC_ENOMEM;
+	}
+	tc_buf_release(&note);
 	if ((code >= 0 ? cJSON_AddNumberToObject(obj, "exit_code", code) :
 	    cJSON_AddNullToObject(obj, "exit_code")) == NULL ||
 	    (sig != 0 ? cJSON_AddStringToObject(obj, "signal",
 	    signal_name(sig, sname, sizeof(sname))) :
 	    cJSON_AddNullToObject(obj, "signal")) == NULL)
 		return TC_ENOMEM;
-	fit_budget(r, result_budget(r->call), keep, cut);
+	if (r->streaming) {
+		/* A job's: its output is the job's (see the top). */
+		for (i = 0; i < 2; i++) {
+			keep[i] = 0;
+			cut[i] = r->out[i].total > 0;
+		}
+	} else
+		fit_budget(r, result_budget(r->call), keep, cut);
 	for (i = 0; i < 2; i++)
 		if ((rc = add_stream(r, &r->out[i], keep[i], cut[i], obj,
 		    res)) != 0)
@@ -1392,6 +1462,7 @@ build(struct run *r, struct tc_result *res)
 	    cJSON_AddBoolToObject(obj, "timed_out", r->timed_out) == NULL ||
 	    (r->tty && cJSON_AddBoolToObject(obj, "tty", 1) == NULL))
 		return TC_ENOMEM;
+	order_members(obj);
 	return res->failed;
 }
 

@@ -28,13 +28,14 @@
  * truth: where the tokens leave doubt it answers more.
  */
 enum sq_kind {
-	SQ_KIND_READ = 0,	/* SELECT, VALUES, WITH ... SELECT, EXPLAIN,
-				   harmless PRAGMA reads */
+	SQ_KIND_READ = 0,	/* SELECT, VALUES, WITH ... SELECT,
+				   harmless PRAGMA reads (EXPLAIN X has
+				   X's kind) */
 	SQ_KIND_WRITE,		/* INSERT, UPDATE, DELETE, REPLACE, UPSERT,
-				   transactions, savepoints, ANALYZE,
-				   REINDEX */
+				   transactions, savepoints, REINDEX */
 	SQ_KIND_SCHEMA,		/* CREATE, DROP, ALTER (tables, views,
-				   indexes, triggers) */
+				   indexes, triggers), ANALYZE (it may
+				   create sqlite_stat1) */
 };
 
 /* "read", "write", "schema": the subject's value and the audit word. */
@@ -46,11 +47,31 @@ const char	*sq_kind_name(enum sq_kind k);
  * SQLite never runs here (ATTACH, DETACH, VACUUM, a PRAGMA that writes
  * or is not on the list of harmless ones, load_extension()); |d| says
  * which word and why.  |nstmts| receives the number of statements.
+ *
+ * Statements are split as SQLite's own tokenizer reads them (comments,
+ * quoted strings and names, blobs, TCL-style variables, the bodies of
+ * CREATE TRIGGER); where SQLite would stop at a syntax error, the text
+ * after it still counts, so a caller that runs statements one by one
+ * and stops at the first that fails to prepare runs no more than this
+ * saw.  A NUL byte or an unterminated quote is TC_EINVAL.
  */
 int	sq_kind_of(const char *sql, size_t len, enum sq_kind *kind,
 	    size_t *nstmts, struct tc_diag *d);
 
-/* The limits a connection runs under; 0 takes the default. */
+/*
+ * The lists both halves hold statements to (sqlite_kind.c).  1 if
+ * PRAGMA |name| (|len| bytes, any case) is on the harmless list in its
+ * bare form (|has_arg| 0), or with an argument (|has_arg| 1: one it
+ * reads, such as a table's name, never a value it sets); 0 otherwise.
+ */
+int	sq_pragma_harmless(const char *name, size_t len, int has_arg);
+
+/* 1 if SQL function |name| (|len| bytes, any case) reaches outside the
+ * database (load_extension, readfile, writefile, ...) and never runs. */
+int	sq_function_refused(const char *name, size_t len);
+
+/* The limits a connection runs under; 0 takes the default: 30 s from
+ * the open, 5 s, 128 MiB, 1 MiB and 16 MiB. */
 struct sq_limits {
 	long long	deadline_ms;	/* tc_now_ms() after which every
 					   running statement is interrupted
@@ -71,7 +92,12 @@ struct sq_limits {
  * double-quoted string literals, temp_store in memory, the limits above,
  * and the authorizer that refuses ATTACH, DETACH, VACUUM, any PRAGMA not
  * on the harmless list, functions that reach outside, and anything more
- * than |kind|.  On failure *db is NULL.
+ * than |kind|.  On failure *db is NULL, and the code says why:
+ * TC_EINVAL (a path not absolute), TC_ENOTFOUND (no such file),
+ * TC_EDENIED (a symbolic link on the path), TC_ENOTSUP (this SQLite did
+ * not take a setting), TC_ESYS.  The heap limit is SQLite's,
+ * for the whole process: call this in the child, not in the server.
+ * One thread: a connection and its guard are not for sharing.
  */
 int	sq_conn_open(const char *path, enum sq_kind kind,
 	    const struct sq_limits *lim, sqlite3 **db, struct tc_diag *d);
@@ -81,7 +107,8 @@ int	sq_conn_open(const char *path, enum sq_kind kind,
  * (the authorizer's reason where it refused, "interrupted: the call's
  * time limit of N ms" at the deadline, SQLite's message otherwise) and
  * returns the TC_E* code it maps to (TC_EDENIED, TC_ETIMEOUT, TC_EINVAL,
- * TC_ESYS).
+ * TC_ETOOBIG for a string, blob or heap over its limit, TC_ESYS).
+ * Call it after each failure: it also clears the authorizer's reason.
  */
 int	sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d);
 

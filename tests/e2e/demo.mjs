@@ -6,8 +6,10 @@
 //
 // It serves tests/fixtures/sample read-only, makes a few calls, then shows
 // two requests the server refuses; then toolcell-shell runs one program
-// there and refuses one the policy does not list.  Exits 0 when everything
-// went as expected, 1 with a message otherwise.
+// there and refuses one the policy does not list; then toolcell-sqlite
+// makes a table in a new database, queries it with a bound parameter and
+// refuses an ATTACH.  Exits 0 when everything went as expected, 1 with a
+// message otherwise.
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -199,6 +201,7 @@ async function main() {
 
 	await client.close();
 	await shell();
+	await sqlite();
 	out();
 	out(green('demo finished: every answer was as expected'));
 }
@@ -233,6 +236,47 @@ async function shell() {
 		if (wc.structuredContent?.stdout !== `${lines} README.md\n`)
 			throw new Error(`wc -l README.md gave ${JSON.stringify(wc.structuredContent?.stdout)}`);
 		expectRefused(await run(['rm', 'README.md']), 'a program the policy does not list');
+	} finally {
+		await c.close().catch(() => {});
+		rmSync(dir, { recursive: true, force: true });
+	}
+}
+
+/* toolcell-sqlite on a new database: a table made, a query with a
+ * parameter, an ATTACH refused. */
+async function sqlite() {
+	const bin = path.join(build, 'toolcell-sqlite');
+	if (!existsSync(bin))
+		throw new Error(`${bin} does not exist: run make first`);
+	const dir = mkdtempSync(path.join(os.tmpdir(), 'toolcell-demo-'));
+	const policy = path.join(dir, 'sqlite.policy');
+	// An empty file is an empty database; the server makes none itself.
+	writeFileSync(path.join(dir, 'demo.db'), '');
+	const quoted = `"${path.join(dir, 'demo.db').replace(/[\\"]/g, '\\$&')}"`;
+	writeFileSync(policy, `[sqlite]\ndatabase demo ${quoted} read-write\n`, { mode: 0o644 });
+	const t = new StdioClientTransport({ command: bin, args: ['--policy', policy], stderr: 'pipe' });
+	t.stderr.setEncoding('utf8');
+	t.stderr.on('data', (s) => { serverErr += s; });
+	const c = new Client({ name: 'toolcell-demo', version: '1.0.0' }, { capabilities: {} });
+	try {
+		heading(`toolcell-sqlite: ${shown.replace(/toolcell-fs$/, 'toolcell-sqlite')} --policy sqlite.policy`);
+		block('[sqlite]\ndatabase demo /tmp/.../demo.db read-write', dim);
+		await c.connect(t, { timeout: TIMEOUT });
+		const sql = async (name, args) => {
+			out();
+			out(`${bold('tools/call')} ${name} ${dim(JSON.stringify(args))}`);
+			const r = await c.callTool({ name, arguments: { database: 'demo', ...args } }, undefined,
+			    { timeout: TIMEOUT });
+			return r;
+		};
+		expectOk(await sql('execute', {
+			sql: "CREATE TABLE fruit(name TEXT, kg REAL); INSERT INTO fruit VALUES ('apple', 1.5), ('pear', 2)",
+		}), 'execute');
+		const q = await sql('query', { sql: 'SELECT name, kg FROM fruit WHERE kg > ? ORDER BY name', params: [1] });
+		expectOk(q, 'query');
+		if (JSON.stringify(q.structuredContent?.rows) !== '[["apple",1.5],["pear",2]]')
+			throw new Error(`query gave ${JSON.stringify(q.structuredContent?.rows)}`);
+		expectRefused(await sql('query', { sql: "ATTACH '/etc/passwd' AS p" }), 'ATTACH');
 	} finally {
 		await c.close().catch(() => {});
 		rmSync(dir, { recursive: true, force: true });

@@ -12,7 +12,13 @@
 // results for, and when the script is done it answers "done".  A call
 // names a tool by its MCP name (read_text_file); the tool the host
 // offers for it is found in the request's tool list, whatever prefix or
-// namespace the host gives it.  Every tool result the host sends back is
+// namespace the host gives it.  A call's arguments may be a function of
+// the results the host sent back for the calls before it (as it sent
+// them), as a model reads a job id from one result to use it in the
+// next; when that function throws, the model has not found what it
+// needed, and the call is recorded as missing with the reason.  A step
+// may be asked for again while a function of the results says so, as a
+// model reads a job's output page by page until its end.  Every tool result the host sends back is
 // recorded as it came, by call id; so is every request, and any request
 // for a path the stand-in does not serve.
 //
@@ -45,6 +51,76 @@ function offeredTool(offered, name) {
 	    ?? offered.find((t) => t.name.endsWith(`__${name}`));
 }
 
+/* The most times one step of a script is asked for (see nextCall()). */
+const AGAIN_MAX = 64;
+
+/* The results the host sent back so far, by step of the script: the
+ * latest of each (undefined for a step not yet asked for). */
+function byStep(st) {
+	const prev = st.script.map(() => undefined);
+	for (const c of st.calls)
+		prev[c.step] = st.results.get(c.id) ?? prev[c.step];
+	return prev;
+}
+
+/*
+ * The arguments of |step|: its args, or what its args function makes of
+ * the results the host sent back so far (byStep()).  Returns null, with
+ * the reason in st.missing, when the function throws.
+ */
+function argsOf(st, step) {
+	if (typeof step.args !== 'function')
+		return step.args;
+	try {
+		return step.args(byStep(st));
+	} catch (e) {
+		st.missing.push(`${step.tool}: ${e.message}`);
+		return null;
+	}
+}
+
+/*
+ * The call to ask for once the host has sent back |results| results,
+ * among the tools |offered| ([{namespace, name}]): {n, step, tool, input,
+ * repeated (asked for before)}, or null when the script is done (or
+ * stuck: st.missing says why).  The next step is the one after the last
+ * call's, or that one again while its again() says so of the results so
+ * far (a model reading a job's output until its end).
+ */
+function nextCall(st, offered, results) {
+	// A request sent again gets the call it got before.
+	if (st.calls.length > results) {
+		const c = st.calls[results];
+		return { n: results, step: c.step, tool: c.offered, input: c.input, repeated: true };
+	}
+	let k = 0;
+	if (results > 0) {
+		const last = st.calls[results - 1];
+		k = last.step + 1;
+		const step = st.script[last.step];
+		if (step.again && st.calls.filter((c) => c.step === last.step).length < AGAIN_MAX) {
+			try {
+				if (step.again(byStep(st)))
+					k = last.step;
+			} catch (e) {
+				st.missing.push(`${step.tool} again: ${e.message}`);
+				return null;
+			}
+		}
+	}
+	const step = st.script[k];
+	if (!step)
+		return null;
+	const tool = offeredTool(offered, step.tool);
+	if (!tool) {
+		if (offered.length > 0)
+			st.missing.push(step.tool);
+		return null;
+	}
+	const input = argsOf(st, step);
+	return input ? { n: results, step: k, tool, input } : null;
+}
+
 /* --- Anthropic Messages API --- */
 
 function anthropicTurn(st, req) {
@@ -60,15 +136,14 @@ function anthropicTurn(st, req) {
 				st.results.set(c.tool_use_id, c);
 		}
 	}
-	const step = st.script[results];
-	const tool = step && offeredTool(offered, step.tool);
-	if (step && tool) {
-		const id = `toolu_${String(results).padStart(4, '0')}`;
-		st.calls.push({ id, tool: step.tool, as: tool.name });
-		return { type: 'tool_use', id, name: tool.name, input: step.args };
+	const next = nextCall(st, offered, results);
+	if (next) {
+		const id = `toolu_${String(next.n).padStart(4, '0')}`;
+		if (!next.repeated)
+			st.calls.push({ id, step: next.step, tool: st.script[next.step].tool, as: next.tool.name,
+			    offered: next.tool, input: next.input });
+		return { type: 'tool_use', id, name: next.tool.name, input: next.input };
 	}
-	if (step && offered.length > 0)
-		st.missing.push(step.tool);
 	return { type: 'text', text: 'done' };
 }
 
@@ -121,17 +196,18 @@ function openaiTurn(st, req) {
 		if (!st.results.has(it.call_id))
 			st.results.set(it.call_id, it);
 	}
-	const step = st.script[results];
-	const tool = step && offeredTool(offered, step.tool);
-	if (step && tool) {
-		const id = `call_${String(results).padStart(4, '0')}`;
-		st.calls.push({ id, tool: step.tool, as: tool.namespace ? `${tool.namespace}/${tool.name}` : tool.name });
-		return { type: 'function_call', id: `fc_${results}`, call_id: id, name: tool.name,
+	const next = nextCall(st, offered, results);
+	if (next) {
+		const { tool } = next;
+		const id = `call_${String(next.n).padStart(4, '0')}`;
+		if (!next.repeated)
+			st.calls.push({ id, step: next.step, tool: st.script[next.step].tool,
+			    as: tool.namespace ? `${tool.namespace}/${tool.name}` : tool.name, offered: tool,
+			    input: next.input });
+		return { type: 'function_call', id: `fc_${next.n}`, call_id: id, name: tool.name,
 		    ...(tool.namespace ? { namespace: tool.namespace } : {}),
-		    arguments: JSON.stringify(step.args), status: 'completed' };
+		    arguments: JSON.stringify(next.input), status: 'completed' };
 	}
-	if (step && offered.length > 0)
-		st.missing.push(step.tool);
 	return { type: 'message', id: `msg_${results}`, role: 'assistant', status: 'completed',
 	    content: [{ type: 'output_text', text: 'done', annotations: [] }] };
 }
@@ -152,12 +228,17 @@ function openai(st, req, res) {
 }
 
 /*
- * Starts the stand-in on 127.0.0.1 with |script|, a list of {tool, args}.
+ * Starts the stand-in on 127.0.0.1 with |script|, a list of {tool, args,
+ * again}: args an object, or a function of the results so far, the
+ * latest of each step by its index (byStep()); again, if there, a function
+ * of them that says to ask for the same step once more (nextCall()).
  * Returns {url, requests, calls, results, missing, unexpected, close()}:
  *   requests    every request: {method, path, body (parsed, or text)}
- *   calls       the tool calls asked for: {id, tool, as (the host's name)}
+ *   calls       the tool calls asked for: {id, step (its index in the
+ *               script), tool, as (the host's name), offered, input}
  *   results     Map of call id to the tool result the host sent back
- *   missing     scripted tools the host did not offer
+ *   missing     scripted tools the host did not offer, and calls whose
+ *               args function found nothing to go on (with its reason)
  *   unexpected  requests for paths the stand-in does not serve
  */
 export async function startStandIn(script) {

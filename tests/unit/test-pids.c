@@ -265,6 +265,14 @@ test_live(void)
 	    "made the cgroup): 2 forks worked");
 	n = one_call(&p, 9, 0, cg, sizeof(cg), &pid);
 	is_int(n, 9, "a tool's limit above the server's (9): 9 forks");
+	/* The server's directory removed from under it (by hand, or by
+	 * another program's clean-up): its calls go on with their limit. */
+	ok(rmdir(p.dir) == 0, "the server's directory removed from under it");
+	n = one_call(&p, 3, 0, cg, sizeof(cg), &pid);
+	is_int(n, 3, "made again by the next call's keeper: limit 3 holds");
+	ok(rmdir(p.dir) == 0, "removed again");
+	n = one_call(&p, 2, 1, cg, sizeof(cg), &pid);
+	is_int(n, 2, "made again by the server setting the limit: 2 forks");
 	copy = p;
 	copy.dir[0] = '\0';
 	is_int(tc_pids_limit(&copy, getpid(), 3), 0, "no directory: "

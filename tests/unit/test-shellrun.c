@@ -405,6 +405,23 @@ test_echo(void)
 	ok(s_num(&g, "duration_ms") >= 0, "echo: duration_ms");
 	ok(cJSON_GetObjectItem(g.sc, "stdout_base64") == NULL,
 	    "echo: no base64 unless asked");
+	ok(cJSON_GetObjectItem(g.sc, "note") == NULL, "echo: no note");
+	/* How it ended and the sizes first, then stderr, then stdout: a
+	 * host that cuts the middle out keeps them (docs/hosts.md). */
+	{
+		const char *want[] = { "exit_code", "signal", "timed_out",
+		    "duration_ms", "stdout_bytes", "stdout_truncated",
+		    "stderr_bytes", "stderr_truncated", "stderr", "stdout" };
+		const cJSON *m = g.sc != NULL ? g.sc->child : NULL;
+		size_t k = 0;
+
+		for (; m != NULL && k < sizeof(want) / sizeof(want[0]);
+		    m = m->next, k++)
+			if (strcmp(m->string, want[k]) != 0)
+				break;
+		ok(k == sizeof(want) / sizeof(want[0]) && m == NULL,
+		    "echo: the members in their order");
+	}
 	like(g.text, "exit 0 in ", "echo: text summary");
 	like(g.text, "--- stdout: 3 bytes ---\nhi\n--- stderr: 0 bytes ---",
 	    "echo: text streams labelled");
@@ -831,6 +848,8 @@ test_held(void)
 	is_str(s_str(&g, "stdout"), "hi\n", "held: output");
 	like(g.text, "held its output open after it exited",
 	    "held: the text says so");
+	like(s_str(&g, "note"), "held its output open after it exited: they "
+	    "were killed", "held: and the structured note");
 	is_int(g.t.orphans, 1, "held: one left behind");
 	is_int(g.t.orphans_killed, 1, "held: killed with SIGKILL");
 	got_free(&g);
@@ -1055,6 +1074,8 @@ test_unkillable(void)
 	is_str(s_str(&g, "stdout"), "x\n", "unkillable: output kept");
 	like(g.text, "still running after ", "unkillable: summary");
 	like(g.text, "could not be signalled", "unkillable: says why");
+	like(s_str(&g, "note"), "could not be signalled",
+	    "unkillable: the note too");
 	got_free(&g);
 
 	/* It exits; what it left holds its output and cannot be killed
@@ -1080,7 +1101,12 @@ test_stream(void)
 	run_case(&sp, &g);
 	is_str(g.so.data, "a\nc\n", "stream: stdout frames");
 	is_str(g.se.data, "b\nd\n", "stream: stderr frames");
-	is_str(s_str(&g, "stdout"), "a\nc\n", "stream: the result too");
+	/* The output is the job's: the result counts it, keeps none. */
+	is_str(s_str(&g, "stdout"), "", "stream: not in the result");
+	is_int(s_num(&g, "stdout_bytes"), 4, "stream: counted there");
+	ok(s_true(&g, "stdout_truncated"), "stream: said so");
+	like(g.text, "--- stdout: 4 bytes, in the job's output ---",
+	    "stream: the text says where it is");
 	got_free(&g);
 
 	/* Past the cap, streamed still. */
@@ -1090,7 +1116,7 @@ test_stream(void)
 	run_case(&sp, &g);
 	is_int(g.so.len, 300000, "stream: all of it past the cap");
 	is_int(s_num(&g, "stdout_bytes"), 300000, "stream: counted");
-	is_str(s_str(&g, "stdout"), "xxxxxxxxxx", "stream: the cap kept");
+	is_str(s_str(&g, "stdout"), "", "stream: none kept past the cap");
 	got_free(&g);
 
 	/* Not asked: no frames. */

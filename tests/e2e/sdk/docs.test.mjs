@@ -18,7 +18,10 @@
 //     `toolcell-shell --policy FILE --check` as well, the same way, when
 //     the programs it names by name are installed (else the test says
 //     which is missing and skips).  The warning that calls run as root is
-//     the machine's, not the policy's, and is not counted.
+//     the machine's, not the policy's, and is not counted.  One whose
+//     `[sqlite]` section names databases passes `toolcell-sqlite --check`
+//     as it is written (no `allow` line added: it needs none), each
+//     database an empty file.
 //
 // (b) Every tool list in the documentation names exactly the tools of
 //     tools/list (a writable directory served, so all of them).  A list is
@@ -42,6 +45,7 @@ import { after, before, describe, test } from 'node:test';
 import { BUILD, REPO, makeTree, serverCommand, serverIds, startServer } from './lib.mjs';
 
 const SHELL = path.join(BUILD, 'toolcell-shell');
+const SQLITE = path.join(BUILD, 'toolcell-sqlite');
 /* Where toolcell-shell finds a program named by a bare name (shell.h). */
 const SHELL_PATH = ['/usr/local/bin', '/usr/bin', '/bin'];
 /* What --check says of the machine, not of the policy: calls as root. */
@@ -70,7 +74,7 @@ function docFiles() {
 			if (f.endsWith('.md'))
 				md.push(path.join(docs, f));
 	const man = [];
-	for (const dir of ['servers/fs', 'servers/shell', 'audit'])
+	for (const dir of ['servers/fs', 'servers/shell', 'servers/sqlite', 'audit'])
 		for (const f of readdirSync(path.join(REPO, dir)).sort())
 			if (/\.[1-8]$/.test(f))
 				man.push(path.join(REPO, dir, f));
@@ -180,6 +184,16 @@ async function prepare(text, t) {
 		let at = -1;
 		if (w[0] === 'allow' && w.length >= 3)
 			at = 2;
+		else if (w[0] === 'database' && w.length >= 3) {
+			// toolcell-sqlite's: an empty file is an empty database.
+			const real = local(w[2]);
+			if (w[2].startsWith('/'))
+				w[2] = real;
+			await mkdirs(path.dirname(real));
+			await fsp.writeFile(real, '');
+			await fsp.chown(path.dirname(real), uid, gid);
+			await fsp.chown(real, uid, gid);
+		}
 		else if (['consent-hook', 'audit', 'audit-key'].includes(w[0]) && w.length >= 2)
 			at = 1;
 		if (at >= 0) {
@@ -211,11 +225,13 @@ async function prepare(text, t) {
 		}
 		out.push(w.map(quote).join(' '));
 	}
+	// As written, for toolcell-sqlite, which needs no allow line.
+	const own = out.join('\n') + '\n';
 	if (allows === 0) {
 		await mkdirs(path.join(t, 'fragment'));
 		out.unshift(`allow read ${quote(path.join(t, 'fragment'))}`);
 	}
-	return { text: out.join('\n') + '\n', warns };
+	return { text: out.join('\n') + '\n', warns, own };
 }
 
 let base;
@@ -283,7 +299,40 @@ describe('every policy in the documentation passes --check', () => {
 			await checked(file, dir, text, warns, SHELL);
 		});
 	}
+
+	const sqlite = all.filter((pol) => databasesNamed(pol.text).length > 0);
+	test('there are [sqlite] policies to check', () => {
+		assert.ok(sqlite.length >= 3, `only ${sqlite.length} found`);
+	});
+	for (const pol of sqlite) {
+		test(`${pol.where} (toolcell-sqlite)`, async () => {
+			const dir = path.join(base, `p${++n}`);
+			await fsp.mkdir(dir, { mode: 0o755 });
+			await fsp.chmod(dir, 0o755);
+			const { own, warns } = await prepare(pol.text, dir);
+			const file = path.join(dir, 'doc.policy');
+			await fsp.writeFile(file, own);
+			await fsp.chmod(file, 0o644);
+			await checked(file, dir, own, warns, SQLITE);
+		});
+	}
 });
+
+/* The names of the "database" lines of a policy's [sqlite] section. */
+function databasesNamed(text) {
+	const out = [];
+	let inSqlite = false;
+	for (const line of text.split('\n')) {
+		const w = words(line);
+		if (w.length === 0)
+			continue;
+		if (/^\[[a-z]+\]$/.test(w[0]))
+			inSqlite = w[0] === '[sqlite]';
+		else if (inSqlite && w[0] === 'database' && w.length >= 3)
+			out.push(w[1]);
+	}
+	return out;
+}
 
 /* The programs of the "program" lines of a policy's [shell] section. */
 function programsNamed(text) {

@@ -1,8 +1,9 @@
 // linkage.test.mjs: each binary links only the libraries it uses.  The
 // Makefile gives every binary common/'s libraries and each server its own
-// (servers/NAME/deps.mk): toolcell-fs takes PCRE2 but not SQLite, and the
-// binaries that are not toolcell-fs (toolcell-shell among them) take neither, so a library of one
-// server never loads into another.  Read from the binaries' dynamic
+// (servers/NAME/deps.mk): toolcell-fs takes PCRE2 but not SQLite,
+// toolcell-sqlite SQLite but not PCRE2, and the other binaries (toolcell-
+// shell among them) take neither, so a library of one server never loads
+// into another.  Read from the binaries' dynamic
 // sections (readelf -d), as the loader sees them.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -25,6 +26,7 @@ function needed(bin) {
 const BINARIES = [
 	[SERVER, [/^libsqlite3\b/]],
 	[path.join(BUILD, 'toolcell-shell'), [/^libsqlite3\b/, /^libpcre2/]],
+	[path.join(BUILD, 'toolcell-sqlite'), [/^libpcre2/]],
 	[path.join(BUILD, 'toolcell-audit'), [/^libsqlite3\b/, /^libpcre2/]],
 	[path.join(BUILD, 'tests', 'toolcell-hostile'), [/^libsqlite3\b/, /^libpcre2/]],
 ];
@@ -52,5 +54,13 @@ describe('libraries', () => {
 			return;
 		}
 		assert.ok(libs.some((l) => l.startsWith('libpcre2-8')), `toolcell-fs links ${libs.join(', ')}`);
+	});
+	test('toolcell-sqlite loads SQLite, its own library', (t) => {
+		const libs = needed(path.join(BUILD, 'toolcell-sqlite'));
+		if (libs === null) {
+			t.skip('readelf is not installed');
+			return;
+		}
+		assert.ok(libs.some((l) => l.startsWith('libsqlite3')), `toolcell-sqlite links ${libs.join(', ')}`);
 	});
 });

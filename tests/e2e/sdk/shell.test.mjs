@@ -530,7 +530,11 @@ describe('start_command and the job tools', () => {
 		assert.equal(o.state, 'exited');
 		assert.equal(o.output, 'first\nsecond\n');
 		assert.equal(o.result.structuredContent.exit_code, 0);
-		assert.equal(o.result.structuredContent.stdout, 'first\nsecond\n');
+		// The output is read by offset; the result counts it, and does
+		// not carry it again with every read (docs/hosts.md).
+		assert.equal(o.result.structuredContent.stdout, '');
+		assert.equal(o.result.structuredContent.stdout_bytes, 13);
+		assert.match(o.result.content[0].text, /--- stdout: 13 bytes, in the job's output ---/);
 	});
 
 	test('read_output with binary: every byte value exactly, at the text\'s offsets', async () => {
@@ -566,8 +570,9 @@ describe('start_command and the job tools', () => {
 		assert.ok(!all.output.includes('\0'));
 		assert.ok(all.output.includes('\ufffd'));
 		assert.ok(all.output.startsWith('\ufffd\u0001\u0002'), JSON.stringify(all.output.slice(0, 8)));
-		// The program's result has them too (run_command's binary).
-		assert.deepEqual(Buffer.from(o.result.structuredContent.stdout_base64, 'base64'), bytes);
+		// The program's result counts them, and keeps none of them.
+		assert.equal(o.result.structuredContent.stdout_bytes, bytes.length);
+		assert.equal(o.result.structuredContent.stdout_base64, '');
 	});
 
 	test('stop_command kills a job; list_commands shows it stopped', async () => {
@@ -767,8 +772,9 @@ describe('start_command on a terminal (tty)', () => {
 		assert.match(textOf(o.result), /ran on a terminal/);
 		const size = await ended(await startTty(['stty', 'size']));
 		assert.equal(size.output, '24 80\r\n');
-		assert.equal(size.result.structuredContent.stdout, '24 80\r\n');
-		assert.equal(size.result.structuredContent.stderr, '');
+		// The result counts the job's output, and does not repeat it.
+		assert.equal(size.result.structuredContent.stdout_bytes, 7);
+		assert.equal(size.result.structuredContent.stderr_bytes, 0);
 		// The control: pipes.
 		const r = await call(srv, 'start_command', { argv: ['test', '-t', '1'] });
 		const p = await ended(r.structuredContent.job);
@@ -812,7 +818,7 @@ describe('start_command on a terminal (tty)', () => {
 		const job = await startTty(['cat', 'tty-bytes.bin'], { binary: true });
 		const o = await ended(job);
 		const want = Buffer.from(bytes.toString('latin1').replaceAll('\n', '\r\n'), 'latin1');
-		assert.deepEqual(Buffer.from(o.result.structuredContent.stdout_base64, 'base64'), want);
+		assert.equal(o.result.structuredContent.stdout_bytes, want.length);
 		const all = await read(job, 0, { binary: true, max_bytes: 4096 });
 		assert.deepEqual(Buffer.from(all.data_base64, 'base64'), want);
 	});

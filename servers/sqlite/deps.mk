@@ -1,0 +1,3 @@
+# toolcell-sqlite's own libraries (pkg-config names), beside common/'s
+# PKGS: SQLite, linked by toolcell-sqlite alone.
+sqlite_PKGS = sqlite3

@@ -1,0 +1,197 @@
+/*
+ * sqlite.h: toolcell-sqlite, what its parts share.
+ * Returns (sqlite): 0 or a negative TC_E* code, with a struct tc_diag or
+ * a tool error saying why where a person or the model reads it; a lookup
+ * NULL for none.
+ *
+ * The server serves the SQLite databases its policy names, each by a path
+ * resolved at start, read-only unless the policy says read-write.  Every
+ * call runs in a child confined by its profile (Landlock rights on the
+ * databases' directories only, no exec, no network, no fork), which opens
+ * the database with every hardening SQLite has (sqlite_conn.h) for the
+ * kind of statement the server classified and consent saw.
+ *
+ *	main.c			the server: tools, subjects, instructions,
+ *				resources
+ *	sqlite_policy.c		the [sqlite] section: databases, their
+ *				files, modes and limits
+ *	sqlite_profile.c	the confinement profile
+ *	sqlite_tools.c		list_databases, list_tables, describe_table,
+ *				the schema resource
+ *	sqlite_tools_sql.c	query, execute, explain_query
+ *	sqlite_result.c		rows as compact JSON and a text table; the
+ *				paging cursor
+ *	sqlite_conn.c,		the guarded connection and the statement
+ *	sqlite_kind.c		kinds (sqlite_conn.h)
+ */
+#ifndef TC_SQLITE_H
+#define TC_SQLITE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <sqlite3.h>
+
+#include "base/buf.h"
+#include "base/err.h"
+#include "policy/policy.h"
+#include "protocol/tools.h"
+#include "sqlite_conn.h"
+
+struct tc_policy_section;
+struct tc_profile;
+
+/* --- The policy (sqlite_policy.c) --- */
+
+/* A database's defaults and bounds, per call. */
+#define SQ_ROWS_DEFAULT		1000
+#define SQ_ROWS_MAX		1000000ULL
+#define SQ_BYTES_DEFAULT	(1ULL << 20)
+#define SQ_BYTES_MIN		(1ULL << 10)
+#define SQ_BYTES_MAX		(64ULL << 20)
+#define SQ_TIME_DEFAULT		10000		/* ms */
+#define SQ_TIME_MIN		10
+#define SQ_TIME_MAX		600000
+
+/* A name: a letter, then letters, digits, '_' or '-'. */
+#define SQ_NAME_MAX		32
+
+/* A database the policy names. */
+struct sq_database {
+	char			*name;		/* "main" */
+	char			*path;		/* canonical, absolute: its
+						   directory resolved, the
+						   file in it (never a
+						   symbolic link) */
+	char			*dir;		/* that directory */
+	int			 readwrite;
+	int			 wal;		/* in WAL mode at start: its
+						   readers write its -shm */
+	unsigned long long	 rows;		/* per call, at most */
+	unsigned long long	 bytes;		/* of rows per call */
+	int			 time_ms;	/* per call */
+	int			 line;		/* of its "database" line */
+};
+
+/* The [sqlite] section's slot. */
+struct sqlite_policy {
+	struct sq_database	*dbs;
+	size_t			 ndbs;
+};
+
+extern const struct tc_policy_section sqlite_policy_section;
+
+/* Returns the settings of |pol| (none: an empty list). */
+const struct sqlite_policy *sqlite_policy(const struct tc_policy *pol);
+
+/* Returns the database named |name| in |pol|, or NULL. */
+const struct sq_database *sq_database_find(const struct tc_policy *pol,
+	    const char *name);
+
+/* Returns 1 if some database of |pol| is read-write. */
+int	sq_any_readwrite(const struct tc_policy *pol);
+
+/* Returns 1 if the kernel must let a call write SQLite's files in the
+ * directory of |db|: it is read-write, or in WAL mode (whose readers
+ * write its -shm, and make it and the -wal when they are not there). */
+int	sq_dir_writable(const struct sq_database *db);
+
+/* --- The profile (sqlite_profile.c) --- */
+
+extern const struct tc_profile sqlite_profile;
+
+/* --- The handlers, in the child (sqlite_tools*.c) --- */
+
+int	sqlite_list_databases(const struct tc_call *, struct tc_result *);
+int	sqlite_list_tables(const struct tc_call *, struct tc_result *);
+int	sqlite_describe_table(const struct tc_call *, struct tc_result *);
+int	sqlite_read_schema(const struct tc_call *, struct tc_result *);
+int	sqlite_query(const struct tc_call *, struct tc_result *);
+int	sqlite_execute(const struct tc_call *, struct tc_result *);
+int	sqlite_explain_query(const struct tc_call *, struct tc_result *);
+
+/*
+ * Opens the database the call's "database" argument names, for
+ * statements of at most |kind|, with its limits and the call's deadline.
+ * Returns 0 with *|db| and *|dbp| set; else fills |res| with the error
+ * the model reads and returns TC_EINVAL (or TC_ENOMEM), *|db| NULL.
+ */
+int	sq_open_for(const struct tc_call *call, enum sq_kind kind,
+	    const struct sq_database **dbp, sqlite3 **db,
+	    struct tc_result *res);
+
+/* Makes |res| the error of statement result |rc| on |db|.  Returns 0. */
+int	sq_fail(sqlite3 *db, int rc, struct tc_result *res);
+
+/* --- Results (sqlite_result.c) --- */
+
+/* 2^53: integers within it are exact as JSON numbers (doubles); beyond,
+ * a result gives them as strings of their digits. */
+#define SQ_EXACT_MAX	9007199254740992LL
+
+/*
+ * Rows being written: the compact JSON array of arrays, which the byte
+ * cap counts, and the text table beside it, of the same order (its cells
+ * are cut at 60 bytes; a row of one-digit numbers is about twice its
+ * JSON, a blob much less).  A cell is null, a number (an integer
+ * within +-2^53 in digits; beyond, a string of its digits; a REAL always
+ * with a '.' or an exponent; an infinite one as the string "Infinity" or
+ * "-Infinity"), a string (TEXT), or an object: {"blob":BASE64,
+ * "bytes":N} for a BLOB, {"text":PREFIX,"bytes":N,"cut":true} for TEXT
+ * cut at the cell cap (a BLOB over it has "cut":true as well and its
+ * first bytes).
+ */
+struct sq_rows {
+	struct tc_buf	 json;		/* "[[...],[...]]" */
+	struct tc_buf	 text;		/* the text table's rows */
+	struct tc_buf	 cols;		/* "[{name,type}...]" */
+	struct tc_buf	 head;		/* the text table's first line */
+	size_t		 ncols;
+	size_t		 nrows;
+	size_t		 max_bytes;
+	size_t		 cell_max;	/* bytes of one TEXT or BLOB */
+};
+
+/* Starts the rows of |st|, its columns named now (the statement may be
+ * finalized before sq_rows_finish()).  Returns 0 or TC_ENOMEM; release
+ * |r| either way. */
+int	sq_rows_init(struct sq_rows *r, sqlite3_stmt *st, size_t max_bytes);
+void	sq_rows_release(struct sq_rows *r);
+
+/*
+ * Adds the current row of |st|.  Returns 0; 1 if it would pass the byte
+ * cap (nothing added, unless no row is in yet: a first row is added with
+ * its cells cut to fit); TC_ENOMEM.
+ */
+int	sq_rows_add(struct sq_rows *r, sqlite3_stmt *st);
+
+/*
+ * Adds |r| to the result: structuredContent's columns, rows and
+ * truncated, and next (|next|, else null when |paged|, else left out);
+ * the text |head| (a line, or NULL), then the table and how many rows it
+ * holds.  Returns 0 or TC_ENOMEM.
+ */
+int	sq_rows_finish(struct sq_rows *r, int truncated, int paged,
+	    const char *next, const char *head, struct tc_result *res);
+
+/*
+ * The cursor of a page: the rows skipped, and a digest of the database,
+ * the SQL and the parameters, so that it serves only the same query.
+ * sq_cursor_make() writes "N.DIGEST" into |out| (SQ_CURSOR_MAX bytes);
+ * sq_cursor_read() returns the offset, or -1 for a cursor that is not one
+ * of this query's.
+ */
+#define SQ_CURSOR_MAX	64
+void	sq_cursor_make(const struct tc_call *call, uint64_t offset,
+	    char out[SQ_CURSOR_MAX]);
+long long sq_cursor_read(const struct tc_call *call, const char *cursor);
+
+/*
+ * Binds the call's "params" to |st|, from item *|at| on, as many as |st|
+ * has parameters (?NNN, :name and the like by their index); advances
+ * *|at|.  Returns 0, or TC_EINVAL with |res| the error (too few).
+ */
+int	sq_bind(const struct tc_call *call, sqlite3_stmt *st, size_t *at,
+	    struct tc_result *res);
+
+#endif /* TC_SQLITE_H */
