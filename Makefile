@@ -178,11 +178,15 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # toolcell-sqlite's profile fails closed (test-sqlprofile): its [sqlite]
-# section and profile, with SQLite, without the rest of the server.
+# section and profile (with the connections its ahead hook opens), with
+# SQLite, without the rest of the server.
 $(BUILD)/tests/unit/test-sqlprofile.o: ALL_CFLAGS += -Iservers/sqlite
 $(BUILD)/tests/test-sqlprofile: $(BUILD)/tests/unit/test-sqlprofile.o \
     $(BUILD)/servers/sqlite/sqlite_policy.o \
-    $(BUILD)/servers/sqlite/sqlite_profile.o $(LIB)
+    $(BUILD)/servers/sqlite/sqlite_profile.o \
+    $(BUILD)/servers/sqlite/sqlite_ahead.o \
+    $(BUILD)/servers/sqlite/sqlite_conn.o \
+    $(BUILD)/servers/sqlite/sqlite_kind.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS_sqlite) $(LDLIBS)
 

@@ -15,6 +15,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "policy/path.h"
 #include "policy/policy.h"
 #include "sandbox/keeper.h"
@@ -288,8 +289,11 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	int err;
 
 	/* The child is born in the call's pids cgroup, if there is one. */
-	if (tc_pids_enter(&sb->pids) != 0)
+	if (tc_pids_enter(&sb->pids) != 0 && tc_pids_enter(&sb->pids) != 0) {
+		tc_warn("a call's pids cgroup in '%s' could not be entered: "
+		    "%s", sb->pids.dir, strerror(errno));
 		_exit(TC_CHILD_EXIT_PIDS);
+	}
 	child = tc_clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
 	    &err);
 	if (child == 0)

@@ -120,6 +120,32 @@ int	sq_open_for(const struct tc_call *call, enum sq_kind kind,
 	    const struct sq_database **dbp, sqlite3 **db,
 	    struct tc_result *res);
 
+/*
+ * The profile's ahead hook, in each ready child once it is confined:
+ * opens and hardens connections (sq_conn_open()) to |pol|'s first
+ * databases, a read-only one to each and a read-write one to each
+ * read-write database, which sq_open_for() then hands a call after arming
+ * it (sq_conn_arm()) with the call's kind and deadline.  Holds no
+ * transaction: each statement reads the file as it is then.  Whatever
+ * fails here is left for the call, which opens as it would have.
+ */
+void	sq_ahead(const struct tc_policy *pol);
+
+/*
+ * The connection sq_ahead() opened on |path| (a database's resolved path)
+ * for |kind|: the read-only one for SQ_KIND_READ, the read-write one for
+ * the others; taken: the caller arms it (sq_conn_arm()) and closes it
+ * (sq_conn_close()).  NULL when there is none, or when |path| no longer
+ * names the file it was opened on (its device and inode, stat()ed before
+ * and after the open): that one is closed, and the caller opens the file
+ * as it is now.  Each is taken once.  Its schema is the one SQLite last
+ * read: a statement prepared on it sees the file's (SQLite reads the
+ * schema again where a name is not found, and when the cookie moved at
+ * the first step); C calls that read the schema without a statement
+ * (sqlite3_table_column_metadata()) may not.
+ */
+sqlite3	*sq_ahead_take(const char *path, enum sq_kind kind);
+
 /* Makes |res| the error of statement result |rc| on |db|.  Returns 0. */
 int	sq_fail(sqlite3 *db, int rc, struct tc_result *res);
 

@@ -419,12 +419,50 @@ harden(sqlite3 *db, struct guard *g, const struct sq_limits *lim,
 	return 0;
 }
 
+/* The guard's deadline, its limit and busy timeout, from |lim| and now. */
+static void
+set_times(struct guard *g, const struct sq_limits *lim)
+{
+	long long now = tc_now_ms(), left;
+
+	g->deadline_ms = lim != NULL && lim->deadline_ms > 0 ?
+	    lim->deadline_ms : now + DEF_DEADLINE_MS;
+	g->limit_ms = g->deadline_ms - now;
+	g->busy_ms = lim != NULL && lim->busy_ms > 0 ? lim->busy_ms :
+	    DEF_BUSY_MS;
+	/* The busy handler sleeps without VM steps: not past the deadline. */
+	left = g->deadline_ms - now;
+	if (g->busy_ms > left)
+		g->busy_ms = left > 0 ? left : 0;
+	if (g->busy_ms > 0x7fffffff)
+		g->busy_ms = 0x7fffffff;
+}
+
+int
+sq_conn_arm(sqlite3 *db, enum sq_kind kind, const struct sq_limits *lim)
+{
+	struct guard *g = guard_of(db);
+
+	if (db == NULL || g == NULL)
+		return TC_EINVAL;
+	/* Read-only stays read-only; read-write never serves a read. */
+	if ((g->kind == SQ_KIND_READ) != (kind == SQ_KIND_READ) ||
+	    (kind != SQ_KIND_READ && kind != SQ_KIND_WRITE &&
+	    kind != SQ_KIND_SCHEMA))
+		return TC_EINVAL;
+	g->kind = kind;
+	set_times(g, lim);
+	g->timed_out = 0;
+	g->reason[0] = '\0';
+	sqlite3_busy_timeout(db, (int)g->busy_ms);
+	return 0;
+}
+
 int
 sq_conn_open(const char *path, enum sq_kind kind,
     const struct sq_limits *lim, sqlite3 **db, struct tc_diag *d)
 {
 	struct guard *g;
-	long long now = tc_now_ms(), left;
 	int flags, rc;
 
 	*db = NULL;
@@ -439,21 +477,11 @@ sq_conn_open(const char *path, enum sq_kind kind,
 	if ((g = calloc(1, sizeof(*g))) == NULL)
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	g->kind = kind;
-	g->deadline_ms = lim != NULL && lim->deadline_ms > 0 ?
-	    lim->deadline_ms : now + DEF_DEADLINE_MS;
-	g->limit_ms = g->deadline_ms - now;
+	set_times(g, lim);
 	g->heap_bytes = lim != NULL && lim->heap_bytes > 0 ? lim->heap_bytes :
 	    DEF_HEAP;
 	g->blob_len = lim != NULL && lim->blob_len > 0 ? lim->blob_len :
 	    DEF_BLOB_LEN;
-	g->busy_ms = lim != NULL && lim->busy_ms > 0 ? lim->busy_ms :
-	    DEF_BUSY_MS;
-	/* The busy handler sleeps without VM steps: not past the deadline. */
-	left = g->deadline_ms - now;
-	if (g->busy_ms > left)
-		g->busy_ms = left > 0 ? left : 0;
-	if (g->busy_ms > 0x7fffffff)
-		g->busy_ms = 0x7fffffff;
 
 	/* For the whole process (the child's); set before SQLite allocates. */
 	sqlite3_hard_heap_limit64(g->heap_bytes);

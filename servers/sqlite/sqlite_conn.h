@@ -103,6 +103,23 @@ int	sq_conn_open(const char *path, enum sq_kind kind,
 	    const struct sq_limits *lim, sqlite3 **db, struct tc_diag *d);
 
 /*
+ * Arms |db| (from sq_conn_open()) for one call of statements of at most
+ * |kind|: the authorizer's kind, the deadline, busy timeout and the time
+ * limit sq_conn_error() reports, from |lim| as sq_conn_open() takes them
+ * (0: the defaults), measured from now; clears what the last call left (a
+ * refusal's reason, a timeout).  The kind may move only within what the
+ * open made the connection: one opened for SQ_KIND_READ (read-only, with
+ * query_only) stays SQ_KIND_READ; one opened read-write serves
+ * SQ_KIND_WRITE or SQ_KIND_SCHEMA, never SQ_KIND_READ, which needs a
+ * read-only connection.  For a connection opened ahead of its call (off
+ * the call's path), so that the call sets only what is its own.  0, or
+ * TC_EINVAL for a kind the connection cannot take (it is left as it was)
+ * or a connection not opened by sq_conn_open().
+ */
+int	sq_conn_arm(sqlite3 *db, enum sq_kind kind,
+	    const struct sq_limits *lim);
+
+/*
  * After a statement failed: fills |d| with what the model should read
  * (the authorizer's reason where it refused, "interrupted: the call's
  * time limit of N ms" at the deadline, SQLite's message otherwise) and

@@ -82,4 +82,5 @@ const struct tc_profile sqlite_profile = {
 	.rules = sqlite_rules,
 	.rules_access = TC_LL_READ | SQ_WRITE,
 	.roots = TC_KEEP_ROOTS_NONE,
+	.ahead = sq_ahead,
 };

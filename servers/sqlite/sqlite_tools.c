@@ -172,11 +172,14 @@ sqlite_list_tables(const struct tc_call *call, struct tc_result *res)
 	    "ORDER BY name", &st, res) != SQLITE_OK)
 		goto out;
 	/* ANALYZE's statistics, where there are some: the first number of
-	 * a stat is the table's rows. */
-	have_stat = sqlite3_table_column_metadata(db, NULL, "sqlite_stat1",
-	    "stat", NULL, NULL, NULL, NULL, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v3(db, "SELECT max(CAST(stat AS INTEGER)) FROM "
-	    "sqlite_stat1 WHERE tbl = ?1", -1, 0, &stat, NULL) == SQLITE_OK;
+	 * a stat is the table's rows.  Asked by preparing, not of
+	 * sqlite3_table_column_metadata(), which trusts the schema SQLite
+	 * last read: a connection opened ahead of the call (sq_ahead())
+	 * may predate the table, and a prepare that finds no such name
+	 * reads the schema again before it says so. */
+	have_stat = sqlite3_prepare_v3(db, "SELECT max(CAST(stat AS "
+	    "INTEGER)) FROM sqlite_stat1 WHERE tbl = ?1", -1, 0, &stat,
+	    NULL) == SQLITE_OK;
 	if ((o = tc_result_obj(res)) == NULL ||
 	    (arr = cJSON_AddArrayToObject(o, "tables")) == NULL) {
 		rc = TC_ENOMEM;

@@ -79,6 +79,13 @@ sq_open_for(const struct tc_call *call, enum sq_kind kind,
 	memset(&lim, 0, sizeof(lim));
 	lim.deadline_ms = tc_now_ms() + ms;
 	lim.busy_ms = ms / 2;
+	/* Opened before the call with these limits but the times
+	   (sqlite_ahead.c), which arming sets. */
+	if ((*db = sq_ahead_take(d->path, kind)) != NULL &&
+	    sq_conn_arm(*db, kind, &lim) == 0)
+		return 0;
+	sq_conn_close(*db);
+	*db = NULL;
 	if ((rc = sq_conn_open(d->path, kind, &lim, db, &diag)) != 0) {
 		*db = NULL;
 		if (rc == TC_ENOMEM)

@@ -740,6 +740,69 @@ deadline_checks(void)
 	}
 }
 
+/*
+ * sq_conn_arm(): a connection opened ahead of its call gets the call's
+ * deadline.  One whose deadline has passed runs again once armed; armed
+ * with a short one, a statement that would never end stops there, and
+ * the message gives the armed limit.
+ */
+static void
+arm_checks(void)
+{
+	struct tc_diag d = { "", 0 };
+	struct sq_limits lim = { 0, 0, 0, 0, 0 };
+	sqlite3 *db;
+	int rc;
+
+	is_int(sq_conn_arm(NULL, SQ_KIND_READ, &lim), TC_EINVAL, "arm: no connection");
+	lim.deadline_ms = tc_now_ms() + 50;
+	if (sq_conn_open(path("main.db"), SQ_KIND_READ, &lim, &db, &d) != 0) {
+		ok(0, "arm: open: %s", d.msg);
+		return;
+	}
+	rc = run_all(db, "WITH RECURSIVE c(n) AS (SELECT 1 UNION ALL SELECT "
+	    "n + 1 FROM c) SELECT count(*) FROM c", &d);
+	is_int(rc, TC_ETIMEOUT, "arm: past the open's deadline, stopped");
+	lim.deadline_ms = tc_now_ms() + 10000;
+	is_int(sq_conn_arm(db, SQ_KIND_READ, &lim), 0, "arm: armed with a new deadline");
+	is_int(run_all(db, "SELECT count(*) FROM t", &d), 0, "  a statement "
+	    "runs again");
+	lim.deadline_ms = tc_now_ms() + 321;
+	is_int(sq_conn_arm(db, SQ_KIND_READ, &lim), 0, "arm: armed with a short one");
+	rc = run_all(db, "SELECT count(*) FROM t a, t b, t c, t d, t e", &d);
+	is_int(rc, TC_ETIMEOUT, "  a statement that would never end stops");
+	like(d.msg, "time limit of 32", "  and says the armed limit");
+	/* A read-only connection stays one. */
+	lim.deadline_ms = tc_now_ms() + 10000;
+	is_int(sq_conn_arm(db, SQ_KIND_WRITE, &lim), TC_EINVAL, "arm: a "
+	    "read connection is not armed for writes");
+	is_int(sq_conn_arm(db, SQ_KIND_SCHEMA, &lim), TC_EINVAL, "  nor "
+	    "for schema changes");
+	rc = run_all(db, "DELETE FROM t", &d);
+	ok(rc != 0, "  and still refuses a write");
+	sq_conn_close(db);
+	is_int(count("main.db", "t"), 1000, "  t unchanged");
+
+	/* A read-write one moves between write and schema, never read. */
+	if (sq_conn_open(path("main.db"), SQ_KIND_SCHEMA, &lim, &db,
+	    &d) != 0) {
+		ok(0, "arm: open read-write: %s", d.msg);
+		return;
+	}
+	is_int(sq_conn_arm(db, SQ_KIND_READ, &lim), TC_EINVAL, "arm: a "
+	    "read-write connection is not armed for reads");
+	is_int(sq_conn_arm(db, SQ_KIND_WRITE, &lim), 0, "arm: read-write, "
+	    "armed for writes");
+	rc = run_all(db, "CREATE TABLE armed(a)", &d);
+	is_int(rc, TC_EDENIED, "  refuses a schema change");
+	like(d.msg, "runs write statements only", "  and says so");
+	is_int(sq_conn_arm(db, SQ_KIND_SCHEMA, &lim), 0, "arm: armed for "
+	    "schema changes");
+	is_int(run_all(db, "CREATE TABLE armed(a); DROP TABLE armed", &d), 0,
+	    "  makes and drops a table");
+	sq_conn_close(db);
+}
+
 /* The heap limit, and the lengths of struct sq_limits. */
 static void
 limit_checks(void)
@@ -910,6 +973,7 @@ main(void)
 	attacks_run();
 	defensive_checks();
 	deadline_checks();
+	arm_checks();
 	limit_checks();
 	busy_checks();
 	temp_checks();

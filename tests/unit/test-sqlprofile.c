@@ -191,6 +191,93 @@ report(void *ctx, const char *msg)
 	printf("#   %s\n", msg);
 }
 
+/* The integer |sql| answers on |db|, or -1. */
+static long long
+one_int(sqlite3 *db, const char *sql)
+{
+	sqlite3_stmt *st;
+	long long v = -1;
+
+	if (sqlite3_prepare_v2(db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	if (sqlite3_step(st) == SQLITE_ROW)
+		v = sqlite3_column_int64(st, 0);
+	sqlite3_finalize(st);
+	return v;
+}
+
+/* The integer |sql| answers on a raw connection to |path|, or -1. */
+static long long
+one_int_at(const char *path, const char *sql)
+{
+	sqlite3 *h = NULL;
+	long long v = -1;
+
+	if (sqlite3_open_v2(path, &h, SQLITE_OPEN_READONLY, NULL) ==
+	    SQLITE_OK)
+		v = one_int(h, sql);
+	sqlite3_close_v2(h);
+	return v;
+}
+
+/*
+ * The profile's ahead hook (sq_ahead(), here unconfined): the connection
+ * it opened is handed over once, reads the file as it is when the call
+ * comes (rows and tables added since), stays read-only, and is not handed
+ * over once the path names another file; a read-write one serves a
+ * change, held to the kind it is armed with.
+ */
+static void
+ahead_checks(const struct tc_policy *pol)
+{
+	struct sq_limits lim = { 0, 0, 0, 0, 0 };
+	const char *app = sqlite_policy(pol)->dbs[0].path;
+	sqlite3 *db;
+
+	sq_ahead(pol);
+	ok(sq_ahead_take("/nowhere.db", SQ_KIND_READ) == NULL, "ahead: none for a path "
+	    "it did not open");
+	ok(raw_sql(at(0, "rw/app.db"), SQLITE_OPEN_READWRITE, "INSERT INTO "
+	    "t VALUES (42); CREATE TABLE u(b); INSERT INTO u VALUES (5)") ==
+	    SQLITE_OK, "ahead: a row and a table added after it opened");
+	db = sq_ahead_take(app, SQ_KIND_READ);
+	ok(db != NULL, "ahead: the connection is handed over");
+	if (db != NULL) {
+		lim.deadline_ms = tc_now_ms() + GUARD_MS;
+		is_int(sq_conn_arm(db, SQ_KIND_READ, &lim), 0, "  and armed");
+		is_int(one_int(db, "SELECT count(*) FROM t WHERE a = 42"), 1, "  reads the "
+		    "row added since");
+		is_int(one_int(db, "SELECT b FROM u"), 5, "  and the table");
+		ok(sqlite3_exec(db, "INSERT INTO t VALUES (3)", NULL, NULL,
+		    NULL) != SQLITE_OK, "  and cannot write");
+		sq_conn_close(db);
+	}
+	ok(sq_ahead_take(app, SQ_KIND_READ) == NULL, "ahead: handed over "
+	    "once");
+	db = sq_ahead_take(app, SQ_KIND_WRITE);
+	ok(db != NULL, "ahead: a read-write connection for a change");
+	if (db != NULL) {
+		lim.deadline_ms = tc_now_ms() + GUARD_MS;
+		is_int(sq_conn_arm(db, SQ_KIND_WRITE, &lim), 0, "  armed for "
+		    "a write");
+		ok(sqlite3_exec(db, "INSERT INTO u VALUES (6)", NULL, NULL,
+		    NULL) == SQLITE_OK, "  writes");
+		ok(sqlite3_exec(db, "DROP TABLE u", NULL, NULL, NULL) !=
+		    SQLITE_OK, "  and no more than a write");
+		sq_conn_close(db);
+	}
+	is_int(one_int_at(at(0, "rw/app.db"), "SELECT count(*) FROM u"), 2,
+	    "  the row is there");
+
+	sq_ahead(pol);
+	ok(make_db(at(0, "rw/new.db"), "CREATE TABLE t(a); INSERT INTO t "
+	    "VALUES (7)") == SQLITE_OK && rename(at(0, "rw/new.db"),
+	    at(1, "rw/app.db")) == 0, "ahead: the file replaced after it "
+	    "opened");
+	ok(sq_ahead_take(app, SQ_KIND_READ) == NULL, "  the old file's "
+	    "connection is not handed over");
+}
+
 int
 main(void)
 {
@@ -281,6 +368,7 @@ main(void)
 	ok(stat(at(0, "out/copy.db"), &st) != 0, "VACUUM INTO made no file");
 	ok(stat(at(0, "ro/new.txt"), &st) != 0, "nothing was made beside the "
 	    "read-only database");
+	ahead_checks(&pol);
 	tc_sandbox_release(&sb);
 	tc_policy_release(&pol);
 	while (waitpid(-1, NULL, WNOHANG) > 0)

@@ -1,0 +1,138 @@
+/*
+ * sqlite_ahead.c: what a ready child of toolcell-sqlite does before its
+ * call arrives, once it is confined (the profile's ahead hook): it opens
+ * and hardens a read-only connection to each of the first databases (and
+ * a read-write one to each read-write database) and walks a statement
+ * through SQLite once, so that a call only arms a connection with its
+ * kind and deadline (sq_conn_arm()) and prepares its own.
+ *
+ * What the call reads is the file as it is then: the connection holds no
+ * transaction (each statement takes its lock and reads the change
+ * counter, and SQLite reloads its schema when the cookie moved), and a
+ * file replaced since the open is not read through the old one
+ * (sq_ahead_take() compares device and inode and opens afresh).
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "base/clock.h"
+#include "policy/policy.h"
+#include "sqlite.h"
+
+/* Connections a ready child opens ahead of its call, at most. */
+#define AHEAD_MAX	8
+
+/*
+ * A connection opened ahead of the call (sq_ahead()), and the
+ * file it was opened on: its path and, stat()ed before and after the
+ * open, its device and inode.
+ */
+struct ahead {
+	char		*path;
+	sqlite3		*db;
+	int		 rw;		/* read-write, for changes */
+	dev_t		 dev;
+	ino_t		 ino;
+};
+
+static struct ahead aheads[AHEAD_MAX];
+
+/*
+ * Walks, once, the path a call's statement takes through SQLite (parse,
+ * plan, bind, step, columns) on the database's own schema table: the
+ * page faults of SQLite's first use of that code and memory in this
+ * child are paid here rather than on the call's path.  Reads nothing the
+ * call could not, and holds nothing once finalized.
+ */
+static void
+warm(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int i;
+
+	if (sqlite3_prepare_v3(db, "SELECT type, name, rootpage, sql FROM "
+	    "sqlite_schema WHERE rowid = ?1 OR name = ?2 ORDER BY name "
+	    "LIMIT 1", -1, 0, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, 1);
+	sqlite3_bind_text(st, 2, "x", 1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (i = 0; i < sqlite3_column_count(st); i++)
+			(void)sqlite3_column_type(st, i);
+	sqlite3_finalize(st);
+}
+
+void
+sq_ahead(const struct tc_policy *pol)
+{
+	const struct sqlite_policy *sp = sqlite_policy(pol);
+	struct tc_diag d TC_UNINIT;
+	struct sq_limits lim;
+	struct stat before, after;
+	size_t i, n = 0;
+
+	tc_diag_init(&d);
+	for (i = 0; i < AHEAD_MAX; i++) {
+		sq_conn_close(aheads[i].db);
+		free(aheads[i].path);
+		memset(&aheads[i], 0, sizeof(aheads[i]));
+	}
+	for (i = 0; i < sp->ndbs * 2 && n < AHEAD_MAX; i++) {
+		const struct sq_database *db = &sp->dbs[i % sp->ndbs];
+		struct ahead *a = &aheads[n];
+
+		/* The read-only connections first, then the read-write. */
+		a->rw = i >= sp->ndbs;
+		if (a->rw && !db->readwrite)
+			continue;
+		/* A short wait: a busy database is opened by the call.  The
+		   limits but time are sq_open_for()'s (the defaults): what
+		   it sets beyond the deadline and busy wait, set here too. */
+		memset(&lim, 0, sizeof(lim));
+		lim.deadline_ms = tc_now_ms() + 1000;
+		lim.busy_ms = 100;
+		if (stat(db->path, &before) != 0)
+			continue;
+		if (sq_conn_open(db->path, a->rw ? SQ_KIND_SCHEMA :
+		    SQ_KIND_READ, &lim, &a->db, &d) != 0)
+			continue;
+		if (stat(db->path, &after) != 0 ||
+		    before.st_dev != after.st_dev ||
+		    before.st_ino != after.st_ino ||
+		    (a->path = strdup(db->path)) == NULL) {
+			sq_conn_close(a->db);
+			a->db = NULL;
+			continue;
+		}
+		a->dev = after.st_dev;
+		a->ino = after.st_ino;
+		if (n == 0)
+			warm(a->db);
+		n++;
+	}
+}
+
+sqlite3 *
+sq_ahead_take(const char *path, enum sq_kind kind)
+{
+	struct stat st;
+	sqlite3 *db;
+	size_t i;
+
+	for (i = 0; i < AHEAD_MAX; i++) {
+		struct ahead *a = &aheads[i];
+
+		if (a->db == NULL || a->rw != (kind != SQ_KIND_READ) ||
+		    strcmp(a->path, path) != 0)
+			continue;
+		db = a->db;
+		a->db = NULL;
+		if (stat(path, &st) == 0 && st.st_dev == a->dev &&
+		    st.st_ino == a->ino)
+			return db;
+		sq_conn_close(db);
+		return NULL;
+	}
+	return NULL;
+}
