@@ -282,6 +282,8 @@ bench: all $(SDK_STAMP)
 	node bench/mcp-roundtrip.mjs $(BUILD)
 	node bench/fs-vs-ref.mjs $(BUILD)
 	node bench/shell-vs-anchors.mjs $(BUILD)
+	@sh mk/deps.sh bench
+	node bench/sqlite-vs-anchors.mjs $(BUILD)
 
 # The official MCP client for the end-to-end tests and the demo, pinned by
 # tests/e2e/sdk/package-lock.json.

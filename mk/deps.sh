@@ -11,6 +11,9 @@
 #                          (for the tests) are here
 #   deps.sh fuzz [CC]      make sure clang (or CC) links libFuzzer harnesses,
 #                          for make fuzz only
+#   deps.sh bench          make sure python3, make and g++ are here: npm
+#                          compiles the SQLite anchors' native modules with
+#                          node-gyp (bench/sqlite-anchors), for make bench only
 set -eu
 
 # The oldest Node.js the tests run on.  Debian 12 ships 18: there the
@@ -163,8 +166,16 @@ fuzz)
 		}
 	fi
 	;;
+bench)
+	missing=
+	for c in python3 make g++; do
+		command -v "$c" >/dev/null 2>&1 || missing="$missing $c"
+	done
+	# shellcheck disable=SC2086
+	[ -z "$missing" ] || apt_install $missing
+	;;
 *)
-	echo "usage: deps.sh build PKGS [NAME:PKGS]... | node | fuzz [CC]" >&2
+	echo "usage: deps.sh build PKGS [NAME:PKGS]... | node | fuzz [CC] | bench" >&2
 	exit 2
 	;;
 esac
