@@ -79,6 +79,18 @@ tc_subjects_add(struct tc_subjects *s, enum tc_subject_kind kind,
 	return 0;
 }
 
+int
+tc_subjects_put(struct tc_subjects *s, enum tc_subject_kind kind,
+    const char *value, unsigned access, struct tc_diag *d)
+{
+	int rc;
+
+	if ((rc = tc_subjects_add(s, kind, value, access)) != 0)
+		return tc_diag(d, rc, "cannot add the %s subject",
+		    tc_subject_kind_name(kind));
+	return 0;
+}
+
 size_t
 tc_subjects_count(const struct tc_subjects *s, enum tc_subject_kind kind)
 {

@@ -85,6 +85,14 @@ void	tc_subjects_release(struct tc_subjects *s);
 int	tc_subjects_add(struct tc_subjects *s, enum tc_subject_kind kind,
 	    const char *value, unsigned access);
 
+/*
+ * As tc_subjects_add(), for a tool's .subjects callback: a failure is
+ * also said in |d| ("cannot add the program subject").  Returns 0 or the
+ * code.
+ */
+int	tc_subjects_put(struct tc_subjects *s, enum tc_subject_kind kind,
+	    const char *value, unsigned access, struct tc_diag *d);
+
 /* Returns how many subjects of |kind| |s| holds. */
 size_t	tc_subjects_count(const struct tc_subjects *s,
 	    enum tc_subject_kind kind);

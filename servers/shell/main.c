@@ -225,19 +225,6 @@ env_refused(const struct shell_policy *sp, const char *name,
 	    "nor what the policy fixes)", shown, list);
 }
 
-/* Adds a subject, or says why not.  Returns 0 or the code. */
-static int
-add(struct tc_subjects *out, enum tc_subject_kind kind, const char *value,
-    unsigned access, struct tc_diag *d)
-{
-	int rc;
-
-	if ((rc = tc_subjects_add(out, kind, value, access)) != 0)
-		return tc_diag(d, rc, "cannot add the %s subject",
-		    tc_subject_kind_name(kind));
-	return 0;
-}
-
 /*
  * A call's subjects, found in the server before anything is forked: the
  * program as the policy resolved it (execute); one argument each, after
@@ -264,18 +251,19 @@ shell_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 	    &argv, &argc, d)) != 0)
 		return rc;
 	if ((rc = shell_rules_check(sp, argv, argc, &prog, &run, d)) != 0 ||
-	    (rc = add(out, TC_SUBJECT_PROGRAM, prog->path, TC_SUBJECT_EXEC,
-	    d)) != 0)
+	    (rc = tc_subjects_put(out, TC_SUBJECT_PROGRAM, prog->path,
+	    TC_SUBJECT_EXEC, d)) != 0)
 		goto out;
 	for (i = 1; run[i] != NULL; i++)
-		if ((rc = add(out, TC_SUBJECT_ARG, run[i], 0, d)) != 0)
+		if ((rc = tc_subjects_put(out, TC_SUBJECT_ARG, run[i], 0,
+		    d)) != 0)
 			goto out;
 	/* Without one, a call runs in the first root ("."), which consent
 	 * rules and the log see as they would a cwd given; with no roots,
 	 * in "/", which is none of the policy's directories. */
 	cwd = cJSON_GetObjectItemCaseSensitive(args, "cwd");
 	if ((cJSON_IsString(cwd) || ctx->policy->nroots > 0) &&
-	    (rc = add(out, TC_SUBJECT_CWD, cJSON_IsString(cwd) ?
+	    (rc = tc_subjects_put(out, TC_SUBJECT_CWD, cJSON_IsString(cwd) ?
 	    cwd->valuestring : ".", TC_SUBJECT_WRITE, d)) != 0)
 		goto out;
 	env = cJSON_GetObjectItemCaseSensitive(args, "env");
@@ -284,7 +272,8 @@ shell_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 			rc = env_refused(sp, e->string, d);
 			goto out;
 		}
-		if ((rc = add(out, TC_SUBJECT_ENV, e->string, 0, d)) != 0)
+		if ((rc = tc_subjects_put(out, TC_SUBJECT_ENV, e->string, 0,
+		    d)) != 0)
 			goto out;
 	}
 out:

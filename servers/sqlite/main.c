@@ -258,19 +258,6 @@ static const struct tc_tool sqlite_tools[] = {
 
 /* --- What a call acts on, in the server --- */
 
-/* Adds a subject, or says why not.  Returns 0 or the code. */
-static int
-add(struct tc_subjects *out, enum tc_subject_kind kind, const char *value,
-    unsigned access, struct tc_diag *d)
-{
-	int rc;
-
-	if ((rc = tc_subjects_add(out, kind, value, access)) != 0)
-		return tc_diag(d, rc, "cannot add the %s subject",
-		    tc_subject_kind_name(kind));
-	return 0;
-}
-
 /*
  * A call's subjects, before anything is forked: the database, by its
  * policy name (read, or write for execute), and for the tools that take
@@ -318,12 +305,12 @@ sq_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 	if ((writes || kind > SQ_KIND_READ) && !db->readwrite)
 		return tc_diag(d, TC_EDENIED, "database '%s' is read-only: "
 		    "the policy lets no call change it", db->name);
-	if ((rc = add(out, TC_SUBJECT_DATABASE, db->name, writes &&
-	    kind > SQ_KIND_READ ? TC_SUBJECT_WRITE : TC_SUBJECT_READ,
+	if ((rc = tc_subjects_put(out, TC_SUBJECT_DATABASE, db->name,
+	    writes && kind > SQ_KIND_READ ? TC_SUBJECT_WRITE : TC_SUBJECT_READ,
 	    d)) != 0)
 		return rc;
-	if (cJSON_IsString(sql) && (rc = add(out, TC_SUBJECT_STATEMENT,
-	    sq_kind_name(kind), 0, d)) != 0)
+	if (cJSON_IsString(sql) && (rc = tc_subjects_put(out,
+	    TC_SUBJECT_STATEMENT, sq_kind_name(kind), 0, d)) != 0)
 		return rc;
 	return 0;
 }

@@ -36,19 +36,6 @@ const struct tc_arg hs_sql_thing_args[] = {
 	{ .name = NULL }
 };
 
-/* Adds a subject, or says why not; returns 0 or the code. */
-static int
-add(struct tc_subjects *out, enum tc_subject_kind kind, const char *value,
-    unsigned access, struct tc_diag *d)
-{
-	int rc;
-
-	if ((rc = tc_subjects_add(out, kind, value, access)) != 0)
-		return tc_diag(d, rc, "cannot add the %s subject",
-		    tc_subject_kind_name(kind));
-	return 0;
-}
-
 /* Adds a subject of |kind| for each string of the array |v|. */
 static int
 add_each(struct tc_subjects *out, enum tc_subject_kind kind, const cJSON *v,
@@ -59,7 +46,7 @@ add_each(struct tc_subjects *out, enum tc_subject_kind kind, const cJSON *v,
 
 	cJSON_ArrayForEach(e, v)
 		if (cJSON_IsString(e) &&
-		    (rc = add(out, kind, e->valuestring, 0, d)) != 0)
+		    (rc = tc_subjects_put(out, kind, e->valuestring, 0, d)) != 0)
 			return rc;
 	return 0;
 }
@@ -84,11 +71,11 @@ hs_run_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 	if (strcmp(prog->valuestring, "/forbidden") == 0)
 		return tc_diag(d, TC_EDENIED, "The call was not run: the "
 		    "program '/forbidden' is not one the policy allows.");
-	if ((rc = add(out, TC_SUBJECT_PROGRAM, prog->valuestring,
+	if ((rc = tc_subjects_put(out, TC_SUBJECT_PROGRAM, prog->valuestring,
 	    TC_SUBJECT_EXEC, d)) != 0 ||
 	    (rc = add_each(out, TC_SUBJECT_ARG,
 	    cJSON_GetObjectItemCaseSensitive(args, "argv"), d)) != 0 ||
-	    (cJSON_IsString(cwd) && (rc = add(out, TC_SUBJECT_CWD,
+	    (cJSON_IsString(cwd) && (rc = tc_subjects_put(out, TC_SUBJECT_CWD,
 	    cwd->valuestring, 0, d)) != 0) ||
 	    (rc = add_each(out, TC_SUBJECT_ENV,
 	    cJSON_GetObjectItemCaseSensitive(args, "env"), d)) != 0)
@@ -121,9 +108,10 @@ hs_sql_subjects(const struct tc_subject_ctx *ctx, const cJSON *args,
 	for (i = 0; i < TC_NITEMS(schema); i++)
 		if (strncasecmp(sql, schema[i], strlen(schema[i])) == 0)
 			kind = "schema";
-	if ((rc = add(out, TC_SUBJECT_DATABASE, db, strcmp(kind, "read") == 0 ?
-	    TC_SUBJECT_READ : TC_SUBJECT_WRITE, d)) != 0 ||
-	    (rc = add(out, TC_SUBJECT_STATEMENT, kind, 0, d)) != 0)
+	if ((rc = tc_subjects_put(out, TC_SUBJECT_DATABASE, db,
+	    strcmp(kind, "read") == 0 ? TC_SUBJECT_READ : TC_SUBJECT_WRITE,
+	    d)) != 0 ||
+	    (rc = tc_subjects_put(out, TC_SUBJECT_STATEMENT, kind, 0, d)) != 0)
 		return rc;
 	return 0;
 }

@@ -41,6 +41,14 @@ test_list(void)
 	    "an access out of range");
 	is_int(tc_subjects_add(&s, TC_SUBJECT_STATEMENT, "schema",
 	    TC_SUBJECT_WRITE), 0, "a schema statement");
+	{
+		struct tc_diag d = { "", 0 };
+
+		is_int(tc_subjects_put(&s, TC_SUBJECT_STATEMENT, "drop", 0,
+		    &d), TC_EINVAL, "put: what add refuses");
+		is_str(d.msg, "cannot add the statement subject",
+		    "put: says which subject");
+	}
 	is_int((long long)s.n, 4, "four kept");
 	is_int((long long)tc_subjects_count(&s, TC_SUBJECT_ARG), 2, "two args");
 	is_int((long long)tc_subjects_count(&s, TC_SUBJECT_CWD), 0, "no cwd");
