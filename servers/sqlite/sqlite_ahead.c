@@ -92,7 +92,11 @@ sq_ahead(const struct tc_policy *pol)
 		memset(&lim, 0, sizeof(lim));
 		lim.deadline_ms = tc_now_ms() + 1000;
 		lim.busy_ms = 100;
-		if (stat(db->path, &before) != 0)
+		/* Only a regular file: SQLite's open of a FIFO put in its
+		   place would wait for a writer, and this child with it,
+		   before its call could even be read.  The call opens and
+		   says why (sq_open_for()). */
+		if (lstat(db->path, &before) != 0 || !S_ISREG(before.st_mode))
 			continue;
 		if (sq_conn_open(db->path, a->rw ? SQ_KIND_SCHEMA :
 		    SQ_KIND_READ, &lim, &a->db, &d) != 0)
