@@ -335,28 +335,36 @@ shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 	return 0;
 }
 
+/*
+ * What run_command's and start_command's profiles share: every field but
+ * the name, the terminal's ioctls and flag, and how many ready children.
+ * The network namespace goes where the policy grants a network
+ * (TC_MAY_NETWORK); the child opens a call's working directory beneath
+ * its root; the call's scratch directory is made, and the signals its
+ * program must get back noted, before the call comes (ahead).
+ */
+#define SHELL_PROFILE_COMMON						\
+	.root_access = TC_LL_READ,					\
+	.write_access = LL_WRITE,					\
+	.system = shell_system,						\
+	.nsystem = TC_NITEMS(shell_system),				\
+	.net_system = shell_net_system,					\
+	.nnet_system = TC_NITEMS(shell_net_system),			\
+	.rules = shell_rules,						\
+	.rules_access = LL_RUN | LL_SCRATCH,				\
+	.ns = TC_NS_ALL,						\
+	.roots = TC_KEEP_ROOTS_ALL,					\
+	.ahead = shell_child_ready
+
+#define SHELL_MAY	(TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK | \
+			 TC_MAY_NETWORK)
+
 const struct tc_profile shell_profile = {
+	SHELL_PROFILE_COMMON,
 	.name = "shell",
 	.syscalls = { TC_SYSCALLS(shell_write_calls),
 	    TC_SYSCALLS(shell_calls) },
-	.root_access = TC_LL_READ,
-	.write_access = LL_WRITE,
-	.system = shell_system,
-	.nsystem = TC_NITEMS(shell_system),
-	.net_system = shell_net_system,
-	.nnet_system = TC_NITEMS(shell_net_system),
-	.rules = shell_rules,
-	.rules_access = LL_RUN | LL_SCRATCH,
-	/* The network namespace goes where the policy grants a network
-	 * (TC_MAY_NETWORK). */
-	.ns = TC_NS_ALL,
-	/* The child opens a call's working directory beneath its root. */
-	.roots = TC_KEEP_ROOTS_ALL,
-	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
-	    TC_MAY_NETWORK,
-	/* The call's scratch directory, made before the call comes, and
-	 * the signals its program must get back. */
-	.ahead = shell_child_ready,
+	.may = SHELL_MAY,
 };
 
 /*
@@ -365,24 +373,13 @@ const struct tc_profile shell_profile = {
  * A profile of its own, so that run_command's children hold no terminal.
  */
 const struct tc_profile shell_job_profile = {
+	SHELL_PROFILE_COMMON,
 	.name = "shell-job",
 	.syscalls = { TC_SYSCALLS(shell_write_calls),
 	    TC_SYSCALLS(shell_calls), TC_SYSCALLS(shell_tty_calls) },
-	.root_access = TC_LL_READ,
-	.write_access = LL_WRITE,
-	.system = shell_system,
-	.nsystem = TC_NITEMS(shell_system),
-	.net_system = shell_net_system,
-	.nnet_system = TC_NITEMS(shell_net_system),
-	.rules = shell_rules,
-	.rules_access = LL_RUN | LL_SCRATCH,
-	.ns = TC_NS_ALL,
-	.roots = TC_KEEP_ROOTS_ALL,
-	.may = TC_MAY_EXEC_MEMORY | TC_MAY_SIGNAL | TC_MAY_FORK |
-	    TC_MAY_NETWORK | TC_MAY_TTY,
+	.may = SHELL_MAY | TC_MAY_TTY,
 	/* Jobs are few (the policy's "jobs", 4 by default) and long: two
 	 * ready children, each holding a terminal, not "children" of
 	 * them.  More are made as they are asked for. */
 	.ready = 2,
-	.ahead = shell_child_ready,
 };
