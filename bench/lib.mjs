@@ -1,5 +1,5 @@
 // lib.mjs: what the benchmarks that drive servers through the official
-// client share (fs-vs-ref.mjs, shell-vs-anchors.mjs).
+// client share (fs-vs-ref.mjs, shell-vs-anchors.mjs, sqlite-vs-anchors.mjs).
 import fs from 'node:fs';
 import path from 'node:path';
 
@@ -32,4 +32,30 @@ export function vmHWM(pid) {
 		return NaN;
 	const m = /^VmHWM:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${pid}/status`, 'utf8'));
 	return m ? Number(m[1]) / 1024 : NaN;
+}
+
+/* |pid| and its descendants. */
+export function tree(pid) {
+	const out = [pid];
+	for (let i = 0; i < out.length; i++) {
+		let kids = '';
+		try {
+			for (const t of fs.readdirSync(`/proc/${out[i]}/task`))
+				kids += ` ${fs.readFileSync(`/proc/${out[i]}/task/${t}/children`, 'utf8')}`;
+		} catch { /* gone */ }
+		out.push(...kids.split(/\s+/).filter(Boolean).map(Number));
+	}
+	return out;
+}
+
+/* Proportional set size of |pid|'s whole tree, in MiB, and its size. */
+export function treePss(pid) {
+	let kb = 0;
+	const pids = tree(pid);
+	for (const p of pids) {
+		try {
+			kb += Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
+		} catch { /* gone */ }
+	}
+	return { mib: kb / 1024, n: pids.length };
 }

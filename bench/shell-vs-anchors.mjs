@@ -60,7 +60,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-import { fmt, pct, pkgVersion, vmHWM } from './lib.mjs';
+import { fmt, pct, pkgVersion, treePss, vmHWM } from './lib.mjs';
 
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
@@ -430,32 +430,6 @@ function status(pid) {
 	} catch {
 		return '';
 	}
-}
-
-/* |pid| and its descendants. */
-function tree(pid) {
-	const out = [pid];
-	for (let i = 0; i < out.length; i++) {
-		let kids = '';
-		try {
-			for (const t of fs.readdirSync(`/proc/${out[i]}/task`))
-				kids += ` ${fs.readFileSync(`/proc/${out[i]}/task/${t}/children`, 'utf8')}`;
-		} catch { /* gone */ }
-		out.push(...kids.split(/\s+/).filter(Boolean).map(Number));
-	}
-	return out;
-}
-
-/* Proportional set size of |pid|'s whole tree, in MiB, and its size. */
-function treePss(pid) {
-	let kb = 0;
-	const pids = tree(pid);
-	for (const p of pids) {
-		try {
-			kb += Number(/^Pss:\s+(\d+) kB/m.exec(fs.readFileSync(`/proc/${p}/smaps_rollup`, 'utf8'))?.[1] ?? 0);
-		} catch { /* gone */ }
-	}
-	return { mib: kb / 1024, n: pids.length };
 }
 
 // ---------------------------------------------------------------- measuring
