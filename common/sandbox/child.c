@@ -359,20 +359,16 @@ fail:
  * A child's life: confine itself for |profile|, wait for its one call on
  * |rfd|, run the handler, send the result on |wfd|, exit.
  */
+/* Its terminal, when its profile gives one (TC_MAY_TTY). */
+static struct tc_call_io io;
+
 void
 tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
     int rfd, int wfd)
 {
-	const struct tc_policy *pol = sb->policy;
-	static struct tc_call_io io;
 	struct tc_sandbox kept;
 	int keep[TC_KEEP_MAX];
-	struct tc_result res;
-	struct tc_policy own;
-	struct tc_call call;
-	struct tc_buf out;
 	size_t nkeep = 0;
-	cJSON *args = NULL;
 	int rc;
 
 	if (tc_sandbox_keeper(profile)) {
@@ -393,9 +389,35 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	}
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
 		_exit(rc);
+	tc_child_ready(sb, profile);
+	tc_child_serve(sb, profile, rfd, wfd);
+}
+
+void
+tc_child_prefault(void)
+{
+	prefault();
+}
+
+void
+tc_child_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
 	prefault();
 	if (profile->ahead != NULL)
-		profile->ahead(pol);
+		profile->ahead(sb->policy);
+}
+
+void
+tc_child_serve(const struct tc_sandbox *sb, const struct tc_profile *profile,
+    int rfd, int wfd)
+{
+	const struct tc_policy *pol = sb->policy;
+	struct tc_result res;
+	struct tc_policy own;
+	struct tc_call call;
+	struct tc_buf out;
+	cJSON *args = NULL;
+	int rc;
 
 	memset(&call, 0, sizeof(call));
 	read_call(rfd, profile, &call, &args);

@@ -293,9 +293,11 @@ set_no_new_privs(void)
 
 #define STEP(call, code)	do { if ((call) != 0) return (code); } while (0)
 
-int
-tc_sandbox_confine(const struct tc_sandbox *sb,
-    const struct tc_profile *profile, const int *keep, size_t nkeep)
+/* tc_sandbox_confine(), with |zygote| the zygote's filter in place of
+ * the profile's. */
+static int
+confine(const struct tc_sandbox *sb, const struct tc_profile *profile,
+    const int *keep, size_t nkeep, int zygote)
 {
 	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
 
@@ -337,6 +339,31 @@ tc_sandbox_confine(const struct tc_sandbox *sb,
 	/* seccomp last: it removes the system calls the steps above use. */
 	if (!(sb->degraded & TC_DEGRADE_SECCOMP) &&
 	    TC_LAYER_ON(TC_LAYER_SECCOMP))
-		STEP(tc_seccomp_apply(&sp->seccomp), TC_CHILD_EXIT_SECCOMP);
+		STEP(tc_seccomp_apply(zygote ? &sp->zygote_filter :
+		    &sp->seccomp), TC_CHILD_EXIT_SECCOMP);
 	return 0;
+}
+
+int
+tc_sandbox_confine(const struct tc_sandbox *sb,
+    const struct tc_profile *profile, const int *keep, size_t nkeep)
+{
+	return confine(sb, profile, keep, nkeep, 0);
+}
+
+int
+tc_sandbox_confine_zygote(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp, const int *keep, size_t nkeep)
+{
+	/* Without its filter a zygote would be confined as a child is,
+	 * and could fork no child: refused, never half made. */
+	if (!tc_sandbox_zygote(sp))
+		return TC_CHILD_EXIT_SECCOMP;
+	return confine(sb, sp->profile, keep, nkeep, 1);
+}
+
+int
+tc_arm_pdeathsig(pid_t parent)
+{
+	return arm_pdeathsig(parent);
 }

@@ -257,6 +257,17 @@ fail:
 }
 
 int
+tc_landlock_scope(void)
+{
+	struct ll_ruleset_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.scoped = LL_SCOPE_ABSTRACT_UNIX | LL_SCOPE_SIGNAL;
+	return (int)syscall(SYS_landlock_create_ruleset, &attr, sizeof(attr),
+	    0);
+}
+
+int
 tc_landlock_apply(int fd)
 {
 	int rc;

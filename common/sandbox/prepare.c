@@ -194,6 +194,34 @@ pids_cgroup(struct tc_sandbox *sb)
 	}
 }
 
+/*
+ * Builds the two filters of |sp|'s zygote (zygote.c) where its profile
+ * asks for one and may have one: its children have no namespace, keeper,
+ * terminal or network, and seccomp and Landlock are both in force (a
+ * zygote's children share its Landlock domain and add one of their own,
+ * and a filter takes back what the zygote's allowed it).  Anything less
+ * and it has none: its children are confined each from the start, as
+ * every other profile's.
+ */
+static void
+prepare_zygote(struct tc_sandbox *sb, struct tc_sandbox_profile *sp)
+{
+	const struct tc_profile *p = sp->profile;
+	struct tc_diag d = { "", 0 };
+
+	if (!p->zygote || sp->ns != 0 || (p->may & (TC_MAY_FORK |
+	    TC_MAY_TTY | TC_MAY_NETWORK)) ||
+	    (sb->degraded & (TC_DEGRADE_SECCOMP | TC_DEGRADE_LANDLOCK)))
+		return;
+	if (tc_seccomp_build(p, seccomp_opts(sb, sp) | TC_SECCOMP_ZYGOTE,
+	    &sp->zygote_filter, &d) != 0 ||
+	    tc_seccomp_build_fork(p, &sp->fork_filter, &d) != 0) {
+		tc_debug("no zygote for profile '%s': %s", p->name, d.msg);
+		tc_seccomp_release(&sp->zygote_filter);
+		tc_seccomp_release(&sp->fork_filter);
+	}
+}
+
 int
 tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
     const struct tc_profiles *profiles, struct tc_diag *d)
@@ -265,6 +293,8 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 			return rc == TC_EINVAL ? TC_EINVAL : TC_ENOTSUP;
 		}
 	}
+	for (i = 0; i < sb->nprof; i++)
+		prepare_zygote(sb, &sb->prof[i]);
 	if (sb->degraded & TC_DEGRADE_LANDLOCK)
 		return 0;
 	for (i = 0; i < sb->nprof; i++) {
@@ -328,6 +358,8 @@ tc_sandbox_release(struct tc_sandbox *sb)
 			close(sb->prof[i].ruleset);
 		sb->prof[i].ruleset = -1;
 		tc_seccomp_release(&sb->prof[i].seccomp);
+		tc_seccomp_release(&sb->prof[i].zygote_filter);
+		tc_seccomp_release(&sb->prof[i].fork_filter);
 	}
 }
 

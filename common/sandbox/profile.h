@@ -270,6 +270,25 @@ struct tc_profile {
 	 * nothing: the handler does the work itself when it finds it
 	 * undone. */
 	void			(*ahead)(const struct tc_policy *pol);
+	/*
+	 * Nonzero: its ready children are forked from one confined process
+	 * of the profile, its zygote (spawn.c, zygote.c), which has taken
+	 * every confinement step and run |ahead| once, instead of each being
+	 * confined from the start; each child then takes only the steps that
+	 * make it a call of its own (a session, a Landlock domain, a filter
+	 * that takes back what the zygote needed to fork it).  For a profile
+	 * whose children have no namespaces, no keeper, no terminal and no
+	 * network (the sandbox uses no zygote for one that does, nor where a
+	 * layer is not in force), and whose |ahead| work may be inherited
+	 * through fork().
+	 */
+	unsigned		 zygote;
+	/*
+	 * Or NULL: in a zygote, before each child is forked, whether what
+	 * |ahead| made is out of date (a database replaced since it was
+	 * opened): nonzero runs |ahead| again first.
+	 */
+	int			(*stale)(const struct tc_policy *pol);
 };
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */

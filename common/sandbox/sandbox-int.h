@@ -70,6 +70,21 @@ void	tc_child_main(const struct tc_sandbox *sb,
 	    __attribute__((__noreturn__));
 
 /*
+ * The parts of that life after the confinement, for tc_child_main() and
+ * a zygote's children (zygote.c): what a confined child does before its
+ * call comes (the walk that prefaults a call's path, the profile's ahead
+ * hook), then the call itself: read it on |rfd|, run the handler, send
+ * the result on |wfd|, exit.
+ */
+void	tc_child_prefault(void);
+void	tc_child_ready(const struct tc_sandbox *sb,
+	    const struct tc_profile *profile);
+void	tc_child_serve(const struct tc_sandbox *sb,
+	    const struct tc_profile *profile, int rfd, int wfd)
+	    __attribute__((__noreturn__));
+
+
+/*
  * Keepers: 1 if the children of |profile| have a keeper
  * (sandbox/keeper.h) between them and the server, because they may fork
  * (TC_MAY_FORK).
@@ -173,8 +188,19 @@ int	tc_landlock_abi(void);
 int	tc_landlock_build(const struct tc_policy *pol,
 	    const struct tc_profile *profile, int abi, struct tc_diag *d);
 
-/* In the child: enforces ruleset |fd| on the calling process. */
+/* In the child: enforces ruleset |fd| on the calling process, and closes
+ * |fd|. */
 int	tc_landlock_apply(int fd);
+
+/*
+ * A ruleset that grants and refuses no file or port, and scopes abstract
+ * unix sockets and signals (ABI 6): enforced, it makes the process a
+ * Landlock domain of its own within its current one, whose signals and
+ * abstract sockets reach no process outside it, its siblings in the
+ * domain above included.  Returns its fd, or -1 with errno set (EINVAL
+ * below ABI 6).
+ */
+int	tc_landlock_scope(void);
 
 /* --- seccomp (seccomp.c) --- */
 
@@ -193,6 +219,12 @@ enum tc_seccomp_opts {
 	 * listen, accept, any port. */
 	TC_SECCOMP_NET_CONNECT	= 1 << 2,
 	TC_SECCOMP_NET_ANY	= 1 << 3,
+	/* The profile's zygote (zygote.c): also what it needs to fork a
+	 * child and what the child does once before its call (clone() as
+	 * CLONE_PARENT alone, receiving the child's pipes, setsid(), its
+	 * parent-death signal, a Landlock domain and a filter of its
+	 * own), which tc_seccomp_build_fork() takes back. */
+	TC_SECCOMP_ZYGOTE	= 1 << 4,
 };
 
 /*
@@ -206,6 +238,16 @@ enum tc_seccomp_opts {
 int	tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 	    struct tc_bpf *out, struct tc_diag *d);
 void	tc_seccomp_release(struct tc_bpf *b);
+
+/*
+ * Compiles the filter a zygote's child loads on top of its zygote's (a
+ * TC_SECCOMP_ZYGOTE build of |profile|): it refuses, as the profile's own
+ * filter would, every call that TC_SECCOMP_ZYGOTE added, so that the two
+ * together allow what the profile's filter alone allows.  Returns 0, or
+ * TC_ESYS with |d| set.
+ */
+int	tc_seccomp_build_fork(const struct tc_profile *profile,
+	    struct tc_bpf *out, struct tc_diag *d);
 
 /* In the child, last: loads |b|.  no_new_privs must be set. */
 int	tc_seccomp_apply(const struct tc_bpf *b);
@@ -295,5 +337,46 @@ void	tc_netns_share(void);
  */
 pid_t	tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid,
 	    int *err);
+
+/* --- A profile's zygote (zygote.c) --- */
+
+/*
+ * 1 if |sp|'s children come from a zygote: the sandbox built its filters
+ * (prepare.c) and every layer is on.
+ */
+static inline int
+tc_sandbox_zygote(const struct tc_sandbox_profile *sp)
+{
+	return sp->zygote_filter.insns != NULL &&
+	    TC_LAYER_ON(TC_LAYER_SECCOMP) && TC_LAYER_ON(TC_LAYER_LANDLOCK);
+}
+
+/*
+ * The life of |sp|'s zygote, a child of the server's (cloned by the
+ * spawner with CLONE_PARENT): it confines itself for the profile (its
+ * filter the TC_SECCOMP_ZYGOTE build), runs tc_child_ready(), then
+ * serves |sock|: for each request (one byte with the child's two pipe
+ * ends, its request pipe's read end first), it forks a child, the
+ * server's too, and answers its pid (an int32_t, -errno if none).  Exits
+ * at the end of |sock|.
+ */
+/*
+ * tc_sandbox_confine() for |sp|'s zygote: every step, with the zygote's
+ * filter.  Returns 0, or a TC_CHILD_EXIT_* code (TC_CHILD_EXIT_SECCOMP
+ * where |sp| has no zygote).
+ */
+int	tc_sandbox_confine_zygote(const struct tc_sandbox *sb,
+	    const struct tc_sandbox_profile *sp, const int *keep,
+	    size_t nkeep);
+
+/*
+ * Arms the parent-death signal (SIGKILL) and checks that |parent| is
+ * still the parent.  Returns 0 or -1.
+ */
+int	tc_arm_pdeathsig(pid_t parent);
+
+void	tc_zygote_main(const struct tc_sandbox *sb,
+	    const struct tc_sandbox_profile *sp, int sock)
+	    __attribute__((__noreturn__));
 
 #endif /* TC_SANDBOX_INT_H */

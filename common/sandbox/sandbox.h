@@ -151,6 +151,11 @@ struct tc_sandbox_profile {
 	struct tc_bpf	 seccomp;
 	unsigned long	 ns;		/* CLONE_NEW*: those in force */
 	struct tc_standby pool[TC_POOL_MAX];	/* ready children */
+	/* Its zygote's filter and its children's (zygote.c), when it has
+	 * one: zygote_filter.insns is NULL where it has none. */
+	struct tc_bpf	 zygote_filter;
+	struct tc_bpf	 fork_filter;
+	pid_t		 zygote;	/* the server's child; 0: none */
 };
 
 /* What the kernel offers and what is in force, probed once at start. */

@@ -368,6 +368,52 @@ makes_files(const struct tc_profile *p)
 	return (all & TC_LL_MAKES) != 0;
 }
 
+/*
+ * What a zygote (zygote.c) needs beyond its profile, to fork a child and
+ * for that child to make itself a call of its own: the fds of each child
+ * to come (recvmsg), the child as the server's (clone() with CLONE_PARENT
+ * and nothing else: no namespace, no shared memory, no thread), and in
+ * the child a session, the parent-death signal, a Landlock domain and
+ * the filter of tc_seccomp_build_fork(), which takes these back.
+ */
+static const int zygote_calls[] = {
+	SCMP_SYS(recvmsg), SCMP_SYS(setsid), SCMP_SYS(landlock_restrict_self),
+};
+
+static const int zygote_prctl_ops[] = {
+	PR_SET_PDEATHSIG, PR_SET_SECCOMP,
+};
+
+static int
+add_zygote(scmp_filter_ctx ctx)
+{
+	size_t i;
+
+	if (allow(ctx, zygote_calls, TC_NITEMS(zygote_calls)) != 0 ||
+	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(clone), 1,
+	    SCMP_CMP(TC_CLONE_FLAGS_ARG, SCMP_CMP_MASKED_EQ, TC_SYS_LOW32,
+	    (scmp_datum_t)CLONE_PARENT)) != 0)
+		return -1;
+	for (i = 0; i < TC_NITEMS(zygote_prctl_ops); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(prctl), 1,
+		    SCMP_A0(SCMP_CMP_EQ, zygote_prctl_ops[i])) != 0)
+			return -1;
+	return 0;
+}
+
+/* Returns 1 if a rule of |p|'s tables names the call |nr|. */
+static int
+names(const struct tc_profile *p, int nr)
+{
+	size_t i, k;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++)
+			if (p->syscalls[i].v[k].nr == nr)
+				return 1;
+	return 0;
+}
+
 static int
 add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 {
@@ -434,7 +480,56 @@ add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 		return -1;
 	if ((p->may & TC_MAY_NETWORK) && add_network(ctx, opts) != 0)
 		return -1;
+	if ((opts & TC_SECCOMP_ZYGOTE) && add_zygote(ctx) != 0)
+		return -1;
 	return 0;
+}
+
+/*
+ * Exports the filter built in |ctx| for |profile| into |out|.  Returns 0,
+ * or TC_EINVAL (longer than the kernel loads) or TC_ESYS with |d| set.
+ */
+static int
+export(scmp_filter_ctx ctx, const struct tc_profile *profile,
+    struct tc_bpf *out, struct tc_diag *d)
+{
+	struct stat st;
+	int fd = -1, rc = TC_ESYS;
+	ssize_t n;
+
+	/* libseccomp 2.5 exports only to an fd; a memfd keeps it off disk. */
+	if ((fd = memfd_create("tc-seccomp", MFD_CLOEXEC)) < 0 ||
+	    seccomp_export_bpf(ctx, fd) != 0 || fstat(fd, &st) != 0 ||
+	    st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0) {
+		tc_diag_errno(d, TC_ESYS, "cannot export the seccomp filter");
+		goto out;
+	}
+	/* The kernel loads at most BPF_MAXINSNS instructions, and the
+	 * length it is given is 16 bits: a longer filter is refused here,
+	 * never cut to fit. */
+	if ((size_t)st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
+		tc_diag(d, TC_EINVAL, "profile '%s': its seccomp filter has "
+		    "%zu instructions, more than the kernel's limit of %d "
+		    "(BPF_MAXINSNS): the profile allows too many calls by "
+		    "their arguments", profile->name, (size_t)st.st_size /
+		    sizeof(struct sock_filter), BPF_MAXINSNS);
+		rc = TC_EINVAL;
+		goto out;
+	}
+	if ((out->insns = malloc((size_t)st.st_size)) == NULL ||
+	    (n = pread(fd, out->insns, (size_t)st.st_size, 0)) !=
+	    st.st_size) {
+		free(out->insns);
+		out->insns = NULL;
+		tc_diag(d, TC_ESYS, "cannot read the seccomp filter");
+		goto out;
+	}
+	out->len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
+	rc = 0;
+out:
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
 
 int
@@ -442,10 +537,8 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
     struct tc_bpf *out, struct tc_diag *d)
 {
 	scmp_filter_ctx ctx;
-	struct stat st;
-	int fd = -1, rc = TC_ESYS;
+	int rc = TC_ESYS;
 	unsigned arg;
-	ssize_t n;
 
 	memset(out, 0, sizeof(*out));
 	if ((profile->may & TC_MAY_OPENAT2) && makes_files(profile))
@@ -481,40 +574,52 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		    "profile '%s'", profile->name);
 		goto out;
 	}
-	/* libseccomp 2.5 exports only to an fd; a memfd keeps it off disk. */
-	if ((fd = memfd_create("tc-seccomp", MFD_CLOEXEC)) < 0 ||
-	    seccomp_export_bpf(ctx, fd) != 0 || fstat(fd, &st) != 0 ||
-	    st.st_size <= 0 || st.st_size % sizeof(struct sock_filter) != 0) {
-		tc_diag_errno(d, TC_ESYS, "cannot export the seccomp filter");
-		goto out;
-	}
-	/* The kernel loads at most BPF_MAXINSNS instructions, and the
-	 * length it is given is 16 bits: a longer filter is refused here,
-	 * never cut to fit. */
-	if ((size_t)st.st_size / sizeof(struct sock_filter) > BPF_MAXINSNS) {
-		tc_diag(d, TC_EINVAL, "profile '%s': its seccomp filter has "
-		    "%zu instructions, more than the kernel's limit of %d "
-		    "(BPF_MAXINSNS): the profile allows too many calls by "
-		    "their arguments", profile->name, (size_t)st.st_size /
-		    sizeof(struct sock_filter), BPF_MAXINSNS);
-		rc = TC_EINVAL;
-		goto out;
-	}
-	if ((out->insns = malloc((size_t)st.st_size)) == NULL ||
-	    (n = pread(fd, out->insns, (size_t)st.st_size, 0)) !=
-	    st.st_size) {
-		free(out->insns);
-		out->insns = NULL;
-		tc_diag(d, TC_ESYS, "cannot read the seccomp filter");
-		goto out;
-	}
-	out->len = (unsigned short)(st.st_size / sizeof(struct sock_filter));
-	rc = 0;
+	rc = export(ctx, profile, out, d);
 out:
-	if (fd >= 0)
-		close(fd);
 	seccomp_release(ctx);
 	return rc;
+}
+
+int
+tc_seccomp_build_fork(const struct tc_profile *profile, struct tc_bpf *out,
+    struct tc_diag *d)
+{
+	scmp_filter_ctx ctx;
+	int rc = TC_ESYS;
+	size_t i;
+
+	memset(out, 0, sizeof(*out));
+	/* Everything else stays as the zygote's filter has it: the two
+	 * filters' strictest answer is the one that counts. */
+	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
+		return tc_diag(d, TC_ESYS, "seccomp_init failed");
+	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
+	    SCMP_ACT_KILL_PROCESS) != 0 ||
+	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
+		goto fail;
+	/* What the profile's own tables allow, they allow: its filter in
+	 * the zygote's still decides those. */
+	for (i = 0; i < TC_NITEMS(zygote_calls); i++)
+		if (!names(profile, zygote_calls[i]) &&
+		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    zygote_calls[i], 0) != 0)
+			goto fail;
+	if (!names(profile, SCMP_SYS(clone)) &&
+	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone),
+	    0) != 0)
+		goto fail;
+	for (i = 0; i < TC_NITEMS(zygote_prctl_ops); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ,
+		    zygote_prctl_ops[i])) != 0)
+			goto fail;
+	rc = export(ctx, profile, out, d);
+	seccomp_release(ctx);
+	return rc;
+fail:
+	seccomp_release(ctx);
+	return tc_diag(d, TC_ESYS, "cannot build the filter of profile "
+	    "'%s''s zygote children", profile->name);
 }
 
 void

@@ -50,6 +50,7 @@ struct spawn_rep {
 	uint32_t	slot;
 	int32_t		pid;		/* or -errno */
 	int32_t		err;		/* killed child to reap: why */
+	int32_t		zygote;		/* the profile's new zygote, or 0 */
 };
 
 void
@@ -93,6 +94,127 @@ adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
 }
 
 /* --- The spawner --- */
+
+/*
+ * The spawner's side of a profile's zygote (zygote.c): its pid, the
+ * server's child, and the socket it serves; how many zygotes died before
+ * they forked a child (past ZYGOTE_TRIES, the profile has none: its
+ * children are confined from the start, as without one).
+ */
+struct zygote {
+	pid_t		 pid;
+	int		 sock;
+	int		 forked;
+	unsigned	 died;
+};
+
+#define ZYGOTE_TRIES	3
+
+static struct zygote zygotes[TC_PROFILES_MAX];
+
+/*
+ * Starts the zygote of sb->prof[|i|], the server's child.  Returns its
+ * pid, or 0 when it cannot be started.
+ */
+static pid_t
+zygote_start(const struct tc_sandbox *sb, size_t i, int spawner_sock)
+{
+	struct zygote *z = &zygotes[i];
+	int sv[2], err;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return 0;
+	if ((pid = tc_clone_child(0, 1, sb->uid, sb->gid, &err)) == 0) {
+		close(sv[0]);
+		close(spawner_sock);
+		tc_zygote_main(sb, &sb->prof[i], sv[1]);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return 0;
+	}
+	z->pid = pid;
+	z->sock = sv[0];
+	z->forked = 0;
+	return pid;
+}
+
+/* The zygote of sb->prof[|i|] is gone or misbehaved: the server reaps it
+ * (it knows the pid from the answer that reported it). */
+static void
+zygote_lost(size_t i)
+{
+	struct zygote *z = &zygotes[i];
+
+	if (z->pid > 0)
+		kill(z->pid, SIGKILL);
+	tc_fd_close(&z->sock);
+	if (!z->forked)
+		z->died++;
+	z->pid = 0;
+}
+
+/*
+ * Asks the zygote of sb->prof[|i|] for a child holding |fds|, starting
+ * the zygote first where there is none (its pid then in *|started|).
+ * Returns the child's pid, or 0 when there is no zygote to ask or it
+ * failed: the spawner then clones the child itself.
+ */
+static pid_t
+zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
+    int spawner_sock, pid_t *started)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(2 * sizeof(int))];
+	} u;
+	struct zygote *z = &zygotes[i];
+	char byte = 'c';
+	struct iovec iov = { &byte, 1 };
+	struct msghdr msg;
+	struct cmsghdr *c;
+	int32_t answer;
+	ssize_t n;
+
+	if (!tc_sandbox_zygote(&sb->prof[i]) || z->died >= ZYGOTE_TRIES)
+		return 0;
+	if (z->pid <= 0 && (*started = zygote_start(sb, i,
+	    spawner_sock)) <= 0) {
+		z->died++;
+		return 0;
+	}
+	memset(&u, 0, sizeof(u));
+	memset(&msg, 0, sizeof(msg));
+	msg.msg_iov = &iov;
+	msg.msg_iovlen = 1;
+	msg.msg_control = u.buf;
+	msg.msg_controllen = sizeof(u.buf);
+	c = CMSG_FIRSTHDR(&msg);
+	c->cmsg_level = SOL_SOCKET;
+	c->cmsg_type = SCM_RIGHTS;
+	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
+	memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
+	do
+		n = sendmsg(z->sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	if (n != 1) {
+		zygote_lost(i);
+		return 0;
+	}
+	do
+		n = recv(z->sock, &answer, sizeof(answer), 0);
+	while (n < 0 && errno == EINTR);
+	if (n != sizeof(answer) || answer <= 0) {
+		/* No child: whatever it was, the next request gets a new
+		 * zygote, and this one a child cloned here. */
+		zygote_lost(i);
+		return 0;
+	}
+	z->forked = 1;
+	return (pid_t)answer;
+}
 
 /* Receives one request; returns 1, 0 at EOF, or -1. */
 static int
@@ -167,6 +289,11 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	 * theirs to switch users and write namespace maps. */
 	if (TC_LAYER_ON(TC_LAYER_CAPS) && tc_lock_privileges(0) != 0)
 		_exit(1);
+	for (i = 0; i < TC_PROFILES_MAX; i++) {
+		zygotes[i].pid = 0;
+		zygotes[i].sock = -1;
+		zygotes[i].died = 0;
+	}
 	/* One empty network namespace for the children that want one. */
 	for (i = 0; i < sb->nprof; i++)
 		if (sb->prof[i].ns & CLONE_NEWNET)
@@ -177,12 +304,16 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 			_exit(rc == 0 ? 0 : 1);
 		rp.profile = rq.profile;
 		rp.slot = rq.slot;
+		rp.zygote = 0;
 		/* This request's own: a request that never clones must not
 		 * answer with the last one's. */
 		err = 0;
 		sp = rq.profile < sb->nprof ? &sb->prof[rq.profile] : NULL;
 		if (sp == NULL)
 			rp.pid = -EINVAL;
+		else if ((pid = zygote_fork(sb, rq.profile, fds, sock,
+		    &rp.zygote)) > 0)
+			rp.pid = (int32_t)pid;
 		else if ((pid = tc_clone_child(tc_child_clone_ns(sp), 1,
 		    sb->uid, sb->gid,
 		    &err)) == 0) {
@@ -198,9 +329,23 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	}
 }
 
+/* Kills and reaps the zygote of |sp|, if it has one. */
+static void
+zygote_reap(struct tc_sandbox_profile *sp)
+{
+	if (sp->zygote <= 0)
+		return;
+	kill(sp->zygote, SIGKILL);
+	while (waitpid(sp->zygote, NULL, 0) < 0 && errno == EINTR)
+		;
+	sp->zygote = 0;
+}
+
 static void
 spawner_stop(struct tc_sandbox *sb)
 {
+	size_t i;
+
 	if (sb->spawner <= 0)
 		return;
 	tc_fd_close(&sb->spawner_fd);
@@ -208,6 +353,10 @@ spawner_stop(struct tc_sandbox *sb)
 	while (waitpid(sb->spawner, NULL, 0) < 0 && errno == EINTR)
 		;
 	sb->spawner = 0;
+	/* The zygotes are the server's children, which the spawner
+	 * started and told of. */
+	for (i = 0; i < sb->nprof; i++)
+		zygote_reap(&sb->prof[i]);
 }
 
 static int
@@ -346,6 +495,12 @@ collect_one(struct tc_sandbox *sb, int block)
 		return -1;
 	}
 	st = &sb->prof[rp.profile].pool[rp.slot];
+	/* A new zygote for the profile: the old one, if any, is gone (the
+	 * spawner killed it), and is reaped now. */
+	if (rp.zygote > 0) {
+		zygote_reap(&sb->prof[rp.profile]);
+		sb->prof[rp.profile].zygote = (pid_t)rp.zygote;
+	}
 	if (rp.pid > 0 && rp.err != 0) {
 		/* Ours to reap: the spawner killed it. */
 		while (waitpid(rp.pid, NULL, 0) < 0 && errno == EINTR)
