@@ -142,6 +142,14 @@ int	sq_open_for(const struct tc_call *call, enum sq_kind kind,
 void	sq_ahead(const struct tc_policy *pol);
 
 /*
+ * The profile's stale hook, in its zygote before each child is forked:
+ * 1 when a file sq_ahead() opened no longer is the one its path names
+ * (replaced, or removed), or when a database it could not open ahead
+ * was last tried more than a second ago; else 0.
+ */
+int	sq_ahead_stale(const struct tc_policy *pol);
+
+/*
  * The connection sq_ahead() opened on |path| (a database's resolved path)
  * for |kind|: the read-only one for SQ_KIND_READ, the read-write one for
  * the others; taken: the caller arms it (sq_conn_arm()) and closes it

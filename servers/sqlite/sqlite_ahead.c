@@ -12,9 +12,11 @@
  * file replaced since the open is not read through the old one
  * (sq_ahead_take() compares device and inode and opens afresh).
  */
+#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "base/clock.h"
 #include "policy/policy.h"
@@ -37,6 +39,33 @@ struct ahead {
 };
 
 static struct ahead aheads[AHEAD_MAX];
+
+/* How many connections the last sq_ahead() meant to open, how many it
+ * opened, and when (tc_now_ms()). */
+static size_t	ahead_wanted, ahead_opened;
+static int64_t	ahead_when;
+
+/*
+ * 1 if the database file at |path| is in WAL mode by its header (its
+ * read and write versions, bytes 18 and 19, are 2), else 0.  A
+ * connection that reads a WAL database maps its -shm file and holds a
+ * lock on it that a fork does not pass on: such a connection is never
+ * walked through ahead, so that a zygote's children, which inherit its
+ * connections (zygote.c), each map and lock the -shm file themselves.
+ */
+static int
+in_wal(const char *path)
+{
+	unsigned char v[2];
+	int fd, wal;
+
+	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return 1;
+	wal = pread(fd, v, sizeof(v), 18) != (ssize_t)sizeof(v) ||
+	    v[0] == 2 || v[1] == 2;
+	close(fd);
+	return wal;
+}
 
 /*
  * Walks, once, the path a call's statement takes through SQLite (parse,
@@ -78,6 +107,7 @@ sq_ahead(const struct tc_policy *pol)
 		free(aheads[i].path);
 		memset(&aheads[i], 0, sizeof(aheads[i]));
 	}
+	ahead_wanted = 0;
 	for (i = 0; i < sp->ndbs * 2 && n < AHEAD_MAX; i++) {
 		const struct sq_database *db = &sp->dbs[i % sp->ndbs];
 		struct ahead *a = &aheads[n];
@@ -86,6 +116,7 @@ sq_ahead(const struct tc_policy *pol)
 		a->rw = i >= sp->ndbs;
 		if (a->rw && !db->readwrite)
 			continue;
+		ahead_wanted++;
 		/* A short wait: a busy database is opened by the call.  The
 		   limits but time are sq_open_for()'s (the defaults): what
 		   it sets beyond the deadline and busy wait, set here too. */
@@ -111,10 +142,42 @@ sq_ahead(const struct tc_policy *pol)
 		}
 		a->dev = after.st_dev;
 		a->ino = after.st_ino;
-		if (n == 0)
+		/* Warmed, the connection has read the file: if that was in
+		 * WAL mode after all (it changed meanwhile), it is opened
+		 * again, unread. */
+		if (n == 0 && !in_wal(db->path)) {
 			warm(a->db);
+			if (in_wal(db->path)) {
+				sq_conn_close(a->db);
+				if (sq_conn_open(db->path, a->rw ?
+				    SQ_KIND_SCHEMA : SQ_KIND_READ, &lim,
+				    &a->db, &d) != 0) {
+					a->db = NULL;
+					free(a->path);
+					a->path = NULL;
+					continue;
+				}
+			}
+		}
 		n++;
 	}
+	ahead_opened = n;
+	ahead_when = tc_now_ms();
+}
+
+int
+sq_ahead_stale(const struct tc_policy *pol)
+{
+	struct stat st;
+	size_t i;
+
+	(void)pol;
+	for (i = 0; i < AHEAD_MAX; i++)
+		if (aheads[i].db != NULL && (stat(aheads[i].path, &st) != 0 ||
+		    st.st_dev != aheads[i].dev || st.st_ino != aheads[i].ino))
+			return 1;
+	return ahead_opened < ahead_wanted &&
+	    tc_now_ms() - ahead_when > 1000;
 }
 
 sqlite3 *

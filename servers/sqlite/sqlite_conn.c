@@ -582,6 +582,16 @@ sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d)
 }
 
 void
+sq_conn_done(sqlite3 *db)
+{
+	/* A transaction that a failure left open ends here, before the
+	 * answer says what changed: rolled back, as the next connection
+	 * would roll back the journal the exit left. */
+	if (db != NULL && !sqlite3_get_autocommit(db))
+		(void)sqlite3_exec(db, "ROLLBACK", NULL, NULL, NULL);
+}
+
+void
 sq_conn_close(sqlite3 *db)
 {
 	struct guard **gp, *g;

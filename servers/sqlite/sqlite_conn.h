@@ -132,4 +132,16 @@ int	sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d);
 /* Closes |db| (NULL is fine). */
 void	sq_conn_close(sqlite3 *db);
 
+/*
+ * A call is done with |db| (NULL is fine), its statements finalized:
+ * a transaction still open is rolled back, and the connection is left
+ * open, for the exit of the call's child to close.  A call child serves one call and exits (sandbox/child.c), and
+ * the exit gives back the connection's memory, fds and locks at once,
+ * where sqlite3_close() would free its every page and schema object,
+ * each free a write to a page the child shares copy-on-write with the
+ * process it was forked from, all before the answer could leave.
+ * Only for a call's handler, in its child.
+ */
+void	sq_conn_done(sqlite3 *db);
+
 #endif /* TC_SQLITE_CONN_H */

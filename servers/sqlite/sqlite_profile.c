@@ -83,4 +83,6 @@ const struct tc_profile sqlite_profile = {
 	.rules_access = TC_LL_READ | SQ_WRITE,
 	.roots = TC_KEEP_ROOTS_NONE,
 	.ahead = sq_ahead,
+	.zygote = 1,
+	.stale = sq_ahead_stale,
 };

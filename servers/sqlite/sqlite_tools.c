@@ -232,7 +232,7 @@ sqlite_list_tables(const struct tc_call *call, struct tc_result *res)
 out:
 	sqlite3_finalize(stat);
 	sqlite3_finalize(st);
-	sq_conn_close(db);
+	sq_conn_done(db);
 	return rc;
 }
 
@@ -437,7 +437,7 @@ sqlite_describe_table(const struct tc_call *call, struct tc_result *res)
 	rc = res->failed;
 out:
 	sqlite3_finalize(st);
-	sq_conn_close(db);
+	sq_conn_done(db);
 	return rc;
 }
 
@@ -487,6 +487,6 @@ sqlite_read_schema(const struct tc_call *call, struct tc_result *res)
 	rc = res->failed;
 out:
 	sqlite3_finalize(st);
-	sq_conn_close(db);
+	sq_conn_done(db);
 	return rc;
 }

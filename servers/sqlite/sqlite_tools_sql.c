@@ -337,7 +337,7 @@ out:
 	if (have_rows)
 		sq_rows_release(&rows);
 	sqlite3_finalize(st);
-	sq_conn_close(db);
+	sq_conn_done(db);
 	return rc;
 }
 
@@ -538,7 +538,7 @@ out:
 	if (have_rows)
 		sq_rows_release(&rows);
 	sqlite3_finalize(st);
-	sq_conn_close(db);
+	sq_conn_done(db);
 	tc_buf_release(&changes);
 	tc_buf_release(&head);
 	return rc;
@@ -679,6 +679,6 @@ out:
 	free(v);
 	free(text);
 	sqlite3_finalize(st);
-	sq_conn_close(db);
+	sq_conn_done(db);
 	return rc;
 }
