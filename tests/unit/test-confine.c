@@ -1104,6 +1104,213 @@ test_ready(struct tc_policy *pol)
 	tc_sandbox_release(&sb);
 }
 
+/* --- A profile's zygote --- */
+
+/* The file whose presence makes the zygote's ahead work stale. */
+static char stale_path[64];
+
+static int
+stale_if_there(const struct tc_policy *pol)
+{
+	struct stat st;
+
+	(void)pol;
+	return stat(stale_path, &st) == 0;
+}
+
+/* The session of this process, from /proc/self/stat (getsid() is not
+ * on the filter's list), or -1. */
+static int
+own_session(void)
+{
+	char buf[512], *p;
+	int fd, sid = -1;
+	ssize_t n;
+
+	if ((fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* pid (comm) state ppid pgrp session */
+	if ((p = strrchr(buf, ')')) == NULL ||
+	    sscanf(p + 1, " %*c %*d %*d %d", &sid) != 1)
+		return -1;
+	return sid;
+}
+
+/* What a zygote's child says of itself: how often the ahead hook ran
+ * in the memory it was forked from, its pid, parent, session, the errno
+ * of kill(SIBLING, 0) and how many seccomp filters it runs under. */
+static int
+h_zygote(const struct tc_call *call, struct tc_result *res)
+{
+	char buf[4096], *f;
+	ssize_t n;
+	int fd, filters = -1, err;
+
+	fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+	n = fd >= 0 ? read(fd, buf, sizeof(buf) - 1) : -1;
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		buf[n] = '\0';
+		if ((f = strstr(buf, "Seccomp_filters:")) != NULL)
+			filters = atoi(f + 16);
+	}
+	err = kill((pid_t)tc_arg_int(call, "sibling", 0), 0) == 0 ? 0 : errno;
+	tc_result_printf(res, "%d %d %d %d %d %d", readied, (int)getpid(),
+	    (int)getppid(), own_session(), err, filters);
+	return 0;
+}
+
+static const struct tc_arg sibling_args[] = {
+	{ .name = "sibling", .type = TC_ARG_INT, .description = "a pid",
+	    .min = 0, .max = 1 << 30 },
+	{ NULL },
+};
+
+/* A ready child of |profile| other than the one a call takes next. */
+static pid_t
+other_ready(const struct tc_sandbox *sb, const struct tc_profile *profile);
+
+/* Runs |t| in the next ready child of |sb|, with another ready child's
+ * pid in its arguments (in *|sibling|); fills |v| with its six numbers.
+ * Returns the child's pid, or 0. */
+static pid_t
+run_zygote(struct tc_sandbox *sb, const struct tc_tool *t, pid_t *sibling,
+    int v[6])
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_call call;
+	struct tc_run r;
+	const cJSON *text;
+	cJSON *res, *args;
+	pid_t want;
+	int i, ran;
+
+	for (i = 0; i < 400 && tc_sandbox_ready(sb, t->profile) < 2; i++) {
+		usleep(5000);
+		tc_sandbox_refill(sb);
+	}
+	want = next_ready(sb, t->profile);
+	*sibling = other_ready(sb, t->profile);
+	args = cJSON_CreateObject();
+	cJSON_AddNumberToObject(args, "sibling", *sibling);
+	memset(&call, 0, sizeof(call));
+	call.tool = t;
+	call.args = args;
+	call.policy = sb->policy;
+	if (tc_run_start(&r, sb, &call, &d) != 0) {
+		cJSON_Delete(args);
+		return 0;
+	}
+	tc_run_wait(&r);
+	res = tc_run_take_result(&r);
+	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(res, "content"), 0), "text");
+	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text) &&
+	    sscanf(text->valuestring, "%d %d %d %d %d %d", &v[0], &v[1],
+	    &v[2], &v[3], &v[4], &v[5]) == 6;
+	if (!ran)
+		printf("#   %s\n", cJSON_IsString(text) ? text->valuestring :
+		    "(no text)");
+	cJSON_Delete(res);
+	tc_run_release(&r);
+	cJSON_Delete(args);
+	return ran && v[1] == (int)want ? want : 0;
+}
+
+static pid_t
+other_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+	pid_t next = next_ready(sb, profile);
+	size_t k;
+
+	for (k = 0; sp != NULL && k < TC_POOL_MAX; k++)
+		if (sp->pool[k].pid > 0 && sp->pool[k].pid != next)
+			return sp->pool[k].pid;
+	return 0;
+}
+
+/*
+ * A profile with a zygote: its ready children are forked from it, each a
+ * new process and the server's child, in a session of its own, under two
+ * filters (the zygote's and the one that takes its extras back), in a
+ * Landlock domain of its own whose signals do not reach a sibling; the
+ * ahead hook ran once, in the zygote, and again when its stale hook says
+ * so.  The zygote is the server's child, and gone once the sandbox is
+ * stopped.
+ */
+static void
+test_zygote(struct tc_policy *pol)
+{
+	static struct tc_profile zy;
+	static struct tc_profiles set;
+	static struct tc_tool tool = { .name = "zygote", .description = "z",
+	    .args = sibling_args, .output_schema = "{\"type\":\"object\"}",
+	    .fn = h_zygote, .profile = &zy };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	int v[6], w[6], i, fd, again = 0;
+	pid_t a, b, zygote, sibling = 0;
+
+	zy = fs_read_profile;
+	zy.name = "fs-read-zygote";
+	zy.may |= TC_MAY_SIGNAL;
+	zy.ahead = mark_ready;
+	zy.zygote = 1;
+	zy.stale = stale_if_there;
+	snprintf(stale_path, sizeof(stale_path), "/tmp/tc-zygote-%d",
+	    (int)getpid());
+	tc_profiles_add(&set, &zy);
+	if (!is_int(tc_sandbox_init(&sb, pol, &set, &d), 0,
+	    "tc_sandbox_init, a profile with a zygote")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	tc_sandbox_prefork(&sb, 2);
+	a = run_zygote(&sb, &tool, &sibling, v);
+	if (!ok(a > 0, "zygote: a call ran in the ready child it took"))
+		goto out;
+	zygote = sb.prof[0].zygote;
+	ok(zygote > 0 && zygote != a && kill(zygote, 0) == 0, "zygote: the "
+	    "server knows its zygote, alive, not the call's child");
+	is_int(v[2], (int)getpid(), "zygote: the call's child is the "
+	    "server's child");
+	is_int(v[3], v[1], "zygote: the call's child leads a session of its "
+	    "own");
+	is_int(v[0], 1, "zygote: the ahead hook ran once, before the fork");
+	is_int(v[5], 2, "zygote: the child runs under two seccomp filters");
+	ok(sibling > 0, "zygote: a ready sibling to signal (%d)",
+	    (int)sibling);
+	if (sb.landlock_abi >= 6)
+		is_int(v[4], EPERM, "zygote: its signals do not reach a ready "
+		    "sibling (a Landlock domain of its own)");
+	else
+		skip("sibling signals: this kernel's Landlock has no signal "
+		    "scope (ABI 6)");
+	b = run_zygote(&sb, &tool, &sibling, w);
+	ok(b > 0 && b != a, "zygote: a second call, a new process");
+	is_int(w[0], 1, "zygote: the ahead hook did not run again");
+	/* Stale: the zygote runs its ahead work before its next fork. */
+	if ((fd = open(stale_path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >= 0)
+		close(fd);
+	for (i = 0; i < 4 && !again; i++)
+		again = run_zygote(&sb, &tool, &sibling, w) > 0 &&
+		    w[0] >= 2;
+	ok(again, "zygote: its ahead work ran again once stale");
+	(void)unlink(stale_path);
+	tc_sandbox_stop(&sb);
+	ok(kill(zygote, 0) != 0 && errno == ESRCH, "zygote: reaped when "
+	    "the sandbox stops");
+out:
+	tc_sandbox_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1156,6 +1363,7 @@ main(void)
 	}
 	tc_sandbox_release(&sb);
 	test_ready(&pol);
+	test_zygote(&pol);
 	tc_policy_release(&pol);
 	test_landlock();
 	test_network();

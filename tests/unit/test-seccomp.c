@@ -17,6 +17,7 @@
 #include <arpa/inet.h>
 #include <linux/filter.h>
 #include <linux/openat2.h>
+#include <linux/seccomp.h>
 #include <netinet/in.h>
 #include <sched.h>
 #include <signal.h>
@@ -305,6 +306,154 @@ run(const struct tc_profile *profile, unsigned opts, const char *label,
 #endif
 	for (i = 0; i < NCHECKS; i++)
 		is_int(got[i], expect[i], "%s: %s", label, names[i]);
+}
+
+/* --- A zygote's filters --- */
+
+/* What a zygote and its children take beyond a profile, by number. */
+enum {
+	Z_CLONE_PARENT, Z_CLONE_NEWUSER, Z_CLONE_FILES, Z_CLONE_SIGCHLD,
+	Z_CLONE3, Z_SETSID, Z_PDEATHSIG, Z_SET_SECCOMP, Z_RESTRICT_SELF,
+	Z_RECVMSG, Z_DUMPABLE, Z_NCHECKS
+};
+
+static const char *const z_names[Z_NCHECKS] = {
+	"clone CLONE_PARENT alone", "clone CLONE_PARENT|CLONE_NEWUSER",
+	"clone CLONE_PARENT|CLONE_FILES", "clone CLONE_PARENT|SIGCHLD",
+	"clone3", "setsid", "prctl PR_SET_PDEATHSIG", "prctl PR_SET_SECCOMP",
+	"landlock_restrict_self", "recvmsg", "prctl PR_SET_DUMPABLE",
+};
+
+static int
+z_clone(unsigned long flags)
+{
+	long rc;
+
+#if TC_CLONE_FLAGS_ARG == 1
+	rc = syscall(SYS_clone, 0UL, flags, NULL, NULL, 0UL);
+#else
+	rc = syscall(SYS_clone, flags, 0UL, NULL, NULL, 0UL);
+#endif
+	if (rc == 0)
+		_exit(0);
+	return e(rc);
+}
+
+static void
+z_attempt(int *got)
+{
+	struct msghdr msg;
+
+	memset(&msg, 0, sizeof(msg));
+	got[Z_CLONE_PARENT] = z_clone(CLONE_PARENT);
+	got[Z_CLONE_NEWUSER] = z_clone(CLONE_PARENT | CLONE_NEWUSER);
+	got[Z_CLONE_FILES] = z_clone(CLONE_PARENT | CLONE_FILES);
+	got[Z_CLONE_SIGCHLD] = z_clone(CLONE_PARENT | SIGCHLD);
+	got[Z_CLONE3] = e(syscall(SYS_clone3, NULL, 0));
+	got[Z_SETSID] = e(setsid());
+	got[Z_PDEATHSIG] = e(prctl(PR_SET_PDEATHSIG, 0, 0, 0, 0));
+	got[Z_SET_SECCOMP] = e(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER,
+	    NULL, 0, 0));
+	got[Z_RESTRICT_SELF] = e(syscall(SYS_landlock_restrict_self, -1, 0));
+	got[Z_RECVMSG] = e(recvmsg(-1, &msg, 0));
+	got[Z_DUMPABLE] = e(prctl(PR_SET_DUMPABLE, 0, 0, 0, 0));
+}
+
+/*
+ * Loads |a|, then |b| when it is not NULL, in a child; runs the profile
+ * attempts into |got| and the zygote's into |zgot|.  Returns 1 when the
+ * child reported.
+ */
+static int
+run_stacked(const struct tc_bpf *a, const struct tc_bpf *b, int *got,
+    int *zgot)
+{
+	int p[2], all[NCHECKS + Z_NCHECKS], n;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		abort();
+	if ((pid = fork()) == 0) {
+		close(p[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_seccomp_apply(a) != 0 ||
+		    (b != NULL && tc_seccomp_apply(b) != 0))
+			_exit(1);
+		attempt(all);
+		z_attempt(all + NCHECKS);
+		_exit(write(p[1], all, sizeof(all)) == sizeof(all) ? 0 : 2);
+	}
+	close(p[1]);
+	n = (int)read(p[0], all, sizeof(all));
+	close(p[0]);
+	waitpid(pid, NULL, 0);
+	/* The clones that were let through are children of ours
+	 * (CLONE_PARENT). */
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	if (n != (int)sizeof(all))
+		return 0;
+	memcpy(got, all, NCHECKS * sizeof(int));
+	memcpy(zgot, all + NCHECKS, Z_NCHECKS * sizeof(int));
+	return 1;
+}
+
+/*
+ * A zygote's filter (TC_SECCOMP_ZYGOTE) lets it fork with CLONE_PARENT
+ * and nothing else, receive a child's pipes, and lets the child take its
+ * own steps; the filter of tc_seccomp_build_fork() on top of it takes
+ * all that back: the two together answer every attempt as the profile's
+ * own filter does.
+ */
+static void
+test_zygote(void)
+{
+	const unsigned opts = TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS;
+	int got[NCHECKS], zgot[Z_NCHECKS], pgot[NCHECKS], pzgot[Z_NCHECKS];
+	struct tc_bpf own, zygote, fork_filter;
+	struct tc_diag d = { "", 0 };
+	int want[Z_NCHECKS], i;
+
+	if (!is_int(tc_seccomp_build(&hostile_sqlite, opts, &own, &d), 0,
+	    "zygote: the profile's filter builds") ||
+	    !is_int(tc_seccomp_build(&hostile_sqlite, opts |
+	    TC_SECCOMP_ZYGOTE, &zygote, &d), 0, "zygote: its filter builds") ||
+	    !is_int(tc_seccomp_build_fork(&hostile_sqlite, &fork_filter, &d),
+	    0, "zygote: its children's filter builds"))
+		return;
+	ok(fork_filter.len < own.len / 4, "zygote: its children's filter is "
+	    "short (%u instructions, the profile's %u)", fork_filter.len,
+	    own.len);
+	if (ok(run_stacked(&zygote, NULL, got, zgot), "zygote: its filter "
+	    "alone ran")) {
+		for (i = 0; i < Z_NCHECKS; i++)
+			want[i] = EPERM;
+		want[Z_CLONE_PARENT] = 0;
+		want[Z_SETSID] = 0;
+		want[Z_PDEATHSIG] = 0;
+		want[Z_SET_SECCOMP] = EFAULT;
+		want[Z_RESTRICT_SELF] = EBADF;
+		want[Z_RECVMSG] = EBADF;
+		for (i = 0; i < Z_NCHECKS; i++)
+			is_int(zgot[i], want[i], "zygote filter: %s",
+			    z_names[i]);
+	}
+	if (ok(run_stacked(&own, NULL, pgot, pzgot), "zygote: the profile's "
+	    "filter ran") &&
+	    ok(run_stacked(&zygote, &fork_filter, got, zgot), "zygote: both "
+	    "filters ran")) {
+		for (i = 0; i < NCHECKS; i++)
+			is_int(got[i], pgot[i], "zygote child: %s as the "
+			    "profile's filter answers", names[i]);
+		for (i = 0; i < Z_NCHECKS; i++)
+			is_int(zgot[i], pzgot[i], "zygote child: %s as the "
+			    "profile's filter answers", z_names[i]);
+		is_int(pzgot[Z_CLONE_PARENT], EPERM, "the profile's filter "
+		    "refuses clone CLONE_PARENT");
+	}
+	tc_seccomp_release(&own);
+	tc_seccomp_release(&zygote);
+	tc_seccomp_release(&fork_filter);
 }
 
 /* The files the attempts make. */
@@ -855,6 +1004,7 @@ main(void)
 	test_refused();
 	test_clone_flags();
 	test_too_long();
+	test_zygote();
 	test_network();
 	test_copies();
 	test_lock_without_setpcap();
