@@ -18,6 +18,7 @@
  *			when the roots change, released
  *	hook.c		the consent hook runner (hook.h), apart
  *	spawn.c		the pool of ready children and the spawner
+ *	zygote.c	a profile's zygote, which forks its ready children
  *	child.c		a child's life: its keeper, its confinement, its call
  *	confine.c	the confinement steps, one STEP a line
  *	landlock.c	a profile's Landlock ruleset

@@ -42,7 +42,9 @@
  * spawner process, blocked reading their request pipes (spawn.c).  A call
  * hands its request to a ready child, and the pool is refilled after the
  * server has answered.  Each child still serves exactly one call and
- * exits; nothing passes from one call to the next.
+ * exits; nothing passes from one call to the next.  A profile may have
+ * its ready children forked from a confined process of its own, its
+ * zygote, which took the confinement steps once (zygote.c).
  *
  * The files behind this header are listed, top down, at the top of
  * sandbox-int.h: run.c (tc_run_*), prepare.c (tc_sandbox_init, _reroot,
