@@ -85,6 +85,10 @@ AUDIT	   = $(BUILD)/toolcell-audit
 
 BENCH	   = $(BUILD)/bench-runner
 
+# The least a process per call costs, beside a call served in process
+# (bench/fork-floor.c).
+FORKFLOOR  = $(BUILD)/bench/fork-floor
+
 UNIT_SRC   = $(wildcard tests/unit/test-*.c)
 UNIT_BINS  = $(UNIT_SRC:tests/unit/%.c=$(BUILD)/tests/%)
 
@@ -117,8 +121,8 @@ AUDIT_CLI  = $(BUILD)/tests/fuzz/audit-cli.o \
 	     $(patsubst %.c,$(BUILD)/%.o,$(filter-out audit/toolcell-audit.c,\
 	     $(wildcard audit/*.c)))
 
-all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(HOSTILE) $(SAMPLE) $(MKLOG) \
-     $(ONTTY) $(TIOCSTI) $(REPLAY)
+all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(FORKFLOOR) $(HOSTILE) \
+     $(SAMPLE) $(MKLOG) $(ONTTY) $(TIOCSTI) $(REPLAY)
 
 $(BUILD)/config.mk: mk/deps.sh $(wildcard $(SERVERS:%=servers/%/deps.mk))
 	@mkdir -p $(BUILD)
@@ -277,6 +281,9 @@ $(BUILD)/bench/common/%.o: common/%.c $(BUILD)/config.mk
 $(BENCH): $(BENCH_OBJ) $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+$(FORKFLOOR): $(BUILD)/bench/fork-floor.o
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS_sqlite)
+
 bench: all $(SDK_STAMP)
 	$(BENCH) $(BENCH_N)
 	node bench/mcp-roundtrip.mjs $(BUILD)
@@ -284,6 +291,7 @@ bench: all $(SDK_STAMP)
 	node bench/shell-vs-anchors.mjs $(BUILD)
 	@sh mk/deps.sh bench
 	node bench/sqlite-vs-anchors.mjs $(BUILD)
+	$(FORKFLOOR)
 
 # The official MCP client for the end-to-end tests and the demo, pinned by
 # tests/e2e/sdk/package-lock.json.
