@@ -110,6 +110,15 @@ struct zygote {
 
 #define ZYGOTE_TRIES	3
 
+/*
+ * How long the spawner waits for a zygote's answer, in ms.  A fork takes
+ * well under one; a zygote that runs its ahead work again first (its
+ * stale hook) takes what that work may take (toolcell-sqlite's: a busy
+ * database's short waits).  One that does not answer in time is stuck
+ * (an open that blocks, say): it is killed, and the child made here.
+ */
+#define ZYGOTE_WAIT_MS	5000
+
 static struct zygote zygotes[TC_PROFILES_MAX];
 
 /*
@@ -171,6 +180,7 @@ zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
 		char		buf[CMSG_SPACE(2 * sizeof(int))];
 	} u;
 	struct zygote *z = &zygotes[i];
+	struct pollfd pfd;
 	char byte = 'c';
 	struct iovec iov = { &byte, 1 };
 	struct msghdr msg;
@@ -203,9 +213,18 @@ zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
 		zygote_lost(i);
 		return 0;
 	}
+	pfd.fd = z->sock;
+	pfd.events = POLLIN;
 	do
-		n = recv(z->sock, &answer, sizeof(answer), 0);
+		n = poll(&pfd, 1, ZYGOTE_WAIT_MS);
 	while (n < 0 && errno == EINTR);
+	if (n == 1)
+		do
+			n = recv(z->sock, &answer, sizeof(answer),
+			    MSG_DONTWAIT);
+		while (n < 0 && errno == EINTR);
+	else
+		n = -1;
 	if (n != sizeof(answer) || answer <= 0) {
 		/* No child: whatever it was, the next request gets a new
 		 * zygote, and this one a child cloned here. */
