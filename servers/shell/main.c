@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -721,8 +722,8 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 	    l.deadline_ms / 1000);
 }
 
-/* Whether the server will serve (not --check): only then is anything
- * made at start. */
+/* Whether the server will serve (not --check or --print-config): only
+ * then is anything made at start. */
 static int serving;
 
 /*
@@ -734,7 +735,7 @@ static void
 shell_configure(struct tc_policy *pol, const struct tc_cmdline *cl,
     tc_policy_report_fn *report, void *ctx)
 {
-	serving = !cl->check;
+	serving = !cl->check && cl->host == NULL;
 	(void)shell_policy_verify(pol, report, ctx);
 }
 
@@ -767,6 +768,17 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 			if (shell_tools[k].fn == shell_run_command)
 				shell_tools[k].flags &= ~TC_TOOL_DESTRUCTIVE;
 	return 0;
+}
+
+/*
+ * For --print-config, whose entry names only the policy: the directories
+ * and the programs, in the lines --check shows them.
+ */
+static void
+shell_served(const struct tc_policy *pol, FILE *f)
+{
+	tc_policy_print_roots(pol, f);
+	shell_policy_print_programs(pol, f);
 }
 
 /*
@@ -862,6 +874,7 @@ main(int argc, char *argv[])
 		.ready = shell_ready,
 		.instructions = shell_instructions,
 		.warn = shell_warn,
+		.served = shell_served,
 	};
 
 	return tc_server_main(&shell, argc, argv);
