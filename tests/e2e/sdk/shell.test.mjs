@@ -681,7 +681,7 @@ describe('start_command on a terminal (tty)', () => {
 	before(async () => {
 		tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-tty-'));
 		await fsp.chmod(tmp, 0o755);
-		const extra = ['program test', 'program stty', 'program sh'];
+		const extra = ['program test', 'program stty', 'program sh', 'program tput'];
 		if (existsSync(TIOCSTI)) {
 			helper = path.join(tmp, 'tiocsti');
 			await fsp.copyFile(TIOCSTI, helper);
@@ -780,6 +780,61 @@ describe('start_command on a terminal (tty)', () => {
 		const p = await ended(r.structuredContent.job);
 		assert.equal(p.result.structuredContent.exit_code, 1);
 		assert.equal(p.result.structuredContent.tty, undefined);
+	});
+
+	test('a terminal gets TERM=xterm-256color, whose terminfo entry its programs read', async () => {
+		const env = await ended(await startTty(['env']));
+		const vars = env.output.split('\r\n');
+		assert.ok(vars.includes('TERM=xterm-256color'), env.output);
+		// The window's size is the terminal's own (TIOCGWINSZ), which a
+		// program may change: no COLUMNS or LINES to contradict it.
+		assert.ok(!vars.some((v) => /^(COLUMNS|LINES)=/.test(v)), env.output);
+		const cols = await ended(await startTty(['tput', 'cols']));
+		assert.equal(cols.output, '80\r\n', JSON.stringify(cols.result));
+		assert.equal(cols.result.structuredContent.exit_code, 0);
+		const clear = await ended(await startTty(['tput', 'clear']));
+		assert.equal(clear.result.structuredContent.exit_code, 0, clear.output);
+		assert.match(clear.output, /^\x1b\[H\x1b\[2J/, 'not xterm\'s clear');
+		// The local entries, where ncurses looks before the system's
+		// (Alpine keeps all of them there).
+		if (existsSync('/etc/terminfo')) {
+			const ls = await ended(await startTty(['ls', '/etc/terminfo']));
+			assert.equal(ls.result.structuredContent.exit_code, 0, ls.output);
+		}
+		// Without a terminal, none.
+		const r = await call(srv, 'start_command', { argv: ['env'] });
+		const p = await ended(r.structuredContent.job);
+		assert.doesNotMatch(p.output, /^TERM=/m);
+		assert.doesNotMatch(textOf(await run(srv, ['env'])), /^TERM=/m);
+	});
+
+	test("the policy's TERM wins, and a call's where the policy lets it set one", async () => {
+		for (const [line, want, set] of [
+			['env-set TERM=vt100', 'TERM=vt100', {}],
+			['env TERM', 'TERM=dumb', { env: { TERM: 'dumb' } }],
+			['env TERM', 'TERM=xterm-256color', {}],
+		]) {
+			const own = await start(await policy(['program env', 'program tput', line]));
+			try {
+				const ask = async (argv) => {
+					const r = await call(own, 'start_command', { argv, tty: true, ...set });
+					assert.notEqual(r.isError, true, textOf(r));
+					for (let i = 0; i < 100; i++) {
+						const o = (await call(own, 'read_output', { job: r.structuredContent.job,
+						    offset: 0, wait_ms: 5000 })).structuredContent;
+						if (o.state !== 'running')
+							return o.output;
+					}
+					return assert.fail(`${argv} never ended`);
+				};
+				const env = await ask(['env']);
+				assert.ok(env.split('\r\n').includes(want), `${line}: ${env}`);
+				if (want !== 'TERM=dumb')
+					assert.equal(await ask(['tput', 'cols']), '80\r\n', line);
+			} finally {
+				await own.close();
+			}
+		}
 	});
 
 	test('an interactive program answers what write_input types; stderr comes through the terminal', async () => {
