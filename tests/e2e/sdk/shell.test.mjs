@@ -9,8 +9,10 @@
 // refuses find's -exec taken away, "find -exec /bin/sh" still cannot start
 // a shell, and the dynamic loader cannot be made to run a program the
 // policy does not list.  start_command's tty: a terminal of the job's own
-// (its window, its input typed, ^C, its exact bytes), stopped with its
-// whole tree, where TIOCSTI is refused and no other terminal opens.
+// (its window, its TERM and terminfo, the policy's TERM winning, its
+// input typed, ^C, its exact bytes), stopped with its whole tree, where
+// TIOCSTI is refused and no other terminal opens; and, where no terminal
+// can be opened, a job that asks for one refused in words.
 // The argument-injection table is shell-attacks.test.mjs's.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody; the tree it writes in
@@ -834,6 +836,48 @@ describe('start_command on a terminal (tty)', () => {
 			} finally {
 				await own.close();
 			}
+		}
+	});
+
+	test('with no pseudo-terminal to open, a job that asks for one is refused in words; others run', async (t) => {
+		// A machine whose /dev/pts is no devpts (a bare container or
+		// chroot): the server runs in a mount namespace of its own, where
+		// a tmpfs hides /dev/pts, so that the child's open of /dev/ptmx
+		// fails (ENODEV; ENOENT where /dev/ptmx links into /dev/pts).
+		// Nothing of the machine changes; only root may do it.
+		if (process.getuid() !== 0)
+			return t.skip('needs root: a mount namespace of its own');
+		const unshare = ['unshare', '--mount', '--propagation', 'private'];
+		if (spawnSync(unshare[0], [...unshare.slice(1), 'true']).status !== 0)
+			return t.skip('unshare --mount is not available here');
+		const own = await start(await policy(['program env']), {
+			wrap: [...unshare, 'sh', '-c', 'mount -t tmpfs -o size=4k,mode=755 tmpfs /dev/pts && exec "$@"',
+			    'sh'],
+		});
+		/* Starts |argv| with |extra|; returns the job's last read. */
+		const job = async (argv, extra = {}) => {
+			const r = await call(own, 'start_command', { argv, ...extra });
+			assert.notEqual(r.isError, true, textOf(r));
+			let o;
+			for (let i = 0; i < 100 && (o === undefined || o.state === 'running'); i++)
+				o = (await call(own, 'read_output', { job: r.structuredContent.job, offset: 0,
+				    wait_ms: 5000 })).structuredContent;
+			assert.notEqual(o.state, 'running', JSON.stringify(o));
+			return o;
+		};
+		try {
+			// The job ends at once, its result the refusal.
+			const o = await job(['env'], { tty: true });
+			assert.equal(o.output, '');
+			assert.equal(o.result.isError, true, JSON.stringify(o));
+			assert.match(textOf(o.result), /^no pseudo-terminal could be opened for this job: (No such device|No such file or directory)$/);
+			// The server serves on: a job on pipes, and a command.
+			const p = await job(['env']);
+			assert.equal(p.state, 'exited', JSON.stringify(p));
+			assert.match(p.output, /^PATH=/m);
+			assert.match(textOf(await run(own, ['env'])), /^PATH=/m);
+		} finally {
+			await own.close();
 		}
 	});
 
