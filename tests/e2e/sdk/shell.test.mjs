@@ -784,6 +784,26 @@ describe('start_command on a terminal (tty)', () => {
 		assert.equal(p.result.structuredContent.tty, undefined);
 	});
 
+	/*
+	 * Waits for job |job| of server |server| to end, reading from the
+	 * end (which waits for more or for the end); returns a read of it
+	 * from the start, with its result.
+	 */
+	async function endOf(server, job) {
+		let o;
+		let next = 0;
+		for (let i = 0; i < 100 && (o === undefined || o.state === 'running'); i++) {
+			const r = await call(server, 'read_output', { job, offset: next, wait_ms: 5000 },
+			    { timeout: 40_000 });
+			assert.notEqual(r.isError, true, textOf(r));
+			o = r.structuredContent;
+			next = o.next_offset;
+		}
+		assert.notEqual(o.state, 'running', `job ${job} never ended`);
+		return (await call(server, 'read_output', { job, offset: 0, max_bytes: 1 << 18 }))
+		    .structuredContent;
+	}
+
 	test('a terminal gets TERM=xterm-256color, whose terminfo entry its programs read', async () => {
 		const env = await ended(await startTty(['env']));
 		const vars = env.output.split('\r\n');
@@ -821,13 +841,7 @@ describe('start_command on a terminal (tty)', () => {
 				const ask = async (argv) => {
 					const r = await call(own, 'start_command', { argv, tty: true, ...set });
 					assert.notEqual(r.isError, true, textOf(r));
-					for (let i = 0; i < 100; i++) {
-						const o = (await call(own, 'read_output', { job: r.structuredContent.job,
-						    offset: 0, wait_ms: 5000 })).structuredContent;
-						if (o.state !== 'running')
-							return o.output;
-					}
-					return assert.fail(`${argv} never ended`);
+					return (await endOf(own, r.structuredContent.job)).output;
 				};
 				const env = await ask(['env']);
 				assert.ok(env.split('\r\n').includes(want), `${line}: ${env}`);
@@ -858,12 +872,7 @@ describe('start_command on a terminal (tty)', () => {
 		const job = async (argv, extra = {}) => {
 			const r = await call(own, 'start_command', { argv, ...extra });
 			assert.notEqual(r.isError, true, textOf(r));
-			let o;
-			for (let i = 0; i < 100 && (o === undefined || o.state === 'running'); i++)
-				o = (await call(own, 'read_output', { job: r.structuredContent.job, offset: 0,
-				    wait_ms: 5000 })).structuredContent;
-			assert.notEqual(o.state, 'running', JSON.stringify(o));
-			return o;
+			return endOf(own, r.structuredContent.job);
 		};
 		try {
 			// The job ends at once, its result the refusal.
