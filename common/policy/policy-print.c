@@ -460,21 +460,13 @@ print_section(const struct tc_policy *p, FILE *f)
 	}
 }
 
-int
-tc_policy_print(const struct tc_policy *p, FILE *f)
+void
+tc_policy_print_roots(const struct tc_policy *p, FILE *f)
 {
-	const struct tc_limits *l = &p->limits;
 	const struct tc_root *r;
-	unsigned long long v = 0;
-	char val[32], at[32], at2[32];
+	char at[32];
 	size_t i;
 
-	fprintf(f, "policy: %s\n", p->file != NULL ? p->file :
-	    "none (command line only)");
-	for (i = 0; i < p->nskipped; i++)
-		fprintf(f, "%s[%s] (line %d)%s", i == 0 ? "  skipped, for "
-		    "other servers: " : ", ", p->skipped[i].name,
-		    p->skipped[i].line, i + 1 == p->nskipped ? "\n" : "");
 	fprintf(f, "directories:\n");
 	if (p->nroots == 0)
 		fprintf(f, "  none (no 'allow' line)\n");
@@ -486,6 +478,23 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		    sizeof(at)), r->line > 0 && r->cmdline ?
 		    " and the command line" : "");
 	}
+}
+
+int
+tc_policy_print(const struct tc_policy *p, FILE *f)
+{
+	const struct tc_limits *l = &p->limits;
+	unsigned long long v = 0;
+	char val[32], at[32], at2[32];
+	size_t i;
+
+	fprintf(f, "policy: %s\n", p->file != NULL ? p->file :
+	    "none (command line only)");
+	for (i = 0; i < p->nskipped; i++)
+		fprintf(f, "%s[%s] (line %d)%s", i == 0 ? "  skipped, for "
+		    "other servers: " : ", ", p->skipped[i].name,
+		    p->skipped[i].line, i + 1 == p->nskipped ? "\n" : "");
+	tc_policy_print_roots(p, f);
 	fprintf(f, "limits per call:\n");
 	for (i = 0; i < TC_NITEMS(limit_rows); i++) {
 		v = limit_value(l, limit_rows[i].set);

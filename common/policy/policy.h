@@ -458,6 +458,10 @@ int	tc_policy_load(struct tc_policy *p, const char *file,
  */
 int	tc_policy_print(const struct tc_policy *p, FILE *f);
 
+/* Writes the "directories:" part of tc_policy_print() alone: each root's
+ * access, canonical path and origin. */
+void	tc_policy_print_roots(const struct tc_policy *p, FILE *f);
+
 /*
  * Reports through |report| each thing in the finished policy |p| that can
  * have no effect, as "file:line: message": a 'consent TOOL' rule or a

@@ -568,6 +568,47 @@ tc_pids_leave(const struct tc_pids *p)
 		(void)rmdir(dir);
 }
 
+/* Removes the cgroup of keeper |keeper|.  Returns 1 if it is gone (or
+ * was), 0 if it stays (busy, or any other failure, to be tried again). */
+static int
+remove_call(const struct tc_pids *p, pid_t keeper)
+{
+	char dir[PATH_MAX + 32];
+
+	if (call_dir(p, keeper, dir, sizeof(dir)) != 0)
+		return 1;	/* no such name: nothing to remove */
+	return rmdir(dir) == 0 || errno == ENOENT;
+}
+
+void
+tc_pids_reaped(struct tc_pids *p, pid_t keeper)
+{
+	size_t i;
+
+	if (p->dir[0] == '\0' || keeper <= 0 || remove_call(p, keeper))
+		return;
+	for (i = 0; i < p->nleft; i++)
+		if (p->left[i] == keeper)
+			return;
+	if (p->nleft < TC_PIDS_LEFT_MAX)
+		p->left[p->nleft++] = keeper;
+}
+
+void
+tc_pids_retry(struct tc_pids *p, pid_t keeper)
+{
+	size_t i = 0;
+
+	while (i < p->nleft) {
+		/* A live keeper's now, or removed: forgotten. */
+		if (p->dir[0] == '\0' || p->left[i] == keeper ||
+		    remove_call(p, p->left[i]))
+			p->left[i] = p->left[--p->nleft];
+		else
+			i++;
+	}
+}
+
 const char *
 tc_pids_str(const struct tc_pids *p, char *buf, size_t len)
 {

@@ -33,7 +33,10 @@
  * run only the sandbox's own code, which forks nothing more).  The
  * keeper is in the cgroup too, so pids.max is the limit plus one.  A
  * keeper that cannot enter, or a server that cannot write pids.max,
- * fails the call: it does not run without its limit.
+ * fails the call: it does not run without its limit.  A keeper the
+ * server had to kill (past its grace) never leaves: the server removes
+ * its cgroup once the keeper is reaped and the call's processes are gone
+ * (tc_pids_reaped(), tc_pids_retry()), not only at its end.
  */
 #ifndef TC_PIDS_H
 #define TC_PIDS_H
@@ -50,12 +53,18 @@ enum tc_pids_kind {
 	TC_PIDS_V2,		/* the unified hierarchy, pids enabled */
 };
 
+/* Calls' cgroups whose removal the server retries (tc_pids_reaped()). */
+#define TC_PIDS_LEFT_MAX	16
+
 struct tc_pids {
 	enum tc_pids_kind kind;
 	char		 home[PATH_MAX];  /* the server's own cgroup there */
 	char		 dir[PATH_MAX];	  /* home/toolcell-PID; "" if none */
 	unsigned long	 max;		  /* pids.max at the server's limit */
 	pid_t		 owner;		  /* the server that made dir */
+	pid_t		 left[TC_PIDS_LEFT_MAX];  /* keepers reaped whose
+					     cgroups were still busy */
+	size_t		 nleft;
 };
 
 /*
@@ -129,6 +138,28 @@ int	tc_pids_limit(const struct tc_pids *p, pid_t keeper,
  * own cgroup and removes the call's.  Nothing for a |p| with no directory.
  */
 void	tc_pids_leave(const struct tc_pids *p);
+
+/*
+ * In the server, once it has reaped keeper |keeper|, which it killed
+ * (SIGKILL, its grace over) before the keeper could leave its call's
+ * cgroup: removes that cgroup, or, while the call's last processes are
+ * still dying in it (EBUSY: the keeper's child dies of its parent's death
+ * after the keeper can be reaped), keeps |keeper| for tc_pids_retry().
+ * Once TC_PIDS_LEFT_MAX are kept, the cgroup waits for tc_pids_close().
+ * Nothing for a |p| with no directory.
+ */
+void	tc_pids_reaped(struct tc_pids *p, pid_t keeper);
+
+/*
+ * In the server, as it hands a call to the ready child whose keeper is
+ * |keeper| (before tc_pids_limit()) and as it reaps one: first forgets
+ * |keeper| if tc_pids_reaped() kept that pid (it is a live keeper's now,
+ * whose cgroup the server may just have made, limit and all, before the
+ * keeper entered it: never to be removed from under it; 0: none), then
+ * tries again to remove the cgroup of each pid kept, and forgets those
+ * removed or gone.  Nothing to do when none is kept.
+ */
+void	tc_pids_retry(struct tc_pids *p, pid_t keeper);
 
 /*
  * Writes how |p| limits a call's processes, "pids cgroup v1 at HOME" or

@@ -162,7 +162,10 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 		r->deadline_why[0] = '\0';
 	r->state = TC_RUN_RUNNING;
 	/* The child was made before its tool was known: its cgroup's
-	 * pids.max becomes this tool's limit before it has the call. */
+	 * pids.max becomes this tool's limit before it has the call.  A
+	 * cgroup left to remove under its keeper's pid is its own now. */
+	if (r->keeper)
+		tc_pids_retry(&sb->pids, st.pid);
 	if (r->keeper && tc_pids_limit(&sb->pids, st.pid, lim.nproc) != 0) {
 		err = errno;
 		close(st.req);
@@ -450,6 +453,13 @@ reap(struct tc_run *r)
 	if (w == 0)
 		return;			/* not yet: poll again */
 	tc_fd_close(&r->pidfd);
+	/* A keeper killed past its grace left its call's cgroup behind;
+	 * and those of earlier ones may be empty by now. */
+	if (r->keeper && r->sb != NULL) {
+		if (r->keeper_killed)
+			tc_pids_reaped(&r->sb->pids, r->pid);
+		tc_pids_retry(&r->sb->pids, 0);
+	}
 	/* Whatever it wrote before exiting is in the pipe now. */
 	read_child(r);
 	tc_fd_close(&r->fd);

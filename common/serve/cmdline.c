@@ -468,13 +468,41 @@ struct given {
 };
 
 /*
+ * For a server whose entry names only its policy (tc_server.served): loads
+ * |pol| and checks it as a start does, so that no entry is printed for a
+ * policy the server would refuse: one with errors exits 1 here, once they
+ * are printed; one with nothing to serve returns TC_EXIT_USAGE, once that
+ * is said.  Returns -1 to go on.  The checks that need the sandbox
+ * probed (the kernel's layers, the process limit) and the warnings that
+ * follow from them are --check's.
+ */
+static int
+load_served(const struct tc_server *def, const struct tc_cmdline *cl,
+    struct tc_policy *pol)
+{
+	struct tc_diag d = { "", 0 };
+	int nerrors;
+
+	tc_policy_init(pol);
+	if ((nerrors = tc_srv_load_policy(def, pol, cl)) > 0)
+		tc_fatal("%d error%s: no entry printed", nerrors,
+		    nerrors == 1 ? "" : "s");
+	if (def->ready != NULL && def->ready(def, pol, &d) != 0) {
+		tc_log(TC_LOG_ERROR, "%s", d.msg);
+		return TC_EXIT_USAGE;
+	}
+	return -1;
+}
+
+/*
  * --print-config HOST: writes the entry that starts this server from HOST
  * with the options given here that change what is served (the common
  * ones, then the server's own marked TC_OPTION_CARRY, in the order given)
  * and the operands as the server's carry hook makes them, the policy made
  * absolute and the binary found through /proc/self/exe, so that the host,
- * which starts servers from an unknown directory, finds them.  Returns
- * the exit status.
+ * which starts servers from an unknown directory, finds them.  A server
+ * with a served hook has its policy checked first, and what it serves
+ * shown under the entry, on stderr.  Returns the exit status.
  */
 static int
 print_config(const struct tc_server *def, const struct tc_cmdline *cl,
@@ -482,6 +510,7 @@ print_config(const struct tc_server *def, const struct tc_cmdline *cl,
 {
 	struct tc_hostconfig hc;
 	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
 	struct passwd *pw;
 	struct utsname u;
 	const char **args;
@@ -501,6 +530,14 @@ print_config(const struct tc_server *def, const struct tc_cmdline *cl,
 	    NULL)
 		tc_fatal("--print-config: cannot find policy '%s': %s",
 		    cl->policy, strerror(errno));
+	if (def->served != NULL) {
+		if ((rc = load_served(def, cl, &pol)) >= 0) {
+			tc_policy_release(&pol);
+			free(policy);
+			return rc;
+		}
+		rc = 0;
+	}
 	if (def->operands != NULL && def->operands->carry != NULL &&
 	    (ops = def->operands->carry(cl, &d)) == NULL)
 		tc_fatal("--print-config: %s", d.msg);
@@ -568,7 +605,13 @@ print_config(const struct tc_server *def, const struct tc_cmdline *cl,
 	if (tc_hostconfig_print(stdout, cl->host, &hc, &d) != 0) {
 		tc_log(TC_LOG_ERROR, "--print-config: %s", d.msg);
 		rc = 1;
+	} else if (def->served != NULL && cl->level >= TC_LOG_INFO) {
+		tc_log(TC_LOG_INFO, "the entry serves what %s names:",
+		    policy != NULL ? policy : "the command line");
+		def->served(&pol, stderr);
 	}
+	if (def->served != NULL)
+		tc_policy_release(&pol);
 	tc_strv_free(ops);
 	tc_strv_free(made);
 	free(policy);

@@ -15,6 +15,8 @@
 #ifndef TC_SERVER_H
 #define TC_SERVER_H
 
+#include <stdio.h>
+
 #include <cjson/cJSON.h>
 
 #include "base/buf.h"
@@ -189,7 +191,10 @@ struct tc_server {
 	 * Says whether the loaded policy gives the server something to
 	 * serve, before anything else is checked.  Returns 0, or TC_EINVAL
 	 * with |d| saying what is missing and how to give it: the server
-	 * exits 2, as for a usage error.  NULL: any policy will do.
+	 * exits 2, as for a usage error.  It runs for --check too, and for
+	 * --print-config when |served| is set: what it makes only for
+	 * serving waits for a start (tc_cmdline's check and host unset,
+	 * as the configure hook sees).  NULL: any policy will do.
 	 */
 	int	(*ready)(const struct tc_server *srv,
 		    const struct tc_policy *pol, struct tc_diag *d);
@@ -221,6 +226,17 @@ struct tc_server {
 	 */
 	void	(*warn)(const struct tc_policy *pol, tc_policy_report_fn *report,
 		    void *ctx);
+	/*
+	 * For a server whose host entry names only its policy file (what
+	 * it serves is written there, not on its command line): writes to
+	 * |f| what the loaded policy |pol| gives it to serve, as --check
+	 * shows it (toolcell-sqlite: its databases).  With it,
+	 * --print-config loads and checks the policy as a start does and
+	 * prints no entry for one the server would refuse; the entry goes
+	 * to standard output, this under it to standard error.  NULL: the
+	 * policy's path is passed on unread.
+	 */
+	void	(*served)(const struct tc_policy *pol, FILE *f);
 	const struct tc_resources *resources;	/* NULL: no resources */
 };
 

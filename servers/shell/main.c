@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +37,11 @@
  * served): one that does not exist. */
 #define HOME_NONE	"/nonexistent"
 #define SHELL_LANG	"C.UTF-8"
+/* A job's terminal: what most terminals say they are, an entry every
+ * terminfo database has (ncurses-base), beneath the system directories
+ * a call reads.  Its size is the terminal's own, 80x24 (TIOCGWINSZ): no
+ * COLUMNS or LINES, which would override a size the program sets. */
+#define SHELL_TERM	"xterm-256color"
 
 /* --- The tools --- */
 
@@ -91,7 +97,8 @@ static const struct tc_arg start_args[] = {
 	      "output, stdout and stderr together, comes as stdout, with the "
 	      "terminal's ways: line ends as \\r\\n, and what write_input "
 	      "sends echoed unless the program turns echo off. write_input "
-	      "types into it; closing the input sends end-of-file (^D)." },
+	      "types into it; closing the input sends end-of-file (^D). "
+	      "TERM is xterm-256color unless the policy sets another." },
 	{ NULL }
 };
 
@@ -340,15 +347,16 @@ env_set(struct env *e, const char *name, size_t len, const char *value)
 /*
  * Builds the program's environment: nothing of the server's, but a fixed
  * PATH, HOME (the policy's, else the call's |scratch| directory, which is
- * its TMPDIR too), LANG, RES_OPTIONS=use-vc where "network connect"
- * grants port 53 (UDP, which Landlock cannot limit to ports, is refused:
- * the C library's resolver then asks over TCP), then the policy's fixed
- * variables, then those the call sets (only names the policy lets it).
+ * its TMPDIR too), LANG, TERM on a terminal (|tty|), RES_OPTIONS=use-vc
+ * where "network connect" grants port 53 (UDP, which Landlock cannot
+ * limit to ports, is refused: the C library's resolver then asks over
+ * TCP), then the policy's fixed variables, then those the call sets (only
+ * names the policy lets it): each of these replaces one before it.
  * Returns 0; TC_EDENIED with |res| the refusal; TC_ENOMEM.
  */
 static int
 make_env(const struct tc_call *call, const struct shell_policy *sp,
-    const char *scratch, struct env *e, struct tc_result *res)
+    const char *scratch, int tty, struct env *e, struct tc_result *res)
 {
 	struct tc_diag d TC_UNINIT;
 	struct tc_arg_iter it;
@@ -360,7 +368,7 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 	while (sp->env_fixed != NULL && sp->env_fixed[nfixed] != NULL)
 		nfixed++;
 	e->n = 0;
-	e->cap = 5 + nfixed + tc_arg_count(call, "env") + 1;
+	e->cap = 6 + nfixed + tc_arg_count(call, "env") + 1;
 	if ((e->v = calloc(e->cap, sizeof(*e->v))) == NULL)
 		return TC_ENOMEM;
 	if ((rc = env_set(e, "PATH", 4, SHELL_PATH)) != 0 ||
@@ -368,6 +376,7 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 	    scratch != NULL ? scratch : HOME_NONE)) != 0 ||
 	    (scratch != NULL && (rc = env_set(e, "TMPDIR", 6, scratch)) != 0) ||
 	    (rc = env_set(e, "LANG", 4, SHELL_LANG)) != 0 ||
+	    (tty && (rc = env_set(e, "TERM", 4, SHELL_TERM)) != 0) ||
 	    (port_granted(call->policy, 53) &&
 	    (rc = env_set(e, "RES_OPTIONS", 11, "use-vc")) != 0))
 		return rc;
@@ -530,7 +539,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 		    "directory: %s", strerror(errno));
 		goto out;
 	}
-	if ((rc = make_env(call, sp, scratch, &env, res)) != 0) {
+	if ((rc = make_env(call, sp, scratch, tty, &env, res)) != 0) {
 		if (rc == TC_EDENIED)
 			rc = 0;		/* |res| says why */
 		goto out;
@@ -721,8 +730,8 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 	    l.deadline_ms / 1000);
 }
 
-/* Whether the server will serve (not --check): only then is anything
- * made at start. */
+/* Whether the server will serve (not --check or --print-config): only
+ * then is anything made at start. */
 static int serving;
 
 /*
@@ -734,7 +743,7 @@ static void
 shell_configure(struct tc_policy *pol, const struct tc_cmdline *cl,
     tc_policy_report_fn *report, void *ctx)
 {
-	serving = !cl->check;
+	serving = !cl->check && cl->host == NULL;
 	(void)shell_policy_verify(pol, report, ctx);
 }
 
@@ -767,6 +776,17 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 			if (shell_tools[k].fn == shell_run_command)
 				shell_tools[k].flags &= ~TC_TOOL_DESTRUCTIVE;
 	return 0;
+}
+
+/*
+ * For --print-config, whose entry names only the policy: the directories
+ * and the programs, in the lines --check shows them.
+ */
+static void
+shell_served(const struct tc_policy *pol, FILE *f)
+{
+	tc_policy_print_roots(pol, f);
+	shell_policy_print_programs(pol, f);
 }
 
 /*
@@ -862,6 +882,7 @@ main(int argc, char *argv[])
 		.ready = shell_ready,
 		.instructions = shell_instructions,
 		.warn = shell_warn,
+		.served = shell_served,
 	};
 
 	return tc_server_main(&shell, argc, argv);

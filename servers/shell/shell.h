@@ -108,6 +108,10 @@ extern const struct tc_policy_section shell_policy_section;
  * none). */
 const struct shell_policy *shell_policy(const struct tc_policy *pol);
 
+/* Writes the "programs:" part of --check's [shell] report to |f|: each
+ * program's path, what else it executes and its argument rules. */
+void	shell_policy_print_programs(const struct tc_policy *pol, FILE *f);
+
 /* Returns the program |name| names, or NULL: a policy name, a resolved
  * path, or another absolute path to the same file (device and inode,
  * symbolic links followed) whose last name is that of the resolved path

@@ -1390,11 +1390,10 @@ print_nproc(const struct tc_policy *pol, FILE *f)
 		    "made here\n");
 }
 
-static void
-shell_policy_print(const struct tc_policy *pol, const void *slot, FILE *f)
+void
+shell_policy_print_programs(const struct tc_policy *pol, FILE *f)
 {
-	const struct shell_policy *sp = slot;
-	char at[32], val[32];
+	const struct shell_policy *sp = shell_policy(pol);
 	size_t i;
 
 	fprintf(f, "programs:%s\n", sp->nprograms == 0 ? " none" : "");
@@ -1410,6 +1409,15 @@ shell_policy_print(const struct tc_policy *pol, const void *slot, FILE *f)
 		    "a call can read, so the list above holds only as far as "
 		    "what may be read and what starts programs of its own "
 		    "choosing do\n");
+}
+
+static void
+shell_policy_print(const struct tc_policy *pol, const void *slot, FILE *f)
+{
+	const struct shell_policy *sp = slot;
+	char at[32], val[32];
+
+	shell_policy_print_programs(pol, f);
 	fprintf(f, "program environment:\n");
 	fprintf(f, "  PATH  %s  (fixed)\n", SHELL_PATH);
 	if (sp->home != NULL)

@@ -255,6 +255,10 @@ static const struct tc_landlock_path shell_system[] = {
 	{ "/etc/locale.alias",	TC_LL_FS_READ_FILE },
 	{ "/etc/magic",		TC_LL_FS_READ_FILE },
 	{ "/etc/magic.mime",	TC_LL_FS_READ_FILE },
+	/* The local terminfo entries, which ncurses reads before those of
+	 * /usr/share and /lib (all of them, on Alpine): a job's terminal
+	 * names one (TERM). */
+	{ "/etc/terminfo",	TC_LL_READ },
 	{ "/dev/null",		TC_LL_FS_READ_FILE | TC_LL_FS_WRITE_FILE },
 	{ "/dev/zero",		TC_LL_FS_READ_FILE },
 	{ "/dev/random",	TC_LL_FS_READ_FILE },

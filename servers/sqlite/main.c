@@ -451,6 +451,16 @@ sqlite_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	}
 }
 
+/*
+ * For --print-config, whose entry names only the policy: its databases,
+ * in the lines --check shows them.
+ */
+static void
+sqlite_served(const struct tc_policy *pol, FILE *f)
+{
+	sqlite_policy_section.print(pol, sqlite_policy(pol), f);
+}
+
 /* --- Resources: sqlite://NAME/schema --- */
 
 #define URI_PREFIX	"sqlite://"
@@ -534,6 +544,7 @@ main(int argc, char *argv[])
 		.instructions = sqlite_instructions,
 		.offered = sqlite_offered,
 		.warn = sqlite_warn,
+		.served = sqlite_served,
 		.resources = &sqlite_resources,
 	};
 

@@ -4,7 +4,9 @@
  * process may write one (root, or a delegated cgroup), a call's cgroup
  * made, entered, filled to the pids.max the server sets and removed as a
  * keeper does; the server's directory named so that servers of other PID
- * namespaces, or given a dead one's pid, neither share nor sweep it.
+ * namespaces, or given a dead one's pid, neither share nor sweep it; the
+ * cgroup of a keeper the server killed removed once it is reaped and the
+ * call's last process is gone.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -13,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -312,6 +315,142 @@ test_live(void)
 }
 
 /*
+ * A keeper of |p| stuck before it could leave: a forked process that
+ * enters its cgroup, with |busy| forks a process of the call that stays
+ * in it (and outlives the keeper: no parent-death signal), says so, and
+ * waits to be killed.  Returns the keeper's pid (-1 on failure), with
+ * that process's in *|gpid| (0 if none).
+ */
+static pid_t
+stuck_keeper(const struct tc_pids *p, int busy, pid_t *gpid)
+{
+	pid_t pid, g = 0;
+	int fds[2];
+
+	*gpid = 0;
+	if (pipe(fds) != 0)
+		return -1;
+	if ((pid = fork()) == 0) {
+		close(fds[0]);
+		if (tc_pids_enter(p) != 0)
+			_exit(1);
+		if (busy && (g = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		if (g < 0 || write(fds[1], &g, sizeof(g)) != sizeof(g))
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	if (pid < 0 || read(fds[0], &g, sizeof(g)) != sizeof(g)) {
+		if (pid > 0) {
+			kill(pid, SIGKILL);
+			waitpid(pid, NULL, 0);
+		}
+		close(fds[0]);
+		return -1;
+	}
+	close(fds[0]);
+	*gpid = g;
+	return pid;
+}
+
+/* Kills |pid|, a child of ours, and reaps it. */
+static void
+kill_reap(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
+		;
+}
+
+/* Returns 1 if directory |dir| exists. */
+static int
+exists(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0;
+}
+
+static void
+test_reaped(void)
+{
+	struct tc_diag d = { "", 0 };
+	char call[PATH_MAX + 32], dir[PATH_MAX];
+	struct tc_pids p;
+	pid_t kpid, gpid;
+
+	if (!tc_pids_probe(&p)) {
+		skip("no pids cgroup this process may write here (not root, "
+		    "and none delegated)");
+		return;
+	}
+	if (!is_int(tc_pids_open(&p, 8, &d), 0, "opened: %s", d.msg))
+		return;
+	snprintf(dir, sizeof(dir), "%s", p.dir);
+	/* The processes of a call outlive its keeper here: they come back
+	 * to us, to be reaped. */
+	ok(prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0) == 0, "a subreaper");
+
+	/* Killed with nothing else of its call left: removed when reaped. */
+	if ((kpid = stuck_keeper(&p, 0, &gpid)) < 0) {
+		ok(0, "a stuck keeper");
+		goto out;
+	}
+	snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)kpid);
+	ok(exists(call), "a stuck keeper in its call's cgroup");
+	kill_reap(kpid);
+	ok(exists(call), "killed and reaped, it did not remove it");
+	tc_pids_reaped(&p, kpid);
+	ok(!exists(call), "the server removes it as it reaps the keeper");
+	is_int((int)p.nleft, 0, "nothing kept for later");
+
+	/* A process of the call still in it: removed on a later retry once
+	 * that one is gone. */
+	if ((kpid = stuck_keeper(&p, 1, &gpid)) < 0 || gpid <= 0) {
+		ok(0, "a stuck keeper with a process of its call");
+		goto out;
+	}
+	snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)kpid);
+	kill_reap(kpid);
+	tc_pids_reaped(&p, kpid);
+	ok(exists(call), "busy when the keeper is reaped: it stays");
+	is_int((int)p.nleft, 1, "its keeper's pid kept for a retry");
+	tc_pids_retry(&p, 0);
+	ok(exists(call), "still busy: it stays");
+	kill_reap(gpid);
+	tc_pids_retry(&p, 0);
+	ok(!exists(call), "the call's last process gone: removed on the "
+	    "next retry, not at the server's end");
+	is_int((int)p.nleft, 0, "and forgotten");
+
+	/* A kept pid that a new keeper has now is forgotten, its cgroup
+	 * left alone: the server may have set its limit before it
+	 * entered. */
+	if ((kpid = stuck_keeper(&p, 1, &gpid)) < 0 || gpid <= 0) {
+		ok(0, "a third stuck keeper");
+		goto out;
+	}
+	snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)kpid);
+	kill_reap(kpid);
+	tc_pids_reaped(&p, kpid);
+	kill_reap(gpid);
+	tc_pids_retry(&p, kpid);
+	ok(exists(call), "a retry for a call to keeper %ld leaves its cgroup "
+	    "alone", (long)kpid);
+	is_int((int)p.nleft, 0, "and forgets the pid");
+	tc_pids_retry(&p, 0);
+	ok(exists(call), "for good");
+out:
+	(void)prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
+	tc_pids_close(&p);
+	ok(!exists(dir), "closed: the server's directory is gone");
+}
+
+/*
  * A server in a PID namespace of its own, with pid |want| there: in a
  * process forked here, a new PID namespace whose first process asks for
  * |want| (ns_last_pid) and forks the server, which opens its directory,
@@ -461,6 +600,7 @@ main(void)
 {
 	test_find();
 	test_live();
+	test_reaped();
 	test_namespaces();
 	return done_testing();
 }

@@ -24,6 +24,7 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "policy/policy.h"
+#include "sandbox/pids.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/stream.h"
 #include "tap.h"
@@ -874,6 +875,72 @@ test_keeper(struct tc_sandbox *sb)
 	sb->ns_flags = ns;
 }
 
+/*
+ * A keeper that has not ended when its grace is over (stopped here, as
+ * one stuck without /proc to find its tree would be) is killed by the
+ * runner, which removes its call's pids cgroup once it has reaped it and
+ * the call's child, dying of its parent's death, is gone: at once, or on
+ * the next retry (the next call or reaping), not at the server's end.
+ */
+static void
+test_stuck_keeper(struct tc_sandbox *sb, struct tc_policy *pol)
+{
+	struct tc_call call = { .tool = tool("sleep"), .policy = pol };
+	char dir[PATH_MAX + 32], path[64];
+	struct stat st;
+	struct tc_run r;
+	long child = 0;
+	int64_t t0;
+	FILE *f;
+	int i;
+
+	if (sb->pids.dir[0] == '\0') {
+		skip("no pids cgroup this process may write here (not root, "
+		    "and none delegated)");
+		return;
+	}
+	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "stuck keeper: "
+	    "start"))
+		return;
+	snprintf(dir, sizeof(dir), "%s/%ld", sb->pids.dir, (long)r.pid);
+	ok(stat(dir, &st) == 0, "stuck keeper: its call's cgroup, %s", dir);
+	/* The call's child, which comes to us, the subreaper, once its
+	 * keeper is dead. */
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+	    (long)r.pid, (long)r.pid);
+	for (i = 0; i < 500 && child <= 0; i++) {
+		if ((f = fopen(path, "re")) != NULL) {
+			if (fscanf(f, "%ld", &child) != 1)
+				child = 0;
+			fclose(f);
+		}
+		if (child <= 0)
+			usleep(10000);
+	}
+	ok(child > 0, "stuck keeper: its child, %ld", child);
+	kill(r.pid, SIGSTOP);
+	t0 = tc_now_ms();
+	tc_run_kill(&r, TC_OUT_CANCELLED);
+	alarm(10);
+	tc_run_wait(&r);
+	alarm(0);
+	ok(r.keeper_killed && tc_now_ms() - t0 >= TC_KEEPER_GRACE_MS,
+	    "stuck keeper: killed when its grace was over");
+	/* The kernel ends the call's child and its PID namespace as it
+	 * pleases: retried as a later call would, for up to 5 s. */
+	for (i = 0; i < 500 && stat(dir, &st) == 0; i++) {
+		usleep(10000);
+		tc_pids_retry(&sb->pids, 0);
+	}
+	ok(stat(dir, &st) != 0 && errno == ENOENT, "stuck keeper: its "
+	    "call's cgroup removed once it was reaped");
+	is_int((int)sb->pids.nleft, 0, "stuck keeper: nothing left to "
+	    "retry");
+	if (child > 0)
+		expect_killed((pid_t)child, "stuck keeper: its child");
+	tc_run_release(&r);
+}
+
 static void
 test_confinement(struct tc_sandbox *sb)
 {
@@ -1305,6 +1372,7 @@ main(void)
 	test_cancel(&sb, &pol);
 	test_leftovers(&sb, &pol);
 	test_keeper(&sb);
+	test_stuck_keeper(&sb, &pol);
 	test_confinement(&sb);
 	test_standby(&sb);
 	test_pool(&sb);

@@ -149,16 +149,34 @@ describe('deny patterns that let abbreviations through', () => {
 });
 
 describe('--print-config', () => {
-	test('cursor: the entry README shows, with absolute paths', async () => {
+	test('cursor: the entry README shows, with absolute paths; what it serves on stderr', async () => {
 		const p = await scratch.policy([`allow read ${tree.root}`, '[shell]', 'program cat']);
 		const cmd = await serverCommand([], SHELL);
 		const bin = await fsp.realpath(cmd.command === 'setpriv' ? cmd.args.at(-1) : cmd.command);
 		const r = await runServer(['--print-config', 'cursor', '--policy', p], SHELL);
 		assert.equal(r.status, 0, r.stderr);
-		assert.equal(r.stderr, '');
 		assert.deepEqual(JSON.parse(r.stdout), {
 			mcpServers: { 'toolcell-shell': { command: bin, args: ['--policy', p] } },
 		});
+		// The directories and programs, in the lines --check shows.
+		const cat = found('cat');
+		assert.match(r.stderr, new RegExp(`^toolcell-shell: the entry serves what ${p} names:\n`));
+		assert.match(r.stderr, new RegExp(`^directories:\n  read-only   ${tree.root}  \\(line 1\\)$`, 'm'));
+		assert.match(r.stderr, new RegExp(`^programs:\n  cat  ${cat}  \\(line 3\\)$`, 'm'));
+	});
+
+	test('no entry for a policy the server would refuse', async () => {
+		const bad = await runServer(['--print-config', 'cursor', '--policy',
+		    await scratch.policy(['[shell]', 'program no-such-program-here'])], SHELL);
+		assert.equal(bad.status, 1, bad.stderr);
+		assert.equal(bad.stdout, '');
+		assert.match(bad.stderr, /no-such-program-here/);
+		assert.match(bad.stderr, /1 error: no entry printed/);
+		const none = await runServer(['--print-config', 'cursor', '--policy',
+		    await scratch.policy(['[shell]'])], SHELL);
+		assert.equal(none.status, 2, none.stderr);
+		assert.equal(none.stdout, '');
+		assert.match(none.stderr, /no programs to run/);
 	});
 
 	test('a relative policy is made absolute', async () => {

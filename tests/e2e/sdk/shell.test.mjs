@@ -9,8 +9,10 @@
 // refuses find's -exec taken away, "find -exec /bin/sh" still cannot start
 // a shell, and the dynamic loader cannot be made to run a program the
 // policy does not list.  start_command's tty: a terminal of the job's own
-// (its window, its input typed, ^C, its exact bytes), stopped with its
-// whole tree, where TIOCSTI is refused and no other terminal opens.
+// (its window, its TERM and terminfo, the policy's TERM winning, its
+// input typed, ^C, its exact bytes), stopped with its whole tree, where
+// TIOCSTI is refused and no other terminal opens; and, where no terminal
+// can be opened, a job that asks for one refused in words.
 // The argument-injection table is shell-attacks.test.mjs's.
 //
 // With TOOLCELL_AS=nobody the server runs as nobody; the tree it writes in
@@ -681,7 +683,7 @@ describe('start_command on a terminal (tty)', () => {
 	before(async () => {
 		tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-tty-'));
 		await fsp.chmod(tmp, 0o755);
-		const extra = ['program test', 'program stty', 'program sh'];
+		const extra = ['program test', 'program stty', 'program sh', 'program tput'];
 		if (existsSync(TIOCSTI)) {
 			helper = path.join(tmp, 'tiocsti');
 			await fsp.copyFile(TIOCSTI, helper);
@@ -780,6 +782,112 @@ describe('start_command on a terminal (tty)', () => {
 		const p = await ended(r.structuredContent.job);
 		assert.equal(p.result.structuredContent.exit_code, 1);
 		assert.equal(p.result.structuredContent.tty, undefined);
+	});
+
+	/*
+	 * Waits for job |job| of server |server| to end, reading from the
+	 * end (which waits for more or for the end); returns a read of it
+	 * from the start, with its result.
+	 */
+	async function endOf(server, job) {
+		let o;
+		let next = 0;
+		for (let i = 0; i < 100 && (o === undefined || o.state === 'running'); i++) {
+			const r = await call(server, 'read_output', { job, offset: next, wait_ms: 5000 },
+			    { timeout: 40_000 });
+			assert.notEqual(r.isError, true, textOf(r));
+			o = r.structuredContent;
+			next = o.next_offset;
+		}
+		assert.notEqual(o.state, 'running', `job ${job} never ended`);
+		return (await call(server, 'read_output', { job, offset: 0, max_bytes: 1 << 18 }))
+		    .structuredContent;
+	}
+
+	test('a terminal gets TERM=xterm-256color, whose terminfo entry its programs read', async () => {
+		const env = await ended(await startTty(['env']));
+		const vars = env.output.split('\r\n');
+		assert.ok(vars.includes('TERM=xterm-256color'), env.output);
+		// The window's size is the terminal's own (TIOCGWINSZ), which a
+		// program may change: no COLUMNS or LINES to contradict it.
+		assert.ok(!vars.some((v) => /^(COLUMNS|LINES)=/.test(v)), env.output);
+		const cols = await ended(await startTty(['tput', 'cols']));
+		assert.equal(cols.output, '80\r\n', JSON.stringify(cols.result));
+		assert.equal(cols.result.structuredContent.exit_code, 0);
+		const clear = await ended(await startTty(['tput', 'clear']));
+		assert.equal(clear.result.structuredContent.exit_code, 0, clear.output);
+		assert.match(clear.output, /^\x1b\[H\x1b\[2J/, 'not xterm\'s clear');
+		// The local entries, where ncurses looks before the system's
+		// (Alpine keeps all of them there).
+		if (existsSync('/etc/terminfo')) {
+			const ls = await ended(await startTty(['ls', '/etc/terminfo']));
+			assert.equal(ls.result.structuredContent.exit_code, 0, ls.output);
+		}
+		// Without a terminal, none.
+		const r = await call(srv, 'start_command', { argv: ['env'] });
+		const p = await ended(r.structuredContent.job);
+		assert.doesNotMatch(p.output, /^TERM=/m);
+		assert.doesNotMatch(textOf(await run(srv, ['env'])), /^TERM=/m);
+	});
+
+	test("the policy's TERM wins, and a call's where the policy lets it set one", async () => {
+		for (const [line, want, set] of [
+			['env-set TERM=vt100', 'TERM=vt100', {}],
+			['env TERM', 'TERM=dumb', { env: { TERM: 'dumb' } }],
+			['env TERM', 'TERM=xterm-256color', {}],
+		]) {
+			const own = await start(await policy(['program env', 'program tput', line]));
+			try {
+				const ask = async (argv) => {
+					const r = await call(own, 'start_command', { argv, tty: true, ...set });
+					assert.notEqual(r.isError, true, textOf(r));
+					return (await endOf(own, r.structuredContent.job)).output;
+				};
+				const env = await ask(['env']);
+				assert.ok(env.split('\r\n').includes(want), `${line}: ${env}`);
+				if (want !== 'TERM=dumb')
+					assert.equal(await ask(['tput', 'cols']), '80\r\n', line);
+			} finally {
+				await own.close();
+			}
+		}
+	});
+
+	test('with no pseudo-terminal to open, a job that asks for one is refused in words; others run', async (t) => {
+		// A machine whose /dev/pts is no devpts (a bare container or
+		// chroot): the server runs in a mount namespace of its own, where
+		// a tmpfs hides /dev/pts, so that the child's open of /dev/ptmx
+		// fails (ENODEV; ENOENT where /dev/ptmx links into /dev/pts).
+		// Nothing of the machine changes; only root may do it.
+		if (process.getuid() !== 0)
+			return t.skip('needs root: a mount namespace of its own');
+		const unshare = ['unshare', '--mount', '--propagation', 'private'];
+		if (spawnSync(unshare[0], [...unshare.slice(1), 'true']).status !== 0)
+			return t.skip('unshare --mount is not available here');
+		const own = await start(await policy(['program env']), {
+			wrap: [...unshare, 'sh', '-c', 'mount -t tmpfs -o size=4k,mode=755 tmpfs /dev/pts && exec "$@"',
+			    'sh'],
+		});
+		/* Starts |argv| with |extra|; returns the job's last read. */
+		const job = async (argv, extra = {}) => {
+			const r = await call(own, 'start_command', { argv, ...extra });
+			assert.notEqual(r.isError, true, textOf(r));
+			return endOf(own, r.structuredContent.job);
+		};
+		try {
+			// The job ends at once, its result the refusal.
+			const o = await job(['env'], { tty: true });
+			assert.equal(o.output, '');
+			assert.equal(o.result.isError, true, JSON.stringify(o));
+			assert.match(textOf(o.result), /^no pseudo-terminal could be opened for this job: (No such device|No such file or directory)$/);
+			// The server serves on: a job on pipes, and a command.
+			const p = await job(['env']);
+			assert.equal(p.state, 'exited', JSON.stringify(p));
+			assert.match(p.output, /^PATH=/m);
+			assert.match(textOf(await run(own, ['env'])), /^PATH=/m);
+		} finally {
+			await own.close();
+		}
 	});
 
 	test('an interactive program answers what write_input types; stderr comes through the terminal', async () => {

@@ -125,6 +125,36 @@ describe('the server', () => {
 		assert.match(r.stdout, new RegExp(`main  ${file}  read-write  rows 50  bytes 64K  time 2s`));
 	});
 
+	test('--print-config: the entry on stdout, the databases it serves on stderr', async () => {
+		const file = await newDb();
+		const other = await newDb('other.db');
+		const p = await policy([`database main ${file} read-write rows 50 bytes 64K time 2s`,
+		    `database other ${other}`]);
+		const r = await runServer(['--print-config', 'cursor', '--policy', p], SQLITE);
+		assert.equal(r.status, 0, r.stderr);
+		assert.deepEqual(JSON.parse(r.stdout).mcpServers['toolcell-sqlite'].args, ['--policy', p]);
+		// The lines --check shows, under one that names the policy.
+		assert.match(r.stderr, new RegExp(`^toolcell-sqlite: the entry serves what ${p} names:\n`));
+		assert.match(r.stderr, new RegExp(`^  main  ${file}  read-write  rows 50  bytes 64K  time 2s  \\(line 2\\)$`, 'm'));
+		assert.match(r.stderr, new RegExp(`^  other  ${other}  read-only  rows 1000  bytes 1M  time 10s  \\(line 3\\)$`, 'm'));
+	});
+
+	test('--print-config prints no entry for a policy the server would refuse', async () => {
+		const file = await newDb();
+		const bad = await runServer(['--print-config', 'cursor', '--policy',
+		    await policy([`database main ${path.dirname(file)}/missing.db`])], SQLITE);
+		assert.equal(bad.status, 1, bad.stderr);
+		assert.equal(bad.stdout, '');
+		assert.match(bad.stderr, /missing\.db: no such file/);
+		assert.match(bad.stderr, /1 error: no entry printed/);
+		for (const args of [['--policy', await policy([])], []]) {
+			const none = await runServer(['--print-config', 'cursor', ...args], SQLITE);
+			assert.equal(none.status, 2, none.stderr);
+			assert.equal(none.stdout, '');
+			assert.match(none.stderr, /no databases to serve/);
+		}
+	});
+
 	test('a database line is checked at start: a name, an existing regular file, no symbolic link', async () => {
 		const file = await newDb();
 		const link = path.join(path.dirname(file), 'link.db');
