@@ -1078,6 +1078,109 @@ describe('network off', () => {
 		assert.equal(accepted, 0, 'the listener accepted a connection');
 		assert.equal(datagrams, 0, 'a datagram arrived');
 	});
+
+	/*
+	 * A root server's calls share one empty network namespace
+	 * (sandbox-int.h: tc_netns_share()).  A job tries to leave something
+	 * there for the calls after it (a TCP listener on 127.0.0.1, an
+	 * abstract Unix socket, a socket of a pair bound to an abstract
+	 * name) and holds on; another call beside it tries to reach them.
+	 * Every attempt fails at the system call (seccomp: no socket() and no
+	 * bind(), listen() or connect() without a network), and from outside
+	 * the namespace holds nothing but a loopback that is down.
+	 */
+	test('calls that share the empty network namespace can leave nothing there for each other', async (t) => {
+		if (cannotRun(t, ['python3']))
+			return;
+		const tag = sleepTag();
+		const name = `tc-shared-${randomUUID()}`;
+		const port = 20000 + (randomBytes(2).readUInt16BE(0) % 20000);
+		const attempt = (what, code) => [
+			'try:',
+			...code.map((l) => `    ${l}`),
+			`    print("${what} OPEN-" + str(6 * 7), flush=True)`,
+			'except OSError as e:',
+			`    print("${what}", e.errno, e, flush=True)`,
+		];
+		const listener = [
+			'import socket, sys, time',
+			...attempt('tcp-listen', [
+				's = socket.socket(socket.AF_INET, socket.SOCK_STREAM)',
+				`s.bind(("127.0.0.1", ${port}))`, 's.listen(1)']),
+			...attempt('unix-listen', [
+				'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
+				`u.bind("\\0${name}")`, 'u.listen(1)']),
+			...attempt('pair-bind', [
+				'a, b = socket.socketpair()', `a.bind("\\0${name}-pair")`, 'a.listen(1)']),
+			'print("READY", flush=True)',
+			'time.sleep(float(sys.argv[1]))',
+		].join('\n');
+		const dialer = [
+			'import socket',
+			...attempt('tcp-connect', [`socket.create_connection(("127.0.0.1", ${port}), 5)`]),
+			...attempt('unix-connect', [
+				'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)', `u.connect("\\0${name}")`]),
+			...attempt('pair-connect', [
+				'a, b = socket.socketpair()', `a.connect("\\0${name}-pair")`]),
+		].join('\n');
+		const s = await call(S, 'start_command', { argv: ['python3', '-I', '-c', listener, tag], cwd: W });
+		assert.notEqual(s.isError, true, textOf(s));
+		const job = s.structuredContent.job;
+		try {
+			let out = '';
+			let offset = 0;
+			await until(async () => {
+				const r = await call(S, 'read_output', { job, offset, wait_ms: 1000 });
+				out += r.structuredContent.output;
+				offset = r.structuredContent.next_offset;
+				return out.includes('READY') || r.structuredContent.state !== 'running';
+			}, 20_000, 'the listening job to say READY');
+			assert.match(out, /READY/, out);
+			assert.doesNotMatch(out, /OPEN-42/, `the job left something open: ${out}`);
+			for (const what of ['tcp-listen', 'unix-listen', 'pair-bind'])
+				assert.match(out, new RegExp(`^${what} 1 `, 'm'), `${what} was not refused with EPERM: ${out}`);
+
+			const r = await run(S, ['python3', '-I', '-c', dialer], { cwd: W });
+			const o = res(r);
+			assert.doesNotMatch(o.stdout, /OPEN-42/, `a call reached the job: ${said(r)}`);
+			for (const what of ['tcp-connect', 'unix-connect', 'pair-connect'])
+				assert.match(o.stdout, new RegExp(`^${what} 1 `, 'm'), `${what} was not refused with EPERM: ${said(r)}`);
+
+			if (serverUid() !== 0)
+				return t.diagnostic('the server is not root: each call has a network namespace of its own');
+			// From outside: the job's program is in a network namespace
+			// that is not the server's, the one a second job is in too
+			// (the shared one), and it holds a loopback that is down and
+			// no socket with a name.
+			const [pid] = processesWithArg(tag);
+			assert.ok(pid, 'the job\'s program was not found');
+			const ns = (p) => execFileSync('readlink', [`/proc/${p}/ns/net`], { encoding: 'utf8' }).trim();
+			assert.notEqual(ns(pid), ns(S.pid), 'the job is in the server\'s network namespace');
+			const tag2 = sleepTag();
+			const s2 = await call(S, 'start_command', { argv: ['python3', '-I', '-c',
+			    'import sys, time; print("UP", flush=True); time.sleep(float(sys.argv[1]))', tag2], cwd: W });
+			const job2 = s2.structuredContent.job;
+			try {
+				const [pid2] = await waitCount(() => processesWithArg(tag2), 1, 10_000);
+				assert.ok(pid2, 'the second job\'s program was not found');
+				assert.equal(ns(pid2), ns(pid), 'two jobs of a root server are in network namespaces of their own');
+			} finally {
+				await call(S, 'stop_command', { job: job2 });
+			}
+			if (which('nsenter') === null || which('ip') === null)
+				return t.diagnostic('no nsenter or ip here: the namespace\'s links are not looked at');
+			const links = execFileSync('nsenter', [`--net=/proc/${pid}/ns/net`, 'ip', '-o', 'link'],
+			    { encoding: 'utf8' }).trim().split('\n');
+			assert.equal(links.length, 1, `more than a loopback: ${links.join('\n')}`);
+			assert.match(links[0], /^1: lo: <LOOPBACK>/, `the loopback is up: ${links[0]}`);
+			const unix = readFileSync(`/proc/${pid}/net/unix`, 'utf8');
+			assert.doesNotMatch(unix, /@/, `an abstract socket is there: ${unix}`);
+			const tcp4 = readFileSync(`/proc/${pid}/net/tcp`, 'utf8').trim().split('\n');
+			assert.equal(tcp4.length, 1, `a TCP socket is there: ${tcp4.join('\n')}`);
+		} finally {
+			await call(S, 'stop_command', { job });
+		}
+	});
 });
 
 // ---------------------------------------------------------------- fork bomb
