@@ -1183,6 +1183,76 @@ describe('network off', () => {
 	});
 });
 
+// ---------------------------------------------------------------- scratch directories
+
+/*
+ * Each call's scratch directory (its HOME) is made beneath the server's
+ * scratch base; once its program has ended the call empties it and moves
+ * it into "spent", where the server's sweeper removes it (shell_scratch.c).
+ * Processes a call left behind may still write in it until the call ends,
+ * so what arrives in spent may not be empty: no later call may list spent
+ * (or find what is there), nor put a directory of its own in its place,
+ * into which later calls' directories would go.
+ */
+describe('scratch directories', () => {
+	const need = ['bash', 'ls', 'mv', 'mkdir'];
+	let S;
+
+	before(async () => {
+		if (!existsSync(SHELL) || need.some((p) => which(p) === null))
+			return;
+		S = await startShell(await shellPolicy(need.map((p) => `program ${p}`)));
+	});
+
+	after(async () => {
+		await S?.close().catch(() => {});
+	});
+
+	/* The HOME of a call of |srv|. */
+	async function home(srv) {
+		const r = await run(srv, ['bash', '-c', 'echo "$HOME"']);
+		return res(r).stdout.trim();
+	}
+
+	/* Where a scratch directory |dir| could be once spent: "spent" beside
+	 * it, or beside its parent. */
+	const spentPlaces = (dir) => [path.dirname(dir), path.dirname(path.dirname(dir))]
+	    .map((p) => path.join(p, 'spent', path.basename(dir)));
+
+	test('no call can list spent, nor read there what an earlier call\'s processes left in its home', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const tag = randomUUID();
+		// Processes that leave the program's group (job control) and write
+		// in its home until the call ends, after the home was emptied.
+		for (let i = 0; i < 3; i++)
+			await run(S, ['bash', '-c', 'set -m; (cd "$HOME" && i=0 && while :; do '
+			    + `echo "left-${tag}" > "f$((i++ % 50))"; done) </dev/null >/dev/null 2>&1 & exit 0`]);
+		const r = await run(S, ['bash', '-c', 'for d in "$HOME/.." "$HOME/../.."; do '
+		    + 'ls -a "$d/spent" && echo "LISTED $d"; for f in "$d"/spent/*/f*; do read -r l < "$f" && echo "$l"; done; '
+		    + 'done 2>/dev/null; true']);
+		const o = res(r);
+		assert.doesNotMatch(o.stdout, new RegExp(`left-${tag}`), `a later call read what an earlier one left: ${said(r)}`);
+		assert.doesNotMatch(o.stdout, /LISTED/, `a call listed spent: ${said(r)}`);
+	});
+
+	test('no call can put a directory of its own in the place of spent; later calls\' homes are still removed', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const tag = randomUUID();
+		const r = await run(S, ['bash', '-c', 'cd "$HOME/.." && for s in spent ../spent; do '
+		    + `mv "$s" "$s-${tag}" && mkdir "$s" && echo "REPLACED $s"; done; true`]);
+		assert.doesNotMatch(res(r).stdout, /REPLACED/, `a call replaced spent: ${said(r)}`);
+		// The homes of the calls after it are removed from wherever they
+		// were moved: by the sweeper, waited for, not timed.
+		const homes = [await home(S), await home(S), await home(S)];
+		const left = () => homes.flatMap((h) => [h, ...spentPlaces(h),
+		    ...spentPlaces(h).map((p) => path.join(`${path.dirname(p)}-${tag}`, path.basename(p)))])
+		    .filter((p) => existsSync(p));
+		assert.deepEqual(await waitEmpty(left, 10_000), [], 'later calls\' homes were not removed');
+	});
+});
+
 // ---------------------------------------------------------------- fork bomb
 
 /*
