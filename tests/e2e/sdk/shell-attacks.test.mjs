@@ -1251,6 +1251,43 @@ describe('scratch directories', () => {
 		    .filter((p) => existsSync(p));
 		assert.deepEqual(await waitEmpty(left, 10_000), [], 'later calls\' homes were not removed');
 	});
+
+	test('the base goes with the server, with what calls left in spent', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const P = await startShell(await shellPolicy(need.map((p) => `program ${p}`)));
+		let base;
+		try {
+			await run(P, ['bash', '-c', 'set -m; (cd "$HOME" && while :; do echo x > f; done) '
+			    + '</dev/null >/dev/null 2>&1 & exit 0']);
+			base = path.dirname(path.dirname(await home(P)));
+			assert.ok(existsSync(path.join(base, 'spent')), `no spent in ${base}`);
+			// The sweeper: the server's child that holds spent and an
+			// inotify instance, as the calls' user, with no capability
+			// and no new privileges.
+			const kids = readFileSync(`/proc/${P.pid}/task/${P.pid}/children`, 'utf8').trim().split(/\s+/);
+			const link = (k, fd) => {
+				try {
+					return execFileSync('readlink', [`/proc/${k}/fd/${fd}`], { encoding: 'utf8' }).trim();
+				} catch {
+					return null;
+				}
+			};
+			const sweepers = kids.filter((k) => link(k, 3) === path.join(base, 'spent')
+			    && link(k, 4) === 'anon_inode:inotify');
+			assert.equal(sweepers.length, 1, `the sweeper among ${kids.join(' ')}`);
+			const status = readFileSync(`/proc/${sweepers[0]}/status`, 'utf8');
+			const field = (f) => new RegExp(`^${f}:\\s*(.*)$`, 'm').exec(status)?.[1];
+			assert.equal(field('Uid').split(/\s+/)[0], String(serverUid()), status);
+			assert.equal(field('CapEff'), '0000000000000000', status);
+			assert.equal(field('CapPrm'), '0000000000000000', status);
+			assert.equal(field('NoNewPrivs'), '1', status);
+		} finally {
+			await P.close();
+		}
+		assert.deepEqual(await waitEmpty(() => (existsSync(base) ? [base] : []), 10_000), [],
+		    'the base outlived the server');
+	});
 });
 
 // ---------------------------------------------------------------- fork bomb
