@@ -233,15 +233,18 @@ extern const struct tc_profile shell_job_profile;
  * The directory beneath which each call makes its scratch directory (its
  * HOME and TMPDIR when the policy names no home), or NULL before
  * shell_scratch_init() or without it.  The profile lets calls write
- * beneath it; its mode (0300) lets them list nothing in it.
+ * beneath it; its mode (0111) lets them change nothing in it, and that of
+ * the two directories in it (0300: the calls' directories, and those
+ * spent) lets them list nothing there.
  */
 extern const char *shell_scratch_base;
 
 /*
  * In the server, at start (not for --check): makes shell_scratch_base in
- * $TMPDIR or /tmp, owned by |pol|'s run-as user if it has one, to be
- * removed with all it holds when the server exits.  Returns 0, or
- * TC_ESYS or TC_ENOMEM with |d| saying why.
+ * $TMPDIR or /tmp, and the two directories in it, owned by |pol|'s run-as
+ * user if it has one, to be removed with all it holds when the server
+ * exits; forks the sweeper of spent directories.  Returns 0, or TC_ESYS
+ * or TC_ENOMEM with |d| saying why.
  */
 int	shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d);
 

@@ -5,39 +5,46 @@
  * A call's child can write only beneath the writable roots (Landlock), and
  * programs want a home and a temporary directory (git reads ~/.gitconfig,
  * a compiler writes its temporary files in $TMPDIR): so at start the
- * server makes one directory in the system's temporary directory, which
- * the profile lets every call write beneath, and each call makes its own
- * directory in it, named by 128 random bits, and empties it when its
- * program has ended.  The base is mode 0300 (its owner, the calls' user,
- * may make and enter entries but not list them), and the calls run without
- * capabilities, so that no call can find another's directory.  What a
- * killed call leaves is removed with the base when the server exits.
+ * server makes one directory in the system's temporary directory (the
+ * base), which the profile lets every call write beneath, with two in it:
+ * CALLS, where each call makes its own directory, named by 128 random
+ * bits, and SPENT, where it moves it once emptied.  CALLS and SPENT are
+ * mode 0300 (their owner, the calls' user, may make and enter entries but
+ * not list them), and the calls run without capabilities, so that no call
+ * can find another's directory, in use or spent.  The base itself is mode
+ * 0111: a call may pass through it and nothing more, so that no call can
+ * move CALLS or SPENT away and put a directory of its own, which it could
+ * list, in their place.  What a killed call leaves is removed with the
+ * base when the server exits.
  *
  * Removing a directory costs a journalled file system such as ext4 far
  * more than making one (milliseconds against microseconds on a busy
  * machine: its block is freed, and the removal waits on the journal),
  * and a call's child would pay it before sending its result.  So a call
- * empties its directory and moves it, by rename, into the base's "spent"
- * directory (SPENT), and the sweeper, a small process the server forks
- * at start, removes what arrives there, off every call's path.  The
- * sweeper runs as the calls' user, removes only empty directories in
- * SPENT (rmdir, which follows no link and fails on anything else), and
- * dies with the server.  Where the move fails (a kernel whose Landlock
- * cannot rename across directories), the call removes its directory
- * itself, as before.
+ * empties its directory and moves it, by rename, into SPENT, and the
+ * sweeper, a small process the server forks at start, removes what
+ * arrives there, off every call's path.  The sweeper learns the names
+ * from inotify (it cannot list SPENT either), runs as the calls' user
+ * without capabilities or new privileges, removes only empty directories
+ * directly in SPENT (rmdir, which follows no link and fails on anything
+ * else), and dies with the server.  A directory that is not empty when it
+ * arrives (processes the call left behind wrote in it until the call
+ * ended) stays, unlisted, until the server exits.  Without inotify, or
+ * where the move fails (a kernel whose Landlock cannot rename across
+ * directories), the call removes its directory itself.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/capability.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -47,12 +54,13 @@
 #include "shell.h"
 
 #define TREE_DEPTH	64
+#define CALLS		"calls"
 #define SPENT		"spent"
-#define SWEEP_MS	1000	/* without inotify: how often it looks */
 
 const char *shell_scratch_base;
 
 static char	*base;		/* shell_scratch_base, owned */
+static char	*calls;		/* base/CALLS */
 static pid_t	 base_owner;	/* the server, which removes it */
 static int	 spent_ok;	/* SPENT and its sweeper are there */
 static char	*ready_dir;	/* a ready child's: shell_scratch_ready() */
@@ -115,44 +123,44 @@ remove_base(void)
 {
 	if (base == NULL || getpid() != base_owner)
 		return;
-	/* The server may not be root: let it list what it removes. */
+	/* The server may not be root: let it list what it removes (the
+	 * removal gives CALLS and SPENT back their bits). */
 	if (chmod(base, S_IRWXU) != 0 || shell_tree_remove(base) != 0)
 		return;		/* at exit: nobody to tell */
 }
 
-/* Removes every empty directory in the directory |spent|. */
+/* Removes each directory whose arrival in SPENT (held at |spent|) the
+ * |n| bytes of inotify events in |buf| tell. */
 static void
-sweep(int spent)
+sweep(int spent, const char *buf, size_t n)
 {
-	struct dirent *e;
-	DIR *d;
-	int fd;
+	const struct inotify_event *e;
+	size_t at;
 
-	if ((fd = dup(spent)) < 0)
-		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
+	for (at = 0; at + sizeof(*e) <= n; at += sizeof(*e) + e->len) {
+		e = (const struct inotify_event *)(const void *)(buf + at);
+		if (at + sizeof(*e) + e->len > n)
+			break;
+		if ((e->mask & IN_MOVED_TO) && e->len > 0 &&
+		    memchr(e->name, '\0', e->len) != NULL)
+			(void)unlinkat(spent, e->name, AT_REMOVEDIR);
 	}
-	rewinddir(d);
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
-	closedir(d);
 }
 
 /*
- * The sweeper's life: the calls' user, no new privileges, nothing of the
- * server's open but SPENT; it sweeps SPENT whenever something is moved
- * there (inotify), or every SWEEP_MS without inotify, until the server
- * dies.
+ * The sweeper's life: the calls' user, no capability, no new privileges,
+ * nothing of the server's open but SPENT and the inotify watch on it; it
+ * removes each directory moved into SPENT as inotify names it, until the
+ * server dies.
  */
 static void __attribute__((__noreturn__))
-sweeper_main(const struct tc_policy *pol, pid_t server, int spent)
+sweeper_main(const struct tc_policy *pol, pid_t server, int spent, int ino)
 {
-	char path[PATH_MAX], buf[4096];
-	struct pollfd pfd = { -1, POLLIN, 0 };
-	int null, hi, ino = -1;
+	char buf[8192] __attribute__((aligned(__alignof__(
+	    struct inotify_event))));
+	int null, hi, hino;
+	cap_t none;
+	ssize_t n;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
 		_exit(1);
@@ -160,61 +168,82 @@ sweeper_main(const struct tc_policy *pol, pid_t server, int spent)
 	    dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
 	    dup2(null, STDERR_FILENO) < 0)
 		_exit(1);
-	snprintf(path, sizeof(path), "%s/%s", base, SPENT);
-	if ((pfd.fd = inotify_init1(IN_CLOEXEC)) >= 0 &&
-	    inotify_add_watch(pfd.fd, path, IN_MOVED_TO | IN_ONLYDIR |
-	    IN_DONT_FOLLOW) < 0) {
-		close(pfd.fd);
-		pfd.fd = -1;
-	}
 	/* SPENT at 3, inotify's fd at 4, nothing else open. */
 	if ((hi = fcntl(spent, F_DUPFD_CLOEXEC, 100)) < 0 ||
-	    (pfd.fd >= 0 && (ino = fcntl(pfd.fd, F_DUPFD_CLOEXEC, 100)) < 0) ||
-	    dup3(hi, 3, O_CLOEXEC) < 0 ||
-	    (ino >= 0 && dup3(ino, 4, O_CLOEXEC) < 0))
+	    (hino = fcntl(ino, F_DUPFD_CLOEXEC, 100)) < 0 ||
+	    dup3(hi, 3, O_CLOEXEC) < 0 || dup3(hino, 4, O_CLOEXEC) < 0 ||
+	    close_range(5, ~0U, 0) != 0)
 		_exit(1);
 	spent = 3;
-	pfd.fd = ino >= 0 ? 4 : -1;
-	if (close_range(ino >= 0 ? 5 : 4, ~0U, 0) != 0)
-		_exit(1);
-	/* Only what the calls' user may do. */
+	ino = 4;
+	/* Only what the calls' user may do, and no capability (a root
+	 * server's calls are root without one). */
 	if (pol->run_as && (setgroups(0, NULL) != 0 ||
 	    setresgid(pol->run_gid, pol->run_gid, pol->run_gid) != 0 ||
 	    setresuid(pol->run_uid, pol->run_uid, pol->run_uid) != 0))
 		_exit(1);
+	if ((none = cap_init()) == NULL || cap_set_proc(none) != 0)
+		_exit(1);
+	cap_free(none);
 	/* Armed again: a change of ids disarms it. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
 		_exit(1);
 	for (;;) {
-		sweep(spent);
-		if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, pfd.fd >= 0 ? -1 :
-		    SWEEP_MS) > 0 && read(pfd.fd, buf, sizeof(buf)) < 0)
+		if ((n = read(ino, buf, sizeof(buf))) > 0)
+			sweep(spent, buf, (size_t)n);
+		else if (n == 0 || errno != EINTR)
 			_exit(1);
 	}
 }
 
 /*
- * Makes SPENT in the base, owned as the base, and forks the sweeper.
- * Returns 0 or -1: without them, calls remove their directories
- * themselves.
+ * Makes a directory |name| in the base, owned by the calls' user, mode
+ * 0700 until the base is ready (shell_scratch_init() makes it 0300).
+ * Returns its path (owned), or NULL with errno set.
+ */
+static char *
+make_inner(const struct tc_policy *pol, const char *name)
+{
+	char *path;
+
+	if ((path = tc_text_alloc("%s/%s", base, name)) == NULL)
+		return NULL;
+	if (mkdir(path, S_IRWXU) != 0 ||
+	    (pol->run_as && chown(path, pol->run_uid, pol->run_gid) != 0)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/*
+ * Watches SPENT at |path| (not yet 0300: a watch needs the read bit),
+ * and forks the sweeper.  Returns 0 or -1: without them, calls remove
+ * their directories themselves.
  */
 static int
-spent_init(const struct tc_policy *pol)
+spent_init(const struct tc_policy *pol, const char *path)
 {
-	char path[PATH_MAX];
 	pid_t pid, server = getpid();
-	int fd;
+	int fd = -1, ino = -1;
 
-	snprintf(path, sizeof(path), "%s/%s", base, SPENT);
-	if (mkdir(path, S_IRWXU) != 0 ||
-	    (pol->run_as && chown(path, pol->run_uid, pol->run_gid) != 0) ||
-	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return -1;
+	/* O_PATH: a directory the sweeper's removals are relative to, which
+	 * it will have no right to read. */
+	if ((fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || (ino = inotify_init1(IN_CLOEXEC)) < 0 ||
+	    inotify_add_watch(ino, path, IN_MOVED_TO | IN_ONLYDIR |
+	    IN_DONT_FOLLOW) < 0) {
+		pid = -1;
+		goto out;
+	}
 	if ((pid = fork()) == 0)
-		sweeper_main(pol, server, fd);
-	close(fd);
+		sweeper_main(pol, server, fd, ino);
+out:
+	if (fd >= 0)
+		close(fd);
+	if (ino >= 0)
+		close(ino);
 	return pid < 0 ? -1 : 0;
 }
 
@@ -222,6 +251,7 @@ int
 shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 {
 	const char *tmp = getenv("TMPDIR");
+	char *spent = NULL;
 
 	if (base != NULL)
 		return 0;
@@ -237,17 +267,6 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 		base = NULL;
 		return TC_ESYS;
 	}
-	/* Its owner is the calls' user: make entries, enter them, list
-	 * none. */
-	if ((pol->run_as && chown(base, pol->run_uid, pol->run_gid) != 0) ||
-	    chmod(base, S_IWUSR | S_IXUSR) != 0) {
-		tc_diag_errno(d, TC_ESYS, "cannot give '%s' to the calls' "
-		    "user", base);
-		(void)rmdir(base);
-		free(base);
-		base = NULL;
-		return TC_ESYS;
-	}
 	base_owner = getpid();
 	if (atexit(remove_base) != 0) {
 		(void)rmdir(base);
@@ -255,9 +274,34 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 		base = NULL;
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	}
+	/* CALLS, its owner the calls' user: make entries, enter them, list
+	 * none; SPENT the same, where they go once spent; then the base:
+	 * passed through, never changed, by anyone but the server. */
+	if ((calls = make_inner(pol, CALLS)) == NULL ||
+	    (spent = make_inner(pol, SPENT)) == NULL) {
+		tc_diag_errno(d, TC_ESYS, "cannot make the calls' scratch "
+		    "directories in '%s'", base);
+		goto fail;
+	}
+	spent_ok = spent_init(pol, spent) == 0;
+	if (chmod(calls, S_IWUSR | S_IXUSR) != 0 ||
+	    chmod(spent, S_IWUSR | S_IXUSR) != 0 ||
+	    chmod(base, S_IXUSR | S_IXGRP | S_IXOTH) != 0) {
+		tc_diag_errno(d, TC_ESYS, "cannot close '%s' to the calls",
+		    base);
+		goto fail;
+	}
+	free(spent);
 	shell_scratch_base = base;
-	spent_ok = spent_init(pol) == 0;
 	return 0;
+fail:
+	remove_base();
+	free(spent);
+	free(calls);
+	calls = NULL;
+	free(base);
+	base = NULL;
+	return TC_ESYS;
 }
 
 char *
@@ -276,7 +320,7 @@ shell_scratch_make(void)
 		return NULL;
 	for (i = 0; i < sizeof(r); i++)
 		snprintf(name + 2 * i, 3, "%02x", r[i]);
-	if ((path = tc_text_alloc("%s/%s", shell_scratch_base, name)) == NULL)
+	if ((path = tc_text_alloc("%s/%s", calls, name)) == NULL)
 		return NULL;
 	if (mkdir(path, S_IRWXU) != 0) {
 		free(path);
