@@ -944,6 +944,52 @@ describe('what a call can reach around it', () => {
 		assert.deepEqual(fds.filter((f) => !['0', '1', '2', '3'].includes(f)), [], `inherited: ${o.stdout}`);
 	});
 
+	/*
+	 * The program is started by a clone that shares the handler's memory
+	 * until it runs exec (shell_run.c: spawn_program()): what it holds then
+	 * is what the handler had, and must be the call's confinement and no
+	 * more.  Read by head from its own /proc/self, for run_command and for
+	 * jobs with and without a terminal.
+	 */
+	test('a program starts confined, with no signal blocked or ignored and fds 0-2 only, in calls and jobs', async (t) => {
+		if (cannotRun(t, ['head', 'ls']))
+			return;
+		const P = await startShell(await shellPolicy(['program head', 'program ls', 'allow read /proc']));
+		try {
+			const job = async (argv, tty) => {
+				const s = await call(P, 'start_command', { argv, cwd: W, ...(tty ? { tty: true } : {}) });
+				assert.notEqual(s.isError, true, textOf(s));
+				let out = '';
+				let offset = 0;
+				await until(async () => {
+					const r = await call(P, 'read_output', { job: s.structuredContent.job, offset, wait_ms: 1000 });
+					out += r.structuredContent.output;
+					offset = r.structuredContent.next_offset;
+					return r.structuredContent.state !== 'running';
+				}, 20_000, 'the job to end');
+				return out.replace(/\r\n/g, '\n');
+			};
+			const ways = [
+				['run_command', async (argv) => res(await run(P, argv, { cwd: W })).stdout],
+				['start_command', (argv) => job(argv, false)],
+				['start_command on a terminal', (argv) => job(argv, true)],
+			];
+			for (const [way, runIt] of ways) {
+				const status = await runIt(['head', '-n', '100', '/proc/self/status']);
+				const field = (f) => new RegExp(`^${f}:\\s*(.*)$`, 'm').exec(status)?.[1];
+				assert.equal(field('NoNewPrivs'), '1', `${way}: ${status}`);
+				assert.equal(field('Seccomp'), '2', `${way}: ${status}`);
+				for (const f of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'SigBlk', 'SigIgn'])
+					assert.equal(field(f), '0000000000000000', `${way}: ${f}: ${status}`);
+				// 3: the directory ls reads.
+				const fds = (await runIt(['ls', '-1', '/proc/self/fd'])).split('\n').filter(Boolean);
+				assert.deepEqual(fds.filter((f) => !['0', '1', '2', '3'].includes(f)), [], `${way}: inherited: ${fds}`);
+			}
+		} finally {
+			await P.close().catch(() => {});
+		}
+	});
+
 	for (const [what, cwd] of [
 		['outside every directory', () => O],
 		['a .. out of an allowed one', () => `${W}/../${path.basename(O)}`],
