@@ -38,8 +38,10 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import {
-	BUILD, CALL_TIMEOUT, call, logRecords, makeScratch, makeTree, runAs, runServer, serverIds,
+	BUILD, CALL_TIMEOUT, call, fileUri, logRecords, makeScratch, makeTree, runAs, runServer, serverIds,
 	sleep, startServer, textOf, transcript, until,
 } from './lib.mjs';
 
@@ -1296,6 +1298,42 @@ describe('scratch directories', () => {
 		    ...spentPlaces(h).map((p) => path.join(`${path.dirname(p)}-${tag}`, path.basename(p)))])
 		    .filter((p) => existsSync(p));
 		assert.deepEqual(await waitEmpty(left, 10_000), [], 'later calls\' homes were not removed');
+	});
+
+	/*
+	 * A ready child makes its call's home before the call comes (the
+	 * profile's ahead hook), and is retired without a call whenever the
+	 * client's roots change: its home must not stay behind.  Two ready
+	 * children of each profile at most ("children 2"), so that calls
+	 * holds four homes at most between calls, however often the roots
+	 * change.
+	 */
+	test('the homes of ready children retired without a call do not pile up (the client changing its roots)', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const pol = await shellPolicy([...need.map((p) => `program ${p}`), 'children 2']);
+		const P = await startServer(['--policy', pol.file], {
+			server: SHELL, capabilities: { roots: { listChanged: true } },
+			handlers: [[ListRootsRequestSchema, async () => ({ roots: [{ uri: fileUri(W) }] })]],
+		});
+		try {
+			const calls = path.dirname(await home(P));
+			const count = () => readdirSync(calls).length;
+			for (let i = 0; i < 10; i++) {
+				await P.client.sendRootsListChanged();
+				// Answered once no call runs: the next call comes after it.
+				await home(P);
+			}
+			let n = count();
+			await until(async () => {
+				await home(P);
+				n = count();
+				return n <= 4;
+			}, 10_000, 'calls to hold no more than the ready children\'s homes').catch(() => {});
+			assert.ok(n <= 4, `${n} homes in ${calls} after ten changes of the roots, with four ready children at most`);
+		} finally {
+			await P.close().catch(() => {});
+		}
 	});
 
 	test('the base goes with the server, with what calls left in spent', async (t) => {
