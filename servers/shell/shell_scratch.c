@@ -32,6 +32,15 @@
  * ended) stays, unlisted, until the server exits.  Without inotify, or
  * where the move fails (a kernel whose Landlock cannot rename across
  * directories), the call removes its directory itself.
+ *
+ * A ready child makes its call's directory before the call comes, and may
+ * be retired without one (every change of the client's roots retires them
+ * all).  So the process that makes a directory holds a lock on it (flock)
+ * until it is done with it, and only then is it named in CALLS (made
+ * under a dot name, locked, renamed).  The sweeper notes each name that
+ * arrives in CALLS, and whenever it wakes, removes those whose lock it
+ * can take (their maker is gone) if they are empty, and forgets those
+ * that are not there any more.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -45,6 +54,7 @@
 #include <sys/inotify.h>
 #include <sys/prctl.h>
 #include <sys/capability.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -56,6 +66,8 @@
 #define TREE_DEPTH	64
 #define CALLS		"calls"
 #define SPENT		"spent"
+#define NAME_LEN	32	/* a directory's name: 128 bits in hex */
+#define TRACK_MAX	256	/* names in CALLS the sweeper keeps an eye on */
 
 const char *shell_scratch_base;
 
@@ -64,6 +76,13 @@ static char	*calls;		/* base/CALLS */
 static pid_t	 base_owner;	/* the server, which removes it */
 static int	 spent_ok;	/* SPENT and its sweeper are there */
 static char	*ready_dir;	/* a ready child's: shell_scratch_ready() */
+static int	 held = -1;	/* the lock on the directory this process
+				   made (shell_scratch_make()) */
+
+/* The sweeper's: the names that arrived in CALLS, TRACK_MAX at most (the
+ * oldest give way). */
+static char	 tracked[TRACK_MAX][NAME_LEN + 1];
+static size_t	 ntracked, track_next;
 
 /* Removes what directory |fd| holds (and closes it), |depth| levels at
  * most; a directory it cannot enter is made enterable first. */
@@ -129,10 +148,77 @@ remove_base(void)
 		return;		/* at exit: nobody to tell */
 }
 
-/* Removes each directory whose arrival in SPENT (held at |spent|) the
- * |n| bytes of inotify events in |buf| tell. */
+/* Returns 1 if |name| (|len| bytes and a NUL) is one a call's directory
+ * could have: NAME_LEN hex digits. */
+static int
+is_dir_name(const char *name, size_t len)
+{
+	size_t i;
+
+	if (len <= NAME_LEN || name[NAME_LEN] != '\0')
+		return 0;
+	for (i = 0; i < NAME_LEN; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') ||
+		    (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* Notes |name|, a directory's that arrived in CALLS. */
 static void
-sweep(int spent, const char *buf, size_t n)
+track(const char *name)
+{
+	memcpy(tracked[track_next], name, NAME_LEN + 1);
+	track_next = (track_next + 1) % TRACK_MAX;
+	if (ntracked < TRACK_MAX)
+		ntracked++;
+}
+
+/*
+ * Looks at each directory noted in CALLS (held at |calls|): one whose
+ * lock it can take was left by a process that is gone (a ready child
+ * retired before its call, or a call killed), and is removed if it is
+ * empty; one that is not there any more (spent, or removed), or that it
+ * cannot open as a directory, is forgotten.  It never blocks: the lock is
+ * only tried.
+ */
+static void
+reap_left(int calls_fd)
+{
+	size_t i = 0, last;
+	int fd, gone;
+
+	while (i < ntracked) {
+		gone = 1;
+		if ((fd = openat(calls_fd, tracked[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+				(void)unlinkat(calls_fd, tracked[i],
+				    AT_REMOVEDIR);
+			else
+				gone = errno != EWOULDBLOCK;
+			close(fd);
+		}
+		if (!gone) {
+			i++;
+			continue;
+		}
+		/* The last one in its place; the ring's order is lost, which
+		 * only changes which name gives way first. */
+		last = --ntracked;
+		if (i != last)
+			memcpy(tracked[i], tracked[last], NAME_LEN + 1);
+		track_next = ntracked;
+	}
+}
+
+/*
+ * Acts on the |n| bytes of inotify events in |buf|: a directory moved
+ * into SPENT (watch |spent_wd|, held at |spent|) is removed; one moved
+ * into CALLS (watch |calls_wd|) is noted.
+ */
+static void
+sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
 {
 	const struct inotify_event *e;
 	size_t at;
@@ -141,24 +227,39 @@ sweep(int spent, const char *buf, size_t n)
 		e = (const struct inotify_event *)(const void *)(buf + at);
 		if (at + sizeof(*e) + e->len > n)
 			break;
-		if ((e->mask & IN_MOVED_TO) && e->len > 0 &&
-		    memchr(e->name, '\0', e->len) != NULL)
+		if (!(e->mask & IN_MOVED_TO) || e->len == 0 ||
+		    memchr(e->name, '\0', e->len) == NULL)
+			continue;
+		if (e->wd == spent_wd)
 			(void)unlinkat(spent, e->name, AT_REMOVEDIR);
+		else if (e->wd == calls_wd && is_dir_name(e->name, e->len))
+			track(e->name);
 	}
 }
 
+/* The sweeper's fds, in the server and in the sweeper. */
+struct sweeper_fds {
+	int	spent;		/* O_PATH */
+	int	calls;		/* O_PATH */
+	int	ino;		/* inotify */
+	int	spent_wd;
+	int	calls_wd;
+};
+
 /*
  * The sweeper's life: the calls' user, no capability, no new privileges,
- * nothing of the server's open but SPENT and the inotify watch on it; it
- * removes each directory moved into SPENT as inotify names it, until the
+ * nothing of the server's open but SPENT, CALLS and the inotify watch on
+ * them; it removes each directory moved into SPENT as inotify names it,
+ * and the directories left in CALLS by processes that are gone, until the
  * server dies.
  */
 static void __attribute__((__noreturn__))
-sweeper_main(const struct tc_policy *pol, pid_t server, int spent, int ino)
+sweeper_main(const struct tc_policy *pol, pid_t server,
+    const struct sweeper_fds *f)
 {
 	char buf[8192] __attribute__((aligned(__alignof__(
 	    struct inotify_event))));
-	int null, hi, hino;
+	int null, hi[3], i;
 	cap_t none;
 	ssize_t n;
 
@@ -168,14 +269,16 @@ sweeper_main(const struct tc_policy *pol, pid_t server, int spent, int ino)
 	    dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
 	    dup2(null, STDERR_FILENO) < 0)
 		_exit(1);
-	/* SPENT at 3, inotify's fd at 4, nothing else open. */
-	if ((hi = fcntl(spent, F_DUPFD_CLOEXEC, 100)) < 0 ||
-	    (hino = fcntl(ino, F_DUPFD_CLOEXEC, 100)) < 0 ||
-	    dup3(hi, 3, O_CLOEXEC) < 0 || dup3(hino, 4, O_CLOEXEC) < 0 ||
-	    close_range(5, ~0U, 0) != 0)
+	/* SPENT at 3, inotify's fd at 4, CALLS at 5, nothing else open. */
+	if ((hi[0] = fcntl(f->spent, F_DUPFD_CLOEXEC, 100)) < 0 ||
+	    (hi[1] = fcntl(f->ino, F_DUPFD_CLOEXEC, 100)) < 0 ||
+	    (hi[2] = fcntl(f->calls, F_DUPFD_CLOEXEC, 100)) < 0)
 		_exit(1);
-	spent = 3;
-	ino = 4;
+	for (i = 0; i < 3; i++)
+		if (dup3(hi[i], 3 + i, O_CLOEXEC) < 0)
+			_exit(1);
+	if (close_range(6, ~0U, 0) != 0)
+		_exit(1);
 	/* Only what the calls' user may do, and no capability (a root
 	 * server's calls are root without one). */
 	if (pol->run_as && (setgroups(0, NULL) != 0 ||
@@ -190,9 +293,10 @@ sweeper_main(const struct tc_policy *pol, pid_t server, int spent, int ino)
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
 		_exit(1);
 	for (;;) {
-		if ((n = read(ino, buf, sizeof(buf))) > 0)
-			sweep(spent, buf, (size_t)n);
-		else if (n == 0 || errno != EINTR)
+		if ((n = read(4, buf, sizeof(buf))) > 0) {
+			sweep(3, f->spent_wd, f->calls_wd, buf, (size_t)n);
+			reap_left(5);
+		} else if (n == 0 || errno != EINTR)
 			_exit(1);
 	}
 }
@@ -218,32 +322,35 @@ make_inner(const struct tc_policy *pol, const char *name)
 }
 
 /*
- * Watches SPENT at |path| (not yet 0300: a watch needs the read bit),
- * and forks the sweeper.  Returns 0 or -1: without them, calls remove
- * their directories themselves.
+ * Watches SPENT and CALLS at |spent| and |calls| (not yet 0300: a watch
+ * needs the read bit), and forks the sweeper.  Returns 0 or -1: without
+ * them, calls remove their directories themselves.
  */
 static int
-spent_init(const struct tc_policy *pol, const char *path)
+spent_init(const struct tc_policy *pol, const char *spent, const char *calls_at)
 {
-	pid_t pid, server = getpid();
-	int fd = -1, ino = -1;
+	struct sweeper_fds f = { -1, -1, -1, -1, -1 };
+	pid_t pid = -1, server = getpid();
+	const uint32_t mask = IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW;
 
-	/* O_PATH: a directory the sweeper's removals are relative to, which
-	 * it will have no right to read. */
-	if ((fd = open(path, O_PATH | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0 || (ino = inotify_init1(IN_CLOEXEC)) < 0 ||
-	    inotify_add_watch(ino, path, IN_MOVED_TO | IN_ONLYDIR |
-	    IN_DONT_FOLLOW) < 0) {
-		pid = -1;
+	/* O_PATH: directories the sweeper's removals are relative to,
+	 * which it will have no right to read. */
+	if ((f.spent = open(spent, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || (f.calls = open(calls_at, O_PATH |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (f.ino = inotify_init1(IN_CLOEXEC)) < 0 ||
+	    (f.spent_wd = inotify_add_watch(f.ino, spent, mask)) < 0 ||
+	    (f.calls_wd = inotify_add_watch(f.ino, calls_at, mask)) < 0)
 		goto out;
-	}
 	if ((pid = fork()) == 0)
-		sweeper_main(pol, server, fd, ino);
+		sweeper_main(pol, server, &f);
 out:
-	if (fd >= 0)
-		close(fd);
-	if (ino >= 0)
-		close(ino);
+	if (f.spent >= 0)
+		close(f.spent);
+	if (f.calls >= 0)
+		close(f.calls);
+	if (f.ino >= 0)
+		close(f.ino);
 	return pid < 0 ? -1 : 0;
 }
 
@@ -283,7 +390,7 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 		    "directories in '%s'", base);
 		goto fail;
 	}
-	spent_ok = spent_init(pol, spent) == 0;
+	spent_ok = spent_init(pol, spent, calls) == 0;
 	if (chmod(calls, S_IWUSR | S_IXUSR) != 0 ||
 	    chmod(spent, S_IWUSR | S_IXUSR) != 0 ||
 	    chmod(base, S_IXUSR | S_IXGRP | S_IXOTH) != 0) {
@@ -308,8 +415,9 @@ char *
 shell_scratch_make(void)
 {
 	unsigned char r[16];
-	char *path;
+	char *path = NULL, *tmp = NULL;
 	size_t i;
+	int fd = -1, err;
 	char name[2 * sizeof(r) + 1];
 
 	if (shell_scratch_base == NULL) {
@@ -320,13 +428,35 @@ shell_scratch_make(void)
 		return NULL;
 	for (i = 0; i < sizeof(r); i++)
 		snprintf(name + 2 * i, 3, "%02x", r[i]);
-	if ((path = tc_text_alloc("%s/%s", calls, name)) == NULL)
-		return NULL;
-	if (mkdir(path, S_IRWXU) != 0) {
-		free(path);
-		return NULL;
+	/* Named in CALLS only once locked: the sweeper takes a directory
+	 * whose lock it can take for one whose maker is gone. */
+	if ((path = tc_text_alloc("%s/%s", calls, name)) == NULL ||
+	    (tmp = tc_text_alloc("%s/.%s", calls, name)) == NULL)
+		goto fail;
+	if (mkdir(tmp, S_IRWXU) != 0) {
+		free(tmp);
+		tmp = NULL;
+		goto fail;
 	}
+	if ((fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+	    rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	if (held >= 0)
+		close(held);
+	held = fd;
 	return path;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL)
+		(void)rmdir(tmp);
+	free(tmp);
+	free(path);
+	errno = err;
+	return NULL;
 }
 
 void
@@ -334,17 +464,21 @@ shell_scratch_done(const char *path)
 {
 	const char *name = strrchr(path, '/');
 	char to[PATH_MAX];
-	int fd;
+	int fd, moved = 0;
 
 	/* Emptied here, as the call's user and confined: the sweeper only
 	 * ever removes an empty directory. */
 	if (spent_ok && name != NULL && snprintf(to, sizeof(to), "%s/%s%s",
 	    shell_scratch_base, SPENT, name) < (int)sizeof(to) &&
 	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) >= 0 && empty_dir(fd, TREE_DEPTH) == 0 &&
-	    rename(path, to) == 0)
-		return;
-	(void)shell_tree_remove(path);
+	    O_CLOEXEC)) >= 0 && empty_dir(fd, TREE_DEPTH) == 0)
+		moved = rename(path, to) == 0;
+	if (!moved)
+		(void)shell_tree_remove(path);
+	/* Out of CALLS (or left there, not empty): the lock goes. */
+	if (held >= 0)
+		close(held);
+	held = -1;
 }
 
 void
