@@ -250,7 +250,9 @@ int	shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d);
 
 /*
  * In a call's child: makes a new directory (0700, named by 128 random
- * bits) beneath shell_scratch_base.  Returns its path (the caller frees
+ * bits) beneath shell_scratch_base, and holds a lock on it (flock, by a
+ * close-on-exec fd) until shell_scratch_done(): the sweeper removes a
+ * directory whose lock it can take.  Returns its path (the caller frees
  * it, and is done with the directory by shell_scratch_done()), or NULL
  * with errno set.
  */
@@ -261,7 +263,7 @@ char	*shell_scratch_make(void);
  * the call's scratch directory with shell_scratch_make() where the policy
  * names no home, for shell_scratch_take().  Failing, it leaves that to
  * the call.  A ready child retired without a call leaves its directory,
- * empty, for the server to remove as it exits.
+ * empty and no longer locked, for the sweeper to remove.
  */
 void	shell_scratch_ready(const struct tc_policy *pol);
 
