@@ -1330,7 +1330,8 @@ describe('scratch directories', () => {
 				n = count();
 				return n <= 4;
 			}, 10_000, 'calls to hold no more than the ready children\'s homes').catch(() => {});
-			assert.ok(n <= 4, `${n} homes in ${calls} after ten changes of the roots, with four ready children at most`);
+			assert.ok(n <= 4, `${n} homes in ${calls} after ten changes of the roots, with four ready children at most: `
+			    + readdirSync(calls).join(' '));
 		} finally {
 			await P.close().catch(() => {});
 		}
