@@ -38,9 +38,12 @@
  * all).  So the process that makes a directory holds a lock on it (flock)
  * until it is done with it, and only then is it named in CALLS (made
  * under a dot name, locked, renamed).  The sweeper notes each name that
- * arrives in CALLS, and whenever it wakes, removes those whose lock it
- * can take (their maker is gone) if they are empty, and forgets those
- * that are not there any more.
+ * arrives in CALLS, and each dot name made there, and whenever it wakes,
+ * removes those whose lock it can take (their maker is gone) if they are
+ * empty, and forgets those that are not there any more.  A dot name only
+ * once it is DOT_AGE seconds old: its maker, if alive, locks and renames
+ * it within microseconds, and a maker that loses the race all the same
+ * (the sweeper took the lock, or removed it) tries again with a new name.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -57,6 +60,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/text.h"
@@ -68,6 +72,8 @@
 #define SPENT		"spent"
 #define NAME_LEN	32	/* a directory's name: 128 bits in hex */
 #define TRACK_MAX	256	/* names in CALLS the sweeper keeps an eye on */
+#define DOT_AGE		2	/* seconds: a dot name older is left */
+#define MAKE_TRIES	3	/* shell_scratch_make(): names tried */
 
 const char *shell_scratch_base;
 
@@ -81,7 +87,7 @@ static int	 held = -1;	/* the lock on the directory this process
 
 /* The sweeper's: the names that arrived in CALLS, TRACK_MAX at most (the
  * oldest give way). */
-static char	 tracked[TRACK_MAX][NAME_LEN + 1];
+static char	 tracked[TRACK_MAX][NAME_LEN + 2];	/* and a dot */
 static size_t	 ntracked, track_next;
 
 /* Removes what directory |fd| holds (and closes it), |depth| levels at
@@ -148,13 +154,16 @@ remove_base(void)
 		return;		/* at exit: nobody to tell */
 }
 
-/* Returns 1 if |name| (|len| bytes and a NUL) is one a call's directory
- * could have: NAME_LEN hex digits. */
+/* Returns 1 if |name| (|len| bytes, a NUL among them) is one a call's
+ * directory could have: NAME_LEN hex digits, after a dot if |dot|. */
 static int
-is_dir_name(const char *name, size_t len)
+is_dir_name(const char *name, size_t len, int dot)
 {
 	size_t i;
 
+	if (dot && (len == 0 || *name++ != '.'))
+		return 0;
+	len -= (size_t)(dot != 0);
 	if (len <= NAME_LEN || name[NAME_LEN] != '\0')
 		return 0;
 	for (i = 0; i < NAME_LEN; i++)
@@ -164,14 +173,35 @@ is_dir_name(const char *name, size_t len)
 	return 1;
 }
 
-/* Notes |name|, a directory's that arrived in CALLS. */
+/* Notes |name|, a directory's that arrived or was made in CALLS. */
 static void
 track(const char *name)
 {
-	memcpy(tracked[track_next], name, NAME_LEN + 1);
+	snprintf(tracked[track_next], sizeof(tracked[track_next]), "%s",
+	    name);
 	track_next = (track_next + 1) % TRACK_MAX;
 	if (ntracked < TRACK_MAX)
 		ntracked++;
+}
+
+/* Returns 1 if the directory open at |fd|, of name |name|, may be taken
+ * for one whose maker is gone: its lock is free, and a dot name is
+ * DOT_AGE seconds old.  Sets *|gone| when it is not one to keep noting. */
+static int
+left(int fd, const char *name, int *gone)
+{
+	struct timespec now;
+	struct stat st;
+
+	*gone = 0;
+	if (name[0] == '.' && (fstat(fd, &st) != 0 ||
+	    clock_gettime(CLOCK_REALTIME, &now) != 0 ||
+	    now.tv_sec - st.st_ctim.tv_sec < DOT_AGE))
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 1;
+	*gone = errno != EWOULDBLOCK;
+	return 0;
 }
 
 /*
@@ -192,11 +222,11 @@ reap_left(int calls_fd)
 		gone = 1;
 		if ((fd = openat(calls_fd, tracked[i], O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
-			if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+			if (left(fd, tracked[i], &gone)) {
 				(void)unlinkat(calls_fd, tracked[i],
 				    AT_REMOVEDIR);
-			else
-				gone = errno != EWOULDBLOCK;
+				gone = 1;
+			}
 			close(fd);
 		}
 		if (!gone) {
@@ -207,7 +237,7 @@ reap_left(int calls_fd)
 		 * only changes which name gives way first. */
 		last = --ntracked;
 		if (i != last)
-			memcpy(tracked[i], tracked[last], NAME_LEN + 1);
+			memcpy(tracked[i], tracked[last], sizeof(tracked[i]));
 		track_next = ntracked;
 	}
 }
@@ -215,7 +245,8 @@ reap_left(int calls_fd)
 /*
  * Acts on the |n| bytes of inotify events in |buf|: a directory moved
  * into SPENT (watch |spent_wd|, held at |spent|) is removed; one moved
- * into CALLS (watch |calls_wd|) is noted.
+ * into CALLS (watch |calls_wd|), or made there under a dot name, is
+ * noted.
  */
 static void
 sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
@@ -227,12 +258,13 @@ sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
 		e = (const struct inotify_event *)(const void *)(buf + at);
 		if (at + sizeof(*e) + e->len > n)
 			break;
-		if (!(e->mask & IN_MOVED_TO) || e->len == 0 ||
-		    memchr(e->name, '\0', e->len) == NULL)
+		if (e->len == 0 || memchr(e->name, '\0', e->len) == NULL)
 			continue;
-		if (e->wd == spent_wd)
+		if (e->wd == spent_wd && (e->mask & IN_MOVED_TO))
 			(void)unlinkat(spent, e->name, AT_REMOVEDIR);
-		else if (e->wd == calls_wd && is_dir_name(e->name, e->len))
+		else if (e->wd == calls_wd && (((e->mask & IN_MOVED_TO) &&
+		    is_dir_name(e->name, e->len, 0)) || ((e->mask &
+		    IN_CREATE) && is_dir_name(e->name, e->len, 1))))
 			track(e->name);
 	}
 }
@@ -340,7 +372,8 @@ spent_init(const struct tc_policy *pol, const char *spent, const char *calls_at)
 	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
 	    (f.ino = inotify_init1(IN_CLOEXEC)) < 0 ||
 	    (f.spent_wd = inotify_add_watch(f.ino, spent, mask)) < 0 ||
-	    (f.calls_wd = inotify_add_watch(f.ino, calls_at, mask)) < 0)
+	    (f.calls_wd = inotify_add_watch(f.ino, calls_at, mask |
+	    IN_CREATE)) < 0)
 		goto out;
 	if ((pid = fork()) == 0)
 		sweeper_main(pol, server, &f);
@@ -411,8 +444,12 @@ fail:
 	return TC_ESYS;
 }
 
-char *
-shell_scratch_make(void)
+/*
+ * Makes a directory of a random name in CALLS, under a dot name first,
+ * locked, then renamed.  Returns its path, or NULL with errno set.
+ */
+static char *
+make_once(void)
 {
 	unsigned char r[16];
 	char *path = NULL, *tmp = NULL;
@@ -420,10 +457,6 @@ shell_scratch_make(void)
 	int fd = -1, err;
 	char name[2 * sizeof(r) + 1];
 
-	if (shell_scratch_base == NULL) {
-		errno = ENOENT;
-		return NULL;
-	}
 	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
 		return NULL;
 	for (i = 0; i < sizeof(r); i++)
@@ -457,6 +490,23 @@ fail:
 	free(path);
 	errno = err;
 	return NULL;
+}
+
+char *
+shell_scratch_make(void)
+{
+	char *path = NULL;
+	int i;
+
+	if (shell_scratch_base == NULL) {
+		errno = ENOENT;
+		return NULL;
+	}
+	/* A sweeper that took a dot name for one left (its maker stopped
+	 * for DOT_AGE seconds between mkdir and flock) costs a try. */
+	for (i = 0; i < MAKE_TRIES && path == NULL; i++)
+		path = make_once();
+	return path;
 }
 
 void
