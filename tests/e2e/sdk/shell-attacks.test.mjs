@@ -1337,6 +1337,35 @@ describe('scratch directories', () => {
 		}
 	});
 
+	test('with run-as, the sweeper is the calls\' user and sweeps their homes', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		if (serverUid() !== 0)
+			return t.skip('only a root server may name a run-as user');
+		const P = await startShell(await shellPolicy([...need.map((p) => `program ${p}`), 'run-as nobody'], { dirs: false }));
+		try {
+			const homes = [await home(P), await home(P), await home(P)];
+			const base = path.dirname(path.dirname(homes[0]));
+			for (const d of ['calls', 'spent'])
+				assert.equal(statSync(path.join(base, d)).uid, 65534, `${d}'s owner`);
+			const kids = readFileSync(`/proc/${P.pid}/task/${P.pid}/children`, 'utf8').trim().split(/\s+/);
+			const uids = kids.map((k) => {
+				try {
+					const st = readFileSync(`/proc/${k}/status`, 'utf8');
+					return execFileSync('readlink', [`/proc/${k}/fd/4`], { encoding: 'utf8' }).trim() === 'anon_inode:inotify'
+					    ? /^Uid:\s*(.*)$/m.exec(st)[1] : null;
+				} catch {
+					return null;
+				}
+			}).filter(Boolean);
+			assert.deepEqual(uids, ['65534\t65534\t65534\t65534'], 'the sweeper\'s ids');
+			const left = () => homes.flatMap((h) => [h, ...spentPlaces(h)]).filter((p) => existsSync(p));
+			assert.deepEqual(await waitEmpty(left, 10_000), [], 'the homes were not removed');
+		} finally {
+			await P.close().catch(() => {});
+		}
+	});
+
 	test('the base goes with the server, with what calls left in spent', async (t) => {
 		if (cannotRun(t, need))
 			return;
