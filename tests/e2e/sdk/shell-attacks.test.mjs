@@ -1366,6 +1366,37 @@ describe('scratch directories', () => {
 		}
 	});
 
+	/*
+	 * The server removes the base as it exits, while children it retired
+	 * may still be dying, and a ready child still making its call's home:
+	 * nothing may stay.  Servers that change their roots just before they
+	 * go, so that their ready children are being made again as they exit.
+	 */
+	test('the base goes with a server that exits while its ready children are being made', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const pol = await shellPolicy([...need.map((p) => `program ${p}`), 'children 8']);
+		const bases = [];
+		for (let i = 0; i < 8; i++) {
+			const P = await startServer(['--policy', pol.file], {
+				server: SHELL, capabilities: { roots: { listChanged: true } },
+				handlers: [[ListRootsRequestSchema, async () => ({ roots: [{ uri: fileUri(W) }] })]],
+			});
+			try {
+				bases.push(path.dirname(path.dirname(await home(P))));
+				await P.client.sendRootsListChanged();
+				await home(P);
+				await P.client.sendRootsListChanged();
+			} finally {
+				await P.close().catch(() => {});
+			}
+		}
+		const left = () => bases.filter((b) => existsSync(b));
+		const stayed = await waitEmpty(left, 10_000);
+		assert.deepEqual(stayed, [], `bases left: ${stayed.map((b) => `${b}: ${execFileSync('ls', ['-laR', b],
+		    { encoding: 'utf8' })}`).join('\n')}`);
+	});
+
 	test('the base goes with the server, with what calls left in spent', async (t) => {
 		if (cannotRun(t, need))
 			return;
