@@ -60,6 +60,7 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -80,6 +81,7 @@ const char *shell_scratch_base;
 static char	*base;		/* shell_scratch_base, owned */
 static char	*calls;		/* base/CALLS */
 static pid_t	 base_owner;	/* the server, which removes it */
+static pid_t	 sweeper = -1;	/* the server's: the sweeper's pid */
 static int	 spent_ok;	/* SPENT and its sweeper are there */
 static char	*ready_dir;	/* a ready child's: shell_scratch_ready() */
 static int	 held = -1;	/* the lock on the directory this process
@@ -119,9 +121,16 @@ empty_dir(int fd, int depth)
 		if (fchmodat(dirfd(d), e->d_name, S_IRWXU, 0) != 0 &&
 		    errno == ENOENT)
 			continue;
+		/* Gone meanwhile is as good as removed. */
 		if ((sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) < 0 || empty_dir(sub, depth - 1) != 0 ||
-		    unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0)
+		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			if (errno != ENOENT)
+				rc = -1;
+			continue;
+		}
+		if (empty_dir(sub, depth - 1) != 0 ||
+		    (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0 &&
+		    errno != ENOENT))
 			rc = -1;
 	}
 	closedir(d);
@@ -141,17 +150,42 @@ shell_tree_remove(const char *path)
 	return rmdir(path);
 }
 
-/* At the server's exit (not a child's: the spawner and the children share
- * this handler, and leave by _exit() anyway). */
+/*
+ * At the server's exit (not a child's: the spawner and the children share
+ * this handler, and leave by _exit() anyway).  Children it retired may
+ * still be dying, and one may be making its call's home: the base is
+ * moved out of their way first (they make homes by its path), and its
+ * removal tried again a few times while what it holds still changes.
+ */
 static void
 remove_base(void)
 {
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	char *gone, *path;
+	int i;
+
 	if (base == NULL || getpid() != base_owner)
 		return;
+	/* No sweeper removing what the removal below is about to. */
+	if (sweeper > 0 && kill(sweeper, SIGKILL) == 0)
+		while (waitpid(sweeper, NULL, 0) < 0 && errno == EINTR)
+			;
+	path = base;
+	/* A new empty directory of our own that the base replaces. */
+	if ((gone = tc_text_alloc("%s.XXXXXX", base)) != NULL) {
+		if (mkdtemp(gone) != NULL && rename(base, gone) == 0)
+			path = gone;
+		else
+			(void)rmdir(gone);
+	}
 	/* The server may not be root: let it list what it removes (the
 	 * removal gives CALLS and SPENT back their bits). */
-	if (chmod(base, S_IRWXU) != 0 || shell_tree_remove(base) != 0)
-		return;		/* at exit: nobody to tell */
+	for (i = 0; i < 10; i++) {
+		if (chmod(path, S_IRWXU) != 0 || shell_tree_remove(path) == 0)
+			break;	/* at exit: nobody to tell */
+		(void)nanosleep(&pause, NULL);
+	}
+	free(gone);
 }
 
 /* Returns 1 if |name| (|len| bytes, a NUL among them) is one a call's
@@ -377,6 +411,7 @@ spent_init(const struct tc_policy *pol, const char *spent, const char *calls_at)
 		goto out;
 	if ((pid = fork()) == 0)
 		sweeper_main(pol, server, &f);
+	sweeper = pid;
 out:
 	if (f.spent >= 0)
 		close(f.spent);
