@@ -6,7 +6,8 @@
  * or reach one by name: seccomp refuses socket(), bind() and connect() to
  * every profile that has a network namespace.  Where the filter is not in
  * force (a kernel without seccomp filters, run with --allow-degraded
- * seccomp), or a profile's own tables allow one of those calls, an
+ * seccomp), or a profile's own tables allow one of those calls (or
+ * io_uring, which makes and connects sockets without them), an
  * abstract Unix socket bound by one call could be reached by the next:
  * there each child has a namespace of its own, as before the sharing.
  * Each case runs two calls in ready children and compares the inodes of
@@ -32,6 +33,12 @@ static const struct tc_syscall socket_calls[] = {
 	TC_SYS(socket), TC_SYS(bind), TC_SYS(connect),
 };
 
+/* io_uring makes and connects sockets without the system calls
+ * (IORING_OP_SOCKET, IORING_OP_CONNECT), where no filter sees them. */
+static const struct tc_syscall uring_calls[] = {
+	TC_SYS(io_uring_setup), TC_SYS(io_uring_enter),
+};
+
 /* A profile in namespaces of its own, network included, reading /proc
  * (a root of the test's policy): nothing else. */
 static const struct tc_profile plain = {
@@ -46,6 +53,15 @@ static const struct tc_profile plain = {
 static const struct tc_profile sockets = {
 	.name = "ns-sockets",
 	.syscalls = { TC_SYSCALLS(socket_calls) },
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
+/* The same, whose own tables allow io_uring. */
+static const struct tc_profile uring = {
+	.name = "ns-uring",
+	.syscalls = { TC_SYSCALLS(uring_calls) },
 	.root_access = TC_LL_READ,
 	.ns = TC_NS_ALL,
 	.roots = TC_KEEP_ROOTS_NONE,
@@ -192,6 +208,12 @@ main(void)
 		is_int(rc, 0, "a profile whose tables allow socket(), bind() "
 		    "or connect(): each child has a network namespace of its "
 		    "own");
+
+	rc = shared(&pol, &uring, 0, "a profile that allows io_uring");
+	if (rc >= 0)
+		is_int(rc, 0, "a profile whose tables allow io_uring, which "
+		    "makes and connects sockets where no filter looks: each "
+		    "child has a network namespace of its own");
 
 	tc_policy_release(&pol);
 	return done_testing();
