@@ -45,15 +45,18 @@ allows(const struct tc_profile *p, int nr)
  * that give a socket a name or reach one by its name, so that nothing
  * one call does there can be found by another.  Not without the filter
  * (a kernel without seccomp filters, or the bench runner's switch), nor
- * where a profile's own tables allow one of those calls: there an
- * abstract Unix socket bound by one call would be reached by the next
- * (Landlock's scope, ABI 6, holds it only on newer kernels).
+ * where a profile's own tables allow one of those calls, or io_uring:
+ * there an abstract Unix socket bound by one call would be reached by
+ * the next (Landlock's scope, ABI 6, holds it only on newer kernels).
  */
 static int
 netns_shareable(const struct tc_sandbox *sb)
 {
+	/* And io_uring, which does what they do where no filter looks
+	 * (IORING_OP_SOCKET, IORING_OP_CONNECT). */
 	static const int named[] = {
 		SCMP_SYS(socket), SCMP_SYS(bind), SCMP_SYS(connect),
+		SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter),
 	};
 	size_t i, k;
 	int want = 0;
