@@ -24,12 +24,63 @@
 static int	netns_shared = -1;
 static int	netns_home = -1;
 
+/* Returns 1 if a rule of |p|'s own tables allows system call |nr| (one
+ * that refuses it with an errno of its own does not). */
+static int
+allows(const struct tc_profile *p, int nr)
+{
+	size_t i, k;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++)
+			if (p->syscalls[i].v[k].nr == nr &&
+			    p->syscalls[i].v[k].kind != TC_SYS_ERRNO)
+				return 1;
+	return 0;
+}
+
+/*
+ * Returns 1 if |sb|'s children may share one network namespace: some
+ * profile wants one, and in each that does, seccomp refuses the calls
+ * that give a socket a name or reach one by its name, so that nothing
+ * one call does there can be found by another.  Not without the filter
+ * (a kernel without seccomp filters, or the bench runner's switch), nor
+ * where a profile's own tables allow one of those calls, or io_uring:
+ * there an abstract Unix socket bound by one call would be reached by
+ * the next (Landlock's scope, ABI 6, holds it only on newer kernels).
+ */
+static int
+netns_shareable(const struct tc_sandbox *sb)
+{
+	/* And io_uring, which does what they do where no filter looks
+	 * (IORING_OP_SOCKET, IORING_OP_CONNECT). */
+	static const int named[] = {
+		SCMP_SYS(socket), SCMP_SYS(bind), SCMP_SYS(connect),
+		SCMP_SYS(io_uring_setup), SCMP_SYS(io_uring_enter),
+	};
+	size_t i, k;
+	int want = 0;
+
+	if ((sb->degraded & TC_DEGRADE_SECCOMP) ||
+	    !TC_LAYER_ON(TC_LAYER_SECCOMP))
+		return 0;
+	for (i = 0; i < sb->nprof; i++) {
+		if (!(sb->prof[i].ns & CLONE_NEWNET))
+			continue;
+		want = 1;
+		for (k = 0; k < TC_NITEMS(named); k++)
+			if (allows(sb->prof[i].profile, named[k]))
+				return 0;
+	}
+	return want;
+}
+
 void
-tc_netns_share(void)
+tc_netns_share(const struct tc_sandbox *sb)
 {
 	int home, shared;
 
-	if (netns_shared >= 0)
+	if (netns_shared >= 0 || !netns_shareable(sb))
 		return;
 	if ((home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
 		return;

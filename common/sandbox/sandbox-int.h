@@ -320,14 +320,17 @@ int	tc_child_maps(uid_t uid, gid_t gid);
  * in the kernel's workers after the call, cost more CPU than the rest of
  * a shell call; one that has no interface but a loopback that is down,
  * and is not a call's own (the calls' user namespaces have no
- * capability in it), is as empty for every call, and a profile that
- * wants one refuses socket() (prepare.c: only a profile without a
- * network has one), so calls cannot meet in it.  Needs CAP_SYS_ADMIN
- * (a root server); without it, or where it fails, each child has its
- * own, as before.  The two fds it keeps are closed by each child's
+ * capability in it), is as empty for every call, so long as no call can
+ * give a socket a name there or reach one by its name.  So only where
+ * |sb|'s seccomp filters are in force and refuse socket(), bind(),
+ * connect() and io_uring to every profile that wants a network
+ * namespace (prepare.c: only a profile without a network has one; ns.c
+ * checks the profiles' own tables): else, as where the spawner lacks
+ * CAP_SYS_ADMIN (a server that is not root) or it fails, each child has
+ * its own, as before.  The two fds it keeps are closed by each child's
  * confinement, as every fd not kept is.
  */
-void	tc_netns_share(void);
+void	tc_netns_share(const struct tc_sandbox *sb);
 
 /*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,

@@ -313,10 +313,9 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		zygotes[i].sock = -1;
 		zygotes[i].died = 0;
 	}
-	/* One empty network namespace for the children that want one. */
-	for (i = 0; i < sb->nprof; i++)
-		if (sb->prof[i].ns & CLONE_NEWNET)
-			tc_netns_share();
+	/* One empty network namespace for the children that want one,
+	 * where that is safe. */
+	tc_netns_share(sb);
 
 	for (;;) {
 		if ((rc = recv_req(sock, &rq, fds)) <= 0)

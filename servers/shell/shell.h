@@ -237,21 +237,26 @@ extern const struct tc_profile shell_job_profile;
  * The directory beneath which each call makes its scratch directory (its
  * HOME and TMPDIR when the policy names no home), or NULL before
  * shell_scratch_init() or without it.  The profile lets calls write
- * beneath it; its mode (0300) lets them list nothing in it.
+ * beneath it; its mode (0111) lets them change nothing in it, and that of
+ * the two directories in it (0300: the calls' directories, and those
+ * spent) lets them list nothing there.
  */
 extern const char *shell_scratch_base;
 
 /*
  * In the server, at start (not for --check): makes shell_scratch_base in
- * $TMPDIR or /tmp, owned by |pol|'s run-as user if it has one, to be
- * removed with all it holds when the server exits.  Returns 0, or
- * TC_ESYS or TC_ENOMEM with |d| saying why.
+ * $TMPDIR or /tmp, and the two directories in it, owned by |pol|'s run-as
+ * user if it has one, to be removed with all it holds when the server
+ * exits; forks the sweeper of spent directories.  Returns 0, or TC_ESYS
+ * or TC_ENOMEM with |d| saying why.
  */
 int	shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d);
 
 /*
  * In a call's child: makes a new directory (0700, named by 128 random
- * bits) beneath shell_scratch_base.  Returns its path (the caller frees
+ * bits) beneath shell_scratch_base, and holds a lock on it (flock, by a
+ * close-on-exec fd) until shell_scratch_done(): the sweeper removes a
+ * directory whose lock it can take.  Returns its path (the caller frees
  * it, and is done with the directory by shell_scratch_done()), or NULL
  * with errno set.
  */
@@ -262,7 +267,7 @@ char	*shell_scratch_make(void);
  * the call's scratch directory with shell_scratch_make() where the policy
  * names no home, for shell_scratch_take().  Failing, it leaves that to
  * the call.  A ready child retired without a call leaves its directory,
- * empty, for the server to remove as it exits.
+ * empty and no longer locked, for the sweeper to remove.
  */
 void	shell_scratch_ready(const struct tc_policy *pol);
 

@@ -5,41 +5,63 @@
  * A call's child can write only beneath the writable roots (Landlock), and
  * programs want a home and a temporary directory (git reads ~/.gitconfig,
  * a compiler writes its temporary files in $TMPDIR): so at start the
- * server makes one directory in the system's temporary directory, which
- * the profile lets every call write beneath, and each call makes its own
- * directory in it, named by 128 random bits, and empties it when its
- * program has ended.  The base is mode 0300 (its owner, the calls' user,
- * may make and enter entries but not list them), and the calls run without
- * capabilities, so that no call can find another's directory.  What a
- * killed call leaves is removed with the base when the server exits.
+ * server makes one directory in the system's temporary directory (the
+ * base), which the profile lets every call write beneath, with two in it:
+ * CALLS, where each call makes its own directory, named by 128 random
+ * bits, and SPENT, where it moves it once emptied.  CALLS and SPENT are
+ * mode 0300 (their owner, the calls' user, may make and enter entries but
+ * not list them), and the calls run without capabilities, so that no call
+ * can find another's directory, in use or spent.  The base itself is mode
+ * 0111: a call may pass through it and nothing more, so that no call can
+ * move CALLS or SPENT away and put a directory of its own, which it could
+ * list, in their place.  What a killed call leaves is removed with the
+ * base when the server exits.
  *
  * Removing a directory costs a journalled file system such as ext4 far
  * more than making one (milliseconds against microseconds on a busy
  * machine: its block is freed, and the removal waits on the journal),
  * and a call's child would pay it before sending its result.  So a call
- * empties its directory and moves it, by rename, into the base's "spent"
- * directory (SPENT), and the sweeper, a small process the server forks
- * at start, removes what arrives there, off every call's path.  The
- * sweeper runs as the calls' user, removes only empty directories in
- * SPENT (rmdir, which follows no link and fails on anything else), and
- * dies with the server.  Where the move fails (a kernel whose Landlock
- * cannot rename across directories), the call removes its directory
- * itself, as before.
+ * empties its directory and moves it, by rename, into SPENT, and the
+ * sweeper, a small process the server forks at start, removes what
+ * arrives there, off every call's path.  The sweeper learns the names
+ * from inotify (it cannot list SPENT either), runs as the calls' user
+ * without capabilities or new privileges, removes only empty directories
+ * directly in SPENT (rmdir, which follows no link and fails on anything
+ * else), and dies with the server.  A directory that is not empty when it
+ * arrives (processes the call left behind wrote in it until the call
+ * ended) stays, unlisted, until the server exits.  Without inotify, or
+ * where the move fails (a kernel whose Landlock cannot rename across
+ * directories), the call removes its directory itself.
+ *
+ * A ready child makes its call's directory before the call comes, and may
+ * be retired without one (every change of the client's roots retires them
+ * all).  So the process that makes a directory holds a lock on it (flock)
+ * until it is done with it, and only then is it named in CALLS (made
+ * under a dot name, locked, renamed).  The sweeper notes each name that
+ * arrives in CALLS, and each dot name made there, and whenever it wakes,
+ * removes those whose lock it can take (their maker is gone) if they are
+ * empty, and forgets those that are not there any more.  A dot name only
+ * once it is DOT_AGE seconds old: its maker, if alive, locks and renames
+ * it within microseconds, and a maker that loses the race all the same
+ * (the sweeper took the lock, or removed it) tries again with a new name.
  */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
 #include <limits.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
+#include <sys/capability.h>
+#include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "base/text.h"
@@ -47,15 +69,28 @@
 #include "shell.h"
 
 #define TREE_DEPTH	64
+#define CALLS		"calls"
 #define SPENT		"spent"
-#define SWEEP_MS	1000	/* without inotify: how often it looks */
+#define NAME_LEN	32	/* a directory's name: 128 bits in hex */
+#define TRACK_MAX	256	/* names in CALLS the sweeper keeps an eye on */
+#define DOT_AGE		2	/* seconds: a dot name older is left */
+#define MAKE_TRIES	3	/* shell_scratch_make(): names tried */
 
 const char *shell_scratch_base;
 
 static char	*base;		/* shell_scratch_base, owned */
+static char	*calls;		/* base/CALLS */
 static pid_t	 base_owner;	/* the server, which removes it */
+static pid_t	 sweeper = -1;	/* the server's: the sweeper's pid */
 static int	 spent_ok;	/* SPENT and its sweeper are there */
 static char	*ready_dir;	/* a ready child's: shell_scratch_ready() */
+static int	 held = -1;	/* the lock on the directory this process
+				   made (shell_scratch_make()) */
+
+/* The sweeper's: the names that arrived in CALLS, TRACK_MAX at most (the
+ * oldest give way). */
+static char	 tracked[TRACK_MAX][NAME_LEN + 2];	/* and a dot */
+static size_t	 ntracked, track_next;
 
 /* Removes what directory |fd| holds (and closes it), |depth| levels at
  * most; a directory it cannot enter is made enterable first. */
@@ -86,9 +121,16 @@ empty_dir(int fd, int depth)
 		if (fchmodat(dirfd(d), e->d_name, S_IRWXU, 0) != 0 &&
 		    errno == ENOENT)
 			continue;
+		/* Gone meanwhile is as good as removed. */
 		if ((sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
-		    O_NOFOLLOW | O_CLOEXEC)) < 0 || empty_dir(sub, depth - 1) != 0 ||
-		    unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0)
+		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
+			if (errno != ENOENT)
+				rc = -1;
+			continue;
+		}
+		if (empty_dir(sub, depth - 1) != 0 ||
+		    (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0 &&
+		    errno != ENOENT))
 			rc = -1;
 	}
 	closedir(d);
@@ -108,51 +150,184 @@ shell_tree_remove(const char *path)
 	return rmdir(path);
 }
 
-/* At the server's exit (not a child's: the spawner and the children share
- * this handler, and leave by _exit() anyway). */
+/*
+ * At the server's exit (not a child's: the spawner and the children share
+ * this handler, and leave by _exit() anyway).  Children it retired may
+ * still be dying, and one may be making its call's home: the base is
+ * moved out of their way first (they make homes by its path), and its
+ * removal tried again a few times while what it holds still changes.
+ */
 static void
 remove_base(void)
 {
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	char *gone, *path;
+	int i;
+
 	if (base == NULL || getpid() != base_owner)
 		return;
-	/* The server may not be root: let it list what it removes. */
-	if (chmod(base, S_IRWXU) != 0 || shell_tree_remove(base) != 0)
-		return;		/* at exit: nobody to tell */
+	/* No sweeper removing what the removal below is about to. */
+	if (sweeper > 0 && kill(sweeper, SIGKILL) == 0)
+		while (waitpid(sweeper, NULL, 0) < 0 && errno == EINTR)
+			;
+	path = base;
+	/* A new empty directory of our own that the base replaces. */
+	if ((gone = tc_text_alloc("%s.XXXXXX", base)) != NULL) {
+		if (mkdtemp(gone) != NULL && rename(base, gone) == 0)
+			path = gone;
+		else
+			(void)rmdir(gone);
+	}
+	/* The server may not be root: let it list what it removes (the
+	 * removal gives CALLS and SPENT back their bits). */
+	for (i = 0; i < 10; i++) {
+		if (chmod(path, S_IRWXU) != 0 || shell_tree_remove(path) == 0)
+			break;	/* at exit: nobody to tell */
+		(void)nanosleep(&pause, NULL);
+	}
+	free(gone);
 }
 
-/* Removes every empty directory in the directory |spent|. */
-static void
-sweep(int spent)
+/* Returns 1 if |name| (|len| bytes, a NUL among them) is one a call's
+ * directory could have: NAME_LEN hex digits, after a dot if |dot|. */
+static int
+is_dir_name(const char *name, size_t len, int dot)
 {
-	struct dirent *e;
-	DIR *d;
-	int fd;
+	size_t i;
 
-	if ((fd = dup(spent)) < 0)
-		return;
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return;
-	}
-	rewinddir(d);
-	while ((e = readdir(d)) != NULL)
-		if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0)
-			(void)unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
-	closedir(d);
+	if (dot && (len == 0 || *name++ != '.'))
+		return 0;
+	len -= (size_t)(dot != 0);
+	if (len <= NAME_LEN || name[NAME_LEN] != '\0')
+		return 0;
+	for (i = 0; i < NAME_LEN; i++)
+		if (!((name[i] >= '0' && name[i] <= '9') ||
+		    (name[i] >= 'a' && name[i] <= 'f')))
+			return 0;
+	return 1;
+}
+
+/* Notes |name|, a directory's that arrived or was made in CALLS. */
+static void
+track(const char *name)
+{
+	snprintf(tracked[track_next], sizeof(tracked[track_next]), "%s",
+	    name);
+	track_next = (track_next + 1) % TRACK_MAX;
+	if (ntracked < TRACK_MAX)
+		ntracked++;
+}
+
+/* Returns 1 if the directory open at |fd|, of name |name|, may be taken
+ * for one whose maker is gone: its lock is free, and a dot name is
+ * DOT_AGE seconds old.  Sets *|gone| when it is not one to keep noting. */
+static int
+left(int fd, const char *name, int *gone)
+{
+	struct timespec now;
+	struct stat st;
+
+	*gone = 0;
+	if (name[0] == '.' && (fstat(fd, &st) != 0 ||
+	    clock_gettime(CLOCK_REALTIME, &now) != 0 ||
+	    now.tv_sec - st.st_ctim.tv_sec < DOT_AGE))
+		return 0;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0)
+		return 1;
+	*gone = errno != EWOULDBLOCK;
+	return 0;
 }
 
 /*
- * The sweeper's life: the calls' user, no new privileges, nothing of the
- * server's open but SPENT; it sweeps SPENT whenever something is moved
- * there (inotify), or every SWEEP_MS without inotify, until the server
- * dies.
+ * Looks at each directory noted in CALLS (held at |calls|): one whose
+ * lock it can take was left by a process that is gone (a ready child
+ * retired before its call, or a call killed), and is removed if it is
+ * empty; one that is not there any more (spent, or removed), or that it
+ * cannot open as a directory, is forgotten.  It never blocks: the lock is
+ * only tried.
+ */
+static void
+reap_left(int calls_fd)
+{
+	size_t i = 0, last;
+	int fd, gone;
+
+	while (i < ntracked) {
+		gone = 1;
+		if ((fd = openat(calls_fd, tracked[i], O_RDONLY | O_DIRECTORY |
+		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
+			if (left(fd, tracked[i], &gone)) {
+				(void)unlinkat(calls_fd, tracked[i],
+				    AT_REMOVEDIR);
+				gone = 1;
+			}
+			close(fd);
+		}
+		if (!gone) {
+			i++;
+			continue;
+		}
+		/* The last one in its place; the ring's order is lost, which
+		 * only changes which name gives way first. */
+		last = --ntracked;
+		if (i != last)
+			memcpy(tracked[i], tracked[last], sizeof(tracked[i]));
+		track_next = ntracked;
+	}
+}
+
+/*
+ * Acts on the |n| bytes of inotify events in |buf|: a directory moved
+ * into SPENT (watch |spent_wd|, held at |spent|) is removed; one moved
+ * into CALLS (watch |calls_wd|), or made there under a dot name, is
+ * noted.
+ */
+static void
+sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
+{
+	const struct inotify_event *e;
+	size_t at;
+
+	for (at = 0; at + sizeof(*e) <= n; at += sizeof(*e) + e->len) {
+		e = (const struct inotify_event *)(const void *)(buf + at);
+		if (at + sizeof(*e) + e->len > n)
+			break;
+		if (e->len == 0 || memchr(e->name, '\0', e->len) == NULL)
+			continue;
+		if (e->wd == spent_wd && (e->mask & IN_MOVED_TO))
+			(void)unlinkat(spent, e->name, AT_REMOVEDIR);
+		else if (e->wd == calls_wd && (((e->mask & IN_MOVED_TO) &&
+		    is_dir_name(e->name, e->len, 0)) || ((e->mask &
+		    IN_CREATE) && is_dir_name(e->name, e->len, 1))))
+			track(e->name);
+	}
+}
+
+/* The sweeper's fds, in the server and in the sweeper. */
+struct sweeper_fds {
+	int	spent;		/* O_PATH */
+	int	calls;		/* O_PATH */
+	int	ino;		/* inotify */
+	int	spent_wd;
+	int	calls_wd;
+};
+
+/*
+ * The sweeper's life: the calls' user, no capability, no new privileges,
+ * nothing of the server's open but SPENT, CALLS and the inotify watch on
+ * them; it removes each directory moved into SPENT as inotify names it,
+ * and the directories left in CALLS by processes that are gone, until the
+ * server dies.
  */
 static void __attribute__((__noreturn__))
-sweeper_main(const struct tc_policy *pol, pid_t server, int spent)
+sweeper_main(const struct tc_policy *pol, pid_t server,
+    const struct sweeper_fds *f)
 {
-	char path[PATH_MAX], buf[4096];
-	struct pollfd pfd = { -1, POLLIN, 0 };
-	int null, hi, ino = -1;
+	char buf[8192] __attribute__((aligned(__alignof__(
+	    struct inotify_event))));
+	int null, hi[3], i;
+	cap_t none;
+	ssize_t n;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
 		_exit(1);
@@ -160,61 +335,90 @@ sweeper_main(const struct tc_policy *pol, pid_t server, int spent)
 	    dup2(null, STDIN_FILENO) < 0 || dup2(null, STDOUT_FILENO) < 0 ||
 	    dup2(null, STDERR_FILENO) < 0)
 		_exit(1);
-	snprintf(path, sizeof(path), "%s/%s", base, SPENT);
-	if ((pfd.fd = inotify_init1(IN_CLOEXEC)) >= 0 &&
-	    inotify_add_watch(pfd.fd, path, IN_MOVED_TO | IN_ONLYDIR |
-	    IN_DONT_FOLLOW) < 0) {
-		close(pfd.fd);
-		pfd.fd = -1;
-	}
-	/* SPENT at 3, inotify's fd at 4, nothing else open. */
-	if ((hi = fcntl(spent, F_DUPFD_CLOEXEC, 100)) < 0 ||
-	    (pfd.fd >= 0 && (ino = fcntl(pfd.fd, F_DUPFD_CLOEXEC, 100)) < 0) ||
-	    dup3(hi, 3, O_CLOEXEC) < 0 ||
-	    (ino >= 0 && dup3(ino, 4, O_CLOEXEC) < 0))
+	/* SPENT at 3, inotify's fd at 4, CALLS at 5, nothing else open. */
+	if ((hi[0] = fcntl(f->spent, F_DUPFD_CLOEXEC, 100)) < 0 ||
+	    (hi[1] = fcntl(f->ino, F_DUPFD_CLOEXEC, 100)) < 0 ||
+	    (hi[2] = fcntl(f->calls, F_DUPFD_CLOEXEC, 100)) < 0)
 		_exit(1);
-	spent = 3;
-	pfd.fd = ino >= 0 ? 4 : -1;
-	if (close_range(ino >= 0 ? 5 : 4, ~0U, 0) != 0)
+	for (i = 0; i < 3; i++)
+		if (dup3(hi[i], 3 + i, O_CLOEXEC) < 0)
+			_exit(1);
+	if (close_range(6, ~0U, 0) != 0)
 		_exit(1);
-	/* Only what the calls' user may do. */
+	/* Only what the calls' user may do, and no capability (a root
+	 * server's calls are root without one). */
 	if (pol->run_as && (setgroups(0, NULL) != 0 ||
 	    setresgid(pol->run_gid, pol->run_gid, pol->run_gid) != 0 ||
 	    setresuid(pol->run_uid, pol->run_uid, pol->run_uid) != 0))
 		_exit(1);
+	if ((none = cap_init()) == NULL || cap_set_proc(none) != 0)
+		_exit(1);
+	cap_free(none);
 	/* Armed again: a change of ids disarms it. */
 	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
 	    prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
 		_exit(1);
 	for (;;) {
-		sweep(spent);
-		if (poll(&pfd, pfd.fd >= 0 ? 1 : 0, pfd.fd >= 0 ? -1 :
-		    SWEEP_MS) > 0 && read(pfd.fd, buf, sizeof(buf)) < 0)
+		if ((n = read(4, buf, sizeof(buf))) > 0) {
+			sweep(3, f->spent_wd, f->calls_wd, buf, (size_t)n);
+			reap_left(5);
+		} else if (n == 0 || errno != EINTR)
 			_exit(1);
 	}
 }
 
 /*
- * Makes SPENT in the base, owned as the base, and forks the sweeper.
- * Returns 0 or -1: without them, calls remove their directories
- * themselves.
+ * Makes a directory |name| in the base, owned by the calls' user, mode
+ * 0700 until the base is ready (shell_scratch_init() makes it 0300).
+ * Returns its path (owned), or NULL with errno set.
+ */
+static char *
+make_inner(const struct tc_policy *pol, const char *name)
+{
+	char *path;
+
+	if ((path = tc_text_alloc("%s/%s", base, name)) == NULL)
+		return NULL;
+	if (mkdir(path, S_IRWXU) != 0 ||
+	    (pol->run_as && chown(path, pol->run_uid, pol->run_gid) != 0)) {
+		free(path);
+		return NULL;
+	}
+	return path;
+}
+
+/*
+ * Watches SPENT and CALLS at |spent| and |calls| (not yet 0300: a watch
+ * needs the read bit), and forks the sweeper.  Returns 0 or -1: without
+ * them, calls remove their directories themselves.
  */
 static int
-spent_init(const struct tc_policy *pol)
+spent_init(const struct tc_policy *pol, const char *spent, const char *calls_at)
 {
-	char path[PATH_MAX];
-	pid_t pid, server = getpid();
-	int fd;
+	struct sweeper_fds f = { -1, -1, -1, -1, -1 };
+	pid_t pid = -1, server = getpid();
+	const uint32_t mask = IN_MOVED_TO | IN_ONLYDIR | IN_DONT_FOLLOW;
 
-	snprintf(path, sizeof(path), "%s/%s", base, SPENT);
-	if (mkdir(path, S_IRWXU) != 0 ||
-	    (pol->run_as && chown(path, pol->run_uid, pol->run_gid) != 0) ||
-	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) < 0)
-		return -1;
+	/* O_PATH: directories the sweeper's removals are relative to,
+	 * which it will have no right to read. */
+	if ((f.spent = open(spent, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || (f.calls = open(calls_at, O_PATH |
+	    O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0 ||
+	    (f.ino = inotify_init1(IN_CLOEXEC)) < 0 ||
+	    (f.spent_wd = inotify_add_watch(f.ino, spent, mask)) < 0 ||
+	    (f.calls_wd = inotify_add_watch(f.ino, calls_at, mask |
+	    IN_CREATE)) < 0)
+		goto out;
 	if ((pid = fork()) == 0)
-		sweeper_main(pol, server, fd);
-	close(fd);
+		sweeper_main(pol, server, &f);
+	sweeper = pid;
+out:
+	if (f.spent >= 0)
+		close(f.spent);
+	if (f.calls >= 0)
+		close(f.calls);
+	if (f.ino >= 0)
+		close(f.ino);
 	return pid < 0 ? -1 : 0;
 }
 
@@ -222,6 +426,7 @@ int
 shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 {
 	const char *tmp = getenv("TMPDIR");
+	char *spent = NULL;
 
 	if (base != NULL)
 		return 0;
@@ -237,17 +442,6 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 		base = NULL;
 		return TC_ESYS;
 	}
-	/* Its owner is the calls' user: make entries, enter them, list
-	 * none. */
-	if ((pol->run_as && chown(base, pol->run_uid, pol->run_gid) != 0) ||
-	    chmod(base, S_IWUSR | S_IXUSR) != 0) {
-		tc_diag_errno(d, TC_ESYS, "cannot give '%s' to the calls' "
-		    "user", base);
-		(void)rmdir(base);
-		free(base);
-		base = NULL;
-		return TC_ESYS;
-	}
 	base_owner = getpid();
 	if (atexit(remove_base) != 0) {
 		(void)rmdir(base);
@@ -255,33 +449,98 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 		base = NULL;
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	}
+	/* CALLS, its owner the calls' user: make entries, enter them, list
+	 * none; SPENT the same, where they go once spent; then the base:
+	 * passed through, never changed, by anyone but the server. */
+	if ((calls = make_inner(pol, CALLS)) == NULL ||
+	    (spent = make_inner(pol, SPENT)) == NULL) {
+		tc_diag_errno(d, TC_ESYS, "cannot make the calls' scratch "
+		    "directories in '%s'", base);
+		goto fail;
+	}
+	spent_ok = spent_init(pol, spent, calls) == 0;
+	if (chmod(calls, S_IWUSR | S_IXUSR) != 0 ||
+	    chmod(spent, S_IWUSR | S_IXUSR) != 0 ||
+	    chmod(base, S_IXUSR | S_IXGRP | S_IXOTH) != 0) {
+		tc_diag_errno(d, TC_ESYS, "cannot close '%s' to the calls",
+		    base);
+		goto fail;
+	}
+	free(spent);
 	shell_scratch_base = base;
-	spent_ok = spent_init(pol) == 0;
 	return 0;
+fail:
+	remove_base();
+	free(spent);
+	free(calls);
+	calls = NULL;
+	free(base);
+	base = NULL;
+	return TC_ESYS;
+}
+
+/*
+ * Makes a directory of a random name in CALLS, under a dot name first,
+ * locked, then renamed.  Returns its path, or NULL with errno set.
+ */
+static char *
+make_once(void)
+{
+	unsigned char r[16];
+	char *path = NULL, *tmp = NULL;
+	size_t i;
+	int fd = -1, err;
+	char name[2 * sizeof(r) + 1];
+
+	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
+		return NULL;
+	for (i = 0; i < sizeof(r); i++)
+		snprintf(name + 2 * i, 3, "%02x", r[i]);
+	/* Named in CALLS only once locked: the sweeper takes a directory
+	 * whose lock it can take for one whose maker is gone. */
+	if ((path = tc_text_alloc("%s/%s", calls, name)) == NULL ||
+	    (tmp = tc_text_alloc("%s/.%s", calls, name)) == NULL)
+		goto fail;
+	if (mkdir(tmp, S_IRWXU) != 0) {
+		free(tmp);
+		tmp = NULL;
+		goto fail;
+	}
+	if ((fd = open(tmp, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0 || flock(fd, LOCK_EX | LOCK_NB) != 0 ||
+	    rename(tmp, path) != 0)
+		goto fail;
+	free(tmp);
+	if (held >= 0)
+		close(held);
+	held = fd;
+	return path;
+fail:
+	err = errno;
+	if (fd >= 0)
+		close(fd);
+	if (tmp != NULL)
+		(void)rmdir(tmp);
+	free(tmp);
+	free(path);
+	errno = err;
+	return NULL;
 }
 
 char *
 shell_scratch_make(void)
 {
-	unsigned char r[16];
-	char *path;
-	size_t i;
-	char name[2 * sizeof(r) + 1];
+	char *path = NULL;
+	int i;
 
 	if (shell_scratch_base == NULL) {
 		errno = ENOENT;
 		return NULL;
 	}
-	if (getrandom(r, sizeof(r), 0) != (ssize_t)sizeof(r))
-		return NULL;
-	for (i = 0; i < sizeof(r); i++)
-		snprintf(name + 2 * i, 3, "%02x", r[i]);
-	if ((path = tc_text_alloc("%s/%s", shell_scratch_base, name)) == NULL)
-		return NULL;
-	if (mkdir(path, S_IRWXU) != 0) {
-		free(path);
-		return NULL;
-	}
+	/* A sweeper that took a dot name for one left (its maker stopped
+	 * for DOT_AGE seconds between mkdir and flock) costs a try. */
+	for (i = 0; i < MAKE_TRIES && path == NULL; i++)
+		path = make_once();
 	return path;
 }
 
@@ -290,17 +549,21 @@ shell_scratch_done(const char *path)
 {
 	const char *name = strrchr(path, '/');
 	char to[PATH_MAX];
-	int fd;
+	int fd, moved = 0;
 
 	/* Emptied here, as the call's user and confined: the sweeper only
 	 * ever removes an empty directory. */
 	if (spent_ok && name != NULL && snprintf(to, sizeof(to), "%s/%s%s",
 	    shell_scratch_base, SPENT, name) < (int)sizeof(to) &&
 	    (fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
-	    O_CLOEXEC)) >= 0 && empty_dir(fd, TREE_DEPTH) == 0 &&
-	    rename(path, to) == 0)
-		return;
-	(void)shell_tree_remove(path);
+	    O_CLOEXEC)) >= 0 && empty_dir(fd, TREE_DEPTH) == 0)
+		moved = rename(path, to) == 0;
+	if (!moved)
+		(void)shell_tree_remove(path);
+	/* Out of CALLS (or left there, not empty): the lock goes. */
+	if (held >= 0)
+		close(held);
+	held = -1;
 }
 
 void

@@ -38,8 +38,10 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import {
-	BUILD, CALL_TIMEOUT, call, logRecords, makeScratch, makeTree, runAs, runServer, serverIds,
+	BUILD, CALL_TIMEOUT, call, fileUri, logRecords, makeScratch, makeTree, runAs, runServer, serverIds,
 	sleep, startServer, textOf, transcript, until,
 } from './lib.mjs';
 
@@ -944,6 +946,52 @@ describe('what a call can reach around it', () => {
 		assert.deepEqual(fds.filter((f) => !['0', '1', '2', '3'].includes(f)), [], `inherited: ${o.stdout}`);
 	});
 
+	/*
+	 * The program is started by a clone that shares the handler's memory
+	 * until it runs exec (shell_run.c: spawn_program()): what it holds then
+	 * is what the handler had, and must be the call's confinement and no
+	 * more.  Read by head from its own /proc/self, for run_command and for
+	 * jobs with and without a terminal.
+	 */
+	test('a program starts confined, with no signal blocked or ignored and fds 0-2 only, in calls and jobs', async (t) => {
+		if (cannotRun(t, ['head', 'ls']))
+			return;
+		const P = await startShell(await shellPolicy(['program head', 'program ls', 'allow read /proc']));
+		try {
+			const job = async (argv, tty) => {
+				const s = await call(P, 'start_command', { argv, cwd: W, ...(tty ? { tty: true } : {}) });
+				assert.notEqual(s.isError, true, textOf(s));
+				let out = '';
+				let offset = 0;
+				await until(async () => {
+					const r = await call(P, 'read_output', { job: s.structuredContent.job, offset, wait_ms: 1000 });
+					out += r.structuredContent.output;
+					offset = r.structuredContent.next_offset;
+					return r.structuredContent.state !== 'running';
+				}, 20_000, 'the job to end');
+				return out.replace(/\r\n/g, '\n');
+			};
+			const ways = [
+				['run_command', async (argv) => res(await run(P, argv, { cwd: W })).stdout],
+				['start_command', (argv) => job(argv, false)],
+				['start_command on a terminal', (argv) => job(argv, true)],
+			];
+			for (const [way, runIt] of ways) {
+				const status = await runIt(['head', '-n', '100', '/proc/self/status']);
+				const field = (f) => new RegExp(`^${f}:\\s*(.*)$`, 'm').exec(status)?.[1];
+				assert.equal(field('NoNewPrivs'), '1', `${way}: ${status}`);
+				assert.equal(field('Seccomp'), '2', `${way}: ${status}`);
+				for (const f of ['CapInh', 'CapPrm', 'CapEff', 'CapBnd', 'CapAmb', 'SigBlk', 'SigIgn'])
+					assert.equal(field(f), '0000000000000000', `${way}: ${f}: ${status}`);
+				// 3: the directory ls reads.
+				const fds = (await runIt(['ls', '-1', '/proc/self/fd'])).split('\n').filter(Boolean);
+				assert.deepEqual(fds.filter((f) => !['0', '1', '2', '3'].includes(f)), [], `${way}: inherited: ${fds}`);
+			}
+		} finally {
+			await P.close().catch(() => {});
+		}
+	});
+
 	for (const [what, cwd] of [
 		['outside every directory', () => O],
 		['a .. out of an allowed one', () => `${W}/../${path.basename(O)}`],
@@ -1077,6 +1125,316 @@ describe('network off', () => {
 		await assertServes(S, 'after the network attempts');
 		assert.equal(accepted, 0, 'the listener accepted a connection');
 		assert.equal(datagrams, 0, 'a datagram arrived');
+	});
+
+	/*
+	 * A root server's calls share one empty network namespace
+	 * (sandbox-int.h: tc_netns_share()).  A job tries to leave something
+	 * there for the calls after it (a TCP listener on 127.0.0.1, an
+	 * abstract Unix socket, a socket of a pair bound to an abstract
+	 * name) and holds on; another call beside it tries to reach them.
+	 * Every attempt fails at the system call (seccomp: no socket() and no
+	 * bind(), listen() or connect() without a network), and from outside
+	 * the namespace holds nothing but a loopback that is down.
+	 */
+	test('calls that share the empty network namespace can leave nothing there for each other', async (t) => {
+		if (cannotRun(t, ['python3']))
+			return;
+		const tag = sleepTag();
+		const name = `tc-shared-${randomUUID()}`;
+		const port = 20000 + (randomBytes(2).readUInt16BE(0) % 20000);
+		const attempt = (what, code) => [
+			'try:',
+			...code.map((l) => `    ${l}`),
+			`    print("${what} OPEN-" + str(6 * 7), flush=True)`,
+			'except OSError as e:',
+			`    print("${what}", e.errno, e, flush=True)`,
+		];
+		const listener = [
+			'import socket, sys, time',
+			...attempt('tcp-listen', [
+				's = socket.socket(socket.AF_INET, socket.SOCK_STREAM)',
+				`s.bind(("127.0.0.1", ${port}))`, 's.listen(1)']),
+			...attempt('unix-listen', [
+				'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)',
+				`u.bind("\\0${name}")`, 'u.listen(1)']),
+			...attempt('pair-bind', [
+				'a, b = socket.socketpair()', `a.bind("\\0${name}-pair")`, 'a.listen(1)']),
+			'print("READY", flush=True)',
+			'time.sleep(float(sys.argv[1]))',
+		].join('\n');
+		const dialer = [
+			'import socket',
+			...attempt('tcp-connect', [`socket.create_connection(("127.0.0.1", ${port}), 5)`]),
+			...attempt('unix-connect', [
+				'u = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)', `u.connect("\\0${name}")`]),
+			...attempt('pair-connect', [
+				'a, b = socket.socketpair()', `a.connect("\\0${name}-pair")`]),
+		].join('\n');
+		const s = await call(S, 'start_command', { argv: ['python3', '-I', '-c', listener, tag], cwd: W });
+		assert.notEqual(s.isError, true, textOf(s));
+		const job = s.structuredContent.job;
+		try {
+			let out = '';
+			let offset = 0;
+			await until(async () => {
+				const r = await call(S, 'read_output', { job, offset, wait_ms: 1000 });
+				out += r.structuredContent.output;
+				offset = r.structuredContent.next_offset;
+				return out.includes('READY') || r.structuredContent.state !== 'running';
+			}, 20_000, 'the listening job to say READY');
+			assert.match(out, /READY/, out);
+			assert.doesNotMatch(out, /OPEN-42/, `the job left something open: ${out}`);
+			for (const what of ['tcp-listen', 'unix-listen', 'pair-bind'])
+				assert.match(out, new RegExp(`^${what} 1 `, 'm'), `${what} was not refused with EPERM: ${out}`);
+
+			const r = await run(S, ['python3', '-I', '-c', dialer], { cwd: W });
+			const o = res(r);
+			assert.doesNotMatch(o.stdout, /OPEN-42/, `a call reached the job: ${said(r)}`);
+			for (const what of ['tcp-connect', 'unix-connect', 'pair-connect'])
+				assert.match(o.stdout, new RegExp(`^${what} 1 `, 'm'), `${what} was not refused with EPERM: ${said(r)}`);
+
+			if (serverUid() !== 0)
+				return t.diagnostic('the server is not root: each call has a network namespace of its own');
+			// From outside: the job's program is in a network namespace
+			// that is not the server's, the one a second job is in too
+			// (the shared one), and it holds a loopback that is down and
+			// no socket with a name.
+			const [pid] = processesWithArg(tag);
+			assert.ok(pid, 'the job\'s program was not found');
+			const ns = (p) => execFileSync('readlink', [`/proc/${p}/ns/net`], { encoding: 'utf8' }).trim();
+			assert.notEqual(ns(pid), ns(S.pid), 'the job is in the server\'s network namespace');
+			const tag2 = sleepTag();
+			const s2 = await call(S, 'start_command', { argv: ['python3', '-I', '-c',
+			    'import sys, time; print("UP", flush=True); time.sleep(float(sys.argv[1]))', tag2], cwd: W });
+			const job2 = s2.structuredContent.job;
+			try {
+				const [pid2] = await waitCount(() => processesWithArg(tag2), 1, 10_000);
+				assert.ok(pid2, 'the second job\'s program was not found');
+				assert.equal(ns(pid2), ns(pid), 'two jobs of a root server are in network namespaces of their own');
+			} finally {
+				await call(S, 'stop_command', { job: job2 });
+			}
+			if (which('nsenter') === null || which('ip') === null)
+				return t.diagnostic('no nsenter or ip here: the namespace\'s links are not looked at');
+			const links = execFileSync('nsenter', [`--net=/proc/${pid}/ns/net`, 'ip', '-o', 'link'],
+			    { encoding: 'utf8' }).trim().split('\n');
+			assert.equal(links.length, 1, `more than a loopback: ${links.join('\n')}`);
+			assert.match(links[0], /^1: lo: <LOOPBACK>/, `the loopback is up: ${links[0]}`);
+			const unix = readFileSync(`/proc/${pid}/net/unix`, 'utf8');
+			assert.doesNotMatch(unix, /@/, `an abstract socket is there: ${unix}`);
+			const tcp4 = readFileSync(`/proc/${pid}/net/tcp`, 'utf8').trim().split('\n');
+			assert.equal(tcp4.length, 1, `a TCP socket is there: ${tcp4.join('\n')}`);
+		} finally {
+			await call(S, 'stop_command', { job });
+		}
+	});
+});
+
+// ---------------------------------------------------------------- scratch directories
+
+/*
+ * Each call's scratch directory (its HOME) is made beneath the server's
+ * scratch base; once its program has ended the call empties it and moves
+ * it into "spent", where the server's sweeper removes it (shell_scratch.c).
+ * Processes a call left behind may still write in it until the call ends,
+ * so what arrives in spent may not be empty: no later call may list spent
+ * (or find what is there), nor put a directory of its own in its place,
+ * into which later calls' directories would go.
+ */
+describe('scratch directories', () => {
+	const need = ['bash', 'ls', 'mv', 'mkdir'];
+	let S;
+
+	before(async () => {
+		if (!existsSync(SHELL) || need.some((p) => which(p) === null))
+			return;
+		S = await startShell(await shellPolicy(need.map((p) => `program ${p}`)));
+	});
+
+	after(async () => {
+		await S?.close().catch(() => {});
+	});
+
+	/* The HOME of a call of |srv|. */
+	async function home(srv) {
+		const r = await run(srv, ['bash', '-c', 'echo "$HOME"']);
+		return res(r).stdout.trim();
+	}
+
+	/* Where a scratch directory |dir| could be once spent: "spent" beside
+	 * it, or beside its parent. */
+	const spentPlaces = (dir) => [path.dirname(dir), path.dirname(path.dirname(dir))]
+	    .map((p) => path.join(p, 'spent', path.basename(dir)));
+
+	test('no call can list spent, nor read there what an earlier call\'s processes left in its home', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const tag = randomUUID();
+		// Processes that leave the program's group (job control) and write
+		// in its home until the call ends, after the home was emptied.
+		for (let i = 0; i < 3; i++)
+			await run(S, ['bash', '-c', 'set -m; (cd "$HOME" && i=0 && while :; do '
+			    + `echo "left-${tag}" > "f$((i++ % 50))"; done) </dev/null >/dev/null 2>&1 & exit 0`]);
+		const r = await run(S, ['bash', '-c', 'for d in "$HOME/.." "$HOME/../.."; do '
+		    + 'ls -a "$d/spent" && echo "LISTED $d"; for f in "$d"/spent/*/f*; do read -r l < "$f" && echo "$l"; done; '
+		    + 'done 2>/dev/null; true']);
+		const o = res(r);
+		assert.doesNotMatch(o.stdout, new RegExp(`left-${tag}`), `a later call read what an earlier one left: ${said(r)}`);
+		assert.doesNotMatch(o.stdout, /LISTED/, `a call listed spent: ${said(r)}`);
+	});
+
+	test('no call can put a directory of its own in the place of spent; later calls\' homes are still removed', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const tag = randomUUID();
+		const r = await run(S, ['bash', '-c', 'cd "$HOME/.." && for s in spent ../spent; do '
+		    + `mv "$s" "$s-${tag}" && mkdir "$s" && echo "REPLACED $s"; done; true`]);
+		assert.doesNotMatch(res(r).stdout, /REPLACED/, `a call replaced spent: ${said(r)}`);
+		// The homes of the calls after it are removed from wherever they
+		// were moved: by the sweeper, waited for, not timed.
+		const homes = [await home(S), await home(S), await home(S)];
+		const left = () => homes.flatMap((h) => [h, ...spentPlaces(h),
+		    ...spentPlaces(h).map((p) => path.join(`${path.dirname(p)}-${tag}`, path.basename(p)))])
+		    .filter((p) => existsSync(p));
+		assert.deepEqual(await waitEmpty(left, 10_000), [], 'later calls\' homes were not removed');
+	});
+
+	/*
+	 * A ready child makes its call's home before the call comes (the
+	 * profile's ahead hook), and is retired without a call whenever the
+	 * client's roots change: its home must not stay behind.  Two ready
+	 * children of each profile at most ("children 2"), so that calls
+	 * holds four homes at most between calls, however often the roots
+	 * change.
+	 */
+	test('the homes of ready children retired without a call do not pile up (the client changing its roots)', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const pol = await shellPolicy([...need.map((p) => `program ${p}`), 'children 2']);
+		const P = await startServer(['--policy', pol.file], {
+			server: SHELL, capabilities: { roots: { listChanged: true } },
+			handlers: [[ListRootsRequestSchema, async () => ({ roots: [{ uri: fileUri(W) }] })]],
+		});
+		try {
+			const calls = path.dirname(await home(P));
+			const count = () => readdirSync(calls).length;
+			for (let i = 0; i < 10; i++) {
+				await P.client.sendRootsListChanged();
+				// Answered once no call runs: the next call comes after it.
+				await home(P);
+			}
+			let n = count();
+			await until(async () => {
+				await home(P);
+				n = count();
+				return n <= 4;
+			}, 10_000, 'calls to hold no more than the ready children\'s homes').catch(() => {});
+			assert.ok(n <= 4, `${n} homes in ${calls} after ten changes of the roots, with four ready children at most: `
+			    + readdirSync(calls).join(' '));
+		} finally {
+			await P.close().catch(() => {});
+		}
+	});
+
+	test('with run-as, the sweeper is the calls\' user and sweeps their homes', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		if (serverUid() !== 0)
+			return t.skip('only a root server may name a run-as user');
+		const P = await startShell(await shellPolicy([...need.map((p) => `program ${p}`), 'run-as nobody'], { dirs: false }));
+		try {
+			const homes = [await home(P), await home(P), await home(P)];
+			const base = path.dirname(path.dirname(homes[0]));
+			for (const d of ['calls', 'spent'])
+				assert.equal(statSync(path.join(base, d)).uid, 65534, `${d}'s owner`);
+			const kids = readFileSync(`/proc/${P.pid}/task/${P.pid}/children`, 'utf8').trim().split(/\s+/);
+			const uids = kids.map((k) => {
+				try {
+					const st = readFileSync(`/proc/${k}/status`, 'utf8');
+					return execFileSync('readlink', [`/proc/${k}/fd/4`], { encoding: 'utf8' }).trim() === 'anon_inode:inotify'
+					    ? /^Uid:\s*(.*)$/m.exec(st)[1] : null;
+				} catch {
+					return null;
+				}
+			}).filter(Boolean);
+			assert.deepEqual(uids, ['65534\t65534\t65534\t65534'], 'the sweeper\'s ids');
+			const left = () => homes.flatMap((h) => [h, ...spentPlaces(h)]).filter((p) => existsSync(p));
+			assert.deepEqual(await waitEmpty(left, 10_000), [], 'the homes were not removed');
+		} finally {
+			await P.close().catch(() => {});
+		}
+	});
+
+	/*
+	 * The server removes the base as it exits, while children it retired
+	 * may still be dying, and a ready child still making its call's home:
+	 * nothing may stay.  Servers that change their roots just before they
+	 * go, so that their ready children are being made again as they exit.
+	 */
+	test('the base goes with a server that exits while its ready children are being made', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const pol = await shellPolicy([...need.map((p) => `program ${p}`), 'children 8']);
+		const bases = [];
+		for (let i = 0; i < 8; i++) {
+			const P = await startServer(['--policy', pol.file], {
+				server: SHELL, capabilities: { roots: { listChanged: true } },
+				handlers: [[ListRootsRequestSchema, async () => ({ roots: [{ uri: fileUri(W) }] })]],
+			});
+			try {
+				bases.push(path.dirname(path.dirname(await home(P))));
+				await P.client.sendRootsListChanged();
+				await home(P);
+				await P.client.sendRootsListChanged();
+			} finally {
+				await P.close().catch(() => {});
+			}
+		}
+		// Where it is, or where it may have been moved to go.
+		const left = () => bases.flatMap((b) => readdirSync(path.dirname(b))
+		    .filter((n) => n === path.basename(b) || n.startsWith(`${path.basename(b)}.`))
+		    .map((n) => path.join(path.dirname(b), n)));
+		const stayed = await waitEmpty(left, 10_000);
+		assert.deepEqual(stayed, [], `bases left: ${stayed.map((b) => `${b}: ${execFileSync('ls', ['-laR', b],
+		    { encoding: 'utf8' })}`).join('\n')}`);
+	});
+
+	test('the base goes with the server, with what calls left in spent', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const P = await startShell(await shellPolicy(need.map((p) => `program ${p}`)));
+		let base;
+		try {
+			await run(P, ['bash', '-c', 'set -m; (cd "$HOME" && while :; do echo x > f; done) '
+			    + '</dev/null >/dev/null 2>&1 & exit 0']);
+			base = path.dirname(path.dirname(await home(P)));
+			assert.ok(existsSync(path.join(base, 'spent')), `no spent in ${base}`);
+			// The sweeper: the server's child that holds spent and an
+			// inotify instance, as the calls' user, with no capability
+			// and no new privileges.
+			const kids = readFileSync(`/proc/${P.pid}/task/${P.pid}/children`, 'utf8').trim().split(/\s+/);
+			const link = (k, fd) => {
+				try {
+					return execFileSync('readlink', [`/proc/${k}/fd/${fd}`], { encoding: 'utf8' }).trim();
+				} catch {
+					return null;
+				}
+			};
+			const sweepers = kids.filter((k) => link(k, 3) === path.join(base, 'spent')
+			    && link(k, 4) === 'anon_inode:inotify');
+			assert.equal(sweepers.length, 1, `the sweeper among ${kids.join(' ')}`);
+			const status = readFileSync(`/proc/${sweepers[0]}/status`, 'utf8');
+			const field = (f) => new RegExp(`^${f}:\\s*(.*)$`, 'm').exec(status)?.[1];
+			assert.equal(field('Uid').split(/\s+/)[0], String(serverUid()), status);
+			assert.equal(field('CapEff'), '0000000000000000', status);
+			assert.equal(field('CapPrm'), '0000000000000000', status);
+			assert.equal(field('NoNewPrivs'), '1', status);
+		} finally {
+			await P.close();
+		}
+		assert.deepEqual(await waitEmpty(() => (existsSync(base) ? [base] : []), 10_000), [],
+		    'the base outlived the server');
 	});
 });
 

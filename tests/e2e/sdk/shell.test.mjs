@@ -367,10 +367,18 @@ describe('run_command', () => {
 		const homes = [];
 		for (let i = 0; i < 3; i++)
 			homes.push((await env()).HOME);
-		// The base's "spent" directory, where a call moves its directory
-		// once emptied, and the server's sweeper removes it.
-		const spent = path.join(path.dirname(homes[0]), 'spent');
+		// The base's "spent" directory, beside "calls" where the homes
+		// are, where a call moves its directory once emptied, and the
+		// server's sweeper removes it.  A call may change nothing in the
+		// base, and list neither.
+		const calls = path.dirname(homes[0]);
+		const base = path.dirname(calls);
+		const spent = path.join(base, 'spent');
+		assert.equal(path.basename(calls), 'calls');
 		assert.ok(fs.statSync(spent).isDirectory(), `${spent} is there`);
+		assert.equal(fs.statSync(base).mode & 0o7777, 0o111, 'the base\'s mode');
+		assert.equal(fs.statSync(calls).mode & 0o7777, 0o300, 'calls\' mode');
+		assert.equal(fs.statSync(spent).mode & 0o7777, 0o300, 'spent\'s mode');
 		for (const h of homes)
 			assert.ok(!fs.existsSync(h), `${h} is gone from the base`);
 		// Removed by the sweeper, not by the call: waited for, not timed.

@@ -1,0 +1,220 @@
+/*
+ * test-ns.c: when a root server's children share one empty network
+ * namespace (ns.c: tc_netns_share()), and when each has its own.
+ *
+ * Sharing one is safe only while no child in it can give a socket a name
+ * or reach one by name: seccomp refuses socket(), bind() and connect() to
+ * every profile that has a network namespace.  Where the filter is not in
+ * force (a kernel without seccomp filters, run with --allow-degraded
+ * seccomp), or a profile's own tables allow one of those calls (or
+ * io_uring, which makes and connects sockets without them), an
+ * abstract Unix socket bound by one call could be reached by the next:
+ * there each child has a namespace of its own, as before the sharing.
+ * Each case runs two calls in ready children and compares the inodes of
+ * their network namespaces.  Only root shares one: as another user each
+ * child always has its own, and the cases say so and skip.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+#include "sandbox/sandbox.h"
+#include "sandbox/profile.h"
+#include "tap.h"
+
+static const struct tc_arg no_args[] = { { NULL } };
+
+/* The calls that name a socket or reach one by its name. */
+static const struct tc_syscall socket_calls[] = {
+	TC_SYS(socket), TC_SYS(bind), TC_SYS(connect),
+};
+
+/* io_uring makes and connects sockets without the system calls
+ * (IORING_OP_SOCKET, IORING_OP_CONNECT), where no filter sees them. */
+static const struct tc_syscall uring_calls[] = {
+	TC_SYS(io_uring_setup), TC_SYS(io_uring_enter),
+};
+
+/* A profile in namespaces of its own, network included, reading /proc
+ * (a root of the test's policy): nothing else. */
+static const struct tc_profile plain = {
+	.name = "ns-plain",
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
+/* The same, whose own tables allow sockets (without the network a
+ * policy grants, TC_MAY_NETWORK, which would drop the namespace). */
+static const struct tc_profile sockets = {
+	.name = "ns-sockets",
+	.syscalls = { TC_SYSCALLS(socket_calls) },
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
+/* The same, whose own tables allow io_uring. */
+static const struct tc_profile uring = {
+	.name = "ns-uring",
+	.syscalls = { TC_SYSCALLS(uring_calls) },
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
+/* The inode of the network namespace the call's child is in. */
+static int
+h_net(const struct tc_call *call, struct tc_result *res)
+{
+	struct stat st;
+
+	(void)call;
+	if (stat("/proc/self/ns/net", &st) != 0)
+		return tc_result_error(res, "stat: %s", strerror(errno));
+	tc_result_printf(res, "%llu", (unsigned long long)st.st_ino);
+	return 0;
+}
+
+#define TOOL(n, p)	{ .name = (n), .description = (n), .args = no_args, \
+			  .output_schema = "{\"type\":\"object\"}",	\
+			  .fn = h_net, .profile = (p) }
+
+/* Runs |t| in a ready child of |sb|; its namespace's inode in *|net|.
+ * Returns 1 if it ran. */
+static int
+run_net(struct tc_sandbox *sb, const struct tc_tool *t,
+    unsigned long long *net)
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_call call;
+	struct tc_run r;
+	const cJSON *text;
+	cJSON *res, *args;
+	int i, ran;
+
+	for (i = 0; i < 400 && tc_sandbox_ready(sb, t->profile) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(sb);
+	}
+	args = cJSON_CreateObject();
+	memset(&call, 0, sizeof(call));
+	call.tool = t;
+	call.args = args;
+	call.policy = sb->policy;
+	if (tc_run_start(&r, sb, &call, &d) != 0) {
+		printf("#   %s\n", d.msg);
+		cJSON_Delete(args);
+		return 0;
+	}
+	tc_run_wait(&r);
+	res = tc_run_take_result(&r);
+	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
+	    cJSON_GetObjectItemCaseSensitive(res, "content"), 0), "text");
+	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text) &&
+	    sscanf(text->valuestring, "%llu", net) == 1;
+	if (!ran)
+		printf("#   %s\n", cJSON_IsString(text) ? text->valuestring :
+		    "(no text)");
+	cJSON_Delete(res);
+	tc_run_release(&r);
+	cJSON_Delete(args);
+	return ran;
+}
+
+/*
+ * Two calls of |profile| in ready children of a sandbox whose degraded
+ * layers are |degrade| on top of what the kernel lacks: 1 if they share a
+ * network namespace, 0 if each has its own, -1 if that could not be
+ * learnt (|what| says where).
+ */
+static int
+shared(struct tc_policy *pol, const struct tc_profile *profile,
+    unsigned degrade, const char *what)
+{
+	const struct tc_tool tool = TOOL("net", profile);
+	struct tc_diag d = { "", 0 };
+	struct tc_profiles set = { .n = 0 };
+	unsigned long long net[2];
+	struct tc_sandbox sb;
+	struct stat own;
+	int rc = -1;
+
+	tc_profiles_add(&set, profile);
+	if (!is_int(tc_sandbox_init(&sb, pol, &set, &d), 0,
+	    "%s: tc_sandbox_init", what)) {
+		printf("#   %s\n", d.msg);
+		return -1;
+	}
+	if (!(sb.ns_flags & CLONE_NEWNET) ||
+	    stat("/proc/self/ns/net", &own) != 0) {
+		printf("#   %s\n", what);
+		skip("this kernel denies new network namespaces");
+		tc_sandbox_release(&sb);
+		return -1;
+	}
+	/* As a kernel without that layer would leave it, before the
+	 * spawner starts. */
+	sb.degraded |= degrade;
+	tc_sandbox_prefork(&sb, 2);
+	if (ok(run_net(&sb, &tool, &net[0]) && run_net(&sb, &tool, &net[1]),
+	    "%s: two calls ran", what)) {
+		ok(net[0] != own.st_ino && net[1] != own.st_ino,
+		    "%s: neither call is in the server's network namespace",
+		    what);
+		rc = net[0] == net[1];
+	}
+	tc_sandbox_release(&sb);
+	return rc;
+}
+
+int
+main(void)
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
+	int rc;
+
+	signal(SIGPIPE, SIG_IGN);	/* as the servers do */
+	tc_policy_init(&pol);
+	pol.limits.deadline_ms = 5000;
+	/* The handler reads /proc/self/ns/net, which Landlock hides unless
+	 * /proc is an allowed root. */
+	if (!is_int(tc_policy_add_root(&pol, "/proc", 0, &d), 0,
+	    "/proc as a root"))
+		printf("#   %s\n", d.msg);
+
+	/* The control: sharing happens here at all. */
+	rc = shared(&pol, &plain, 0, "seccomp in force");
+	if (rc >= 0 && geteuid() == 0)
+		is_int(rc, 1, "root, seccomp in force, no socket calls: the "
+		    "children share one network namespace");
+	else if (rc >= 0)
+		is_int(rc, 0, "not root: each child has a network namespace "
+		    "of its own");
+
+	rc = shared(&pol, &plain, TC_DEGRADE_SECCOMP, "without seccomp");
+	if (rc >= 0)
+		is_int(rc, 0, "without seccomp (which would refuse socket() "
+		    "and bind()): each child has a network namespace of its "
+		    "own");
+
+	rc = shared(&pol, &sockets, 0, "a profile that allows sockets");
+	if (rc >= 0)
+		is_int(rc, 0, "a profile whose tables allow socket(), bind() "
+		    "or connect(): each child has a network namespace of its "
+		    "own");
+
+	rc = shared(&pol, &uring, 0, "a profile that allows io_uring");
+	if (rc >= 0)
+		is_int(rc, 0, "a profile whose tables allow io_uring, which "
+		    "makes and connects sockets where no filter looks: each "
+		    "child has a network namespace of its own");
+
+	tc_policy_release(&pol);
+	return done_testing();
+}
