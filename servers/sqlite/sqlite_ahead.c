@@ -187,6 +187,13 @@ sq_ahead_take(const char *path, enum sq_kind kind)
 	sqlite3 *db;
 	size_t i;
 
+	/* SQLite's randomness (random(), randomblob(), a journal's nonce,
+	 * a temporary file's name) is a generator in this process's
+	 * memory, which a zygote's children copy: were it seeded there,
+	 * every call would draw the same numbers.  It starts again from
+	 * the kernel's randomness in each call (SQLite's own reset, which
+	 * it does itself only when a file opened tells it of a fork). */
+	sqlite3_randomness(0, NULL);
 	for (i = 0; i < AHEAD_MAX; i++) {
 		struct ahead *a = &aheads[i];
 
