@@ -16,6 +16,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/sysmacros.h>
@@ -1258,6 +1259,125 @@ test_tty(struct tc_policy *pol, struct tc_sandbox *main_sb)
 	tc_sandbox_release(&sb);
 }
 
+/*
+ * A zygote (sandbox/zygote.c) answers the spawner with the pid of the
+ * child it forked; the server adopts that pid as a ready child, and
+ * signals it when it retires it.  A zygote is confined but reads
+ * database files ahead, so a compromised one answers what it likes: here
+ * its ahead hook takes over its loop and names |zyg_victim|, a process
+ * that is not the server's child.
+ */
+static pid_t zyg_victim;
+
+static void
+zyg_ahead(const struct tc_policy *pol)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *c;
+	struct stat st;
+	int32_t answer;
+	char byte;
+	int fd, k, got[4];
+
+	(void)pol;
+	if (zyg_victim <= 0)
+		return;
+	for (fd = 3; fd < 64; fd++)
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			break;
+	for (;;) {
+		memset(&msg, 0, sizeof(msg));
+		iov.iov_base = &byte;
+		iov.iov_len = 1;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		if (recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) <= 0)
+			_exit(0);
+		if ((c = CMSG_FIRSTHDR(&msg)) != NULL) {
+			memcpy(got, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
+			for (k = 0; k < (int)((c->cmsg_len - CMSG_LEN(0)) /
+			    sizeof(int)); k++)
+				close(got[k]);
+		}
+		answer = (int32_t)zyg_victim;
+		if (write(fd, &answer, sizeof(answer)) != sizeof(answer))
+			_exit(0);
+	}
+}
+
+static void
+test_zygote_pid(struct tc_policy *pol)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_profile zyg = hostile_fs_read;
+	struct tc_sandbox sb;
+	int p[2], st, i;
+	pid_t mid, victim = 0;
+
+	zyg.name = "zygote-fs-read";
+	zyg.zygote = 1;
+	zyg.ahead = zyg_ahead;
+	/* The victim: a grandchild, whose parent waits for it. */
+	if (pipe(p) != 0)
+		abort();
+	if ((mid = fork()) == 0) {
+		pid_t v = fork();
+
+		if (v == 0) {
+			for (;;)
+				pause();
+		}
+		if (write(p[1], &v, sizeof(v)) != sizeof(v))
+			kill(v, SIGKILL);
+		while (waitpid(v, NULL, 0) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &victim, sizeof(victim)) != sizeof(victim))
+		victim = 0;
+	close(p[0]);
+	if (!ok(victim > 0, "zygote: a process that is not ours"))
+		return;
+	tc_profiles_add(&profiles, &zyg);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "zygote: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		goto out;
+	}
+	if (sb.prof[0].zygote_filter.insns == NULL) {
+		skip("zygote: Landlock or seccomp not in force here: no "
+		    "zygote");
+		tc_sandbox_release(&sb);
+		goto out;
+	}
+	zyg_victim = victim;
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 200 && tc_sandbox_ready(&sb, &zyg) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	ok(pool_pid(&sb, &zyg, 0) != victim, "zygote: the pid a zygote "
+	    "names is adopted only if it is the server's child");
+	tc_sandbox_stop(&sb);
+	tc_sandbox_release(&sb);
+	ok(kill(victim, 0) == 0, "zygote: the server signals no process a "
+	    "zygote names that is not its own");
+out:
+	zyg_victim = 0;
+	kill(victim, SIGKILL);
+	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
 int
 main(void)
 {
@@ -1310,6 +1430,7 @@ main(void)
 	test_pool(&sb);
 	test_reroot(&sb);
 	test_tty(&pol, &sb);
+	test_zygote_pid(&pol);
 
 	tc_sandbox_release(&sb);
 	w = waitpid(-1, NULL, WNOHANG);
