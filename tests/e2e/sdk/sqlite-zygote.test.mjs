@@ -5,11 +5,13 @@
 // With TOOLCELL_AS=nobody the server runs as nobody; the databases and
 // their directories are then nobody's.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import fs from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
-import { BUILD, call, makeScratch, serverIds, startServer, textOf } from './lib.mjs';
+import { BUILD, call, makeScratch, serverIds, startServer, textOf, until } from './lib.mjs';
 
 const SQLITE = path.join(BUILD, 'toolcell-sqlite');
 const scratch = await makeScratch('sqlite-zygote');
@@ -52,6 +54,57 @@ describe('calls forked from one zygote', () => {
 			for (let i = 0; i < 4; i++)
 				seen.push(JSON.stringify(await rows(srv, 'SELECT hex(randomblob(16)) AS r, random() AS n')));
 			assert.equal(new Set(seen).size, seen.length, `the same randomness twice: ${seen.join(' ')}`);
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
+/* The server's children, with their /proc status; [] where /proc is not
+ * ours to read. */
+function children(pid) {
+	let kids = [];
+	try {
+		for (const t of fs.readdirSync(`/proc/${pid}/task`))
+			kids.push(...fs.readFileSync(`/proc/${pid}/task/${t}/children`, 'utf8').split(' ').filter(Boolean));
+	} catch {
+		return [];
+	}
+	return kids.map((k) => {
+		try {
+			return { pid: k, status: fs.readFileSync(`/proc/${k}/status`, 'utf8'),
+			    io: fs.readFileSync(`/proc/${k}/io`, 'utf8') };
+		} catch {
+			return null;
+		}
+	}).filter(Boolean);
+}
+
+describe('a zygote', () => {
+	test('reads no database\'s contents: only the calls\' children do', async (t) => {
+		const file = await newDb();
+		/* A schema of many pages, each a page the zygote's old warm-up
+		 * read and parsed. */
+		const tables = Array.from({ length: 200 }, (_, i) =>
+		    `CREATE TABLE t${i}(id INTEGER PRIMARY KEY, name TEXT, v REAL, note TEXT DEFAULT 'padding padding padding');`);
+		execFileSync('python3', ['-c', `import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.close()`,
+		    file, tables.join('\n')]);
+		const { uid, gid } = serverIds();
+		await fsp.chown(file, uid, gid);
+		const srv = await start([`database main ${file} read-write`]);
+		try {
+			assert.deepEqual(await rows(srv, 'SELECT count(*) FROM sqlite_schema'), [[200]]);
+			let zygote;
+			/* The zygote: the server's child with one filter (its
+			 * children have two, the spawner none). */
+			await until(() => (zygote = children(srv.pid).find((c) => /^Seccomp_filters:\s*1$/m.test(c.status))),
+			    10_000, 'a zygote').catch(() => {});
+			if (zygote === undefined) {
+				t.skip('no zygote, or no /proc of it to read, here (Landlock and seccomp are both needed)');
+				return;
+			}
+			const rchar = Number(/^rchar:\s*(\d+)/m.exec(zygote.io)[1]);
+			assert.ok(rchar < 4096, `the zygote read ${rchar} bytes: more than the databases' headers`);
 		} finally {
 			await srv.close();
 		}
