@@ -243,7 +243,10 @@ void	tc_seccomp_release(struct tc_bpf *b);
  * Compiles the filter a zygote's child loads on top of its zygote's (a
  * TC_SECCOMP_ZYGOTE build of |profile|): it refuses, as the profile's own
  * filter would, every call that TC_SECCOMP_ZYGOTE added, so that the two
- * together allow what the profile's filter alone allows.  Returns 0, or
+ * together allow what the profile's filter alone allows, less fcntl()'s
+ * F_OFD_SETLK, F_OFD_SETLKW and F_SETFL (EPERM), which would set state
+ * on a description the child shares with the zygote and its later
+ * children, outliving the call (seccomp.c: shared_fcntl).  Returns 0, or
  * TC_ESYS with |d| set, or TC_EINVAL where |profile|'s own tables have a
  * rule for one of those calls that the two could not keep exactly (by
  * arguments, or an errno of its own; any rule for clone() or prctl()):

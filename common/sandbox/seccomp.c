@@ -384,6 +384,20 @@ static const int zygote_prctl_ops[] = {
 	PR_SET_PDEATHSIG, PR_SET_SECCOMP,
 };
 
+/*
+ * What a zygote's child may not do that its profile's filter allows:
+ * every fd it has of the zygote's (a database connection's) is one open
+ * file description with the zygote's and every later child's, and what
+ * is set on the description outlives the call, held by the zygote: a
+ * lock by the description (F_OFD_*), in the way of every later call and
+ * of every other program, and the status flags (F_SETFL: O_APPEND turns
+ * each later pwrite() into an append, O_DIRECT fails each later read).
+ * A lock by the process (F_SETLK, SQLite's) ends with the child.
+ */
+static const int shared_fcntl[] = {
+	F_OFD_SETLK, F_OFD_SETLKW, F_SETFL,
+};
+
 static int
 add_zygote(scmp_filter_ctx ctx)
 {
@@ -652,6 +666,11 @@ tc_seccomp_build_fork(const struct tc_profile *profile, struct tc_bpf *out,
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ,
 		    zygote_prctl_ops[i])) != 0)
+			goto fail;
+	for (i = 0; i < TC_NITEMS(shared_fcntl); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    TC_SYS_LOW32, (scmp_datum_t)shared_fcntl[i])) != 0)
 			goto fail;
 	rc = export(ctx, profile, out, d);
 	seccomp_release(ctx);

@@ -39,6 +39,13 @@ extern const struct tc_profile hostile_exec, hostile_fs_read;
  * child at most: made from hostile_exec in main(). */
 static struct tc_profile tty_exec;
 
+/* fs-read's copy with a zygote (sandbox/zygote.c), whose ahead hook
+ * (zyg_ahead()) opens |zyg_lockpath| as a database connection would:
+ * made in main(). */
+static struct tc_profile zyg_fs;
+static char zyg_lockpath[64];
+static int zyg_fd = -1;
+
 #define GUARD_MS	15000	/* no run in this file may take longer */
 
 static int leak_fd = -1;	/* opened without O_CLOEXEC by the parent */
@@ -430,6 +437,19 @@ h_probe(const struct tc_call *call, struct tc_result *res)
 	return 0;
 }
 
+/* Takes an OFD read lock on byte 0 of the file its zygote opened. */
+static int
+h_ofd_lock(const struct tc_call *call, struct tc_result *res)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+	    .l_start = 0, .l_len = 1 };
+
+	(void)call;
+	tc_result_printf(res, "%d", fcntl(zyg_fd, F_OFD_SETLK, &fl) == 0 ?
+	    0 : errno);
+	return 0;
+}
+
 /* The shell profile: these handlers fork, sleep and signal themselves,
  * which the file profiles' seccomp filters do not allow. */
 #define TOOL(n, f)	{ .name = n, .description = n, .args = no_args,	\
@@ -463,6 +483,9 @@ static const struct tc_tool tools[] = {
 	{ .name = "tty", .description = "tty", .args = no_args,
 	  .output_schema = "{\"type\":\"object\"}", .fn = h_tty,
 	  .profile = &tty_exec },
+	{ .name = "ofd_lock", .description = "ofd_lock", .args = no_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = h_ofd_lock,
+	  .profile = &zyg_fs },
 };
 
 static const struct tc_tool *
@@ -1285,8 +1308,11 @@ zyg_ahead(const struct tc_policy *pol)
 	int fd, k, got[4];
 
 	(void)pol;
-	if (zyg_victim <= 0)
+	if (zyg_victim <= 0) {
+		if (zyg_lockpath[0] != '\0')
+			zyg_fd = open(zyg_lockpath, O_RDONLY | O_CLOEXEC);
 		return;
+	}
 	for (fd = 3; fd < 64; fd++)
 		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
 			break;
@@ -1317,14 +1343,9 @@ test_zygote_pid(struct tc_policy *pol)
 {
 	struct tc_profiles profiles = { { NULL }, 0 };
 	struct tc_diag d = { "", 0 };
-	struct tc_profile zyg = hostile_fs_read;
 	struct tc_sandbox sb;
 	int p[2], st, i;
 	pid_t mid, victim = 0;
-
-	zyg.name = "zygote-fs-read";
-	zyg.zygote = 1;
-	zyg.ahead = zyg_ahead;
 	/* The victim: a grandchild, whose parent waits for it. */
 	if (pipe(p) != 0)
 		abort();
@@ -1347,7 +1368,7 @@ test_zygote_pid(struct tc_policy *pol)
 	close(p[0]);
 	if (!ok(victim > 0, "zygote: a process that is not ours"))
 		return;
-	tc_profiles_add(&profiles, &zyg);
+	tc_profiles_add(&profiles, &zyg_fs);
 	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
 	    "zygote: tc_sandbox_init")) {
 		printf("#   %s\n", d.msg);
@@ -1361,11 +1382,11 @@ test_zygote_pid(struct tc_policy *pol)
 	}
 	zyg_victim = victim;
 	tc_sandbox_prefork(&sb, 1);
-	for (i = 0; i < 200 && tc_sandbox_ready(&sb, &zyg) == 0; i++) {
+	for (i = 0; i < 200 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
 		usleep(5000);
 		tc_sandbox_refill(&sb);
 	}
-	ok(pool_pid(&sb, &zyg, 0) != victim, "zygote: the pid a zygote "
+	ok(pool_pid(&sb, &zyg_fs, 0) != victim, "zygote: the pid a zygote "
 	    "names is adopted only if it is the server's child");
 	tc_sandbox_stop(&sb);
 	tc_sandbox_release(&sb);
@@ -1376,6 +1397,65 @@ out:
 	kill(victim, SIGKILL);
 	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
 		;
+}
+
+/*
+ * What a zygote's child inherits it shares with the zygote and every
+ * later child: an fd of the zygote's is one open file description.  A
+ * lock a call takes on it by the description (F_OFD_SETLK) would outlive
+ * the call, held by the zygote, in the way of every later call and of
+ * every other program: refused.
+ */
+static void
+test_zygote_ofd(struct tc_policy *pol)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = 0, .l_len = 1 };
+	struct tc_sandbox sb;
+	struct tc_run r;
+	char dir[] = "/tmp/tc-zygote-XXXXXX", *text;
+	int fd, is_error, i;
+
+	if (mkdtemp(dir) == NULL)
+		abort();
+	snprintf(zyg_lockpath, sizeof(zyg_lockpath), "%s/db", dir);
+	if ((fd = open(zyg_lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		abort();
+	tc_profiles_add(&profiles, &zyg_fs);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "zygote ofd: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		goto out;
+	}
+	if (sb.prof[0].zygote_filter.insns == NULL) {
+		skip("zygote ofd: Landlock or seccomp not in force here: no "
+		    "zygote");
+		tc_sandbox_release(&sb);
+		goto out;
+	}
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 200 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	if (run(&sb, "ofd_lock", &r) == 0) {
+		text = take_text(&r, &is_error);
+		ok(text != NULL, "zygote ofd: the call answered (%s)",
+		    text != NULL ? text : "nothing");
+		free(text);
+	}
+	tc_run_release(&r);
+	is_int(fcntl(fd, F_SETLK, &fl) == 0 ? 0 : errno, 0, "zygote ofd: "
+	    "no lock of the call's outlives it");
+	tc_sandbox_stop(&sb);
+	tc_sandbox_release(&sb);
+out:
+	zyg_lockpath[0] = '\0';
+	close(fd);
+	(void)unlink(zyg_lockpath);
+	(void)rmdir(dir);
 }
 
 int
@@ -1408,6 +1488,10 @@ main(void)
 	tty_exec.name = "exec-tty";
 	tty_exec.may |= TC_MAY_TTY;
 	tty_exec.ready = 1;
+	zyg_fs = hostile_fs_read;
+	zyg_fs.name = "zygote-fs-read";
+	zyg_fs.zygote = 1;
+	zyg_fs.ahead = zyg_ahead;
 	tc_profiles_add(&profiles, EXEC);
 	tc_profiles_add(&profiles, &hostile_fs_read);
 	if (!is_int(tc_sandbox_init(&sb, &pol, &profiles, &d), 0,
@@ -1431,6 +1515,7 @@ main(void)
 	test_reroot(&sb);
 	test_tty(&pol, &sb);
 	test_zygote_pid(&pol);
+	test_zygote_ofd(&pol);
 
 	tc_sandbox_release(&sb);
 	w = waitpid(-1, NULL, WNOHANG);

@@ -807,7 +807,11 @@ enum {
 	Z_SENDMSG, Z_SETSID, Z_LL_RESTRICT, Z_LL_CREATE, Z_PDEATHSIG,
 	Z_PDEATHSIG_HIGH, Z_SET_SECCOMP, Z_SET_SECCOMP_STRICT_HIGH,
 	Z_GET_DUMPABLE, Z_SET_DUMPABLE, Z_SECCOMP, Z_UNSHARE, Z_X32_GETPID,
-	Z_GETPID, Z_NCHECKS
+	Z_GETPID,
+	/* From here, what a zygote's child may not do that its profile
+	 * allows: state set on a description it shares (shared_fcntl). */
+	Z_SAME, Z_OFD_SETLK = Z_SAME, Z_OFD_SETLKW, Z_SETFL, Z_SETFL_HIGH,
+	Z_SETLK, Z_GETFL, Z_NCHECKS
 };
 
 static const char *const z_names[Z_NCHECKS] = {
@@ -820,6 +824,8 @@ static const char *const z_names[Z_NCHECKS] = {
 	"prctl PR_SET_SECCOMP | 1 << 32 (bad mode)",
 	"prctl PR_GET_DUMPABLE", "prctl PR_SET_DUMPABLE", "seccomp",
 	"unshare(0)", "x32 getpid", "getpid",
+	"fcntl F_OFD_SETLK", "fcntl F_OFD_SETLKW", "fcntl F_SETFL",
+	"fcntl F_SETFL | 1 << 32", "fcntl F_SETLK", "fcntl F_GETFL",
 };
 
 /* A fork that returns in the child: it leaves at once. */
@@ -838,10 +844,44 @@ z_clone(unsigned long flags)
 	return rc;
 }
 
+/* fcntl |cmd| on a file of the scratch directory: a read lock on its
+ * first byte, or O_NONBLOCK for F_SETFL. */
+static long
+z_fcntl(unsigned long cmd)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+	    .l_start = 0, .l_len = 1 };
+	char p[128];
+	long rc;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/f", dir);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if ((unsigned)cmd == F_SETFL)
+		rc = syscall(SYS_fcntl, fd, cmd, (unsigned long)O_NONBLOCK);
+	else
+		rc = syscall(SYS_fcntl, fd, cmd, &fl);
+	close(fd);
+	return rc < 0 ? rc : 0;
+}
+
 static long
 z_attempt(int k)
 {
 	switch (k) {
+	case Z_OFD_SETLK:
+		return z_fcntl(F_OFD_SETLK);
+	case Z_OFD_SETLKW:
+		return z_fcntl(F_OFD_SETLKW);
+	case Z_SETFL:
+		return z_fcntl(F_SETFL);
+	case Z_SETFL_HIGH:
+		return z_fcntl(F_SETFL | (1UL << 32));
+	case Z_SETLK:
+		return z_fcntl(F_SETLK);
+	case Z_GETFL:
+		return z_fcntl(F_GETFL);
 	case Z_CLONE_PARENT:
 		return z_clone(CLONE_PARENT);
 	case Z_CLONE_PARENT_HIGH:
@@ -978,11 +1018,23 @@ zygote_same(const struct tc_profile *p, unsigned opts, const char *label)
 	    "%s: and landlock_restrict_self()", label);
 	is_int(z_run(&zyg, NULL, Z_SET_SECCOMP), EINVAL,
 	    "%s: and prctl(PR_SET_SECCOMP)", label);
-	for (k = 0; k < Z_NCHECKS; k++) {
+	for (k = 0; k < Z_SAME; k++) {
 		a = z_run(&own, NULL, k);
 		b = z_run(&zyg, &frk, k);
 		is_int(b, a, "%s: %s under the zygote's and the fork filter "
 		    "as under the profile's", label, z_names[k]);
+	}
+	/* fcntl() on what a child shares with its zygote: the profile
+	 * allows it all (the base list), a zygote's child not what would
+	 * outlive the call. */
+	for (; k < Z_NCHECKS; k++) {
+		int refused = k != Z_SETLK && k != Z_GETFL;
+
+		is_int(z_run(&own, NULL, k), 0, "%s: %s under the profile's",
+		    label, z_names[k]);
+		is_int(z_run(&zyg, &frk, k), refused ? EPERM : 0, "%s: %s "
+		    "%s in a zygote's child", label, z_names[k], refused ?
+		    "refused" : "allowed");
 	}
 	tc_seccomp_release(&own);
 	tc_seccomp_release(&zyg);
