@@ -173,7 +173,9 @@ zygote_lost(size_t i)
  * Asks the zygote of sb->prof[|i|] for a child holding |fds|, starting
  * the zygote first where there is none (its pid then in *|started|).
  * Returns the child's pid, or 0 when there is no zygote to ask or it
- * failed: the spawner then clones the child itself.
+ * forked none: the spawner then clones the child itself; or -1 when it
+ * took |fds| and gave no answer (it died, or misbehaved), when a child
+ * it forked may hold them: they are then no other child's.
  */
 static pid_t
 zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
@@ -220,10 +222,11 @@ zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
 		n = recv(z->sock, &answer, sizeof(answer), 0);
 	while (n < 0 && errno == EINTR);
 	if (n != sizeof(answer) || answer <= 0) {
-		/* No child: whatever it was, the next request gets a new
-		 * zygote, and this one a child cloned here. */
+		/* Whatever it was, the next request gets a new zygote.  A
+		 * child forked before the zygote could answer would share
+		 * the pipes with one cloned here: this request gets none. */
 		zygote_lost(i);
-		return 0;
+		return n != sizeof(answer) ? -1 : 0;
 	}
 	z->forked = 1;
 	return (pid_t)answer;
@@ -327,6 +330,8 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		else if ((pid = zygote_fork(sb, rq.profile, fds, sock,
 		    &rp.zygote)) > 0)
 			rp.pid = (int32_t)pid;
+		else if (pid < 0)
+			rp.pid = -ECHILD;
 		else if ((pid = tc_clone_child(tc_child_clone_ns(sp), 1,
 		    sb->uid, sb->gid,
 		    &err)) == 0) {
