@@ -110,3 +110,46 @@ describe('a zygote', () => {
 		}
 	});
 });
+
+/* Runs |script| on database |file| with another program (Python's
+ * sqlite3), as another writer of the same database would. */
+function other(file, script) {
+	execFileSync('python3', ['-c', 'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.executescript(sys.argv[2]); c.close()',
+	    file, script]);
+}
+
+describe('what a call reads', () => {
+	test('is the database as it is now: changed, its schema changed, or replaced by another file', async () => {
+		const file = await newDb();
+		other(file, 'CREATE TABLE t(a); INSERT INTO t VALUES (1);');
+		const { uid, gid } = serverIds();
+		await fsp.chown(file, uid, gid);
+		const srv = await start([`database main ${file} read-write`]);
+		try {
+			assert.deepEqual(await rows(srv, 'SELECT a FROM t'), [[1]]);
+			other(file, 'INSERT INTO t VALUES (2);');
+			assert.deepEqual(await rows(srv, 'SELECT a FROM t ORDER BY a'), [[1], [2]]);
+			other(file, 'ALTER TABLE t ADD COLUMN b DEFAULT 7; CREATE TABLE u(x);');
+			assert.deepEqual(await rows(srv, 'SELECT a, b FROM t ORDER BY a'), [[1, 7], [2, 7]]);
+			/* Another file renamed over it: a new inode. */
+			const fresh = `${file}.new`;
+			other(fresh, 'CREATE TABLE t(a); INSERT INTO t VALUES (42);');
+			await fsp.chown(fresh, uid, gid);
+			await fsp.rename(fresh, file);
+			assert.deepEqual(await rows(srv, 'SELECT a FROM t'), [[42]]);
+			await ok(srv, 'execute', { database: 'main', sql: 'INSERT INTO t VALUES (43)' });
+			execFileSync('python3', ['-c', 'import sqlite3, sys; print(sqlite3.connect(sys.argv[1]).execute("PRAGMA integrity_check").fetchone()[0])', file]);
+			assert.deepEqual(await rows(srv, 'SELECT a FROM t ORDER BY a'), [[42], [43]]);
+			/* In WAL mode now, by the other program. */
+			other(file, 'PRAGMA journal_mode=WAL; INSERT INTO t VALUES (44);');
+			await ok(srv, 'execute', { database: 'main', sql: 'INSERT INTO t VALUES (45)' });
+			assert.deepEqual(await rows(srv, 'SELECT a FROM t ORDER BY a'), [[42], [43], [44], [45]]);
+			const check = execFileSync('python3', ['-c',
+			    'import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); print(c.execute("PRAGMA integrity_check").fetchone()[0], c.execute("SELECT count(*) FROM t").fetchone()[0])',
+			    file]).toString().trim();
+			assert.equal(check, 'ok 4');
+		} finally {
+			await srv.close();
+		}
+	});
+});
