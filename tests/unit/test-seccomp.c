@@ -1054,6 +1054,9 @@ test_zygote(void)
 	static const struct tc_syscall fails_setsid[] = {
 		TC_SYS_FAIL(setsid, ENOSYS),
 	};
+	static const struct tc_syscall allows_setsid[] = {
+		TC_SYS(setsid),
+	};
 	static const struct tc_syscall allows_pdeathsig[] = {
 		TC_SYS_IS(prctl, 0, PR_SET_PDEATHSIG),
 	};
@@ -1069,6 +1072,10 @@ test_zygote(void)
 		.name = "setsid-fails",
 		.syscalls = { TC_SYSCALLS(fails_setsid) },
 	};
+	const struct tc_profile p_setsid_ok = {
+		.name = "setsid-allowed",
+		.syscalls = { TC_SYSCALLS(allows_setsid) },
+	};
 	const struct tc_profile p_pdeathsig = {
 		.name = "pdeathsig",
 		.syscalls = { TC_SYSCALLS(allows_pdeathsig) },
@@ -1081,6 +1088,8 @@ test_zygote(void)
 	zygote_same(&p_clone, opts, "a profile's clone() refused ENOSYS");
 	zygote_same(&p_setsid, opts, "a profile's setsid() refused ENOSYS");
 	zygote_same(&p_pdeathsig, opts, "a profile's PR_SET_PDEATHSIG");
+	/* Allowed whatever its arguments: its own filter keeps it so. */
+	zygote_same(&p_setsid_ok, opts, "a profile's setsid() allowed");
 }
 
 int
