@@ -46,41 +46,69 @@ static int64_t	ahead_when;
 
 /*
  * Walks, once, the path a call's statement takes through SQLite (parse,
- * plan, bind, step, columns) on the schema table of a database in
- * memory: the page faults of SQLite's first use of that code and memory
- * in this process are paid here rather than on the call's path.
+ * plan, bind, step, columns) on |db|'s schema table: the page faults of
+ * SQLite's first use of that code and memory in this process are paid
+ * here rather than on the call's path.  Reads nothing the call could
+ * not, and holds nothing once finalized.
+ */
+static void
+walk(sqlite3 *db)
+{
+	sqlite3_stmt *st;
+	int i;
+
+	if (sqlite3_prepare_v3(db, "SELECT type, name, rootpage, sql FROM "
+	    "sqlite_schema WHERE rowid = ?1 OR name = ?2 ORDER BY name "
+	    "LIMIT 1", -1, 0, &st, NULL) != SQLITE_OK)
+		return;
+	sqlite3_bind_int64(st, 1, 1);
+	sqlite3_bind_text(st, 2, "x", 1, SQLITE_STATIC);
+	while (sqlite3_step(st) == SQLITE_ROW)
+		for (i = 0; i < sqlite3_column_count(st); i++)
+			(void)sqlite3_column_type(st, i);
+	sqlite3_finalize(st);
+}
+
+/*
+ * walk() on a database in memory, whose schema is empty (a table made
+ * there would write, and draw SQLite's randomness for the journal:
+ * sq_ahead_take()).
  *
- * Never on a database file: this runs in a zygote (zygote.c), which
- * lives for many calls, receives the pipes of each, and may fork; a
- * database's contents are the calls' to write and untrusted (a crafted
+ * sq_ahead() walks no database file: it runs in a zygote (zygote.c),
+ * which lives for many calls, receives the pipes of each, and may fork;
+ * a database's contents are the calls' to write and untrusted (a crafted
  * schema or b-tree is the compromise docs/confinement.md expects of a
- * child), so they are read only in a call's child, confined as one.  The
- * connections opened ahead have read no more than the header their open
- * reads: none maps a WAL database's -shm file or holds a lock, and a
- * zygote's children, which inherit them, each read the file themselves.
+ * child), so they are read only in a call's child, confined as one
+ * (sq_ahead_child()).  The connections opened ahead have read no more
+ * than the header their open reads: none maps a WAL database's -shm file
+ * or holds a lock, and a zygote's children, which inherit them, each
+ * read the file themselves.
  */
 static void
 warm(void)
 {
-	sqlite3_stmt *st = NULL;
 	sqlite3 *db = NULL;
-	int i;
 
-	/* Its schema empty: a table made there would write, and draw
-	 * SQLite's randomness for the journal (sq_ahead_take()). */
 	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE |
-	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL) == SQLITE_OK &&
-	    sqlite3_prepare_v3(db, "SELECT type, name, rootpage, sql FROM "
-	    "sqlite_schema WHERE rowid = ?1 OR name = ?2 ORDER BY name "
-	    "LIMIT 1", -1, 0, &st, NULL) == SQLITE_OK) {
-		sqlite3_bind_int64(st, 1, 1);
-		sqlite3_bind_text(st, 2, "x", 1, SQLITE_STATIC);
-		while (sqlite3_step(st) == SQLITE_ROW)
-			for (i = 0; i < sqlite3_column_count(st); i++)
-				(void)sqlite3_column_type(st, i);
-	}
-	sqlite3_finalize(st);
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL) == SQLITE_OK)
+		walk(db);
 	sqlite3_close(db);
+}
+
+void
+sq_ahead_child(const struct tc_policy *pol)
+{
+	size_t i;
+
+	(void)pol;
+	/* The first connection opened ahead: the first database's schema
+	 * read and parsed before the call, which finds it current unless
+	 * its cookie moved meanwhile. */
+	for (i = 0; i < AHEAD_MAX; i++)
+		if (aheads[i].db != NULL) {
+			walk(aheads[i].db);
+			return;
+		}
 }
 
 void
