@@ -1518,6 +1518,56 @@ test_zygote_lost(struct tc_policy *pol)
 	tc_sandbox_release(&sb);
 }
 
+/*
+ * A new set of roots (tc_sandbox_reroot()): the zygote, confined to the
+ * old ones, is killed and reaped with the spawner; the next ready child
+ * comes from a new one.
+ */
+static void
+test_zygote_reroot(struct tc_policy *pol)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	pid_t old;
+	int i;
+
+	tc_profiles_add(&profiles, &zyg_fs);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "zygote reroot: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	if (sb.prof[0].zygote_filter.insns == NULL) {
+		skip("zygote reroot: Landlock or seccomp not in force here: "
+		    "no zygote");
+		tc_sandbox_release(&sb);
+		return;
+	}
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 400 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	old = sb.prof[0].zygote;
+	if (!ok(old > 0, "zygote reroot: the server knows its zygote")) {
+		tc_sandbox_release(&sb);
+		return;
+	}
+	is_int(tc_sandbox_reroot(&sb, &d), 0, "zygote reroot: rerooted");
+	ok(kill(old, 0) == -1 && errno == ESRCH, "zygote reroot: the old "
+	    "zygote is gone, reaped");
+	for (i = 0; i < 400 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	ok(sb.prof[0].zygote > 0 && sb.prof[0].zygote != old,
+	    "zygote reroot: a new zygote forks the ready children");
+	tc_sandbox_stop(&sb);
+	ok(sb.prof[0].zygote == 0, "zygote reroot: stopped with the spawner");
+	tc_sandbox_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1577,6 +1627,7 @@ main(void)
 	test_zygote_pid(&pol);
 	test_zygote_ofd(&pol);
 	test_zygote_lost(&pol);
+	test_zygote_reroot(&pol);
 
 	tc_sandbox_release(&sb);
 	w = waitpid(-1, NULL, WNOHANG);
