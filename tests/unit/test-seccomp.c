@@ -802,19 +802,19 @@ test_lock_without_setpcap(void)
  * killed the process.
  */
 enum {
-	Z_CLONE_PARENT, Z_CLONE_PARENT_HIGH, Z_CLONE_PARENT_SIGCHLD, Z_FORK,
-	Z_CLONE3, Z_SYS_FORK, Z_RECVMSG, Z_RECVMSG_OOB, Z_RECVMMSG,
-	Z_SENDMSG, Z_SETSID, Z_LL_RESTRICT, Z_LL_CREATE, Z_PDEATHSIG,
-	Z_PDEATHSIG_HIGH, Z_SET_SECCOMP, Z_SET_SECCOMP_STRICT_HIGH,
-	Z_GET_DUMPABLE, Z_SET_DUMPABLE, Z_SECCOMP, Z_UNSHARE, Z_X32_GETPID,
-	Z_GETPID,
+	ZF_CLONE_PARENT, ZF_CLONE_PARENT_HIGH, ZF_CLONE_PARENT_SIGCHLD, ZF_FORK,
+	ZF_CLONE3, ZF_SYS_FORK, ZF_RECVMSG, ZF_RECVMSG_OOB, ZF_RECVMMSG,
+	ZF_SENDMSG, ZF_SETSID, ZF_LL_RESTRICT, ZF_LL_CREATE, ZF_PDEATHSIG,
+	ZF_PDEATHSIG_HIGH, ZF_SET_SECCOMP, ZF_SET_SECCOMP_STRICT_HIGH,
+	ZF_GET_DUMPABLE, ZF_SET_DUMPABLE, ZF_SECCOMP, ZF_UNSHARE, ZF_X32_GETPID,
+	ZF_GETPID,
 	/* From here, what a zygote's child may not do that its profile
 	 * allows: state set on a description it shares (shared_fcntl). */
-	Z_SAME, Z_OFD_SETLK = Z_SAME, Z_OFD_SETLKW, Z_SETFL, Z_SETFL_HIGH,
-	Z_SETLK, Z_GETFL, Z_NCHECKS
+	ZF_SAME, ZF_OFD_SETLK = ZF_SAME, ZF_OFD_SETLKW, ZF_SETFL, ZF_SETFL_HIGH,
+	ZF_SETLK, ZF_GETFL, ZF_NCHECKS
 };
 
-static const char *const z_names[Z_NCHECKS] = {
+static const char *const zf_names[ZF_NCHECKS] = {
 	"clone(CLONE_PARENT)", "clone(CLONE_PARENT | 1 << 32)",
 	"clone(CLONE_PARENT | SIGCHLD)", "clone(SIGCHLD)", "clone3",
 	"fork", "recvmsg", "recvmsg MSG_OOB", "recvmmsg", "sendmsg",
@@ -830,7 +830,7 @@ static const char *const z_names[Z_NCHECKS] = {
 
 /* A fork that returns in the child: it leaves at once. */
 static long
-z_clone(unsigned long flags)
+zf_clone(unsigned long flags)
 {
 	long rc;
 
@@ -847,7 +847,7 @@ z_clone(unsigned long flags)
 /* fcntl |cmd| on a file of the scratch directory: a read lock on its
  * first byte, or O_NONBLOCK for F_SETFL. */
 static long
-z_fcntl(unsigned long cmd)
+zf_fcntl(unsigned long cmd)
 {
 	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
 	    .l_start = 0, .l_len = 1 };
@@ -867,33 +867,33 @@ z_fcntl(unsigned long cmd)
 }
 
 static long
-z_attempt(int k)
+zf_attempt(int k)
 {
 	switch (k) {
-	case Z_OFD_SETLK:
-		return z_fcntl(F_OFD_SETLK);
-	case Z_OFD_SETLKW:
-		return z_fcntl(F_OFD_SETLKW);
-	case Z_SETFL:
-		return z_fcntl(F_SETFL);
-	case Z_SETFL_HIGH:
-		return z_fcntl(F_SETFL | (1UL << 32));
-	case Z_SETLK:
-		return z_fcntl(F_SETLK);
-	case Z_GETFL:
-		return z_fcntl(F_GETFL);
-	case Z_CLONE_PARENT:
-		return z_clone(CLONE_PARENT);
-	case Z_CLONE_PARENT_HIGH:
-		return z_clone(CLONE_PARENT | (1UL << 32));
-	case Z_CLONE_PARENT_SIGCHLD:
-		return z_clone(CLONE_PARENT | SIGCHLD);
-	case Z_FORK:
-		return z_clone(SIGCHLD);
-	case Z_CLONE3:
+	case ZF_OFD_SETLK:
+		return zf_fcntl(F_OFD_SETLK);
+	case ZF_OFD_SETLKW:
+		return zf_fcntl(F_OFD_SETLKW);
+	case ZF_SETFL:
+		return zf_fcntl(F_SETFL);
+	case ZF_SETFL_HIGH:
+		return zf_fcntl(F_SETFL | (1UL << 32));
+	case ZF_SETLK:
+		return zf_fcntl(F_SETLK);
+	case ZF_GETFL:
+		return zf_fcntl(F_GETFL);
+	case ZF_CLONE_PARENT:
+		return zf_clone(CLONE_PARENT);
+	case ZF_CLONE_PARENT_HIGH:
+		return zf_clone(CLONE_PARENT | (1UL << 32));
+	case ZF_CLONE_PARENT_SIGCHLD:
+		return zf_clone(CLONE_PARENT | SIGCHLD);
+	case ZF_FORK:
+		return zf_clone(SIGCHLD);
+	case ZF_CLONE3:
 		return syscall(SYS_clone3, NULL, 0UL);
 #ifdef SYS_fork
-	case Z_SYS_FORK: {
+	case ZF_SYS_FORK: {
 		long rc = syscall(SYS_fork);
 
 		if (rc == 0)
@@ -901,43 +901,43 @@ z_attempt(int k)
 		return rc;
 	}
 #endif
-	case Z_RECVMSG:
+	case ZF_RECVMSG:
 		return syscall(SYS_recvmsg, -1, NULL, 0);
-	case Z_RECVMSG_OOB:
+	case ZF_RECVMSG_OOB:
 		return syscall(SYS_recvmsg, -1, NULL, MSG_OOB);
-	case Z_RECVMMSG:
+	case ZF_RECVMMSG:
 		return syscall(SYS_recvmmsg, -1, NULL, 0, 0, NULL);
-	case Z_SENDMSG:
+	case ZF_SENDMSG:
 		return syscall(SYS_sendmsg, -1, NULL, 0);
-	case Z_SETSID:
+	case ZF_SETSID:
 		return syscall(SYS_setsid);
-	case Z_LL_RESTRICT:
+	case ZF_LL_RESTRICT:
 		return syscall(SYS_landlock_restrict_self, -1, 0);
-	case Z_LL_CREATE:
+	case ZF_LL_CREATE:
 		return syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
-	case Z_PDEATHSIG:
+	case ZF_PDEATHSIG:
 		return syscall(SYS_prctl, PR_SET_PDEATHSIG, 0UL, 0UL, 0UL, 0UL);
-	case Z_PDEATHSIG_HIGH:
+	case ZF_PDEATHSIG_HIGH:
 		return syscall(SYS_prctl, PR_SET_PDEATHSIG | (1UL << 32), 0UL,
 		    0UL, 0UL, 0UL);
-	case Z_SET_SECCOMP:
+	case ZF_SET_SECCOMP:
 		return syscall(SYS_prctl, PR_SET_SECCOMP, 77UL, 0UL, 0UL, 0UL);
-	case Z_SET_SECCOMP_STRICT_HIGH:
+	case ZF_SET_SECCOMP_STRICT_HIGH:
 		return syscall(SYS_prctl, PR_SET_SECCOMP | (1UL << 32), 77UL,
 		    0UL, 0UL, 0UL);
-	case Z_GET_DUMPABLE:
+	case ZF_GET_DUMPABLE:
 		return syscall(SYS_prctl, PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
-	case Z_SET_DUMPABLE:
+	case ZF_SET_DUMPABLE:
 		return syscall(SYS_prctl, PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
-	case Z_SECCOMP:
+	case ZF_SECCOMP:
 		return syscall(SYS_seccomp, 77U, 0U, NULL);
-	case Z_UNSHARE:
+	case ZF_UNSHARE:
 		return syscall(SYS_unshare, 0UL);
 #if defined(__x86_64__)
-	case Z_X32_GETPID:
+	case ZF_X32_GETPID:
 		return syscall(0x40000000 | SYS_getpid);
 #endif
-	case Z_GETPID:
+	case ZF_GETPID:
 		return syscall(SYS_getpid);
 	}
 	errno = ENOSYS;
@@ -949,7 +949,7 @@ z_attempt(int k)
  * alone).  Returns its errno, 0, or 1000 + the signal that killed it.
  */
 static int
-z_run(const struct tc_bpf *a, const struct tc_bpf *b, int k)
+zf_run(const struct tc_bpf *a, const struct tc_bpf *b, int k)
 {
 	int p[2], err = -1, st;
 	pid_t pid;
@@ -964,7 +964,7 @@ z_run(const struct tc_bpf *a, const struct tc_bpf *b, int k)
 		    tc_seccomp_apply(a) != 0 ||
 		    (b != NULL && tc_seccomp_apply(b) != 0))
 			_exit(1);
-		rc = z_attempt(k);
+		rc = zf_attempt(k);
 		err = rc < 0 ? errno : 0;
 		_exit(write(p[1], &err, sizeof(err)) == sizeof(err) ? 0 : 2);
 	}
@@ -989,7 +989,7 @@ z_run(const struct tc_bpf *a, const struct tc_bpf *b, int k)
  * control.
  */
 static void
-zygote_same(const struct tc_profile *p, unsigned opts, const char *label)
+zf_same(const struct tc_profile *p, unsigned opts, const char *label)
 {
 	struct tc_bpf own, zyg, frk;
 	struct tc_diag d = { "", 0 };
@@ -1008,32 +1008,32 @@ zygote_same(const struct tc_profile *p, unsigned opts, const char *label)
 	}
 	/* Not a test of nothing: the zygote's filter alone lets through
 	 * what a zygote and its child do, and no more of clone(). */
-	is_int(z_run(&zyg, NULL, Z_CLONE_PARENT), 0,
+	is_int(zf_run(&zyg, NULL, ZF_CLONE_PARENT), 0,
 	    "%s: the zygote's filter alone allows clone(CLONE_PARENT)", label);
-	is_int(z_run(&zyg, NULL, Z_CLONE_PARENT_SIGCHLD), EPERM,
+	is_int(zf_run(&zyg, NULL, ZF_CLONE_PARENT_SIGCHLD), EPERM,
 	    "%s: and no other clone()", label);
-	is_int(z_run(&zyg, NULL, Z_RECVMSG), EBADF,
+	is_int(zf_run(&zyg, NULL, ZF_RECVMSG), EBADF,
 	    "%s: and recvmsg()", label);
-	is_int(z_run(&zyg, NULL, Z_LL_RESTRICT), EBADF,
+	is_int(zf_run(&zyg, NULL, ZF_LL_RESTRICT), EBADF,
 	    "%s: and landlock_restrict_self()", label);
-	is_int(z_run(&zyg, NULL, Z_SET_SECCOMP), EINVAL,
+	is_int(zf_run(&zyg, NULL, ZF_SET_SECCOMP), EINVAL,
 	    "%s: and prctl(PR_SET_SECCOMP)", label);
-	for (k = 0; k < Z_SAME; k++) {
-		a = z_run(&own, NULL, k);
-		b = z_run(&zyg, &frk, k);
+	for (k = 0; k < ZF_SAME; k++) {
+		a = zf_run(&own, NULL, k);
+		b = zf_run(&zyg, &frk, k);
 		is_int(b, a, "%s: %s under the zygote's and the fork filter "
-		    "as under the profile's", label, z_names[k]);
+		    "as under the profile's", label, zf_names[k]);
 	}
 	/* fcntl() on what a child shares with its zygote: the profile
 	 * allows it all (the base list), a zygote's child not what would
 	 * outlive the call. */
-	for (; k < Z_NCHECKS; k++) {
-		int refused = k != Z_SETLK && k != Z_GETFL;
+	for (; k < ZF_NCHECKS; k++) {
+		int refused = k != ZF_SETLK && k != ZF_GETFL;
 
-		is_int(z_run(&own, NULL, k), 0, "%s: %s under the profile's",
-		    label, z_names[k]);
-		is_int(z_run(&zyg, &frk, k), refused ? EPERM : 0, "%s: %s "
-		    "%s in a zygote's child", label, z_names[k], refused ?
+		is_int(zf_run(&own, NULL, k), 0, "%s: %s under the profile's",
+		    label, zf_names[k]);
+		is_int(zf_run(&zyg, &frk, k), refused ? EPERM : 0, "%s: %s "
+		    "%s in a zygote's child", label, zf_names[k], refused ?
 		    "refused" : "allowed");
 	}
 	tc_seccomp_release(&own);
@@ -1042,7 +1042,7 @@ zygote_same(const struct tc_profile *p, unsigned opts, const char *label)
 }
 
 static void
-test_zygote(void)
+test_zygote_exact(void)
 {
 	/* Profiles that name what a zygote's filter adds. */
 	static const struct tc_syscall names_recvmsg[] = {
@@ -1082,14 +1082,14 @@ test_zygote(void)
 	};
 	unsigned opts = TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS;
 
-	zygote_same(&hostile_sqlite, opts, "sqlite's zygote");
-	zygote_same(&fs_read_profile, opts, "fs-read's zygote");
-	zygote_same(&p_recvmsg, opts, "a profile's recvmsg() by its flags");
-	zygote_same(&p_clone, opts, "a profile's clone() refused ENOSYS");
-	zygote_same(&p_setsid, opts, "a profile's setsid() refused ENOSYS");
-	zygote_same(&p_pdeathsig, opts, "a profile's PR_SET_PDEATHSIG");
+	zf_same(&hostile_sqlite, opts, "sqlite's zygote");
+	zf_same(&fs_read_profile, opts, "fs-read's zygote");
+	zf_same(&p_recvmsg, opts, "a profile's recvmsg() by its flags");
+	zf_same(&p_clone, opts, "a profile's clone() refused ENOSYS");
+	zf_same(&p_setsid, opts, "a profile's setsid() refused ENOSYS");
+	zf_same(&p_pdeathsig, opts, "a profile's PR_SET_PDEATHSIG");
 	/* Allowed whatever its arguments: its own filter keeps it so. */
-	zygote_same(&p_setsid_ok, opts, "a profile's setsid() allowed");
+	zf_same(&p_setsid_ok, opts, "a profile's setsid() allowed");
 }
 
 int
@@ -1157,7 +1157,7 @@ main(void)
 	test_network();
 	test_copies();
 	test_lock_without_setpcap();
-	test_zygote();
+	test_zygote_exact();
 	rc = done_testing();
 	for (fd = 0; fd < 4; fd++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, names_made[fd]);
