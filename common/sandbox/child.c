@@ -390,6 +390,8 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))
 		_exit(rc);
 	tc_child_ready(sb, profile);
+	if (profile->ahead_child != NULL)
+		profile->ahead_child(sb->policy);
 	tc_child_serve(sb, profile, rfd, wfd);
 }
 

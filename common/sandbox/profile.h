@@ -289,6 +289,16 @@ struct tc_profile {
 	 * opened): nonzero runs |ahead| again first.
 	 */
 	int			(*stale)(const struct tc_policy *pol);
+	/*
+	 * Or NULL: run in each ready child once it is a call of its own
+	 * (after |ahead| in a child confined from the start; in a zygote's
+	 * child, after its fork filter), before it waits for its call: the
+	 * ahead work that reads what calls write and so is untrusted (a
+	 * database's schema), which a zygote must never do (it lives for
+	 * many calls, holds the pipes of each, and may fork).  It reports
+	 * nothing, as |ahead|.
+	 */
+	void			(*ahead_child)(const struct tc_policy *pol);
 };
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */

@@ -244,8 +244,15 @@ void	tc_seccomp_release(struct tc_bpf *b);
  * Compiles the filter a zygote's child loads on top of its zygote's (a
  * TC_SECCOMP_ZYGOTE build of |profile|): it refuses, as the profile's own
  * filter would, every call that TC_SECCOMP_ZYGOTE added, so that the two
- * together allow what the profile's filter alone allows.  Returns 0, or
- * TC_ESYS with |d| set.
+ * together allow what the profile's filter alone allows, less fcntl()'s
+ * F_OFD_SETLK, F_OFD_SETLKW and F_SETFL (EPERM), which would set state
+ * on a description the child shares with the zygote and its later
+ * children, outliving the call (seccomp.c: shared_fcntl).  Returns 0, or
+ * TC_ESYS with |d| set, or TC_EINVAL where |profile|'s own tables have a
+ * rule for one of those calls that the two could not keep exactly (by
+ * arguments, or an errno of its own; any rule for clone() or prctl()):
+ * such a profile has no zygote.  tc_seccomp_build() with
+ * TC_SECCOMP_ZYGOTE refuses the same.
  */
 int	tc_seccomp_build_fork(const struct tc_profile *profile,
 	    struct tc_bpf *out, struct tc_diag *d);

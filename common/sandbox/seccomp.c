@@ -384,6 +384,20 @@ static const int zygote_prctl_ops[] = {
 	PR_SET_PDEATHSIG, PR_SET_SECCOMP,
 };
 
+/*
+ * What a zygote's child may not do that its profile's filter allows:
+ * every fd it has of the zygote's (a database connection's) is one open
+ * file description with the zygote's and every later child's, and what
+ * is set on the description outlives the call, held by the zygote: a
+ * lock by the description (F_OFD_*), in the way of every later call and
+ * of every other program, and the status flags (F_SETFL: O_APPEND turns
+ * each later pwrite() into an append, O_DIRECT fails each later read).
+ * A lock by the process (F_SETLK, SQLite's) ends with the child.
+ */
+static const int shared_fcntl[] = {
+	F_OFD_SETLK, F_OFD_SETLKW, F_SETFL,
+};
+
 static int
 add_zygote(scmp_filter_ctx ctx)
 {
@@ -401,17 +415,49 @@ add_zygote(scmp_filter_ctx ctx)
 	return 0;
 }
 
-/* Returns 1 if a rule of |p|'s tables names the call |nr|. */
+/*
+ * Returns 1 if a rule of |p|'s tables names the call |nr|, 2 if one
+ * allows it whatever its arguments (TC_SYS_ALLOW); else 0.
+ */
 static int
 names(const struct tc_profile *p, int nr)
 {
 	size_t i, k;
+	int named = 0;
 
 	for (i = 0; i < TC_SYSCALL_TABLES; i++)
 		for (k = 0; k < p->syscalls[i].n; k++)
-			if (p->syscalls[i].v[k].nr == nr)
-				return 1;
-	return 0;
+			if (p->syscalls[i].v[k].nr == nr) {
+				if (p->syscalls[i].v[k].kind == TC_SYS_ALLOW)
+					return 2;
+				named = 1;
+			}
+	return named;
+}
+
+/*
+ * Returns the name of a call that |p|'s tables name and its zygote's
+ * filter adds, where the fork filter could not take back exactly what
+ * the zygote's added (a rule by arguments or an errno of the profile's
+ * own, which the zygote's rule would widen or overrule); else NULL.
+ * Such a profile has no zygote.
+ */
+static const char *
+zygote_conflict(const struct tc_profile *p)
+{
+	static const char *const call_names[] = {
+		"recvmsg", "setsid", "landlock_restrict_self",
+	};
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(zygote_calls); i++)
+		if (names(p, zygote_calls[i]) == 1)
+			return call_names[i];
+	if (names(p, SCMP_SYS(clone)) != 0)
+		return "clone";
+	if (names(p, SCMP_SYS(prctl)) != 0)
+		return "prctl";
+	return NULL;
 }
 
 static int
@@ -559,6 +605,10 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		    "carry MSG_FASTOPEN, which connects where Landlock does "
 		    "not look, with TC_MAY_NETWORK", profile->name,
 		    fastopen(profile));
+	if ((opts & TC_SECCOMP_ZYGOTE) && zygote_conflict(profile) != NULL)
+		return tc_diag(d, TC_EINVAL, "profile '%s': its own rule for "
+		    "%s(), which its zygote's filter adds", profile->name,
+		    zygote_conflict(profile));
 	if ((ctx = seccomp_init(SCMP_ACT_ERRNO(EPERM))) == NULL)
 		return tc_diag(d, TC_ESYS, "seccomp_init failed");
 	if (seccomp_attr_set(ctx, SCMP_FLTATR_ACT_BADARCH,
@@ -589,6 +639,10 @@ tc_seccomp_build_fork(const struct tc_profile *profile, struct tc_bpf *out,
 	size_t i;
 
 	memset(out, 0, sizeof(*out));
+	if (zygote_conflict(profile) != NULL)
+		return tc_diag(d, TC_EINVAL, "profile '%s': its own rule for "
+		    "%s(), which its zygote's filter adds", profile->name,
+		    zygote_conflict(profile));
 	/* Everything else stays as the zygote's filter has it: the two
 	 * filters' strictest answer is the one that counts. */
 	if ((ctx = seccomp_init(SCMP_ACT_ALLOW)) == NULL)
@@ -597,21 +651,26 @@ tc_seccomp_build_fork(const struct tc_profile *profile, struct tc_bpf *out,
 	    SCMP_ACT_KILL_PROCESS) != 0 ||
 	    seccomp_attr_set(ctx, SCMP_FLTATR_CTL_NNP, 0) != 0)
 		goto fail;
-	/* What the profile's own tables allow, they allow: its filter in
-	 * the zygote's still decides those. */
+	/* What the profile's own tables allow whatever the arguments,
+	 * they allow; a profile with any other rule of its own for these
+	 * has no zygote (zygote_conflict()). */
 	for (i = 0; i < TC_NITEMS(zygote_calls); i++)
-		if (!names(profile, zygote_calls[i]) &&
+		if (names(profile, zygote_calls[i]) == 0 &&
 		    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    zygote_calls[i], 0) != 0)
 			goto fail;
-	if (!names(profile, SCMP_SYS(clone)) &&
-	    seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone),
+	if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM), SCMP_SYS(clone),
 	    0) != 0)
 		goto fail;
 	for (i = 0; i < TC_NITEMS(zygote_prctl_ops); i++)
 		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
 		    SCMP_SYS(prctl), 1, SCMP_A0(SCMP_CMP_EQ,
 		    zygote_prctl_ops[i])) != 0)
+			goto fail;
+	for (i = 0; i < TC_NITEMS(shared_fcntl); i++)
+		if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(EPERM),
+		    SCMP_SYS(fcntl), 1, SCMP_A1(SCMP_CMP_MASKED_EQ,
+		    TC_SYS_LOW32, (scmp_datum_t)shared_fcntl[i])) != 0)
 			goto fail;
 	rc = export(ctx, profile, out, d);
 	seccomp_release(ctx);

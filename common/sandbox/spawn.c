@@ -79,6 +79,19 @@ standby_close(struct tc_standby *st)
 static int
 adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
 {
+	siginfo_t si;
+
+	/* A pid from the spawner may be a zygote's answer (zygote.c), and
+	 * a zygote reads database files: only a child of ours is taken,
+	 * never signalled or waited for otherwise (waitid() finds no
+	 * other, and leaves the child as it is). */
+	memset(&si, 0, sizeof(si));
+	if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) != 0) {
+		tc_diag(d, TC_ESYS, "pid %ld is not a child of the server",
+		    (long)pid);
+		standby_close(st);
+		return TC_ESYS;
+	}
 	st->pid = pid;
 	st->pending = 0;
 	if ((st->pidfd = pidfd_open(pid, 0)) < 0 ||
@@ -169,7 +182,9 @@ zygote_lost(size_t i)
  * Asks the zygote of sb->prof[|i|] for a child holding |fds|, starting
  * the zygote first where there is none (its pid then in *|started|).
  * Returns the child's pid, or 0 when there is no zygote to ask or it
- * failed: the spawner then clones the child itself.
+ * forked none: the spawner then clones the child itself; or -1 when it
+ * took |fds| and gave no answer (it died, or misbehaved), when a child
+ * it forked may hold them: they are then no other child's.
  */
 static pid_t
 zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
@@ -226,10 +241,11 @@ zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
 	else
 		n = -1;
 	if (n != sizeof(answer) || answer <= 0) {
-		/* No child: whatever it was, the next request gets a new
-		 * zygote, and this one a child cloned here. */
+		/* Whatever it was, the next request gets a new zygote.  A
+		 * child forked before the zygote could answer would share
+		 * the pipes with one cloned here: this request gets none. */
 		zygote_lost(i);
-		return 0;
+		return n != sizeof(answer) ? -1 : 0;
 	}
 	z->forked = 1;
 	return (pid_t)answer;
@@ -332,6 +348,8 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		else if ((pid = zygote_fork(sb, rq.profile, fds, sock,
 		    &rp.zygote)) > 0)
 			rp.pid = (int32_t)pid;
+		else if (pid < 0)
+			rp.pid = -ECHILD;
 		else if ((pid = tc_clone_child(tc_child_clone_ns(sp), 1,
 		    sb->uid, sb->gid,
 		    &err)) == 0) {
@@ -484,6 +502,24 @@ spawner_ask(struct tc_sandbox *sb, size_t pi, size_t k)
 	return 0;
 }
 
+/* 1 if |pid| is the spawner, a zygote or a ready child of |sb|'s. */
+static int
+known(const struct tc_sandbox *sb, pid_t pid)
+{
+	size_t i, k;
+
+	if (pid == sb->spawner)
+		return 1;
+	for (i = 0; i < sb->nprof; i++) {
+		if (pid == sb->prof[i].zygote)
+			return 1;
+		for (k = 0; k < TC_POOL_MAX; k++)
+			if (pid == sb->prof[i].pool[k].pid)
+				return 1;
+	}
+	return 0;
+}
+
 /*
  * Takes one of the spawner's answers, waiting for it with |block|.
  * Returns 1 when one was taken, 0 when none is there (or none pending),
@@ -526,7 +562,13 @@ collect_one(struct tc_sandbox *sb, int block)
 		rp.pid = -rp.err;
 	}
 	tc_diag_init(&d);
-	if (rp.pid <= 0) {
+	if (rp.pid > 0 && known(sb, (pid_t)rp.pid)) {
+		/* A zygote's answer naming a child of ours that is not
+		 * the one it forked: never taken for a ready child. */
+		tc_debug("no standby child: pid %ld is another child of the "
+		    "server", (long)rp.pid);
+		standby_close(st);
+	} else if (rp.pid <= 0) {
 		tc_debug("no standby child: clone3: %s", strerror(-rp.pid));
 		standby_close(st);
 	} else if (adopt(st, (pid_t)rp.pid, &d) != 0)

@@ -113,6 +113,8 @@ child_main(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	if (tc_seccomp_apply(&sp->fork_filter) != 0)
 		_exit(TC_CHILD_EXIT_SECCOMP);
 	tc_child_prefault();
+	if (sp->profile->ahead_child != NULL)
+		sp->profile->ahead_child(sb->policy);
 	tc_child_serve(sb, sp->profile, rfd, wfd);
 }
 

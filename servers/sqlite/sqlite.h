@@ -150,6 +150,14 @@ void	sq_ahead(const struct tc_policy *pol);
 int	sq_ahead_stale(const struct tc_policy *pol);
 
 /*
+ * The profile's ahead_child hook, in each ready child (never in a
+ * zygote): walks a statement through the first database's schema on the
+ * connection sq_ahead() opened, so that the schema is read and parsed
+ * before the call comes, off its path.
+ */
+void	sq_ahead_child(const struct tc_policy *pol);
+
+/*
  * The connection sq_ahead() opened on |path| (a database's resolved path)
  * for |kind|: the read-only one for SQ_KIND_READ, the read-write one for
  * the others; taken: the caller arms it (sq_conn_arm()) and closes it

@@ -3,8 +3,9 @@
  * call arrives, once it is confined (the profile's ahead hook): it opens
  * and hardens a read-only connection to each of the first databases (and
  * a read-write one to each read-write database) and walks a statement
- * through SQLite once, so that a call only arms a connection with its
- * kind and deadline (sq_conn_arm()) and prepares its own.
+ * through SQLite once, on a database in memory (warm()), so that a call
+ * only arms a connection with its kind and deadline (sq_conn_arm()) and
+ * prepares its own.  It reads no database's contents.
  *
  * What the call reads is the file as it is then: the connection holds no
  * transaction (each statement takes its lock and reads the change
@@ -12,11 +13,9 @@
  * file replaced since the open is not read through the old one
  * (sq_ahead_take() compares device and inode and opens afresh).
  */
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "base/clock.h"
 #include "policy/policy.h"
@@ -46,36 +45,14 @@ static size_t	ahead_wanted, ahead_opened;
 static int64_t	ahead_when;
 
 /*
- * 1 if the database file at |path| is in WAL mode by its header (its
- * read and write versions, bytes 18 and 19, are 2), else 0.  A
- * connection that reads a WAL database maps its -shm file and holds a
- * lock on it that a fork does not pass on: such a connection is never
- * walked through ahead, so that a zygote's children, which inherit its
- * connections (zygote.c), each map and lock the -shm file themselves.
- */
-static int
-in_wal(const char *path)
-{
-	unsigned char v[2];
-	int fd, wal;
-
-	if ((fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)) < 0)
-		return 1;
-	wal = pread(fd, v, sizeof(v), 18) != (ssize_t)sizeof(v) ||
-	    v[0] == 2 || v[1] == 2;
-	close(fd);
-	return wal;
-}
-
-/*
  * Walks, once, the path a call's statement takes through SQLite (parse,
- * plan, bind, step, columns) on the database's own schema table: the
- * page faults of SQLite's first use of that code and memory in this
- * child are paid here rather than on the call's path.  Reads nothing the
- * call could not, and holds nothing once finalized.
+ * plan, bind, step, columns) on |db|'s schema table: the page faults of
+ * SQLite's first use of that code and memory in this process are paid
+ * here rather than on the call's path.  Reads nothing the call could
+ * not, and holds nothing once finalized.
  */
 static void
-warm(sqlite3 *db)
+walk(sqlite3 *db)
 {
 	sqlite3_stmt *st;
 	int i;
@@ -90,6 +67,48 @@ warm(sqlite3 *db)
 		for (i = 0; i < sqlite3_column_count(st); i++)
 			(void)sqlite3_column_type(st, i);
 	sqlite3_finalize(st);
+}
+
+/*
+ * walk() on a database in memory, whose schema is empty (a table made
+ * there would write, and draw SQLite's randomness for the journal:
+ * sq_ahead_take()).
+ *
+ * sq_ahead() walks no database file: it runs in a zygote (zygote.c),
+ * which lives for many calls, receives the pipes of each, and may fork;
+ * a database's contents are the calls' to write and untrusted (a crafted
+ * schema or b-tree is the compromise docs/confinement.md expects of a
+ * child), so they are read only in a call's child, confined as one
+ * (sq_ahead_child()).  The connections opened ahead have read no more
+ * than the header their open reads: none maps a WAL database's -shm file
+ * or holds a lock, and a zygote's children, which inherit them, each
+ * read the file themselves.
+ */
+static void
+warm(void)
+{
+	sqlite3 *db = NULL;
+
+	if (sqlite3_open_v2(":memory:", &db, SQLITE_OPEN_READWRITE |
+	    SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_EXRESCODE, NULL) == SQLITE_OK)
+		walk(db);
+	sqlite3_close(db);
+}
+
+void
+sq_ahead_child(const struct tc_policy *pol)
+{
+	size_t i;
+
+	(void)pol;
+	/* The first connection opened ahead: the first database's schema
+	 * read and parsed before the call, which finds it current unless
+	 * its cookie moved meanwhile. */
+	for (i = 0; i < AHEAD_MAX; i++)
+		if (aheads[i].db != NULL) {
+			walk(aheads[i].db);
+			return;
+		}
 }
 
 void
@@ -142,25 +161,10 @@ sq_ahead(const struct tc_policy *pol)
 		}
 		a->dev = after.st_dev;
 		a->ino = after.st_ino;
-		/* Warmed, the connection has read the file: if that was in
-		 * WAL mode after all (it changed meanwhile), it is opened
-		 * again, unread. */
-		if (n == 0 && !in_wal(db->path)) {
-			warm(a->db);
-			if (in_wal(db->path)) {
-				sq_conn_close(a->db);
-				if (sq_conn_open(db->path, a->rw ?
-				    SQ_KIND_SCHEMA : SQ_KIND_READ, &lim,
-				    &a->db, &d) != 0) {
-					a->db = NULL;
-					free(a->path);
-					a->path = NULL;
-					continue;
-				}
-			}
-		}
 		n++;
 	}
+	if (n > 0)
+		warm();
 	ahead_opened = n;
 	ahead_when = tc_now_ms();
 }
@@ -187,6 +191,13 @@ sq_ahead_take(const char *path, enum sq_kind kind)
 	sqlite3 *db;
 	size_t i;
 
+	/* SQLite's randomness (random(), randomblob(), a journal's nonce,
+	 * a temporary file's name) is a generator in this process's
+	 * memory, which a zygote's children copy: were it seeded there,
+	 * every call would draw the same numbers.  It starts again from
+	 * the kernel's randomness in each call (SQLite's own reset, which
+	 * it does itself only when a file opened tells it of a fork). */
+	sqlite3_randomness(0, NULL);
 	for (i = 0; i < AHEAD_MAX; i++) {
 		struct ahead *a = &aheads[i];
 

@@ -85,4 +85,5 @@ const struct tc_profile sqlite_profile = {
 	.ahead = sq_ahead,
 	.zygote = 1,
 	.stale = sq_ahead_stale,
+	.ahead_child = sq_ahead_child,
 };

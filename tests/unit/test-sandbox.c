@@ -16,6 +16,7 @@
 #include <sys/pidfd.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <sys/sysmacros.h>
@@ -38,6 +39,13 @@ extern const struct tc_profile hostile_exec, hostile_fs_read;
 /* The exec profile with a pseudo-terminal (TC_MAY_TTY) and one ready
  * child at most: made from hostile_exec in main(). */
 static struct tc_profile tty_exec;
+
+/* fs-read's copy with a zygote (sandbox/zygote.c), whose ahead hook
+ * (zyg_ahead()) opens |zyg_lockpath| as a database connection would:
+ * made in main(). */
+static struct tc_profile zyg_fs;
+static char zyg_lockpath[64];
+static int zyg_fd = -1;
 
 #define GUARD_MS	15000	/* no run in this file may take longer */
 
@@ -430,6 +438,19 @@ h_probe(const struct tc_call *call, struct tc_result *res)
 	return 0;
 }
 
+/* Takes an OFD read lock on byte 0 of the file its zygote opened. */
+static int
+h_ofd_lock(const struct tc_call *call, struct tc_result *res)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+	    .l_start = 0, .l_len = 1 };
+
+	(void)call;
+	tc_result_printf(res, "%d", fcntl(zyg_fd, F_OFD_SETLK, &fl) == 0 ?
+	    0 : errno);
+	return 0;
+}
+
 /* The shell profile: these handlers fork, sleep and signal themselves,
  * which the file profiles' seccomp filters do not allow. */
 #define TOOL(n, f)	{ .name = n, .description = n, .args = no_args,	\
@@ -463,6 +484,9 @@ static const struct tc_tool tools[] = {
 	{ .name = "tty", .description = "tty", .args = no_args,
 	  .output_schema = "{\"type\":\"object\"}", .fn = h_tty,
 	  .profile = &tty_exec },
+	{ .name = "ofd_lock", .description = "ofd_lock", .args = no_args,
+	  .output_schema = "{\"type\":\"object\"}", .fn = h_ofd_lock,
+	  .profile = &zyg_fs },
 };
 
 static const struct tc_tool *
@@ -1325,6 +1349,292 @@ test_tty(struct tc_policy *pol, struct tc_sandbox *main_sb)
 	tc_sandbox_release(&sb);
 }
 
+/*
+ * A zygote (sandbox/zygote.c) answers the spawner with the pid of the
+ * child it forked; the server adopts that pid as a ready child, and
+ * signals it when it retires it.  A zygote is confined but reads
+ * database files ahead, so a compromised one answers what it likes: here
+ * its ahead hook takes over its loop and names |zyg_victim|, a process
+ * that is not the server's child.
+ */
+static pid_t zyg_victim;
+static int zyg_poison;	/* zyg_ahead(): write into a result pipe, and die */
+
+static void
+zyg_ahead(const struct tc_policy *pol)
+{
+	union {
+		struct cmsghdr	hdr;
+		char		buf[CMSG_SPACE(4 * sizeof(int))];
+	} u;
+	struct msghdr msg;
+	struct iovec iov;
+	struct cmsghdr *c;
+	struct stat st;
+	int32_t answer;
+	char byte;
+	int fd, k, got[4];
+
+	(void)pol;
+	if (zyg_victim <= 0 && !zyg_poison) {
+		if (zyg_lockpath[0] != '\0')
+			zyg_fd = open(zyg_lockpath, O_RDONLY | O_CLOEXEC);
+		return;
+	}
+	for (fd = 3; fd < 64; fd++)
+		if (fstat(fd, &st) == 0 && S_ISSOCK(st.st_mode))
+			break;
+	/* Not a zygote (a child confined from the start runs the hook
+	 * too): nothing to take over. */
+	if (fd == 64)
+		return;
+	for (;;) {
+		memset(&msg, 0, sizeof(msg));
+		iov.iov_base = &byte;
+		iov.iov_len = 1;
+		msg.msg_iov = &iov;
+		msg.msg_iovlen = 1;
+		msg.msg_control = u.buf;
+		msg.msg_controllen = sizeof(u.buf);
+		if (recvmsg(fd, &msg, MSG_CMSG_CLOEXEC) <= 0)
+			_exit(0);
+		if ((c = CMSG_FIRSTHDR(&msg)) != NULL) {
+			memcpy(got, CMSG_DATA(c), c->cmsg_len - CMSG_LEN(0));
+			/* As a child forked just before the zygote died
+			 * would: something in the result pipe, and no
+			 * answer. */
+			if (zyg_poison && write(got[1], "garbage", 7) == 7)
+				_exit(0);
+			for (k = 0; k < (int)((c->cmsg_len - CMSG_LEN(0)) /
+			    sizeof(int)); k++)
+				close(got[k]);
+		}
+		answer = (int32_t)zyg_victim;
+		if (write(fd, &answer, sizeof(answer)) != sizeof(answer))
+			_exit(0);
+	}
+}
+
+static void
+test_zygote_pid(struct tc_policy *pol)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	int p[2], st, i;
+	pid_t mid, victim = 0;
+	/* The victim: a grandchild, whose parent waits for it. */
+	if (pipe(p) != 0)
+		abort();
+	if ((mid = fork()) == 0) {
+		pid_t v = fork();
+
+		if (v == 0) {
+			for (;;)
+				pause();
+		}
+		if (write(p[1], &v, sizeof(v)) != sizeof(v))
+			kill(v, SIGKILL);
+		while (waitpid(v, NULL, 0) < 0 && errno == EINTR)
+			;
+		_exit(0);
+	}
+	close(p[1]);
+	if (read(p[0], &victim, sizeof(victim)) != sizeof(victim))
+		victim = 0;
+	close(p[0]);
+	if (!ok(victim > 0, "zygote: a process that is not ours"))
+		return;
+	tc_profiles_add(&profiles, &zyg_fs);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "zygote: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		goto out;
+	}
+	if (sb.prof[0].zygote_filter.insns == NULL) {
+		skip("zygote: Landlock or seccomp not in force here: no "
+		    "zygote");
+		tc_sandbox_release(&sb);
+		goto out;
+	}
+	zyg_victim = victim;
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 200 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	ok(pool_pid(&sb, &zyg_fs, 0) != victim, "zygote: the pid a zygote "
+	    "names is adopted only if it is the server's child");
+	tc_sandbox_stop(&sb);
+	tc_sandbox_release(&sb);
+	ok(kill(victim, 0) == 0, "zygote: the server signals no process a "
+	    "zygote names that is not its own");
+out:
+	zyg_victim = 0;
+	kill(victim, SIGKILL);
+	while (waitpid(mid, &st, 0) < 0 && errno == EINTR)
+		;
+}
+
+/*
+ * What a zygote's child inherits it shares with the zygote and every
+ * later child: an fd of the zygote's is one open file description.  A
+ * lock a call takes on it by the description (F_OFD_SETLK) would outlive
+ * the call, held by the zygote, in the way of every later call and of
+ * every other program: refused.
+ */
+static void
+test_zygote_ofd(struct tc_policy *pol)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct flock fl = { .l_type = F_WRLCK, .l_whence = SEEK_SET,
+	    .l_start = 0, .l_len = 1 };
+	struct tc_sandbox sb;
+	struct tc_run r;
+	char dir[] = "/tmp/tc-zygote-XXXXXX", *text;
+	int fd, is_error, i;
+
+	if (mkdtemp(dir) == NULL)
+		abort();
+	snprintf(zyg_lockpath, sizeof(zyg_lockpath), "%s/db", dir);
+	if ((fd = open(zyg_lockpath, O_RDWR | O_CREAT | O_CLOEXEC, 0644)) < 0)
+		abort();
+	tc_profiles_add(&profiles, &zyg_fs);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "zygote ofd: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		goto out;
+	}
+	if (sb.prof[0].zygote_filter.insns == NULL) {
+		skip("zygote ofd: Landlock or seccomp not in force here: no "
+		    "zygote");
+		tc_sandbox_release(&sb);
+		goto out;
+	}
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 200 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	if (run(&sb, "ofd_lock", &r) == 0) {
+		text = take_text(&r, &is_error);
+		ok(text != NULL, "zygote ofd: the call answered (%s)",
+		    text != NULL ? text : "nothing");
+		free(text);
+	}
+	tc_run_release(&r);
+	is_int(fcntl(fd, F_SETLK, &fl) == 0 ? 0 : errno, 0, "zygote ofd: "
+	    "no lock of the call's outlives it");
+	tc_sandbox_stop(&sb);
+	tc_sandbox_release(&sb);
+out:
+	zyg_lockpath[0] = '\0';
+	close(fd);
+	(void)unlink(zyg_lockpath);
+	(void)rmdir(dir);
+}
+
+/*
+ * A zygote that dies after it took a request's pipes, before it answered,
+ * may have forked a child that holds them: they are no other child's.
+ * Here it writes into the result pipe before it dies, as such a child
+ * could; the call must get its own handler's answer.
+ */
+static void
+test_zygote_lost(struct tc_policy *pol)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	struct tc_run r;
+	char *text;
+	int is_error = 1, i;
+
+	tc_profiles_add(&profiles, &zyg_fs);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "zygote lost: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	if (sb.prof[0].zygote_filter.insns == NULL) {
+		skip("zygote lost: Landlock or seccomp not in force here: no "
+		    "zygote");
+		tc_sandbox_release(&sb);
+		return;
+	}
+	zyg_poison = 1;
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 400 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	zyg_poison = 0;
+	if (run(&sb, "ofd_lock", &r) == 0) {
+		text = take_text(&r, &is_error);
+		/* An errno, whichever child ran it: a zygote's (EPERM) or,
+		 * the zygote given up on, one confined from the start. */
+		ok(!is_error && text != NULL && text[0] != '\0' &&
+		    strspn(text, "0123456789") == strlen(text),
+		    "zygote lost: the call gets its handler's answer (%s)",
+		    text != NULL ? text : "none");
+		free(text);
+	}
+	tc_run_release(&r);
+	tc_sandbox_stop(&sb);
+	tc_sandbox_release(&sb);
+}
+
+/*
+ * A new set of roots (tc_sandbox_reroot()): the zygote, confined to the
+ * old ones, is killed and reaped with the spawner; the next ready child
+ * comes from a new one.
+ */
+static void
+test_zygote_reroot(struct tc_policy *pol)
+{
+	struct tc_profiles profiles = { { NULL }, 0 };
+	struct tc_diag d = { "", 0 };
+	struct tc_sandbox sb;
+	pid_t old;
+	int i;
+
+	tc_profiles_add(&profiles, &zyg_fs);
+	if (!is_int(tc_sandbox_init(&sb, pol, &profiles, &d), 0,
+	    "zygote reroot: tc_sandbox_init")) {
+		printf("#   %s\n", d.msg);
+		return;
+	}
+	if (sb.prof[0].zygote_filter.insns == NULL) {
+		skip("zygote reroot: Landlock or seccomp not in force here: "
+		    "no zygote");
+		tc_sandbox_release(&sb);
+		return;
+	}
+	tc_sandbox_prefork(&sb, 1);
+	for (i = 0; i < 400 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	old = sb.prof[0].zygote;
+	if (!ok(old > 0, "zygote reroot: the server knows its zygote")) {
+		tc_sandbox_release(&sb);
+		return;
+	}
+	is_int(tc_sandbox_reroot(&sb, &d), 0, "zygote reroot: rerooted");
+	ok(kill(old, 0) == -1 && errno == ESRCH, "zygote reroot: the old "
+	    "zygote is gone, reaped");
+	for (i = 0; i < 400 && tc_sandbox_ready(&sb, &zyg_fs) == 0; i++) {
+		usleep(5000);
+		tc_sandbox_refill(&sb);
+	}
+	ok(sb.prof[0].zygote > 0 && sb.prof[0].zygote != old,
+	    "zygote reroot: a new zygote forks the ready children");
+	tc_sandbox_stop(&sb);
+	ok(sb.prof[0].zygote == 0, "zygote reroot: stopped with the spawner");
+	tc_sandbox_release(&sb);
+}
+
 int
 main(void)
 {
@@ -1355,6 +1665,10 @@ main(void)
 	tty_exec.name = "exec-tty";
 	tty_exec.may |= TC_MAY_TTY;
 	tty_exec.ready = 1;
+	zyg_fs = hostile_fs_read;
+	zyg_fs.name = "zygote-fs-read";
+	zyg_fs.zygote = 1;
+	zyg_fs.ahead = zyg_ahead;
 	tc_profiles_add(&profiles, EXEC);
 	tc_profiles_add(&profiles, &hostile_fs_read);
 	if (!is_int(tc_sandbox_init(&sb, &pol, &profiles, &d), 0,
@@ -1378,6 +1692,10 @@ main(void)
 	test_pool(&sb);
 	test_reroot(&sb);
 	test_tty(&pol, &sb);
+	test_zygote_pid(&pol);
+	test_zygote_ofd(&pol);
+	test_zygote_lost(&pol);
+	test_zygote_reroot(&pol);
 
 	tc_sandbox_release(&sb);
 	w = waitpid(-1, NULL, WNOHANG);

@@ -942,6 +942,305 @@ test_lock_without_setpcap(void)
 	    "users: let through");
 }
 
+/* --- A zygote's two filters (zygote.c) --- */
+
+/*
+ * The calls a zygote's filter adds, and their neighbours by argument:
+ * each is made in a process of its own, so that a kill is seen.  The
+ * result is the errno (0: it went through), or 1000 + the signal that
+ * killed the process.
+ */
+enum {
+	ZF_CLONE_PARENT, ZF_CLONE_PARENT_HIGH, ZF_CLONE_PARENT_SIGCHLD, ZF_FORK,
+	ZF_CLONE3, ZF_SYS_FORK, ZF_RECVMSG, ZF_RECVMSG_OOB, ZF_RECVMMSG,
+	ZF_SENDMSG, ZF_SETSID, ZF_LL_RESTRICT, ZF_LL_CREATE, ZF_PDEATHSIG,
+	ZF_PDEATHSIG_HIGH, ZF_SET_SECCOMP, ZF_SET_SECCOMP_STRICT_HIGH,
+	ZF_GET_DUMPABLE, ZF_SET_DUMPABLE, ZF_SECCOMP, ZF_UNSHARE, ZF_X32_GETPID,
+	ZF_GETPID,
+	/* From here, what a zygote's child may not do that its profile
+	 * allows: state set on a description it shares (shared_fcntl). */
+	ZF_SAME, ZF_OFD_SETLK = ZF_SAME, ZF_OFD_SETLKW, ZF_SETFL, ZF_SETFL_HIGH,
+	ZF_SETLK, ZF_GETFL, ZF_NCHECKS
+};
+
+static const char *const zf_names[ZF_NCHECKS] = {
+	"clone(CLONE_PARENT)", "clone(CLONE_PARENT | 1 << 32)",
+	"clone(CLONE_PARENT | SIGCHLD)", "clone(SIGCHLD)", "clone3",
+	"fork", "recvmsg", "recvmsg MSG_OOB", "recvmmsg", "sendmsg",
+	"setsid", "landlock_restrict_self", "landlock_create_ruleset",
+	"prctl PR_SET_PDEATHSIG", "prctl PR_SET_PDEATHSIG | 1 << 32",
+	"prctl PR_SET_SECCOMP (bad mode)",
+	"prctl PR_SET_SECCOMP | 1 << 32 (bad mode)",
+	"prctl PR_GET_DUMPABLE", "prctl PR_SET_DUMPABLE", "seccomp",
+	"unshare(0)", "x32 getpid", "getpid",
+	"fcntl F_OFD_SETLK", "fcntl F_OFD_SETLKW", "fcntl F_SETFL",
+	"fcntl F_SETFL | 1 << 32", "fcntl F_SETLK", "fcntl F_GETFL",
+};
+
+/* A fork that returns in the child: it leaves at once. */
+static long
+zf_clone(unsigned long flags)
+{
+	long rc;
+
+#if TC_CLONE_FLAGS_ARG == 1
+	rc = syscall(SYS_clone, 0UL, flags, NULL, NULL, 0UL);
+#else
+	rc = syscall(SYS_clone, flags, 0UL, NULL, NULL, 0UL);
+#endif
+	if (rc == 0)
+		_exit(0);
+	return rc;
+}
+
+/* fcntl |cmd| on a file of the scratch directory: a read lock on its
+ * first byte, or O_NONBLOCK for F_SETFL. */
+static long
+zf_fcntl(unsigned long cmd)
+{
+	struct flock fl = { .l_type = F_RDLCK, .l_whence = SEEK_SET,
+	    .l_start = 0, .l_len = 1 };
+	char p[128];
+	long rc;
+	int fd;
+
+	snprintf(p, sizeof(p), "%s/f", dir);
+	if ((fd = open(p, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	if ((unsigned)cmd == F_SETFL)
+		rc = syscall(SYS_fcntl, fd, cmd, (unsigned long)O_NONBLOCK);
+	else
+		rc = syscall(SYS_fcntl, fd, cmd, &fl);
+	close(fd);
+	return rc < 0 ? rc : 0;
+}
+
+static long
+zf_attempt(int k)
+{
+	switch (k) {
+	case ZF_OFD_SETLK:
+		return zf_fcntl(F_OFD_SETLK);
+	case ZF_OFD_SETLKW:
+		return zf_fcntl(F_OFD_SETLKW);
+	case ZF_SETFL:
+		return zf_fcntl(F_SETFL);
+	case ZF_SETFL_HIGH:
+		return zf_fcntl(F_SETFL | (1UL << 32));
+	case ZF_SETLK:
+		return zf_fcntl(F_SETLK);
+	case ZF_GETFL:
+		return zf_fcntl(F_GETFL);
+	case ZF_CLONE_PARENT:
+		return zf_clone(CLONE_PARENT);
+	case ZF_CLONE_PARENT_HIGH:
+		return zf_clone(CLONE_PARENT | (1UL << 32));
+	case ZF_CLONE_PARENT_SIGCHLD:
+		return zf_clone(CLONE_PARENT | SIGCHLD);
+	case ZF_FORK:
+		return zf_clone(SIGCHLD);
+	case ZF_CLONE3:
+		return syscall(SYS_clone3, NULL, 0UL);
+#ifdef SYS_fork
+	case ZF_SYS_FORK: {
+		long rc = syscall(SYS_fork);
+
+		if (rc == 0)
+			_exit(0);
+		return rc;
+	}
+#endif
+	case ZF_RECVMSG:
+		return syscall(SYS_recvmsg, -1, NULL, 0);
+	case ZF_RECVMSG_OOB:
+		return syscall(SYS_recvmsg, -1, NULL, MSG_OOB);
+	case ZF_RECVMMSG:
+		return syscall(SYS_recvmmsg, -1, NULL, 0, 0, NULL);
+	case ZF_SENDMSG:
+		return syscall(SYS_sendmsg, -1, NULL, 0);
+	case ZF_SETSID:
+		return syscall(SYS_setsid);
+	case ZF_LL_RESTRICT:
+		return syscall(SYS_landlock_restrict_self, -1, 0);
+	case ZF_LL_CREATE:
+		return syscall(SYS_landlock_create_ruleset, NULL, 0, 1U);
+	case ZF_PDEATHSIG:
+		return syscall(SYS_prctl, PR_SET_PDEATHSIG, 0UL, 0UL, 0UL, 0UL);
+	case ZF_PDEATHSIG_HIGH:
+		return syscall(SYS_prctl, PR_SET_PDEATHSIG | (1UL << 32), 0UL,
+		    0UL, 0UL, 0UL);
+	case ZF_SET_SECCOMP:
+		return syscall(SYS_prctl, PR_SET_SECCOMP, 77UL, 0UL, 0UL, 0UL);
+	case ZF_SET_SECCOMP_STRICT_HIGH:
+		return syscall(SYS_prctl, PR_SET_SECCOMP | (1UL << 32), 77UL,
+		    0UL, 0UL, 0UL);
+	case ZF_GET_DUMPABLE:
+		return syscall(SYS_prctl, PR_GET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
+	case ZF_SET_DUMPABLE:
+		return syscall(SYS_prctl, PR_SET_DUMPABLE, 0UL, 0UL, 0UL, 0UL);
+	case ZF_SECCOMP:
+		return syscall(SYS_seccomp, 77U, 0U, NULL);
+	case ZF_UNSHARE:
+		return syscall(SYS_unshare, 0UL);
+#if defined(__x86_64__)
+	case ZF_X32_GETPID:
+		return syscall(0x40000000 | SYS_getpid);
+#endif
+	case ZF_GETPID:
+		return syscall(SYS_getpid);
+	}
+	errno = ENOSYS;
+	return -1;
+}
+
+/*
+ * Makes attempt |k| in a new process under |a| then |b| (b NULL: |a|
+ * alone).  Returns its errno, 0, or 1000 + the signal that killed it.
+ */
+static int
+zf_run(const struct tc_bpf *a, const struct tc_bpf *b, int k)
+{
+	int p[2], err = -1, st;
+	pid_t pid;
+
+	if (pipe2(p, O_CLOEXEC) != 0)
+		abort();
+	if ((pid = fork()) == 0) {
+		long rc;
+
+		close(p[0]);
+		if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_seccomp_apply(a) != 0 ||
+		    (b != NULL && tc_seccomp_apply(b) != 0))
+			_exit(1);
+		rc = zf_attempt(k);
+		err = rc < 0 ? errno : 0;
+		_exit(write(p[1], &err, sizeof(err)) == sizeof(err) ? 0 : 2);
+	}
+	close(p[1]);
+	if (read(p[0], &err, sizeof(err)) != sizeof(err))
+		err = -1;
+	close(p[0]);
+	/* Children made with CLONE_PARENT are ours: reaped too. */
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	while (waitpid(-1, NULL, WNOHANG) > 0)
+		;
+	if (WIFSIGNALED(st))
+		return 1000 + WTERMSIG(st);
+	return err;
+}
+
+/*
+ * The zygote's filter and its children's, one loaded on the other as a
+ * child of a zygote has them, answer every call as |p|'s own filter
+ * does: each of the zygote's additions and its neighbours, and a
+ * control.
+ */
+static void
+zf_same(const struct tc_profile *p, unsigned opts, const char *label)
+{
+	struct tc_bpf own, zyg, frk;
+	struct tc_diag d = { "", 0 };
+	int k, a, b;
+
+	if (!is_int(tc_seccomp_build(p, opts, &own, &d), 0,
+	    "%s: its filter builds", label))
+		return;
+	if (tc_seccomp_build(p, opts | TC_SECCOMP_ZYGOTE, &zyg, &d) != 0 ||
+	    tc_seccomp_build_fork(p, &frk, &d) != 0) {
+		/* No zygote for it: its children are confined from the
+		 * start, which is the same filter. */
+		ok(1, "%s: no zygote (%s)", label, d.msg);
+		tc_seccomp_release(&own);
+		return;
+	}
+	/* Not a test of nothing: the zygote's filter alone lets through
+	 * what a zygote and its child do, and no more of clone(). */
+	is_int(zf_run(&zyg, NULL, ZF_CLONE_PARENT), 0,
+	    "%s: the zygote's filter alone allows clone(CLONE_PARENT)", label);
+	is_int(zf_run(&zyg, NULL, ZF_CLONE_PARENT_SIGCHLD), EPERM,
+	    "%s: and no other clone()", label);
+	is_int(zf_run(&zyg, NULL, ZF_RECVMSG), EBADF,
+	    "%s: and recvmsg()", label);
+	is_int(zf_run(&zyg, NULL, ZF_LL_RESTRICT), EBADF,
+	    "%s: and landlock_restrict_self()", label);
+	is_int(zf_run(&zyg, NULL, ZF_SET_SECCOMP), EINVAL,
+	    "%s: and prctl(PR_SET_SECCOMP)", label);
+	for (k = 0; k < ZF_SAME; k++) {
+		a = zf_run(&own, NULL, k);
+		b = zf_run(&zyg, &frk, k);
+		is_int(b, a, "%s: %s under the zygote's and the fork filter "
+		    "as under the profile's", label, zf_names[k]);
+	}
+	/* fcntl() on what a child shares with its zygote: the profile
+	 * allows it all (the base list), a zygote's child not what would
+	 * outlive the call. */
+	for (; k < ZF_NCHECKS; k++) {
+		int refused = k != ZF_SETLK && k != ZF_GETFL;
+
+		is_int(zf_run(&own, NULL, k), 0, "%s: %s under the profile's",
+		    label, zf_names[k]);
+		is_int(zf_run(&zyg, &frk, k), refused ? EPERM : 0, "%s: %s "
+		    "%s in a zygote's child", label, zf_names[k], refused ?
+		    "refused" : "allowed");
+	}
+	tc_seccomp_release(&own);
+	tc_seccomp_release(&zyg);
+	tc_seccomp_release(&frk);
+}
+
+static void
+test_zygote_exact(void)
+{
+	/* Profiles that name what a zygote's filter adds. */
+	static const struct tc_syscall names_recvmsg[] = {
+		TC_SYS_ARG(recvmsg, 2, MSG_OOB, 0),
+	};
+	static const struct tc_syscall fails_clone[] = {
+		TC_SYS_FAIL(clone, ENOSYS),
+	};
+	static const struct tc_syscall fails_setsid[] = {
+		TC_SYS_FAIL(setsid, ENOSYS),
+	};
+	static const struct tc_syscall allows_setsid[] = {
+		TC_SYS(setsid),
+	};
+	static const struct tc_syscall allows_pdeathsig[] = {
+		TC_SYS_IS(prctl, 0, PR_SET_PDEATHSIG),
+	};
+	const struct tc_profile p_recvmsg = {
+		.name = "recvmsg-by-flags",
+		.syscalls = { TC_SYSCALLS(names_recvmsg) },
+	};
+	const struct tc_profile p_clone = {
+		.name = "clone-fails",
+		.syscalls = { TC_SYSCALLS(fails_clone) },
+	};
+	const struct tc_profile p_setsid = {
+		.name = "setsid-fails",
+		.syscalls = { TC_SYSCALLS(fails_setsid) },
+	};
+	const struct tc_profile p_setsid_ok = {
+		.name = "setsid-allowed",
+		.syscalls = { TC_SYSCALLS(allows_setsid) },
+	};
+	const struct tc_profile p_pdeathsig = {
+		.name = "pdeathsig",
+		.syscalls = { TC_SYSCALLS(allows_pdeathsig) },
+	};
+	unsigned opts = TC_SECCOMP_LANDLOCK | TC_SECCOMP_SIGNALS;
+
+	zf_same(&hostile_sqlite, opts, "sqlite's zygote");
+	zf_same(&fs_read_profile, opts, "fs-read's zygote");
+	zf_same(&p_recvmsg, opts, "a profile's recvmsg() by its flags");
+	zf_same(&p_clone, opts, "a profile's clone() refused ENOSYS");
+	zf_same(&p_setsid, opts, "a profile's setsid() refused ENOSYS");
+	zf_same(&p_pdeathsig, opts, "a profile's PR_SET_PDEATHSIG");
+	/* Allowed whatever its arguments: its own filter keeps it so. */
+	zf_same(&p_setsid_ok, opts, "a profile's setsid() allowed");
+}
+
 int
 main(void)
 {
@@ -1008,6 +1307,7 @@ main(void)
 	test_network();
 	test_copies();
 	test_lock_without_setpcap();
+	test_zygote_exact();
 	rc = done_testing();
 	for (fd = 0; fd < 4; fd++) {
 		snprintf(p, sizeof(p), "%s/%s", dir, names_made[fd]);
