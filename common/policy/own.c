@@ -730,6 +730,167 @@ first_ino(const struct tc_policy *p, ino_t ino)
 	return lo;
 }
 
+/* --- The kernel's own filesystems --- */
+
+/*
+ * Filesystems whose files are not data but the kernel's: its settings
+ * (proc, sysfs), devices (devtmpfs), cgroups' limits, security modules'
+ * policies, tracing, firmware variables.  Uid 0 writes most of them
+ * without any capability.
+ */
+static const char *const kernel_fs[] = {
+	"proc", "sysfs", "devtmpfs", "devpts", "cgroup", "cgroup2",
+	"debugfs", "tracefs", "securityfs", "bpf", "configfs", "efivarfs",
+	"pstore", "fusectl", "binfmt_misc", "mqueue", "selinuxfs", "smackfs",
+	"hugetlbfs", "nsfs", "autofs", "rpc_pipefs",
+};
+
+/* Returns 1 if |type| is one of kernel_fs[]. */
+static int
+is_kernel_fs(const char *type)
+{
+	size_t k;
+
+	for (k = 0; k < TC_NITEMS(kernel_fs); k++)
+		if (strcmp(type, kernel_fs[k]) == 0)
+			return 1;
+	return 0;
+}
+
+/* Undoes mountinfo's octal escapes (\040 for a space) in place. */
+static void
+unescape(char *s)
+{
+	char *w = s;
+
+	for (; *s != '\0'; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' &&
+		    s[2] >= '0' && s[2] <= '7' && s[3] >= '0' && s[3] <= '7') {
+			*w++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 |
+			    (s[3] - '0'));
+			s += 3;
+		} else
+			*w++ = *s;
+	}
+	*w = '\0';
+}
+
+/*
+ * Refuses, when calls would run as uid 0, a writable root that is, lies
+ * in, or holds a mount of one of the kernel's own filesystems: Landlock
+ * grants a right beneath a directory whatever is mounted there, and a
+ * call of uid 0 needs no capability to write /proc/sys or a disk's
+ * device.  Calls of another user are held off those by the files' own
+ * modes.  Fails closed: a mount table that cannot be read refuses too.
+ */
+static void
+check_kernel_fs(struct collect *c)
+{
+	const struct tc_policy *p = c->p;
+	const struct tc_root *r;
+	char *line = NULL, *f, *save, origin[32];
+	char **mps = NULL, **types = NULL, **grown;
+	size_t cap = 0, nm = 0, i, k, deep, best;
+	int kernel;
+	FILE *in;
+
+	if (p->run_as ? p->run_uid != 0 : geteuid() != 0)
+		return;
+	for (i = 0; i < p->nroots; i++)
+		if (p->roots[i].flags & TC_ROOT_WRITE)
+			break;
+	if (i == p->nroots)
+		return;
+	if ((in = fopen("/proc/self/mountinfo", "re")) == NULL) {
+		problem(c, "calls run as uid 0 and some directories are "
+		    "writable, but the mount table cannot be read to check "
+		    "that none holds the kernel's own files: "
+		    "/proc/self/mountinfo: %s", strerror(errno));
+		return;
+	}
+	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPT...] - TYPE ... */
+	while (getline(&line, &cap, in) > 0 && !c->nomem) {
+		for (k = 0, f = strtok_r(line, " \n", &save); f != NULL &&
+		    k < 4; k++)
+			f = strtok_r(NULL, " \n", &save);
+		if (f == NULL)
+			continue;
+		unescape(f);
+		if ((grown = reallocarray(mps, nm + 1, sizeof(*mps))) == NULL) {
+			c->nomem = 1;
+			break;
+		}
+		mps = grown;
+		if ((grown = reallocarray(types, nm + 1,
+		    sizeof(*types))) == NULL) {
+			c->nomem = 1;
+			break;
+		}
+		types = grown;
+		if ((mps[nm] = strdup(f)) == NULL) {
+			c->nomem = 1;
+			break;
+		}
+		while ((f = strtok_r(NULL, " \n", &save)) != NULL &&
+		    strcmp(f, "-") != 0)
+			;
+		if (f == NULL || (f = strtok_r(NULL, " \n", &save)) == NULL ||
+		    (types[nm] = strdup(f)) == NULL) {
+			free(mps[nm]);
+			if (f != NULL)
+				c->nomem = 1;
+			continue;
+		}
+		nm++;
+	}
+	free(line);
+	fclose(in);
+	for (i = 0; i < p->nroots && !c->nomem; i++) {
+		r = &p->roots[i];
+		if (!(r->flags & TC_ROOT_WRITE))
+			continue;
+		root_origin(r, origin, sizeof(origin));
+		/* The root's own filesystem: the deepest mount it lies in;
+		 * then every mount beneath it. */
+		for (best = nm, deep = 0, k = 0; k < nm; k++)
+			if (tc_path_beneath(r->path, mps[k]) != NULL &&
+			    strlen(mps[k]) >= deep) {
+				deep = strlen(mps[k]);
+				best = k;
+			}
+		for (k = 0; k < nm; k++) {
+			kernel = is_kernel_fs(types[k]);
+			if (k == best && kernel)
+				problem(c, "the writable directory '%s' (%s) "
+				    "lies in the kernel's %s filesystem at "
+				    "'%s', whose files are the kernel's "
+				    "settings or devices, and calls would run "
+				    "as uid 0, which writes most of them "
+				    "without any capability: serve another "
+				    "directory, or give calls another user "
+				    "(run-as)", r->path, origin, types[k],
+				    mps[k]);
+			else if (kernel && k != best &&
+			    tc_path_beneath(mps[k], r->path) != NULL)
+				problem(c, "the writable directory '%s' (%s) "
+				    "holds the kernel's %s filesystem at "
+				    "'%s', whose files are the kernel's "
+				    "settings or devices, and calls would run "
+				    "as uid 0, which writes most of them "
+				    "without any capability: serve a narrower "
+				    "directory, or give calls another user "
+				    "(run-as)", r->path, origin, types[k],
+				    mps[k]);
+		}
+	}
+	for (k = 0; k < nm; k++) {
+		free(mps[k]);
+		free(types[k]);
+	}
+	free(mps);
+	free(types);
+}
+
 int
 tc_own_collect(struct tc_policy *p, const char *policy_file,
     tc_policy_report_fn *report, void *ctx)
@@ -792,6 +953,7 @@ tc_own_collect(struct tc_policy *p, const char *policy_file,
 				c.nomem = 1;
 		}
 	}
+	check_kernel_fs(&c);
 	if (c.nomem)
 		problem(&c, "out of memory");
 	sort_ids(p);

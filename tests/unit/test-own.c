@@ -658,6 +658,101 @@ test_entries(void)
 	tc_policy_release(&p);
 }
 
+/*
+ * Serves |dir| (writable if |writable|; calls as |run_uid| when it is not
+ * -1) in a child, after mounting a proc filesystem at T/w/kp when
+ * |mount_proc| (in a mount namespace of its own), and collects nothing
+ * but the checks every start makes.  Returns the number of problems, with
+ * what was reported in |msg|; -1 if the child could not set it up.
+ */
+static int
+collect_kernel(const char *dir, int writable, long run_uid, int mount_proc,
+    char *msg, size_t size)
+{
+	struct tc_policy p;
+	struct tc_diag d;
+	ssize_t n;
+	pid_t pid;
+	int fds[2], status, got;
+
+	if (pipe(fds) != 0)
+		abort();
+	if ((pid = fork()) < 0)
+		abort();
+	if (pid == 0) {
+		close(fds[0]);
+		if (mount_proc && (unshare(CLONE_NEWNS) != 0 ||
+		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    mount("proc", at("w/kp"), "proc", 0, NULL) != 0)) {
+			perror("mount proc");
+			_exit(255);
+		}
+		tc_policy_init(&p);
+		if (tc_policy_add_root(&p, dir, writable ? TC_ROOT_WRITE : 0,
+		    &d) != 0 || tc_policy_finish(&p, &d) != 0)
+			_exit(255);
+		if (run_uid >= 0) {
+			p.run_as = 1;
+			p.run_uid = (uid_t)run_uid;
+			p.run_gid = (gid_t)run_uid;
+		}
+		reported[0] = '\0';
+		got = tc_own_collect(&p, NULL, report, NULL);
+		if (write(fds[1], reported, strlen(reported)) < 0)
+			_exit(255);
+		_exit(got);
+	}
+	close(fds[1]);
+	n = read(fds[0], msg, size - 1);
+	msg[n > 0 ? n : 0] = '\0';
+	close(fds[0]);
+	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	    WEXITSTATUS(status) == 255)
+		return -1;
+	return WEXITSTATUS(status);
+}
+
+/*
+ * Calls of uid 0 write the kernel's settings and devices without any
+ * capability: a writable root that is, or holds, one of the kernel's own
+ * filesystems refuses the start when calls would run as uid 0, and only
+ * then.
+ */
+static void
+test_kernel_fs(void)
+{
+	char msg[4096], want[PATH_MAX + 128];
+	int i;
+
+	if (geteuid() != 0) {
+		is_int(collect_kernel("/proc", 1, -1, 0, msg, sizeof(msg)), 0,
+		    "not root: /proc writable is the files' modes' to hold");
+		for (i = 0; i < 7; i++)
+			skip("calls of uid 0 need a root server");
+		return;
+	}
+	must(mkdir(at("w/kp"), 0755), "w/kp");
+	is_int(collect_kernel("/proc", 1, -1, 0, msg, sizeof(msg)), 1,
+	    "calls of uid 0: /proc writable refuses the start");
+	like(msg, "the writable directory '/proc' (command line) lies in the "
+	    "kernel's proc filesystem at '/proc'", "the message names it");
+	like(msg, "give calls another user (run-as)", "and what to do");
+	is_int(collect_kernel(at("w"), 1, -1, 1, msg, sizeof(msg)), 1,
+	    "calls of uid 0: a writable root that holds a proc mount "
+	    "refuses the start");
+	snprintf(want, sizeof(want), "the writable directory '%s' (command "
+	    "line) holds the kernel's proc filesystem at '%s'", at("w"),
+	    at("w/kp"));
+	like(msg, want, "the message names the root and the mount");
+	is_int(collect_kernel(at("w"), 1, 65534, 1, msg, sizeof(msg)), 0,
+	    "the same with calls run as another user: served");
+	is_int(collect_kernel(at("w"), 0, -1, 1, msg, sizeof(msg)), 0,
+	    "the same read-only: served");
+	is_int(collect_kernel(at("w"), 1, -1, 0, msg, sizeof(msg)), 0,
+	    "a writable root with no such mount: served");
+	must(rmdir(at("w/kp")), "rmdir w/kp");
+}
+
 int
 main(void)
 {
@@ -666,6 +761,7 @@ main(void)
 	test_writable();
 	test_relative_policy();
 	test_bind_mount();
+	test_kernel_fs();
 	test_hook_lines();
 	test_dino();
 	test_open();
