@@ -300,7 +300,13 @@ confine(const struct tc_sandbox *sb, const struct tc_profile *profile,
     const int *keep, size_t nkeep, int zygote)
 {
 	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, profile);
+	struct tc_limits lim = sb->tool_rlimits ? sb->rlim :
+	    sb->policy->limits;
 
+	/* A zygote lives for many calls, and its forks are its CPU: no
+	 * CPU limit on it; each of its children sets the call's. */
+	if (zygote)
+		lim.cpu_sec = RLIM_INFINITY;
 	/* The order matters: each step relies on the ones before it, and
 	 * the later steps remove what the earlier ones need.  Namespaces are
 	 * not a step here: a PID namespace can only be entered by a new
@@ -315,8 +321,7 @@ confine(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	STEP(close_fds(sb, sp, keep, nkeep), TC_CHILD_EXIT_FDS);
 	STEP(scrub_environment(), TC_CHILD_EXIT_ENV);
 	if (TC_LAYER_ON(TC_LAYER_RLIMITS))
-		STEP(tc_set_rlimits(sb->tool_rlimits ? &sb->rlim :
-		    &sb->policy->limits, sp->ns & CLONE_NEWUSER),
+		STEP(tc_set_rlimits(&lim, sp->ns & CLONE_NEWUSER),
 		    TC_CHILD_EXIT_RLIMIT);
 	/* The bounding set and securebits need CAP_SETPCAP, and the user
 	 * switch CAP_SETUID and CAP_SETGID: both before the capabilities

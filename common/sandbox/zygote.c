@@ -108,6 +108,11 @@ child_main(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 		_exit(TC_CHILD_EXIT_SESSION);
 	if (scope >= 0 && tc_landlock_apply(scope) != 0)
 		_exit(TC_CHILD_EXIT_LANDLOCK);
+	/* The limits a child confined from the start has, its CPU time
+	 * among them, which its zygote has none of. */
+	if (TC_LAYER_ON(TC_LAYER_RLIMITS) && tc_set_rlimits(sb->tool_rlimits ?
+	    &sb->rlim : &sb->policy->limits, 0) != 0)
+		_exit(TC_CHILD_EXIT_RLIMIT);
 	/* Last: it takes back setsid(), prctl()'s two, landlock's and
 	 * clone(). */
 	if (tc_seccomp_apply(&sp->fork_filter) != 0)

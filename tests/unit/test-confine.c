@@ -19,6 +19,7 @@
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/ptrace.h>
 #include <sys/socket.h>
 #include <sys/syscall.h>
@@ -1147,6 +1148,7 @@ own_session(void)
 static int
 h_zygote(const struct tc_call *call, struct tc_result *res)
 {
+	struct rlimit cpu;
 	char buf[4096], *f;
 	ssize_t n;
 	int fd, filters = -1, err;
@@ -1161,8 +1163,10 @@ h_zygote(const struct tc_call *call, struct tc_result *res)
 			filters = atoi(f + 16);
 	}
 	err = kill((pid_t)tc_arg_int(call, "sibling", 0), 0) == 0 ? 0 : errno;
-	tc_result_printf(res, "%d %d %d %d %d %d", readied, (int)getpid(),
-	    (int)getppid(), own_session(), err, filters);
+	getrlimit(RLIMIT_CPU, &cpu);
+	tc_result_printf(res, "%d %d %d %d %d %d %lld", readied, (int)getpid(),
+	    (int)getppid(), own_session(), err, filters,
+	    cpu.rlim_cur == RLIM_INFINITY ? -1LL : (long long)cpu.rlim_cur);
 	return 0;
 }
 
@@ -1171,6 +1175,26 @@ static const struct tc_arg sibling_args[] = {
 	    .min = 0, .max = 1 << 30 },
 	{ NULL },
 };
+
+/* The soft CPU limit of process |pid| as its /proc limits file says it,
+ * into |out|. */
+static void
+cpu_limit_of(pid_t pid, char *out, size_t size)
+{
+	char path[64], line[256];
+	FILE *f;
+
+	snprintf(out, size, "(unread)");
+	snprintf(path, sizeof(path), "/proc/%d/limits", (int)pid);
+	if ((f = fopen(path, "re")) == NULL)
+		return;
+	while (fgets(line, sizeof(line), f) != NULL)
+		if (strncmp(line, "Max cpu time", 12) == 0) {
+			snprintf(out, size, "%.*s", 20, line + 26);
+			break;
+		}
+	fclose(f);
+}
 
 /* A ready child of |profile| other than the one a call takes next. */
 static pid_t
@@ -1181,7 +1205,7 @@ other_ready(const struct tc_sandbox *sb, const struct tc_profile *profile);
  * Returns the child's pid, or 0. */
 static pid_t
 run_zygote(struct tc_sandbox *sb, const struct tc_tool *t, pid_t *sibling,
-    int v[6])
+    long long v[7])
 {
 	struct tc_diag d = { "", 0 };
 	struct tc_call call;
@@ -1212,8 +1236,8 @@ run_zygote(struct tc_sandbox *sb, const struct tc_tool *t, pid_t *sibling,
 	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
 	    cJSON_GetObjectItemCaseSensitive(res, "content"), 0), "text");
 	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text) &&
-	    sscanf(text->valuestring, "%d %d %d %d %d %d", &v[0], &v[1],
-	    &v[2], &v[3], &v[4], &v[5]) == 6;
+	    sscanf(text->valuestring, "%lld %lld %lld %lld %lld %lld %lld",
+	    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7;
 	if (!ran)
 		printf("#   %s\n", cJSON_IsString(text) ? text->valuestring :
 		    "(no text)");
@@ -1255,7 +1279,9 @@ test_zygote(struct tc_policy *pol)
 	    .fn = h_zygote, .profile = &zy };
 	struct tc_diag d = { "", 0 };
 	struct tc_sandbox sb;
-	int v[6], w[6], i, fd, again = 0;
+	long long v[7], w[7];
+	char lim[64];
+	int i, fd, again = 0;
 	pid_t a, b, zygote, sibling = 0;
 
 	zy = fs_read_profile;
@@ -1285,6 +1311,10 @@ test_zygote(struct tc_policy *pol)
 	    "own");
 	is_int(v[0], 1, "zygote: the ahead hook ran once, before the fork");
 	is_int(v[5], 2, "zygote: the child runs under two seccomp filters");
+	ok(v[6] == (long long)pol->limits.cpu_sec, "zygote: the child has "
+	    "the call's CPU limit (%lld s)", v[6]);
+	cpu_limit_of(zygote, lim, sizeof(lim));
+	like(lim, "unlimited", "zygote: the zygote itself has none");
 	ok(sibling > 0, "zygote: a ready sibling to signal (%d)",
 	    (int)sibling);
 	if (sb.landlock_abi >= 6)
