@@ -181,6 +181,16 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The scratch tree's removal (test-shellscratch), with unlinkat() wrapped
+# so that the test changes the tree at the one moment it means to.
+$(BUILD)/tests/unit/test-shellscratch.o: ALL_CFLAGS += -Iservers/shell
+$(BUILD)/tests/test-shellscratch: $(BUILD)/tests/unit/test-shellscratch.o \
+    $(BUILD)/servers/shell/shell_scratch.o \
+    $(BUILD)/servers/shell/shell_policy.o \
+    $(BUILD)/servers/shell/shell_rules.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=unlinkat -o $@ $^ $(LDLIBS)
+
 # toolcell-sqlite's profile fails closed (test-sqlprofile): its [sqlite]
 # section and profile (with the connections its ahead hook opens), with
 # SQLite, without the rest of the server.

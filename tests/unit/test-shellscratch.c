@@ -1,0 +1,110 @@
+/*
+ * test-shellscratch.c: toolcell-shell's removal of a scratch tree
+ * (shell_tree_remove(), shell_scratch.c), which the server runs at its
+ * exit, unconfined and as root where it was started so, on directories
+ * a call's programs wrote and may still be changing.
+ *
+ * A program may leave a directory without its search bit, which the
+ * removal gives back (chmod) before it enters it.  A directory swapped
+ * for a symbolic link between the removal's look and its chmod must not
+ * have the chmod follow the link to the file it names.  The swap is made
+ * at that moment exactly, with no race: unlinkat() is wrapped
+ * (-Wl,--wrap=unlinkat), and the wrapper swaps the directory named
+ * VICTIM for a link to D/target as it answers that VICTIM is a directory.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "tap.h"
+
+#include "../../servers/shell/shell.h"
+
+#define VICTIM	"victim"
+
+int	__real_unlinkat(int, const char *, int);
+int	__wrap_unlinkat(int, const char *, int);
+
+static char	target[64];		/* what the link names */
+static int	swaps;			/* swaps left to make */
+
+/* unlinkat(), which swaps VICTIM for a link as it answers EISDIR. */
+int
+__wrap_unlinkat(int dfd, const char *name, int flags)
+{
+	int rc = __real_unlinkat(dfd, name, flags), err = errno;
+
+	if (rc != 0 && err == EISDIR && flags == 0 && swaps > 0 &&
+	    strcmp(name, VICTIM) == 0) {
+		swaps--;
+		if (renameat(dfd, VICTIM, dfd, "moved") != 0 ||
+		    symlinkat(target, dfd, VICTIM) != 0)
+			printf("# cannot swap %s: %s\n", VICTIM,
+			    strerror(errno));
+	}
+	errno = err;
+	return rc;
+}
+
+/* The permission bits of |path|, or -1. */
+static int
+mode_of(const char *path)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+int
+main(void)
+{
+	char dir[] = "/tmp/test-shellscratch.XXXXXX", tree[64];
+	char sub[128];
+	int fd;
+
+	if (mkdtemp(dir) == NULL) {
+		printf("Bail out! mkdtemp: %s\n", strerror(errno));
+		return 1;
+	}
+	snprintf(target, sizeof(target), "%s/target", dir);
+	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	if ((fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0 ||
+	    close(fd) != 0 || chmod(target, 0644) != 0 ||
+	    mkdir(tree, 0700) != 0) {
+		printf("Bail out! cannot make the tree: %s\n",
+		    strerror(errno));
+		return 1;
+	}
+
+	/* A plain tree, a directory without its bits among it: removed. */
+	snprintf(sub, sizeof(sub), "%s/closed", tree);
+	ok(mkdir(sub, 0700) == 0 && chmod(sub, 0) == 0,
+	    "a directory without its bits");
+	is_int(shell_tree_remove(tree), 0, "a tree with a closed directory "
+	    "is removed");
+	ok(access(tree, F_OK) != 0 && errno == ENOENT, "and is gone");
+
+	/* The directory swapped for a link at the chmod. */
+	snprintf(sub, sizeof(sub), "%s/%s", tree, VICTIM);
+	ok(mkdir(tree, 0700) == 0 && mkdir(sub, 0700) == 0,
+	    "a tree with a directory to swap");
+	swaps = 1;
+	(void)shell_tree_remove(tree);
+	is_int(swaps, 0, "the directory was swapped for a link");
+	is_int(mode_of(target), 0644, "the file the link names keeps its "
+	    "mode: the chmod did not follow the link");
+
+	/* Cleaned up as the test's own, no wrapper in the way. */
+	swaps = 0;
+	snprintf(sub, sizeof(sub), "%s/%s", tree, VICTIM);
+	(void)unlink(sub);
+	(void)shell_tree_remove(tree);
+	(void)unlink(target);
+	(void)rmdir(dir);
+	return done_testing();
+}
