@@ -116,10 +116,14 @@ empty_dir(int fd, int depth)
 		}
 		/* A program may have left a directory without the write or
 		 * search bit: where chmod is allowed (the server), give them
-		 * back; else the open or the removal below fails.  It is a
-		 * directory, not a link: unlinkat() removed those. */
-		if (fchmodat(dirfd(d), e->d_name, S_IRWXU, 0) != 0 &&
-		    errno == ENOENT)
+		 * back; else the open or the removal below fails.  Never
+		 * through a link: a program still running may have swapped
+		 * the directory for one since unlinkat() looked, and the
+		 * server may be root (the C library refuses a link here, by
+		 * the file it opened with O_PATH; the open below then fails
+		 * with ELOOP). */
+		if (fchmodat(dirfd(d), e->d_name, S_IRWXU,
+		    AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
 			continue;
 		/* Gone meanwhile is as good as removed. */
 		if ((sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
