@@ -866,6 +866,25 @@ test_verify(void)
 		is_int(shell_policy_verify(&r.p, NULL, NULL), 1, "the scratch "
 		    "directories beneath a helpers directory: reported");
 		release(&r);
+		/* The same directory, named by TMPDIR through a link: the
+		 * scratch directories are made where the link leads. */
+		{
+			char *link = subst("@D@/tmplink");
+
+			(void)unlink(link);
+			ok(symlink(tmp, link) == 0, "a link to it");
+			setenv("TMPDIR", link, 1);
+			valid(&r, "allow read @D@\n[shell]\nprogram "
+			    "@D@/script.sh\nargs @D@/script.sh helpers "
+			    "@D@/helpers\n", "TMPDIR a link into a helpers "
+			    "directory");
+			is_int(shell_policy_verify(&r.p, NULL, NULL), 1,
+			    "the scratch directories beneath a helpers "
+			    "directory, TMPDIR a link there: reported");
+			release(&r);
+			(void)unlink(link);
+			free(link);
+		}
 		if (saved != NULL)
 			setenv("TMPDIR", saved, 1);
 		else
