@@ -1504,15 +1504,22 @@ writable_above(const struct tc_root *roots, size_t n, const char *path)
 }
 
 /* Returns 1 if the calls' scratch directories, which they write in, would
- * lie beneath |path| (shell_scratch.c makes them in $TMPDIR or /tmp). */
+ * lie beneath |path| (canonical): shell_scratch.c makes them in $TMPDIR,
+ * or /tmp for one that is not absolute or is longer than PATH_MAX / 2,
+ * and that directory may be named through links.  Where it cannot be
+ * made canonical (it is not there yet), as it is written. */
 static int
 scratch_beneath(const char *path)
 {
 	const char *tmp = getenv("TMPDIR");
+	char real[PATH_MAX];
 
-	if (tmp == NULL || tmp[0] != '/')
+	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX / 2)
 		tmp = "/tmp";
-	return tc_path_beneath(tmp, path) != NULL;
+	if (tc_path_beneath(tmp, path) != NULL)
+		return 1;
+	return realpath(tmp, real) != NULL &&
+	    tc_path_beneath(real, path) != NULL;
 }
 
 /* Reports |path|, |what| of program |p|, if it lies beneath a writable
