@@ -11,6 +11,11 @@
  * at that moment exactly, with no race: unlinkat() is wrapped
  * (-Wl,--wrap=unlinkat), and the wrapper swaps the directory named
  * VICTIM for a link to D/target as it answers that VICTIM is a directory.
+ *
+ * The server's exit removes the base of the scratch directories, after
+ * giving it back its bits; a policy that lets calls write where the base
+ * is made (TMPDIR, here D) lets them swap the base itself for a link:
+ * the exit must not chmod what the link names either.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -19,7 +24,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include "base/err.h"
+#include "policy/policy.h"
 
 #include "tap.h"
 
@@ -58,6 +67,41 @@ mode_of(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) == 0 ? (int)(st.st_mode & 07777) : -1;
+}
+
+/*
+ * In a child of its own, which exits as a server does: makes the scratch
+ * base in |tmp|, swaps it for a link to |to|, exits.  Returns the child's
+ * exit status, or -1.
+ */
+static int
+exit_with_base_swapped(const char *tmp, const char *to)
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
+	char moved[PATH_MAX];
+	pid_t pid;
+	int status;
+
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		tc_policy_init(&pol);
+		setenv("TMPDIR", tmp, 1);
+		if (shell_scratch_init(&pol, &d) != 0) {
+			printf("# shell_scratch_init: %s\n", d.msg);
+			_exit(2);
+		}
+		snprintf(moved, sizeof(moved), "%s.moved", shell_scratch_base);
+		if (rename(shell_scratch_base, moved) != 0 ||
+		    symlink(to, shell_scratch_base) != 0)
+			_exit(3);
+		exit(0);	/* atexit: the base is removed */
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
 int
@@ -99,12 +143,14 @@ main(void)
 	is_int(mode_of(target), 0644, "the file the link names keeps its "
 	    "mode: the chmod did not follow the link");
 
+	/* The base itself swapped for a link, as the server exits. */
+	is_int(exit_with_base_swapped(dir, target), 0, "a server's base "
+	    "swapped for a link before its exit");
+	is_int(mode_of(target), 0644, "the file the link names keeps its "
+	    "mode: the exit's chmod did not follow the link");
+
 	/* Cleaned up as the test's own, no wrapper in the way. */
 	swaps = 0;
-	snprintf(sub, sizeof(sub), "%s/%s", tree, VICTIM);
-	(void)unlink(sub);
-	(void)shell_tree_remove(tree);
-	(void)unlink(target);
-	(void)rmdir(dir);
+	(void)shell_tree_remove(dir);
 	return done_testing();
 }
