@@ -183,9 +183,13 @@ remove_base(void)
 			(void)rmdir(gone);
 	}
 	/* The server may not be root: let it list what it removes (the
-	 * removal gives CALLS and SPENT back their bits). */
+	 * removal gives CALLS and SPENT back their bits).  Never through a
+	 * link: where the policy lets calls of uid 0 write the directory the
+	 * base is in, one may have taken the base's place (the rename above
+	 * then fails, and the removal leaves the link). */
 	for (i = 0; i < 10; i++) {
-		if (chmod(path, S_IRWXU) != 0 || shell_tree_remove(path) == 0)
+		if (fchmodat(AT_FDCWD, path, S_IRWXU, AT_SYMLINK_NOFOLLOW) !=
+		    0 || shell_tree_remove(path) == 0)
 			break;	/* at exit: nobody to tell */
 		(void)nanosleep(&pause, NULL);
 	}
