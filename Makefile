@@ -187,7 +187,9 @@ $(BUILD)/tests/unit/test-shellscratch.o: ALL_CFLAGS += -Iservers/shell
 $(BUILD)/tests/test-shellscratch: $(BUILD)/tests/unit/test-shellscratch.o \
     $(BUILD)/servers/shell/shell_scratch.o \
     $(BUILD)/servers/shell/shell_policy.o \
-    $(BUILD)/servers/shell/shell_rules.o $(LIB)
+    $(BUILD)/servers/shell/shell_rules.o \
+    $(BUILD)/servers/shell/shell_profile.o \
+    $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=unlinkat -o $@ $^ $(LDLIBS)
 

@@ -16,6 +16,10 @@
  * giving it back its bits; a policy that lets calls write where the base
  * is made (TMPDIR, here D) lets them swap the base itself for a link:
  * the exit must not chmod what the link names either.
+ *
+ * The calls' Landlock rules grant read and write beneath the base, and
+ * are built again when the client's roots change, while calls run: a base
+ * swapped for a link by then must not have the grant follow the link.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -23,12 +27,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include "base/err.h"
 #include "policy/policy.h"
+#include "sandbox/sandbox-int.h"
 
 #include "tap.h"
 
@@ -104,6 +110,56 @@ exit_with_base_swapped(const char *tmp, const char *to)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/*
+ * In a child of its own: starts the scratch base in |tmp|, swaps it for
+ * a link to the directory |other|, builds toolcell-shell's ruleset as a
+ * change of roots does, enforces it, and tries to make a file in |other|
+ * and one in the base's CALLS as it was made.  Returns 0 if only the
+ * latter was made, 1 if a file was made in |other|, 3 without Landlock,
+ * 2 if the test could not be set up.
+ */
+static int
+rules_after_swap(const char *tmp, const char *other)
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
+	char moved[PATH_MAX], file[PATH_MAX + 16];
+	pid_t pid;
+	int status, abi, fd, made_other, made_base;
+
+	if ((pid = fork()) < 0)
+		return -1;
+	if (pid == 0) {
+		tc_policy_init(&pol);
+		setenv("TMPDIR", tmp, 1);
+		if ((abi = tc_landlock_abi()) <= 0)
+			_exit(3);
+		if (shell_scratch_init(&pol, &d) != 0)
+			_exit(2);
+		snprintf(moved, sizeof(moved), "%s.moved", shell_scratch_base);
+		if (rename(shell_scratch_base, moved) != 0 ||
+		    symlink(other, shell_scratch_base) != 0 ||
+		    (fd = tc_landlock_build(&pol, &shell_profile, abi,
+		    &d)) < 0 ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_landlock_apply(fd) != 0) {
+			printf("# setting up: %s %s\n", d.msg, strerror(errno));
+			fflush(stdout);
+			_exit(2);
+		}
+		snprintf(file, sizeof(file), "%s/made", other);
+		made_other = open(file, O_WRONLY | O_CREAT | O_EXCL, 0600) >=
+		    0;
+		snprintf(file, sizeof(file), "%s/calls/made", moved);
+		made_base = open(file, O_WRONLY | O_CREAT | O_EXCL, 0600) >= 0;
+		_exit(made_other ? 1 : made_base ? 0 : 2);
+	}
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
 int
 main(void)
 {
@@ -148,6 +204,21 @@ main(void)
 	    "swapped for a link before its exit");
 	is_int(mode_of(target), 0644, "the file the link names keeps its "
 	    "mode: the exit's chmod did not follow the link");
+
+	/* The rules built again, the base swapped for a link meanwhile. */
+	{
+		char other[128];
+		int rc;
+
+		snprintf(other, sizeof(other), "%s/other", dir);
+		ok(mkdir(other, 0777) == 0 && chmod(other, 0777) == 0,
+		    "a directory outside the base");
+		if ((rc = rules_after_swap(dir, other)) == 3)
+			skip("no Landlock here");
+		else
+			is_int(rc, 0, "the calls' rules grant the base as it "
+			    "was made, not where a link in its place leads");
+	}
 
 	/* Cleaned up as the test's own, no wrapper in the way. */
 	swaps = 0;
