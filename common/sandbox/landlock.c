@@ -153,6 +153,21 @@ tc_ruleset_allow(struct tc_ruleset *rs, const char *path, uint64_t access,
 	return rc;
 }
 
+int
+tc_ruleset_allow_fd(struct tc_ruleset *rs, int fd, const char *name,
+    uint64_t access, struct tc_diag *d)
+{
+	if ((access & ~rs->profile->rules_access) != 0)
+		return tc_diag(d, TC_EINVAL, "profile '%s': rights 0x%llx on "
+		    "'%s' beyond those its rules may grant", rs->profile->name,
+		    (unsigned long long)(access & ~rs->profile->rules_access),
+		    name);
+	if (fd < 0)
+		return tc_diag(d, TC_EINVAL, "profile '%s': no fd for '%s'",
+		    rs->profile->name, name);
+	return add_rule(rs, fd, name, access, d);
+}
+
 /*
  * Lets TCP sockets connect to |port|: "network connect" names it.  The
  * ruleset must handle TCP connect (ABI 4), or the port could not be told

@@ -167,6 +167,15 @@ int	tc_ruleset_allow(struct tc_ruleset *rs, const char *path,
 	    uint64_t access, struct tc_diag *d);
 
 /*
+ * As tc_ruleset_allow(), beneath the file open at |fd| (the caller's; an
+ * O_PATH fd will do), named |name| in messages: for a directory that a
+ * process other than the server may rename and replace by a link, which
+ * a path, opened again each time the ruleset is built, would follow.
+ */
+int	tc_ruleset_allow_fd(struct tc_ruleset *rs, int fd, const char *name,
+	    uint64_t access, struct tc_diag *d);
+
+/*
  * A server's rules computed from its policy |pol| (the programs its
  * policy allows, say), added with tc_ruleset_allow() each time the
  * profile's ruleset is built: at start and when the roots change.  Returns
