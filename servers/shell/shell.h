@@ -243,6 +243,10 @@ extern const struct tc_profile shell_job_profile;
  */
 extern const char *shell_scratch_base;
 
+/* The base, open (O_PATH, O_CLOEXEC) as shell_scratch_init() made it,
+ * for the calls' Landlock rules; -1 before or without it. */
+int	shell_scratch_base_fd(void);
+
 /*
  * In the server, at start (not for --check): makes shell_scratch_base in
  * $TMPDIR or /tmp, and the two directories in it, owned by |pol|'s run-as

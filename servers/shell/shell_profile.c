@@ -333,8 +333,13 @@ shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 		    (rc = allow_each(rs, p->helpers, LL_RUN, d)) != 0)
 			return rc;
 	}
+	/* The base by the fd it was made with: the ruleset is built again
+	 * when the roots change, and by then whoever may rename the base
+	 * (a call of uid 0 that may write TMPDIR) may have put a link in
+	 * its place. */
 	if (shell_scratch_base != NULL &&
-	    (rc = tc_ruleset_allow(rs, shell_scratch_base, LL_SCRATCH, d)) != 0)
+	    (rc = tc_ruleset_allow_fd(rs, shell_scratch_base_fd(),
+	    shell_scratch_base, LL_SCRATCH, d)) != 0)
 		return rc;
 	return 0;
 }

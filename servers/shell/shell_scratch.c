@@ -83,6 +83,8 @@ static char	*calls;		/* base/CALLS */
 static pid_t	 base_owner;	/* the server, which removes it */
 static pid_t	 sweeper = -1;	/* the server's: the sweeper's pid */
 static int	 spent_ok;	/* SPENT and its sweeper are there */
+static int	 base_fd = -1;	/* the base, open as it was made (O_PATH):
+				   the calls' Landlock rules' */
 static char	*ready_dir;	/* a ready child's: shell_scratch_ready() */
 static int	 held = -1;	/* the lock on the directory this process
 				   made (shell_scratch_make()) */
@@ -450,8 +452,20 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 		base = NULL;
 		return TC_ESYS;
 	}
+	/* Held for the calls' rules, which are built again when the roots
+	 * change: by then the name may lead elsewhere. */
+	if ((base_fd = open(base, O_PATH | O_DIRECTORY | O_NOFOLLOW |
+	    O_CLOEXEC)) < 0) {
+		tc_diag_errno(d, TC_ESYS, "cannot open '%s'", base);
+		(void)rmdir(base);
+		free(base);
+		base = NULL;
+		return TC_ESYS;
+	}
 	base_owner = getpid();
 	if (atexit(remove_base) != 0) {
+		close(base_fd);
+		base_fd = -1;
 		(void)rmdir(base);
 		free(base);
 		base = NULL;
@@ -479,12 +493,20 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 	return 0;
 fail:
 	remove_base();
+	close(base_fd);
+	base_fd = -1;
 	free(spent);
 	free(calls);
 	calls = NULL;
 	free(base);
 	base = NULL;
 	return TC_ESYS;
+}
+
+int
+shell_scratch_base_fd(void)
+{
+	return base_fd;
 }
 
 /*
