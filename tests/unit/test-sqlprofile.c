@@ -369,6 +369,27 @@ main(void)
 	ok(stat(at(0, "ro/new.txt"), &st) != 0, "nothing was made beside the "
 	    "read-only database");
 	ahead_checks(&pol);
+
+	/*
+	 * The rules are built again when the client's roots change, while
+	 * another server (toolcell-fs, toolcell-shell) may let the model
+	 * rename the read-write database's directory and put a link to
+	 * another in its place: the new rules must still be the
+	 * directory's the policy resolved, not the link's.
+	 */
+	ok(rename(at(0, "rw"), at(1, "rw.moved")) == 0 &&
+	    symlink(at(0, "out"), at(1, "rw")) == 0,
+	    "the read-write database's directory swapped for a link");
+	if (!is_int(tc_sandbox_reroot(&sb, &d), 0, "the rules built again"))
+		printf("#   %s\n", d.msg);
+	text = run_probe(&sb);
+	ok(text != NULL && strstr(text, "read_outside=no\n") != NULL,
+	    "read_outside: refused, the rules built again after the swap");
+	if (text != NULL)
+		printf("# %s", text);
+	free(text);
+	(void)unlink(at(0, "rw"));
+	(void)rename(at(0, "rw.moved"), at(1, "rw"));
 	tc_sandbox_release(&sb);
 	tc_policy_release(&pol);
 	while (waitpid(-1, NULL, WNOHANG) > 0)
