@@ -64,6 +64,9 @@ struct sq_database {
 						   file in it (never a
 						   symbolic link) */
 	char			*dir;		/* that directory */
+	int			 dir_fd;	/* it, open (O_PATH) as it was
+						   resolved: the Landlock rules'
+						   (-1: none) */
 	int			 readwrite;
 	int			 wal;		/* in WAL mode at start: its
 						   readers write its -shm */

@@ -54,6 +54,9 @@ database_release(struct sq_database *db)
 	free(db->name);
 	free(db->path);
 	free(db->dir);
+	if (db->dir_fd >= 0)
+		close(db->dir_fd);
+	db->dir_fd = -1;
 }
 
 static void
@@ -72,11 +75,13 @@ sqlite_policy_release(void *slot)
  * Resolves |given| (absolute): its directory made canonical, the file
  * looked up in it by name without following a link, and read for
  * whether it is in WAL mode.  Returns 0 with *|dir| and *|path| new
- * strings and *|wal| set, or -1 with |why| set.
+ * strings, *|dir_fd| the directory (O_PATH, kept for the Landlock rules,
+ * which a path opened again could lead elsewhere) and *|wal| set, or -1
+ * with |why| set.
  */
 static int
-resolve(const char *given, char **dir, char **path, int *wal, char *why,
-    size_t len)
+resolve(const char *given, char **dir, char **path, int *dir_fd, int *wal,
+    char *why, size_t len)
 {
 	unsigned char head[20];
 	char *copy, *slash, *base, real[PATH_MAX];
@@ -140,6 +145,8 @@ resolve(const char *given, char **dir, char **path, int *wal, char *why,
 		snprintf(why, len, "out of memory");
 		goto out;
 	}
+	*dir_fd = dfd;
+	dfd = -1;
 	rc = 0;
 out:
 	if (fd >= 0)
@@ -163,6 +170,7 @@ kw_database(struct tc_policy_ctx *c, char **w, int nw)
 	size_t k;
 
 	memset(&db, 0, sizeof(db));
+	db.dir_fd = -1;
 	db.rows = SQ_ROWS_DEFAULT;
 	db.bytes = SQ_BYTES_DEFAULT;
 	db.time_ms = SQ_TIME_DEFAULT;
@@ -232,8 +240,8 @@ kw_database(struct tc_policy_ctx *c, char **w, int nw)
 	}
 	if ((given = tc_policy_path(c, "database", w[1])) == NULL)
 		return;
-	if (resolve(given, &db.dir, &db.path, &db.wal, why, sizeof(why)) !=
-	    0) {
+	if (resolve(given, &db.dir, &db.path, &db.dir_fd, &db.wal, why,
+	    sizeof(why)) != 0) {
 		tc_policy_error(c, "database %s: %s: %s", w[0], given, why);
 		free(given);
 		return;

@@ -61,9 +61,14 @@ sqlite_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 	size_t i;
 	int rc;
 
+	/* Each directory by the fd the policy resolved it with: the rules
+	 * are built again when the roots change, and by then a process
+	 * that may write the directory above (another server's call) may
+	 * have put a link in its place. */
 	for (i = 0; i < sp->ndbs; i++)
-		if ((rc = tc_ruleset_allow(rs, sp->dbs[i].dir, TC_LL_READ |
-		    (sq_dir_writable(&sp->dbs[i]) ? SQ_WRITE : 0), d)) != 0)
+		if ((rc = tc_ruleset_allow_fd(rs, sp->dbs[i].dir_fd,
+		    sp->dbs[i].dir, TC_LL_READ | (sq_dir_writable(&sp->dbs[i]) ?
+		    SQ_WRITE : 0), d)) != 0)
 			return rc;
 	return 0;
 }
