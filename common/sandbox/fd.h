@@ -1,6 +1,8 @@
 /*
  * fd.h: closing fds, for the server and for the processes it forks before
- * they exec (a call's child, the spawner, the consent hook's keeper).
+ * they exec (a call's child, the spawner, the consent hook's keeper); and
+ * handing a child's two pipe ends from one process to another (the server
+ * to the spawner, the spawner to a zygote).
  * Returns (sandbox/): a step that a child or a keeper takes against the
  * kernel 0 or -1 with errno set.
  */
@@ -19,5 +21,20 @@ void	tc_fd_close(int *fd);
  * close_range(2) fails.
  */
 int	tc_close_fds_except(const int *keep, size_t nkeep);
+
+/*
+ * Sends the |n| bytes of |p| on the socket |sock| (SOCK_SEQPACKET) with
+ * the two fds |fds| attached (SCM_RIGHTS), whole or not at all.  Returns
+ * 0, or -1 with errno set (EMSGSIZE for a short send).
+ */
+int	tc_fds_send(int sock, const void *p, size_t n, const int fds[2]);
+
+/*
+ * Receives a message of exactly |n| bytes into |p| with exactly two fds,
+ * put in |fds| (close-on-exec).  Returns 1; 0 at the end of the socket;
+ * or -1 with errno set (EBADMSG for another size or another number of
+ * fds, any received closed).
+ */
+int	tc_fds_recv(int sock, void *p, size_t n, int fds[2]);
 
 #endif /* TC_FD_H */

@@ -190,16 +190,9 @@ static pid_t
 zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
     int spawner_sock, pid_t *started)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
 	struct zygote *z = &zygotes[i];
 	struct pollfd pfd;
 	char byte = 'c';
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg;
-	struct cmsghdr *c;
 	int32_t answer;
 	ssize_t n;
 
@@ -210,21 +203,7 @@ zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
 		z->died++;
 		return 0;
 	}
-	memset(&u, 0, sizeof(u));
-	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(2 * sizeof(int));
-	memcpy(CMSG_DATA(c), fds, 2 * sizeof(int));
-	do
-		n = sendmsg(z->sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	if (n != 1) {
+	if (tc_fds_send(z->sock, &byte, 1, fds) != 0) {
 		zygote_lost(i);
 		return 0;
 	}
@@ -251,37 +230,6 @@ zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
 	return (pid_t)answer;
 }
 
-/* Receives one request; returns 1, 0 at EOF, or -1. */
-static int
-recv_req(int sock, struct spawn_req *rq, int fds[2])
-{
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
-	struct iovec iov = { rq, sizeof(*rq) };
-	struct msghdr msg;
-	struct cmsghdr *c;
-	ssize_t n;
-
-	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return n == 0 ? 0 : -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (n != sizeof(*rq) || c == NULL || c->cmsg_level != SOL_SOCKET ||
-	    c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
-		return -1;
-	memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
-	return 1;
-}
 
 static void __attribute__((__noreturn__))
 spawner_main(const struct tc_sandbox *sb, int sock)
@@ -334,7 +282,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 	tc_netns_share(sb);
 
 	for (;;) {
-		if ((rc = recv_req(sock, &rq, fds)) <= 0)
+		if ((rc = tc_fds_recv(sock, &rq, sizeof(rq), fds)) <= 0)
 			_exit(rc == 0 ? 0 : 1);
 		rp.profile = rq.profile;
 		rp.slot = rq.slot;
@@ -449,17 +397,9 @@ spawner_lost(struct tc_sandbox *sb, const char *why)
 static int
 spawner_ask(struct tc_sandbox *sb, size_t pi, size_t k)
 {
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
 	struct tc_standby *st = &sb->prof[pi].pool[k];
 	struct spawn_req rq = { (uint32_t)pi, (uint32_t)k };
-	struct iovec iov = { &rq, sizeof(rq) };
-	struct msghdr msg;
-	struct cmsghdr *c;
-	int req[2], res[2], fds[2];
-	ssize_t n;
+	int req[2], res[2], fds[2], rc, err;
 
 	if (pipe2(req, O_CLOEXEC) != 0)
 		return -1;
@@ -471,27 +411,15 @@ spawner_ask(struct tc_sandbox *sb, size_t pi, size_t k)
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	fds[0] = req[0];
 	fds[1] = res[1];
-	memset(&u, 0, sizeof(u));
-	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	c = CMSG_FIRSTHDR(&msg);
-	c->cmsg_level = SOL_SOCKET;
-	c->cmsg_type = SCM_RIGHTS;
-	c->cmsg_len = CMSG_LEN(sizeof(fds));
-	memcpy(CMSG_DATA(c), fds, sizeof(fds));
-	do
-		n = sendmsg(sb->spawner_fd, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
+	rc = tc_fds_send(sb->spawner_fd, &rq, sizeof(rq), fds);
+	err = errno;
 	/* The child's ends live on in the spawner's copy. */
 	close(req[0]);
 	close(res[1]);
-	if (n != sizeof(rq)) {
+	if (rc != 0) {
 		close(req[1]);
 		close(res[0]);
-		spawner_lost(sb, n < 0 ? strerror(errno) : "short write");
+		spawner_lost(sb, strerror(err));
 		return -1;
 	}
 	tc_standby_clear(st);

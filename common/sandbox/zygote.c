@@ -34,45 +34,12 @@
 #include <sched.h>
 #include <stdint.h>
 #include <string.h>
-#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
 
-/* Receives a request: returns 1 with the two fds, 0 at EOF, or -1. */
-static int
-recv_fds(int sock, int fds[2])
-{
-	union {
-		struct cmsghdr	hdr;
-		char		buf[CMSG_SPACE(2 * sizeof(int))];
-	} u;
-	char byte;
-	struct iovec iov = { &byte, 1 };
-	struct msghdr msg;
-	struct cmsghdr *c;
-	ssize_t n;
-
-	memset(&msg, 0, sizeof(msg));
-	msg.msg_iov = &iov;
-	msg.msg_iovlen = 1;
-	msg.msg_control = u.buf;
-	msg.msg_controllen = sizeof(u.buf);
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	if (n <= 0)
-		return n == 0 ? 0 : -1;
-	c = CMSG_FIRSTHDR(&msg);
-	if (n != 1 || (msg.msg_flags & MSG_CTRUNC) || c == NULL ||
-	    c->cmsg_level != SOL_SOCKET || c->cmsg_type != SCM_RIGHTS ||
-	    c->cmsg_len != CMSG_LEN(2 * sizeof(int)))
-		return -1;
-	memcpy(fds, CMSG_DATA(c), 2 * sizeof(int));
-	return 1;
-}
 
 /*
  * Forks the server's child: clone() with CLONE_PARENT and no other flag,
@@ -131,6 +98,7 @@ tc_zygote_main(const struct tc_sandbox *sb,
 	int keep[2], fds[2], scope = -1, rc;
 	size_t nkeep = 0;
 	int32_t answer;
+	char byte;
 	pid_t pid;
 
 	keep[nkeep++] = sock;
@@ -145,7 +113,7 @@ tc_zygote_main(const struct tc_sandbox *sb,
 		_exit(rc);
 	tc_child_ready(sb, profile);
 	for (;;) {
-		if ((rc = recv_fds(sock, fds)) <= 0)
+		if ((rc = tc_fds_recv(sock, &byte, 1, fds)) <= 0)
 			_exit(rc == 0 ? 0 : TC_CHILD_EXIT_FDS);
 		if (profile->stale != NULL && profile->ahead != NULL &&
 		    profile->stale(sb->policy))

@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -25,6 +26,7 @@
 #include "base/clock.h"
 #include "base/err.h"
 #include "policy/policy.h"
+#include "sandbox/fd.h"
 #include "sandbox/pids.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/stream.h"
@@ -1635,6 +1637,68 @@ test_zygote_reroot(struct tc_policy *pol)
 	tc_sandbox_release(&sb);
 }
 
+/* Counts this process's open fds. */
+static int
+open_fds(void)
+{
+	int fd, n = 0;
+
+	for (fd = 0; fd < 1024; fd++)
+		n += fcntl(fd, F_GETFD) != -1;
+	return n;
+}
+
+/*
+ * tc_fds_send() and tc_fds_recv(): a message and two fds, whole; any
+ * other message refused, and whatever fds it carried closed.
+ */
+static void
+test_fds_passing(void)
+{
+	struct { uint32_t a, b; } in, out = { 7, 9 };
+	int sv[2], pp[2], got[2], one[2], before;
+	char c = 0, byte = 'x';
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0 ||
+	    pipe2(pp, O_CLOEXEC) != 0)
+		abort();
+	before = open_fds();
+	is_int(tc_fds_send(sv[0], &out, sizeof(out), pp), 0, "fds: sent");
+	if (is_int(tc_fds_recv(sv[1], &in, sizeof(in), got), 1,
+	    "fds: received")) {
+		ok(in.a == 7 && in.b == 9, "fds: the message whole");
+		ok(got[0] != pp[0] && got[1] != pp[1] &&
+		    write(got[1], "z", 1) == 1 && read(pp[0], &c, 1) == 1 &&
+		    c == 'z', "fds: two new fds, to the same pipe");
+		ok((fcntl(got[0], F_GETFD) & FD_CLOEXEC) != 0, "fds: "
+		    "close-on-exec");
+		close(got[0]);
+		close(got[1]);
+	}
+	/* A message of another size: refused, its fds closed. */
+	is_int(tc_fds_send(sv[0], &byte, 1, pp), 0, "fds: a short message "
+	    "sent");
+	errno = 0;
+	is_int(tc_fds_recv(sv[1], &in, sizeof(in), got), -1, "fds: a "
+	    "message of another size refused");
+	is_int(errno, EBADMSG, "fds: EBADMSG");
+	is_int(open_fds(), before, "fds: the fds it carried closed");
+	/* One fd where two are expected. */
+	one[0] = one[1] = pp[0];
+	is_int(tc_fds_send(sv[0], &out, sizeof(out), one), 0, "fds: the same "
+	    "fd twice sent");
+	is_int(tc_fds_recv(sv[1], &in, sizeof(in), got), 1, "fds: received "
+	    "as two");
+	close(got[0]);
+	close(got[1]);
+	close(sv[0]);
+	is_int(tc_fds_recv(sv[1], &in, sizeof(in), got), 0, "fds: 0 at the "
+	    "socket's end");
+	close(sv[1]);
+	close(pp[0]);
+	close(pp[1]);
+}
+
 int
 main(void)
 {
@@ -1679,6 +1743,7 @@ main(void)
 	is_int(tc_tools_validate(tools, TC_NITEMS(tools), &d), 0,
 	    "the test's tool table is valid");
 
+	test_fds_passing();
 	test_ok(&sb);
 	test_stream(&sb, &pol);
 	test_input(&sb, &pol);
