@@ -30,6 +30,7 @@
 
 #include "policy/policy.h"
 #include "sandbox/sandbox.h"
+#include "runcall.h"
 #include "tap.h"
 
 /* servers/fs/fs_profile.c and tests/hostile/hostile_profile.c */
@@ -1020,39 +1021,11 @@ static int
 run_ready(struct tc_sandbox *sb, const struct tc_tool *t, int *ready,
     unsigned long long *net)
 {
-	struct tc_diag d = { "", 0 };
-	struct tc_call call;
-	struct tc_run r;
-	const cJSON *text;
-	cJSON *res, *args;
-	int i, ran;
+	char text[128];
 
-	for (i = 0; i < 400 && tc_sandbox_ready(sb, t->profile) == 0; i++) {
-		usleep(5000);
-		tc_sandbox_refill(sb);
-	}
-	args = cJSON_CreateObject();
-	memset(&call, 0, sizeof(call));
-	call.tool = t;
-	call.args = args;
-	call.policy = sb->policy;
-	if (tc_run_start(&r, sb, &call, &d) != 0) {
-		cJSON_Delete(args);
-		return 0;
-	}
-	tc_run_wait(&r);
-	res = tc_run_take_result(&r);
-	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
-	    cJSON_GetObjectItemCaseSensitive(res, "content"), 0), "text");
-	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text) &&
-	    sscanf(text->valuestring, "%d %llu", ready, net) == 2;
-	if (!ran)
-		printf("#   %s\n", cJSON_IsString(text) ? text->valuestring :
-		    "(no text)");
-	cJSON_Delete(res);
-	tc_run_release(&r);
-	cJSON_Delete(args);
-	return ran;
+	pool_wait(sb, t->profile, 1);
+	return call_text(sb, t, NULL, text, sizeof(text)) &&
+	    sscanf(text, "%d %llu", ready, net) == 2;
 }
 
 /*
@@ -1207,44 +1180,21 @@ static pid_t
 run_zygote(struct tc_sandbox *sb, const struct tc_tool *t, pid_t *sibling,
     long long v[7])
 {
-	struct tc_diag d = { "", 0 };
-	struct tc_call call;
-	struct tc_run r;
-	const cJSON *text;
-	cJSON *res, *args;
+	char text[256];
+	cJSON *args;
 	pid_t want;
-	int i, ran;
+	int ran;
 
-	for (i = 0; i < 400 && tc_sandbox_ready(sb, t->profile) < 2; i++) {
-		usleep(5000);
-		tc_sandbox_refill(sb);
-	}
+	pool_wait(sb, t->profile, 2);
 	want = next_ready(sb, t->profile);
 	*sibling = other_ready(sb, t->profile);
 	args = cJSON_CreateObject();
 	cJSON_AddNumberToObject(args, "sibling", *sibling);
-	memset(&call, 0, sizeof(call));
-	call.tool = t;
-	call.args = args;
-	call.policy = sb->policy;
-	if (tc_run_start(&r, sb, &call, &d) != 0) {
-		cJSON_Delete(args);
-		return 0;
-	}
-	tc_run_wait(&r);
-	res = tc_run_take_result(&r);
-	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
-	    cJSON_GetObjectItemCaseSensitive(res, "content"), 0), "text");
-	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text) &&
-	    sscanf(text->valuestring, "%lld %lld %lld %lld %lld %lld %lld",
-	    &v[0], &v[1], &v[2], &v[3], &v[4], &v[5], &v[6]) == 7;
-	if (!ran)
-		printf("#   %s\n", cJSON_IsString(text) ? text->valuestring :
-		    "(no text)");
-	cJSON_Delete(res);
-	tc_run_release(&r);
+	ran = call_text(sb, t, args, text, sizeof(text)) &&
+	    sscanf(text, "%lld %lld %lld %lld %lld %lld %lld", &v[0], &v[1],
+	    &v[2], &v[3], &v[4], &v[5], &v[6]) == 7;
 	cJSON_Delete(args);
-	return ran && v[1] == (int)want ? want : 0;
+	return ran && v[1] == (long long)want ? want : 0;
 }
 
 static pid_t

@@ -24,6 +24,7 @@
 #include "policy/policy.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/profile.h"
+#include "runcall.h"
 #include "tap.h"
 
 static const struct tc_arg no_args[] = { { NULL } };
@@ -90,40 +91,11 @@ static int
 run_net(struct tc_sandbox *sb, const struct tc_tool *t,
     unsigned long long *net)
 {
-	struct tc_diag d = { "", 0 };
-	struct tc_call call;
-	struct tc_run r;
-	const cJSON *text;
-	cJSON *res, *args;
-	int i, ran;
+	char text[64];
 
-	for (i = 0; i < 400 && tc_sandbox_ready(sb, t->profile) == 0; i++) {
-		usleep(5000);
-		tc_sandbox_refill(sb);
-	}
-	args = cJSON_CreateObject();
-	memset(&call, 0, sizeof(call));
-	call.tool = t;
-	call.args = args;
-	call.policy = sb->policy;
-	if (tc_run_start(&r, sb, &call, &d) != 0) {
-		printf("#   %s\n", d.msg);
-		cJSON_Delete(args);
-		return 0;
-	}
-	tc_run_wait(&r);
-	res = tc_run_take_result(&r);
-	text = cJSON_GetObjectItemCaseSensitive(cJSON_GetArrayItem(
-	    cJSON_GetObjectItemCaseSensitive(res, "content"), 0), "text");
-	ran = r.outcome == TC_OUT_OK && cJSON_IsString(text) &&
-	    sscanf(text->valuestring, "%llu", net) == 1;
-	if (!ran)
-		printf("#   %s\n", cJSON_IsString(text) ? text->valuestring :
-		    "(no text)");
-	cJSON_Delete(res);
-	tc_run_release(&r);
-	cJSON_Delete(args);
-	return ran;
+	pool_wait(sb, t->profile, 1);
+	return call_text(sb, t, NULL, text, sizeof(text)) &&
+	    sscanf(text, "%llu", net) == 1;
 }
 
 /*
