@@ -373,6 +373,10 @@ export async function makeTree(spec = {}) {
  *                      returns its path
  *   ownedDir()         makes a new 0700 directory that the server's user owns
  *                      (for logs, keys, what hooks write); returns its path
+ *   sqliteDb(name)     makes a new directory holding an empty file |name|
+ *                      (default app.db: an empty file is an empty SQLite
+ *                      database), both the server's user's; returns the
+ *                      file's path
  * The functions need no |this|: a test file may destructure them.
  */
 export async function makeScratch(name) {
@@ -397,6 +401,16 @@ export async function makeScratch(name) {
 			const { uid, gid } = serverIds();
 			await fsp.chown(d, uid, gid);
 			return d;
+		},
+		sqliteDb: async (file = 'app.db') => {
+			const dir = unique('db');
+			await fsp.mkdir(dir);
+			const db = path.join(dir, file);
+			await fsp.writeFile(db, '');
+			const { uid, gid } = serverIds();
+			await fsp.chown(dir, uid, gid);
+			await fsp.chown(db, uid, gid);
+			return db;
 		},
 		cleanup: () => fsp.rm(root, { recursive: true, force: true }),
 	};

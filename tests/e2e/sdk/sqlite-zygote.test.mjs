@@ -18,16 +18,7 @@ const scratch = await makeScratch('sqlite-zygote');
 
 after(() => scratch.cleanup());
 
-async function newDb(name = 'app.db') {
-	const dir = scratch.unique('db');
-	await fsp.mkdir(dir);
-	const file = path.join(dir, name);
-	await fsp.writeFile(file, '');
-	const { uid, gid } = serverIds();
-	await fsp.chown(dir, uid, gid);
-	await fsp.chown(file, uid, gid);
-	return file;
-}
+const newDb = scratch.sqliteDb;
 
 function start(dbs) {
 	return scratch.policy(['[sqlite]', ...dbs]).then((p) =>

@@ -31,18 +31,7 @@ const scratch = await makeScratch('sqlite');
 
 after(() => scratch.cleanup());
 
-/* A new directory holding an empty database file (an empty file is an
- * empty SQLite database), both the server's user's.  Returns its path. */
-async function newDb(name = 'app.db') {
-	const dir = scratch.unique('db');
-	await fsp.mkdir(dir);
-	const file = path.join(dir, name);
-	await fsp.writeFile(file, '');
-	const { uid, gid } = serverIds();
-	await fsp.chown(dir, uid, gid);
-	await fsp.chown(file, uid, gid);
-	return file;
-}
+const newDb = scratch.sqliteDb;
 
 /* A policy with |more| lines first, then [sqlite] and |dbs| lines. */
 function policy(dbs, more = []) {
