@@ -365,13 +365,16 @@ test_hook_lines(void)
 }
 
 /*
- * In a child, in a mount namespace of its own: binds T/|src| onto T/bw,
- * serves T/bw (writable if |writable|) and collects the policy file
- * T/r/conf/p.policy.  Returns the number of problems, with what was
- * reported in |msg|; -1 if the child could not set it up.
+ * In a child: in a mount namespace of its own when it mounts anything,
+ * binds |bind| (a path of T, or NULL) at T/bw and mounts a proc
+ * filesystem at T/w/kp when |proc|; then serves |dir| (writable if
+ * |writable|; calls as |run_uid| unless it is -1) and collects |policy|
+ * (or none).  Returns the number of problems, with what was reported in
+ * |msg|; -1 if the child could not set it up.
  */
 static int
-collect_bound(const char *src, int writable, char *msg, size_t size)
+collect_in(const char *bind, int proc, const char *dir, int writable,
+    long run_uid, const char *policy, char *msg, size_t size)
 {
 	struct tc_policy p;
 	struct tc_diag d;
@@ -385,19 +388,25 @@ collect_bound(const char *src, int writable, char *msg, size_t size)
 		abort();
 	if (pid == 0) {
 		close(fds[0]);
-		if (unshare(CLONE_NEWNS) != 0 || mount("none", "/", NULL,
-		    MS_REC | MS_PRIVATE, NULL) != 0 || mount(at(src), at("bw"),
-		    NULL, MS_BIND, NULL) != 0) {
-			perror("bind mount");
+		if ((bind != NULL || proc) && (unshare(CLONE_NEWNS) != 0 ||
+		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
+		    (bind != NULL && mount(at(bind), at("bw"), NULL, MS_BIND,
+		    NULL) != 0) || (proc && mount("proc", at("w/kp"), "proc",
+		    0, NULL) != 0))) {
+			perror("mount");
 			_exit(255);
 		}
 		tc_policy_init(&p);
-		if (tc_policy_add_root(&p, at("bw"), writable ?
-		    TC_ROOT_WRITE : 0, &d) != 0 || tc_policy_finish(&p,
-		    &d) != 0)
+		if (tc_policy_add_root(&p, dir, writable ? TC_ROOT_WRITE : 0,
+		    &d) != 0 || tc_policy_finish(&p, &d) != 0)
 			_exit(255);
+		if (run_uid >= 0) {
+			p.run_as = 1;
+			p.run_uid = (uid_t)run_uid;
+			p.run_gid = (gid_t)run_uid;
+		}
 		reported[0] = '\0';
-		got = tc_own_collect(&p, at("r/conf/p.policy"), report, NULL);
+		got = tc_own_collect(&p, policy, report, NULL);
 		if (write(fds[1], reported, strlen(reported)) < 0)
 			_exit(255);
 		_exit(got);
@@ -410,6 +419,15 @@ collect_bound(const char *src, int writable, char *msg, size_t size)
 	    WEXITSTATUS(status) == 255)
 		return -1;
 	return WEXITSTATUS(status);
+}
+
+/* Serves T/bw, a bind mount of T/|src| (writable if |writable|), and
+ * collects the policy file T/r/conf/p.policy. */
+static int
+collect_bound(const char *src, int writable, char *msg, size_t size)
+{
+	return collect_in(src, 0, at("bw"), writable, -1,
+	    at("r/conf/p.policy"), msg, size);
 }
 
 /* A writable root that is a bind mount of a directory above an own
@@ -658,58 +676,15 @@ test_entries(void)
 	tc_policy_release(&p);
 }
 
-/*
- * Serves |dir| (writable if |writable|; calls as |run_uid| when it is not
- * -1) in a child, after mounting a proc filesystem at T/w/kp when
- * |mount_proc| (in a mount namespace of its own), and collects nothing
- * but the checks every start makes.  Returns the number of problems, with
- * what was reported in |msg|; -1 if the child could not set it up.
- */
+/* Serves |dir| (writable if |writable|; calls as |run_uid| unless -1)
+ * after mounting a proc filesystem at T/w/kp when |mount_proc|, and
+ * collects nothing but the checks every start makes. */
 static int
 collect_kernel(const char *dir, int writable, long run_uid, int mount_proc,
     char *msg, size_t size)
 {
-	struct tc_policy p;
-	struct tc_diag d;
-	ssize_t n;
-	pid_t pid;
-	int fds[2], status, got;
-
-	if (pipe(fds) != 0)
-		abort();
-	if ((pid = fork()) < 0)
-		abort();
-	if (pid == 0) {
-		close(fds[0]);
-		if (mount_proc && (unshare(CLONE_NEWNS) != 0 ||
-		    mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) != 0 ||
-		    mount("proc", at("w/kp"), "proc", 0, NULL) != 0)) {
-			perror("mount proc");
-			_exit(255);
-		}
-		tc_policy_init(&p);
-		if (tc_policy_add_root(&p, dir, writable ? TC_ROOT_WRITE : 0,
-		    &d) != 0 || tc_policy_finish(&p, &d) != 0)
-			_exit(255);
-		if (run_uid >= 0) {
-			p.run_as = 1;
-			p.run_uid = (uid_t)run_uid;
-			p.run_gid = (gid_t)run_uid;
-		}
-		reported[0] = '\0';
-		got = tc_own_collect(&p, NULL, report, NULL);
-		if (write(fds[1], reported, strlen(reported)) < 0)
-			_exit(255);
-		_exit(got);
-	}
-	close(fds[1]);
-	n = read(fds[0], msg, size - 1);
-	msg[n > 0 ? n : 0] = '\0';
-	close(fds[0]);
-	if (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	    WEXITSTATUS(status) == 255)
-		return -1;
-	return WEXITSTATUS(status);
+	return collect_in(NULL, mount_proc, dir, writable, run_uid, NULL, msg,
+	    size);
 }
 
 /*

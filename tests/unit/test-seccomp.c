@@ -324,19 +324,12 @@ static const char *const z_names[Z_NCHECKS] = {
 	"landlock_restrict_self", "recvmsg", "prctl PR_SET_DUMPABLE",
 };
 
+static long	zf_clone(unsigned long flags);
+
 static int
 z_clone(unsigned long flags)
 {
-	long rc;
-
-#if TC_CLONE_FLAGS_ARG == 1
-	rc = syscall(SYS_clone, 0UL, flags, NULL, NULL, 0UL);
-#else
-	rc = syscall(SYS_clone, flags, 0UL, NULL, NULL, 0UL);
-#endif
-	if (rc == 0)
-		_exit(0);
-	return e(rc);
+	return e(zf_clone(flags));
 }
 
 static void
