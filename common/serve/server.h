@@ -191,7 +191,9 @@ struct tc_server {
 	 * Says whether the loaded policy gives the server something to
 	 * serve, before anything else is checked.  Returns 0, or TC_EINVAL
 	 * with |d| saying what is missing and how to give it: the server
-	 * exits 2, as for a usage error.  It runs for --check too, and for
+	 * exits 2, as for a usage error; another TC_E* code with |d| set
+	 * when what it makes for serving cannot be made: the server exits
+	 * 1, as for a start refused.  It runs for --check too, and for
 	 * --print-config when |served| is set: what it makes only for
 	 * serving waits for a start (tc_cmdline's check and host unset,
 	 * as the configure hook sees).  NULL: any policy will do.

@@ -238,9 +238,10 @@ export async function startServer(args = [], opts = {}) {
  * --check and for failures at start.  Returns spawnSync()'s {status,
  * signal, stdout, stderr}; throws if it could not run or took over 10 s.
  */
-export async function runServer(args, server = SERVER) {
+export async function runServer(args, server = SERVER, env = undefined) {
 	const cmd = await serverCommand(args, server);
-	const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8', timeout: 10_000 });
+	const r = spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8', timeout: 10_000,
+	    env: env === undefined ? undefined : { ...process.env, ...env } });
 	if (r.error)
 		throw r.error;
 	return r;

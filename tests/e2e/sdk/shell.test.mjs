@@ -223,6 +223,13 @@ describe('what the model is told', () => {
 		assert.equal(o.status, 2, o.stderr);
 		assert.match(o.stderr, /policy file/);
 	});
+
+	test('a TMPDIR where no scratch directory can be made: refuses to start, exit 1, and says why', async () => {
+		const missing = scratch.unique('no-such-tmpdir');
+		const r = await runServer(['--policy', await policy(PROGRAMS)], SHELL, { TMPDIR: missing });
+		assert.equal(r.status, 1, r.stderr);
+		assert.match(r.stderr, new RegExp(missing.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
+	});
 });
 
 describe('what may run', () => {
