@@ -53,6 +53,23 @@ static int zyg_fd = -1;
 
 static int leak_fd = -1;	/* opened without O_CLOEXEC by the parent */
 
+/*
+ * Opens the fd the children must not inherit, at a number no process
+ * of the sandbox gets by chance: an fd received or opened later takes
+ * the lowest free number, which could be the one this had once it is
+ * closed, and the child's check by number would then see that one.
+ */
+static int
+open_leak_fd(void)
+{
+	int fd = open("/dev/null", O_RDONLY);
+
+	if (fd < 0 || dup2(fd, 200) != 200)
+		abort();
+	close(fd);
+	return 200;
+}
+
 static const struct tc_arg no_args[] = {
 	{ .name = NULL }
 };
@@ -976,7 +993,7 @@ test_confinement(struct tc_sandbox *sb)
 	ssize_t got;
 
 	setenv("TC_TEST_SECRET", "hunter2", 1);
-	leak_fd = open("/dev/null", O_RDONLY);
+	leak_fd = open_leak_fd();
 	if (run(sb, "probe", &r) == 0) {
 		text = take_text(&r, &is_error);
 		is_str(text, "fds=1 leak_fd=closed root_fd=open env=clean nnp=1 "
@@ -1048,7 +1065,7 @@ test_standby(struct tc_sandbox *sb)
 
 	/* What the spawner and its children must not pass on. */
 	setenv("TC_TEST_SECRET", "hunter2", 1);
-	leak_fd = open("/dev/null", O_RDONLY);
+	leak_fd = open_leak_fd();
 	tc_sandbox_prefork(sb, 1);
 	close(leak_fd);
 	unsetenv("TC_TEST_SECRET");
