@@ -15,6 +15,7 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "policy/policy.h"
@@ -90,6 +91,7 @@ new_session(pid_t parent)
 static int
 reset_signals(void)
 {
+	unsigned long ksa[8];
 	struct sigaction dfl, now;
 	sigset_t none;
 	int sig;
@@ -101,11 +103,25 @@ reset_signals(void)
 	 * (a sanitizer's) stay: exec resets them. */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
-	for (sig = 1; sig < NSIG; sig++)
-		if (sig != SIGKILL && sig != SIGSTOP &&
-		    sigaction(sig, NULL, &now) == 0 &&
-		    now.sa_handler == SIG_IGN && sigaction(sig, &dfl, NULL) != 0)
+	memset(ksa, 0, sizeof(ksa));
+	for (sig = 1; sig < NSIG; sig++) {
+		if (sig == SIGKILL || sig == SIGSTOP)
+			continue;
+		if (sigaction(sig, NULL, &now) == 0) {
+			if (now.sa_handler == SIG_IGN &&
+			    sigaction(sig, &dfl, NULL) != 0)
+				return -1;
+		} else if (errno == EINVAL &&
+		    /* The two signals glibc keeps for itself (32 and 33),
+		     * which it will neither read nor change, and which an
+		     * ancestor may have ignored (GNU make does): back to
+		     * the default by the kernel's own call, whose struct
+		     * all zeroes is SIG_DFL, no flags, an empty mask on
+		     * every architecture. */
+		    syscall(SYS_rt_sigaction, sig, ksa, NULL,
+		    (size_t)(NSIG - 1) / 8) != 0)
 			return -1;
+	}
 	sigemptyset(&none);
 	return sigprocmask(SIG_SETMASK, &none, NULL);
 }
