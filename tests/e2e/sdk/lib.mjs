@@ -10,7 +10,7 @@
 // started through setpriv(1) with that user's uid and gid and no groups.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, readdirSync, rmSync, statSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -415,6 +415,28 @@ export async function makeScratch(name) {
 		},
 		cleanup: () => fsp.rm(root, { recursive: true, force: true }),
 	};
+}
+
+/*
+ * Lists the directory |dir|, which may be one the server keeps unreadable
+ * to its own user (toolcell-shell's calls and spent, mode 0300): where
+ * the test runs as that user (make test as a normal user), it gives
+ * itself the read bit for the listing and takes it back.
+ */
+export function readdirOwned(dir) {
+	try {
+		return readdirSync(dir);
+	} catch (e) {
+		if (e.code !== 'EACCES')
+			throw e;
+	}
+	const mode = statSync(dir).mode & 0o7777;
+	chmodSync(dir, mode | 0o400);
+	try {
+		return readdirSync(dir);
+	} finally {
+		chmodSync(dir, mode);
+	}
 }
 
 /* A string that cannot occur by accident: the content of "secret" files. */

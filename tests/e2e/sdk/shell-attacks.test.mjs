@@ -41,8 +41,8 @@ import { after, before, describe, test } from 'node:test';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	BUILD, CALL_TIMEOUT, call, fileUri, logRecords, makeScratch, makeTree, runAs, runServer, serverIds,
-	sleep, startServer, textOf, transcript, until,
+	BUILD, CALL_TIMEOUT, call, fileUri, logRecords, makeScratch, makeTree, readdirOwned, runAs,
+	runServer, serverIds, sleep, startServer, textOf, transcript, until,
 } from './lib.mjs';
 
 const SHELL = path.join(BUILD, 'toolcell-shell');
@@ -1318,7 +1318,7 @@ describe('scratch directories', () => {
 		});
 		try {
 			const calls = path.dirname(await home(P));
-			const count = () => readdirSync(calls).length;
+			const count = () => readdirOwned(calls).length;
 			for (let i = 0; i < 10; i++) {
 				await P.client.sendRootsListChanged();
 				// Answered once no call runs: the next call comes after it.
@@ -1331,7 +1331,7 @@ describe('scratch directories', () => {
 				return n <= 4;
 			}, 10_000, 'calls to hold no more than the ready children\'s homes').catch(() => {});
 			assert.ok(n <= 4, `${n} homes in ${calls} after ten changes of the roots, with four ready children at most: `
-			    + readdirSync(calls).join(' '));
+			    + readdirOwned(calls).join(' '));
 		} finally {
 			await P.close().catch(() => {});
 		}

@@ -26,7 +26,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	BUILD, call, logRecords, makeScratch, makeTree, runServer, secretToken, serverIds,
+	BUILD, call, logRecords, makeScratch, makeTree, readdirOwned, runServer, secretToken, serverIds,
 	sleep, startServer, textOf,
 } from './lib.mjs';
 
@@ -391,7 +391,7 @@ describe('run_command', () => {
 		// Removed by the sweeper, not by the call: waited for, not timed.
 		let left = homes.map((h) => path.basename(h));
 		for (let i = 0; i < 200 && left.length > 0; i++) {
-			const there = new Set(fs.readdirSync(spent));
+			const there = new Set(readdirOwned(spent));
 			left = left.filter((n) => there.has(n));
 			if (left.length > 0)
 				await new Promise((r) => setTimeout(r, 50));
