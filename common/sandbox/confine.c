@@ -15,11 +15,11 @@
 #include <sys/capability.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
+#include "sandbox/sig.h"
 
 #ifdef TC_BENCH
 unsigned tc_bench_off;
@@ -91,8 +91,7 @@ new_session(pid_t parent)
 static int
 reset_signals(void)
 {
-	unsigned long ksa[8];
-	struct sigaction dfl, now;
+	struct sigaction now;
 	sigset_t none;
 	int sig;
 
@@ -100,26 +99,14 @@ reset_signals(void)
 	 * SIGPIPE, and may have been started with others ignored; a child
 	 * ignores none (an ignored signal would stay ignored across exec,
 	 * in the programs a child may run, which count on this).  Handlers
-	 * (a sanitizer's) stay: exec resets them. */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
-	memset(ksa, 0, sizeof(ksa));
+	 * (a sanitizer's) stay: exec resets them.  glibc's own two, which
+	 * its sigaction() cannot read, are set to the default. */
 	for (sig = 1; sig < NSIG; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
+		if (sig == SIGKILL || sig == SIGSTOP ||
+		    (sigaction(sig, NULL, &now) == 0 &&
+		    now.sa_handler != SIG_IGN))
 			continue;
-		if (sigaction(sig, NULL, &now) == 0) {
-			if (now.sa_handler == SIG_IGN &&
-			    sigaction(sig, &dfl, NULL) != 0)
-				return -1;
-		} else if (errno == EINVAL &&
-		    /* The two signals glibc keeps for itself (32 and 33),
-		     * which it will neither read nor change, and which an
-		     * ancestor may have ignored (GNU make does): back to
-		     * the default by the kernel's own call, whose struct
-		     * all zeroes is SIG_DFL, no flags, an empty mask on
-		     * every architecture. */
-		    syscall(SYS_rt_sigaction, sig, ksa, NULL,
-		    (size_t)(NSIG - 1) / 8) != 0)
+		if (tc_signal_default(sig) != 0)
 			return -1;
 	}
 	sigemptyset(&none);

@@ -26,6 +26,7 @@
 #include "base/clock.h"
 #include "sandbox/fd.h"
 #include "sandbox/hook.h"
+#include "sandbox/sig.h"
 #include "sandbox/keeper.h"
 #include "base/text.h"
 
@@ -245,27 +246,12 @@ report(int fd, enum rep_type type, int value)
 static void
 reset_signals(void)
 {
-	/* The kernel's struct sigaction, whatever its layout on this
-	 * architecture: all zeroes is SIG_DFL, no flags, an empty mask. */
-	unsigned long ksa[8];
-	struct sigaction sa;
 	sigset_t none;
 	int sig;
 
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = SIG_DFL;
-	sigemptyset(&sa.sa_mask);
-	memset(ksa, 0, sizeof(ksa));
-	for (sig = 1; sig < NSIG; sig++) {
-		if (sig == SIGKILL || sig == SIGSTOP)
-			continue;
-		/* glibc refuses the two signals it keeps for itself (32
-		 * and 33), which an ancestor may have ignored (GNU make
-		 * does): ask the kernel directly. */
-		if (sigaction(sig, &sa, NULL) != 0 && errno == EINVAL)
-			syscall(SYS_rt_sigaction, sig, ksa, NULL,
-			    (size_t)(NSIG - 1) / 8);
-	}
+	for (sig = 1; sig < NSIG; sig++)
+		if (sig != SIGKILL && sig != SIGSTOP)
+			(void)tc_signal_default(sig);
 	sigemptyset(&none);
 	sigprocmask(SIG_SETMASK, &none, NULL);
 }

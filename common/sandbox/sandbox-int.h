@@ -29,6 +29,7 @@
  *	keeper.c	a subreaper that kills a whole tree (keeper.h)
  *	pids.c		a call's pids cgroup, which its keeper enters (pids.h)
  *	fd.c		closing fds (fd.h)
+ *	sig.c		a signal back to its default (sig.h)
  *
  * with this header, sandbox.h and profile.h at the bottom: types,
  * constants and the small inline helpers below.
