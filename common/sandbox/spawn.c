@@ -128,7 +128,8 @@ struct zygote {
  * well under one; a zygote that runs its ahead work again first (its
  * stale hook) takes what that work may take (toolcell-sqlite's: a busy
  * database's short waits).  One that does not answer in time is stuck
- * (an open that blocks, say): it is killed, and the child made here.
+ * (an open that blocks, say): it is killed, and the request that met it
+ * gets no child (zygote_fork()).
  */
 #define ZYGOTE_WAIT_MS	5000
 
@@ -229,7 +230,6 @@ zygote_fork(const struct tc_sandbox *sb, size_t i, const int fds[2],
 	z->forked = 1;
 	return (pid_t)answer;
 }
-
 
 static void __attribute__((__noreturn__))
 spawner_main(const struct tc_sandbox *sb, int sock)
