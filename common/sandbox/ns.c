@@ -24,21 +24,6 @@
 static int	netns_shared = -1;
 static int	netns_home = -1;
 
-/* Returns 1 if a rule of |p|'s own tables allows system call |nr| (one
- * that refuses it with an errno of its own does not). */
-static int
-allows(const struct tc_profile *p, int nr)
-{
-	size_t i, k;
-
-	for (i = 0; i < TC_SYSCALL_TABLES; i++)
-		for (k = 0; k < p->syscalls[i].n; k++)
-			if (p->syscalls[i].v[k].nr == nr &&
-			    p->syscalls[i].v[k].kind != TC_SYS_ERRNO)
-				return 1;
-	return 0;
-}
-
 /*
  * Returns 1 if |sb|'s children may share one network namespace: some
  * profile wants one, and in each that does, seccomp refuses the calls
@@ -69,7 +54,8 @@ netns_shareable(const struct tc_sandbox *sb)
 			continue;
 		want = 1;
 		for (k = 0; k < TC_NITEMS(named); k++)
-			if (allows(sb->prof[i].profile, named[k]))
+			if (tc_profile_rules(sb->prof[i].profile, named[k]) &
+			    ~TC_RULE(TC_SYS_ERRNO))
 				return 0;
 	}
 	return want;

@@ -258,6 +258,13 @@ void	tc_seccomp_release(struct tc_bpf *b);
 int	tc_seccomp_build_fork(const struct tc_profile *profile,
 	    struct tc_bpf *out, struct tc_diag *d);
 
+/*
+ * The kinds of the rules |p|'s own tables have for system call |nr|: a
+ * TC_RULE(kind) bit for each kind found (enum tc_sys_kind), 0 for none.
+ */
+#define TC_RULE(kind)	(1u << (kind))
+unsigned	tc_profile_rules(const struct tc_profile *p, int nr);
+
 /* In the child, last: loads |b|.  no_new_privs must be set. */
 int	tc_seccomp_apply(const struct tc_bpf *b);
 

@@ -268,6 +268,19 @@ static const int prctl_ops[] = {
 	PR_GET_PDEATHSIG, PR_SET_NAME, PR_GET_NAME,
 };
 
+unsigned
+tc_profile_rules(const struct tc_profile *p, int nr)
+{
+	unsigned kinds = 0;
+	size_t i, k;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++)
+			if (p->syscalls[i].v[k].nr == nr)
+				kinds |= 1u << p->syscalls[i].v[k].kind;
+	return kinds;
+}
+
 /* Returns the name of a call of |p|'s tables that makes a process, or
  * NULL. */
 static const char *
@@ -280,14 +293,11 @@ forks(const struct tc_profile *p)
 		{ SCMP_SYS(clone), "clone" }, { SCMP_SYS(clone3), "clone3" },
 		{ SCMP_SYS(fork), "fork" }, { SCMP_SYS(vfork), "vfork" },
 	};
-	size_t i, k, c;
+	size_t c;
 
-	for (i = 0; i < TC_SYSCALL_TABLES; i++)
-		for (k = 0; k < p->syscalls[i].n; k++)
-			for (c = 0; c < TC_NITEMS(calls); c++)
-				if (p->syscalls[i].v[k].nr == calls[c].nr &&
-				    p->syscalls[i].v[k].kind != TC_SYS_ERRNO)
-					return calls[c].name;
+	for (c = 0; c < TC_NITEMS(calls); c++)
+		if (tc_profile_rules(p, calls[c].nr) & ~TC_RULE(TC_SYS_ERRNO))
+			return calls[c].name;
 	return NULL;
 }
 
@@ -422,17 +432,9 @@ add_zygote(scmp_filter_ctx ctx)
 static int
 names(const struct tc_profile *p, int nr)
 {
-	size_t i, k;
-	int named = 0;
+	unsigned kinds = tc_profile_rules(p, nr);
 
-	for (i = 0; i < TC_SYSCALL_TABLES; i++)
-		for (k = 0; k < p->syscalls[i].n; k++)
-			if (p->syscalls[i].v[k].nr == nr) {
-				if (p->syscalls[i].v[k].kind == TC_SYS_ALLOW)
-					return 2;
-				named = 1;
-			}
-	return named;
+	return (kinds & TC_RULE(TC_SYS_ALLOW)) ? 2 : kinds != 0;
 }
 
 /*
