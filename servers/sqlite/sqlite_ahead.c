@@ -111,31 +111,61 @@ sq_ahead_child(const struct tc_policy *pol)
 		}
 }
 
+/*
+ * The connection of |old| (AHEAD_MAX entries) for |path| and |rw| that
+ * is still open on the file the path names, taken out of |old|; or one
+ * with db NULL.
+ */
+static struct ahead
+keep_open(struct ahead *old, const char *path, int rw)
+{
+	struct ahead kept = { .rw = rw };
+	struct stat st;
+	size_t i;
+
+	for (i = 0; i < AHEAD_MAX; i++) {
+		if (old[i].db == NULL || old[i].rw != rw ||
+		    strcmp(old[i].path, path) != 0)
+			continue;
+		if (stat(path, &st) == 0 && st.st_dev == old[i].dev &&
+		    st.st_ino == old[i].ino) {
+			kept = old[i];
+			memset(&old[i], 0, sizeof(old[i]));
+		}
+		break;
+	}
+	return kept;
+}
+
 void
 sq_ahead(const struct tc_policy *pol)
 {
 	const struct sqlite_policy *sp = sqlite_policy(pol);
+	struct ahead old[AHEAD_MAX];
 	struct tc_diag d TC_UNINIT;
 	struct sq_limits lim;
 	struct stat before, after;
-	size_t i, n = 0;
+	size_t i, n = 0, opened = 0;
 
 	tc_diag_init(&d);
-	for (i = 0; i < AHEAD_MAX; i++) {
-		sq_conn_close(aheads[i].db);
-		free(aheads[i].path);
-		memset(&aheads[i], 0, sizeof(aheads[i]));
-	}
+	/* Run again (a zygote's, when sq_ahead_stale() says so): the
+	 * connections still open on their files are kept, and only the
+	 * others opened. */
+	memcpy(old, aheads, sizeof(old));
+	memset(aheads, 0, sizeof(aheads));
 	ahead_wanted = 0;
 	for (i = 0; i < sp->ndbs * 2 && n < AHEAD_MAX; i++) {
 		const struct sq_database *db = &sp->dbs[i % sp->ndbs];
 		struct ahead *a = &aheads[n];
 
 		/* The read-only connections first, then the read-write. */
-		a->rw = i >= sp->ndbs;
-		if (a->rw && !db->readwrite)
+		if (i >= sp->ndbs && !db->readwrite)
 			continue;
 		ahead_wanted++;
+		if ((*a = keep_open(old, db->path, i >= sp->ndbs)).db != NULL) {
+			n++;
+			continue;
+		}
 		/* A short wait: a busy database is opened by the call.  The
 		   limits but time are sq_open_for()'s (the defaults): what
 		   it sets beyond the deadline and busy wait, set here too. */
@@ -162,8 +192,13 @@ sq_ahead(const struct tc_policy *pol)
 		a->dev = after.st_dev;
 		a->ino = after.st_ino;
 		n++;
+		opened++;
 	}
-	if (n > 0)
+	for (i = 0; i < AHEAD_MAX; i++) {
+		sq_conn_close(old[i].db);
+		free(old[i].path);
+	}
+	if (opened > 0)
 		warm();
 	ahead_opened = n;
 	ahead_when = tc_now_ms();

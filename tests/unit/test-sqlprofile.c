@@ -232,7 +232,7 @@ ahead_checks(const struct tc_policy *pol)
 {
 	struct sq_limits lim = { 0, 0, 0, 0, 0 };
 	const char *app = sqlite_policy(pol)->dbs[0].path;
-	sqlite3 *db;
+	sqlite3 *db, *rw;
 
 	sq_ahead(pol);
 	ok(sq_ahead_take("/nowhere.db", SQ_KIND_READ) == NULL, "ahead: none for a path "
@@ -276,6 +276,32 @@ ahead_checks(const struct tc_policy *pol)
 	    "opened");
 	ok(sq_ahead_take(app, SQ_KIND_READ) == NULL, "  the old file's "
 	    "connection is not handed over");
+
+	/* A zygote's: run again when stale, it opens the file as it is now
+	 * and keeps what is still open on its file. */
+	sq_ahead(pol);
+	is_int(sq_ahead_stale(pol), 0, "ahead: not stale right after");
+	ok(make_db(at(0, "rw/new.db"), "CREATE TABLE t(a); INSERT INTO t "
+	    "VALUES (8)") == SQLITE_OK && rename(at(0, "rw/new.db"),
+	    at(1, "rw/app.db")) == 0, "ahead: the file replaced again");
+	is_int(sq_ahead_stale(pol), 1, "  stale then");
+	sq_ahead(pol);
+	is_int(sq_ahead_stale(pol), 0, "  not once run again");
+	db = sq_ahead_take(app, SQ_KIND_READ);
+	ok(db != NULL, "  a connection to the new file");
+	if (db != NULL) {
+		lim.deadline_ms = tc_now_ms() + GUARD_MS;
+		is_int(sq_conn_arm(db, SQ_KIND_READ, &lim), 0, "  armed");
+		is_int(one_int(db, "SELECT a FROM t"), 8, "  reading it");
+		sq_conn_close(db);
+	}
+	sq_ahead(pol);
+	db = sq_ahead_take(app, SQ_KIND_READ);
+	rw = sq_ahead_take(app, SQ_KIND_WRITE);
+	ok(db != NULL && rw != NULL, "ahead: run again, both connections "
+	    "there");
+	sq_conn_close(db);
+	sq_conn_close(rw);
 }
 
 int
