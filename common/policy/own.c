@@ -775,6 +775,61 @@ unescape(char *s)
 	*w = '\0';
 }
 
+/* A mount, as check_kernel_fs() reads it from the mount table. */
+struct mount {
+	char	*point;		/* unescaped */
+	char	*type;
+};
+
+/*
+ * Reads /proc/self/mountinfo into *|out| (*|n| mounts; the caller frees
+ * them).  Returns 0; -1 with errno set if it cannot be read, or with
+ * c->nomem set.
+ */
+static int
+read_mounts(struct collect *c, struct mount **out, size_t *n)
+{
+	struct mount *m = NULL, *grown;
+	char *line = NULL, *f, *save, *point;
+	size_t cap = 0, nm = 0, k;
+	FILE *in;
+
+	if ((in = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return -1;
+	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPT...] - TYPE ... */
+	while (getline(&line, &cap, in) > 0 && !c->nomem) {
+		for (k = 0, f = strtok_r(line, " \n", &save); f != NULL &&
+		    k < 4; k++)
+			f = strtok_r(NULL, " \n", &save);
+		if (f == NULL)
+			continue;
+		point = f;
+		while ((f = strtok_r(NULL, " \n", &save)) != NULL &&
+		    strcmp(f, "-") != 0)
+			;
+		if (f == NULL || (f = strtok_r(NULL, " \n", &save)) == NULL)
+			continue;
+		unescape(point);
+		if ((grown = reallocarray(m, nm + 1, sizeof(*m))) == NULL) {
+			c->nomem = 1;
+			break;
+		}
+		m = grown;
+		if ((m[nm].point = strdup(point)) == NULL ||
+		    (m[nm].type = strdup(f)) == NULL) {
+			free(m[nm].point);
+			c->nomem = 1;
+			break;
+		}
+		nm++;
+	}
+	free(line);
+	fclose(in);
+	*out = m;
+	*n = nm;
+	return c->nomem ? -1 : 0;
+}
+
 /*
  * Refuses, when calls would run as uid 0, a writable root that is, lies
  * in, or holds a mount of one of the kernel's own filesystems: Landlock
@@ -788,11 +843,9 @@ check_kernel_fs(struct collect *c)
 {
 	const struct tc_policy *p = c->p;
 	const struct tc_root *r;
-	char *line = NULL, *f, *save, origin[32];
-	char **mps = NULL, **types = NULL, **grown;
-	size_t cap = 0, nm = 0, i, k, deep, best;
-	int kernel;
-	FILE *in;
+	struct mount *m = NULL;
+	char origin[32];
+	size_t nm = 0, i, k, deep, best;
 
 	if (p->run_as ? p->run_uid != 0 : geteuid() != 0)
 		return;
@@ -801,51 +854,12 @@ check_kernel_fs(struct collect *c)
 			break;
 	if (i == p->nroots)
 		return;
-	if ((in = fopen("/proc/self/mountinfo", "re")) == NULL) {
+	if (read_mounts(c, &m, &nm) != 0 && !c->nomem)
 		problem(c, "calls run as uid 0 and some directories are "
 		    "writable, but the mount table cannot be read to check "
 		    "that none holds the kernel's own files: "
 		    "/proc/self/mountinfo: %s", strerror(errno));
-		return;
-	}
-	/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTS [OPT...] - TYPE ... */
-	while (getline(&line, &cap, in) > 0 && !c->nomem) {
-		for (k = 0, f = strtok_r(line, " \n", &save); f != NULL &&
-		    k < 4; k++)
-			f = strtok_r(NULL, " \n", &save);
-		if (f == NULL)
-			continue;
-		unescape(f);
-		if ((grown = reallocarray(mps, nm + 1, sizeof(*mps))) == NULL) {
-			c->nomem = 1;
-			break;
-		}
-		mps = grown;
-		if ((grown = reallocarray(types, nm + 1,
-		    sizeof(*types))) == NULL) {
-			c->nomem = 1;
-			break;
-		}
-		types = grown;
-		if ((mps[nm] = strdup(f)) == NULL) {
-			c->nomem = 1;
-			break;
-		}
-		while ((f = strtok_r(NULL, " \n", &save)) != NULL &&
-		    strcmp(f, "-") != 0)
-			;
-		if (f == NULL || (f = strtok_r(NULL, " \n", &save)) == NULL ||
-		    (types[nm] = strdup(f)) == NULL) {
-			free(mps[nm]);
-			if (f != NULL)
-				c->nomem = 1;
-			continue;
-		}
-		nm++;
-	}
-	free(line);
-	fclose(in);
-	for (i = 0; i < p->nroots && !c->nomem; i++) {
+	for (i = 0; i < p->nroots && !c->nomem && m != NULL; i++) {
 		r = &p->roots[i];
 		if (!(r->flags & TC_ROOT_WRITE))
 			continue;
@@ -853,42 +867,30 @@ check_kernel_fs(struct collect *c)
 		/* The root's own filesystem: the deepest mount it lies in;
 		 * then every mount beneath it. */
 		for (best = nm, deep = 0, k = 0; k < nm; k++)
-			if (tc_path_beneath(r->path, mps[k]) != NULL &&
-			    strlen(mps[k]) >= deep) {
-				deep = strlen(mps[k]);
+			if (tc_path_beneath(r->path, m[k].point) != NULL &&
+			    strlen(m[k].point) >= deep) {
+				deep = strlen(m[k].point);
 				best = k;
 			}
 		for (k = 0; k < nm; k++) {
-			kernel = is_kernel_fs(types[k]);
-			if (k == best && kernel)
-				problem(c, "the writable directory '%s' (%s) "
-				    "lies in the kernel's %s filesystem at "
-				    "'%s', whose files are the kernel's "
-				    "settings or devices, and calls would run "
-				    "as uid 0, which writes most of them "
-				    "without any capability: serve another "
-				    "directory, or give calls another user "
-				    "(run-as)", r->path, origin, types[k],
-				    mps[k]);
-			else if (kernel && k != best &&
-			    tc_path_beneath(mps[k], r->path) != NULL)
-				problem(c, "the writable directory '%s' (%s) "
-				    "holds the kernel's %s filesystem at "
-				    "'%s', whose files are the kernel's "
-				    "settings or devices, and calls would run "
-				    "as uid 0, which writes most of them "
-				    "without any capability: serve a narrower "
-				    "directory, or give calls another user "
-				    "(run-as)", r->path, origin, types[k],
-				    mps[k]);
+			if (!is_kernel_fs(m[k].type) || (k != best &&
+			    tc_path_beneath(m[k].point, r->path) == NULL))
+				continue;
+			problem(c, "the writable directory '%s' (%s) %s the "
+			    "kernel's %s filesystem at '%s', whose files are "
+			    "the kernel's settings or devices, and calls would "
+			    "run as uid 0, which writes most of them without "
+			    "any capability: serve %s directory, or give calls "
+			    "another user (run-as)", r->path, origin,
+			    k == best ? "lies in" : "holds", m[k].type,
+			    m[k].point, k == best ? "another" : "a narrower");
 		}
 	}
 	for (k = 0; k < nm; k++) {
-		free(mps[k]);
-		free(types[k]);
+		free(m[k].point);
+		free(m[k].type);
 	}
-	free(mps);
-	free(types);
+	free(m);
 }
 
 int

@@ -243,6 +243,10 @@ extern const struct tc_profile shell_job_profile;
  */
 extern const char *shell_scratch_base;
 
+/* The directory shell_scratch_init() makes the base in: $TMPDIR if it is
+ * absolute and no longer than PATH_MAX / 2, else /tmp.  Not owned. */
+const char *shell_scratch_tmpdir(void);
+
 /* The base, open (O_PATH, O_CLOEXEC) as shell_scratch_init() made it,
  * for the calls' Landlock rules; -1 before or without it. */
 int	shell_scratch_base_fd(void);

@@ -1503,19 +1503,28 @@ writable_above(const struct tc_root *roots, size_t n, const char *path)
 	return NULL;
 }
 
+/* Here, not in shell_scratch.c, so that what links the policy alone
+ * (test-shellrules) has it. */
+const char *
+shell_scratch_tmpdir(void)
+{
+	const char *tmp = getenv("TMPDIR");
+
+	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX / 2)
+		return "/tmp";
+	return tmp;
+}
+
 /* Returns 1 if the calls' scratch directories, which they write in, would
- * lie beneath |path| (canonical): shell_scratch.c makes them in $TMPDIR,
- * or /tmp for one that is not absolute or is longer than PATH_MAX / 2,
- * and that directory may be named through links.  Where it cannot be
- * made canonical (it is not there yet), as it is written. */
+ * lie beneath |path| (canonical): in shell_scratch_tmpdir(), which may be
+ * named through links.  Where it cannot be made canonical (it is not
+ * there yet), as it is written. */
 static int
 scratch_beneath(const char *path)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = shell_scratch_tmpdir();
 	char real[PATH_MAX];
 
-	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX / 2)
-		tmp = "/tmp";
 	if (tc_path_beneath(tmp, path) != NULL)
 		return 1;
 	return realpath(tmp, real) != NULL &&

@@ -1370,7 +1370,7 @@ order_members(cJSON *obj)
 	cJSON *item;
 	size_t i;
 
-	for (i = 0; i < sizeof(MEMBERS) / sizeof(MEMBERS[0]); i++)
+	for (i = 0; i < TC_NITEMS(MEMBERS); i++)
 		if ((item = cJSON_DetachItemFromObjectCaseSensitive(obj,
 		    MEMBERS[i])) != NULL)
 			cJSON_AddItemToArray(obj, item);

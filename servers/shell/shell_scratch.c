@@ -435,13 +435,11 @@ out:
 int
 shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 {
-	const char *tmp = getenv("TMPDIR");
+	const char *tmp = shell_scratch_tmpdir();
 	char *spent = NULL;
 
 	if (base != NULL)
 		return 0;
-	if (tmp == NULL || tmp[0] != '/' || strlen(tmp) > PATH_MAX / 2)
-		tmp = "/tmp";
 	if ((base = tc_text_alloc("%s/toolcell-shell.XXXXXX", tmp)) == NULL)
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	if (mkdtemp(base) == NULL) {
