@@ -450,7 +450,7 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 		p->dir[0] = '\0';
 		return TC_ESYS;
 	}
-	p->max = nproc + 1;
+	p->max = tc_pids_max(nproc);
 	p->owner = getpid();
 	opened = p;
 	return 0;
@@ -545,7 +545,7 @@ tc_pids_limit(const struct tc_pids *p, pid_t keeper, unsigned long nproc)
 		return 0;
 	if (call_dir(p, keeper, dir, sizeof(dir)) != 0)
 		return -1;
-	snprintf(max, sizeof(max), "%lu", nproc + 1);
+	snprintf(max, sizeof(max), "%lu", tc_pids_max(nproc));
 	/* Mostly one write: the keeper made its cgroup long ago.  A keeper
 	 * not there yet finds it made, and enters it as it is. */
 	if (write_at(dir, "pids.max", max) == 0)

@@ -133,6 +133,14 @@ int	tc_pids_enter(const struct tc_pids *p);
 int	tc_pids_limit(const struct tc_pids *p, pid_t keeper,
 	    unsigned long nproc);
 
+/* The pids.max of a call whose tool's process limit is |nproc|: that,
+ * and one more for its keeper. */
+static inline unsigned long
+tc_pids_max(unsigned long nproc)
+{
+	return nproc + 1;
+}
+
 /*
  * In the keeper, once its tree is dead: moves it back to the server's
  * own cgroup and removes the call's.  Nothing for a |p| with no directory.

@@ -1373,10 +1373,10 @@ print_nproc(const struct tc_policy *pol, FILE *f)
 			if (!pol->tools[i].enabled)
 				continue;
 			tc_policy_limits(pol, pol->tools[i].name, &l);
-			if (l.nproc + 1 == cg->max)
+			if (tc_pids_max(l.nproc) == cg->max)
 				continue;
 			fprintf(f, "%s%s %lu", sep, pol->tools[i].name,
-			    l.nproc + 1);
+			    tc_pids_max(l.nproc));
 			sep = ", ";
 		}
 		fprintf(f, ")%s\n", root ? "" : "; and RLIMIT_NPROC in the "
