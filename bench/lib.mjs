@@ -59,3 +59,40 @@ export function treePss(pid) {
 	}
 	return { mib: kb / 1024, n: pids.length };
 }
+
+/*
+ * Times each side of |ids| in turn: |warm| operations each first, then
+ * |n| in two rounds, every side in turn in each, so that all see the same
+ * load.  |time(id, count, first, record)| runs |count| operations,
+ * numbered from |first|, into res[id], keeping their times when |record|;
+ * a throw makes res[id] { error }.  A side whose res has na, error or
+ * capped set is passed over.
+ */
+export async function rounds(ids, res, warm, n, time) {
+	const attempt = async (id, count, first, record) => {
+		try {
+			await time(id, count, first, record);
+		} catch (e) {
+			res[id] = { error: e.message };
+		}
+	};
+	for (const id of ids)
+		if (!res[id].na)
+			await attempt(id, warm, 0, false);
+	let first = 0;
+	for (const count of [Math.ceil(n / 2), n - Math.ceil(n / 2)]) {
+		for (const id of ids) {
+			const r = res[id];
+			if (!r.na && !r.error && !r.capped && count > 0)
+				await attempt(id, count, first, true);
+		}
+		first += count;
+	}
+}
+
+/* A cell of a markdown table: no pipe, no line break. */
+export const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\s+/g, ' ');
+/* The p50 of a result's samples, NaN for none. */
+export const p50 = (r) => (r?.samples?.length ? pct(r.samples, 50) : NaN);
+/* A result with samples, no wrong answer and no error. */
+export const passed = (r) => r?.samples?.length > 0 && !r.wrong && !r.error;

@@ -60,7 +60,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-import { fmt, pct, pkgVersion, treePss, vmHWM } from './lib.mjs';
+import { esc, fmt, p50, passed, pct, pkgVersion, rounds, treePss, vmHWM } from './lib.mjs';
 
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
@@ -509,26 +509,8 @@ for (const sc of SCENARIOS.filter((c) => runs(c.id))) {
 	const warm = sc.warm[quick ? 1 : 0];
 	const res = Object.fromEntries(sides.map((id) => [id, { samples: [], ops: 0, calls: 0, spent: 0, capped: false }]));
 	log(`${sc.id}: ${warm} warm-up + ${n} each`);
-	for (const id of sides) {
-		try {
-			await timeOps(srv[id], id, sc, warm, res[id], false);
-		} catch (e) {
-			res[id] = { error: e.message };
-		}
-	}
-	const half = [Math.ceil(n / 2), n - Math.ceil(n / 2)];
-	for (const count of half) {
-		for (const id of sides) {
-			const r = res[id];
-			if (r.error || r.capped || count === 0)
-				continue;
-			try {
-				await timeOps(srv[id], id, sc, count, r, true);
-			} catch (e) {
-				res[id] = { error: e.message };
-			}
-		}
-	}
+	await rounds(sides, res, warm, n, (id, count, first, record) =>
+	    timeOps(srv[id], id, sc, count, res[id], record));
 	results.set(sc.id, res);
 }
 
@@ -543,10 +525,6 @@ const loadAfter = os.loadavg();
 cleanup();
 
 // ---------------------------------------------------------------- the report
-
-const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\s+/g, ' ');
-const p50 = (r) => (r?.samples?.length ? pct(r.samples, 50) : NaN);
-const passed = (r) => r?.samples?.length > 0 && !r.wrong && !r.error;
 
 const out = [];
 const row = (...c) => out.push(`| ${c.join(' | ')} |`);
