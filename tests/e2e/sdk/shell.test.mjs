@@ -856,12 +856,14 @@ describe('start_command on a terminal (tty)', () => {
 				const ask = async (argv) => {
 					const r = await call(own, 'start_command', { argv, tty: true, ...set });
 					assert.notEqual(r.isError, true, textOf(r));
-					return (await endOf(own, r.structuredContent.job)).output;
+					return endOf(own, r.structuredContent.job);
 				};
+				// The whole read in the message: how the job ended, and
+				// what came, if a line is missing.
 				const env = await ask(['env']);
-				assert.ok(env.split('\r\n').includes(want), `${line}: ${env}`);
+				assert.ok(env.output.split('\r\n').includes(want), `${line}: ${JSON.stringify(env)}`);
 				if (want !== 'TERM=dumb')
-					assert.equal(await ask(['tput', 'cols']), '80\r\n', line);
+					assert.equal((await ask(['tput', 'cols'])).output, '80\r\n', line);
 			} finally {
 				await own.close();
 			}
