@@ -88,6 +88,177 @@ test_find(void)
 	    "a directory that does not fit: not found, and the output empty");
 	is_str(found("0::/\n", V2_MOUNT, TC_PIDS_NONE), "-",
 	    "no hierarchy asked for: none");
+	is_str(found("0::/../other.scope\n", "40 1 0:30 / /sys/fs/cgroup rw "
+	    "- cgroup2 cgroup2 rw,nsdelegate\n", TC_PIDS_V2), "-",
+	    "a cgroup outside our cgroup namespace's root (\"/..\") is not "
+	    "found");
+	is_str(found("0::/a/../b\n", V2_MOUNT, TC_PIDS_V2), "-",
+	    "nor one with \"..\" anywhere");
+	is_str(found("0::/a/..b\n", V2_MOUNT, TC_PIDS_V2),
+	    "/sys/fs/cgroup/unified/a/..b", "a name that only starts with "
+	    "\"..\" is a name");
+}
+
+/* A fake server's own ids, for tc_pids_way(): a list ending in 0. */
+static int
+fake_ours(long id, void *ctx)
+{
+	const long *ids = ctx;
+
+	for (; *ids != 0; ids++)
+		if (*ids == id)
+			return 1;
+	return 0;
+}
+
+/*
+ * The shapes of cgroup v2 directories as systemd machines and container
+ * runtimes leave them, and the way each leads to.  The texts are the
+ * files' whole contents (an empty cgroup.subtree_control reads "\n").
+ */
+static const struct way_case {
+	const char	*what;
+	const char	*name, *type, *controllers, *subtree, *procs;
+	const char	*threads;
+	int		 writable, subtree_writable, parent_writable, marked;
+	long		 ours[4];
+	const char	*controller;
+	enum tc_pids_way want;
+	const char	*why;	/* a part of why, for TC_PIDS_WAY_NONE */
+} way_cases[] = {
+	{ "a service with Delegate=yes, the server alone",
+	    "toolcell.service", "domain\n", "cpuset cpu io memory pids\n",
+	    "\n", "812\n", "812\n", 1, 1, 1, 1, { 812 }, "pids",
+	    TC_PIDS_WAY_MOVE, NULL },
+	{ "the same, with the server's child (the scratch sweeper) and "
+	    "its threads", "toolcell.service", "domain\n",
+	    "cpuset cpu io memory pids\n", "\n", "812\n815\n",
+	    "812\n813\n815\n", 1, 1, 1, 1, { 812, 813, 815 }, "pids",
+	    TC_PIDS_WAY_MOVE, NULL },
+	{ "the same, a wrapper shell in it too", "toolcell.service",
+	    "domain\n", "cpuset cpu io memory pids\n", "\n", "790\n812\n",
+	    "790\n812\n", 1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "other processes (pid 790)" },
+	{ "the same, a process of another PID namespace in it (shown as 0)",
+	    "toolcell.service", "domain\n", "pids\n", "\n", "0\n812\n",
+	    "812\n", 1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "of another PID namespace" },
+	{ "the same, a thread that is not the server's",
+	    "toolcell.service", "domain\n", "pids\n", "\n", "812\n",
+	    "812\n901\n", 1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "other threads (tid 901)" },
+	{ "the same, its processes unread (a list too long)",
+	    "toolcell.service", "domain\n", "pids\n", "\n", NULL, "812\n",
+	    1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "could not be read in full" },
+	{ "a service without Delegate=yes, the server alone, as root "
+	    "(everything writable)", "toolcell.service", "domain\n",
+	    "cpuset cpu io memory pids\n", "\n", "812\n", "812\n", 1, 1, 1,
+	    0, { 812 }, "pids", TC_PIDS_WAY_NONE, "no Delegate=yes" },
+	{ "a user's login scope, as that user: not delegated, shared",
+	    "session-3.scope", "domain\n", "cpu memory pids\n", "\n",
+	    "1402\n1530\n2001\n", "1402\n1530\n2001\n", 0, 0, 0, 0,
+	    { 2001 }, "pids", TC_PIDS_WAY_NONE, "no Delegate=yes" },
+	{ "the same scope, as root", "session-3.scope", "domain\n",
+	    "cpu memory pids\n", "\n", "1402\n1530\n2001\n",
+	    "1402\n1530\n2001\n", 1, 1, 1, 0, { 2001 }, "pids",
+	    TC_PIDS_WAY_NONE, "no Delegate=yes" },
+	{ "a scope with Delegate=yes under the user's manager "
+	    "(systemd-run --user --scope -p Delegate=yes)", "run-r3b2.scope",
+	    "domain\n", "cpu memory pids\n", "\n", "2250\n", "2250\n", 1,
+	    1, 1, 1, { 2250 }, "pids", TC_PIDS_WAY_MOVE, NULL },
+	{ "the same, marked but its cgroup.subtree_control not handed "
+	    "over", "run-r3b2.scope", "domain\n", "cpu memory pids\n",
+	    "\n", "2250\n", "2250\n", 1, 0, 1, 1, { 2250 }, "pids",
+	    TC_PIDS_WAY_NONE, "not delegated to this server" },
+	{ "delegated without pids (Delegate=cpu memory)", "run-r3b2.scope",
+	    "domain\n", "cpu memory\n", "\n", "2250\n", "2250\n", 1, 1, 1,
+	    1, { 2250 }, "pids", TC_PIDS_WAY_NONE,
+	    "pids is not among its controllers" },
+	{ "a container's own cgroup namespace (nsdelegate), the server its "
+	    "pid 1", "cgroup", "domain\n",
+	    "cpuset cpu io memory hugetlb pids rdma misc\n", "\n", "1\n",
+	    "1\n", 1, 1, 1, 0, { 1 }, "pids", TC_PIDS_WAY_MOVE, NULL },
+	{ "the same container, a shell in it too", "cgroup", "domain\n",
+	    "cpuset cpu io memory hugetlb pids rdma misc\n", "\n",
+	    "1\n37\n", "1\n37\n", 1, 1, 1, 0, { 1 }, "pids",
+	    TC_PIDS_WAY_NONE, "other processes (pid 37)" },
+	{ "a container whose cgroup file system is read-only",
+	    "cgroup", "domain\n", "cpu memory pids\n", "\n", "1\n", "1\n",
+	    0, 0, 0, 0, { 1 }, "pids", TC_PIDS_WAY_NONE,
+	    "not delegated to this server" },
+	{ "a cgroup made and shared by hand, as root", "ci-job",
+	    "domain\n", "pids\n", "\n", "1402\n2001\n", "1402\n2001\n",
+	    1, 1, 1, 0, { 2001 }, "pids", TC_PIDS_WAY_NONE,
+	    "other processes (pid 1402)" },
+	{ "the root cgroup with pids enabled below it", "unified", NULL,
+	    "cpuset cpu io memory pids\n", "cpu io memory pids\n", NULL, NULL,
+	    1, 1, 0, 0, { 1 }, "pids", TC_PIDS_WAY_HERE, NULL },
+	{ "the same, not writable (a normal user)", "unified", NULL,
+	    "cpuset cpu io memory pids\n", "cpu io memory pids\n", NULL, NULL,
+	    0, 0, 0, 0, { 1 }, "pids", TC_PIDS_WAY_NONE,
+	    "may not make cgroups in it" },
+	{ "the root cgroup offering pids, not enabling it", "unified", NULL,
+	    "cpu io memory pids\n", "\n", NULL, NULL, 1, 1, 0, 0, { 1 },
+	    "pids", TC_PIDS_WAY_NONE, "the root cgroup" },
+	{ "a threaded cgroup", "toolcell.service", "threaded\n",
+	    "pids\n", "\n", "812\n", "812\n", 1, 1, 1, 1, { 812 }, "pids",
+	    TC_PIDS_WAY_NONE, "type 'threaded'" },
+	{ "the root of threaded cgroups", "toolcell.service",
+	    "domain threaded\n", "pids\n", "\n", "812\n", "812\n", 1, 1, 1,
+	    1, { 812 }, "pids", TC_PIDS_WAY_NONE, "type 'domain threaded'" },
+	{ "an invalid domain", "toolcell.service", "domain invalid\n",
+	    "pids\n", "\n", "812\n", "812\n", 1, 1, 1, 1, { 812 }, "pids",
+	    TC_PIDS_WAY_NONE, "type 'domain invalid'" },
+	{ "a second server in a server's leaf, its parent writable",
+	    TC_PIDS_LEAF, "domain\n", "cpu memory pids\n", "\n",
+	    "812\n900\n", "812\n900\n", 1, 1, 1, 0, { 900 }, "pids",
+	    TC_PIDS_WAY_BESIDE, NULL },
+	{ "the same, its parent not writable", TC_PIDS_LEAF, "domain\n",
+	    "cpu memory pids\n", "\n", "812\n900\n", "812\n900\n", 1, 1,
+	    0, 0, { 900 }, "pids", TC_PIDS_WAY_NONE, "beside its leaf" },
+	{ "another controller asked for (hugetlb, as the live tests do): a "
+	    "cgroup offering it", "ci-job", "domain\n", "hugetlb\n", "\n",
+	    "2001\n", "2001\n", 1, 1, 1, 0, { 2001 }, "hugetlb",
+	    TC_PIDS_WAY_MOVE, NULL },
+	{ "the same cgroup, pids asked for", "ci-job", "domain\n",
+	    "hugetlb\n", "\n", "2001\n", "2001\n", 1, 1, 1, 0, { 2001 },
+	    "pids", TC_PIDS_WAY_NONE, "pids is not among its controllers" },
+};
+
+static void
+test_way(void)
+{
+	const struct way_case *c;
+	struct tc_cgroup_view v;
+	enum tc_pids_way way;
+	long ours[4];
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(way_cases); i++) {
+		c = &way_cases[i];
+		memcpy(ours, c->ours, sizeof(ours));
+		memset(&v, 0, sizeof(v));
+		v.name = c->name;
+		v.type = c->type;
+		v.controllers = c->controllers;
+		v.subtree = c->subtree;
+		v.procs = c->procs;
+		v.threads = c->threads;
+		v.writable = c->writable;
+		v.subtree_writable = c->subtree_writable;
+		v.parent_writable = c->parent_writable;
+		v.marked = c->marked;
+		way = tc_pids_way(&v, c->controller, fake_ours, ours, why,
+		    sizeof(why));
+		is_int((int)way, (int)c->want, "%s: way %d", c->what,
+		    (int)c->want);
+		if (c->want == TC_PIDS_WAY_NONE)
+			like(why, c->why, "  and why: %s", why);
+		else
+			is_str(why, "", "  and no why");
+	}
 }
 
 /* In a forked process standing for a keeper: enters |p|'s cgroup, says
@@ -599,6 +770,7 @@ int
 main(void)
 {
 	test_find();
+	test_way();
 	test_live();
 	test_reaped();
 	test_namespaces();
