@@ -594,9 +594,50 @@ marked(const char *dir, const char *name)
 	    value[0] == '1';
 }
 
-/* The size of the lists of processes and threads the probe reads: a
- * delegated cgroup holds a few; a longer list is not ours alone. */
-#define LIST_MAX	16384
+int
+tc_pids_read(const char *dir, struct tc_cgroup_text *t,
+    struct tc_cgroup_view *v)
+{
+	struct stat st, pst;
+	const char *slash;
+
+	memset(v, 0, sizeof(*v));
+	if ((slash = strrchr(dir, '/')) == NULL ||
+	    (size_t)(slash - dir) >= sizeof(t->parent))
+		return -1;
+	v->name = slash + 1;
+	v->type = read_at(dir, "cgroup.type", t->type, sizeof(t->type));
+	if ((v->controllers = read_at(dir, "cgroup.controllers",
+	    t->controllers, sizeof(t->controllers))) == NULL ||
+	    (v->subtree = read_at(dir, "cgroup.subtree_control", t->subtree,
+	    sizeof(t->subtree))) == NULL)
+		return -1;
+	/* The root cgroup's lists are the machine's: never moved. */
+	if (v->type != NULL) {
+		v->procs = read_at(dir, "cgroup.procs", t->procs,
+		    sizeof(t->procs));
+		v->threads = read_at(dir, "cgroup.threads", t->threads,
+		    sizeof(t->threads));
+		/* A list that fills the room may go on: unread. */
+		if (v->procs != NULL &&
+		    strlen(v->procs) == sizeof(t->procs) - 1)
+			v->procs = NULL;
+		if (v->threads != NULL &&
+		    strlen(v->threads) == sizeof(t->threads) - 1)
+			v->threads = NULL;
+	}
+	v->writable = writable(dir);
+	v->subtree_writable = may_write(dir, "cgroup.subtree_control");
+	/* Its parent, if it is a cgroup of the same mount. */
+	memcpy(t->parent, dir, (size_t)(slash - dir));
+	t->parent[slash - dir] = '\0';
+	v->parent_writable = slash > dir && stat(dir, &st) == 0 &&
+	    stat(t->parent, &pst) == 0 && st.st_dev == pst.st_dev &&
+	    writable(t->parent);
+	v->marked = marked(dir, "trusted.delegate") ||
+	    marked(dir, "user.delegate");
+	return 0;
+}
 
 /*
  * On cgroup v2, with p->home the server's cgroup: decides and takes the
@@ -607,55 +648,30 @@ marked(const char *dir, const char *name)
 static int
 v2(struct tc_pids *p)
 {
-	char type[64], ctl[512], sub[512], parent[PATH_MAX], why[256];
-	char leaf[PATH_MAX + 32];
+	char leaf[PATH_MAX + 32], why[256];
 	struct tc_diag d = { "", 0 };
+	struct tc_cgroup_text *t;
 	struct tc_cgroup_view v;
-	struct stat st, pst;
-	char *procs, *threads, *slash;
 	enum tc_pids_way way;
+	int offered, rc = 0;
 
-	memset(&v, 0, sizeof(v));
-	if ((slash = strrchr(p->home, '/')) == NULL)
+	if ((t = malloc(sizeof(*t))) == NULL)
 		return 0;
-	v.name = slash + 1;
-	v.type = read_at(p->home, "cgroup.type", type, sizeof(type));
-	if ((v.controllers = read_at(p->home, "cgroup.controllers", ctl,
-	    sizeof(ctl))) == NULL || (v.subtree = read_at(p->home,
-	    "cgroup.subtree_control", sub, sizeof(sub))) == NULL)
+	if (tc_pids_read(p->home, t, &v) != 0) {
+		free(t);
 		return 0;
-	procs = malloc(LIST_MAX);
-	threads = malloc(LIST_MAX);
-	/* The root cgroup's lists are the machine's: never moved. */
-	if (v.type != NULL && procs != NULL && threads != NULL) {
-		v.procs = read_at(p->home, "cgroup.procs", procs, LIST_MAX);
-		v.threads = read_at(p->home, "cgroup.threads", threads,
-		    LIST_MAX);
-		if (v.procs != NULL && strlen(v.procs) == LIST_MAX - 1)
-			v.procs = NULL;
-		if (v.threads != NULL && strlen(v.threads) == LIST_MAX - 1)
-			v.threads = NULL;
 	}
-	v.writable = writable(p->home);
-	v.subtree_writable = may_write(p->home, "cgroup.subtree_control");
-	/* Its parent, if it is a cgroup of the same mount. */
-	snprintf(parent, sizeof(parent), "%.*s", (int)(slash - p->home),
-	    p->home);
-	v.parent_writable = slash > p->home && stat(p->home, &st) == 0 &&
-	    stat(parent, &pst) == 0 && st.st_dev == pst.st_dev &&
-	    writable(parent);
-	v.marked = marked(p->home, "trusted.delegate") ||
-	    marked(p->home, "user.delegate");
 	way = tc_pids_way(&v, "pids", tc_pids_own, NULL, why, sizeof(why));
-	free(procs);
-	free(threads);
+	offered = listed(v.controllers, "pids") || listed(v.subtree, "pids");
 	switch (way) {
 	case TC_PIDS_WAY_HERE:
 		snprintf(p->base, sizeof(p->base), "%s", p->home);
-		return 1;
+		rc = 1;
+		break;
 	case TC_PIDS_WAY_BESIDE:
-		snprintf(p->base, sizeof(p->base), "%s", parent);
-		return 1;
+		snprintf(p->base, sizeof(p->base), "%s", t->parent);
+		rc = 1;
+		break;
 	case TC_PIDS_WAY_MOVE:
 		if (snprintf(leaf, sizeof(leaf), "%s/%s", p->home,
 		    TC_PIDS_LEAF) >= (int)sizeof(p->home)) {
@@ -670,16 +686,18 @@ v2(struct tc_pids *p)
 		snprintf(p->base, sizeof(p->base), "%s", p->home);
 		memcpy(p->home, leaf, strlen(leaf) + 1);
 		p->moved = getpid();
-		return 1;
+		rc = 1;
+		break;
 	case TC_PIDS_WAY_NONE:
 		break;
 	}
+	free(t);
 	/* Said only where pids was offered: elsewhere v2 is simply not
 	 * where this machine's pids controller is. */
-	if (listed(v.controllers, "pids") || listed(v.subtree, "pids"))
+	if (rc == 0 && offered)
 		snprintf(p->why, sizeof(p->why), "the cgroup v2 '%s' is not "
 		    "used for the calls' pids cgroups: %s", p->home, why);
-	return 0;
+	return rc;
 }
 
 int

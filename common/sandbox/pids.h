@@ -162,6 +162,27 @@ struct tc_cgroup_view {
 				    user.delegate is "1" */
 };
 
+/* Room for what tc_pids_read() reads: a delegated cgroup lists a few
+ * processes; a longer list is not the server's alone. */
+#define TC_PIDS_LIST_MAX	16384
+
+struct tc_cgroup_text {
+	char	type[64], controllers[512], subtree[512];
+	char	procs[TC_PIDS_LIST_MAX], threads[TC_PIDS_LIST_MAX];
+	char	parent[PATH_MAX];	/* the directory's parent */
+};
+
+/*
+ * Reads cgroup v2 directory |dir|'s files into |t| and points |v| at
+ * them (name: |dir|'s last component; procs and threads NULL for the
+ * root cgroup, whose lists are the machine's, and for a list that fills
+ * its room), with what the server may write (access(2) as its effective
+ * ids) and systemd's mark.  Returns 0, or -1 where |dir| is no cgroup v2
+ * directory (no cgroup.controllers or cgroup.subtree_control to read).
+ */
+int	tc_pids_read(const char *dir, struct tc_cgroup_text *t,
+	    struct tc_cgroup_view *v);
+
 enum tc_pids_way {
 	TC_PIDS_WAY_NONE = 0,	/* none of these: not delegated, shared */
 	TC_PIDS_WAY_HERE,	/* the controller is enabled for its
