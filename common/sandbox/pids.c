@@ -77,8 +77,9 @@ own_path(const char *text, enum tc_pids_kind kind, const char **path,
 		    ',', "pids")) {
 			*path = c2 + 1;
 			*plen = (size_t)(eol - c2 - 1);
-			/* A process outside its cgroup namespace's root sees
-			 * "/.."-relative paths, which no mount of ours shows. */
+			/* A process outside its cgroup namespace's root
+			 * sees paths from "/..", which no mount of ours
+			 * shows. */
 			return *plen > 0 && **path == '/' &&
 			    !dotdot(*path, *plen);
 		}
@@ -642,8 +643,9 @@ tc_pids_read(const char *dir, struct tc_cgroup_text *t,
 /*
  * On cgroup v2, with p->home the server's cgroup: decides and takes the
  * way pids.h's header gives (tc_pids_way()), moving the server where
- * delegated.  Returns 1 with p->base (and p->home, p->moved where it
- * moved) set, or 0 with p->why set where the cgroup offered pids.
+ * delegated.  Returns 1 with p->base (and p->home, p->moved and p->note
+ * where it moved) set, or 0 with p->note set where the cgroup offered
+ * pids.
  */
 static int
 v2(struct tc_pids *p)
@@ -686,6 +688,10 @@ v2(struct tc_pids *p)
 		snprintf(p->base, sizeof(p->base), "%s", p->home);
 		memcpy(p->home, leaf, strlen(leaf) + 1);
 		p->moved = getpid();
+		snprintf(p->note, sizeof(p->note), "the cgroup v2 '%s' is "
+		    "delegated to this server: it moved into its leaf '%s', "
+		    "and the calls' pids cgroups go beside it", p->base,
+		    TC_PIDS_LEAF);
 		rc = 1;
 		break;
 	case TC_PIDS_WAY_NONE:
@@ -695,7 +701,7 @@ v2(struct tc_pids *p)
 	/* Said only where pids was offered: elsewhere v2 is simply not
 	 * where this machine's pids controller is. */
 	if (rc == 0 && offered)
-		snprintf(p->why, sizeof(p->why), "the cgroup v2 '%s' is not "
+		snprintf(p->note, sizeof(p->note), "the cgroup v2 '%s' is not "
 		    "used for the calls' pids cgroups: %s", p->home, why);
 	return rc;
 }
@@ -732,13 +738,13 @@ tc_pids_probe(struct tc_pids *p)
 	if (p->kind == TC_PIDS_NONE)
 		p->home[0] = p->base[0] = '\0';
 	/* What holds instead, where v2 said why not. */
-	if (p->why[0] != '\0' && p->kind == TC_PIDS_V1) {
-		i = strlen(p->why);
-		snprintf(p->why + i, sizeof(p->why) - i, "; they are made "
+	if (p->note[0] != '\0' && p->kind == TC_PIDS_V1) {
+		i = strlen(p->note);
+		snprintf(p->note + i, sizeof(p->note) - i, "; they are made "
 		    "in the cgroup v1 '%s'", p->home);
-	} else if (p->why[0] != '\0') {
-		i = strlen(p->why);
-		snprintf(p->why + i, sizeof(p->why) - i, "; none is made");
+	} else if (p->note[0] != '\0' && p->kind == TC_PIDS_NONE) {
+		i = strlen(p->note);
+		snprintf(p->note + i, sizeof(p->note) - i, "; none is made");
 	}
 	return p->kind != TC_PIDS_NONE;
 }
@@ -1109,9 +1115,7 @@ tc_pids_str(const struct tc_pids *p, char *buf, size_t len)
 		return buf;
 	buf[0] = '\0';
 	if (p != NULL && p->kind != TC_PIDS_NONE)
-		snprintf(buf, len, "pids cgroup v%d at %s%s",
-		    p->kind == TC_PIDS_V2 ? 2 : 1, p->base,
-		    strcmp(p->home, p->base) != 0 ? ", the server in its "
-		    "leaf " TC_PIDS_LEAF : "");
+		snprintf(buf, len, "pids cgroup v%d at %s",
+		    p->kind == TC_PIDS_V2 ? 2 : 1, p->base);
 	return buf;
 }

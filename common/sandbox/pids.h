@@ -8,44 +8,48 @@
  * what it found (NULL: nothing); a step that a child or a keeper takes
  * against the kernel 0 or -1 with errno set.
  *
- * Where: the server's own cgroup in the hierarchy that has the pids
- * controller, if the server may write there, found from /proc/self/cgroup
- * and /proc/self/mountinfo.  On cgroup v2, in this order:
- *  - a cgroup whose cgroup.subtree_control already enables pids: the root
- *    cgroup (the only one that may hold processes and give its children
- *    controllers);
- *  - the cgroup "toolcell-server" that a server made in a delegated cgroup
- *    (below), where a second server started by a process in it finds
- *    itself: its calls' cgroups go beside it, in the delegated cgroup,
- *    which it must be able to write;
+ * Where: in the hierarchy that has the pids controller, found from
+ * /proc/self/cgroup and /proc/self/mountinfo, and where the server may
+ * write (access(2) as its effective ids: root finds every cgroup
+ * writable, another user only those delegated to it).  On cgroup v2, the
+ * server's own cgroup if it is one of these (tc_pids_way()):
+ *  - one whose cgroup.subtree_control already enables pids: in practice
+ *    the root cgroup, the only one that may both hold processes and give
+ *    its children controllers;
+ *  - a leaf "toolcell-server" that a server made (below), where a second
+ *    server started from a process in it finds itself: its calls'
+ *    cgroups go beside the leaf, in the delegated cgroup, which it must
+ *    be able to write;
  *  - a delegated cgroup: one whose cgroup.controllers lists pids, of type
- *    "domain" (not threaded, not the root), that the server may write
- *    (make cgroups in, and write its cgroup.procs and
- *    cgroup.subtree_control: what systemd's Delegate=yes, or a cgroup
- *    namespace of a container's own, hands over), that is not a systemd
- *    unit's (a name ending in .service or .scope) unless systemd marked
- *    it delegated (root may write every cgroup, so writing is no sign of
- *    delegation; a unit without Delegate=yes is systemd's own), and that holds no
- *    process but the server and its own children (cgroup.procs and
- *    cgroup.threads; at this point toolcell-shell's scratch sweeper is
- *    one: the spawner and ready children are made later).  cgroup v2
- *    lets no process stay in a cgroup that gives its children
- *    controllers, so the server moves itself and those children into a
- *    leaf of it, "toolcell-server", then enables pids for the delegated
- *    cgroup's children; the calls' cgroups go beside the leaf.  If any
- *    step fails (another process appears: the kernel refuses to enable
- *    the controller), what was done is undone: everything moved back,
- *    the leaf removed.
- * else a cgroup v1 hierarchy with pids.  Anything else on v2 (pids not
- * delegated, other processes in the cgroup, a threaded one, a read-only
- * mount) falls back to v1, else to RLIMIT_NPROC alone; where pids was
- * offered on v2 and not used, p->why says why.  Root finds them
- * writable; another user only where they were delegated to it.
+ *    "domain" (not threaded, not the root), that the server may make
+ *    cgroups in and whose cgroup.procs and cgroup.subtree_control it may
+ *    write (what systemd's Delegate=yes, or a container's own cgroup
+ *    namespace, hands over), that is no systemd unit's (a name ending in
+ *    .service or .scope) unless systemd marked it delegated (its
+ *    trusted.delegate or user.delegate attribute: root may write every
+ *    cgroup, so writing is no sign of delegation, and a unit without
+ *    Delegate=yes is systemd's own), and that holds no process or thread
+ *    but the server's and its own children's (cgroup.procs and
+ *    cgroup.threads; toolcell-shell's scratch sweeper is such a child
+ *    at this point; the spawner and the ready children come later).
+ *    cgroup v2 lets no process stay in a cgroup that gives its children
+ *    controllers, so the server moves itself, then those children, into
+ *    a leaf of it, "toolcell-server", then enables pids for the
+ *    delegated cgroup's children; the calls' cgroups go beside the leaf.
+ *    The kernel refuses that last step while any process is left in the
+ *    cgroup (one that came since its list was read), and any step that
+ *    fails undoes the others: what moved moves back, the leaf made is
+ *    removed.
+ * Else a cgroup v1 hierarchy with pids; else none, and RLIMIT_NPROC
+ * holds alone where it can.  Where v2 offered pids, p->note says what
+ * became of it: used, the server moved; or why not (not delegated, other
+ * processes there, threaded, not writable: a read-only mount), and what
+ * holds instead.
  *
- * A cgroup namespace's root under the nsdelegate mount option is
- * delegated so too: the kernel lets its cgroup.procs and
- * cgroup.subtree_control be written from inside; the moves stay within
- * the namespace.
+ * A cgroup namespace's root is delegated the same way under the
+ * nsdelegate mount option: the kernel lets its cgroup.procs and
+ * cgroup.subtree_control be written from inside the namespace, and the
+ * moves (into the leaf, into a call's cgroup and back) stay within it.
  *
  * Who does what: the server makes its directory,
  * BASE/toolcell-NS-PID-START (BASE: the server's own cgroup, or the
@@ -119,8 +123,10 @@ struct tc_pids {
 					     into home, a leaf of base, and
 					     enabled pids in base (0: none):
 					     tc_pids_close() moves it back */
-	char		 why[512];	  /* why the unified hierarchy was not
-					     used where it offered pids; "" */
+	char		 note[PATH_MAX + 512]; /* what the probe says of cgroup
+					     v2: why it was not used where it
+					     offered pids, or that the server
+					     moved into its leaf; "" */
 	pid_t		 left[TC_PIDS_LEFT_MAX];  /* keepers reaped whose
 					     cgroups were still busy */
 	size_t		 nleft;
@@ -256,8 +262,9 @@ int	tc_pids_undelegate(const char *cg, const char *controller,
  * (access(2) as its effective ids), and makes nothing, except in a
  * delegated v2 cgroup, where it moves the server into its leaf
  * (p->moved: tc_pids_close() moves it back; the leaf is made, and pids
- * enabled, before tc_pids_open()).  p->why says why v2 was not used where
- * it offered pids, whatever it returns.
+ * enabled, before tc_pids_open()).  p->note, whatever it returns, says
+ * that it moved, or why v2 was not used where it offered pids, and what
+ * holds instead ("" where v2 did not offer pids): for the start's log.
  */
 int	tc_pids_probe(struct tc_pids *p);
 
@@ -347,9 +354,8 @@ void	tc_pids_retry(struct tc_pids *p, pid_t keeper);
 
 /*
  * Writes how |p| limits a call's processes, "pids cgroup v1 at BASE" or
- * "pids cgroup v2 at BASE", with ", the server in its leaf
- * toolcell-server" where the server lives in a leaf of BASE, to |buf|;
- * "" for none.  Returns |buf|.
+ * "pids cgroup v2 at BASE" (where the calls' cgroups are made), to
+ * |buf|; "" for none.  Returns |buf|.
  */
 const char *tc_pids_str(const struct tc_pids *p, char *buf, size_t len);
 

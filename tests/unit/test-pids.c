@@ -632,7 +632,7 @@ static void
 test_beside(void)
 {
 	char base[PATH_MAX + 64], leaf[PATH_MAX + 128], cg[PATH_MAX];
-	char buf[PATH_MAX * 2], self[32];
+	char buf[PATH_MAX * 2], want[PATH_MAX * 2], self[32];
 	struct tc_diag d = { "", 0 };
 	struct tc_pids p, q;
 	struct stat st;
@@ -660,8 +660,9 @@ test_beside(void)
 		ok(0, "paths that fit");
 		goto out;
 	}
-	like(tc_pids_str(&q, buf, sizeof(buf)), ", the server in its leaf "
-	    TC_PIDS_LEAF, "said: %s", buf);
+	snprintf(want, sizeof(want), "pids cgroup v1 at %s", base);
+	is_str(tc_pids_str(&q, buf, sizeof(buf)), want, "said as before, "
+	    "where the calls' cgroups are made");
 	if (!is_int(tc_pids_open(&q, 4, &d), 0, "opened: %s", d.msg))
 		goto out;
 	snprintf(buf, sizeof(buf), "%s/toolcell-", base);
@@ -1060,7 +1061,7 @@ agent_main(FILE *in, FILE *out)
 		} else if (strcmp(line, "probe") == 0) {
 			rc = tc_pids_probe(&p);
 			fprintf(out, "%d %d %d %s|%s|%s\n", rc, (int)p.kind,
-			    p.moved != 0, p.home, p.base, p.why);
+			    p.moved != 0, p.home, p.base, p.note);
 			tc_pids_close(&p);
 		} else if (strcmp(line, "nobody") == 0) {
 			fprintf(out, "%d\n", setgroups(0, NULL) == 0 &&
