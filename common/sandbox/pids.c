@@ -643,9 +643,9 @@ tc_pids_read(const char *dir, struct tc_cgroup_text *t,
 /*
  * On cgroup v2, with p->home the server's cgroup: decides and takes the
  * way pids.h's header gives (tc_pids_way()), moving the server where
- * delegated.  Returns 1 with p->base (and p->home, p->moved and p->note
- * where it moved) set, or 0 with p->note set where the cgroup offered
- * pids.
+ * delegated.  Returns 1 with p->base set (and p->home and p->moved
+ * where it moved, p->note where it took a leaf), or 0 with p->note set
+ * where the cgroup offered pids.
  */
 static int
 v2(struct tc_pids *p)
@@ -672,6 +672,10 @@ v2(struct tc_pids *p)
 		break;
 	case TC_PIDS_WAY_BESIDE:
 		snprintf(p->base, sizeof(p->base), "%s", t->parent);
+		snprintf(p->note, sizeof(p->note), "this server started in "
+		    "the leaf '%s' of the cgroup v2 '%s', delegated to "
+		    "another: the calls' pids cgroups go beside it",
+		    TC_PIDS_LEAF, p->base);
 		rc = 1;
 		break;
 	case TC_PIDS_WAY_MOVE:

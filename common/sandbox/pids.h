@@ -124,9 +124,10 @@ struct tc_pids {
 					     enabled pids in base (0: none):
 					     tc_pids_close() moves it back */
 	char		 note[PATH_MAX + 512]; /* what the probe says of cgroup
-					     v2: why it was not used where it
-					     offered pids, or that the server
-					     moved into its leaf; "" */
+					     v2: that the server moved into
+					     its leaf or is in one, or why
+					     v2 was not used where it offered
+					     pids; "" */
 	pid_t		 left[TC_PIDS_LEFT_MAX];  /* keepers reaped whose
 					     cgroups were still busy */
 	size_t		 nleft;
@@ -263,8 +264,9 @@ int	tc_pids_undelegate(const char *cg, const char *controller,
  * delegated v2 cgroup, where it moves the server into its leaf
  * (p->moved: tc_pids_close() moves it back; the leaf is made, and pids
  * enabled, before tc_pids_open()).  p->note, whatever it returns, says
- * that it moved, or why v2 was not used where it offered pids, and what
- * holds instead ("" where v2 did not offer pids): for the start's log.
+ * that it moved, or found itself in a leaf, or why v2 was not used where
+ * it offered pids and what holds instead ("" where v2 did not offer pids,
+ * or enabled it already): for the start's log.
  */
 int	tc_pids_probe(struct tc_pids *p);
 
