@@ -663,8 +663,10 @@ v2(struct tc_pids *p)
 		free(t);
 		return 0;
 	}
-	way = tc_pids_way(&v, "pids", tc_pids_own, NULL, why, sizeof(why));
-	offered = listed(v.controllers, "pids") || listed(v.subtree, "pids");
+	way = tc_pids_way(&v, p->controller, tc_pids_own, NULL, why,
+	    sizeof(why));
+	offered = listed(v.controllers, p->controller) ||
+	    listed(v.subtree, p->controller);
 	switch (way) {
 	case TC_PIDS_WAY_HERE:
 		snprintf(p->base, sizeof(p->base), "%s", p->home);
@@ -684,7 +686,7 @@ v2(struct tc_pids *p)
 			snprintf(why, sizeof(why), "its path is too long");
 			break;
 		}
-		if (tc_pids_delegate(p->home, "pids", tc_pids_own, NULL,
+		if (tc_pids_delegate(p->home, p->controller, tc_pids_own, NULL,
 		    &d) != 0) {
 			snprintf(why, sizeof(why), "%s", d.msg);
 			break;
@@ -713,11 +715,20 @@ v2(struct tc_pids *p)
 int
 tc_pids_probe(struct tc_pids *p)
 {
+	return tc_pids_probe_controller(p, "pids");
+}
+
+int
+tc_pids_probe_controller(struct tc_pids *p, const char *controller)
+{
 	static const enum tc_pids_kind order[] = { TC_PIDS_V2, TC_PIDS_V1 };
 	char *cg, *mi;
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
+	if (snprintf(p->controller, sizeof(p->controller), "%s",
+	    controller) >= (int)sizeof(p->controller))
+		return 0;
 	cg = malloc(8192);
 	mi = malloc(65536);
 	if (cg == NULL || mi == NULL ||
@@ -728,6 +739,10 @@ tc_pids_probe(struct tc_pids *p)
 		return 0;
 	}
 	for (i = 0; i < TC_NITEMS(order); i++) {
+		/* v1's is found by the name pids; another controller (the
+		 * tests') is looked for on v2 alone. */
+		if (order[i] == TC_PIDS_V1 && strcmp(controller, "pids") != 0)
+			continue;
 		if (!tc_pids_find(cg, mi, order[i], p->home, sizeof(p->home)))
 			continue;
 		if (order[i] == TC_PIDS_V2 ? !v2(p) : !writable(p->home))
@@ -901,7 +916,8 @@ unmove(struct tc_pids *p)
 	struct tc_diag d = { "", 0 };
 
 	if (p->moved != 0 && p->moved == getpid())
-		(void)tc_pids_undelegate(p->base, "pids", tc_pids_own, NULL,
+		(void)tc_pids_undelegate(p->base, p->controller, tc_pids_own,
+		    NULL,
 		    &d);
 	p->moved = 0;
 	return TC_ESYS;
@@ -945,7 +961,7 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 	/* On v2 the calls' cgroups have pids.max only if their parent gives
 	 * them the controller. */
 	if (p->kind == TC_PIDS_V2 &&
-	    write_at(p->dir, "cgroup.subtree_control", "+pids") != 0) {
+	    enable(p->dir, p->controller, 1) != 0) {
 		(void)tc_diag_errno(d, TC_ESYS, "cannot enable the pids "
 		    "controller in '%s'", p->dir);
 		(void)rmdir(p->dir);
@@ -1010,7 +1026,7 @@ make_call_dir(const struct tc_pids *p, const char *dir)
 	if (mkdir(p->dir, 0755) != 0 && errno != EEXIST)
 		return -1;
 	if (p->kind == TC_PIDS_V2 &&
-	    write_at(p->dir, "cgroup.subtree_control", "+pids") != 0)
+	    enable(p->dir, p->controller, 1) != 0)
 		return -1;
 	return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }

@@ -117,6 +117,8 @@ struct tc_pids {
 					     parent where home is the leaf */
 	char		 dir[PATH_MAX];	  /* base/toolcell-NS-PID-START; ""
 					     if none */
+	char		 controller[16];  /* "pids" (the tests' may differ:
+					     tc_pids_probe_controller()) */
 	unsigned long	 max;		  /* pids.max at the server's limit */
 	pid_t		 owner;		  /* the server that made dir */
 	pid_t		 moved;		  /* the server that moved itself
@@ -269,6 +271,16 @@ int	tc_pids_undelegate(const char *cg, const char *controller,
  * or enabled it already): for the start's log.
  */
 int	tc_pids_probe(struct tc_pids *p);
+
+/*
+ * tc_pids_probe() for cgroup v2 |controller|, which tc_pids_open() and
+ * tc_pids_close() then enable and disable in its stead: tc_pids_probe()
+ * is this with "pids".  Another controller is for the tests alone, where
+ * pids is not on the machine's cgroup v2 (hugetlb stands for it there,
+ * through the same steps, the calls' pids.max aside); it is looked for on
+ * v2 alone.
+ */
+int	tc_pids_probe_controller(struct tc_pids *p, const char *controller);
 
 /*
  * Makes the server's directory in the cgroup |p| found (p->base), for

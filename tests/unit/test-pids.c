@@ -1014,9 +1014,11 @@ own_v2(char *out, size_t len)
  * for controller C: "WAY why"), "give DIR C" and "take DIR C"
  * (tc_pids_delegate() and tc_pids_undelegate(): "RC message"), "fork"
  * (a child that waits: its pid), "where" (its own cgroup v2 path, as
- * /proc/self/cgroup says), "probe"
- * (tc_pids_probe(): "RET KIND moved HOME|BASE|WHY"), "nobody" (become
- * uid and gid 65534: "0"), "quit".
+ * /proc/self/cgroup says), "probe" and "probe C" (tc_pids_probe(), or
+ * tc_pids_probe_controller() of C, kept: "RET KIND MOVED HOME|BASE|NOTE"),
+ * "open" (tc_pids_open() of what it keeps, limit 4: "RC DIR"), "close"
+ * (tc_pids_close(): "0"), "forkclose" (the same in a forked copy: "0"),
+ * "nobody" (become uid and gid 65534: "0"), "quit".
  */
 static void __attribute__((__noreturn__))
 agent_main(FILE *in, FILE *out)
@@ -1058,11 +1060,26 @@ agent_main(FILE *in, FILE *out)
 			fprintf(out, "%ld\n", (long)kid);
 		} else if (strcmp(line, "where") == 0) {
 			fprintf(out, "%s\n", v2_of(getpid()));
-		} else if (strcmp(line, "probe") == 0) {
-			rc = tc_pids_probe(&p);
+		} else if (strncmp(line, "probe", 5) == 0) {
+			rc = line[5] == ' ' ? tc_pids_probe_controller(&p,
+			    line + 6) : tc_pids_probe(&p);
 			fprintf(out, "%d %d %d %s|%s|%s\n", rc, (int)p.kind,
 			    p.moved != 0, p.home, p.base, p.note);
+		} else if (strcmp(line, "open") == 0) {
+			rc = tc_pids_open(&p, 4, &d);
+			fprintf(out, "%d %s\n", rc, rc == 0 ? p.dir : d.msg);
+		} else if (strcmp(line, "close") == 0) {
 			tc_pids_close(&p);
+			fprintf(out, "0\n");
+		} else if (strcmp(line, "forkclose") == 0) {
+			/* A process forked from it releases its copy. */
+			if ((kid = fork()) == 0) {
+				tc_pids_close(&p);
+				_exit(0);
+			}
+			while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
+				;
+			fprintf(out, "0\n");
 		} else if (strcmp(line, "nobody") == 0) {
 			fprintf(out, "%d\n", setgroups(0, NULL) == 0 &&
 			    setgid(65534) == 0 && setuid(65534) == 0 ? 0 : -1);
@@ -1149,6 +1166,22 @@ remove_cgroup(const char *dir)
 	return -1;
 }
 
+/* Removes a test's cgroup |dir| (none: ""), with what a test that failed
+ * half-way may have left in it. */
+static int
+remove_test_cgroup(const char *dir)
+{
+	char sub[PATH_MAX + 64];
+
+	if (dir[0] == '\0')
+		return 0;
+	snprintf(sub, sizeof(sub), "%s/%s", dir, TC_PIDS_LEAF);
+	(void)remove_cgroup(sub);
+	snprintf(sub, sizeof(sub), "%s/call", dir);
+	(void)rmdir(sub);
+	return remove_cgroup(dir);
+}
+
 /* Returns 1 if |answer| starts with the number |n| and a blank. */
 static int
 answer_is(const char *answer, int n)
@@ -1225,8 +1258,9 @@ live_root(const char *t, const char *rel)
 	is_str(read_text(t, "cgroup.procs"), "", "no process is left in it");
 	snprintf(sub, sizeof(sub), "%s/call", t);
 	ok(mkdir(sub, 0755) == 0 && lists(read_text(sub,
-	    "cgroup.controllers"), "hugetlb") && rmdir(sub) == 0,
-	    "a call's cgroup beside the leaf has the controller");
+	    "cgroup.controllers"), "hugetlb"), "a call's cgroup beside the "
+	    "leaf has the controller");
+	(void)rmdir(sub);
 	snprintf(pid, sizeof(pid), "%ld", (long)kid);
 	ok(write_file(t, "cgroup.procs", pid) != 0 && errno == EBUSY,
 	    "while delegated, the cgroup itself takes no process (EBUSY): "
@@ -1301,6 +1335,7 @@ live_probe(const char *t, const char *rel)
 {
 	struct agent a = { 0, NULL, NULL };
 	char want[PATH_MAX * 2 + 16], leaf[PATH_MAX + 32];
+	char got[PATH_MAX * 3 + 64];
 	struct tc_pids mine;
 	const char *ans;
 	struct stat st;
@@ -1313,7 +1348,9 @@ live_probe(const char *t, const char *rel)
 		return;
 	}
 	v1 = !lists(read_text(t, "cgroup.controllers"), "pids");
-	ans = agent_ask(&a, "probe");
+	snprintf(got, sizeof(got), "%s", agent_ask(&a, "probe"));
+	ans = got;
+	(void)agent_ask(&a, "close");
 	if (v1) {
 		/* What this process, in the hierarchy's root, finds: the
 		 * same, found the same way as before. */
@@ -1334,6 +1371,93 @@ live_probe(const char *t, const char *rel)
 	}
 	is_str(agent_ask(&a, "where"), rel, "it is where it was");
 	agent_stop(&a);
+}
+
+/* Returns 1 if |answer| ("RC DIR") names a directory of |base|'s
+ * children whose cgroup.subtree_control enables hugetlb. */
+static int
+dir_beside(const char *answer, const char *base)
+{
+	const char *dir = strchr(answer, ' ');
+	size_t n = strlen(base);
+
+	return answer_is(answer, 0) && dir != NULL &&
+	    strncmp(dir + 1, base, n) == 0 && strncmp(dir + 1 + n,
+	    "/toolcell-", 10) == 0 && strchr(dir + 1 + n + 1, '/') == NULL &&
+	    lists(read_text(dir + 1, "cgroup.subtree_control"), "hugetlb");
+}
+
+/*
+ * The server's own steps, with hugetlb for pids: tc_pids_probe_controller()
+ * delegating, tc_pids_open() making its directory beside the leaf,
+ * tc_pids_close() undoing it all; then a second server started in the
+ * leaf, beside which it makes its own, and the first one's close leaving
+ * them both as they are.
+ */
+static void
+live_server(const char *t, const char *rel)
+{
+	struct agent a = { 0, NULL, NULL }, b = { 0, NULL, NULL };
+	char leaf[PATH_MAX + 32], in_leaf[PATH_MAX + 32];
+	char want[PATH_MAX * 2 + 64], adir[PATH_MAX + 64];
+	const char *ans;
+	struct stat st;
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
+	snprintf(in_leaf, sizeof(in_leaf), "%s/%s", rel, TC_PIDS_LEAF);
+	if (agent_start(&a, t) != 0) {
+		ok(0, "an agent in %s", t);
+		goto out;
+	}
+	ans = agent_ask(&a, "probe hugetlb");
+	snprintf(want, sizeof(want), "1 2 1 %s|%s|the cgroup v2 '%s' is "
+	    "delegated to this server", leaf, t, t);
+	ok(strncmp(ans, want, strlen(want)) == 0, "the probe, alone in a "
+	    "cgroup offering hugetlb: v2, moved, said (%s)", ans);
+	is_str(agent_ask(&a, "where"), in_leaf, "it is in its leaf");
+	ans = agent_ask(&a, "open");
+	ok(dir_beside(ans, t), "opened: its directory beside the leaf, "
+	    "giving the controller to the calls' cgroups (%s)", ans);
+	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	(void)agent_ask(&a, "forkclose");
+	ok(strcmp(agent_ask(&a, "where"), in_leaf) == 0 &&
+	    stat(adir, &st) == 0, "a forked copy's close undoes nothing");
+	(void)agent_ask(&a, "close");
+	ok(stat(adir, &st) != 0 && errno == ENOENT, "closed: its directory "
+	    "is gone");
+	is_str(agent_ask(&a, "where"), rel, "it moved back");
+	ok(stat(leaf, &st) != 0 && errno == ENOENT && !lists(read_text(t,
+	    "cgroup.subtree_control"), "hugetlb"), "the leaf is gone and "
+	    "the controller off: the cgroup as it was found");
+
+	/* Two servers. */
+	ans = agent_ask(&a, "probe hugetlb");
+	ok(strncmp(ans, "1 2 1 ", 6) == 0, "the first delegates again (%s)",
+	    ans);
+	ans = agent_ask(&a, "open");
+	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	if (!dir_beside(ans, t) || agent_start(&b, leaf) != 0) {
+		ok(0, "a second server in the leaf (%s)", ans);
+		goto out;
+	}
+	ans = agent_ask(&b, "probe hugetlb");
+	snprintf(want, sizeof(want), "1 2 0 %s|%s|this server started in "
+	    "the leaf", leaf, t);
+	ok(strncmp(ans, want, strlen(want)) == 0, "a second server started "
+	    "in the leaf: v2, beside it, not moved (%s)", ans);
+	ans = agent_ask(&b, "open");
+	ok(dir_beside(ans, t), "its directory beside the leaf too (%s)", ans);
+	(void)agent_ask(&a, "close");
+	ok(stat(adir, &st) != 0 && strcmp(agent_ask(&a, "where"), in_leaf) ==
+	    0 && lists(read_text(t, "cgroup.subtree_control"), "hugetlb"),
+	    "the first one's close removes its directory and leaves the "
+	    "rest: the second is in the leaf");
+	(void)agent_ask(&b, "close");
+out:
+	agent_stop(&b);
+	agent_stop(&a);
+	(void)remove_cgroup(leaf);
+	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
 }
 
 /* As a normal user, in a cgroup handed over to it (|t|) and in one that
@@ -1445,11 +1569,12 @@ test_live_v2(void)
 	ok(lists(read_text(t, "cgroup.controllers"), "hugetlb"), "%s, fresh, "
 	    "offers hugetlb", t);
 	live_root(t, t + strlen(root));
+	live_server(t, t + strlen(root));
 	live_probe(t, t + strlen(root));
 	live_user(u, u + strlen(root), w, w + strlen(root));
 out:
-	ok(remove_cgroup(t) == 0 && remove_cgroup(u) == 0 &&
-	    remove_cgroup(w) == 0, "the test cgroups removed");
+	ok(remove_test_cgroup(t) == 0 && remove_test_cgroup(u) == 0 &&
+	    remove_test_cgroup(w) == 0, "the test cgroups removed");
 	if (enabled && write_file(root, "cgroup.subtree_control",
 	    "-hugetlb") != 0) {
 		printf("# hugetlb left enabled below %s: %s\n", root,
