@@ -21,6 +21,22 @@
 /* What tc_pids_open() made, for tc_pids_current(). */
 static const struct tc_pids *opened;
 
+/*
+ * The server that the probe moved into a leaf, and its directory, as
+ * tc_pids_close() would undo them, for an exit() that skips
+ * tc_pids_close() (tc_fatal(): a start refused once the sandbox is
+ * prepared).  Copies, not a pointer to the caller's struct, which an
+ * exit after main() has returned would outlive.
+ */
+static struct {
+	pid_t	moved;		/* 0: nothing to undo */
+	char	base[PATH_MAX];
+	char	controller[16];
+	char	dir[PATH_MAX];
+} at_exit;
+
+static void	keep_for_exit(const struct tc_pids *);
+
 /* Returns 1 if the list |list| (|n| bytes, words separated by |sep|)
  * holds |word|. */
 static int
@@ -694,6 +710,7 @@ v2(struct tc_pids *p)
 		snprintf(p->base, sizeof(p->base), "%s", p->home);
 		memcpy(p->home, leaf, strlen(leaf) + 1);
 		p->moved = getpid();
+		keep_for_exit(p);
 		snprintf(p->note, sizeof(p->note), "the cgroup v2 '%s' is "
 		    "delegated to this server: it moved into its leaf '%s', "
 		    "and the calls' pids cgroups go beside it", p->base,
@@ -915,12 +932,44 @@ unmove(struct tc_pids *p)
 {
 	struct tc_diag d = { "", 0 };
 
-	if (p->moved != 0 && p->moved == getpid())
+	if (p->moved != 0 && p->moved == getpid()) {
 		(void)tc_pids_undelegate(p->base, p->controller, tc_pids_own,
-		    NULL,
-		    &d);
+		    NULL, &d);
+		at_exit.moved = 0;
+	}
 	p->moved = 0;
 	return TC_ESYS;
+}
+
+/* At exit(), in a server still in its leaf (no tc_pids_close()): what
+ * tc_pids_close() does, from the copies.  Nothing in a forked process. */
+static void
+undo_at_exit(void)
+{
+	struct tc_diag d = { "", 0 };
+
+	if (at_exit.moved == 0 || at_exit.moved != getpid())
+		return;
+	at_exit.moved = 0;
+	if (at_exit.dir[0] != '\0')
+		remove_dir(at_exit.dir);
+	(void)tc_pids_undelegate(at_exit.base, at_exit.controller,
+	    tc_pids_own, NULL, &d);
+}
+
+/* Keeps what undo_at_exit() needs of |p|, which just moved. */
+static void
+keep_for_exit(const struct tc_pids *p)
+{
+	static int registered;
+
+	if (!registered && atexit(undo_at_exit) == 0)
+		registered = 1;
+	snprintf(at_exit.base, sizeof(at_exit.base), "%s", p->base);
+	snprintf(at_exit.controller, sizeof(at_exit.controller), "%s",
+	    p->controller);
+	at_exit.dir[0] = '\0';
+	at_exit.moved = p->moved;
 }
 
 int
@@ -971,6 +1020,8 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 	p->max = tc_pids_max(nproc);
 	p->owner = getpid();
 	opened = p;
+	if (p->moved != 0 && p->moved == at_exit.moved)
+		snprintf(at_exit.dir, sizeof(at_exit.dir), "%s", p->dir);
 	return 0;
 }
 
@@ -982,6 +1033,8 @@ tc_pids_close(struct tc_pids *p)
 	/* Only the server that made it removes it (a process forked from
 	 * it that releases its copy of the sandbox does not). */
 	if (p->dir[0] != '\0' && p->owner == getpid()) {
+		if (p->moved != 0 && p->moved == at_exit.moved)
+			at_exit.dir[0] = '\0';
 		/* A call's cgroup is left only by a keeper killed before it
 		 * could remove it; the processes in it are dead by now, or
 		 * the rmdir fails (EBUSY) and it stays. */

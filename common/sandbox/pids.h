@@ -76,10 +76,13 @@
  * (tc_pids_reaped(), tc_pids_retry()), not only at its end.
  *
  * A server that moved itself into its leaf moves back at its end
- * (tc_pids_close()), so that the delegated cgroup is left as it was found
- * and its manager may place processes in it again (systemd's ExecReload=,
- * a container's exec; while the server runs, they are refused: its
- * processes live in the leaf, as the no-internal-process rule asks).
+ * (tc_pids_close(); or, where an exit() skips that, as a start refused
+ * once the sandbox is prepared does, at exit: an atexit(3) handler, in
+ * the server's own pid only), so that the delegated cgroup is left as it
+ * was found and its manager may place processes in it again (systemd's
+ * ExecReload=, a container's exec; while the server runs, they are
+ * refused: its processes live in the leaf, as the no-internal-process
+ * rule asks).
  * Once its directory is gone, and if the leaf holds only the server and
  * its own children, it disables pids there, moves them back, and removes
  * the leaf (which cannot be removed while the server is in it).  Where it

@@ -1018,7 +1018,9 @@ own_v2(char *out, size_t len)
  * tc_pids_probe_controller() of C, kept: "RET KIND MOVED HOME|BASE|NOTE"),
  * "open" (tc_pids_open() of what it keeps, limit 4: "RC DIR"), "close"
  * (tc_pids_close(): "0"), "forkclose" (the same in a forked copy: "0"),
- * "nobody" (become uid and gid 65534: "0"), "quit".
+ * "nobody" (become uid and gid 65534: "0"), "exit" (exit(1), as a start
+ * refused once the sandbox is prepared: no answer, no tc_pids_close()),
+ * "quit".
  */
 static void __attribute__((__noreturn__))
 agent_main(FILE *in, FILE *out)
@@ -1080,6 +1082,8 @@ agent_main(FILE *in, FILE *out)
 			while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
 				;
 			fprintf(out, "0\n");
+		} else if (strcmp(line, "exit") == 0) {
+			exit(1);
 		} else if (strcmp(line, "nobody") == 0) {
 			fprintf(out, "%d\n", setgroups(0, NULL) == 0 &&
 			    setgid(65534) == 0 && setuid(65534) == 0 ? 0 : -1);
@@ -1460,6 +1464,52 @@ out:
 	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
 }
 
+/*
+ * A server that exits without tc_pids_close() (tc_fatal(): a start refused
+ * once the sandbox is prepared, --check with an error) leaves the cgroup
+ * as it found it all the same: its directory gone, it and its child
+ * back, the leaf removed, the controller off.
+ */
+static void
+live_exit(const char *t, const char *rel)
+{
+	struct agent a = { 0, NULL, NULL };
+	char leaf[PATH_MAX + 32], adir[PATH_MAX + 64] = "";
+	const char *ans;
+	struct stat st;
+	pid_t kid;
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
+	if (agent_start(&a, t) != 0) {
+		ok(0, "an agent in %s", t);
+		goto out;
+	}
+	kid = (pid_t)strtol(agent_ask(&a, "fork"), NULL, 10);
+	ans = agent_ask(&a, "probe hugetlb");
+	ok(strncmp(ans, "1 2 1 ", 6) == 0, "a server with a child delegates "
+	    "(%s)", ans);
+	ans = agent_ask(&a, "open");
+	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	ok(dir_beside(ans, t), "and opens (%s)", ans);
+	(void)agent_ask(&a, "exit");
+	while (waitpid(a.pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	ok(stat(adir, &st) != 0 && errno == ENOENT, "exited without its "
+	    "close: its directory is gone all the same");
+	ok(kid > 0 && strcmp(v2_of(kid), rel) == 0, "its child is back in "
+	    "%s (%s)", rel, v2_of(kid));
+	ok(stat(leaf, &st) != 0 && errno == ENOENT && !lists(read_text(t,
+	    "cgroup.subtree_control"), "hugetlb"), "the leaf is gone and the "
+	    "controller off: the cgroup as it was found");
+out:
+	/* Its group: the child too, which outlived it. */
+	agent_stop(&a);
+	if (adir[0] == '/')
+		(void)rmdir(adir);
+	(void)remove_cgroup(leaf);
+	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+}
+
 /* As a normal user, in a cgroup handed over to it (|t|) and in one that
  * was not (|u|). */
 static void
@@ -1570,6 +1620,7 @@ test_live_v2(void)
 	    "offers hugetlb", t);
 	live_root(t, t + strlen(root));
 	live_server(t, t + strlen(root));
+	live_exit(t, t + strlen(root));
 	live_probe(t, t + strlen(root));
 	live_user(u, u + strlen(root), w, w + strlen(root));
 out:
