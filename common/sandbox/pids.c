@@ -499,6 +499,37 @@ move_ours(const char *from, const char *to, tc_pids_ours_fn *ours,
 	return 0;
 }
 
+/*
+ * Returns 1 if cgroup |dir|'s cgroup.procs, read in full, lists only
+ * processes |ours| calls the server's own; else 0, with the first that is
+ * not in *|bad| (-1: the list could not be read in full).
+ */
+static int
+only_ours(const char *dir, tc_pids_ours_fn *ours, void *ctx, long *bad)
+{
+	char procs[PATH_MAX + 32], list[4096];
+
+	*bad = -1;
+	if (snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir) >=
+	    (int)sizeof(procs) || read_small(procs, list, sizeof(list)) != 0 ||
+	    strlen(list) == sizeof(list) - 1)
+		return 0;
+	return all_ours(list, ours, ctx, bad);
+}
+
+/* What only_ours() found of |bad|, into |buf|: "pid 812". */
+static const char *
+bad_str(long bad, char *buf, size_t len)
+{
+	if (bad > 0)
+		snprintf(buf, len, "pid %ld", bad);
+	else if (bad == 0)
+		snprintf(buf, len, "of another PID namespace");
+	else
+		snprintf(buf, len, "its cgroup.procs not read in full");
+	return buf;
+}
+
 /* The path of |cg|'s leaf into |out|.  Returns 0 or -1 (too long). */
 static int
 leaf_of(const char *cg, char *out, size_t len)
@@ -514,7 +545,7 @@ int
 tc_pids_delegate(const char *cg, const char *controller,
     tc_pids_ours_fn *ours, void *ctx, struct tc_diag *d)
 {
-	char leaf[PATH_MAX + 32];
+	char leaf[PATH_MAX + 32], what[64];
 	long bad;
 	int made;
 
@@ -528,6 +559,13 @@ tc_pids_delegate(const char *cg, const char *controller,
 	else
 		return tc_diag_errno(d, TC_ESYS, "cannot make the leaf '%s'",
 		    leaf);
+	/* One of that name already there (left by a server killed, or made
+	 * by another) is taken only if it holds nothing but our own: the
+	 * leaf is shared with no one. */
+	if (!made && !only_ours(leaf, ours, ctx, &bad))
+		return tc_diag(d, TC_ESYS, "the leaf '%s' is already there and "
+		    "may hold a process that is not this server's own (%s)",
+		    leaf, bad_str(bad, what, sizeof(what)));
 	if (move_ours(cg, leaf, ours, ctx, &bad) != 0) {
 		(void)tc_diag_errno(d, TC_ESYS, "cannot move pid %ld into "
 		    "'%s'", bad, leaf);
@@ -552,17 +590,15 @@ int
 tc_pids_undelegate(const char *cg, const char *controller,
     tc_pids_ours_fn *ours, void *ctx, struct tc_diag *d)
 {
-	char leaf[PATH_MAX + 32], procs[PATH_MAX + 64], list[4096];
+	char leaf[PATH_MAX + 32], what[64];
 	long bad;
 
 	if (leaf_of(cg, leaf, sizeof(leaf)) != 0)
 		return tc_diag_errno(d, TC_ESYS, "no leaf in '%s'", cg);
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", leaf);
-	if (read_small(procs, list, sizeof(list)) != 0)
-		return tc_diag_errno(d, TC_ESYS, "cannot read '%s'", procs);
-	if (!all_ours(list, ours, ctx, &bad))
-		return tc_diag(d, TC_ESYS, "'%s' holds a process that is not "
-		    "this server's own (pid %ld): left as it is", leaf, bad);
+	if (!only_ours(leaf, ours, ctx, &bad))
+		return tc_diag(d, TC_ESYS, "'%s' may hold a process that is "
+		    "not this server's own (%s): left as it is", leaf,
+		    bad_str(bad, what, sizeof(what)));
 	/* No process may be in |cg| while it gives its children a
 	 * controller: first the controller, then the moves.  Refused
 	 * while a cgroup below still uses it (another server's). */

@@ -239,7 +239,9 @@ int	tc_pids_own(long id, void *ctx);
 /*
  * Moves the calling process, then every process of cgroup v2 directory
  * |cg| that |ours| calls the server's own, into |cg|/TC_PIDS_LEAF (made
- * unless there), then enables |controller| for |cg|'s children
+ * unless there; one already there is taken only where its cgroup.procs,
+ * read in full, lists nothing but the server's own, else nothing is
+ * done), then enables |controller| for |cg|'s children
  * ("+CONTROLLER" to its cgroup.subtree_control), which the kernel
  * refuses while any process is left in |cg|.  Checks nothing else
  * (tc_pids_way() decided).  On any failure, undoes what it did (moves

@@ -1325,9 +1325,36 @@ live_root(const char *t, const char *rel)
 	ans = agent_ask(&a, cmd);
 	ok(answer_is(ans, 0) && strcmp(v2_of(a.pid), rel) == 0,
 	    "once the other is gone, the undo is done: %s", ans);
+
+	/* A leaf of that name already there (left, or made by another),
+	 * holding a process that is not its own: not to be shared. */
+	if (mkdir(leaf, 0755) != 0 || agent_start(&b, leaf) != 0) {
+		ok(0, "an agent in a leaf made by hand");
+		goto out;
+	}
+	snprintf(cmd, sizeof(cmd), "give %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	snprintf(pid, sizeof(pid), "(pid %ld)", (long)b.pid);
+	ok(answer_is(ans, TC_ESYS) && strstr(ans, pid) != NULL,
+	    "a leaf already there holding another process: refused (%s)",
+	    ans);
+	ok(strcmp(v2_of(a.pid), rel) == 0 && strcmp(v2_of(kid), rel) == 0 &&
+	    !lists(read_text(t, "cgroup.subtree_control"), "hugetlb") &&
+	    stat(leaf, &st) == 0, "nothing moved, no controller enabled, the "
+	    "leaf it did not make left");
+	agent_stop(&b);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0) && strcmp(v2_of(a.pid), in_leaf) == 0,
+	    "the same leaf, empty: taken (%s)", ans);
+	snprintf(cmd, sizeof(cmd), "take %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0) && strcmp(v2_of(a.pid), rel) == 0,
+	    "and given back (%s)", ans);
 out:
 	agent_stop(&b);
 	agent_stop(&a);
+	(void)remove_cgroup(leaf);
+	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
 }
 
 /* The probe of a process alone in cgroup |t| (relative |rel|), which
