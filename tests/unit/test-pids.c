@@ -1030,7 +1030,8 @@ agent_main(FILE *in, FILE *out)
 	struct tc_cgroup_text *t = malloc(sizeof(*t));
 	struct tc_cgroup_view v;
 	struct tc_pids p;
-	pid_t kid;
+	pid_t kid, kids[8];
+	size_t nkids = 0, i;
 	int rc;
 
 	while (fgets(line, sizeof(line), in) != NULL) {
@@ -1059,6 +1060,8 @@ agent_main(FILE *in, FILE *out)
 				pause();
 				_exit(0);
 			}
+			if (kid > 0 && nkids < TC_NITEMS(kids))
+				kids[nkids++] = kid;
 			fprintf(out, "%ld\n", (long)kid);
 		} else if (strcmp(line, "where") == 0) {
 			fprintf(out, "%s\n", v2_of(getpid()));
@@ -1091,13 +1094,19 @@ agent_main(FILE *in, FILE *out)
 			break;
 		fflush(out);
 	}
-	/* Its children go with it. */
-	kill(0, SIGKILL);
+	/* Its children go with it, reaped: out of their cgroup before the
+	 * test goes on (a process killed may still be in it a while). */
+	for (i = 0; i < nkids; i++) {
+		if (kill(kids[i], SIGKILL) != 0)
+			continue;	/* not to wait for forever */
+		while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
 	_exit(0);
 }
 
-/* Starts an agent in cgroup |dir| (its own process group, for its
- * children to die with it).  Returns 0 or -1. */
+/* Starts an agent in cgroup |dir|, in its own process group.  Returns 0
+ * or -1. */
 static int
 agent_start(struct agent *a, const char *dir)
 {
@@ -1146,12 +1155,36 @@ agent_stop(struct agent *a)
 {
 	if (a->pid <= 0)
 		return;
+	/* At the end of its input it kills and reaps its children, then
+	 * exits: once it is reaped, none of them is left. */
 	fclose(a->to);
 	fclose(a->from);
-	kill(-a->pid, SIGKILL);
 	while (waitpid(a->pid, NULL, 0) < 0 && errno == EINTR)
 		;
 	a->pid = 0;
+}
+
+/* Kills process |pid|, which is not ours to reap, and waits until it has
+ * left cgroup |dir| (a process killed may still be in it a while). */
+static void
+kill_out_of(const char *dir, pid_t pid)
+{
+	char want[32];
+	const char *procs;
+	int i;
+
+	if (pid <= 0 || kill(pid, SIGKILL) != 0)
+		return;
+	/* "\nPID\n", its line; the first line is matched without the
+	 * newline before it. */
+	snprintf(want, sizeof(want), "\n%ld\n", (long)pid);
+	for (i = 0; i < 500; i++) {
+		procs = read_text(dir, "cgroup.procs");
+		if (strncmp(procs, want + 1, strlen(want + 1)) != 0 &&
+		    strstr(procs, want) == NULL)
+			return;
+		usleep(10000);
+	}
 }
 
 /* Removes cgroup |dir| once the processes killed in it are gone. */
@@ -1504,7 +1537,7 @@ live_exit(const char *t, const char *rel)
 	char leaf[PATH_MAX + 32], adir[PATH_MAX + 64] = "";
 	const char *ans;
 	struct stat st;
-	pid_t kid;
+	pid_t kid = -1;
 
 	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
 	if (agent_start(&a, t) != 0) {
@@ -1529,8 +1562,9 @@ live_exit(const char *t, const char *rel)
 	    "cgroup.subtree_control"), "hugetlb"), "the leaf is gone and the "
 	    "controller off: the cgroup as it was found");
 out:
-	/* Its group: the child too, which outlived it. */
 	agent_stop(&a);
+	/* The child, which outlived it, is no longer its to reap. */
+	kill_out_of(t, kid);
 	if (adir[0] == '/')
 		(void)rmdir(adir);
 	(void)remove_cgroup(leaf);
