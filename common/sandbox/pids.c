@@ -382,8 +382,9 @@ tc_pids_way(const struct tc_cgroup_view *v, const char *controller,
 	 * where systemd says so (Delegate=yes sets the mark). */
 	if (unit_name(v->name) && !v->marked) {
 		snprintf(why, len, "it is a systemd unit's cgroup not "
-		    "delegated to it (no Delegate=yes: no trusted.delegate or "
-		    "user.delegate mark)");
+		    "marked delegated (no trusted.delegate or user.delegate: "
+		    "no Delegate=yes, or a user manager's unit, which it never "
+		    "marks)");
 		return TC_PIDS_WAY_NONE;
 	}
 	if (!v->writable || !v->subtree_writable) {

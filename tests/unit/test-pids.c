@@ -166,10 +166,16 @@ static const struct way_case {
 	    "cpu memory pids\n", "\n", "1402\n1530\n2001\n",
 	    "1402\n1530\n2001\n", 1, 1, 1, 0, { 2001 }, "pids",
 	    TC_PIDS_WAY_NONE, "no Delegate=yes" },
-	{ "a scope with Delegate=yes under the user's manager "
-	    "(systemd-run --user --scope -p Delegate=yes)", "run-r3b2.scope",
+	{ "a scope with Delegate=yes of the system manager (systemd-run "
+	    "--scope -p Delegate=yes), marked", "run-r3b2.scope",
 	    "domain\n", "cpu memory pids\n", "\n", "2250\n", "2250\n", 1,
 	    1, 1, 1, { 2250 }, "pids", TC_PIDS_WAY_MOVE, NULL },
+	{ "a scope with Delegate=yes under a user's manager (systemd-run "
+	    "--user --scope -p Delegate=yes), which marks none: its user may "
+	    "write it as every unit of its manager", "run-r3b2.scope",
+	    "domain\n", "cpu memory pids\n", "\n", "2250\n", "2250\n", 1,
+	    1, 1, 0, { 2250 }, "pids", TC_PIDS_WAY_NONE,
+	    "a user manager's unit" },
 	{ "the same, marked but its cgroup.subtree_control not handed "
 	    "over", "run-r3b2.scope", "domain\n", "cpu memory pids\n",
 	    "\n", "2250\n", "2250\n", 1, 0, 1, 1, { 2250 }, "pids",
