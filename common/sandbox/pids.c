@@ -16,6 +16,7 @@
 #include <sys/xattr.h>
 #include <unistd.h>
 
+#include "base/proc.h"
 #include "sandbox/pids.h"
 
 /* What tc_pids_open() made, for tc_pids_current(). */
@@ -238,21 +239,6 @@ write_at(const char *dir, const char *name, const char *text)
 	return 0;
 }
 
-/* Returns 1 if /proc shows the processes of our own PID namespace (its
- * "self" is our pid there): only then does /proc/PID name the process
- * that kill(PID) reaches. */
-static int
-proc_is_ours(void)
-{
-	char link[32];
-	ssize_t n;
-
-	if ((n = readlink("/proc/self", link, sizeof(link) - 1)) <= 0)
-		return 0;
-	link[n] = '\0';
-	return strtol(link, NULL, 10) == (long)getpid();
-}
-
 /* Returns 1 if the server may make cgroups in |home| and move into and
  * out of it, as its effective ids. */
 static int
@@ -430,7 +416,7 @@ tc_pids_own(long id, void *ctx)
 	if (id == me)
 		return 1;
 	/* Only where /proc/ID is the id that cgroup.procs shows us. */
-	if (id <= 0 || !proc_is_ours())
+	if (id <= 0 || !tc_proc_is_ours())
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/status", id);
 	if (read_small(path, status, sizeof(status)) != 0)
@@ -844,82 +830,13 @@ remove_dir(const char *dir)
 	(void)rmdir(dir);
 }
 
-/*
- * Who a process is, for the name of a server's directory: its PID
- * namespace (the inode of /proc/self/ns/pid), its pid there and its start
- * time (field 22 of /proc/PID/stat, in clock ticks since boot), so that
- * neither a server in another PID namespace nor a later process given a
- * dead server's pid has the same name.
- */
-struct who {
-	unsigned long long ns;
-	long		   pid;
-	unsigned long long start;
-};
-
-/* Reads the start time of process |pid| (0: ourselves) from /proc into
- * *|start|.  Returns 0 or -1. */
-static int
-start_time(long pid, unsigned long long *start)
-{
-	char path[64], buf[1024], *p, *end;
-	int i;
-
-	if (pid == 0)
-		snprintf(path, sizeof(path), "/proc/self/stat");
-	else
-		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if (read_small(path, buf, sizeof(buf)) != 0)
-		return -1;
-	/* "PID (COMM) STATE PPID ...": the name may hold anything, so
-	 * count from its last ')'; the state is field 3. */
-	if ((p = strrchr(buf, ')')) == NULL)
-		return -1;
-	for (p++, i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	if (p == NULL)
-		return -1;
-	errno = 0;
-	*start = strtoull(p + 1, &end, 10);
-	return errno != 0 || end == p + 1 || *end != ' ' ? -1 : 0;
-}
-
-/* Fills |w| for the calling process.  Returns 0 or -1. */
-static int
-who_am_i(struct who *w)
-{
-	struct stat st;
-
-	if (stat("/proc/self/ns/pid", &st) != 0 ||
-	    start_time(0, &w->start) != 0)
-		return -1;
-	w->ns = (unsigned long long)st.st_ino;
-	w->pid = (long)getpid();
-	return 0;
-}
-
 /* Parses a server's directory name "toolcell-NS-PID-START" into |w|.
  * Returns 1 if it is one. */
 static int
-parse_name(const char *name, struct who *w)
+parse_name(const char *name, struct tc_proc_id *w)
 {
-	const char *p = name + 9;
-	char *end;
-
-	if (strncmp(name, "toolcell-", 9) != 0)
-		return 0;
-	if (!isdigit((unsigned char)*p))
-		return 0;
-	errno = 0;
-	w->ns = strtoull(p, &end, 10);
-	if (errno != 0 || *end != '-' || !isdigit((unsigned char)end[1]))
-		return 0;
-	w->pid = strtol(end + 1, &end, 10);
-	if (errno != 0 || *end != '-' || !isdigit((unsigned char)end[1]) ||
-	    w->pid <= 0 || w->pid > INT_MAX)
-		return 0;
-	w->start = strtoull(end + 1, &end, 10);
-	return errno == 0 && *end == '\0';
+	return strncmp(name, "toolcell-", 9) == 0 &&
+	    tc_proc_id_parse(name + 9, '\0', w) != NULL;
 }
 
 /*
@@ -931,30 +848,18 @@ parse_name(const char *name, struct who *w)
  * nothing here.  |me| is the calling server.
  */
 static void
-sweep(const char *home, const struct who *me)
+sweep(const char *home, const struct tc_proc_id *me)
 {
 	char dir[PATH_MAX + 32];
-	unsigned long long start;
+	struct tc_proc_id w;
 	struct dirent *de;
-	struct who w;
-	int ours = proc_is_ours();
 	DIR *d;
 
 	if ((d = opendir(home)) == NULL)
 		return;
 	while ((de = readdir(d)) != NULL) {
-		if (!parse_name(de->d_name, &w) || w.ns != me->ns)
+		if (!parse_name(de->d_name, &w) || !tc_proc_gone(&w, me))
 			continue;
-		if (w.pid == me->pid) {
-			if (w.start == me->start)
-				continue;	/* ours: tc_pids_open() */
-		} else if (kill((pid_t)w.pid, 0) == 0 || errno != ESRCH) {
-			/* Alive (or another user's): the same process only
-			 * if it started when the name says. */
-			if (!ours || start_time(w.pid, &start) != 0 ||
-			    start == w.start)
-				continue;
-		}
 		if (snprintf(dir, sizeof(dir), "%s/%s", home, de->d_name) <
 		    (int)sizeof(dir))
 			remove_dir(dir);
@@ -1012,17 +917,17 @@ keep_for_exit(const struct tc_pids *p)
 int
 tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 {
-	struct who me;
+	struct tc_proc_id me;
 	int rc;
 
 	if (p->kind == TC_PIDS_NONE)
 		return 0;
-	if (who_am_i(&me) != 0) {
+	if (tc_proc_me(&me) != 0) {
 		(void)tc_diag_errno(d, TC_ESYS, "cannot tell this server's "
 		    "PID namespace and start time from /proc/self");
 		return unmove(p);
 	}
-	if (snprintf(p->dir, sizeof(p->dir), "%s/toolcell-%llu-%ld-%llu",
+	if (snprintf(p->dir, sizeof(p->dir), "%s/toolcell-" TC_PROC_ID_FMT,
 	    p->base, me.ns, me.pid, me.start) >= (int)sizeof(p->dir)) {
 		p->dir[0] = '\0';
 		errno = ENAMETOOLONG;

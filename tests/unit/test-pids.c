@@ -375,16 +375,38 @@ pid_ns(void)
 	    (unsigned long long)st.st_ino : 0;
 }
 
+/* Field 22 of /proc/|pid|/stat, the start time, counted by hand after
+ * the name's last ')'. */
+static unsigned long long
+start_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 2; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
+}
+
 static void
 test_live(void)
 {
 	struct tc_diag d = { "", 0 };
 	char buf[PATH_MAX + 64], call[PATH_MAX + 128], cg[PATH_MAX];
 	char dir[PATH_MAX + 64], other[PATH_MAX + 64], reused[PATH_MAX + 64];
+	char live[PATH_MAX + 64];
 	struct tc_pids p, copy;
 	struct stat st;
 	int n;
-	pid_t pid;
+	pid_t pid, alive;
 
 	if (!tc_pids_probe(&p)) {
 		skip("no pids cgroup this process may write here (not root, "
@@ -413,9 +435,24 @@ test_live(void)
 	snprintf(reused, sizeof(reused), "%s/toolcell-%llu-%ld-1", p.home,
 	    pid_ns(), (long)getppid());
 	ok(mkdir(reused, 0755) == 0, "a reused pid's, %s", reused);
+	/* One of a live server: a child of ours, named with its start
+	 * time as /proc/PID/stat's field 22 says, read here by hand. */
+	if ((alive = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(live, sizeof(live), "%s/toolcell-%llu-%ld-%llu", p.home,
+	    pid_ns(), (long)alive, start_of(alive));
+	ok(alive > 0 && mkdir(live, 0755) == 0, "a live server's, %s", live);
 	if (!is_int(tc_pids_open(&p, 4, &d), 0, "the server's directory is "
 	    "made: %s", d.msg))
 		return;
+	ok(stat(live, &st) == 0, "the live server's is left alone");
+	(void)rmdir(live);
+	if (alive > 0) {
+		kill(alive, SIGKILL);
+		waitpid(alive, NULL, 0);
+	}
 	ok(stat(p.dir, &st) == 0 && S_ISDIR(st.st_mode), "%s exists", p.dir);
 	snprintf(buf, sizeof(buf), "/toolcell-%llu-%ld-", pid_ns(),
 	    (long)getpid());

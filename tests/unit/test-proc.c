@@ -1,0 +1,164 @@
+/*
+ * test-proc.c: who a process is, from /proc (base/proc.h): its start time
+ * is field 22 of /proc/PID/stat, whatever its name holds; a name's
+ * "NS-PID-START" parses; and a process is called gone only when it is.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "base/proc.h"
+#include "tap.h"
+
+/* Field |n| (1-based) of /proc/|pid|/stat, split on blanks after the
+ * name's last ')': read here apart from the code under test. */
+static unsigned long long
+field(pid_t pid, int n)
+{
+	char path[64], buf[1024], *p, *tok, *save = NULL;
+	unsigned long long v = 0;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	if (fgets(buf, sizeof(buf), f) == NULL) {
+		fclose(f);
+		return 0;
+	}
+	fclose(f);
+	if ((p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (i = 3, tok = strtok_r(p + 1, " ", &save); tok != NULL;
+	    i++, tok = strtok_r(NULL, " ", &save))
+		if (i == n) {
+			v = strtoull(tok, NULL, 10);
+			break;
+		}
+	return v;
+}
+
+static void
+test_start(void)
+{
+	unsigned long long start = 0, before;
+	struct tc_proc_id me;
+	int rc, err;
+	char *big;
+
+	is_int(tc_proc_start(0, &start), 0, "our start time is read");
+	before = field(getpid(), 22);
+	ok(before != 0 && start == before, "it is field 22 of /proc/PID/stat "
+	    "(%llu; read apart: %llu; field 23, the size, is %llu)", start,
+	    before, field(getpid(), 23));
+	/* A name with blanks and parentheses shifts no field. */
+	(void)prctl(PR_SET_NAME, "a) (b c) d", 0, 0, 0);
+	is_int(tc_proc_start((long)getpid(), &start), 0, "read again by pid, "
+	    "under a name with ') (' and blanks");
+	ok(start == before, "the same start time: %llu", start);
+	/* Growing changes the size, never the start. */
+	big = mmap(NULL, 64 << 20, PROT_READ | PROT_WRITE,
+	    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	ok(big != MAP_FAILED, "64 MiB mapped");
+	is_int(tc_proc_me(&me), 0, "who we are, read");
+	ok(me.start == before && me.pid == (long)getpid() && me.ns != 0,
+	    "pid %ld, start %llu, namespace %llu", me.pid, me.start, me.ns);
+	if (big != MAP_FAILED)
+		munmap(big, 64 << 20);
+	(void)prctl(PR_SET_NAME, "test-proc", 0, 0, 0);
+	errno = 0;
+	rc = tc_proc_start(999999999, &start);
+	err = errno;
+	ok(rc == -1 && err == ENOENT, "a pid no process has: -1 with errno "
+	    "set (%s)", strerror(err));
+}
+
+static void
+test_parse(void)
+{
+	struct tc_proc_id id;
+	const char *rest;
+
+	rest = tc_proc_id_parse("4026531836-42-777.abc", '.', &id);
+	ok(rest != NULL && strcmp(rest, "abc") == 0, "NS-PID-START.rest: "
+	    "what follows the stop");
+	ok(id.ns == 4026531836ULL && id.pid == 42 && id.start == 777,
+	    "its three numbers");
+	rest = tc_proc_id_parse("1-2-3", '\0', &id);
+	ok(rest != NULL && *rest == '\0', "ended by the string's end");
+	ok(tc_proc_id_parse("1-2-3x", '\0', &id) == NULL, "a tail is not one");
+	ok(tc_proc_id_parse("1-0-3", '\0', &id) == NULL, "pid 0 is not one");
+	ok(tc_proc_id_parse("1-2147483648-3", '\0', &id) == NULL,
+	    "a pid above INT_MAX is not one");
+	ok(tc_proc_id_parse("-1-2-3", '\0', &id) == NULL, "a sign is not one");
+	ok(tc_proc_id_parse("1--2-3", '\0', &id) == NULL, "nor is an empty "
+	    "field");
+	ok(tc_proc_id_parse("99999999999999999999999-2-3", '\0', &id) ==
+	    NULL, "nor a number too big");
+	ok(tc_proc_id_parse("1-2", '\0', &id) == NULL, "two fields are not");
+}
+
+static void
+test_gone(void)
+{
+	struct tc_proc_id me, w;
+	int fds[2];
+	pid_t pid;
+	char c;
+
+	if (tc_proc_me(&me) != 0 || pipe(fds) != 0) {
+		ok(0, "who we are, and a pipe");
+		return;
+	}
+	ok(!tc_proc_gone(&me, &me), "we are not gone");
+	w = me;
+	w.start++;
+	ok(tc_proc_gone(&w, &me), "our pid, another start: gone");
+	/* A live child, which then grows (its size, field 23, changes). */
+	if ((pid = fork()) == 0) {
+		char *m = mmap(NULL, 32 << 20, PROT_READ | PROT_WRITE,
+		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+		close(fds[0]);
+		if (m == MAP_FAILED || write(fds[1], "g", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(fds[1]);
+	ok(read(fds[0], &c, 1) == 1, "the child grew by 32 MiB");
+	close(fds[0]);
+	w.ns = me.ns;
+	w.pid = (long)pid;
+	w.start = field(pid, 22);
+	ok(!tc_proc_gone(&w, &me), "a live child named by its start time "
+	    "(%llu) is not gone", w.start);
+	w.start++;
+	ok(tc_proc_gone(&w, &me) == tc_proc_is_ours(), "named by another "
+	    "start: gone where /proc shows our namespace");
+	w.start--;
+	w.ns++;
+	ok(!tc_proc_gone(&w, &me), "of another namespace: never called gone");
+	w.ns--;
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+	ok(tc_proc_gone(&w, &me), "killed and reaped: gone");
+	ok(tc_proc_is_ours(), "/proc shows our namespace here");
+}
+
+int
+main(void)
+{
+	test_start();
+	test_parse();
+	test_gone();
+	return done_testing();
+}
