@@ -9,6 +9,7 @@
 //   node bench/shell-cpu.mjs [BUILD]          (from the repo root)
 //
 // Environment: CPU_N_ECHO (calls, default 1000), CPU_N_BIG (default 40),
+// CPU_TMPDIR (toolcell-shell's TMPDIR, where its scratch base goes),
 // CPU_SERVERS (toolcell,floor), CPU_ONLY (echo,big), CPU_PARTS=1 (also
 // each long-lived process's own CPU and its reaped children's), CPU_WRAP (a command
 // and its arguments that run the server: `perf record -g -o F --`).  Prints one line per
@@ -47,7 +48,10 @@ fs.mkdirSync(path.join(root, 'home'));
 
 const SIDES = {
 	toolcell: {
-		spawn: { command: ours, args: ['--policy', policy], env: { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home') } },
+		spawn: {
+			command: ours, args: ['--policy', policy],
+			env: { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home'), ...(process.env.CPU_TMPDIR ? { TMPDIR: process.env.CPU_TMPDIR } : {}) },
+		},
 		echo: { argv: ['/bin/echo', 'hi'] },
 		big: { argv: ['/bin/cat', bigPath], max_output_bytes: BIG.length },
 		out: (r) => r.structuredContent?.stdout,
