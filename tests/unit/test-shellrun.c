@@ -1274,6 +1274,46 @@ test_budget(void)
 	got_free(&g);
 }
 
+/*
+ * Output is counted as it comes (shell_run.c, count_some()), and pauses
+ * between a character's bytes make reads that cut it: five two-byte
+ * characters and an ill-formed part (one U+FFFD, three bytes in JSON),
+ * each cut across two reads, then "A".  Counted exactly, 14 bytes, the
+ * stream fits a budget with room for twice that and not one byte less.
+ */
+static void
+test_budget_split(void)
+{
+	static const char script[] =
+	    "for i in 1 2 3 4 5; do printf '\\303'; sleep 0.02; "
+	    "printf '\\251'; sleep 0.02; done; printf '\\342'; sleep 0.02; "
+	    "printf '\\202'; sleep 0.02; printf A";
+	static const char want[] = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xef\xbf\xbd" "A";
+	struct spec sp;
+	struct got g;
+	int room;
+
+	for (room = 28; room >= 27; room--) {
+		spec_sh(&sp, script);
+		/* RESULT_OVERHEAD (1024) and the room for the streams, the
+		 * text's copy and the structured one. */
+		sp.max_result = 1024 + (size_t)room;
+		run_case(&sp, &g);
+		is_int(s_num(&g, "stdout_bytes"), 13, "split characters: "
+		    "13 bytes written");
+		if (room == 28)
+			ok(!s_true(&g, "stdout_truncated") && s_str(&g,
+			    "stdout") != NULL && strcmp(s_str(&g, "stdout"),
+			    want) == 0, "split characters: counted exactly, "
+			    "whole in room for 2 x 14 bytes");
+		else
+			ok(s_true(&g, "stdout_truncated"), "split characters: "
+			    "cut in room for one byte less");
+		got_free(&g);
+	}
+}
+
 static void
 test_many(void)
 {
@@ -1315,6 +1355,7 @@ main(void)
 	test_stream();
 	test_progress();
 	test_budget();
+	test_budget_split();
 	test_view();
 	test_view_binary();
 	test_many();
