@@ -130,8 +130,8 @@
  * escaped as JSON: up to 6 bytes for a control character, 3 for a
  * replaced byte), a longer one once and its view, and with x->binary its
  * base64 besides (and then its string is the view).  So the exact
- * serialized size of each stream is counted, character by character,
- * and when the two do not fit beside RESULT_OVERHEAD bytes of summary,
+ * serialized size of each stream is counted, character by character (as
+ * the output comes, off the path of the answer: count_some()), and when the two do not fit beside RESULT_OVERHEAD bytes of summary,
  * labels and members, each stream is cut further, on a character
  * boundary: the smaller keeps all it can of half the room, the larger the
  * rest.  Such a stream says truncated, with its byte count still exact.
