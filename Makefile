@@ -174,12 +174,13 @@ $(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # The runner's tests (test-shellrun) run toolcell-shell's shell_run.c
-# alone, without the rest of the server.
+# alone, without the rest of the server; poll() and the clock wrapped, so
+# that a case makes the runner late at the one moment it means to.
 $(BUILD)/tests/unit/test-shellrun.o: ALL_CFLAGS += -Iservers/shell
 $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=poll,--wrap=tc_now_ms -o $@ $^ $(LDLIBS)
 
 # The scratch tree's removal (test-shellscratch), with unlinkat() wrapped
 # so that the test changes the tree at the one moment it means to.

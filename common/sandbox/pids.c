@@ -13,12 +13,29 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
 #include "sandbox/pids.h"
 
 /* What tc_pids_open() made, for tc_pids_current(). */
 static const struct tc_pids *opened;
+
+/*
+ * The server that the probe moved into a leaf, and its directory, as
+ * tc_pids_close() would undo them, for an exit() that skips
+ * tc_pids_close() (tc_fatal(): a start refused once the sandbox is
+ * prepared).  Copies, not a pointer to the caller's struct, which an
+ * exit after main() has returned would outlive.
+ */
+static struct {
+	pid_t	moved;		/* 0: nothing to undo */
+	char	base[PATH_MAX];
+	char	controller[16];
+	char	dir[PATH_MAX];
+} at_exit;
+
+static void	keep_for_exit(const struct tc_pids *);
 
 /* Returns 1 if the list |list| (|n| bytes, words separated by |sep|)
  * holds |word|. */
@@ -33,6 +50,23 @@ has_word(const char *list, size_t n, char sep, const char *word)
 		if (k == w && memcmp(list, word, w) == 0)
 			return 1;
 		list += k < n ? k + 1 : k;
+		n -= k < n ? k + 1 : k;
+	}
+	return 0;
+}
+
+/* Returns 1 if path |p| (|n| bytes) has a ".." component. */
+static int
+dotdot(const char *p, size_t n)
+{
+	size_t k;
+
+	while (n > 0) {
+		for (k = 0; k < n && p[k] != '/'; k++)
+			;
+		if (k == 2 && p[0] == '.' && p[1] == '.')
+			return 1;
+		p += k < n ? k + 1 : k;
 		n -= k < n ? k + 1 : k;
 	}
 	return 0;
@@ -59,7 +93,11 @@ own_path(const char *text, enum tc_pids_kind kind, const char **path,
 		    ',', "pids")) {
 			*path = c2 + 1;
 			*plen = (size_t)(eol - c2 - 1);
-			return *plen > 0 && **path == '/';
+			/* A process outside its cgroup namespace's root
+			 * sees paths from "/..", which no mount of ours
+			 * shows. */
+			return *plen > 0 && **path == '/' &&
+			    !dotdot(*path, *plen);
 		}
 	}
 	return 0;
@@ -200,6 +238,21 @@ write_at(const char *dir, const char *name, const char *text)
 	return 0;
 }
 
+/* Returns 1 if /proc shows the processes of our own PID namespace (its
+ * "self" is our pid there): only then does /proc/PID name the process
+ * that kill(PID) reaches. */
+static int
+proc_is_ours(void)
+{
+	char link[32];
+	ssize_t n;
+
+	if ((n = readlink("/proc/self", link, sizeof(link) - 1)) <= 0)
+		return 0;
+	link[n] = '\0';
+	return strtol(link, NULL, 10) == (long)getpid();
+}
+
 /* Returns 1 if the server may make cgroups in |home| and move into and
  * out of it, as its effective ids. */
 static int
@@ -211,14 +264,525 @@ writable(const char *home)
 	return eaccess(home, W_OK | X_OK) == 0 && eaccess(procs, W_OK) == 0;
 }
 
+/* Returns 1 if the first line of |text| (NULL: none), words separated by
+ * blanks, holds |word|. */
+static int
+listed(const char *text, const char *word)
+{
+	return text != NULL && has_word(text, strcspn(text, "\n"), ' ', word);
+}
+
+/*
+ * Returns 1 if every line of |list| (NULL: unread) is the id of a process
+ * or thread that |ours| calls the server's own; else 0, with the first
+ * that is not in *|other| (0: one of another PID namespace; -1: a line
+ * that is no id).
+ */
+static int
+all_ours(const char *list, tc_pids_ours_fn *ours, void *ctx, long *other)
+{
+	const char *c = list;
+	char *end;
+	long id;
+
+	*other = -1;
+	if (list == NULL)
+		return 0;
+	while (*c != '\0') {
+		if (*c == '\n') {
+			c++;
+			continue;
+		}
+		if (!isdigit((unsigned char)*c))
+			return 0;
+		errno = 0;
+		id = strtol(c, &end, 10);
+		if (errno != 0 || (*end != '\n' && *end != '\0'))
+			return 0;
+		if (id <= 0 || !ours(id, ctx)) {
+			*other = id;
+			return 0;
+		}
+		c = end;
+	}
+	return 1;
+}
+
+/* Writes to |why| that |list|'s process or thread |other| is not ours. */
+static void
+not_ours(char *why, size_t len, const char *what, long other)
+{
+	if (other > 0)
+		snprintf(why, len, "it holds other %s (%s %ld), not this "
+		    "server's own", what, what[0] == 'p' ? "pid" : "tid",
+		    other);
+	else if (other == 0)
+		snprintf(why, len, "it holds other %s, of another PID "
+		    "namespace", what);
+	else
+		snprintf(why, len, "its %s could not be read in full", what);
+}
+
+/* Returns 1 if cgroup name |name| is a systemd service's or scope's. */
+static int
+unit_name(const char *name)
+{
+	size_t n = name != NULL ? strlen(name) : 0;
+
+	return (n > 8 && strcmp(name + n - 8, ".service") == 0) ||
+	    (n > 6 && strcmp(name + n - 6, ".scope") == 0);
+}
+
+enum tc_pids_way
+tc_pids_way(const struct tc_cgroup_view *v, const char *controller,
+    tc_pids_ours_fn *ours, void *ctx, char *why, size_t len)
+{
+	size_t n;
+	long other;
+
+	if (len > 0)
+		why[0] = '\0';
+	/* Only a plain "domain" cgroup: a threaded one, or the root of
+	 * threaded ones, holds threads whose processes' other threads may
+	 * be elsewhere, and a "domain invalid" one takes no process. */
+	if (v->type != NULL && (strcspn(v->type, "\n") != 6 ||
+	    strncmp(v->type, "domain", 6) != 0)) {
+		n = strcspn(v->type, "\n");
+		snprintf(why, len, "it is a cgroup of type '%.*s', not "
+		    "'domain'", (int)(n < 32 ? n : 32), v->type);
+		return TC_PIDS_WAY_NONE;
+	}
+	if (listed(v->subtree, controller)) {
+		if (v->writable)
+			return TC_PIDS_WAY_HERE;
+		snprintf(why, len, "this server may not make cgroups in it");
+		return TC_PIDS_WAY_NONE;
+	}
+	if (!listed(v->controllers, controller)) {
+		snprintf(why, len, "%s is not among its controllers "
+		    "(cgroup.controllers)", controller);
+		return TC_PIDS_WAY_NONE;
+	}
+	/* A second server, started from a process in a server's leaf:
+	 * its parent gives the leaf the controller, so it gives ours. */
+	if (v->name != NULL && strcmp(v->name, TC_PIDS_LEAF) == 0) {
+		if (v->parent_writable)
+			return TC_PIDS_WAY_BESIDE;
+		snprintf(why, len, "this server may not make cgroups beside "
+		    "its leaf '%s'", TC_PIDS_LEAF);
+		return TC_PIDS_WAY_NONE;
+	}
+	/* The root cgroup is the machine's, never delegated. */
+	if (v->type == NULL) {
+		snprintf(why, len, "it is the root cgroup, whose "
+		    "cgroup.subtree_control does not enable %s", controller);
+		return TC_PIDS_WAY_NONE;
+	}
+	/* Root may write every cgroup: a systemd unit's is delegated only
+	 * where systemd says so (Delegate=yes sets the mark). */
+	if (unit_name(v->name) && !v->marked) {
+		snprintf(why, len, "it is a systemd unit's cgroup not "
+		    "marked delegated (no trusted.delegate or user.delegate: "
+		    "no Delegate=yes, or a user manager's unit, which it never "
+		    "marks)");
+		return TC_PIDS_WAY_NONE;
+	}
+	if (!v->writable || !v->subtree_writable) {
+		snprintf(why, len, "it was not delegated to this server (it "
+		    "may not make cgroups in it, or write its cgroup.procs "
+		    "and cgroup.subtree_control)");
+		return TC_PIDS_WAY_NONE;
+	}
+	if (!all_ours(v->procs, ours, ctx, &other)) {
+		not_ours(why, len, "processes", other);
+		return TC_PIDS_WAY_NONE;
+	}
+	if (!all_ours(v->threads, ours, ctx, &other)) {
+		not_ours(why, len, "threads", other);
+		return TC_PIDS_WAY_NONE;
+	}
+	return TC_PIDS_WAY_MOVE;
+}
+
+/* Returns the value of field |name| ("\nPPid:") of /proc/ID/status text
+ * |status|, or -1. */
+static long
+status_field(const char *status, const char *name)
+{
+	const char *f = strstr(status, name);
+	char *end;
+	long v;
+
+	if (f == NULL)
+		return -1;
+	errno = 0;
+	v = strtol(f + strlen(name), &end, 10);
+	return errno != 0 || end == f + strlen(name) ? -1 : v;
+}
+
+int
+tc_pids_own(long id, void *ctx)
+{
+	char path[64], status[1024];
+	long me = (long)getpid();
+
+	(void)ctx;
+	if (id == me)
+		return 1;
+	/* Only where /proc/ID is the id that cgroup.procs shows us. */
+	if (id <= 0 || !proc_is_ours())
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/status", id);
+	if (read_small(path, status, sizeof(status)) != 0)
+		return 0;
+	/* One of our threads, a child of ours, or a child's thread (a
+	 * thread's parent is its process's). */
+	return status_field(status, "\nTgid:") == me ||
+	    status_field(status, "\nPPid:") == me;
+}
+
+/* Moves process |id| (0: the caller) into cgroup |dir|.  Returns 0 or
+ * -1. */
+static int
+move_to(const char *dir, long id)
+{
+	char text[32];
+
+	snprintf(text, sizeof(text), "%ld", id);
+	return write_at(dir, "cgroup.procs", text);
+}
+
+/* Enables (|on|) or disables |controller| for cgroup |cg|'s children.
+ * Returns 0 or -1. */
+static int
+enable(const char *cg, const char *controller, int on)
+{
+	char text[64];
+
+	if (snprintf(text, sizeof(text), "%c%s", on ? '+' : '-',
+	    controller) >= (int)sizeof(text)) {
+		errno = EINVAL;
+		return -1;
+	}
+	return write_at(cg, "cgroup.subtree_control", text);
+}
+
+/*
+ * Moves to |to| each process of |from| (by their cgroup.procs) that
+ * |ours| calls the server's own, the caller first.  Stops at the first
+ * that will not move (*|bad| its pid; errno set) and returns -1; 0 once
+ * all moved.
+ */
+static int
+move_ours(const char *from, const char *to, tc_pids_ours_fn *ours,
+    void *ctx, long *bad)
+{
+	char procs[PATH_MAX + 32], list[4096], *c, *end;
+	long id, me = (long)getpid();
+
+	*bad = me;
+	if (move_to(to, 0) != 0 && errno != ESRCH)
+		return -1;
+	snprintf(procs, sizeof(procs), "%s/cgroup.procs", from);
+	if (read_small(procs, list, sizeof(list)) != 0)
+		return -1;
+	for (c = list; *c != '\0'; c = *end != '\0' ? end + 1 : end) {
+		id = strtol(c, &end, 10);
+		if (end == c)
+			break;
+		if (id <= 0 || id == me || !ours(id, ctx))
+			continue;
+		*bad = id;
+		/* A child that exited since: nothing to move. */
+		if (move_to(to, id) != 0 && errno != ESRCH)
+			return -1;
+	}
+	return 0;
+}
+
+/*
+ * Returns 1 if cgroup |dir|'s cgroup.procs, read in full, lists only
+ * processes |ours| calls the server's own; else 0, with the first that is
+ * not in *|bad| (-1: the list could not be read in full).
+ */
+static int
+only_ours(const char *dir, tc_pids_ours_fn *ours, void *ctx, long *bad)
+{
+	char procs[PATH_MAX + 32], list[4096];
+
+	*bad = -1;
+	if (snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir) >=
+	    (int)sizeof(procs) || read_small(procs, list, sizeof(list)) != 0 ||
+	    strlen(list) == sizeof(list) - 1)
+		return 0;
+	return all_ours(list, ours, ctx, bad);
+}
+
+/* What only_ours() found of |bad|, into |buf|: "pid 812". */
+static const char *
+bad_str(long bad, char *buf, size_t len)
+{
+	if (bad > 0)
+		snprintf(buf, len, "pid %ld", bad);
+	else if (bad == 0)
+		snprintf(buf, len, "of another PID namespace");
+	else
+		snprintf(buf, len, "its cgroup.procs not read in full");
+	return buf;
+}
+
+/* The path of |cg|'s leaf into |out|.  Returns 0 or -1 (too long). */
+static int
+leaf_of(const char *cg, char *out, size_t len)
+{
+	if (snprintf(out, len, "%s/%s", cg, TC_PIDS_LEAF) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+int
+tc_pids_delegate(const char *cg, const char *controller,
+    tc_pids_ours_fn *ours, void *ctx, struct tc_diag *d)
+{
+	char leaf[PATH_MAX + 32], what[64];
+	long bad;
+	int made;
+
+	if (leaf_of(cg, leaf, sizeof(leaf)) != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot make a leaf in '%s'",
+		    cg);
+	if (mkdir(leaf, 0755) == 0)
+		made = 1;
+	else if (errno == EEXIST)
+		made = 0;
+	else
+		return tc_diag_errno(d, TC_ESYS, "cannot make the leaf '%s'",
+		    leaf);
+	/* One of that name already there (left by a server killed, or made
+	 * by another) is taken only if it holds nothing but our own: the
+	 * leaf is shared with no one. */
+	if (!made && !only_ours(leaf, ours, ctx, &bad))
+		return tc_diag(d, TC_ESYS, "the leaf '%s' is already there and "
+		    "may hold a process that is not this server's own (%s)",
+		    leaf, bad_str(bad, what, sizeof(what)));
+	if (move_ours(cg, leaf, ours, ctx, &bad) != 0) {
+		(void)tc_diag_errno(d, TC_ESYS, "cannot move pid %ld into "
+		    "'%s'", bad, leaf);
+		goto undo;
+	}
+	/* The kernel's own check that no process is left in |cg|: one
+	 * that appeared since we read its list fails this (EBUSY). */
+	if (enable(cg, controller, 1) != 0) {
+		(void)tc_diag_errno(d, TC_ESYS, "cannot enable the %s "
+		    "controller in '%s'", controller, cg);
+		goto undo;
+	}
+	return 0;
+undo:
+	(void)move_ours(leaf, cg, ours, ctx, &bad);
+	if (made)
+		(void)rmdir(leaf);
+	return TC_ESYS;
+}
+
+int
+tc_pids_undelegate(const char *cg, const char *controller,
+    tc_pids_ours_fn *ours, void *ctx, struct tc_diag *d)
+{
+	char leaf[PATH_MAX + 32], what[64];
+	long bad;
+
+	if (leaf_of(cg, leaf, sizeof(leaf)) != 0)
+		return tc_diag_errno(d, TC_ESYS, "no leaf in '%s'", cg);
+	if (!only_ours(leaf, ours, ctx, &bad))
+		return tc_diag(d, TC_ESYS, "'%s' may hold a process that is "
+		    "not this server's own (%s): left as it is", leaf,
+		    bad_str(bad, what, sizeof(what)));
+	/* No process may be in |cg| while it gives its children a
+	 * controller: first the controller, then the moves.  Refused
+	 * while a cgroup below still uses it (another server's). */
+	if (enable(cg, controller, 0) != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot disable the %s "
+		    "controller in '%s': left as it is", controller, cg);
+	if (move_ours(leaf, cg, ours, ctx, &bad) != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot move pid %ld back "
+		    "to '%s'", bad, cg);
+	if (rmdir(leaf) != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot remove '%s'", leaf);
+	return 0;
+}
+
+/* Reads |dir|/|name| into |buf|.  Returns |buf|, or NULL if it cannot
+ * (no such file). */
+static const char *
+read_at(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX + 32];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path) || read_small(path, buf, len) != 0)
+		return NULL;
+	return buf;
+}
+
+/* Returns 1 if the server may write |dir|/|name|. */
+static int
+may_write(const char *dir, const char *name)
+{
+	char path[PATH_MAX + 32];
+
+	return snprintf(path, sizeof(path), "%s/%s", dir, name) <
+	    (int)sizeof(path) && eaccess(path, W_OK) == 0;
+}
+
+/* Returns 1 if directory |dir|'s extended attribute |name| is "1" (a
+ * trusted.* one reads as absent to a process without CAP_SYS_ADMIN). */
+static int
+marked(const char *dir, const char *name)
+{
+	char value[8];
+
+	return getxattr(dir, name, value, sizeof(value)) == 1 &&
+	    value[0] == '1';
+}
+
+int
+tc_pids_read(const char *dir, struct tc_cgroup_text *t,
+    struct tc_cgroup_view *v)
+{
+	struct stat st, pst;
+	const char *slash;
+
+	memset(v, 0, sizeof(*v));
+	if ((slash = strrchr(dir, '/')) == NULL ||
+	    (size_t)(slash - dir) >= sizeof(t->parent))
+		return -1;
+	v->name = slash + 1;
+	v->type = read_at(dir, "cgroup.type", t->type, sizeof(t->type));
+	if ((v->controllers = read_at(dir, "cgroup.controllers",
+	    t->controllers, sizeof(t->controllers))) == NULL ||
+	    (v->subtree = read_at(dir, "cgroup.subtree_control", t->subtree,
+	    sizeof(t->subtree))) == NULL)
+		return -1;
+	/* The root cgroup's lists are the machine's: never moved. */
+	if (v->type != NULL) {
+		v->procs = read_at(dir, "cgroup.procs", t->procs,
+		    sizeof(t->procs));
+		v->threads = read_at(dir, "cgroup.threads", t->threads,
+		    sizeof(t->threads));
+		/* A list that fills the room may go on: unread. */
+		if (v->procs != NULL &&
+		    strlen(v->procs) == sizeof(t->procs) - 1)
+			v->procs = NULL;
+		if (v->threads != NULL &&
+		    strlen(v->threads) == sizeof(t->threads) - 1)
+			v->threads = NULL;
+	}
+	v->writable = writable(dir);
+	v->subtree_writable = may_write(dir, "cgroup.subtree_control");
+	/* Its parent, if it is a cgroup of the same mount. */
+	memcpy(t->parent, dir, (size_t)(slash - dir));
+	t->parent[slash - dir] = '\0';
+	v->parent_writable = slash > dir && stat(dir, &st) == 0 &&
+	    stat(t->parent, &pst) == 0 && st.st_dev == pst.st_dev &&
+	    writable(t->parent);
+	v->marked = marked(dir, "trusted.delegate") ||
+	    marked(dir, "user.delegate");
+	return 0;
+}
+
+/*
+ * On cgroup v2, with p->home the server's cgroup: decides and takes the
+ * way pids.h's header gives (tc_pids_way()), moving the server where
+ * delegated.  Returns 1 with p->base set (and p->home and p->moved
+ * where it moved, p->note where it took a leaf), or 0 with p->note set
+ * where the cgroup offered pids.
+ */
+static int
+v2(struct tc_pids *p)
+{
+	char leaf[PATH_MAX + 32], why[256];
+	struct tc_diag d = { "", 0 };
+	struct tc_cgroup_text *t;
+	struct tc_cgroup_view v;
+	enum tc_pids_way way;
+	int offered, rc = 0;
+
+	if ((t = malloc(sizeof(*t))) == NULL)
+		return 0;
+	if (tc_pids_read(p->home, t, &v) != 0) {
+		free(t);
+		return 0;
+	}
+	way = tc_pids_way(&v, p->controller, tc_pids_own, NULL, why,
+	    sizeof(why));
+	offered = listed(v.controllers, p->controller) ||
+	    listed(v.subtree, p->controller);
+	switch (way) {
+	case TC_PIDS_WAY_HERE:
+		snprintf(p->base, sizeof(p->base), "%s", p->home);
+		rc = 1;
+		break;
+	case TC_PIDS_WAY_BESIDE:
+		snprintf(p->base, sizeof(p->base), "%s", t->parent);
+		snprintf(p->note, sizeof(p->note), "this server started in "
+		    "the leaf '%s' of the cgroup v2 '%s', delegated to "
+		    "another: the calls' pids cgroups go beside it",
+		    TC_PIDS_LEAF, p->base);
+		rc = 1;
+		break;
+	case TC_PIDS_WAY_MOVE:
+		if (snprintf(leaf, sizeof(leaf), "%s/%s", p->home,
+		    TC_PIDS_LEAF) >= (int)sizeof(p->home)) {
+			snprintf(why, sizeof(why), "its path is too long");
+			break;
+		}
+		if (tc_pids_delegate(p->home, p->controller, tc_pids_own, NULL,
+		    &d) != 0) {
+			snprintf(why, sizeof(why), "%s", d.msg);
+			break;
+		}
+		snprintf(p->base, sizeof(p->base), "%s", p->home);
+		memcpy(p->home, leaf, strlen(leaf) + 1);
+		p->moved = getpid();
+		keep_for_exit(p);
+		snprintf(p->note, sizeof(p->note), "the cgroup v2 '%s' is "
+		    "delegated to this server: it moved into its leaf '%s', "
+		    "and the calls' pids cgroups go beside it", p->base,
+		    TC_PIDS_LEAF);
+		rc = 1;
+		break;
+	case TC_PIDS_WAY_NONE:
+		break;
+	}
+	free(t);
+	/* Said only where pids was offered: elsewhere v2 is simply not
+	 * where this machine's pids controller is. */
+	if (rc == 0 && offered)
+		snprintf(p->note, sizeof(p->note), "the cgroup v2 '%s' is not "
+		    "used for the calls' pids cgroups: %s", p->home, why);
+	return rc;
+}
+
 int
 tc_pids_probe(struct tc_pids *p)
 {
+	return tc_pids_probe_controller(p, "pids");
+}
+
+int
+tc_pids_probe_controller(struct tc_pids *p, const char *controller)
+{
 	static const enum tc_pids_kind order[] = { TC_PIDS_V2, TC_PIDS_V1 };
-	char *cg, *mi, ctl[PATH_MAX + 32], list[512];
+	char *cg, *mi;
 	size_t i;
 
 	memset(p, 0, sizeof(*p));
+	if (snprintf(p->controller, sizeof(p->controller), "%s",
+	    controller) >= (int)sizeof(p->controller))
+		return 0;
 	cg = malloc(8192);
 	mi = malloc(65536);
 	if (cg == NULL || mi == NULL ||
@@ -229,27 +793,32 @@ tc_pids_probe(struct tc_pids *p)
 		return 0;
 	}
 	for (i = 0; i < TC_NITEMS(order); i++) {
+		/* v1's is found by the name pids; another controller (the
+		 * tests') is looked for on v2 alone. */
+		if (order[i] == TC_PIDS_V1 && strcmp(controller, "pids") != 0)
+			continue;
 		if (!tc_pids_find(cg, mi, order[i], p->home, sizeof(p->home)))
 			continue;
-		/* On v2, pids must already be given to our cgroup's
-		 * children: we may not enable it while we are in it (no
-		 * process in a cgroup whose children have controllers). */
-		if (order[i] == TC_PIDS_V2) {
-			snprintf(ctl, sizeof(ctl), "%s/cgroup.subtree_control",
-			    p->home);
-			if (read_small(ctl, list, sizeof(list)) != 0 ||
-			    !has_word(list, strcspn(list, "\n"), ' ', "pids"))
-				continue;
-		}
-		if (!writable(p->home))
+		if (order[i] == TC_PIDS_V2 ? !v2(p) : !writable(p->home))
 			continue;
+		if (order[i] == TC_PIDS_V1)
+			snprintf(p->base, sizeof(p->base), "%s", p->home);
 		p->kind = order[i];
 		break;
 	}
 	free(cg);
 	free(mi);
 	if (p->kind == TC_PIDS_NONE)
-		p->home[0] = '\0';
+		p->home[0] = p->base[0] = '\0';
+	/* What holds instead, where v2 said why not. */
+	if (p->note[0] != '\0' && p->kind == TC_PIDS_V1) {
+		i = strlen(p->note);
+		snprintf(p->note + i, sizeof(p->note) - i, "; they are made "
+		    "in the cgroup v1 '%s'", p->home);
+	} else if (p->note[0] != '\0' && p->kind == TC_PIDS_NONE) {
+		i = strlen(p->note);
+		snprintf(p->note + i, sizeof(p->note) - i, "; none is made");
+	}
 	return p->kind != TC_PIDS_NONE;
 }
 
@@ -353,21 +922,6 @@ parse_name(const char *name, struct who *w)
 	return errno == 0 && *end == '\0';
 }
 
-/* Returns 1 if /proc shows the processes of our own PID namespace (its
- * "self" is our pid there): only then does /proc/PID name the process
- * that kill(PID) reaches. */
-static int
-proc_is_ours(void)
-{
-	char link[32];
-	ssize_t n;
-
-	if ((n = readlink("/proc/self", link, sizeof(link) - 1)) <= 0)
-		return 0;
-	link[n] = '\0';
-	return strtol(link, NULL, 10) == (long)getpid();
-}
-
 /*
  * Removes the directories that servers of our PID namespace killed
  * before their end (SIGKILL) left in |home|: those named for a pid that
@@ -408,6 +962,53 @@ sweep(const char *home, const struct who *me)
 	closedir(d);
 }
 
+/* In the server the probe moved into its leaf: moves it back, as far as
+ * it can (pids.h).  Returns TC_ESYS, for tc_pids_open()'s failures. */
+static int
+unmove(struct tc_pids *p)
+{
+	struct tc_diag d = { "", 0 };
+
+	if (p->moved != 0 && p->moved == getpid()) {
+		(void)tc_pids_undelegate(p->base, p->controller, tc_pids_own,
+		    NULL, &d);
+		at_exit.moved = 0;
+	}
+	p->moved = 0;
+	return TC_ESYS;
+}
+
+/* At exit(), in a server still in its leaf (no tc_pids_close()): what
+ * tc_pids_close() does, from the copies.  Nothing in a forked process. */
+static void
+undo_at_exit(void)
+{
+	struct tc_diag d = { "", 0 };
+
+	if (at_exit.moved == 0 || at_exit.moved != getpid())
+		return;
+	at_exit.moved = 0;
+	if (at_exit.dir[0] != '\0')
+		remove_dir(at_exit.dir);
+	(void)tc_pids_undelegate(at_exit.base, at_exit.controller,
+	    tc_pids_own, NULL, &d);
+}
+
+/* Keeps what undo_at_exit() needs of |p|, which just moved. */
+static void
+keep_for_exit(const struct tc_pids *p)
+{
+	static int registered;
+
+	if (!registered && atexit(undo_at_exit) == 0)
+		registered = 1;
+	snprintf(at_exit.base, sizeof(at_exit.base), "%s", p->base);
+	snprintf(at_exit.controller, sizeof(at_exit.controller), "%s",
+	    p->controller);
+	at_exit.dir[0] = '\0';
+	at_exit.moved = p->moved;
+}
+
 int
 tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 {
@@ -416,17 +1017,20 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 
 	if (p->kind == TC_PIDS_NONE)
 		return 0;
-	if (who_am_i(&me) != 0)
-		return tc_diag_errno(d, TC_ESYS, "cannot tell this server's "
+	if (who_am_i(&me) != 0) {
+		(void)tc_diag_errno(d, TC_ESYS, "cannot tell this server's "
 		    "PID namespace and start time from /proc/self");
+		return unmove(p);
+	}
 	if (snprintf(p->dir, sizeof(p->dir), "%s/toolcell-%llu-%ld-%llu",
-	    p->home, me.ns, me.pid, me.start) >= (int)sizeof(p->dir)) {
+	    p->base, me.ns, me.pid, me.start) >= (int)sizeof(p->dir)) {
 		p->dir[0] = '\0';
 		errno = ENAMETOOLONG;
-		return tc_diag_errno(d, TC_ESYS, "cannot make the calls' pids "
-		    "cgroup in '%s'", p->home);
+		(void)tc_diag_errno(d, TC_ESYS, "cannot make the calls' pids "
+		    "cgroup in '%s'", p->base);
+		return unmove(p);
 	}
-	sweep(p->home, &me);
+	sweep(p->base, &me);
 	/* One of that name is no one's now (this server made none yet):
 	 * its calls' cgroups go with it, and a fresh one is made. */
 	rc = mkdir(p->dir, 0755);
@@ -438,21 +1042,23 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 		(void)tc_diag_errno(d, TC_ESYS, "cannot make the calls' pids "
 		    "cgroup '%s'", p->dir);
 		p->dir[0] = '\0';
-		return TC_ESYS;
+		return unmove(p);
 	}
 	/* On v2 the calls' cgroups have pids.max only if their parent gives
 	 * them the controller. */
 	if (p->kind == TC_PIDS_V2 &&
-	    write_at(p->dir, "cgroup.subtree_control", "+pids") != 0) {
+	    enable(p->dir, p->controller, 1) != 0) {
 		(void)tc_diag_errno(d, TC_ESYS, "cannot enable the pids "
 		    "controller in '%s'", p->dir);
 		(void)rmdir(p->dir);
 		p->dir[0] = '\0';
-		return TC_ESYS;
+		return unmove(p);
 	}
 	p->max = tc_pids_max(nproc);
 	p->owner = getpid();
 	opened = p;
+	if (p->moved != 0 && p->moved == at_exit.moved)
+		snprintf(at_exit.dir, sizeof(at_exit.dir), "%s", p->dir);
 	return 0;
 }
 
@@ -463,15 +1069,18 @@ tc_pids_close(struct tc_pids *p)
 		opened = NULL;
 	/* Only the server that made it removes it (a process forked from
 	 * it that releases its copy of the sandbox does not). */
-	if (p->dir[0] == '\0' || p->owner != getpid()) {
-		p->dir[0] = '\0';
-		return;
+	if (p->dir[0] != '\0' && p->owner == getpid()) {
+		if (p->moved != 0 && p->moved == at_exit.moved)
+			at_exit.dir[0] = '\0';
+		/* A call's cgroup is left only by a keeper killed before it
+		 * could remove it; the processes in it are dead by now, or
+		 * the rmdir fails (EBUSY) and it stays. */
+		remove_dir(p->dir);
 	}
-	/* A call's cgroup is left only by a keeper killed before it could
-	 * remove it; the processes in it are dead by now, or the rmdir
-	 * fails (EBUSY) and it stays. */
-	remove_dir(p->dir);
 	p->dir[0] = '\0';
+	/* Then out of the leaf, as far as the server can: its directory
+	 * is gone, or it is left as it is (pids.h). */
+	(void)unmove(p);
 }
 
 const struct tc_pids *
@@ -507,7 +1116,7 @@ make_call_dir(const struct tc_pids *p, const char *dir)
 	if (mkdir(p->dir, 0755) != 0 && errno != EEXIST)
 		return -1;
 	if (p->kind == TC_PIDS_V2 &&
-	    write_at(p->dir, "cgroup.subtree_control", "+pids") != 0)
+	    enable(p->dir, p->controller, 1) != 0)
 		return -1;
 	return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
@@ -617,6 +1226,6 @@ tc_pids_str(const struct tc_pids *p, char *buf, size_t len)
 	buf[0] = '\0';
 	if (p != NULL && p->kind != TC_PIDS_NONE)
 		snprintf(buf, len, "pids cgroup v%d at %s",
-		    p->kind == TC_PIDS_V2 ? 2 : 1, p->home);
+		    p->kind == TC_PIDS_V2 ? 2 : 1, p->base);
 	return buf;
 }

@@ -181,11 +181,19 @@ pids_cgroup(struct tc_sandbox *sb)
 {
 	struct tc_diag d = { "", 0 };
 	size_t i;
+	int found;
 
 	for (i = 0; i < sb->nprof; i++)
 		if (tc_sandbox_keeper(sb->prof[i].profile))
 			break;
-	if (i == sb->nprof || !tc_pids_probe(&sb->pids))
+	if (i == sb->nprof)
+		return;
+	found = tc_pids_probe(&sb->pids);
+	/* Where cgroup v2 offered pids: used (the server moved), or why
+	 * not. */
+	if (sb->pids.note[0] != '\0')
+		tc_info("%s", sb->pids.note);
+	if (!found)
 		return;
 	if (tc_pids_open(&sb->pids, sb->policy->limits.nproc, &d) != 0) {
 		tc_warn("%s: the process limit holds as without a pids "

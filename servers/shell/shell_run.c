@@ -32,7 +32,13 @@
  *    1 s after it, whichever is first) the group is killed and the pipes
  *    are closed; the result is the program's own exit, and its text says
  *    that processes it left behind held its output and were killed (what
- *    they would have written after that is not in it).
+ *    they would have written after that is not in it).  Before it gives
+ *    up on them, it reads what the pipes (or the terminal) hold once more
+ *    (last_look()): the clock says only that the handler has not looked
+ *    for a while, and a handler descheduled right after it noted the
+ *    exit would otherwise leave unread the last bytes the program wrote
+ *    before it exited.  Where that reaches the end of every stream,
+ *    nothing held them, and the result does not say so.
  * Whenever the program has exited, its group is killed before the result
  * is made: nothing of a call outlives it here, and the keeper (sandbox/
  * keeper.c) kills what left the group when the call ends.  Where the
@@ -131,10 +137,11 @@
  * replaced byte), a longer one once and its view, and with x->binary its
  * base64 besides (and then its string is the view).  So the exact
  * serialized size of each stream is counted, character by character (as
- * the output comes, off the path of the answer: count_some()), and when the two do not fit beside RESULT_OVERHEAD bytes of summary,
- * labels and members, each stream is cut further, on a character
- * boundary: the smaller keeps all it can of half the room, the larger the
- * rest.  Such a stream says truncated, with its byte count still exact.
+ * the output comes, off the path of the answer: count_some()), and when
+ * the two do not fit beside RESULT_OVERHEAD bytes of summary, labels and
+ * members, each stream is cut further, on a character boundary: the
+ * smaller keeps all it can of half the room, the larger the rest.  Such a
+ * stream says truncated, with its byte count still exact.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -171,6 +178,10 @@
 #define TERM_GRACE_MS	200		/* SIGTERM, then SIGKILL */
 #define HELD_IDLE_MS	100		/* output held after the exit */
 #define HELD_MAX_MS	1000
+/* last_look(): bytes read of a stream at most, past any a kernel buffers
+ * for a pipe (PIPE_SIZE) or a terminal (its line discipline and the
+ * flip buffers behind it, 640 KiB in Linux). */
+#define LAST_LOOK_MAX	(2u << 20)
 #define TICK_MS		50		/* without a pidfd: look for the exit */
 #define PROGRESS_MS	1000
 #define RESULT_OVERHEAD	1024		/* the result but for the streams */
@@ -463,8 +474,10 @@ take(struct run *r, struct stream *s, const char *p, size_t n, int in_place)
  * kept, each read goes straight to the end of the kept bytes, as much as
  * the pipe holds and the cap leaves room for: a long output is not
  * copied again, and takes a read per pipe's worth rather than per CHUNK.
+ * Returns the reads it made that were not told to wait: CHUNKS_PER_TURN
+ * when it stopped for its turn, with more to read perhaps.
  */
-static void
+static int
 drain(struct run *r, struct stream *s)
 {
 	static char buf[CHUNK];
@@ -493,10 +506,11 @@ drain(struct run *r, struct stream *s)
 		} else if (n < 0 && errno == EINTR)
 			continue;
 		else if (n < 0 && errno == EAGAIN)
-			return;
+			return i;
 		else
 			close_fd(&s->fd);
 	}
+	return i;
 }
 
 static void
@@ -693,6 +707,31 @@ deadlines(struct run *r, int64_t now)
 	return next < 0 ? -1 : (next > now ? next : now + 1);
 }
 
+/*
+ * Reads what each open stream holds, until it would block or ends, or
+ * LAST_LOOK_MAX bytes of it: once the program has exited, every byte it
+ * wrote is in its pipe, or its terminal's buffers, by now (a terminal's
+ * read waits for the kernel's pending work before it answers EIO), and
+ * nothing of it is left once that much more has been read.  Returns 1 if
+ * every stream reached its end.
+ */
+static int
+last_look(struct run *r)
+{
+	unsigned long long from;
+	struct stream *s;
+	int i;
+
+	for (i = 0; i < 2; i++) {
+		s = &r->out[i];
+		from = s->total;
+		while (s->fd >= 0 && s->total - from < LAST_LOOK_MAX &&
+		    drain(r, s) == CHUNKS_PER_TURN)
+			;
+	}
+	return r->out[0].fd < 0 && r->out[1].fd < 0;
+}
+
 static void
 pump(struct run *r)
 {
@@ -707,8 +746,12 @@ pump(struct run *r)
 			return;
 		now = tc_now_ms();
 		progress(r, now);
-		if ((next = deadlines(r, now)) == 0)
+		if ((next = deadlines(r, now)) == 0) {
+			/* Held, or so the clock says: one more look first. */
+			if (r->held && last_look(r))
+				r->held = 0;
 			return;
+		}
 		n = 0;
 		for (i = 0; i < 2; i++)
 			if (r->out[i].fd >= 0)
@@ -725,11 +768,13 @@ pump(struct run *r)
 		if (poll(pfd, (nfds_t)n, wait_ms) < 0) {
 			if (errno == EINTR)
 				continue;
-			/* No memory to wait on five fds: stop it. */
+			/* No memory to wait on five fds: stop it, and take
+			 * what it wrote. */
 			if (signal_group(r, SIGKILL) != 0)
 				r->unkillable = 1;
 			else
 				reap(r, 0);
+			(void)last_look(r);
 			return;
 		}
 		for (i = 0; i < n; i++) {
@@ -755,8 +800,10 @@ pump(struct run *r)
 
 /*
  * On a terminal: the master, twice (read as stdout, written as the
- * input), and the job's input, each a copy of the runner's own.
- * Returns 0 or -1.
+ * input), and the job's input, each a copy of the runner's own.  The
+ * copies share one open file, made non-blocking here for both: the
+ * pump's reads (drain(), last_look()) must never wait on a terminal that
+ * something left behind holds.  Returns 0 or -1.
  */
 static int
 open_terminal(struct run *r)

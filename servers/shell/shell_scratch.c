@@ -44,6 +44,19 @@
  * once it is DOT_AGE seconds old: its maker, if alive, locks and renames
  * it within microseconds, and a maker that loses the race all the same
  * (the sweeper took the lock, or removed it) tries again with a new name.
+ *
+ * A server killed before its exit (SIGKILL) leaves its base.  So the base
+ * is named for its server, as "toolcell-shell.NS-PID-START.XXXXXX": the
+ * server's PID namespace (the inode of /proc/self/ns/pid), its pid there,
+ * its start time (field 22 of /proc/PID/stat), then mkdtemp()'s random
+ * letters.  A starting server removes the bases of such names in the same
+ * directory whose server it can prove dead: of its own PID namespace, and
+ * whose pid no process has now, or (where /proc shows that namespace) a
+ * process that started at another time has.  Only a directory owned by
+ * the server's own user, not a link, of the mode a base has (0111, or
+ * 0700 while it was being made), is removed; anything else of such a name,
+ * and every base of another namespace, of a server alive, or named
+ * otherwise, is left as it is.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -76,6 +89,8 @@
 #define DOT_AGE		2	/* seconds: a dot name older is left */
 #define MAKE_TRIES	3	/* shell_scratch_make(): names tried */
 #define GATHER_MS	10	/* the sweeper's pause after each wakeup */
+#define BASE_PREFIX	"toolcell-shell."
+#define BASE_RANDOM	6	/* mkdtemp()'s letters */
 
 const char *shell_scratch_base;
 
@@ -197,6 +212,230 @@ remove_base(void)
 		(void)nanosleep(&pause, NULL);
 	}
 	free(gone);
+}
+
+/* --- Bases left by servers killed before their exit --- */
+
+/* Who a server is, as its base's name says (see the top). */
+struct who {
+	unsigned long long	ns;
+	long			pid;
+	unsigned long long	start;
+};
+
+/* Reads the start time of process |pid| (0: this one) from /proc into
+ * *|start|.  Returns 0 or -1. */
+static int
+start_time(long pid, unsigned long long *start)
+{
+	char path[64], buf[1024], *p, *end;
+	ssize_t n;
+	int fd, i;
+
+	if (pid == 0)
+		snprintf(path, sizeof(path), "/proc/self/stat");
+	else
+		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	do
+		n = read(fd, buf, sizeof(buf) - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	/* "PID (COMM) STATE PPID ...": the name may hold anything, so
+	 * count from its last ')', which the blank before field 3 (the
+	 * state) follows; on to the blank before field 22. */
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	for (p++, i = 3; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	if (p == NULL)
+		return -1;
+	errno = 0;
+	*start = strtoull(p + 1, &end, 10);
+	return errno != 0 || end == p + 1 || *end != ' ' ? -1 : 0;
+}
+
+/* Fills |w| for this process.  Returns 0 or -1. */
+static int
+who_am_i(struct who *w)
+{
+	struct stat st;
+
+	if (stat("/proc/self/ns/pid", &st) != 0 ||
+	    start_time(0, &w->start) != 0)
+		return -1;
+	w->ns = (unsigned long long)st.st_ino;
+	w->pid = (long)getpid();
+	return 0;
+}
+
+/* Reads the decimal number at |s|, which |stop| must end, into *|v|.
+ * Returns what follows |stop|, or NULL. */
+static const char *
+number(const char *s, char stop, unsigned long long *v)
+{
+	char *end;
+
+	if (*s < '0' || *s > '9')
+		return NULL;
+	errno = 0;
+	*v = strtoull(s, &end, 10);
+	return errno != 0 || *end != stop ? NULL : end + 1;
+}
+
+/*
+ * Parses a base's name, "toolcell-shell.NS-PID-START.XXXXXX", or that
+ * name and ".XXXXXX" again (a base its server's exit moved aside to
+ * remove it: remove_base()), into |w|.  Returns 1 if it is one.
+ */
+static int
+parse_base(const char *name, struct who *w)
+{
+	const char *p = name + strlen(BASE_PREFIX);
+	unsigned long long pid;
+	int i, k;
+
+	if (strncmp(name, BASE_PREFIX, strlen(BASE_PREFIX)) != 0 ||
+	    (p = number(p, '-', &w->ns)) == NULL ||
+	    (p = number(p, '-', &pid)) == NULL ||
+	    (p = number(p, '.', &w->start)) == NULL ||
+	    pid == 0 || pid > INT_MAX)
+		return 0;
+	w->pid = (long)pid;
+	for (k = 0; k < 2; k++) {
+		for (i = 0; i < BASE_RANDOM; i++, p++)
+			if (!((*p >= '0' && *p <= '9') ||
+			    (*p >= 'a' && *p <= 'z') ||
+			    (*p >= 'A' && *p <= 'Z')))
+				return 0;
+		if (*p == '\0')
+			return 1;
+		if (*p++ != '.')
+			return 0;
+	}
+	return 0;
+}
+
+/* Returns 1 if /proc shows the processes of this one's PID namespace
+ * (its "self" is this pid): only then does /proc/PID name the process
+ * that kill(PID) reaches. */
+static int
+proc_is_ours(void)
+{
+	char link[32];
+	ssize_t n;
+
+	if ((n = readlink("/proc/self", link, sizeof(link) - 1)) <= 0)
+		return 0;
+	link[n] = '\0';
+	return strtol(link, NULL, 10) == (long)getpid();
+}
+
+/*
+ * Returns 1 if server |w| is proved gone: of the PID namespace of |me|
+ * (the calling server), and its pid no process's now, or, where /proc
+ * shows the namespace (|ours|), that of a process started at another
+ * time.  Anything else (another namespace, whose pids mean nothing here;
+ * a process of that pid that may be it) is 0.
+ */
+static int
+gone_server(const struct who *w, const struct who *me, int ours)
+{
+	unsigned long long start;
+
+	if (w->ns != me->ns)
+		return 0;
+	if (w->pid == me->pid)
+		return w->start != me->start;
+	if (kill((pid_t)w->pid, 0) != 0 && errno == ESRCH)
+		return 1;
+	/* Alive, or another user's: the same process unless it started
+	 * at another time. */
+	return ours && start_time(w->pid, &start) == 0 && start != w->start;
+}
+
+/* Returns 1 if |st| is what a base is: a directory of this server's
+ * user, mode 0111 (made), or 0700 (being made). */
+static int
+base_shape(const struct stat *st)
+{
+	mode_t mode = st->st_mode & 07777;
+
+	return S_ISDIR(st->st_mode) && st->st_uid == geteuid() &&
+	    (mode == (S_IXUSR | S_IXGRP | S_IXOTH) || mode == S_IRWXU);
+}
+
+/*
+ * Removes the base |name| in the directory open at |dfd|, held at |fd|
+ * (O_PATH) and found to be one (|st|): all of it is removed through that
+ * fd, never by a path that could lead elsewhere by now, and its name only
+ * while it still names that directory (then empty: rmdir).
+ */
+static void
+remove_left(int dfd, const char *name, int fd, const struct stat *st)
+{
+	char self[64];
+	struct stat now;
+	int dir;
+
+	/* Its bits back, for a server that is not root: on the directory
+	 * held (the fd's magic link), not on what its name leads to. */
+	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
+	(void)chmod(self, S_IRWXU);
+	if ((dir = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if (fstat(dir, &now) != 0 || now.st_dev != st->st_dev ||
+	    now.st_ino != st->st_ino) {
+		close(dir);
+		return;
+	}
+	if (empty_dir(dir, TREE_DEPTH) == 0 &&
+	    fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    now.st_dev == st->st_dev && now.st_ino == st->st_ino)
+		(void)unlinkat(dfd, name, AT_REMOVEDIR);
+}
+
+/*
+ * Removes from |tmp| the bases of servers of this PID namespace that are
+ * proved gone (gone_server()), of the shape a base has (base_shape()),
+ * never through a link.  |me| is the calling server.  Whatever it cannot
+ * tell, or cannot do, it leaves: there is nobody to tell at start.
+ */
+static void
+remove_left_bases(const char *tmp, const struct who *me)
+{
+	struct dirent *e;
+	struct stat st;
+	struct who w;
+	int dfd, fd, ours = proc_is_ours();
+	DIR *d;
+
+	if ((dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		return;
+	if ((fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3)) < 0 ||
+	    (d = fdopendir(fd)) == NULL) {
+		if (fd >= 0)
+			close(fd);
+		close(dfd);
+		return;
+	}
+	while ((e = readdir(d)) != NULL) {
+		if (!parse_base(e->d_name, &w) || !gone_server(&w, me, ours))
+			continue;
+		/* O_NOFOLLOW with O_PATH and O_DIRECTORY: a link fails. */
+		if ((fd = openat(dfd, e->d_name, O_PATH | O_DIRECTORY |
+		    O_NOFOLLOW | O_CLOEXEC)) < 0)
+			continue;
+		if (fstat(fd, &st) == 0 && base_shape(&st))
+			remove_left(dfd, e->d_name, fd, &st);
+		close(fd);
+	}
+	closedir(d);
+	close(dfd);
 }
 
 /* Returns 1 if |name| (|len| bytes, a NUL among them) is one a call's
@@ -444,10 +683,20 @@ shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 {
 	const char *tmp = shell_scratch_tmpdir();
 	char *spent = NULL;
+	struct who me;
 
 	if (base != NULL)
 		return 0;
-	if ((base = tc_text_alloc("%s/toolcell-shell.XXXXXX", tmp)) == NULL)
+	/* Named for this server, so that a later one can tell it is gone
+	 * if it dies without removing it; without /proc, as it was named
+	 * before, to be left. */
+	if (who_am_i(&me) == 0) {
+		remove_left_bases(tmp, &me);
+		base = tc_text_alloc("%s/" BASE_PREFIX "%llu-%ld-%llu.XXXXXX",
+		    tmp, me.ns, me.pid, me.start);
+	} else
+		base = tc_text_alloc("%s/" BASE_PREFIX "XXXXXX", tmp);
+	if (base == NULL)
 		return tc_diag(d, TC_ENOMEM, "out of memory");
 	if (mkdtemp(base) == NULL) {
 		tc_diag_errno(d, TC_ESYS, "cannot make the calls' scratch "

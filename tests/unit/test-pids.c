@@ -10,11 +10,14 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <grp.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -88,6 +91,183 @@ test_find(void)
 	    "a directory that does not fit: not found, and the output empty");
 	is_str(found("0::/\n", V2_MOUNT, TC_PIDS_NONE), "-",
 	    "no hierarchy asked for: none");
+	is_str(found("0::/../other.scope\n", "40 1 0:30 / /sys/fs/cgroup rw "
+	    "- cgroup2 cgroup2 rw,nsdelegate\n", TC_PIDS_V2), "-",
+	    "a cgroup outside our cgroup namespace's root (\"/..\") is not "
+	    "found");
+	is_str(found("0::/a/../b\n", V2_MOUNT, TC_PIDS_V2), "-",
+	    "nor one with \"..\" anywhere");
+	is_str(found("0::/a/..b\n", V2_MOUNT, TC_PIDS_V2),
+	    "/sys/fs/cgroup/unified/a/..b", "a name that only starts with "
+	    "\"..\" is a name");
+}
+
+/* A fake server's own ids, for tc_pids_way(): a list ending in 0. */
+static int
+fake_ours(long id, void *ctx)
+{
+	const long *ids = ctx;
+
+	for (; *ids != 0; ids++)
+		if (*ids == id)
+			return 1;
+	return 0;
+}
+
+/*
+ * The shapes of cgroup v2 directories as systemd machines and container
+ * runtimes leave them, and the way each leads to.  The texts are the
+ * files' whole contents (an empty cgroup.subtree_control reads "\n").
+ */
+static const struct way_case {
+	const char	*what;
+	const char	*name, *type, *controllers, *subtree, *procs;
+	const char	*threads;
+	int		 writable, subtree_writable, parent_writable, marked;
+	long		 ours[4];
+	const char	*controller;
+	enum tc_pids_way want;
+	const char	*why;	/* a part of why, for TC_PIDS_WAY_NONE */
+} way_cases[] = {
+	{ "a service with Delegate=yes, the server alone",
+	    "toolcell.service", "domain\n", "cpuset cpu io memory pids\n",
+	    "\n", "812\n", "812\n", 1, 1, 1, 1, { 812 }, "pids",
+	    TC_PIDS_WAY_MOVE, NULL },
+	{ "the same, with the server's child (the scratch sweeper) and "
+	    "its threads", "toolcell.service", "domain\n",
+	    "cpuset cpu io memory pids\n", "\n", "812\n815\n",
+	    "812\n813\n815\n", 1, 1, 1, 1, { 812, 813, 815 }, "pids",
+	    TC_PIDS_WAY_MOVE, NULL },
+	{ "the same, a wrapper shell in it too", "toolcell.service",
+	    "domain\n", "cpuset cpu io memory pids\n", "\n", "790\n812\n",
+	    "790\n812\n", 1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "other processes (pid 790)" },
+	{ "the same, a process of another PID namespace in it (shown as 0)",
+	    "toolcell.service", "domain\n", "pids\n", "\n", "0\n812\n",
+	    "812\n", 1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "of another PID namespace" },
+	{ "the same, a thread that is not the server's",
+	    "toolcell.service", "domain\n", "pids\n", "\n", "812\n",
+	    "812\n901\n", 1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "other threads (tid 901)" },
+	{ "the same, its processes unread (a list too long)",
+	    "toolcell.service", "domain\n", "pids\n", "\n", NULL, "812\n",
+	    1, 1, 1, 1, { 812 }, "pids", TC_PIDS_WAY_NONE,
+	    "could not be read in full" },
+	{ "a service without Delegate=yes, the server alone, as root "
+	    "(everything writable)", "toolcell.service", "domain\n",
+	    "cpuset cpu io memory pids\n", "\n", "812\n", "812\n", 1, 1, 1,
+	    0, { 812 }, "pids", TC_PIDS_WAY_NONE, "no Delegate=yes" },
+	{ "a user's login scope, as that user: not delegated, shared",
+	    "session-3.scope", "domain\n", "cpu memory pids\n", "\n",
+	    "1402\n1530\n2001\n", "1402\n1530\n2001\n", 0, 0, 0, 0,
+	    { 2001 }, "pids", TC_PIDS_WAY_NONE, "no Delegate=yes" },
+	{ "the same scope, as root", "session-3.scope", "domain\n",
+	    "cpu memory pids\n", "\n", "1402\n1530\n2001\n",
+	    "1402\n1530\n2001\n", 1, 1, 1, 0, { 2001 }, "pids",
+	    TC_PIDS_WAY_NONE, "no Delegate=yes" },
+	{ "a scope with Delegate=yes of the system manager (systemd-run "
+	    "--scope -p Delegate=yes), marked", "run-r3b2.scope",
+	    "domain\n", "cpu memory pids\n", "\n", "2250\n", "2250\n", 1,
+	    1, 1, 1, { 2250 }, "pids", TC_PIDS_WAY_MOVE, NULL },
+	{ "a scope with Delegate=yes under a user's manager (systemd-run "
+	    "--user --scope -p Delegate=yes), which marks none: its user may "
+	    "write it as every unit of its manager", "run-r3b2.scope",
+	    "domain\n", "cpu memory pids\n", "\n", "2250\n", "2250\n", 1,
+	    1, 1, 0, { 2250 }, "pids", TC_PIDS_WAY_NONE,
+	    "a user manager's unit" },
+	{ "the same, marked but its cgroup.subtree_control not handed "
+	    "over", "run-r3b2.scope", "domain\n", "cpu memory pids\n",
+	    "\n", "2250\n", "2250\n", 1, 0, 1, 1, { 2250 }, "pids",
+	    TC_PIDS_WAY_NONE, "not delegated to this server" },
+	{ "delegated without pids (Delegate=cpu memory)", "run-r3b2.scope",
+	    "domain\n", "cpu memory\n", "\n", "2250\n", "2250\n", 1, 1, 1,
+	    1, { 2250 }, "pids", TC_PIDS_WAY_NONE,
+	    "pids is not among its controllers" },
+	{ "a container's own cgroup namespace (nsdelegate), the server its "
+	    "pid 1", "cgroup", "domain\n",
+	    "cpuset cpu io memory hugetlb pids rdma misc\n", "\n", "1\n",
+	    "1\n", 1, 1, 1, 0, { 1 }, "pids", TC_PIDS_WAY_MOVE, NULL },
+	{ "the same container, a shell in it too", "cgroup", "domain\n",
+	    "cpuset cpu io memory hugetlb pids rdma misc\n", "\n",
+	    "1\n37\n", "1\n37\n", 1, 1, 1, 0, { 1 }, "pids",
+	    TC_PIDS_WAY_NONE, "other processes (pid 37)" },
+	{ "a container whose cgroup file system is read-only",
+	    "cgroup", "domain\n", "cpu memory pids\n", "\n", "1\n", "1\n",
+	    0, 0, 0, 0, { 1 }, "pids", TC_PIDS_WAY_NONE,
+	    "not delegated to this server" },
+	{ "a cgroup made and shared by hand, as root", "ci-job",
+	    "domain\n", "pids\n", "\n", "1402\n2001\n", "1402\n2001\n",
+	    1, 1, 1, 0, { 2001 }, "pids", TC_PIDS_WAY_NONE,
+	    "other processes (pid 1402)" },
+	{ "the root cgroup with pids enabled below it", "unified", NULL,
+	    "cpuset cpu io memory pids\n", "cpu io memory pids\n", NULL, NULL,
+	    1, 1, 0, 0, { 1 }, "pids", TC_PIDS_WAY_HERE, NULL },
+	{ "the same, not writable (a normal user)", "unified", NULL,
+	    "cpuset cpu io memory pids\n", "cpu io memory pids\n", NULL, NULL,
+	    0, 0, 0, 0, { 1 }, "pids", TC_PIDS_WAY_NONE,
+	    "may not make cgroups in it" },
+	{ "the root cgroup offering pids, not enabling it", "unified", NULL,
+	    "cpu io memory pids\n", "\n", NULL, NULL, 1, 1, 0, 0, { 1 },
+	    "pids", TC_PIDS_WAY_NONE, "the root cgroup" },
+	{ "a threaded cgroup", "toolcell.service", "threaded\n",
+	    "pids\n", "\n", "812\n", "812\n", 1, 1, 1, 1, { 812 }, "pids",
+	    TC_PIDS_WAY_NONE, "type 'threaded'" },
+	{ "the root of threaded cgroups", "toolcell.service",
+	    "domain threaded\n", "pids\n", "\n", "812\n", "812\n", 1, 1, 1,
+	    1, { 812 }, "pids", TC_PIDS_WAY_NONE, "type 'domain threaded'" },
+	{ "an invalid domain", "toolcell.service", "domain invalid\n",
+	    "pids\n", "\n", "812\n", "812\n", 1, 1, 1, 1, { 812 }, "pids",
+	    TC_PIDS_WAY_NONE, "type 'domain invalid'" },
+	{ "a second server in a server's leaf, its parent writable",
+	    TC_PIDS_LEAF, "domain\n", "cpu memory pids\n", "\n",
+	    "812\n900\n", "812\n900\n", 1, 1, 1, 0, { 900 }, "pids",
+	    TC_PIDS_WAY_BESIDE, NULL },
+	{ "the same, its parent not writable", TC_PIDS_LEAF, "domain\n",
+	    "cpu memory pids\n", "\n", "812\n900\n", "812\n900\n", 1, 1,
+	    0, 0, { 900 }, "pids", TC_PIDS_WAY_NONE, "beside its leaf" },
+	{ "another controller asked for (hugetlb, as the live tests do): a "
+	    "cgroup offering it", "ci-job", "domain\n", "hugetlb\n", "\n",
+	    "2001\n", "2001\n", 1, 1, 1, 0, { 2001 }, "hugetlb",
+	    TC_PIDS_WAY_MOVE, NULL },
+	{ "the same cgroup, pids asked for", "ci-job", "domain\n",
+	    "hugetlb\n", "\n", "2001\n", "2001\n", 1, 1, 1, 0, { 2001 },
+	    "pids", TC_PIDS_WAY_NONE, "pids is not among its controllers" },
+};
+
+static void
+test_way(void)
+{
+	const struct way_case *c;
+	struct tc_cgroup_view v;
+	enum tc_pids_way way;
+	long ours[4];
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(way_cases); i++) {
+		c = &way_cases[i];
+		memcpy(ours, c->ours, sizeof(ours));
+		memset(&v, 0, sizeof(v));
+		v.name = c->name;
+		v.type = c->type;
+		v.controllers = c->controllers;
+		v.subtree = c->subtree;
+		v.procs = c->procs;
+		v.threads = c->threads;
+		v.writable = c->writable;
+		v.subtree_writable = c->subtree_writable;
+		v.parent_writable = c->parent_writable;
+		v.marked = c->marked;
+		way = tc_pids_way(&v, c->controller, fake_ours, ours, why,
+		    sizeof(why));
+		is_int((int)way, (int)c->want, "%s: way %d", c->what,
+		    (int)c->want);
+		if (c->want == TC_PIDS_WAY_NONE)
+			like(why, c->why, "  and why: %s", why);
+		else
+			is_str(why, "", "  and no why");
+	}
 }
 
 /* In a forked process standing for a keeper: enters |p|'s cgroup, says
@@ -312,6 +492,206 @@ test_live(void)
 	ok(tc_pids_current() == NULL && p.dir[0] == '\0', "nothing in force");
 	tc_pids_close(&p);
 	ok(1, "closing again is harmless");
+}
+
+/* Writes |text| to |dir|/|name|.  Returns 0 or -1. */
+static int
+write_file(const char *dir, const char *name, const char *text)
+{
+	char path[PATH_MAX + 64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/* The text of |dir|/|name| (static; "?" if unreadable). */
+static const char *
+read_text(const char *dir, const char *name)
+{
+	static char text[4096];
+	char path[PATH_MAX + 64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return "?";
+	n = read(fd, text, sizeof(text) - 1);
+	close(fd);
+	text[n > 0 ? n : 0] = '\0';
+	return text;
+}
+
+/* Returns 1 if the first line of |text| lists |word|. */
+static int
+lists(const char *text, const char *word)
+{
+	size_t w = strlen(word);
+	const char *c = text;
+
+	while ((c = strstr(c, word)) != NULL) {
+		if ((c == text || c[-1] == ' ') && (c[w] == ' ' ||
+		    c[w] == '\n' || c[w] == '\0'))
+			return 1;
+		c += w;
+	}
+	return 0;
+}
+
+/* The cgroup v2 path of process |pid| ("/a/b"; static; "?"). */
+static const char *
+v2_of(pid_t pid)
+{
+	static char path[PATH_MAX];
+	char proc[64], *line;
+	const char *text;
+
+	snprintf(proc, sizeof(proc), "/proc/%ld", (long)pid);
+	text = read_text(proc, "cgroup");
+	if ((line = strstr(text, "0::")) == NULL ||
+	    (line != text && line[-1] != '\n'))
+		return "?";
+	snprintf(path, sizeof(path), "%.*s", (int)strcspn(line + 3, "\n"),
+	    line + 3);
+	return path;
+}
+
+/* A thread that waits for its tid to be read, then for the word to go. */
+static void *
+waiter(void *arg)
+{
+	int *fds = arg;
+	pid_t tid = gettid();
+	char c;
+
+	if (write(fds[1], &tid, sizeof(tid)) != sizeof(tid) ||
+	    read(fds[0], &c, 1) != 1)
+		return NULL;
+	return NULL;
+}
+
+/* tc_pids_own(): who is the server's own, by /proc. */
+static void
+test_own(void)
+{
+	int tofork[2], up[2], fds[2];
+	pid_t kid, grand = -1, tid = -1;
+	pthread_t th;
+	char c = 'x';
+
+	ok(tc_pids_own((long)getpid(), NULL), "the process itself is its own");
+	ok(!tc_pids_own((long)getppid(), NULL), "its parent is not");
+	ok(!tc_pids_own(0, NULL) && !tc_pids_own(-1, NULL), "nor 0 (a process "
+	    "of another PID namespace) or -1");
+	if (pipe(tofork) != 0 || pipe(up) != 0)
+		return;
+	/* A child, which forks a grandchild and says its pid. */
+	if ((kid = fork()) == 0) {
+		pid_t g = fork();
+
+		if (g == 0) {
+			pause();
+			_exit(0);
+		}
+		(void)!write(up[1], &g, sizeof(g));
+		(void)!read(tofork[0], &c, 1);
+		kill(g, SIGKILL);
+		waitpid(g, NULL, 0);
+		_exit(0);
+	}
+	(void)!read(up[0], &grand, sizeof(grand));
+	ok(tc_pids_own((long)kid, NULL), "a child is its own");
+	ok(grand > 0 && !tc_pids_own((long)grand, NULL), "a grandchild is "
+	    "not: it may not be moved with the server");
+	(void)!write(tofork[1], &c, 1);
+	waitpid(kid, NULL, 0);
+	/* One of its own threads, by its tid. */
+	fds[0] = tofork[0];
+	fds[1] = up[1];
+	if (pthread_create(&th, NULL, waiter, fds) == 0) {
+		(void)!read(up[0], &tid, sizeof(tid));
+		ok(tid > 0 && tid != getpid() && tc_pids_own((long)tid, NULL),
+		    "a thread of its own, by its tid (%ld)", (long)tid);
+		(void)!write(tofork[1], &c, 1);
+		pthread_join(th, NULL);
+	} else
+		ok(0, "a thread");
+	close(tofork[0]);
+	close(tofork[1]);
+	close(up[0]);
+	close(up[1]);
+}
+
+/*
+ * The layout of a delegated cgroup, with real limits: the server in a
+ * leaf, its directory and the calls' cgroups beside the leaf, keepers
+ * back to the leaf.  Laid out by hand on the v1 pids hierarchy, which
+ * has no rule against processes beside controllers; pids.max holds.
+ */
+static void
+test_beside(void)
+{
+	char base[PATH_MAX + 64], leaf[PATH_MAX + 128], cg[PATH_MAX];
+	char buf[PATH_MAX * 2], want[PATH_MAX * 2], self[32];
+	struct tc_diag d = { "", 0 };
+	struct tc_pids p, q;
+	struct stat st;
+	pid_t kpid;
+	int n;
+
+	if (geteuid() != 0 || !tc_pids_probe(&p) || p.kind != TC_PIDS_V1) {
+		skip("calls' cgroups beside the server's leaf: needs root and "
+		    "a cgroup v1 pids hierarchy to lay the leaf out by hand");
+		return;
+	}
+	snprintf(base, sizeof(base), "%s/toolcell-test-beside-%ld", p.home,
+	    (long)getpid());
+	snprintf(leaf, sizeof(leaf), "%s/%s", base, TC_PIDS_LEAF);
+	snprintf(self, sizeof(self), "%ld", (long)getpid());
+	if (mkdir(base, 0755) != 0 || mkdir(leaf, 0755) != 0 ||
+	    write_file(leaf, "cgroup.procs", self) != 0) {
+		ok(0, "a leaf %s with this process in it", leaf);
+		goto out;
+	}
+	q = p;
+	if (snprintf(q.base, sizeof(q.base), "%s", base) >=
+	    (int)sizeof(q.base) || snprintf(q.home, sizeof(q.home), "%s",
+	    leaf) >= (int)sizeof(q.home)) {
+		ok(0, "paths that fit");
+		goto out;
+	}
+	snprintf(want, sizeof(want), "pids cgroup v1 at %s", base);
+	is_str(tc_pids_str(&q, buf, sizeof(buf)), want, "said as before, "
+	    "where the calls' cgroups are made");
+	if (!is_int(tc_pids_open(&q, 4, &d), 0, "opened: %s", d.msg))
+		goto out;
+	snprintf(buf, sizeof(buf), "%s/toolcell-", base);
+	ok(strncmp(q.dir, buf, strlen(buf)) == 0 && strchr(q.dir +
+	    strlen(base) + 1, '/') == NULL, "its directory is beside the "
+	    "leaf: %s", q.dir);
+	n = one_call(&q, 3, 0, cg, sizeof(cg), &kpid);
+	is_int(n, 3, "a call's limit of 3 holds there");
+	like(cg, q.dir + strlen(p.home), "the keeper was in the directory "
+	    "beside the leaf");
+	snprintf(buf, sizeof(buf), "%s/%ld", q.dir, (long)kpid);
+	ok(stat(buf, &st) != 0 && errno == ENOENT, "the keeper left (to the "
+	    "leaf) and removed its cgroup");
+	snprintf(buf, sizeof(buf), "%s", q.dir);
+	tc_pids_close(&q);
+	ok(stat(buf, &st) != 0 && stat(leaf, &st) == 0, "closed: the "
+	    "directory is gone; the leaf, which this server did not make, "
+	    "stays");
+out:
+	(void)write_file(p.home, "cgroup.procs", self);
+	(void)rmdir(leaf);
+	ok(rmdir(base) == 0, "this process back, the leaf and its parent "
+	    "removed");
 }
 
 /*
@@ -595,12 +975,744 @@ test_namespaces(void)
 	}
 }
 
+/*
+ * --- Live, on the unified hierarchy ---
+ *
+ * The delegation's steps on this machine's real cgroup v2 hierarchy,
+ * where it can: as root, a fresh cgroup under the hierarchy's root stands
+ * for the delegated one.  The pids controller may not be on v2 (it is on
+ * v1 where the tests were written), so hugetlb, where v2 has it, stands
+ * for pids: tc_pids_way(), tc_pids_delegate() and tc_pids_undelegate()
+ * take the controller's name, and run here as the probe runs them for
+ * pids.  The hierarchy's root is locked (flock) while a test's cgroups
+ * are there, and hugetlb is enabled below it only for that time.
+ */
+
+/* An agent: a forked process that does what it is told, line by line. */
+struct agent {
+	pid_t	pid;
+	FILE	*to, *from;
+};
+
+/* The agent's own cgroup v2 directory, into |out|.  Returns 0 or -1. */
+static int
+own_v2(char *out, size_t len)
+{
+	char cg[4096], mi[65536];
+	FILE *f;
+	size_t n;
+
+	if ((f = fopen("/proc/self/cgroup", "re")) == NULL)
+		return -1;
+	n = fread(cg, 1, sizeof(cg) - 1, f);
+	fclose(f);
+	cg[n] = '\0';
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return -1;
+	n = fread(mi, 1, sizeof(mi) - 1, f);
+	fclose(f);
+	mi[n] = '\0';
+	return tc_pids_find(cg, mi, TC_PIDS_V2, out, len) ? 0 : -1;
+}
+
+/*
+ * The agent's loop.  Commands: "way C" (tc_pids_way() of its own cgroup
+ * for controller C: "WAY why"), "give DIR C" and "take DIR C"
+ * (tc_pids_delegate() and tc_pids_undelegate(): "RC message"), "fork"
+ * (a child that waits: its pid), "where" (its own cgroup v2 path, as
+ * /proc/self/cgroup says), "probe" and "probe C" (tc_pids_probe(), or
+ * tc_pids_probe_controller() of C, kept: "RET KIND MOVED HOME|BASE|NOTE"),
+ * "open" (tc_pids_open() of what it keeps, limit 4: "RC DIR"), "close"
+ * (tc_pids_close(): "0"), "forkclose" (the same in a forked copy: "0"),
+ * "nobody" (become uid and gid 65534: "0"), "exit" (exit(1), as a start
+ * refused once the sandbox is prepared: no answer, no tc_pids_close()),
+ * "quit".
+ */
+static void __attribute__((__noreturn__))
+agent_main(FILE *in, FILE *out)
+{
+	char line[PATH_MAX + 64], dir[PATH_MAX], arg[64], why[256];
+	struct tc_diag d = { "", 0 };
+	struct tc_cgroup_text *t = malloc(sizeof(*t));
+	struct tc_cgroup_view v;
+	struct tc_pids p;
+	pid_t kid, kids[8];
+	size_t nkids = 0, i;
+	int rc;
+
+	while (fgets(line, sizeof(line), in) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		d.msg[0] = '\0';
+		if (strncmp(line, "way ", 4) == 0) {
+			rc = t == NULL || own_v2(dir, sizeof(dir)) != 0 ||
+			    tc_pids_read(dir, t, &v) != 0 ? -1 :
+			    (int)tc_pids_way(&v, line + 4, tc_pids_own, NULL,
+			    why, sizeof(why));
+			fprintf(out, "%d %s\n", rc, rc < 0 ? "unread" : why);
+		} else if (strncmp(line, "give ", 5) == 0 ||
+		    strncmp(line, "take ", 5) == 0) {
+			char *sp = strrchr(line, ' ');
+
+			snprintf(arg, sizeof(arg), "%s", sp + 1);
+			*sp = '\0';
+			rc = line[0] == 'g' ? tc_pids_delegate(line + 5, arg,
+			    tc_pids_own, NULL, &d) : tc_pids_undelegate(
+			    line + 5, arg, tc_pids_own, NULL, &d);
+			fprintf(out, "%d %s\n", rc, d.msg);
+		} else if (strcmp(line, "fork") == 0) {
+			if ((kid = fork()) == 0) {
+				fclose(in);
+				fclose(out);
+				pause();
+				_exit(0);
+			}
+			if (kid > 0 && nkids < TC_NITEMS(kids))
+				kids[nkids++] = kid;
+			fprintf(out, "%ld\n", (long)kid);
+		} else if (strcmp(line, "where") == 0) {
+			fprintf(out, "%s\n", v2_of(getpid()));
+		} else if (strncmp(line, "probe", 5) == 0) {
+			rc = line[5] == ' ' ? tc_pids_probe_controller(&p,
+			    line + 6) : tc_pids_probe(&p);
+			fprintf(out, "%d %d %d %s|%s|%s\n", rc, (int)p.kind,
+			    p.moved != 0, p.home, p.base, p.note);
+		} else if (strcmp(line, "open") == 0) {
+			rc = tc_pids_open(&p, 4, &d);
+			fprintf(out, "%d %s\n", rc, rc == 0 ? p.dir : d.msg);
+		} else if (strcmp(line, "close") == 0) {
+			tc_pids_close(&p);
+			fprintf(out, "0\n");
+		} else if (strcmp(line, "forkclose") == 0) {
+			/* A process forked from it releases its copy. */
+			if ((kid = fork()) == 0) {
+				tc_pids_close(&p);
+				_exit(0);
+			}
+			while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
+				;
+			fprintf(out, "0\n");
+		} else if (strcmp(line, "exit") == 0) {
+			exit(1);
+		} else if (strcmp(line, "nobody") == 0) {
+			fprintf(out, "%d\n", setgroups(0, NULL) == 0 &&
+			    setgid(65534) == 0 && setuid(65534) == 0 ? 0 : -1);
+		} else
+			break;
+		fflush(out);
+	}
+	/* Its children go with it, reaped: out of their cgroup before the
+	 * test goes on (a process killed may still be in it a while). */
+	for (i = 0; i < nkids; i++) {
+		if (kill(kids[i], SIGKILL) != 0)
+			continue;	/* not to wait for forever */
+		while (waitpid(kids[i], NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	_exit(0);
+}
+
+/* Starts an agent in cgroup |dir|, in its own process group.  Returns 0
+ * or -1. */
+static int
+agent_start(struct agent *a, const char *dir)
+{
+	int to[2], from[2];
+	char pid[32];
+
+	if (pipe2(to, O_CLOEXEC) != 0 || pipe2(from, O_CLOEXEC) != 0)
+		return -1;
+	if ((a->pid = fork()) == 0) {
+		FILE *in = fdopen(to[0], "r"), *out = fdopen(from[1], "w");
+
+		close(to[1]);
+		close(from[0]);
+		setpgid(0, 0);
+		if (in == NULL || out == NULL)
+			_exit(1);
+		agent_main(in, out);
+	}
+	close(to[0]);
+	close(from[1]);
+	a->to = fdopen(to[1], "w");
+	a->from = fdopen(from[0], "r");
+	if (a->pid < 0 || a->to == NULL || a->from == NULL)
+		return -1;
+	snprintf(pid, sizeof(pid), "%ld", (long)a->pid);
+	return write_file(dir, "cgroup.procs", pid);
+}
+
+/* Tells agent |a| |cmd| and returns its answer (static). */
+static const char *
+agent_ask(struct agent *a, const char *cmd)
+{
+	static char answer[PATH_MAX * 3 + 64];
+
+	fprintf(a->to, "%s\n", cmd);
+	fflush(a->to);
+	if (fgets(answer, sizeof(answer), a->from) == NULL)
+		return "(no answer)";
+	answer[strcspn(answer, "\n")] = '\0';
+	return answer;
+}
+
+/* Stops agent |a| and its children, and reaps it. */
+static void
+agent_stop(struct agent *a)
+{
+	if (a->pid <= 0)
+		return;
+	/* At the end of its input it kills and reaps its children, then
+	 * exits: once it is reaped, none of them is left. */
+	fclose(a->to);
+	fclose(a->from);
+	while (waitpid(a->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	a->pid = 0;
+}
+
+/* Kills process |pid|, which is not ours to reap, and waits until it has
+ * left cgroup |dir| (a process killed may still be in it a while). */
+static void
+kill_out_of(const char *dir, pid_t pid)
+{
+	char want[32];
+	const char *procs;
+	int i;
+
+	if (pid <= 0 || kill(pid, SIGKILL) != 0)
+		return;
+	/* "\nPID\n", its line; the first line is matched without the
+	 * newline before it. */
+	snprintf(want, sizeof(want), "\n%ld\n", (long)pid);
+	for (i = 0; i < 500; i++) {
+		procs = read_text(dir, "cgroup.procs");
+		if (strncmp(procs, want + 1, strlen(want + 1)) != 0 &&
+		    strstr(procs, want) == NULL)
+			return;
+		usleep(10000);
+	}
+}
+
+/* Removes cgroup |dir| once the processes killed in it are gone. */
+static int
+remove_cgroup(const char *dir)
+{
+	int i;
+
+	for (i = 0; i < 500; i++) {
+		if (rmdir(dir) == 0 || errno == ENOENT)
+			return 0;
+		if (errno != EBUSY)
+			return -1;
+		usleep(10000);
+	}
+	return -1;
+}
+
+/* Removes a test's cgroup |dir| (none: ""), with what a test that failed
+ * half-way may have left in it. */
+static int
+remove_test_cgroup(const char *dir)
+{
+	char sub[PATH_MAX + 64];
+
+	if (dir[0] == '\0')
+		return 0;
+	snprintf(sub, sizeof(sub), "%s/%s", dir, TC_PIDS_LEAF);
+	(void)remove_cgroup(sub);
+	snprintf(sub, sizeof(sub), "%s/call", dir);
+	(void)rmdir(sub);
+	return remove_cgroup(dir);
+}
+
+/* Returns 1 if |answer| starts with the number |n| and a blank. */
+static int
+answer_is(const char *answer, int n)
+{
+	char want[16];
+
+	snprintf(want, sizeof(want), "%d ", n);
+	return strncmp(answer, want, strlen(want)) == 0;
+}
+
+/* A cgroup under |root| named for this test and |tag|, made, into
+ * |out|.  Returns 0 or -1. */
+static int
+test_cgroup(const char *root, const char *tag, char *out, size_t len)
+{
+	snprintf(out, len, "%s/toolcell-test-pids-%ld%s", root,
+	    (long)getpid(), tag);
+	return mkdir(out, 0755);
+}
+
+/* Hands |dir| to uid and gid 65534 as systemd's Delegate=yes hands a
+ * unit's cgroup to its User=: the directory and the files the kernel
+ * lists as delegatable. */
+static int
+hand_over(const char *dir)
+{
+	static const char *files[] = { "", "/cgroup.procs",
+	    "/cgroup.subtree_control", "/cgroup.threads" };
+	char path[PATH_MAX + 64];
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(files); i++) {
+		snprintf(path, sizeof(path), "%s%s", dir, files[i]);
+		if (chown(path, 65534, 65534) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The delegation's steps, as root, in cgroup |t| (relative path |rel|),
+ * with hugetlb for pids. */
+static void
+live_root(const char *t, const char *rel)
+{
+	char leaf[PATH_MAX + 32], sub[PATH_MAX + 32], cmd[PATH_MAX + 32];
+	char in_leaf[PATH_MAX + 32], pid[32];
+	struct agent a = { 0, NULL, NULL }, b = { 0, NULL, NULL };
+	const char *ans;
+	struct stat st;
+	pid_t kid;
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
+	snprintf(in_leaf, sizeof(in_leaf), "%s/%s", rel, TC_PIDS_LEAF);
+	if (agent_start(&a, t) != 0) {
+		ok(0, "an agent in %s", t);
+		agent_stop(&a);
+		return;
+	}
+	kid = (pid_t)strtol(agent_ask(&a, "fork"), NULL, 10);
+	ok(kid > 0 && strcmp(v2_of(a.pid), rel) == 0 &&
+	    strcmp(v2_of(kid), rel) == 0, "a process alone in %s, with a "
+	    "child of its own (as the server's scratch sweeper)", rel);
+
+	ans = agent_ask(&a, "way hugetlb");
+	ok(answer_is(ans, TC_PIDS_WAY_MOVE), "its real files: delegated, "
+	    "move (%s)", ans);
+	snprintf(cmd, sizeof(cmd), "give %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0), "tc_pids_delegate() with hugetlb: %s", ans);
+	is_str(v2_of(a.pid), in_leaf, "it is in the leaf");
+	is_str(v2_of(kid), in_leaf, "and so is its child");
+	ok(lists(read_text(t, "cgroup.subtree_control"), "hugetlb"),
+	    "hugetlb is enabled for the cgroup's children");
+	is_str(read_text(t, "cgroup.procs"), "", "no process is left in it");
+	snprintf(sub, sizeof(sub), "%s/call", t);
+	ok(mkdir(sub, 0755) == 0 && lists(read_text(sub,
+	    "cgroup.controllers"), "hugetlb"), "a call's cgroup beside the "
+	    "leaf has the controller");
+	(void)rmdir(sub);
+	snprintf(pid, sizeof(pid), "%ld", (long)kid);
+	ok(write_file(t, "cgroup.procs", pid) != 0 && errno == EBUSY,
+	    "while delegated, the cgroup itself takes no process (EBUSY): "
+	    "what a manager placing one there meets");
+
+	snprintf(cmd, sizeof(cmd), "take %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0), "tc_pids_undelegate(): %s", ans);
+	is_str(v2_of(a.pid), rel, "it is back");
+	is_str(v2_of(kid), rel, "and so is its child");
+	ok(stat(leaf, &st) != 0 && errno == ENOENT, "the leaf is gone");
+	ok(!lists(read_text(t, "cgroup.subtree_control"), "hugetlb"),
+	    "hugetlb is no longer enabled: the cgroup is as it was");
+
+	/* Another process, not the agent's own, in the cgroup. */
+	if (agent_start(&b, t) != 0) {
+		ok(0, "a second agent in %s", t);
+		goto out;
+	}
+	ans = agent_ask(&a, "way hugetlb");
+	snprintf(cmd, sizeof(cmd), "(pid %ld)", (long)b.pid);
+	ok(answer_is(ans, TC_PIDS_WAY_NONE) && strstr(ans, cmd) != NULL,
+	    "another process in it: not delegated (%s)", ans);
+	snprintf(cmd, sizeof(cmd), "give %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, TC_ESYS) && strstr(ans, "cannot enable the "
+	    "hugetlb controller") != NULL, "tc_pids_delegate() regardless: "
+	    "the kernel refuses the controller while the other is there "
+	    "(%s)", ans);
+	ok(strcmp(v2_of(a.pid), rel) == 0 && strcmp(v2_of(kid), rel) == 0,
+	    "and it undid the move: both back in %s", rel);
+	ok(stat(leaf, &st) != 0 && errno == ENOENT && !lists(read_text(t,
+	    "cgroup.subtree_control"), "hugetlb"), "the leaf it made is "
+	    "gone, no controller enabled");
+	agent_stop(&b);
+
+	/* A second server started in the leaf: beside it; the first one's
+	 * undo leaves them both as they are. */
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0), "delegated again, alone: %s", ans);
+	if (agent_start(&b, leaf) != 0) {
+		ok(0, "an agent in the leaf");
+		goto out;
+	}
+	ans = agent_ask(&b, "way hugetlb");
+	ok(answer_is(ans, TC_PIDS_WAY_BESIDE), "a second process in the "
+	    "leaf: its calls' cgroups go beside it (%s)", ans);
+	snprintf(cmd, sizeof(cmd), "take %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	snprintf(pid, sizeof(pid), "(pid %ld)", (long)b.pid);
+	ok(answer_is(ans, TC_ESYS) && strstr(ans, pid) != NULL,
+	    "the first one's undo refuses while the other is in the leaf "
+	    "(%s)", ans);
+	ok(strcmp(v2_of(a.pid), in_leaf) == 0 && lists(read_text(t,
+	    "cgroup.subtree_control"), "hugetlb"), "and leaves everything "
+	    "as it was");
+	agent_stop(&b);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0) && strcmp(v2_of(a.pid), rel) == 0,
+	    "once the other is gone, the undo is done: %s", ans);
+
+	/* A leaf of that name already there (left, or made by another),
+	 * holding a process that is not its own: not to be shared. */
+	if (mkdir(leaf, 0755) != 0 || agent_start(&b, leaf) != 0) {
+		ok(0, "an agent in a leaf made by hand");
+		goto out;
+	}
+	snprintf(cmd, sizeof(cmd), "give %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	snprintf(pid, sizeof(pid), "(pid %ld)", (long)b.pid);
+	ok(answer_is(ans, TC_ESYS) && strstr(ans, pid) != NULL,
+	    "a leaf already there holding another process: refused (%s)",
+	    ans);
+	ok(strcmp(v2_of(a.pid), rel) == 0 && strcmp(v2_of(kid), rel) == 0 &&
+	    !lists(read_text(t, "cgroup.subtree_control"), "hugetlb") &&
+	    stat(leaf, &st) == 0, "nothing moved, no controller enabled, the "
+	    "leaf it did not make left");
+	agent_stop(&b);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0) && strcmp(v2_of(a.pid), in_leaf) == 0,
+	    "the same leaf, empty: taken (%s)", ans);
+	snprintf(cmd, sizeof(cmd), "take %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0) && strcmp(v2_of(a.pid), rel) == 0,
+	    "and given back (%s)", ans);
+out:
+	agent_stop(&b);
+	agent_stop(&a);
+	(void)remove_cgroup(leaf);
+	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+}
+
+/* The probe of a process alone in cgroup |t| (relative |rel|), which
+ * does not offer pids here: the v1 hierarchy, as before, and no move.
+ * Where pids is on v2 and enabled below the root, the probe delegates
+ * for real (not run where these tests were written). */
+static void
+live_probe(const char *t, const char *rel)
+{
+	struct agent a = { 0, NULL, NULL };
+	char want[PATH_MAX * 2 + 16], leaf[PATH_MAX + 32];
+	char got[PATH_MAX * 3 + 64];
+	struct tc_pids mine;
+	const char *ans;
+	struct stat st;
+	int v1;
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
+	if (agent_start(&a, t) != 0) {
+		ok(0, "an agent in %s", t);
+		agent_stop(&a);
+		return;
+	}
+	v1 = !lists(read_text(t, "cgroup.controllers"), "pids");
+	snprintf(got, sizeof(got), "%s", agent_ask(&a, "probe"));
+	ans = got;
+	(void)agent_ask(&a, "close");
+	if (v1) {
+		/* What this process, in the hierarchy's root, finds: the
+		 * same, found the same way as before. */
+		if (tc_pids_probe(&mine) && mine.kind == TC_PIDS_V1)
+			snprintf(want, sizeof(want), "1 1 0 %s|%s|", mine.home,
+			    mine.home);
+		else
+			snprintf(want, sizeof(want), "0 0 0 ||");
+		is_str(ans, want, "alone in %s, which does not offer pids: "
+		    "the probe takes what it took before, and says nothing of "
+		    "v2", rel);
+		ok(stat(leaf, &st) != 0 && errno == ENOENT, "no leaf made");
+	} else {
+		ok(strncmp(ans, "1 2 1 ", 6) == 0, "alone in %s, which offers "
+		    "pids: the probe delegates (%s)", rel, ans);
+		ok(stat(leaf, &st) != 0 && errno == ENOENT, "its close undid "
+		    "it: no leaf");
+	}
+	is_str(agent_ask(&a, "where"), rel, "it is where it was");
+	agent_stop(&a);
+}
+
+/* Returns 1 if |answer| ("RC DIR") names a directory of |base|'s
+ * children whose cgroup.subtree_control enables hugetlb. */
+static int
+dir_beside(const char *answer, const char *base)
+{
+	const char *dir = strchr(answer, ' ');
+	size_t n = strlen(base);
+
+	return answer_is(answer, 0) && dir != NULL &&
+	    strncmp(dir + 1, base, n) == 0 && strncmp(dir + 1 + n,
+	    "/toolcell-", 10) == 0 && strchr(dir + 1 + n + 1, '/') == NULL &&
+	    lists(read_text(dir + 1, "cgroup.subtree_control"), "hugetlb");
+}
+
+/*
+ * The server's own steps, with hugetlb for pids: tc_pids_probe_controller()
+ * delegating, tc_pids_open() making its directory beside the leaf,
+ * tc_pids_close() undoing it all; then a second server started in the
+ * leaf, beside which it makes its own, and the first one's close leaving
+ * them both as they are.
+ */
+static void
+live_server(const char *t, const char *rel)
+{
+	struct agent a = { 0, NULL, NULL }, b = { 0, NULL, NULL };
+	char leaf[PATH_MAX + 32], in_leaf[PATH_MAX + 32];
+	char want[PATH_MAX * 2 + 64], adir[PATH_MAX + 64];
+	const char *ans;
+	struct stat st;
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
+	snprintf(in_leaf, sizeof(in_leaf), "%s/%s", rel, TC_PIDS_LEAF);
+	if (agent_start(&a, t) != 0) {
+		ok(0, "an agent in %s", t);
+		goto out;
+	}
+	ans = agent_ask(&a, "probe hugetlb");
+	snprintf(want, sizeof(want), "1 2 1 %s|%s|the cgroup v2 '%s' is "
+	    "delegated to this server", leaf, t, t);
+	ok(strncmp(ans, want, strlen(want)) == 0, "the probe, alone in a "
+	    "cgroup offering hugetlb: v2, moved, said (%s)", ans);
+	is_str(agent_ask(&a, "where"), in_leaf, "it is in its leaf");
+	ans = agent_ask(&a, "open");
+	ok(dir_beside(ans, t), "opened: its directory beside the leaf, "
+	    "giving the controller to the calls' cgroups (%s)", ans);
+	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	(void)agent_ask(&a, "forkclose");
+	ok(strcmp(agent_ask(&a, "where"), in_leaf) == 0 &&
+	    stat(adir, &st) == 0, "a forked copy's close undoes nothing");
+	(void)agent_ask(&a, "close");
+	ok(stat(adir, &st) != 0 && errno == ENOENT, "closed: its directory "
+	    "is gone");
+	is_str(agent_ask(&a, "where"), rel, "it moved back");
+	ok(stat(leaf, &st) != 0 && errno == ENOENT && !lists(read_text(t,
+	    "cgroup.subtree_control"), "hugetlb"), "the leaf is gone and "
+	    "the controller off: the cgroup as it was found");
+
+	/* Two servers. */
+	ans = agent_ask(&a, "probe hugetlb");
+	ok(strncmp(ans, "1 2 1 ", 6) == 0, "the first delegates again (%s)",
+	    ans);
+	ans = agent_ask(&a, "open");
+	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	if (!dir_beside(ans, t) || agent_start(&b, leaf) != 0) {
+		ok(0, "a second server in the leaf (%s)", ans);
+		goto out;
+	}
+	ans = agent_ask(&b, "probe hugetlb");
+	snprintf(want, sizeof(want), "1 2 0 %s|%s|this server started in "
+	    "the leaf", leaf, t);
+	ok(strncmp(ans, want, strlen(want)) == 0, "a second server started "
+	    "in the leaf: v2, beside it, not moved (%s)", ans);
+	ans = agent_ask(&b, "open");
+	ok(dir_beside(ans, t), "its directory beside the leaf too (%s)", ans);
+	(void)agent_ask(&a, "close");
+	ok(stat(adir, &st) != 0 && strcmp(agent_ask(&a, "where"), in_leaf) ==
+	    0 && lists(read_text(t, "cgroup.subtree_control"), "hugetlb"),
+	    "the first one's close removes its directory and leaves the "
+	    "rest: the second is in the leaf");
+	(void)agent_ask(&b, "close");
+out:
+	agent_stop(&b);
+	agent_stop(&a);
+	(void)remove_cgroup(leaf);
+	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+}
+
+/*
+ * A server that exits without tc_pids_close() (tc_fatal(): a start refused
+ * once the sandbox is prepared, --check with an error) leaves the cgroup
+ * as it found it all the same: its directory gone, it and its child
+ * back, the leaf removed, the controller off.
+ */
+static void
+live_exit(const char *t, const char *rel)
+{
+	struct agent a = { 0, NULL, NULL };
+	char leaf[PATH_MAX + 32], adir[PATH_MAX + 64] = "";
+	const char *ans;
+	struct stat st;
+	pid_t kid = -1;
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
+	if (agent_start(&a, t) != 0) {
+		ok(0, "an agent in %s", t);
+		goto out;
+	}
+	kid = (pid_t)strtol(agent_ask(&a, "fork"), NULL, 10);
+	ans = agent_ask(&a, "probe hugetlb");
+	ok(strncmp(ans, "1 2 1 ", 6) == 0, "a server with a child delegates "
+	    "(%s)", ans);
+	ans = agent_ask(&a, "open");
+	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	ok(dir_beside(ans, t), "and opens (%s)", ans);
+	(void)agent_ask(&a, "exit");
+	while (waitpid(a.pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	ok(stat(adir, &st) != 0 && errno == ENOENT, "exited without its "
+	    "close: its directory is gone all the same");
+	ok(kid > 0 && strcmp(v2_of(kid), rel) == 0, "its child is back in "
+	    "%s (%s)", rel, v2_of(kid));
+	ok(stat(leaf, &st) != 0 && errno == ENOENT && !lists(read_text(t,
+	    "cgroup.subtree_control"), "hugetlb"), "the leaf is gone and the "
+	    "controller off: the cgroup as it was found");
+out:
+	agent_stop(&a);
+	/* The child, which outlived it, is no longer its to reap. */
+	kill_out_of(t, kid);
+	if (adir[0] == '/')
+		(void)rmdir(adir);
+	(void)remove_cgroup(leaf);
+	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+}
+
+/* As a normal user, in a cgroup handed over to it (|t|) and in one that
+ * was not (|u|). */
+static void
+live_user(const char *t, const char *trel, const char *u,
+    const char *urel)
+{
+	struct agent a = { 0, NULL, NULL };
+	char cmd[PATH_MAX + 32], leaf[PATH_MAX + 32];
+	const char *ans;
+	struct stat st;
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", t, TC_PIDS_LEAF);
+	if (hand_over(t) != 0 || agent_start(&a, t) != 0 ||
+	    strcmp(agent_ask(&a, "nobody"), "0") != 0) {
+		ok(0, "an agent as nobody in %s, handed over", t);
+		agent_stop(&a);
+		return;
+	}
+	ans = agent_ask(&a, "way hugetlb");
+	ok(answer_is(ans, TC_PIDS_WAY_MOVE), "as nobody, in a cgroup "
+	    "handed over to it: delegated (%s)", ans);
+	snprintf(cmd, sizeof(cmd), "give %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0), "moved in: %s", ans);
+	snprintf(cmd, sizeof(cmd), "%s/%s", trel, TC_PIDS_LEAF);
+	is_str(agent_ask(&a, "where"), cmd, "into its leaf");
+	ok(stat(leaf, &st) == 0 && st.st_uid == 65534, "which it owns");
+	snprintf(cmd, sizeof(cmd), "take %s hugetlb", t);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, 0), "and out: %s", ans);
+	is_str(agent_ask(&a, "where"), trel, "back where it was");
+	agent_stop(&a);
+
+	snprintf(leaf, sizeof(leaf), "%s/%s", u, TC_PIDS_LEAF);
+	if (agent_start(&a, u) != 0 ||
+	    strcmp(agent_ask(&a, "nobody"), "0") != 0) {
+		ok(0, "an agent as nobody in %s", u);
+		agent_stop(&a);
+		return;
+	}
+	ans = agent_ask(&a, "way hugetlb");
+	ok(answer_is(ans, TC_PIDS_WAY_NONE) && strstr(ans, "not delegated "
+	    "to this server") != NULL, "as nobody, in root's cgroup: not "
+	    "delegated (%s)", ans);
+	snprintf(cmd, sizeof(cmd), "give %s hugetlb", u);
+	ans = agent_ask(&a, cmd);
+	ok(answer_is(ans, TC_ESYS) && strstr(ans, "cannot make the leaf"),
+	    "tc_pids_delegate() regardless fails at its first step (%s)",
+	    ans);
+	ok(strcmp(agent_ask(&a, "where"), urel) == 0 && stat(leaf, &st) != 0,
+	    "and changed nothing");
+	agent_stop(&a);
+}
+
+static void
+test_live_v2(void)
+{
+	char root[PATH_MAX], t[PATH_MAX + 64] = "", u[PATH_MAX + 64] = "";
+	char w[PATH_MAX + 64] = "", mi[65536];
+	int lock = -1, enabled = 0;
+	size_t n;
+	FILE *f;
+
+	if (geteuid() != 0) {
+		skip("the delegation's steps on the live cgroup v2 hierarchy: "
+		    "need root (a cgroup made under its root stands for the "
+		    "delegated one)");
+		return;
+	}
+	if ((f = fopen("/proc/self/mountinfo", "re")) == NULL)
+		return;
+	n = fread(mi, 1, sizeof(mi) - 1, f);
+	fclose(f);
+	mi[n] = '\0';
+	if (!tc_pids_find("0::/\n", mi, TC_PIDS_V2, root, sizeof(root)) ||
+	    strcmp(read_text(root, "cgroup.type"), "?") != 0) {
+		skip("no whole cgroup v2 hierarchy mounted here");
+		return;
+	}
+	if (!lists(read_text(root, "cgroup.controllers"), "hugetlb")) {
+		skip("hugetlb, which stands for pids in these tests, is not on "
+		    "the cgroup v2 hierarchy here");
+		return;
+	}
+	/* One test at a time below the root, whose controllers are the
+	 * machine's: only for this while, and put back. */
+	if ((lock = open(root, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    flock(lock, LOCK_EX) != 0) {
+		ok(0, "the lock on %s", root);
+		goto out;
+	}
+	if (!lists(read_text(root, "cgroup.subtree_control"), "hugetlb")) {
+		if (write_file(root, "cgroup.subtree_control", "+hugetlb") !=
+		    0) {
+			skip("hugetlb cannot be enabled below the cgroup v2 "
+			    "hierarchy's root");
+			goto out;
+		}
+		enabled = 1;
+	}
+	if (test_cgroup(root, "", t, sizeof(t)) != 0 ||
+	    test_cgroup(root, "-user", u, sizeof(u)) != 0 ||
+	    test_cgroup(root, "-none", w, sizeof(w)) != 0) {
+		ok(0, "test cgroups under %s", root);
+		goto out;
+	}
+	ok(lists(read_text(t, "cgroup.controllers"), "hugetlb"), "%s, fresh, "
+	    "offers hugetlb", t);
+	live_root(t, t + strlen(root));
+	live_server(t, t + strlen(root));
+	live_exit(t, t + strlen(root));
+	live_probe(t, t + strlen(root));
+	live_user(u, u + strlen(root), w, w + strlen(root));
+out:
+	ok(remove_test_cgroup(t) == 0 && remove_test_cgroup(u) == 0 &&
+	    remove_test_cgroup(w) == 0, "the test cgroups removed");
+	if (enabled && write_file(root, "cgroup.subtree_control",
+	    "-hugetlb") != 0) {
+		printf("# hugetlb left enabled below %s: %s\n", root,
+		    strerror(errno));
+		fflush(stdout);
+	}
+	if (lock >= 0)
+		close(lock);
+}
+
 int
 main(void)
 {
 	test_find();
+	test_way();
+	test_own();
 	test_live();
+	test_beside();
 	test_reaped();
 	test_namespaces();
+	test_live_v2();
 	return done_testing();
 }

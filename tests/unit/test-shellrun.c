@@ -9,10 +9,15 @@
  * that what a program leaves behind becomes its child: after the run it
  * reaps every one and says how each ended, in a last frame of the test's
  * own, so that "killed with its group" is checked, not hoped for.
+ *
+ * poll() and tc_now_ms() are wrapped (-Wl,--wrap): a case that arms them
+ * (test_late()) makes the handler late just after it noted the program's
+ * exit, at that moment exactly, with no race.
  */
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
+#include <poll.h>
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
@@ -48,6 +53,7 @@ struct trailer {
 	int	sigpipe_dfl;	/* SIGPIPE's disposition was given back */
 	int	serialized;	/* tc_result_serialize() took it */
 	size_t	result_len;
+	int	late;		/* test_late()'s moment came */
 };
 
 struct spec {
@@ -83,6 +89,91 @@ struct got {
 
 static char *const env_empty[] = { NULL };
 static int unclean;		/* case processes that did not exit 0 */
+
+/* --- A handler late after the program's exit (test_late()) --- */
+
+#define LATE_MS		300	/* past shell_run.c's HELD_IDLE_MS (100) */
+
+int	__real_poll(struct pollfd *, nfds_t, int);
+int	__wrap_poll(struct pollfd *, nfds_t, int);
+int64_t	__real_tc_now_ms(void);
+int64_t	__wrap_tc_now_ms(void);
+
+/* In a case process, once armed (late_arm()): 4 until poll() has
+ * answered output, 1 until it has answered the program's exit, 2 until
+ * the clock has said when, then 3. */
+static int late;
+
+static void
+late_arm(void)
+{
+	late = 4;
+}
+
+/* Returns 1 if |fd| is a pidfd. */
+static int
+is_pidfd(int fd)
+{
+	char path[64], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	if ((n = readlink(path, link, sizeof(link) - 1)) < 0)
+		return 0;
+	link[n] = '\0';
+	return strcmp(link, "anon_inode:[pidfd]") == 0;
+}
+
+/*
+ * poll(); armed, once it has answered some output, until the program has
+ * exited, it waits for that alone (its pidfd) and answers that alone:
+ * what a poll reports whose look at the output found it empty just
+ * before the program wrote its last bytes and exited.  The bytes stay
+ * unread, for the handler's next look.
+ */
+int
+__wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+{
+	nfds_t i, k = n;
+	int rc;
+
+	if (late == 4) {
+		rc = __real_poll(fds, n, timeout);
+		for (i = 0; rc > 0 && i < n; i++)
+			if ((fds[i].revents & POLLIN) && !is_pidfd(fds[i].fd))
+				late = 1;
+		return rc;
+	}
+	if (late != 1)
+		return __real_poll(fds, n, timeout);
+	for (i = 0; i < n; i++) {
+		fds[i].revents = 0;
+		if (is_pidfd(fds[i].fd))
+			k = i;
+	}
+	if (k == n)
+		return __real_poll(fds, n, timeout);
+	if ((rc = __real_poll(&fds[k], 1, timeout)) > 0)
+		late = 2;
+	return rc;
+}
+
+/*
+ * The clock; armed, LATE_MS on from just after the handler noted the
+ * exit (reap(): its first look after poll() answered it): what a handler
+ * descheduled there for that long sees.
+ */
+int64_t
+__wrap_tc_now_ms(void)
+{
+	int64_t now = __real_tc_now_ms();
+
+	if (late == 2) {
+		late = 3;
+		return now;
+	}
+	return late == 3 ? now + LATE_MS : now;
+}
 
 static void
 write_all(int fd, const void *p, size_t n)
@@ -166,6 +257,7 @@ case_main(const struct spec *sp, int wfd)
 
 	tc_result_init(&res);
 	t.rc = shell_exec_run(&call, &x, &res);
+	t.late = late == 3;
 	if (x.tty)
 		close(x.tty_master);	/* the slave was the runner's */
 	tc_buf_init(&out, (size_t)-1);
@@ -864,6 +956,54 @@ test_held(void)
 	got_free(&g);
 }
 
+/*
+ * The handler late just after it noted the program's exit (descheduled,
+ * on a busy machine), with the last bytes the program wrote before it
+ * exited still unread, its first line read: by the clock, nothing came
+ * for longer than the output may be held after the exit.  Every byte is in the result all the
+ * same, and it does not say that processes left behind held the output:
+ * there were none.  On pipes, and on a terminal, whose master reads EIO
+ * once the program has gone, after the bytes it wrote.
+ */
+static void
+test_late(void)
+{
+	static const char *const how[] = { "pipes", "tty" };
+	static const char *const want[] = { "one\ntwo\nthree\n",
+	    "one\r\ntwo\r\nthree\r\n" };
+	struct spec sp;
+	struct got g;
+	int k;
+
+	for (k = 0; k < 2; k++) {
+		if (k == 1 && access("/dev/ptmx", R_OK | W_OK) != 0) {
+			skip("no /dev/ptmx here: no terminal to run on");
+			continue;
+		}
+		spec_sh(&sp, "echo one; sleep 0.1; echo two; echo three");
+		sp.tty = k;
+		sp.stream = 1;
+		sp.before = late_arm;
+		run_case(&sp, &g);
+		if (!g.t.late) {
+			skip("no pidfd for the program here: the moment never "
+			    "came");
+			got_free(&g);
+			continue;
+		}
+		ok(g.exited && g.res != NULL, "late %s: the run ended", how[k]);
+		is_int(s_num(&g, "exit_code"), 0, "late %s: its exit", how[k]);
+		is_str(g.so.data != NULL ? g.so.data : "", want[k],
+		    "late %s: every byte it wrote before its exit", how[k]);
+		is_int(s_num(&g, "stdout_bytes"), strlen(want[k]), "late %s: "
+		    "counted", how[k]);
+		ok(g.text != NULL && strstr(g.text, "held") == NULL,
+		    "late %s: nothing held its output, and the text does not "
+		    "say so", how[k]);
+		got_free(&g);
+	}
+}
+
 static void
 test_start_errors(void)
 {
@@ -1348,6 +1488,7 @@ main(void)
 	test_utf8();
 	test_timeout();
 	test_held();
+	test_late();
 	test_start_errors();
 	test_cwd_env();
 	test_inherited();

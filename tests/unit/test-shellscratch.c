@@ -20,10 +20,18 @@
  * The calls' Landlock rules grant read and write beneath the base, and
  * are built again when the client's roots change, while calls run: a base
  * swapped for a link by then must not have the grant follow the link.
+ *
+ * A server killed with SIGKILL leaves its base; the next one to start
+ * removes it, and only such: not a live server's, nor anything of a
+ * base's name that is not a base (a link, a file, another mode, another
+ * user's), nor one of another PID namespace or named otherwise.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <regex.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -160,6 +168,264 @@ rules_after_swap(const char *tmp, const char *other)
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
 }
 
+/* The start time of process |pid| (field 22 of its stat), or 0. */
+static unsigned long long
+start_of(pid_t pid)
+{
+	char path[64], buf[1024], *p;
+	FILE *f;
+	int i;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	p = fgets(buf, sizeof(buf), f);
+	fclose(f);
+	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
+		return 0;
+	for (p++, i = 3; i < 22 && p != NULL; i++)
+		p = strchr(p + 1, ' ');
+	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
+}
+
+/* The inode of this process's PID namespace, or 0. */
+static unsigned long long
+pid_ns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ?
+	    (unsigned long long)st.st_ino : 0;
+}
+
+/* The name of the one base in |tmp| other than |not| (NULL: any) into
+ * |out|.  Returns 0, or -1 if there is none. */
+static int
+base_in(const char *tmp, const char *not, char *out, size_t len)
+{
+	struct dirent *e;
+	DIR *d;
+	int rc = -1;
+
+	if ((d = opendir(tmp)) == NULL)
+		return -1;
+	while (rc != 0 && (e = readdir(d)) != NULL)
+		if (strncmp(e->d_name, "toolcell-shell.", 15) == 0 &&
+		    (not == NULL || strcmp(e->d_name, not) != 0) &&
+		    (size_t)snprintf(out, len, "%s", e->d_name) < len)
+			rc = 0;
+	closedir(d);
+	return rc;
+}
+
+/*
+ * In a child of its own: a server's start in |tmp| (which removes the
+ * bases left there), then, by |how|: 'k' killed (SIGKILL: its base
+ * stays), 'x' exits (its base goes with it), 'w' waits for a byte or
+ * the end of pipe |hold| before it exits, having written one on
+ * |ready|.
+ * Returns the child's pid, or -1.
+ */
+static pid_t
+server(const char *tmp, int how, const int hold[2], int ready)
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
+	pid_t pid;
+	char c;
+
+	fflush(stdout);
+	if ((pid = fork()) != 0)
+		return pid;
+	tc_policy_init(&pol);
+	setenv("TMPDIR", tmp, 1);
+	if (shell_scratch_init(&pol, &d) != 0) {
+		printf("# shell_scratch_init: %s\n", d.msg);
+		fflush(stdout);
+		_exit(2);
+	}
+	if (how == 'k')
+		kill(getpid(), SIGKILL);
+	if (how == 'w') {
+		close(hold[1]);
+		(void)!write(ready, "r", 1);
+		(void)!read(hold[0], &c, 1);
+	}
+	exit(0);	/* atexit: its base is removed */
+}
+
+/* Waits for |pid|; returns its wait status, or -1. */
+static int
+wait_for(pid_t pid)
+{
+	int status;
+
+	while (waitpid(pid, &status, 0) < 0)
+		if (errno != EINTR)
+			return -1;
+	return status;
+}
+
+/* Returns 1 if |name| in |tmp| is there (as a link, if one). */
+static int
+there(const char *tmp, const char *name)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	return lstat(path, &st) == 0;
+}
+
+/* Makes directory |name| in |tmp|, mode |mode|.  Returns 0 or -1. */
+static int
+made(const char *tmp, const char *name, mode_t mode)
+{
+	char path[PATH_MAX];
+
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	return mkdir(path, 0700) == 0 && chmod(path, mode) == 0 ? 0 : -1;
+}
+
+/*
+ * The bases that servers killed before their exit left: the next server
+ * removes them, and nothing else.
+ */
+static void
+test_left_bases(const char *dir)
+{
+	char tmp[PATH_MAX], killed[256], live[256], path[PATH_MAX + 300];
+	char dead[128], name[160], other[160];
+	unsigned long long ns = pid_ns(), start;
+	int hold[2], ready[2], status, fd;
+	pid_t gone, w;
+	regex_t re;
+	char c;
+
+	snprintf(tmp, sizeof(tmp), "%s/left", dir);
+	if (ns == 0 || mkdir(tmp, 0700) != 0 || pipe(hold) != 0 ||
+	    pipe(ready) != 0) {
+		ok(0, "left bases: set up: %s", strerror(errno));
+		return;
+	}
+
+	/* A server killed: its base stays, named for it. */
+	status = wait_for(server(tmp, 'k', NULL, -1));
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL,
+	    "left bases: a server killed with SIGKILL");
+	ok(base_in(tmp, NULL, killed, sizeof(killed)) == 0,
+	    "left bases: its base stays");
+	ok(regcomp(&re, "^toolcell-shell\\.[0-9]+-[0-9]+-[0-9]+\\."
+	    "[A-Za-z0-9]{6}$", REG_EXTENDED | REG_NOSUB) == 0 &&
+	    regexec(&re, killed, 0, NULL, 0) == 0, "left bases: named for "
+	    "its PID namespace, pid and start: %s", killed);
+	regfree(&re);
+
+	/* A live server, waiting. */
+	w = server(tmp, 'w', hold, ready[1]);
+	ok(w > 0 && read(ready[0], &c, 1) == 1, "left bases: a live server");
+	ok(base_in(tmp, killed, live, sizeof(live)) == 0,
+	    "left bases: its base is there");
+
+	/* A pid no process has now, with its start time. */
+	if ((gone = fork()) == 0)
+		_exit(0);
+	start = start_of(gone);	/* a zombie's, until it is reaped */
+	wait_for(gone);
+	snprintf(dead, sizeof(dead), "toolcell-shell.%llu-%d-%llu", ns,
+	    (int)gone, start);
+
+	/* Of a base's name, each of a shape a base has not. */
+	snprintf(name, sizeof(name), "%s.aaaaaa", dead);
+	ok(made(tmp, name, 0111) == 0, "left bases: a gone server's, 0111");
+	snprintf(name, sizeof(name), "%s.bbbbbb", dead);
+	ok(made(tmp, name, 0700) == 0, "left bases: one 0700 (being made)");
+	snprintf(name, sizeof(name), "%s.cccccc.dddddd", dead);
+	ok(made(tmp, name, 0111) == 0, "left bases: one moved aside at "
+	    "its exit");
+	snprintf(name, sizeof(name), "%s.eeeeee", dead);
+	ok(made(tmp, name, 0755) == 0, "left bases: one of another mode");
+	snprintf(name, sizeof(name), "%s.ffffff", dead);
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	ok((fd = open(path, O_WRONLY | O_CREAT | O_EXCL, 0100)) >= 0 &&
+	    close(fd) == 0 && chmod(path, 0100) == 0,
+	    "left bases: a file (mode 0100)");
+	snprintf(other, sizeof(other), "%s/linked", dir);
+	snprintf(name, sizeof(name), "%s.gggggg", dead);
+	snprintf(path, sizeof(path), "%s/%s", tmp, name);
+	ok(mkdir(other, 0700) == 0 && chmod(other, 0111) == 0 &&
+	    symlink(other, path) == 0, "left bases: a link to a directory "
+	    "of mode 0111");
+	snprintf(name, sizeof(name), "%s.hhhhhh", dead);
+	if (geteuid() == 0) {
+		snprintf(path, sizeof(path), "%s/%s", tmp, name);
+		ok(made(tmp, name, 0111) == 0 && chown(path, 65534, 65534) ==
+		    0, "left bases: another user's");
+	}
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.iiiiii",
+	    ns + 1, (int)gone, start);
+	ok(made(tmp, name, 0111) == 0, "left bases: another namespace's");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.jjjjjj", ns,
+	    (int)getpid(), start_of(getpid()));
+	ok(made(tmp, name, 0111) == 0, "left bases: a live process's");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.kkkkkk", ns,
+	    (int)getpid(), start_of(getpid()) + 1);
+	ok(made(tmp, name, 0111) == 0, "left bases: a pid a process that "
+	    "started later has");
+	ok(made(tmp, "toolcell-shell.llllll", 0111) == 0,
+	    "left bases: one named as before");
+	snprintf(name, sizeof(name), "%s.mmmmm", dead);
+	ok(made(tmp, name, 0111) == 0, "left bases: a name cut short");
+
+	/* The next server. */
+	status = wait_for(server(tmp, 'x', NULL, -1));
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "left bases: the next server started and exited");
+	ok(!there(tmp, killed), "left bases: the killed server's base "
+	    "was removed");
+	ok(there(tmp, live), "left bases: the live server's was not");
+	snprintf(name, sizeof(name), "%s.aaaaaa", dead);
+	ok(!there(tmp, name), "left bases: a gone server's was removed");
+	snprintf(name, sizeof(name), "%s.bbbbbb", dead);
+	ok(!there(tmp, name), "left bases: and one being made");
+	snprintf(name, sizeof(name), "%s.cccccc.dddddd", dead);
+	ok(!there(tmp, name), "left bases: and one moved aside");
+	snprintf(name, sizeof(name), "%s.eeeeee", dead);
+	ok(there(tmp, name), "left bases: another mode: left");
+	snprintf(name, sizeof(name), "%s.ffffff", dead);
+	ok(there(tmp, name), "left bases: a file: left");
+	snprintf(name, sizeof(name), "%s.gggggg", dead);
+	ok(there(tmp, name) && there(dir, "linked"), "left bases: a link: "
+	    "left, and what it names");
+	if (geteuid() == 0) {
+		snprintf(name, sizeof(name), "%s.hhhhhh", dead);
+		ok(there(tmp, name), "left bases: another user's: left");
+	} else
+		skip("another user's base: only root can make one");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.iiiiii",
+	    ns + 1, (int)gone, start);
+	ok(there(tmp, name), "left bases: another namespace's: left");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.jjjjjj", ns,
+	    (int)getpid(), start_of(getpid()));
+	ok(there(tmp, name), "left bases: a live process's: left");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.kkkkkk", ns,
+	    (int)getpid(), start_of(getpid()) + 1);
+	ok(!there(tmp, name), "left bases: a pid reused: removed");
+	ok(there(tmp, "toolcell-shell.llllll"), "left bases: named as "
+	    "before: left");
+	snprintf(name, sizeof(name), "%s.mmmmm", dead);
+	ok(there(tmp, name), "left bases: a name cut short: left");
+
+	/* The live server exits: its base goes with it. */
+	close(hold[1]);
+	status = wait_for(w);
+	ok(WIFEXITED(status) && !there(tmp, live), "left bases: the live "
+	    "server's goes as it exits");
+	close(hold[0]);
+	close(ready[0]);
+	close(ready[1]);
+}
+
 int
 main(void)
 {
@@ -219,6 +485,8 @@ main(void)
 			is_int(rc, 0, "the calls' rules grant the base as it "
 			    "was made, not where a link in its place leads");
 	}
+
+	test_left_bases(dir);
 
 	/* Cleaned up as the test's own, no wrapper in the way. */
 	swaps = 0;

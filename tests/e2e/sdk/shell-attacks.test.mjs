@@ -1436,6 +1436,67 @@ describe('scratch directories', () => {
 		assert.deepEqual(await waitEmpty(() => (existsSync(base) ? [base] : []), 10_000), [],
 		    'the base outlived the server');
 	});
+
+	/*
+	 * A server killed with SIGKILL cannot remove its base; the next one
+	 * to start in the same TMPDIR does, being able to tell (by its name:
+	 * PID namespace, pid, start time) that its server is gone.  Nothing
+	 * else goes: not a live server's base, nor a directory of such a name
+	 * that is another user's, of another mode, or a link.
+	 */
+	test('a base a killed server left is removed by the next server; a live one\'s, another user\'s, odd ones are not', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-left-'));
+		await fsp.chmod(tmp, 0o1777);
+		const pol = await shellPolicy(need.map((p) => `program ${p}`));
+		const servers = [];
+		const begin = async () => {
+			const s = await startShell(pol, { env: { TMPDIR: tmp } });
+			servers.push(s);
+			return s;
+		};
+		const baseOf = async (s) => path.dirname(path.dirname(await home(s)));
+		try {
+			const live = await baseOf(await begin());
+			const killed = await begin();
+			const left = await baseOf(killed);
+			assert.match(path.basename(left), /^toolcell-shell\.\d+-\d+-\d+\.[A-Za-z0-9]{6}$/);
+			process.kill(killed.pid, 'SIGKILL');
+			await killed.exit;
+			assert.ok(existsSync(left), 'the killed server\'s base is there until the next server starts');
+			// Of the killed server's name, each of a shape a base has not.
+			const named = (s) => path.join(tmp, `${path.basename(left).replace(/\.[^.]*$/, '')}.${s}`);
+			await fsp.mkdir(named('oddmod'), { mode: 0o700 });
+			await fsp.chmod(named('oddmod'), 0o755);
+			const target = await fsp.mkdtemp(path.join(tmp, 'target-'));
+			await fsp.chmod(target, 0o111);
+			await fsp.symlink(target, named('linked'));
+			// Another user's: nobody's for a root server, ours (root) for
+			// a server that runs as nobody.
+			let theirs = null;
+			if (process.getuid() === 0) {
+				theirs = named('others');
+				await fsp.mkdir(theirs, { mode: 0o700 });
+				if (serverUid() === 0)
+					await fsp.chown(theirs, 65534, 65534);
+				await fsp.chmod(theirs, 0o111);
+			}
+			await baseOf(await begin());
+			assert.ok(!existsSync(left), `the killed server's base is still there: ${readdirSync(tmp).join(' ')}`);
+			assert.ok(existsSync(live), 'the live server\'s base was removed');
+			assert.ok(existsSync(named('oddmod')), 'a directory of another mode was removed');
+			assert.ok(existsSync(named('linked')) && existsSync(target), 'a link, or what it names, was removed');
+			if (theirs)
+				assert.ok(existsSync(theirs), 'another user\'s was removed');
+			else
+				t.diagnostic('another user\'s: not tried (only root makes one)');
+		} finally {
+			for (const s of servers)
+				await s.close().catch(() => {});
+			await fsp.rm(tmp, { recursive: true, force: true }).catch(() => {});
+		}
+	});
 });
 
 // ---------------------------------------------------------------- fork bomb
