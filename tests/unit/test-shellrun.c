@@ -34,6 +34,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/buf.h"
+#include "base/json.h"
 #include "policy/policy.h"
 #include "protocol/tools.h"
 #include "sandbox/sandbox.h"
@@ -1454,6 +1455,48 @@ test_budget_split(void)
 	}
 }
 
+/*
+ * The count of a stream's JSON size steps over plain bytes sixteen or
+ * eight at a time (shell_run.c, plain_run()): a byte that needs an escape
+ * (newline, quote, backslash, tab, a control byte of six) at each offset
+ * of 40-byte blocks, nine bytes before a two-byte character (the two
+ * often in one step), passed through cat.  Counted exactly (as json.c,
+ * which scans otherwise, says), the stream fits a budget with room for
+ * twice its cost and not one byte less.
+ */
+static void
+test_budget_escapes(void)
+{
+	static char text[40 * 40 + 1];
+	size_t n = 0, cost;
+	struct spec sp;
+	struct got g;
+	int k, less;
+
+	for (k = 0; k < 40; k++, n += 40) {
+		memset(text + n, 'a', 40);
+		text[n + (size_t)k] = "\n\"\\\t\x01"[k % 5];
+		memcpy(text + n + (size_t)(k + 9) % 38, "\xc3\xa9", 2);
+	}
+	cost = tc_json_string_len(text, n) - 2;
+	for (less = 0; less < 2; less++) {
+		spec_init(&sp, "/bin/cat");
+		sp.stdin_data = text;
+		sp.stdin_len = n;
+		sp.max_result = 1024 + 2 * cost - (size_t)less;
+		run_case(&sp, &g);
+		if (!less)
+			ok(!s_true(&g, "stdout_truncated") && s_str(&g,
+			    "stdout") != NULL && strcmp(s_str(&g, "stdout"),
+			    text) == 0, "escapes at every offset: counted "
+			    "exactly, whole in room for 2 x %zu bytes", cost);
+		else
+			ok(s_true(&g, "stdout_truncated"), "escapes at every "
+			    "offset: cut in room for one byte less");
+		got_free(&g);
+	}
+}
+
 static void
 test_many(void)
 {
@@ -1497,6 +1540,7 @@ main(void)
 	test_progress();
 	test_budget();
 	test_budget_split();
+	test_budget_escapes();
 	test_view();
 	test_view_binary();
 	test_many();
