@@ -78,7 +78,8 @@ int	tc_buf_printf(struct tc_buf *b, const char *fmt, ...)
  */
 int	tc_buf_append_utf8(struct tc_buf *b, const void *p, size_t n);
 
-/* Makes room for |n| more bytes without changing the length. */
+/* Makes room for |n| more bytes without changing the length.  Data of
+ * 4 MiB or more is advised to use transparent huge pages (buf.c). */
 int	tc_buf_reserve(struct tc_buf *b, size_t n);
 
 /*

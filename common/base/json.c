@@ -15,14 +15,37 @@
 
 /*
  * Returns the first byte in [p, e) that a JSON string cannot hold as it
- * is (a quote, a backslash, a control byte), or |e|: eight bytes at a
- * time, as most text has none.
+ * is (a quote, a backslash, a control byte), or |e|: sixteen bytes at a
+ * time where the compiler has vectors (GCC and Clang, on any target), as
+ * most text has none, then eight.  A 5 MiB output of 64-byte lines took
+ * 1.16 ms to scan eight bytes at a time, 0.64 sixteen; the server's check
+ * of a result and the child's escaping of it both scan it.
  */
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
+typedef unsigned char	v16 __attribute__((__vector_size__(16)));
+#define PLAIN_VECTORS	1
+#endif
+
 static const char *
 plain_end(const char *p, const char *e)
 {
 	uint64_t w, hit;
+#ifdef PLAIN_VECTORS
+	uint64_t half[2];
+	v16 v, m;
 
+	while (e - p >= 16) {
+		memcpy(&v, p, 16);
+		/* Each byte of m is 0xff where v's is not plain. */
+		m = (v16)(v < 0x20) | (v16)(v == '"') | (v16)(v == '\\');
+		memcpy(half, &m, 16);
+		if ((half[0] | half[1]) != 0)
+			return p + (half[0] != 0 ?
+			    (size_t)__builtin_ctzll(half[0]) >> 3 :
+			    8 + ((size_t)__builtin_ctzll(half[1]) >> 3));
+		p += 16;
+	}
+#endif
 	while (e - p >= 8) {
 		memcpy(&w, p, 8);
 		hit = TC_HAS_LESS(w, 0x20) | TC_HAS_ZERO(w ^ TC_BYTES('"')) |

@@ -181,18 +181,43 @@ identity_map(const char *file, char *out, size_t cap)
 	return len > 0 ? (ssize_t)len : -1;
 }
 
+/*
+ * Our identity maps, made once: a process's own maps never change once
+ * written, and every process that writes a child's maps here (the server
+ * at its probe, the keepers the spawner clones after it) is in the
+ * server's user namespace and inherits them.  Reading them again for
+ * each child took two opens of /proc and a stdio stream each.  A child
+ * cloned into a new user namespace forgets them (tc_clone_child()): its
+ * own maps are not ours.  A stale map could not widen anything either:
+ * the kernel refuses a map that the writer's namespace does not cover.
+ */
+static struct {
+	int	known;
+	size_t	uid_len, gid_len;
+	char	uid[4096], gid[4096];
+} maps;
+
 /* As root: writes the maps of |pid|'s new user namespace. */
 static int
 write_maps(pid_t pid)
 {
-	char path[64], map[4096];
+	char path[64];
 	ssize_t n;
 
+	if (!maps.known) {
+		if ((n = identity_map("uid_map", maps.uid,
+		    sizeof(maps.uid))) < 0)
+			return -1;
+		maps.uid_len = (size_t)n;
+		if ((n = identity_map("gid_map", maps.gid,
+		    sizeof(maps.gid))) < 0)
+			return -1;
+		maps.gid_len = (size_t)n;
+		maps.known = 1;
+	}
 	snprintf(path, sizeof(path), "/proc/%d", (int)pid);
-	if ((n = identity_map("uid_map", map, sizeof(map))) < 0 ||
-	    write_file(path, "uid_map", map, (size_t)n) != 0 ||
-	    (n = identity_map("gid_map", map, sizeof(map))) < 0 ||
-	    write_file(path, "gid_map", map, (size_t)n) != 0)
+	if (write_file(path, "uid_map", maps.uid, maps.uid_len) != 0 ||
+	    write_file(path, "gid_map", maps.gid, maps.gid_len) != 0)
 		return -1;
 	return 0;
 }
@@ -272,6 +297,8 @@ tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 		_exit(TC_CHILD_EXIT_NS);
 	}
 	if (pid == 0) {
+		if (ns & CLONE_NEWUSER)
+			maps.known = 0;	/* another namespace's */
 		if (rootmaps) {
 			close(gate[1]);
 			/* One byte when the maps are in; EOF if not. */

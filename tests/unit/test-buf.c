@@ -266,6 +266,76 @@ test_hex_digit(void)
 	is_int(bad, 0, "tc_hex_digit: every byte value, 22 of them digits");
 }
 
+/*
+ * The VmFlags of the mapping that holds |p|, from /proc/self/smaps, into
+ * |flags|; 0 if found.
+ */
+static int
+vm_flags(const void *p, char *flags, size_t size)
+{
+	unsigned long lo, hi, at = (unsigned long)(uintptr_t)p;
+	char line[512];
+	int in = 0, found = -1;
+	FILE *f;
+
+	if ((f = fopen("/proc/self/smaps", "re")) == NULL)
+		return -1;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		/* A mapping's first line; its fields' names are not hex
+		 * digits and a dash. */
+		if (sscanf(line, "%lx-%lx ", &lo, &hi) == 2)
+			in = at >= lo && at < hi;
+		else if (in && strncmp(line, "VmFlags:", 8) == 0) {
+			line[strcspn(line, "\n")] = '\0';
+			snprintf(flags, size, "%.*s", (int)(size - 1),
+			    line + 8);
+			found = 0;
+			break;
+		}
+	}
+	fclose(f);
+	return found;
+}
+
+/*
+ * A buffer grown to 4 MiB or more asks for transparent huge pages on the
+ * whole mapping its data lies on ("hg" in VmFlags), and a smaller one
+ * does not; the data stays whole through the growth.
+ */
+static void
+test_huge(void)
+{
+	static char page[4096];
+	struct tc_buf b;
+	char flags[512];
+	size_t i, bad = 0;
+
+	tc_buf_init(&b, SIZE_MAX);
+	ok(tc_buf_reserve(&b, 1u << 20) == 0, "reserve 1 MiB");
+	if (vm_flags(b.data, flags, sizeof(flags)) != 0) {
+		skip("no /proc/self/smaps");
+		tc_buf_release(&b);
+		return;
+	}
+	ok(strstr(flags, " hg") == NULL, "1 MiB: no huge page advice (%s)",
+	    flags);
+	for (i = 0; i < (9u << 20) / 4096; i++) {
+		page[0] = (char)(i & 0xff);
+		if (tc_buf_append(&b, page, sizeof(page)) != 0)
+			break;
+	}
+	ok(b.len == 9u << 20, "9 MiB appended");
+	for (i = 0; i < b.len; i += 4096)
+		bad += (unsigned char)b.data[i] != (i / 4096 & 0xff);
+	is_int((int)bad, 0, "the data is whole after each growth");
+	ok(vm_flags(b.data, flags, sizeof(flags)) == 0 &&
+	    strstr(flags, " hg") != NULL, "9 MiB: huge pages advised (%s)",
+	    flags);
+	ok(vm_flags(b.data + b.len - 1, flags, sizeof(flags)) == 0 &&
+	    strstr(flags, " hg") != NULL, "its last byte's mapping too");
+	tc_buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -275,5 +345,6 @@ main(void)
 	test_utf8();
 	test_utf8_offsets();
 	test_hex_digit();
+	test_huge();
 	return done_testing();
 }

@@ -34,6 +34,7 @@
 #include <cjson/cJSON.h>
 
 #include "base/buf.h"
+#include "base/json.h"
 #include "policy/policy.h"
 #include "protocol/tools.h"
 #include "sandbox/sandbox.h"
@@ -1414,6 +1415,88 @@ test_budget(void)
 	got_free(&g);
 }
 
+/*
+ * Output is counted as it comes (shell_run.c, count_some()), and pauses
+ * between a character's bytes make reads that cut it: five two-byte
+ * characters and an ill-formed part (one U+FFFD, three bytes in JSON),
+ * each cut across two reads, then "A".  Counted exactly, 14 bytes, the
+ * stream fits a budget with room for twice that and not one byte less.
+ */
+static void
+test_budget_split(void)
+{
+	static const char script[] =
+	    "for i in 1 2 3 4 5; do printf '\\303'; sleep 0.02; "
+	    "printf '\\251'; sleep 0.02; done; printf '\\342'; sleep 0.02; "
+	    "printf '\\202'; sleep 0.02; printf A";
+	static const char want[] = "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+	    "\xef\xbf\xbd" "A";
+	struct spec sp;
+	struct got g;
+	int room;
+
+	for (room = 28; room >= 27; room--) {
+		spec_sh(&sp, script);
+		/* RESULT_OVERHEAD (1024) and the room for the streams, the
+		 * text's copy and the structured one. */
+		sp.max_result = 1024 + (size_t)room;
+		run_case(&sp, &g);
+		is_int(s_num(&g, "stdout_bytes"), 13, "split characters: "
+		    "13 bytes written");
+		if (room == 28)
+			ok(!s_true(&g, "stdout_truncated") && s_str(&g,
+			    "stdout") != NULL && strcmp(s_str(&g, "stdout"),
+			    want) == 0, "split characters: counted exactly, "
+			    "whole in room for 2 x 14 bytes");
+		else
+			ok(s_true(&g, "stdout_truncated"), "split characters: "
+			    "cut in room for one byte less");
+		got_free(&g);
+	}
+}
+
+/*
+ * The count of a stream's JSON size steps over plain bytes sixteen or
+ * eight at a time (shell_run.c, plain_run()): a byte that needs an escape
+ * (newline, quote, backslash, tab, a control byte of six) at each offset
+ * of 40-byte blocks, nine bytes before a two-byte character (the two
+ * often in one step), passed through cat.  Counted exactly (as json.c,
+ * which scans otherwise, says), the stream fits a budget with room for
+ * twice its cost and not one byte less.
+ */
+static void
+test_budget_escapes(void)
+{
+	static char text[40 * 40 + 1];
+	size_t n = 0, cost;
+	struct spec sp;
+	struct got g;
+	int k, less;
+
+	for (k = 0; k < 40; k++, n += 40) {
+		memset(text + n, 'a', 40);
+		text[n + (size_t)k] = "\n\"\\\t\x01"[k % 5];
+		memcpy(text + n + (size_t)(k + 9) % 38, "\xc3\xa9", 2);
+	}
+	cost = tc_json_string_len(text, n) - 2;
+	for (less = 0; less < 2; less++) {
+		spec_init(&sp, "/bin/cat");
+		sp.stdin_data = text;
+		sp.stdin_len = n;
+		sp.max_result = 1024 + 2 * cost - (size_t)less;
+		run_case(&sp, &g);
+		if (!less)
+			ok(!s_true(&g, "stdout_truncated") && s_str(&g,
+			    "stdout") != NULL && strcmp(s_str(&g, "stdout"),
+			    text) == 0, "escapes at every offset: counted "
+			    "exactly, whole in room for 2 x %zu bytes", cost);
+		else
+			ok(s_true(&g, "stdout_truncated"), "escapes at every "
+			    "offset: cut in room for one byte less");
+		got_free(&g);
+	}
+}
+
 static void
 test_many(void)
 {
@@ -1456,6 +1539,8 @@ main(void)
 	test_stream();
 	test_progress();
 	test_budget();
+	test_budget_split();
+	test_budget_escapes();
 	test_view();
 	test_view_binary();
 	test_many();

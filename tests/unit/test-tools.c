@@ -701,15 +701,16 @@ test_result_info(void)
 }
 
 /*
- * Writing and scanning JSON strings, which look at eight bytes at a time:
- * every byte value at every offset of a string longer than a word, each
- * compared with what a byte-by-byte reading says (and with cJSON's
- * parser for what tc_json_put_string() writes).
+ * Writing and scanning JSON strings, which look at sixteen bytes at a
+ * time, then eight, then one: every byte value at every offset of a
+ * string of two vectors and a word (each half of a vector, the word and
+ * a byte past it), each compared with what a byte-by-byte reading says
+ * (and with cJSON's parser for what tc_json_put_string() writes).
  */
 static void
 test_json_strings(void)
 {
-	char s[32], raw[40];
+	char s[48], raw[56];
 	size_t pos, wrong_put = 0, wrong_scan = 0, wrong_len = 0, tried = 0;
 	struct tc_buf b;
 	cJSON *back;
@@ -717,14 +718,14 @@ test_json_strings(void)
 	int c, plain;
 
 	for (c = 1; c < 0x80; c++)
-	for (pos = 0; pos < 24; pos++) {
-		memset(s, 'a', 24);
-		s[24] = '\0';
+	for (pos = 0; pos < 41; pos++) {
+		memset(s, 'a', 41);
+		s[41] = '\0';
 		s[pos] = (char)c;
 		tried++;
 
 		tc_buf_init(&b, 1024);
-		back = tc_json_put_string(&b, s, 24) == 0 ?
+		back = tc_json_put_string(&b, s, 41) == 0 ?
 		    cJSON_ParseWithLength(b.data, b.len) : NULL;
 		if (back == NULL || !cJSON_IsString(back) ||
 		    strcmp(back->valuestring, s) != 0 ||
@@ -734,7 +735,7 @@ test_json_strings(void)
 				    c, pos);
 		}
 		cJSON_Delete(back);
-		if (tc_json_string_len(s, 24) != b.len && wrong_len++ == 0)
+		if (tc_json_string_len(s, 41) != b.len && wrong_len++ == 0)
 			printf("# len: first wrong: byte %d at %zu\n", c, pos);
 		if (b.data != NULL && tc_json_scan(b.data, b.data + b.len, 0) !=
 		    b.data + b.len && wrong_scan++ == 0)
@@ -745,11 +746,11 @@ test_json_strings(void)
 		/* The same bytes between quotes as they are: a string only
 		 * if the byte needs no escape. */
 		raw[0] = '"';
-		memcpy(raw + 1, s, 24);
-		raw[25] = '"';
+		memcpy(raw + 1, s, 41);
+		raw[42] = '"';
 		plain = c >= 0x20 && c != '"' && c != '\\';
-		end = tc_json_scan(raw, raw + 26, 0);
-		if ((end == raw + 26) != plain && wrong_scan++ == 0)
+		end = tc_json_scan(raw, raw + 43, 0);
+		if ((end == raw + 43) != plain && wrong_scan++ == 0)
 			printf("# scan: first wrong: byte %d at %zu\n", c,
 			    pos);
 	}
