@@ -349,6 +349,22 @@ describe('run_command', () => {
 		assert.ok(!vars.some((v) => v.startsWith('TOOLCELL_TEST_SECRET=')));
 	});
 
+	test('programs run in the UTF-8 locale, by the name the C library keeps it under', async () => {
+		// glibc 2.35 and later keep it as C.utf8; a LANG of C.UTF-8 costs
+		// every program a failed open per category before it is found.
+		const want = fs.existsSync('/usr/lib/locale/C.utf8/LC_CTYPE') ? 'C.utf8' : 'C.UTF-8';
+		const own = await start(await policy(['program env', 'program locale']));
+		try {
+			const vars = (await run(own, ['env'])).structuredContent.stdout.split('\n');
+			assert.ok(vars.includes(`LANG=${want}`), vars.join('\n'));
+			const charmap = (await run(own, ['locale', 'charmap'])).structuredContent;
+			assert.equal(charmap.stdout, 'UTF-8\n', JSON.stringify(charmap));
+			assert.equal(charmap.stderr, '', 'the locale is found: no warning');
+		} finally {
+			await own.close();
+		}
+	});
+
 	test('each call has a scratch HOME and TMPDIR of its own, gone after it, that no other call can find', async () => {
 		const env = async () => Object.fromEntries((await run(srv, ['env'])).structuredContent
 		    .stdout.split('\n').filter((l) => l.includes('=')).map((l) => l.split(/=(.*)/s)));
