@@ -182,6 +182,10 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=poll,--wrap=tc_now_ms -o $@ $^ $(LDLIBS)
 
+# The string scans' differential test (test-jsoncount) includes
+# shell_run.c for its static functions, so links no shell_run.o.
+$(BUILD)/tests/unit/test-jsoncount.o: ALL_CFLAGS += -Iservers/shell
+
 # The scratch tree's removal (test-shellscratch), with unlinkat() wrapped
 # so that the test changes the tree at the one moment it means to.
 $(BUILD)/tests/unit/test-shellscratch.o: ALL_CFLAGS += -Iservers/shell

@@ -112,6 +112,25 @@ tc_proc_is_ours(void)
 	return strtol(link, NULL, 10) == (long)getpid();
 }
 
+/*
+ * Returns 1 if process |pid| is in the caller's time namespace, where
+ * both read a start time as the same number: /proc gives it to each
+ * reader in its own namespace's boot time.  A kernel without time
+ * namespaces has one.  0 where it cannot tell (not allowed to look).
+ */
+static int
+same_time_ns(long pid)
+{
+	char path[64];
+	struct stat ours, its;
+
+	if (stat("/proc/self/ns/time", &ours) != 0)
+		return errno == ENOENT;
+	snprintf(path, sizeof(path), "/proc/%ld/ns/time", pid);
+	return stat(path, &its) == 0 && its.st_dev == ours.st_dev &&
+	    its.st_ino == ours.st_ino;
+}
+
 int
 tc_proc_gone(const struct tc_proc_id *id, const struct tc_proc_id *me)
 {
@@ -124,7 +143,7 @@ tc_proc_gone(const struct tc_proc_id *id, const struct tc_proc_id *me)
 	if (kill((pid_t)id->pid, 0) != 0 && errno == ESRCH)
 		return 1;
 	/* Alive, or another user's: the same process unless it started
-	 * at another time. */
+	 * at another time, as read in one time namespace. */
 	return tc_proc_is_ours() && tc_proc_start(id->pid, &start) == 0 &&
-	    start != id->start;
+	    start != id->start && same_time_ns(id->pid);
 }

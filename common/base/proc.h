@@ -46,9 +46,11 @@ int	tc_proc_is_ours(void);
  * Returns 1 if the process |id| names is proved gone, as the calling
  * process |me| (tc_proc_me()) sees it: of |me|'s PID namespace, and no
  * process has its pid now, or, where /proc shows that namespace, the one
- * that has it started at another time.  Anything it cannot tell (another
- * namespace, whose pids mean nothing here; a process of that pid that may
- * be it) is 0.
+ * that has it started at another time (as read in the caller's time
+ * namespace, which must be that process's: /proc gives a start time in
+ * the reader's).  Anything it cannot tell (another namespace, whose pids
+ * mean nothing here; a process of that pid that may be it, or whose time
+ * namespace it may not look at) is 0.
  */
 int	tc_proc_gone(const struct tc_proc_id *id, const struct tc_proc_id *me);
 

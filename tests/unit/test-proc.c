@@ -4,6 +4,8 @@
  * "NS-PID-START" parses; and a process is called gone only when it is.
  */
 #include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,11 +156,114 @@ test_gone(void)
 	ok(tc_proc_is_ours(), "/proc shows our namespace here");
 }
 
+/* Writes |text| to /proc/self/|name|.  Returns 0 or -1. */
+static int
+put(const char *name, const char *text)
+{
+	char path[64];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/self/%s", name);
+	if ((fd = open(path, O_WRONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = write(fd, text, strlen(text));
+	close(fd);
+	return n == (ssize_t)strlen(text) ? 0 : -1;
+}
+
+/*
+ * A process of our PID namespace but another time namespace, whose boot
+ * time is 1000 s later: /proc gives each reader the start time in its
+ * own, so the two name each other by other numbers, alive as both are.
+ * Neither may call the other gone.  Byte 'S' on |out|: no time namespace
+ * could be made here.
+ */
+static void
+time_child(const struct tc_proc_id *parent, int out, int hold)
+{
+	struct tc_proc_id me;
+	char map[64], c;
+	uid_t uid = geteuid();
+	gid_t gid = getegid();
+	pid_t pid;
+	int st;
+
+	if (unshare(CLONE_NEWTIME) != 0) {
+		/* Not root: in a user namespace of our own. */
+		if (unshare(CLONE_NEWUSER | CLONE_NEWTIME) != 0 ||
+		    put("setgroups", "deny") != 0 ||
+		    (snprintf(map, sizeof(map), "%u %u 1", (unsigned)uid,
+		    (unsigned)uid), put("uid_map", map)) != 0 ||
+		    (snprintf(map, sizeof(map), "%u %u 1", (unsigned)gid,
+		    (unsigned)gid), put("gid_map", map)) != 0) {
+			_exit(write(out, "S", 1) == 1 ? 0 : 1);
+		}
+	}
+	if (put("timens_offsets", "boottime 1000 0") != 0)
+		_exit(write(out, "S", 1) == 1 ? 0 : 1);
+	/* Its child is the one in the new time namespace. */
+	if ((pid = fork()) == 0) {
+		if (tc_proc_me(&me) != 0)
+			_exit(1);
+		c = tc_proc_gone(parent, &me) ? 'G' : 'L';
+		if (write(out, &c, 1) != 1 ||
+		    write(out, &me, sizeof(me)) != (ssize_t)sizeof(me))
+			_exit(1);
+		/* Alive until the test has looked. */
+		_exit(read(hold, &c, 1) >= 0 ? 0 : 1);
+	}
+	st = -1;
+	if (pid > 0)
+		waitpid(pid, &st, 0);
+	_exit(st == 0 ? 0 : 1);
+}
+
+static void
+test_time_ns(void)
+{
+	struct tc_proc_id me, w;
+	int out[2], hold[2];
+	pid_t pid;
+	char c = 0;
+
+	if (tc_proc_me(&me) != 0 || pipe(out) != 0 || pipe(hold) != 0) {
+		ok(0, "who we are, and two pipes");
+		return;
+	}
+	if ((pid = fork()) == 0) {
+		close(out[0]);
+		close(hold[1]);
+		time_child(&me, out[1], hold[0]);
+	}
+	close(out[1]);
+	close(hold[0]);
+	if (read(out[0], &c, 1) != 1 || c == 'S') {
+		close(hold[1]);
+		waitpid(pid, NULL, 0);
+		close(out[0]);
+		skip("no time namespace can be made here");
+		return;
+	}
+	ok(c == 'L', "a process of another time namespace does not call us "
+	    "gone (%c)", c);
+	if (read(out[0], &w, sizeof(w)) == (ssize_t)sizeof(w))
+		ok(w.ns == me.ns && !tc_proc_gone(&w, &me), "nor do we call "
+		    "it gone, alive, named by the start time it reads (%llu)",
+		    w.start);
+	else
+		ok(0, "its name");
+	close(hold[1]);
+	waitpid(pid, NULL, 0);
+	close(out[0]);
+}
+
 int
 main(void)
 {
 	test_start();
 	test_parse();
 	test_gone();
+	test_time_ns();
 	return done_testing();
 }
