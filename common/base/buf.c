@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -40,21 +41,29 @@ tc_buf_reset(struct tc_buf *b)
  * is fresh (a call's child), so each page of it is a first touch: a 5 MiB
  * output cost 1,300 page faults in its child's pipe buffer and as many in
  * its result, more time than copying and escaping it.  With huge pages, a
- * fault per 2 MiB.  The whole pages the data lies on are advised, which
- * are the whole mapping where the C library maps a large block by itself:
- * advising part of it would split the mapping, and the library could then
- * no longer grow it in place (mremap) but would copy it.  Only a hint: it
- * may fail, and nothing depends on it.
+ * fault per 2 MiB.  Only a block the C library mapped by itself is
+ * advised, all of it (the whole pages its data lies on): advising part of
+ * a mapping would split it, and the library could then no longer grow it
+ * in place (mremap) but would copy it.  A block on the heap (below the
+ * break: glibc places large blocks there once a freed one has raised its
+ * threshold for mapping them) is left alone: advice there would reach the
+ * heap's neighbouring memory too, and a long-lived server's heap would
+ * grow in huge pages.  Only a hint: it may fail, and nothing depends on
+ * it.
  */
 #define TC_BUF_HUGE	((size_t)4 << 20)
 
 static void
 advise_huge(char *p, size_t n)
 {
-	const uintptr_t page = 4096;
+	long ps = sysconf(_SC_PAGESIZE);
+	uintptr_t page = ps > 0 ? (uintptr_t)ps : 4096;
 	uintptr_t lo = (uintptr_t)p & ~(page - 1);
 	uintptr_t hi = ((uintptr_t)p + n + page - 1) & ~(page - 1);
+	void *brk_end = sbrk(0);
 
+	if (brk_end != (void *)-1 && (uintptr_t)p < (uintptr_t)brk_end)
+		return;
 	(void)madvise((void *)lo, hi - lo, MADV_HUGEPAGE);
 }
 

@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "base/buf.h"
 #include "base/err.h"
@@ -336,6 +337,38 @@ test_huge(void)
 	tc_buf_release(&b);
 }
 
+/*
+ * Once a freed mapped block has raised glibc's threshold for mapping
+ * large blocks, a buffer of 5 MiB lies on the heap: no advice there,
+ * which would reach the heap's other memory too.
+ */
+static void
+test_huge_heap(void)
+{
+	struct tc_buf b;
+	char flags[512];
+	void *big;
+
+	if ((big = malloc(24u << 20)) == NULL) {
+		ok(0, "24 MiB for the threshold");
+		return;
+	}
+	memset(big, 1, 4096);
+	free(big);
+	tc_buf_init(&b, SIZE_MAX);
+	ok(tc_buf_reserve(&b, 5u << 20) == 0, "reserve 5 MiB");
+	if ((uintptr_t)b.data >= (uintptr_t)sbrk(0)) {
+		skip("the C library mapped 5 MiB by itself here: no block on "
+		    "the heap to check");
+		tc_buf_release(&b);
+		return;
+	}
+	ok(vm_flags(b.data, flags, sizeof(flags)) == 0 &&
+	    strstr(flags, " hg") == NULL, "5 MiB on the heap: no huge page "
+	    "advice on the heap (%s)", flags);
+	tc_buf_release(&b);
+}
+
 int
 main(void)
 {
@@ -346,5 +379,6 @@ main(void)
 	test_utf8_offsets();
 	test_hex_digit();
 	test_huge();
+	test_huge_heap();
 	return done_testing();
 }
