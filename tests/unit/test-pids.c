@@ -24,6 +24,7 @@
 #include <unistd.h>
 
 #include "sandbox/pids.h"
+#include "procstat.h"
 #include "tap.h"
 
 #define V1_MOUNT	"30 25 0:27 / /sys/fs/cgroup/pids rw,nosuid shared:9 " \
@@ -365,37 +366,6 @@ one_call(const struct tc_pids *p, unsigned long nproc, int first, char *cg,
 	return WEXITSTATUS(status);
 }
 
-/* This process's PID namespace (the inode of /proc/self/ns/pid). */
-static unsigned long long
-pid_ns(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/pid", &st) == 0 ?
-	    (unsigned long long)st.st_ino : 0;
-}
-
-/* Field 22 of /proc/|pid|/stat, the start time, counted by hand after
- * the name's last ')'. */
-static unsigned long long
-start_of(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (i = 2; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
-}
-
 static void
 test_live(void)
 {
@@ -442,7 +412,7 @@ test_live(void)
 		_exit(0);
 	}
 	snprintf(live, sizeof(live), "%s/toolcell-%llu-%ld-%llu", p.home,
-	    pid_ns(), (long)alive, start_of(alive));
+	    pid_ns(), (long)alive, stat_field(alive, 22));
 	ok(alive > 0 && mkdir(live, 0755) == 0, "a live server's, %s", live);
 	if (!is_int(tc_pids_open(&p, 4, &d), 0, "the server's directory is "
 	    "made: %s", d.msg))

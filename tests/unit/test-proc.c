@@ -17,36 +17,8 @@
 #include <unistd.h>
 
 #include "base/proc.h"
+#include "procstat.h"
 #include "tap.h"
-
-/* Field |n| (1-based) of /proc/|pid|/stat, split on blanks after the
- * name's last ')': read here apart from the code under test. */
-static unsigned long long
-field(pid_t pid, int n)
-{
-	char path[64], buf[1024], *p, *tok, *save = NULL;
-	unsigned long long v = 0;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%ld/stat", (long)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	if (fgets(buf, sizeof(buf), f) == NULL) {
-		fclose(f);
-		return 0;
-	}
-	fclose(f);
-	if ((p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (i = 3, tok = strtok_r(p + 1, " ", &save); tok != NULL;
-	    i++, tok = strtok_r(NULL, " ", &save))
-		if (i == n) {
-			v = strtoull(tok, NULL, 10);
-			break;
-		}
-	return v;
-}
 
 static void
 test_start(void)
@@ -57,10 +29,10 @@ test_start(void)
 	char *big;
 
 	is_int(tc_proc_start(0, &start), 0, "our start time is read");
-	before = field(getpid(), 22);
+	before = stat_field(getpid(), 22);
 	ok(before != 0 && start == before, "it is field 22 of /proc/PID/stat "
 	    "(%llu; read apart: %llu; field 23, the size, is %llu)", start,
-	    before, field(getpid(), 23));
+	    before, stat_field(getpid(), 23));
 	/* A name with blanks and parentheses shifts no field. */
 	(void)prctl(PR_SET_NAME, "a) (b c) d", 0, 0, 0);
 	is_int(tc_proc_start((long)getpid(), &start), 0, "read again by pid, "
@@ -140,7 +112,7 @@ test_gone(void)
 	close(fds[0]);
 	w.ns = me.ns;
 	w.pid = (long)pid;
-	w.start = field(pid, 22);
+	w.start = stat_field(pid, 22);
 	ok(!tc_proc_gone(&w, &me), "a live child named by its start time "
 	    "(%llu) is not gone", w.start);
 	w.start++;

@@ -44,6 +44,7 @@
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
 
+#include "procstat.h"
 #include "tap.h"
 
 #include "../../servers/shell/shell.h"
@@ -166,36 +167,6 @@ rules_after_swap(const char *tmp, const char *other)
 		if (errno != EINTR)
 			return -1;
 	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-}
-
-/* The start time of process |pid| (field 22 of its stat), or 0. */
-static unsigned long long
-start_of(pid_t pid)
-{
-	char path[64], buf[1024], *p;
-	FILE *f;
-	int i;
-
-	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
-	if ((f = fopen(path, "r")) == NULL)
-		return 0;
-	p = fgets(buf, sizeof(buf), f);
-	fclose(f);
-	if (p == NULL || (p = strrchr(buf, ')')) == NULL)
-		return 0;
-	for (p++, i = 3; i < 22 && p != NULL; i++)
-		p = strchr(p + 1, ' ');
-	return p != NULL ? strtoull(p + 1, NULL, 10) : 0;
-}
-
-/* The inode of this process's PID namespace, or 0. */
-static unsigned long long
-pid_ns(void)
-{
-	struct stat st;
-
-	return stat("/proc/self/ns/pid", &st) == 0 ?
-	    (unsigned long long)st.st_ino : 0;
 }
 
 /* The name of the one base in |tmp| other than |not| (NULL: any) into
@@ -330,7 +301,7 @@ test_left_bases(const char *dir)
 	/* A pid no process has now, with its start time. */
 	if ((gone = fork()) == 0)
 		_exit(0);
-	start = start_of(gone);	/* a zombie's, until it is reaped */
+	start = stat_field(gone, 22);	/* a zombie's, until it is reaped */
 	wait_for(gone);
 	snprintf(dead, sizeof(dead), "toolcell-shell.%llu-%d-%llu", ns,
 	    (int)gone, start);
@@ -366,10 +337,10 @@ test_left_bases(const char *dir)
 	    ns + 1, (int)gone, start);
 	ok(made(tmp, name, 0111) == 0, "left bases: another namespace's");
 	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.jjjjjj", ns,
-	    (int)getpid(), start_of(getpid()));
+	    (int)getpid(), stat_field(getpid(), 22));
 	ok(made(tmp, name, 0111) == 0, "left bases: a live process's");
 	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.kkkkkk", ns,
-	    (int)getpid(), start_of(getpid()) + 1);
+	    (int)getpid(), stat_field(getpid(), 22) + 1);
 	ok(made(tmp, name, 0111) == 0, "left bases: a pid a process that "
 	    "started later has");
 	ok(made(tmp, "toolcell-shell.llllll", 0111) == 0,
@@ -406,10 +377,10 @@ test_left_bases(const char *dir)
 	    ns + 1, (int)gone, start);
 	ok(there(tmp, name), "left bases: another namespace's: left");
 	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.jjjjjj", ns,
-	    (int)getpid(), start_of(getpid()));
+	    (int)getpid(), stat_field(getpid(), 22));
 	ok(there(tmp, name), "left bases: a live process's: left");
 	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.kkkkkk", ns,
-	    (int)getpid(), start_of(getpid()) + 1);
+	    (int)getpid(), stat_field(getpid(), 22) + 1);
 	ok(!there(tmp, name), "left bases: a pid reused: removed");
 	ok(there(tmp, "toolcell-shell.llllll"), "left bases: named as "
 	    "before: left");
