@@ -96,3 +96,12 @@ export const esc = (s) => String(s).replace(/\|/g, '\\|').replace(/\s+/g, ' ');
 export const p50 = (r) => (r?.samples?.length ? pct(r.samples, 50) : NaN);
 /* A result with samples, no wrong answer and no error. */
 export const passed = (r) => r?.samples?.length > 0 && !r.wrong && !r.error;
+
+/*
+ * The shell benchmarks' 5 MiB output: 81,920 numbered lines of 64 bytes,
+ * so that a line lost, cut or moved shows.
+ */
+export function bigText() {
+	const tail = `${'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, 57)}\n`;
+	return Array.from({ length: 81_920 }, (_, i) => `${String(i).padStart(5, '0')} ${tail}`).join('');
+}

@@ -16,7 +16,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
-import { fmt, pct } from './lib.mjs';
+import { bigText, fmt, pct } from './lib.mjs';
 
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
@@ -31,8 +31,7 @@ if (!A || !B || !['big', 'echo'].includes(scen)) {
 const n = Number(N);
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolcell-shab-')));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
-const TAIL = `${'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, 57)}\n`;
-const BIG = Array.from({ length: 81_920 }, (_, i) => `${String(i).padStart(5, '0')} ${TAIL}`).join('');
+const BIG = bigText();
 const data = path.join(root, 'data');
 fs.mkdirSync(data);
 const big = path.join(data, 'big.txt');

@@ -20,7 +20,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
-import { fmt, pct, tree } from './lib.mjs';
+import { bigText, fmt, pct, tree } from './lib.mjs';
 
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
@@ -36,8 +36,7 @@ const TICK_MS = 1000 / 100;	/* USER_HZ */
 
 const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolcell-shcpu-')));
 process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
-const TAIL = `${'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, 57)}\n`;
-const BIG = Array.from({ length: 81_920 }, (_, i) => `${String(i).padStart(5, '0')} ${TAIL}`).join('');
+const BIG = bigText();
 const data = path.join(root, 'data');
 fs.mkdirSync(data);
 const bigPath = path.join(data, 'big.txt');

@@ -64,7 +64,7 @@ import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
-import { esc, fmt, p50, passed, pct, pkgVersion, rounds, treePss, vmHWM } from './lib.mjs';
+import { bigText, esc, fmt, p50, passed, pct, pkgVersion, rounds, treePss, vmHWM } from './lib.mjs';
 
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
@@ -171,9 +171,7 @@ process.on('exit', cleanup);
 for (const sig of ['SIGINT', 'SIGTERM'])
 	process.on(sig, () => { cleanup(); process.exit(130); });
 
-// 81,920 numbered lines of 64 bytes: a line lost, cut or moved shows.
-const TAIL = `${'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, 57)}\n`;
-const BIG = Array.from({ length: 81_920 }, (_, i) => `${String(i).padStart(5, '0')} ${TAIL}`).join('');
+const BIG = bigText();
 if (BIG.length !== 5 * MiB)
 	throw new Error(`the 5 MiB output is ${BIG.length} bytes`);
 const bigPath = path.join(root, 'data', 'big.txt');
