@@ -1271,6 +1271,15 @@ hand_over(const char *dir)
 	return 0;
 }
 
+/* What a live test leaves of its cgroup |t| once its agents are gone:
+ * the leaf |leaf| removed, the controller off again. */
+static void
+live_undo(const char *t, const char *leaf)
+{
+	(void)remove_cgroup(leaf);
+	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+}
+
 /* The delegation's steps, as root, in cgroup |t| (relative path |rel|),
  * with hugetlb for pids. */
 static void
@@ -1399,8 +1408,7 @@ live_root(const char *t, const char *rel)
 out:
 	agent_stop(&b);
 	agent_stop(&a);
-	(void)remove_cgroup(leaf);
-	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+	live_undo(t, leaf);
 }
 
 /* The probe of a process alone in cgroup |t| (relative |rel|), which
@@ -1533,8 +1541,7 @@ live_server(const char *t, const char *rel)
 out:
 	agent_stop(&b);
 	agent_stop(&a);
-	(void)remove_cgroup(leaf);
-	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+	live_undo(t, leaf);
 }
 
 /*
@@ -1580,8 +1587,7 @@ out:
 	kill_out_of(t, kid);
 	if (adir[0] == '/')
 		(void)rmdir(adir);
-	(void)remove_cgroup(leaf);
-	(void)write_file(t, "cgroup.subtree_control", "-hugetlb");
+	live_undo(t, leaf);
 }
 
 /* As a normal user, in a cgroup handed over to it (|t|) and in one that
