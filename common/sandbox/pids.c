@@ -56,23 +56,6 @@ has_word(const char *list, size_t n, char sep, const char *word)
 	return 0;
 }
 
-/* Returns 1 if path |p| (|n| bytes) has a ".." component. */
-static int
-dotdot(const char *p, size_t n)
-{
-	size_t k;
-
-	while (n > 0) {
-		for (k = 0; k < n && p[k] != '/'; k++)
-			;
-		if (k == 2 && p[0] == '.' && p[1] == '.')
-			return 1;
-		p += k < n ? k + 1 : k;
-		n -= k < n ? k + 1 : k;
-	}
-	return 0;
-}
-
 /*
  * Finds in /proc/self/cgroup's text the path of our cgroup in the
  * hierarchy of |kind|: "0::PATH" for v2, "ID:...,pids,...:PATH" for v1.
@@ -98,7 +81,7 @@ own_path(const char *text, enum tc_pids_kind kind, const char **path,
 			 * sees paths from "/..", which no mount of ours
 			 * shows. */
 			return *plen > 0 && **path == '/' &&
-			    !dotdot(*path, *plen);
+			    !has_word(*path, *plen, '/', "..");
 		}
 	}
 	return 0;
@@ -211,6 +194,19 @@ read_small(const char *path, char *buf, size_t len)
 	close(fd);
 	buf[got] = '\0';
 	return 0;
+}
+
+/* Reads |dir|/|name| into |buf|.  Returns |buf|, or NULL if it cannot
+ * (no such file). */
+static const char *
+read_at(const char *dir, const char *name, char *buf, size_t len)
+{
+	char path[PATH_MAX + 32];
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
+	    (int)sizeof(path) || read_small(path, buf, len) != 0)
+		return NULL;
+	return buf;
 }
 
 /* Writes |text| to |dir|/|name| in one write.  Returns 0 or -1. */
@@ -350,8 +346,15 @@ tc_pids_way(const struct tc_cgroup_view *v, const char *controller,
 		return TC_PIDS_WAY_NONE;
 	}
 	/* A second server, started from a process in a server's leaf:
-	 * its parent gives the leaf the controller, so it gives ours. */
+	 * its parent gives the leaf the controller, so it gives ours; but
+	 * a name is no proof, so the parent must pass the test a server
+	 * moving there would: no systemd unit's left unmarked. */
 	if (v->name != NULL && strcmp(v->name, TC_PIDS_LEAF) == 0) {
+		if (unit_name(v->parent_name) && !v->parent_marked) {
+			snprintf(why, len, "it is a leaf '%s' of a systemd "
+			    "unit's cgroup not marked delegated", TC_PIDS_LEAF);
+			return TC_PIDS_WAY_NONE;
+		}
 		if (v->parent_writable)
 			return TC_PIDS_WAY_BESIDE;
 		snprintf(why, len, "this server may not make cgroups beside "
@@ -453,29 +456,43 @@ enable(const char *cg, const char *controller, int on)
 	return write_at(cg, "cgroup.subtree_control", text);
 }
 
+/* Reads cgroup |dir|'s cgroup.procs into |list| (TC_PIDS_LIST_MAX
+ * bytes).  Returns 0, or -1 if it cannot be read in full. */
+static int
+read_procs(const char *dir, char *list)
+{
+	if (read_at(dir, "cgroup.procs", list, TC_PIDS_LIST_MAX) == NULL ||
+	    strlen(list) == TC_PIDS_LIST_MAX - 1)
+		return -1;
+	return 0;
+}
+
 /*
  * Moves to |to| each process of |from| (by their cgroup.procs) that
  * |ours| calls the server's own, the caller first.  Stops at the first
- * that will not move (*|bad| its pid; errno set) and returns -1; 0 once
- * all moved.
+ * that will not move (*|bad| its pid; errno set), or at a list not read
+ * in full or with a line that is no pid, and returns -1; 0 once all
+ * moved.
  */
 static int
 move_ours(const char *from, const char *to, tc_pids_ours_fn *ours,
     void *ctx, long *bad)
 {
-	char procs[PATH_MAX + 32], list[4096], *c, *end;
+	char list[TC_PIDS_LIST_MAX], *c, *end;
 	long id, me = (long)getpid();
 
 	*bad = me;
 	if (move_to(to, 0) != 0 && errno != ESRCH)
 		return -1;
-	snprintf(procs, sizeof(procs), "%s/cgroup.procs", from);
-	if (read_small(procs, list, sizeof(list)) != 0)
+	if (read_procs(from, list) != 0)
 		return -1;
 	for (c = list; *c != '\0'; c = *end != '\0' ? end + 1 : end) {
+		errno = 0;
 		id = strtol(c, &end, 10);
-		if (end == c)
-			break;
+		if (end == c || errno != 0 || (*end != '\n' && *end != '\0')) {
+			errno = EINVAL;
+			return -1;
+		}
 		if (id <= 0 || id == me || !ours(id, ctx))
 			continue;
 		*bad = id;
@@ -494,27 +511,10 @@ move_ours(const char *from, const char *to, tc_pids_ours_fn *ours,
 static int
 only_ours(const char *dir, tc_pids_ours_fn *ours, void *ctx, long *bad)
 {
-	char procs[PATH_MAX + 32], list[4096];
+	char list[TC_PIDS_LIST_MAX];
 
 	*bad = -1;
-	if (snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir) >=
-	    (int)sizeof(procs) || read_small(procs, list, sizeof(list)) != 0 ||
-	    strlen(list) == sizeof(list) - 1)
-		return 0;
-	return all_ours(list, ours, ctx, bad);
-}
-
-/* What only_ours() found of |bad|, into |buf|: "pid 812". */
-static const char *
-bad_str(long bad, char *buf, size_t len)
-{
-	if (bad > 0)
-		snprintf(buf, len, "pid %ld", bad);
-	else if (bad == 0)
-		snprintf(buf, len, "of another PID namespace");
-	else
-		snprintf(buf, len, "its cgroup.procs not read in full");
-	return buf;
+	return read_procs(dir, list) == 0 && all_ours(list, ours, ctx, bad);
 }
 
 /* The path of |cg|'s leaf into |out|.  Returns 0 or -1 (too long). */
@@ -549,10 +549,11 @@ tc_pids_delegate(const char *cg, const char *controller,
 	/* One of that name already there (left by a server killed, or made
 	 * by another) is taken only if it holds nothing but our own: the
 	 * leaf is shared with no one. */
-	if (!made && !only_ours(leaf, ours, ctx, &bad))
-		return tc_diag(d, TC_ESYS, "the leaf '%s' is already there and "
-		    "may hold a process that is not this server's own (%s)",
-		    leaf, bad_str(bad, what, sizeof(what)));
+	if (!made && !only_ours(leaf, ours, ctx, &bad)) {
+		not_ours(what, sizeof(what), "processes", bad);
+		return tc_diag(d, TC_ESYS, "the leaf '%s' is already there: %s",
+		    leaf, what);
+	}
 	if (move_ours(cg, leaf, ours, ctx, &bad) != 0) {
 		(void)tc_diag_errno(d, TC_ESYS, "cannot move pid %ld into "
 		    "'%s'", bad, leaf);
@@ -582,10 +583,11 @@ tc_pids_undelegate(const char *cg, const char *controller,
 
 	if (leaf_of(cg, leaf, sizeof(leaf)) != 0)
 		return tc_diag_errno(d, TC_ESYS, "no leaf in '%s'", cg);
-	if (!only_ours(leaf, ours, ctx, &bad))
-		return tc_diag(d, TC_ESYS, "'%s' may hold a process that is "
-		    "not this server's own (%s): left as it is", leaf,
-		    bad_str(bad, what, sizeof(what)));
+	if (!only_ours(leaf, ours, ctx, &bad)) {
+		not_ours(what, sizeof(what), "processes", bad);
+		return tc_diag(d, TC_ESYS, "'%s' is left as it is: %s", leaf,
+		    what);
+	}
 	/* No process may be in |cg| while it gives its children a
 	 * controller: first the controller, then the moves.  Refused
 	 * while a cgroup below still uses it (another server's). */
@@ -598,19 +600,6 @@ tc_pids_undelegate(const char *cg, const char *controller,
 	if (rmdir(leaf) != 0)
 		return tc_diag_errno(d, TC_ESYS, "cannot remove '%s'", leaf);
 	return 0;
-}
-
-/* Reads |dir|/|name| into |buf|.  Returns |buf|, or NULL if it cannot
- * (no such file). */
-static const char *
-read_at(const char *dir, const char *name, char *buf, size_t len)
-{
-	char path[PATH_MAX + 32];
-
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    (int)sizeof(path) || read_small(path, buf, len) != 0)
-		return NULL;
-	return buf;
 }
 
 /* Returns 1 if the server may write |dir|/|name|. */
@@ -676,6 +665,12 @@ tc_pids_read(const char *dir, struct tc_cgroup_text *t,
 	    writable(t->parent);
 	v->marked = marked(dir, "trusted.delegate") ||
 	    marked(dir, "user.delegate");
+	if (slash > dir) {
+		v->parent_name = strrchr(t->parent, '/') != NULL ?
+		    strrchr(t->parent, '/') + 1 : t->parent;
+		v->parent_marked = marked(t->parent, "trusted.delegate") ||
+		    marked(t->parent, "user.delegate");
+	}
 	return 0;
 }
 
@@ -720,8 +715,7 @@ v2(struct tc_pids *p)
 		rc = 1;
 		break;
 	case TC_PIDS_WAY_MOVE:
-		if (snprintf(leaf, sizeof(leaf), "%s/%s", p->home,
-		    TC_PIDS_LEAF) >= (int)sizeof(p->home)) {
+		if (leaf_of(p->home, leaf, sizeof(p->home)) != 0) {
 			snprintf(why, sizeof(why), "its path is too long");
 			break;
 		}

@@ -172,6 +172,9 @@ struct tc_cgroup_view {
 	int	    marked;	 /* systemd marked it delegated: its
 				    extended attribute trusted.delegate or
 				    user.delegate is "1" */
+	const char *parent_name; /* its parent's last path component
+				    (NULL: not known) */
+	int	    parent_marked; /* the parent marked so */
 };
 
 /* Room for what tc_pids_read() reads: a delegated cgroup lists a few

@@ -271,6 +271,49 @@ test_way(void)
 	}
 }
 
+/*
+ * A leaf of the server's name is taken for another server's only where
+ * its parent could have been delegated: not in a systemd unit's cgroup
+ * left unmarked (a leaf of that name made by hand there).
+ */
+static void
+test_way_parent(void)
+{
+	static const struct {
+		const char	*parent;
+		int		 marked;
+		enum tc_pids_way want;
+	} cases[] = {
+		{ "session-3.scope", 0, TC_PIDS_WAY_NONE },
+		{ "toolcell.service", 0, TC_PIDS_WAY_NONE },
+		{ "toolcell.service", 1, TC_PIDS_WAY_BESIDE },
+		{ "ci-job", 0, TC_PIDS_WAY_BESIDE },
+		{ NULL, 0, TC_PIDS_WAY_BESIDE },
+	};
+	struct tc_cgroup_view v;
+	long ours[4] = { 900 };
+	char why[256];
+	size_t i;
+
+	for (i = 0; i < TC_NITEMS(cases); i++) {
+		memset(&v, 0, sizeof(v));
+		v.name = TC_PIDS_LEAF;
+		v.type = "domain\n";
+		v.controllers = "cpu memory pids\n";
+		v.subtree = "\n";
+		v.procs = v.threads = "812\n900\n";
+		v.writable = v.subtree_writable = v.parent_writable = 1;
+		v.parent_name = cases[i].parent;
+		v.parent_marked = cases[i].marked;
+		is_int((int)tc_pids_way(&v, "pids", fake_ours, ours, why,
+		    sizeof(why)), (int)cases[i].want, "a leaf in '%s'%s: way "
+		    "%d", cases[i].parent != NULL ? cases[i].parent : "?",
+		    cases[i].marked ? ", marked" : "", (int)cases[i].want);
+		if (cases[i].want == TC_PIDS_WAY_NONE)
+			like(why, "not marked delegated", "  and why: %s", why);
+	}
+}
+
 /* In a forked process standing for a keeper: enters |p|'s cgroup, says
  * where it is on |cgfd|, waits for a byte on |go| (the server has set
  * pids.max by then), forks sleepers until a fork fails, kills them,
@@ -1721,6 +1764,7 @@ main(void)
 {
 	test_find();
 	test_way();
+	test_way_parent();
 	test_own();
 	test_live();
 	test_beside();
