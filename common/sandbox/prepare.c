@@ -188,18 +188,19 @@ pids_cgroup(struct tc_sandbox *sb)
 			break;
 	if (i == sb->nprof)
 		return;
+	/* Where cgroup v2 offered pids, the note says whether it is used
+	 * (the server moved), or why not: said once it holds, since an
+	 * open that fails undoes the move. */
 	found = tc_pids_probe(&sb->pids);
-	/* Where cgroup v2 offered pids: used (the server moved), or why
-	 * not. */
-	if (sb->pids.note[0] != '\0')
-		tc_info("%s", sb->pids.note);
-	if (!found)
-		return;
-	if (tc_pids_open(&sb->pids, sb->policy->limits.nproc, &d) != 0) {
+	if (found && tc_pids_open(&sb->pids, sb->policy->limits.nproc,
+	    &d) != 0) {
 		tc_warn("%s: the process limit holds as without a pids "
 		    "cgroup", d.msg);
 		memset(&sb->pids, 0, sizeof(sb->pids));
+		return;
 	}
+	if (sb->pids.note[0] != '\0')
+		tc_info("%s", sb->pids.note);
 }
 
 /*
