@@ -273,13 +273,10 @@ remove_left(int dfd, const char *name, int fd, const struct stat *st)
 	 * held (the fd's magic link), not on what its name leads to. */
 	snprintf(self, sizeof(self), "/proc/self/fd/%d", fd);
 	(void)chmod(self, S_IRWXU);
+	/* "." of the fd held: that directory itself, whatever its name
+	 * leads to by now. */
 	if ((dir = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
-	if (fstat(dir, &now) != 0 || now.st_dev != st->st_dev ||
-	    now.st_ino != st->st_ino) {
-		close(dir);
-		return;
-	}
 	if (empty_dir(dir, TREE_DEPTH) == 0 &&
 	    fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    now.st_dev == st->st_dev && now.st_ino == st->st_ino)
