@@ -44,7 +44,8 @@
  * it (0.16 ms of an `echo`'s 0.77 ms of CPU).  Where only "C.UTF-8" is
  * there (older Debian), that name.  Chosen once at start (shell_ready()). */
 #define SHELL_LANG	"C.UTF-8"
-#define SHELL_LANG_DIR	"/usr/lib/locale/C.utf8"
+#define SHELL_LANG_GLIBC "C.utf8"
+#define SHELL_LANG_DIR	"/usr/lib/locale/" SHELL_LANG_GLIBC
 static const char *shell_lang = SHELL_LANG;
 /* A job's terminal: what most terminals say they are, an entry every
  * terminfo database has (ncurses-base), beneath the system directories
@@ -779,7 +780,7 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 	    (rc = shell_scratch_init(pol, d)) != 0)
 		return rc;
 	if (stat(SHELL_LANG_DIR "/LC_CTYPE", &st) == 0 && S_ISREG(st.st_mode))
-		shell_lang = "C.utf8";
+		shell_lang = SHELL_LANG_GLIBC;
 	for (i = 0; i < sp->nprograms; i++)
 		if (shell_program_readonly(&sp->programs[i]))
 			readonly++;
