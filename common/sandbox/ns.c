@@ -3,26 +3,38 @@
  * namespaces a profile wants the kernel allows (tc_ns_probe(), once at
  * start), and a child cloned in them with its user namespace's id maps
  * written (tc_clone_child()), for the spawner, a server without one, and
- * a keeper.  It calls nothing else of the sandbox.
+ * a keeper; and the one empty network namespace the children may share
+ * (tc_netns_share(), tc_netns_join()).  It calls nothing of the sandbox
+ * but fd.c's passing of fds.
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/nsfs.h>
 #include <linux/sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/prctl.h>
+#include <sys/socket.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "sandbox/fd.h"
 #include "sandbox/sandbox-int.h"
 
-/* tc_netns_share(): the shared empty network namespace, and the one to
- * come back to after a clone in it; -1 when there is none. */
+/* tc_netns_share(): the shared empty network namespace; as root, the one
+ * to come back to after a clone in it; as anyone else, the user namespace
+ * that owns the shared one, which a keeper joins for good
+ * (tc_netns_join()).  -1 when there is none. */
 static int	netns_shared = -1;
 static int	netns_home = -1;
+static int	netns_user = -1;
+/* 1 in a keeper that has joined them: its clones are born in the shared
+ * network namespace. */
+static int	netns_joined;
 
 /*
  * Returns 1 if |sb|'s children may share one network namespace: some
@@ -61,6 +73,67 @@ netns_shareable(const struct tc_sandbox *sb)
 	return want;
 }
 
+/* 1 if |fd| is a namespace of type |type| (CLONE_NEWUSER, CLONE_NEWNET). */
+static int
+ns_is(int fd, int type)
+{
+	return ioctl(fd, NS_GET_NSTYPE) == type;
+}
+
+/*
+ * Not root: a user namespace of our own (our uid and gid mapped to
+ * themselves, as a call's) that owns a new, empty network namespace,
+ * made by a child that hands both to us and exits.  We stay where we
+ * are: only a keeper enters them (tc_netns_join()), since a process
+ * cannot come back from a user namespace it entered.
+ */
+static void
+share_unprivileged(const struct tc_sandbox *sb)
+{
+	struct clone_args ca;
+	int sv[2], fds[2], st = -1, rc;
+	char one = 1;
+	pid_t pid;
+
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
+		return;
+	memset(&ca, 0, sizeof(ca));
+	ca.flags = CLONE_NEWUSER | CLONE_NEWNET;
+	ca.exit_signal = SIGCHLD;
+	pid = (pid_t)syscall(SYS_clone3, &ca, sizeof(ca));
+	if (pid == 0) {
+		close(sv[0]);
+		if (tc_child_maps(sb->uid, sb->gid) != 0 ||
+		    (fds[0] = open("/proc/self/ns/user", O_RDONLY |
+		    O_CLOEXEC)) < 0 ||
+		    (fds[1] = open("/proc/self/ns/net", O_RDONLY |
+		    O_CLOEXEC)) < 0 ||
+		    tc_fds_send(sv[1], &one, 1, fds) != 0)
+			_exit(1);
+		_exit(0);
+	}
+	close(sv[1]);
+	if (pid < 0) {
+		close(sv[0]);
+		return;
+	}
+	rc = tc_fds_recv(sv[0], &one, 1, fds);
+	close(sv[0]);
+	while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+		;
+	if (rc != 1)
+		return;
+	/* Ours, or nothing is shared. */
+	if (st != 0 || !ns_is(fds[0], CLONE_NEWUSER) ||
+	    !ns_is(fds[1], CLONE_NEWNET)) {
+		close(fds[0]);
+		close(fds[1]);
+		return;
+	}
+	netns_user = fds[0];
+	netns_shared = fds[1];
+}
+
 void
 tc_netns_share(const struct tc_sandbox *sb)
 {
@@ -68,6 +141,10 @@ tc_netns_share(const struct tc_sandbox *sb)
 
 	if (netns_shared >= 0 || !netns_shareable(sb))
 		return;
+	if (geteuid() != 0) {
+		share_unprivileged(sb);
+		return;
+	}
 	if ((home = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC)) < 0)
 		return;
 	if (unshare(CLONE_NEWNET) != 0) {
@@ -88,6 +165,21 @@ tc_netns_share(const struct tc_sandbox *sb)
 	}
 	netns_home = home;
 	netns_shared = shared;
+}
+
+void
+tc_netns_join(void)
+{
+	if (netns_user < 0)
+		return;
+	/* Having entered the user namespace, a failure leaves the network
+	 * namespace ours: the clone then makes the child one of its own. */
+	if (setns(netns_user, CLONE_NEWUSER) == 0 &&
+	    setns(netns_shared, CLONE_NEWNET) == 0)
+		netns_joined = 1;
+	close(netns_user);
+	close(netns_shared);
+	netns_user = netns_shared = -1;
 }
 
 unsigned long
@@ -273,8 +365,11 @@ tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 	if (rootmaps && pipe2(gate, O_CLOEXEC) != 0)
 		return -1;
 	/* In the shared network namespace for the clone, rather than a new
-	 * one: the child is born in it. */
-	if ((ns & CLONE_NEWNET) && netns_shared >= 0 &&
+	 * one: the child is born in it.  A keeper that joined it is there;
+	 * root goes there for the clone, and comes back. */
+	if ((ns & CLONE_NEWNET) && netns_joined)
+		ns &= ~(unsigned long)CLONE_NEWNET;
+	else if ((ns & CLONE_NEWNET) && netns_home >= 0 &&
 	    setns(netns_shared, CLONE_NEWNET) == 0) {
 		ns &= ~(unsigned long)CLONE_NEWNET;
 		shared = 1;

@@ -340,12 +340,28 @@ int	tc_child_maps(uid_t uid, gid_t gid);
  * |sb|'s seccomp filters are in force and refuse socket(), bind(),
  * connect() and io_uring to every profile that wants a network
  * namespace (prepare.c: only a profile without a network has one; ns.c
- * checks the profiles' own tables): else, as where the spawner lacks
- * CAP_SYS_ADMIN (a server that is not root) or it fails, each child has
- * its own, as before.  The two fds it keeps are closed by each child's
- * confinement, as every fd not kept is.
+ * checks the profiles' own tables): else, or where it fails, each child
+ * has its own, as before.  Root makes it in its own user namespace and
+ * each clone goes into it and back; anyone else makes it in a user
+ * namespace of their own (their uid and gid mapped to themselves), which
+ * only a keeper can enter (tc_netns_join()), since nothing comes back
+ * from a user namespace it entered: there a profile without a keeper
+ * has a network namespace per child still.  The two fds it keeps are
+ * closed by each child's confinement, as every fd not kept is.
  */
 void	tc_netns_share(const struct tc_sandbox *sb);
+
+/*
+ * In a keeper, before it clones its child, where the server is not root:
+ * enters the user namespace that owns the shared network namespace, and
+ * that network namespace, for good, so that the child's user namespace
+ * is made inside the first and the child is born in the second
+ * (tc_clone_child()).  The keeper gains capabilities there only, over
+ * namespaces that hold nothing but calls' children; the call's own user
+ * namespace, a level below, has none in either.  If entering fails, the
+ * child gets a network namespace of its own.  Closes the fds either way.
+ */
+void	tc_netns_join(void);
 
 /*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,

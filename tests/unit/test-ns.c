@@ -11,8 +11,10 @@
  * abstract Unix socket bound by one call could be reached by the next:
  * there each child has a namespace of its own, as before the sharing.
  * Each case runs two calls in ready children and compares the inodes of
- * their network namespaces.  Only root shares one: as another user each
- * child always has its own, and the cases say so and skip.
+ * their network namespaces.  Root shares one with every child; another
+ * user only with children that have a keeper (a profile that may fork,
+ * as toolcell-shell's), since only a keeper, a process of one call, may
+ * enter for good the user namespace that owns it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -44,6 +46,16 @@ static const struct tc_syscall uring_calls[] = {
  * (a root of the test's policy): nothing else. */
 static const struct tc_profile plain = {
 	.name = "ns-plain",
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
+/* The same, with a keeper (a profile that may fork): the keeper clones
+ * the child, in the shared namespace where there is one. */
+static const struct tc_profile forks = {
+	.name = "ns-forks",
+	.may = TC_MAY_FORK,
 	.root_access = TC_LL_READ,
 	.ns = TC_NS_ALL,
 	.roots = TC_KEEP_ROOTS_NONE,
@@ -166,8 +178,21 @@ main(void)
 		is_int(rc, 1, "root, seccomp in force, no socket calls: the "
 		    "children share one network namespace");
 	else if (rc >= 0)
-		is_int(rc, 0, "not root: each child has a network namespace "
-		    "of its own");
+		is_int(rc, 0, "not root, no keeper: each child has a network "
+		    "namespace of its own (the spawner cannot enter the user "
+		    "namespace that owns the shared one)");
+
+	rc = shared(&pol, &forks, 0, "a profile with a keeper");
+	if (rc >= 0)
+		is_int(rc, 1, "%s, a profile with a keeper: the children "
+		    "share one network namespace", geteuid() == 0 ? "root" :
+		    "not root");
+
+	rc = shared(&pol, &forks, TC_DEGRADE_SECCOMP,
+	    "a profile with a keeper, without seccomp");
+	if (rc >= 0)
+		is_int(rc, 0, "a profile with a keeper, without seccomp: each "
+		    "child has a network namespace of its own");
 
 	rc = shared(&pol, &plain, TC_DEGRADE_SECCOMP, "without seccomp");
 	if (rc >= 0)
