@@ -17,7 +17,8 @@
  *		read-only ruleset).  Of the system, only what programs and
  *		the C library read, read-only; no /proc, no /etc/shadow.
  *	network	none, unless the policy grants one: a network namespace
- *		of its own (no interface but a loopback that is down),
+ *		(no interface but a loopback that is down; one the calls
+ *		share, made once: ns.c, tc_netns_share()),
  *		socket() refused (so no Unix socket of the host, which a
  *		namespace would not hide, is reached), and Landlock's TCP
  *		rules refuse every bind and connect.  "network connect
