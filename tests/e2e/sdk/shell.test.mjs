@@ -349,19 +349,41 @@ describe('run_command', () => {
 		assert.ok(!vars.some((v) => v.startsWith('TOOLCELL_TEST_SECRET=')));
 	});
 
-	test('programs run in the UTF-8 locale, by the name the C library keeps it under', async () => {
-		// glibc 2.35 and later keep it as C.utf8; a LANG of C.UTF-8 costs
-		// every program a failed open per category before it is found.
+	test('programs run with the UTF-8 character set (LC_CTYPE), by the name the C library keeps it under', async () => {
+		// glibc 2.35 and later keep it as C.utf8; C.UTF-8 costs every
+		// program a failed open before it is found.  LC_CTYPE rather than
+		// LANG: the other categories stay the C locale's, which need no
+		// file to load.
 		const want = fs.existsSync('/usr/lib/locale/C.utf8/LC_CTYPE') ? 'C.utf8' : 'C.UTF-8';
-		const own = await start(await policy(['program env', 'program locale']));
+		const own = await start(await policy(['program env', 'program locale', 'env LANG LC_ALL LC_CTYPE']));
+		const fixed = await start(await policy(['program env', 'program locale', 'env-set LANG=C']));
+		const vars = async (srv, env) => (await run(srv, ['env'], env ? { env } : {}))
+		    .structuredContent.stdout.split('\n').filter((l) => /^(LANG|LC_[A-Z]+)=/.test(l)).sort();
+		const charmap = async (srv, env) => {
+			const r = (await run(srv, ['locale', 'charmap'], env ? { env } : {})).structuredContent;
+			assert.equal(r.stderr, '', `the locale is found: no warning (${JSON.stringify(env)})`);
+			return r.stdout;
+		};
 		try {
-			const vars = (await run(own, ['env'])).structuredContent.stdout.split('\n');
-			assert.ok(vars.includes(`LANG=${want}`), vars.join('\n'));
-			const charmap = (await run(own, ['locale', 'charmap'])).structuredContent;
-			assert.equal(charmap.stdout, 'UTF-8\n', JSON.stringify(charmap));
-			assert.equal(charmap.stderr, '', 'the locale is found: no warning');
+			assert.deepEqual(await vars(own), [`LC_CTYPE=${want}`]);
+			assert.equal(await charmap(own), 'UTF-8\n');
+			// A locale the call or the policy names wins, as it would
+			// over a LANG of ours: ours goes.
+			assert.deepEqual(await vars(own, { LANG: 'C' }), ['LANG=C']);
+			assert.equal(await charmap(own, { LANG: 'C' }), 'ANSI_X3.4-1968\n');
+			assert.deepEqual(await vars(own, { LC_ALL: 'C' }), ['LC_ALL=C']);
+			assert.equal(await charmap(own, { LC_ALL: 'C' }), 'ANSI_X3.4-1968\n');
+			assert.deepEqual(await vars(own, { LC_CTYPE: 'C' }), ['LC_CTYPE=C']);
+			assert.equal(await charmap(own, { LC_CTYPE: 'C' }), 'ANSI_X3.4-1968\n');
+			// Set by the call to our very value beside a LANG: theirs,
+			// kept.
+			assert.deepEqual(await vars(own, { LANG: 'C', LC_CTYPE: want }), ['LANG=C', `LC_CTYPE=${want}`]);
+			assert.equal(await charmap(own, { LANG: 'C', LC_CTYPE: want }), 'UTF-8\n');
+			assert.deepEqual(await vars(fixed), ['LANG=C']);
+			assert.equal(await charmap(fixed), 'ANSI_X3.4-1968\n');
 		} finally {
 			await own.close();
+			await fixed.close();
 		}
 	});
 
