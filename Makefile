@@ -187,7 +187,9 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
 $(BUILD)/tests/unit/test-jsoncount.o: ALL_CFLAGS += -Iservers/shell
 
 # The scratch tree's removal (test-shellscratch), with unlinkat() wrapped
-# so that the test changes the tree at the one moment it means to.
+# so that the test changes the tree at the one moment it means to, and
+# fstatfs() and clock_gettime() so that the sweep of bases left sees the
+# file system type and the boot a case names.
 $(BUILD)/tests/unit/test-shellscratch.o: ALL_CFLAGS += -Iservers/shell
 $(BUILD)/tests/test-shellscratch: $(BUILD)/tests/unit/test-shellscratch.o \
     $(BUILD)/servers/shell/shell_scratch.o \
@@ -196,7 +198,8 @@ $(BUILD)/tests/test-shellscratch: $(BUILD)/tests/unit/test-shellscratch.o \
     $(BUILD)/servers/shell/shell_profile.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=unlinkat -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=unlinkat,--wrap=fstatfs \
+	    -Wl,--wrap=clock_gettime -o $@ $^ $(LDLIBS)
 
 # toolcell-sqlite's profile fails closed (test-sqlprofile): its [sqlite]
 # section and profile (with the connections its ahead hook opens), with
