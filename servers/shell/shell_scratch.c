@@ -44,6 +44,10 @@
  * once it is DOT_AGE seconds old: its maker, if alive, locks and renames
  * it within microseconds, and a maker that loses the race all the same
  * (the sweeper took the lock, or removed it) tries again with a new name.
+ * Where inotify's queue overflowed (IN_Q_OVERFLOW: events were lost), the
+ * sweeper looks again at the last names it noted, in SPENT and in CALLS
+ * (rescan()); a directory of which it saw no event stays until the
+ * server exits.
  *
  * A server killed before its exit (SIGKILL) leaves its base.  So the base
  * is named for its server, as "toolcell-shell.NS-PID-START.BOOT.XXXXXX":
@@ -126,9 +130,12 @@ static int	 held = -1;	/* the lock on the directory this process
 				   made (shell_scratch_make()) */
 
 /* The sweeper's: the names that arrived in CALLS, TRACK_MAX at most (the
- * oldest give way). */
+ * oldest give way); and the last TRACK_MAX of them that left CALLS other
+ * than by its own removal, looked at again if events were lost. */
 static char	 tracked[TRACK_MAX][NAME_LEN + 2];	/* and a dot */
 static size_t	 ntracked, track_next;
+static char	 went[TRACK_MAX][NAME_LEN + 2];
+static size_t	 nwent, went_next;
 
 /* Removes what directory |fd| holds (and closes it), |depth| levels at
  * most; a directory it cannot enter is made enterable first. */
@@ -505,6 +512,18 @@ track(const char *name)
 		ntracked++;
 }
 
+/* Returns 1 if |name| is noted. */
+static int
+tracking(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ntracked; i++)
+		if (strcmp(tracked[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Returns 1 if the directory open at |fd|, of name |name|, may be taken
  * for one whose maker is gone: its lock is free, and a dot name is
  * DOT_AGE seconds old.  Sets *|gone| when it is not one to keep noting. */
@@ -530,22 +549,23 @@ left(int fd, const char *name, int *gone)
  * lock it can take was left by a process that is gone (a ready child
  * retired before its call, or a call killed), and is removed if it is
  * empty; one that is not there any more (spent, or removed), or that it
- * cannot open as a directory, is forgotten.  It never blocks: the lock is
- * only tried.
+ * cannot open as a directory, is forgotten, and its name kept in |went|
+ * unless it removed it itself.  It never blocks: the lock is only tried.
  */
 static void
 reap_left(int calls_fd)
 {
 	size_t i = 0, last;
-	int fd, gone;
+	int fd, gone, removed;
 
 	while (i < ntracked) {
 		gone = 1;
+		removed = 0;
 		if ((fd = openat(calls_fd, tracked[i], O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
 			if (left(fd, tracked[i], &gone)) {
-				(void)unlinkat(calls_fd, tracked[i],
-				    AT_REMOVEDIR);
+				removed = unlinkat(calls_fd, tracked[i],
+				    AT_REMOVEDIR) == 0;
 				gone = 1;
 			}
 			close(fd);
@@ -553,6 +573,12 @@ reap_left(int calls_fd)
 		if (!gone) {
 			i++;
 			continue;
+		}
+		if (!removed) {
+			memcpy(went[went_next], tracked[i], sizeof(went[0]));
+			went_next = (went_next + 1) % TRACK_MAX;
+			if (nwent < TRACK_MAX)
+				nwent++;
 		}
 		/* The last one in its place; the ring's order is lost, which
 		 * only changes which name gives way first. */
@@ -564,21 +590,51 @@ reap_left(int calls_fd)
 }
 
 /*
+ * After events were lost (the queue overflowed: IN_Q_OVERFLOW), looks
+ * again at every name it noted that has left CALLS (held at |calls|),
+ * as reap_left() kept them: each may have arrived in SPENT (held at
+ * |spent|) unseen, and is removed there if it did and is empty; a dot
+ * name may have been renamed in CALLS unseen, and its name without the
+ * dot is noted.  Then it looks at CALLS as after any wakeup.  Names of
+ * which every event was lost it cannot find: it may not list either
+ * directory; they stay until the server exits.
+ */
+static void
+rescan(int spent, int calls_fd)
+{
+	char name[NAME_LEN + 2];
+	size_t i;
+
+	reap_left(calls_fd);
+	for (i = 0; i < nwent; i++) {
+		memcpy(name, went[i], sizeof(name));
+		(void)unlinkat(spent, name + (name[0] == '.'), AT_REMOVEDIR);
+		if (name[0] == '.' && !tracking(name + 1))
+			track(name + 1);
+	}
+	reap_left(calls_fd);
+}
+
+/*
  * Acts on the |n| bytes of inotify events in |buf|: a directory moved
  * into SPENT (watch |spent_wd|, held at |spent|) is removed; one moved
  * into CALLS (watch |calls_wd|), or made there under a dot name, is
- * noted.
+ * noted.  Returns 1 if the events say some were lost (IN_Q_OVERFLOW),
+ * else 0.
  */
-static void
+static int
 sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
 {
 	const struct inotify_event *e;
 	size_t at;
+	int lost = 0;
 
 	for (at = 0; at + sizeof(*e) <= n; at += sizeof(*e) + e->len) {
 		e = (const struct inotify_event *)(const void *)(buf + at);
 		if (at + sizeof(*e) + e->len > n)
 			break;
+		if (e->mask & IN_Q_OVERFLOW)
+			lost = 1;
 		if (e->len == 0 || memchr(e->name, '\0', e->len) == NULL)
 			continue;
 		if (e->wd == spent_wd && (e->mask & IN_MOVED_TO))
@@ -588,6 +644,7 @@ sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
 		    IN_CREATE) && is_dir_name(e->name, e->len, 1))))
 			track(e->name);
 	}
+	return lost;
 }
 
 /* The sweeper's fds, in the server and in the sweeper. */
@@ -648,8 +705,11 @@ sweeper_main(const struct tc_policy *pol, pid_t server,
 		_exit(1);
 	for (;;) {
 		if ((n = read(4, buf, sizeof(buf))) > 0) {
-			sweep(3, f->spent_wd, f->calls_wd, buf, (size_t)n);
-			reap_left(5);
+			if (sweep(3, f->spent_wd, f->calls_wd, buf,
+			    (size_t)n))
+				rescan(3, 5);
+			else
+				reap_left(5);
 			/* Each call makes three events: woken for each, and
 			 * looking at every noted name each time, it took 5%
 			 * of the CPU of calls back to back.  What comes in

@@ -30,6 +30,13 @@
  * local, and only if it was changed before this boot.  fstatfs() and
  * clock_gettime() are wrapped (-Wl,--wrap) so that the server sees the
  * file system type a case names, and a boot that came after the base.
+ *
+ * The sweeper learns from inotify what arrives; where its queue
+ * overflows (the sweeper stopped while more events come than
+ * /proc/sys/fs/inotify/max_queued_events holds), the events after are
+ * lost, and the sweeper must look again at the names it had noted: a
+ * call's directory spent unseen, and a dot name renamed unseen, are
+ * removed all the same; one still locked is not.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -40,6 +47,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
@@ -560,6 +568,171 @@ test_left_bases(const char *dir)
 	close(ready[1]);
 }
 
+/* The one child of the calling process, found in /proc, or -1. */
+static pid_t
+only_child(void)
+{
+	struct dirent *e;
+	pid_t pid = -1, p;
+	char *end;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		p = (pid_t)strtol(e->d_name, &end, 10);
+		if (*end == '\0' && p > 0 &&
+		    stat_field(p, 4) == (unsigned long long)getpid())
+			pid = pid == -1 ? p : -2;
+	}
+	closedir(d);
+	return pid >= 0 ? pid : -1;
+}
+
+/* Returns 1 once |path| is gone, within about 20 s; else 0. */
+static int
+goes(const char *path)
+{
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (lstat(path, &st) != 0 && errno == ENOENT)
+			return 1;
+		(void)nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+#define OVER_SPENT	1
+#define OVER_DOT	2
+#define OVER_LOCKED	4
+#define OVER_SETUP	64
+#define OVER_NONE	65
+
+#define HEX_A	"0123456789abcdef0123456789abcdef"
+#define HEX_B	"fedcba9876543210fedcba9876543210"
+
+/*
+ * In a child of its own, a server whose sweeper it stops: a call's
+ * directory made (noted by the sweeper once it reads), and two dot names
+ * made in CALLS, one of them locked here; then |events| renames, which
+ * fill inotify's queue; then the call's directory spent, and the dot
+ * names renamed, all unseen.  The sweeper let go, the child waits for
+ * the spent directory and the unlocked one to go.  Exits 0 if they went
+ * and the locked one stayed, else with OVER_SPENT, OVER_DOT, OVER_LOCKED
+ * for each that did not do as said; OVER_SETUP if it could not be set
+ * up, OVER_NONE if it found no sweeper.
+ */
+static void __attribute__((__noreturn__))
+overflowed(const char *tmp, long events)
+{
+	char spent[PATH_MAX], a[PATH_MAX], b[PATH_MAX], from[PATH_MAX];
+	char to[PATH_MAX];
+	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
+	const char *calls_of;
+	char *home;
+	pid_t sweeper;
+	int status, fd, rc = 0;
+	long i;
+
+	tc_policy_init(&pol);
+	setenv("TMPDIR", tmp, 1);
+	if (shell_scratch_init(&pol, &d) != 0)
+		_exit(OVER_SETUP);
+	if ((sweeper = only_child()) < 0)
+		_exit(OVER_NONE);
+	if (kill(sweeper, SIGSTOP) != 0 ||
+	    waitpid(sweeper, &status, WUNTRACED) != sweeper ||
+	    !WIFSTOPPED(status))
+		_exit(OVER_SETUP);
+	if ((home = shell_scratch_make()) == NULL)
+		_exit(OVER_SETUP);
+	calls_of = home;
+	snprintf(spent, sizeof(spent), "%s/spent/%s", shell_scratch_base,
+	    strrchr(calls_of, '/') + 1);
+	snprintf(a, sizeof(a), "%s/calls/." HEX_A, shell_scratch_base);
+	snprintf(b, sizeof(b), "%s/calls/." HEX_B, shell_scratch_base);
+	snprintf(from, sizeof(from), "%s/calls/junk-a", shell_scratch_base);
+	snprintf(to, sizeof(to), "%s/calls/junk-b", shell_scratch_base);
+	if (mkdir(a, 0700) != 0 || mkdir(b, 0700) != 0 ||
+	    (fd = open(b, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    flock(fd, LOCK_EX | LOCK_NB) != 0 || mkdir(from, 0700) != 0)
+		_exit(OVER_SETUP);
+	/* The queue filled: what follows is lost. */
+	for (i = 0; i <= events; i++)
+		if (rename(i % 2 == 0 ? from : to, i % 2 == 0 ? to : from) !=
+		    0)
+			_exit(OVER_SETUP);
+	shell_scratch_done(home);
+	if (lstat(spent, &(struct stat){ 0 }) != 0)
+		_exit(OVER_SETUP);	/* not spent: the test means nothing */
+	snprintf(from, sizeof(from), "%s/calls/" HEX_A, shell_scratch_base);
+	snprintf(to, sizeof(to), "%s/calls/" HEX_B, shell_scratch_base);
+	if (rename(a, from) != 0 || rename(b, to) != 0)
+		_exit(OVER_SETUP);
+	if (kill(sweeper, SIGCONT) != 0)
+		_exit(OVER_SETUP);
+	if (!goes(spent))
+		rc |= OVER_SPENT;
+	if (!goes(from))
+		rc |= OVER_DOT;
+	if (lstat(to, &(struct stat){ 0 }) != 0)
+		rc |= OVER_LOCKED;
+	free(home);
+	close(fd);
+	exit(rc);	/* atexit: the base is removed */
+}
+
+/* The sweeper after inotify's queue overflowed. */
+static void
+test_overflow(const char *dir)
+{
+	char tmp[PATH_MAX], buf[32];
+	long events = 0;
+	int status, rc;
+	pid_t pid;
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/fs/inotify/max_queued_events", "r")) !=
+	    NULL) {
+		if (fgets(buf, sizeof(buf), f) != NULL)
+			events = strtol(buf, NULL, 10);
+		fclose(f);
+	}
+	if (events <= 0 || events > 1000000) {
+		snprintf(buf, sizeof(buf), "%ld", events);
+		printf("# max_queued_events: %s\n", buf);
+		skip("inotify's queue: max_queued_events is too large to "
+		    "fill here");
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/overflow", dir);
+	if (mkdir(tmp, 0700) != 0) {
+		ok(0, "overflow: set up: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+		overflowed(tmp, events);
+	status = wait_for(pid);
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : OVER_SETUP;
+	if (rc == OVER_NONE) {
+		skip("inotify's queue: no sweeper (no inotify here)");
+		return;
+	}
+	if (!ok(rc < OVER_SETUP, "overflow: the sweeper stopped while %ld "
+	    "events came", events + 1))
+		return;
+	ok(!(rc & OVER_SPENT), "overflow: a call's directory spent unseen "
+	    "is removed");
+	ok(!(rc & OVER_DOT), "overflow: a dot name renamed unseen is "
+	    "removed");
+	ok(!(rc & OVER_LOCKED), "overflow: one locked is not");
+}
+
 int
 main(void)
 {
@@ -621,6 +794,7 @@ main(void)
 	}
 
 	test_left_bases(dir);
+	test_overflow(dir);
 
 	/* Cleaned up as the test's own, no wrapper in the way. */
 	swaps = 0;
