@@ -334,7 +334,7 @@ parse_base(const char *name, struct base_name *b)
  * Returns 1 if the file system of |fd| is known to be local: one a disk
  * or memory of this machine holds, which no other machine writes while
  * it is mounted here.  Anything else is 0: a network or cluster file
- * system (NFS, CIFS/SMB, 9p, AFS, Ceph, GFS2, OCFS2), FUSE (which may be
+ * system: NFS, CIFS/SMB, 9p, AFS, Ceph, GFS2, OCFS2; FUSE (which may be
  * any of them), a stacked one (overlayfs, whose upper layer it cannot
  * tell), one unknown, or an fd fstatfs() fails on.
  */
