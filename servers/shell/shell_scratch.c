@@ -62,12 +62,12 @@
  *     at another time has;
  *   - one of another boot id only on a file system known to be local
  *     (fs_local(): ext4, XFS, btrfs, tmpfs and the like; never NFS,
- *     CIFS/SMB, 9p, FUSE, AFS, Ceph, GFS2 or OCFS2, nor one it does not
- *     know) and last changed before this machine booted: its server ran
- *     in an earlier boot.  A TMPDIR shared between machines holds the
- *     live bases of other boot ids, and a local directory may be shared
- *     out (exported, or a virtual machine's shared folder): a base made
- *     since this boot is another machine's, and is left.
+ *     CIFS/SMB, 9p, FUSE, AFS, Ceph, GFS2, OCFS2 or overlayfs, nor one it
+ *     does not know) and last changed before this machine booted: its
+ *     server ran in an earlier boot.  A TMPDIR shared between machines
+ *     holds the live bases of other boot ids, and a local directory may
+ *     be shared out (exported, or a virtual machine's shared folder): a
+ *     base made since this boot is another machine's, and is left.
  * A name of the previous form, without the boot id, is judged as one of
  * its own boot id.  Only a directory owned by the server's own user, not
  * a link, of the mode a base has (0111, or 0700 while it was being made),
