@@ -175,19 +175,23 @@ $(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
 
 # The runner's tests (test-shellrun) run toolcell-shell's shell_run.c
 # alone, without the rest of the server; poll() and the clock wrapped, so
-# that a case makes the runner late at the one moment it means to.
+# that a case makes the runner late at the one moment it means to, and
+# read(), so that a pipe never runs dry from then on.
 $(BUILD)/tests/unit/test-shellrun.o: ALL_CFLAGS += -Iservers/shell
 $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=poll,--wrap=tc_now_ms -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=poll,--wrap=tc_now_ms,--wrap=read \
+	    -o $@ $^ $(LDLIBS)
 
 # The string scans' differential test (test-jsoncount) includes
 # shell_run.c for its static functions, so links no shell_run.o.
 $(BUILD)/tests/unit/test-jsoncount.o: ALL_CFLAGS += -Iservers/shell
 
 # The scratch tree's removal (test-shellscratch), with unlinkat() wrapped
-# so that the test changes the tree at the one moment it means to.
+# so that the test changes the tree at the one moment it means to, and
+# fstatfs() and clock_gettime() so that the sweep of bases left sees the
+# file system type and the boot a case names.
 $(BUILD)/tests/unit/test-shellscratch.o: ALL_CFLAGS += -Iservers/shell
 $(BUILD)/tests/test-shellscratch: $(BUILD)/tests/unit/test-shellscratch.o \
     $(BUILD)/servers/shell/shell_scratch.o \
@@ -196,7 +200,8 @@ $(BUILD)/tests/test-shellscratch: $(BUILD)/tests/unit/test-shellscratch.o \
     $(BUILD)/servers/shell/shell_profile.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=unlinkat -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=unlinkat,--wrap=fstatfs \
+	    -Wl,--wrap=clock_gettime -o $@ $^ $(LDLIBS)
 
 # toolcell-sqlite's profile fails closed (test-sqlprofile): its [sqlite]
 # section and profile (with the connections its ahead hook opens), with

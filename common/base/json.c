@@ -13,59 +13,6 @@
 
 /* --- Writing --- */
 
-/*
- * Returns the first byte in [p, e) that a JSON string cannot hold as it
- * is (a quote, a backslash, a control byte), or |e|: sixteen bytes at a
- * time where the compiler has vectors (GCC and Clang, on any target), as
- * most text has none, then eight.  A 5 MiB output of 64-byte lines took
- * 1.16 ms to scan eight bytes at a time, 0.64 sixteen; the server's check
- * of a result and the child's escaping of it both scan it.
- */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
-typedef unsigned char	v16 __attribute__((__vector_size__(16)));
-#define PLAIN_VECTORS	1
-#endif
-
-static const char *
-plain_end(const char *p, const char *e)
-{
-	uint64_t w, hit;
-#ifdef PLAIN_VECTORS
-	uint64_t half[2];
-	v16 v, m;
-
-	while (e - p >= 16) {
-		memcpy(&v, p, 16);
-		/* Each byte of m is 0xff where v's is not plain. */
-		m = (v16)(v < 0x20) | (v16)(v == '"') | (v16)(v == '\\');
-		memcpy(half, &m, 16);
-		if ((half[0] | half[1]) != 0)
-			return p + (half[0] != 0 ?
-			    (size_t)__builtin_ctzll(half[0]) >> 3 :
-			    8 + ((size_t)__builtin_ctzll(half[1]) >> 3));
-		p += 16;
-	}
-#endif
-	while (e - p >= 8) {
-		memcpy(&w, p, 8);
-		hit = TC_HAS_LESS(w, 0x20) | TC_HAS_ZERO(w ^ TC_BYTES('"')) |
-		    TC_HAS_ZERO(w ^ TC_BYTES('\\'));
-		if (hit != 0) {
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			/* The lowest bit set is exact: a false hit can only
-			 * follow a true one. */
-			return p + (__builtin_ctzll(hit) >> 3);
-#else
-			break;
-#endif
-		}
-		p += 8;
-	}
-	while (p < e && (unsigned char)*p >= 0x20 && *p != '"' && *p != '\\')
-		p++;
-	return p;
-}
-
 int
 tc_json_put_string(struct tc_buf *b, const char *s, size_t n)
 {
@@ -80,7 +27,7 @@ tc_json_put_string(struct tc_buf *b, const char *s, size_t n)
 		return r;
 	b->data[b->len++] = '"';
 	for (;;) {
-		q = plain_end(s, end);
+		q = tc_json_plain_end(s, end, 0);
 		if ((r = tc_buf_append(b, s, (size_t)(q - s))) != 0)
 			return r;
 		if (q == end)
@@ -135,7 +82,7 @@ tc_json_string_len(const char *s, size_t n)
 	size_t len = 2;
 
 	for (;;) {
-		q = plain_end(s, end);
+		q = tc_json_plain_end(s, end, 0);
 		len += (size_t)(q - s);
 		if (q == end)
 			return len;
@@ -228,7 +175,8 @@ scan_string(const char *p, const char *e)
 	if (p >= e || *p != '"')
 		return NULL;
 	for (p++;; p++) {
-		if ((p = plain_end(p, e)) >= e || (unsigned char)*p < 0x20)
+		if ((p = tc_json_plain_end(p, e, 0)) >= e ||
+		    (unsigned char)*p < 0x20)
 			return NULL;
 		if (*p == '"')
 			return p + 1;

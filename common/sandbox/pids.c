@@ -457,13 +457,17 @@ enable(const char *cg, const char *controller, int on)
 }
 
 /* Reads cgroup |dir|'s cgroup.procs into |list| (TC_PIDS_LIST_MAX
- * bytes).  Returns 0, or -1 if it cannot be read in full. */
+ * bytes).  Returns 0, or -1 if it cannot be read in full (EFBIG: it
+ * fills that room). */
 static int
 read_procs(const char *dir, char *list)
 {
-	if (read_at(dir, "cgroup.procs", list, TC_PIDS_LIST_MAX) == NULL ||
-	    strlen(list) == TC_PIDS_LIST_MAX - 1)
+	if (read_at(dir, "cgroup.procs", list, TC_PIDS_LIST_MAX) == NULL)
 		return -1;
+	if (strlen(list) == TC_PIDS_LIST_MAX - 1) {
+		errno = EFBIG;
+		return -1;
+	}
 	return 0;
 }
 

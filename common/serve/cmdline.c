@@ -467,34 +467,40 @@ struct given {
 	const char		*value;
 };
 
+int
+tc_srv_ready(const struct tc_server *def, const struct tc_policy *pol)
+{
+	struct tc_diag d = { "", 0 };
+	int rc;
+
+	if (def->ready == NULL || (rc = def->ready(def, pol, &d)) == 0)
+		return -1;
+	tc_log(TC_LOG_ERROR, "%s", d.msg);
+	/* Nothing to serve is a usage error; anything else that failed (a
+	 * directory it could not make) a start that could not be. */
+	return rc == TC_EINVAL ? TC_EXIT_USAGE : 1;
+}
+
 /*
  * For a server whose entry names only its policy (tc_server.served): loads
  * |pol| and checks it as a start does, so that no entry is printed for a
  * policy the server would refuse: one with errors exits 1 here, once they
- * are printed; one with nothing to serve returns TC_EXIT_USAGE, and a
- * ready hook that fails otherwise 1, once that is said.  Returns -1 to go
- * on.  The checks that need the sandbox
- * probed (the kernel's layers, the process limit) and the warnings that
- * follow from them are --check's.
+ * are printed; a ready hook that refuses gives tc_srv_ready()'s status,
+ * once that is said.  Returns -1 to go on.  The checks that need the
+ * sandbox probed (the kernel's layers, the process limit) and the
+ * warnings that follow from them are --check's.
  */
 static int
 load_served(const struct tc_server *def, const struct tc_cmdline *cl,
     struct tc_policy *pol)
 {
-	struct tc_diag d = { "", 0 };
-	int nerrors, rc;
+	int nerrors;
 
 	tc_policy_init(pol);
 	if ((nerrors = tc_srv_load_policy(def, pol, cl)) > 0)
 		tc_fatal("%d error%s: no entry printed", nerrors,
 		    nerrors == 1 ? "" : "s");
-	/* As a start exits (server.c): 2 for nothing to serve, 1 for
-	 * anything else the hook could not do. */
-	if (def->ready != NULL && (rc = def->ready(def, pol, &d)) != 0) {
-		tc_log(TC_LOG_ERROR, "%s", d.msg);
-		return rc == TC_EINVAL ? TC_EXIT_USAGE : 1;
-	}
-	return -1;
+	return tc_srv_ready(def, pol);
 }
 
 /*

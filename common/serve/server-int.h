@@ -204,6 +204,14 @@ int	tc_srv_cmdline(const struct tc_server *def, int argc, char *argv[],
 int	tc_srv_load_policy(const struct tc_server *def, struct tc_policy *pol,
 	    const struct tc_cmdline *cl);
 
+/*
+ * Runs the server's ready hook on |pol|, if it has one; if it refuses,
+ * logs why.  Returns -1 to go on, else the status to exit with:
+ * TC_EXIT_USAGE for nothing to serve (TC_EINVAL), 1 for anything else it
+ * could not make.  A start, --check and --print-config all exit so.
+ */
+int	tc_srv_ready(const struct tc_server *def, const struct tc_policy *pol);
+
 /* A tc_policy_report_fn that prints an error and counts it in the int
  * at |ctx|. */
 void	tc_srv_report_error(void *ctx, const char *msg);

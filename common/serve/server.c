@@ -191,14 +191,9 @@ tc_server_main(const struct tc_server *def, int argc, char *argv[])
 	nerrors = tc_srv_load_policy(def, &s.pol, &cl);
 	/* Nothing to serve says so in one line, as a usage error does;
 	 * a policy with errors has said what is wrong already. */
-	if (nerrors == 0 && def->ready != NULL &&
-	    (rc = def->ready(def, &s.pol, &d)) != 0) {
-		tc_log(TC_LOG_ERROR, "%s", d.msg);
+	if (nerrors == 0 && (rc = tc_srv_ready(def, &s.pol)) >= 0) {
 		tc_policy_release(&s.pol);
-		/* Nothing to serve is a usage error; anything else that
-		 * failed (a directory it could not make) a start that
-		 * could not be. */
-		return rc == TC_EINVAL ? TC_EXIT_USAGE : 1;
+		return rc;
 	}
 	/* The tools first: the sandbox prepares only their profiles.  Then
 	 * every check of a start, for --check as well (start.c); a start

@@ -976,76 +976,25 @@ b64_len(size_t n)
 /*
  * Returns the length of the run at |p| (at most |n| bytes) that a JSON
  * string holds as it is, each byte costing one: well-formed UTF-8 without
- * control bytes, quotes or backslashes.  Sixteen bytes at a time where
- * the compiler has vectors (as json.c's plain_end()), else eight, while
- * they are plain ASCII, as most output is; on a byte that is not, straight
- * to it (a line's end is not looked at again and again).  Counting 5 MiB
- * of 64-byte lines took 2.7 ms stepping a byte at a time past each word
- * that held a newline, 1.7-1.9 ms eight at a time, 1.2 sixteen.
+ * control bytes, quotes or backslashes.  tc_json_plain_end() steps over
+ * plain ASCII sixteen bytes at a time, as most output is; on a byte from
+ * 0x80 up, a character is decoded and the scan goes on after it (a
+ * line's end is not looked at again and again).  Counting 5 MiB of
+ * 64-byte lines took 2.7 ms stepping a byte at a time past each word that
+ * held a newline, 1.7-1.9 ms eight at a time, 1.2 sixteen.
  */
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__ && defined(__GNUC__)
-typedef unsigned char	v16 __attribute__((__vector_size__(16)));
-#define PLAIN_VECTORS	1
-#endif
-
 static size_t
 plain_run(const char *p, size_t n)
 {
-	const unsigned char *s = (const unsigned char *)p;
-	size_t i = 0, len, bad;
+	const char *q = p, *e = p + n;
+	size_t len, bad;
 	uint32_t cp;
-	uint64_t w, hit;
-#ifdef PLAIN_VECTORS
-	uint64_t half[2];
-	v16 v, m;
-#endif
 
-	while (i < n) {
-#ifdef PLAIN_VECTORS
-		if (n - i >= 16) {
-			memcpy(&v, s + i, 16);
-			/* 0xff where a byte is not plain ASCII. */
-			m = (v16)(v < 0x20) | (v16)(v >= 0x80) |
-			    (v16)(v == '"') | (v16)(v == '\\');
-			memcpy(half, &m, 16);
-			if ((half[0] | half[1]) == 0) {
-				i += 16;
-				continue;
-			}
-			i += half[0] != 0 ?
-			    (size_t)__builtin_ctzll(half[0]) >> 3 :
-			    8 + ((size_t)__builtin_ctzll(half[1]) >> 3);
-			if (s[i] < 0x80)
-				break;
-		} else
-#endif
-		if (n - i >= 8) {
-			memcpy(&w, s + i, 8);
-			hit = TC_HAS_LESS(w, 0x20) | (w & TC_BYTES(0x80)) |
-			    TC_HAS_ZERO(w ^ TC_BYTES('"')) |
-			    TC_HAS_ZERO(w ^ TC_BYTES('\\'));
-			if (hit == 0) {
-				i += 8;
-				continue;
-			}
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-			/* The lowest bit set is exact. */
-			i += (size_t)__builtin_ctzll(hit) >> 3;
-			if (s[i] < 0x80)
-				break;
-#endif
-		}
-		if (s[i] < 0x80) {
-			if (s[i] < 0x20 || s[i] == '"' || s[i] == '\\')
-				break;
-			i++;
-			continue;
-		}
-		if ((len = tc_utf8_decode(s + i, n - i, &cp, &bad)) == 0)
-			break;
-		i += len;
-	}
-	return i;
+	while ((q = tc_json_plain_end(q, e, 1)) < e &&
+	    (unsigned char)*q >= 0x80 &&
+	    (len = tc_utf8_decode(q, (size_t)(e - q), &cp, &bad)) != 0)
+		q += len;
+	return (size_t)(q - p);
 }
 
 /* The cost of |k| bytes of a plain run that starts at byte |at|. */

@@ -44,19 +44,37 @@
  * once it is DOT_AGE seconds old: its maker, if alive, locks and renames
  * it within microseconds, and a maker that loses the race all the same
  * (the sweeper took the lock, or removed it) tries again with a new name.
+ * Where inotify's queue overflowed (IN_Q_OVERFLOW: events were lost), the
+ * sweeper looks again at the last names it noted, in SPENT and in CALLS
+ * (rescan()); a directory of which it saw no event stays until the
+ * server exits.
  *
  * A server killed before its exit (SIGKILL) leaves its base.  So the base
- * is named for its server, as "toolcell-shell.NS-PID-START.XXXXXX": the
- * server's PID namespace (the inode of /proc/self/ns/pid), its pid there,
- * its start time (field 22 of /proc/PID/stat), then mkdtemp()'s random
- * letters.  A starting server removes the bases of such names in the same
- * directory whose server it can prove dead: of its own PID namespace, and
- * whose pid no process has now, or (where /proc shows that namespace) a
- * process that started at another time has.  Only a directory owned by
- * the server's own user, not a link, of the mode a base has (0111, or
- * 0700 while it was being made), is removed; anything else of such a name,
- * and every base of another namespace, of a server alive, or named
- * otherwise, is left as it is.
+ * is named for its server, as "toolcell-shell.NS-PID-START.BOOT.XXXXXX":
+ * the server's PID namespace (the inode of /proc/self/ns/pid), its pid
+ * there, its start time (field 22 of /proc/PID/stat), the machine's boot
+ * id (/proc/sys/kernel/random/boot_id, its 32 hex digits), then
+ * mkdtemp()'s random letters.  A starting server removes the bases of
+ * such names in the same directory that it can prove left:
+ *   - one of its own boot id (this machine, since it booted) whose server
+ *     is dead: of its own PID namespace, and whose pid no process has
+ *     now, or (where /proc shows that namespace) a process that started
+ *     at another time has;
+ *   - one of another boot id only on a file system known to be local
+ *     (fs_local(): ext4, XFS, btrfs, tmpfs and the like; never NFS,
+ *     CIFS/SMB, 9p, FUSE, AFS, Ceph, GFS2, OCFS2 or overlayfs, nor one it
+ *     does not know) and last changed before this machine booted: its
+ *     server ran in an earlier boot.  A TMPDIR shared between machines
+ *     holds the live bases of other boot ids, and a local directory may
+ *     be shared out (exported, or a virtual machine's shared folder): a
+ *     base made since this boot is another machine's, and is left.
+ * A name of the previous form, without the boot id, is judged as one of
+ * its own boot id.  Only a directory owned by the server's own user, not
+ * a link, of the mode a base has (0111, or 0700 while it was being made),
+ * is removed; anything else of such a name, and every base it cannot
+ * prove left, or named otherwise, is left as it is.  Without its boot id
+ * or /proc, the server names its base "toolcell-shell.XXXXXX", which no
+ * server removes, and removes none.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -73,9 +91,12 @@
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "base/proc.h"
 #include "base/text.h"
@@ -92,6 +113,8 @@
 #define GATHER_MS	10	/* the sweeper's pause after each wakeup */
 #define BASE_PREFIX	"toolcell-shell."
 #define BASE_RANDOM	6	/* mkdtemp()'s letters */
+#define BOOT_LEN	32	/* a boot id's hex digits, without its dashes */
+#define BOOT_ID		"/proc/sys/kernel/random/boot_id"
 
 const char *shell_scratch_base;
 
@@ -107,9 +130,12 @@ static int	 held = -1;	/* the lock on the directory this process
 				   made (shell_scratch_make()) */
 
 /* The sweeper's: the names that arrived in CALLS, TRACK_MAX at most (the
- * oldest give way). */
+ * oldest give way); and the last TRACK_MAX of them that left CALLS other
+ * than by its own removal, looked at again if events were lost. */
 static char	 tracked[TRACK_MAX][NAME_LEN + 2];	/* and a dot */
 static size_t	 ntracked, track_next;
+static char	 went[TRACK_MAX][NAME_LEN + 2];
+static size_t	 nwent, went_next;
 
 /* Removes what directory |fd| holds (and closes it), |depth| levels at
  * most; a directory it cannot enter is made enterable first. */
@@ -217,20 +243,74 @@ remove_base(void)
 
 /* --- Bases left by servers killed before their exit --- */
 
+/* A base's name, as parse_base() reads it. */
+struct base_name {
+	struct tc_proc_id	id;
+	char			boot[BOOT_LEN + 1];	/* "": none in the
+							   name (the previous
+							   form) */
+};
+
 /*
- * Parses a base's name, "toolcell-shell.NS-PID-START.XXXXXX", or that
- * name and ".XXXXXX" again (a base its server's exit moved aside to
- * remove it: remove_base()), into |w|.  Returns 1 if it is one.
+ * Reads this machine's boot id into |boot|, its 32 hex digits without
+ * the dashes.  Returns 0, or -1 if it cannot be read or is not one.
  */
 static int
-parse_base(const char *name, struct tc_proc_id *w)
+read_boot_id(char boot[BOOT_LEN + 1])
+{
+	char buf[64];
+	ssize_t n;
+	size_t i, k = 0;
+	int fd;
+
+	if ((fd = open(BOOT_ID, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n" */
+	if (n != BOOT_LEN + 5)
+		return -1;
+	for (i = 0; i < BOOT_LEN + 4; i++) {
+		if (i == 8 || i == 13 || i == 18 || i == 23) {
+			if (buf[i] != '-')
+				return -1;
+		} else if ((buf[i] >= '0' && buf[i] <= '9') ||
+		    (buf[i] >= 'a' && buf[i] <= 'f'))
+			boot[k++] = buf[i];
+		else
+			return -1;
+	}
+	boot[k] = '\0';
+	return buf[i] == '\n' ? 0 : -1;
+}
+
+/*
+ * Parses a base's name, "toolcell-shell.NS-PID-START.BOOT.XXXXXX", or of
+ * the previous form, without ".BOOT", or either and ".XXXXXX" again (a
+ * base its server's exit moved aside to remove it: remove_base()), into
+ * |b|.  Returns 1 if it is one.
+ */
+static int
+parse_base(const char *name, struct base_name *b)
 {
 	const char *p = name + strlen(BASE_PREFIX);
 	int i, k;
 
 	if (strncmp(name, BASE_PREFIX, strlen(BASE_PREFIX)) != 0 ||
-	    (p = tc_proc_id_parse(p, '.', w)) == NULL)
+	    (p = tc_proc_id_parse(p, '.', &b->id)) == NULL)
 		return 0;
+	/* BOOT_LEN lowercase hex digits and a dot: a boot id (mkdtemp()'s
+	 * letters are BASE_RANDOM). */
+	for (i = 0; i < BOOT_LEN; i++)
+		if (!((p[i] >= '0' && p[i] <= '9') ||
+		    (p[i] >= 'a' && p[i] <= 'f')))
+			break;
+	b->boot[0] = '\0';
+	if (i == BOOT_LEN && p[i] == '.') {
+		memcpy(b->boot, p, BOOT_LEN);
+		b->boot[BOOT_LEN] = '\0';
+		p += BOOT_LEN + 1;
+	}
 	for (k = 0; k < 2; k++) {
 		for (i = 0; i < BASE_RANDOM; i++, p++)
 			if (!((*p >= '0' && *p <= '9') ||
@@ -243,6 +323,83 @@ parse_base(const char *name, struct tc_proc_id *w)
 			return 0;
 	}
 	return 0;
+}
+
+/* File systems that <linux/magic.h> may not name. */
+#define JFS_MAGIC	0x3153464a
+#define ZFS_MAGIC	0x2fc12fc1
+#define BCACHEFS_MAGIC	0xca451a4e
+
+/*
+ * Returns 1 if the file system of |fd| is known to be local: one a disk
+ * or memory of this machine holds, which no other machine writes while
+ * it is mounted here.  Anything else is 0: a network or cluster file
+ * system: NFS, CIFS/SMB, 9p, AFS, Ceph, GFS2, OCFS2; FUSE (which may be
+ * any of them), a stacked one (overlayfs, whose upper layer it cannot
+ * tell), one unknown, or an fd fstatfs() fails on.
+ */
+static int
+fs_local(int fd)
+{
+	struct statfs sf;
+
+	if (fstatfs(fd, &sf) != 0)
+		return 0;
+	switch ((unsigned long)sf.f_type) {
+	case EXT4_SUPER_MAGIC:		/* ext2 and ext3 too */
+	case XFS_SUPER_MAGIC:
+	case BTRFS_SUPER_MAGIC:
+	case F2FS_SUPER_MAGIC:
+	case TMPFS_MAGIC:
+	case RAMFS_MAGIC:
+	case NILFS_SUPER_MAGIC:
+	case REISERFS_SUPER_MAGIC:
+	case MSDOS_SUPER_MAGIC:
+	case EXFAT_SUPER_MAGIC:
+	case JFS_MAGIC:
+	case ZFS_MAGIC:
+	case BCACHEFS_MAGIC:
+		return 1;
+	default:
+		return 0;
+	}
+}
+
+/* Returns 1 if |st| was last changed before this machine booted (as
+ * its clocks say now); 0 if not, or if it cannot tell. */
+static int
+before_boot(const struct stat *st)
+{
+	struct timespec now, up;
+	long long sec;
+	long nsec;
+
+	if (clock_gettime(CLOCK_REALTIME, &now) != 0 ||
+	    clock_gettime(CLOCK_BOOTTIME, &up) != 0)
+		return 0;
+	sec = (long long)now.tv_sec - up.tv_sec;
+	if ((nsec = now.tv_nsec - up.tv_nsec) < 0) {
+		sec--;
+		nsec += 1000000000L;
+	}
+	return st->st_ctim.tv_sec < sec || (st->st_ctim.tv_sec == sec &&
+	    st->st_ctim.tv_nsec < nsec);
+}
+
+/*
+ * Returns 1 if the base named |b|, held at |fd| (|st|), was left by a
+ * server that is gone, as the server |me| of boot id |boot| can prove
+ * it: of its boot id (or named without one), by tc_proc_gone(); of
+ * another, on a file system known to be local (fs_local()), and changed
+ * last before this boot (before_boot()).
+ */
+static int
+base_left(const struct base_name *b, const struct tc_proc_id *me,
+    const char *boot, int fd, const struct stat *st)
+{
+	if (b->boot[0] == '\0' || strcmp(b->boot, boot) == 0)
+		return tc_proc_gone(&b->id, me);
+	return fs_local(fd) && before_boot(st);
 }
 
 /* Returns 1 if |st| is what a base is: a directory of this server's
@@ -284,17 +441,19 @@ remove_left(int dfd, const char *name, int fd, const struct stat *st)
 }
 
 /*
- * Removes from |tmp| the bases of servers of this PID namespace that are
- * proved gone (tc_proc_gone()), of the shape a base has (base_shape()),
- * never through a link.  |me| is the calling server.  Whatever it cannot
- * tell, or cannot do, it leaves: there is nobody to tell at start.
+ * Removes from |tmp| the bases left by servers that are gone
+ * (base_left()), of the shape a base has (base_shape()), never through a
+ * link.  |me| is the calling server, |boot| its boot id.  Whatever it
+ * cannot tell, or cannot do, it leaves: there is nobody to tell at
+ * start.
  */
 static void
-remove_left_bases(const char *tmp, const struct tc_proc_id *me)
+remove_left_bases(const char *tmp, const struct tc_proc_id *me,
+    const char *boot)
 {
 	struct dirent *e;
 	struct stat st;
-	struct tc_proc_id w;
+	struct base_name b;
 	int dfd, fd;
 	DIR *d;
 
@@ -308,13 +467,14 @@ remove_left_bases(const char *tmp, const struct tc_proc_id *me)
 		return;
 	}
 	while ((e = readdir(d)) != NULL) {
-		if (!parse_base(e->d_name, &w) || !tc_proc_gone(&w, me))
+		if (!parse_base(e->d_name, &b))
 			continue;
 		/* O_NOFOLLOW with O_PATH and O_DIRECTORY: a link fails. */
 		if ((fd = openat(dfd, e->d_name, O_PATH | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) < 0)
 			continue;
-		if (fstat(fd, &st) == 0 && base_shape(&st))
+		if (fstat(fd, &st) == 0 && base_shape(&st) &&
+		    base_left(&b, me, boot, fd, &st))
 			remove_left(dfd, e->d_name, fd, &st);
 		close(fd);
 	}
@@ -352,6 +512,18 @@ track(const char *name)
 		ntracked++;
 }
 
+/* Returns 1 if |name| is noted. */
+static int
+tracking(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ntracked; i++)
+		if (strcmp(tracked[i], name) == 0)
+			return 1;
+	return 0;
+}
+
 /* Returns 1 if the directory open at |fd|, of name |name|, may be taken
  * for one whose maker is gone: its lock is free, and a dot name is
  * DOT_AGE seconds old.  Sets *|gone| when it is not one to keep noting. */
@@ -377,22 +549,23 @@ left(int fd, const char *name, int *gone)
  * lock it can take was left by a process that is gone (a ready child
  * retired before its call, or a call killed), and is removed if it is
  * empty; one that is not there any more (spent, or removed), or that it
- * cannot open as a directory, is forgotten.  It never blocks: the lock is
- * only tried.
+ * cannot open as a directory, is forgotten, and its name kept in |went|
+ * unless it removed it itself.  It never blocks: the lock is only tried.
  */
 static void
 reap_left(int calls_fd)
 {
 	size_t i = 0, last;
-	int fd, gone;
+	int fd, gone, removed;
 
 	while (i < ntracked) {
 		gone = 1;
+		removed = 0;
 		if ((fd = openat(calls_fd, tracked[i], O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)) >= 0) {
 			if (left(fd, tracked[i], &gone)) {
-				(void)unlinkat(calls_fd, tracked[i],
-				    AT_REMOVEDIR);
+				removed = unlinkat(calls_fd, tracked[i],
+				    AT_REMOVEDIR) == 0;
 				gone = 1;
 			}
 			close(fd);
@@ -400,6 +573,12 @@ reap_left(int calls_fd)
 		if (!gone) {
 			i++;
 			continue;
+		}
+		if (!removed) {
+			memcpy(went[went_next], tracked[i], sizeof(went[0]));
+			went_next = (went_next + 1) % TRACK_MAX;
+			if (nwent < TRACK_MAX)
+				nwent++;
 		}
 		/* The last one in its place; the ring's order is lost, which
 		 * only changes which name gives way first. */
@@ -411,21 +590,51 @@ reap_left(int calls_fd)
 }
 
 /*
+ * After events were lost (the queue overflowed: IN_Q_OVERFLOW), looks
+ * again at every name it noted that has left CALLS (held at |calls|),
+ * as reap_left() kept them: each may have arrived in SPENT (held at
+ * |spent|) unseen, and is removed there if it did and is empty; a dot
+ * name may have been renamed in CALLS unseen, and its name without the
+ * dot is noted.  Then it looks at CALLS as after any wakeup.  Names of
+ * which every event was lost it cannot find: it may not list either
+ * directory; they stay until the server exits.
+ */
+static void
+rescan(int spent, int calls_fd)
+{
+	char name[NAME_LEN + 2];
+	size_t i;
+
+	reap_left(calls_fd);
+	for (i = 0; i < nwent; i++) {
+		memcpy(name, went[i], sizeof(name));
+		(void)unlinkat(spent, name + (name[0] == '.'), AT_REMOVEDIR);
+		if (name[0] == '.' && !tracking(name + 1))
+			track(name + 1);
+	}
+	reap_left(calls_fd);
+}
+
+/*
  * Acts on the |n| bytes of inotify events in |buf|: a directory moved
  * into SPENT (watch |spent_wd|, held at |spent|) is removed; one moved
  * into CALLS (watch |calls_wd|), or made there under a dot name, is
- * noted.
+ * noted.  Returns 1 if the events say some were lost (IN_Q_OVERFLOW),
+ * else 0.
  */
-static void
+static int
 sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
 {
 	const struct inotify_event *e;
 	size_t at;
+	int lost = 0;
 
 	for (at = 0; at + sizeof(*e) <= n; at += sizeof(*e) + e->len) {
 		e = (const struct inotify_event *)(const void *)(buf + at);
 		if (at + sizeof(*e) + e->len > n)
 			break;
+		if (e->mask & IN_Q_OVERFLOW)
+			lost = 1;
 		if (e->len == 0 || memchr(e->name, '\0', e->len) == NULL)
 			continue;
 		if (e->wd == spent_wd && (e->mask & IN_MOVED_TO))
@@ -435,6 +644,7 @@ sweep(int spent, int spent_wd, int calls_wd, const char *buf, size_t n)
 		    IN_CREATE) && is_dir_name(e->name, e->len, 1))))
 			track(e->name);
 	}
+	return lost;
 }
 
 /* The sweeper's fds, in the server and in the sweeper. */
@@ -495,8 +705,11 @@ sweeper_main(const struct tc_policy *pol, pid_t server,
 		_exit(1);
 	for (;;) {
 		if ((n = read(4, buf, sizeof(buf))) > 0) {
-			sweep(3, f->spent_wd, f->calls_wd, buf, (size_t)n);
-			reap_left(5);
+			if (sweep(3, f->spent_wd, f->calls_wd, buf,
+			    (size_t)n))
+				rescan(3, 5);
+			else
+				reap_left(5);
 			/* Each call makes three events: woken for each, and
 			 * looking at every noted name each time, it took 5%
 			 * of the CPU of calls back to back.  What comes in
@@ -566,18 +779,18 @@ int
 shell_scratch_init(const struct tc_policy *pol, struct tc_diag *d)
 {
 	const char *tmp = shell_scratch_tmpdir();
-	char *spent = NULL;
+	char *spent = NULL, boot[BOOT_LEN + 1];
 	struct tc_proc_id me;
 
 	if (base != NULL)
 		return 0;
-	/* Named for this server, so that a later one can tell it is gone
-	 * if it dies without removing it; without /proc, as it was named
-	 * before, to be left. */
-	if (tc_proc_me(&me) == 0) {
-		remove_left_bases(tmp, &me);
-		base = tc_text_alloc("%s/" BASE_PREFIX TC_PROC_ID_FMT ".XXXXXX",
-		    tmp, me.ns, me.pid, me.start);
+	/* Named for this server and its machine's boot, so that a later
+	 * one can tell it is gone if it dies without removing it; without
+	 * them, named so that no server removes it. */
+	if (tc_proc_me(&me) == 0 && read_boot_id(boot) == 0) {
+		remove_left_bases(tmp, &me, boot);
+		base = tc_text_alloc("%s/" BASE_PREFIX TC_PROC_ID_FMT
+		    ".%s.XXXXXX", tmp, me.ns, me.pid, me.start, boot);
 	} else
 		base = tc_text_alloc("%s/" BASE_PREFIX "XXXXXX", tmp);
 	if (base == NULL)

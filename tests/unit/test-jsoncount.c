@@ -1,10 +1,11 @@
 /*
- * test-jsoncount.c: the scans that step over plain bytes sixteen or eight
- * at a time, each against a byte-by-byte reading of its own here: json.c's
- * writing of a string (plain_end(), through tc_json_put_string() and
- * tc_json_string_len()), and shell_run.c's count of a stream's JSON size
- * (plain_run(), fit(), and count_some() as output comes in reads cut
- * anywhere, the rest by whole_cost()).
+ * test-jsoncount.c: the scan that steps over plain bytes sixteen or eight
+ * at a time (json.h's tc_json_plain_end(), with and without stopping at
+ * bytes from 0x80 up) and what is built on it, each against a
+ * byte-by-byte reading of its own here: json.c's writing of a string
+ * (tc_json_put_string(), tc_json_string_len()), and shell_run.c's count
+ * of a stream's JSON size (plain_run(), fit(), and count_some() as output
+ * comes in reads cut anywhere, the rest by whole_cost()).
  *
  * shell_run.c is included, not linked, for its static functions.  Every
  * input is copied into a block of exactly its size, at each alignment, so
@@ -70,6 +71,20 @@ ref_cost(const unsigned char *s, size_t n, int *clean)
 	tc_buf_release(&t);
 	tc_buf_release(&j);
 	return len;
+}
+
+/* tc_json_plain_end() a byte at a time: the first byte a JSON string
+ * cannot hold as it is, or with |high| the first from 0x80 up too. */
+static size_t
+ref_plain_end(const unsigned char *s, size_t n, int high)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (s[i] < 0x20 || s[i] == '"' || s[i] == '\\' ||
+		    (high && s[i] >= 0x80))
+			break;
+	return i;
 }
 
 /* plain_run() a byte at a time: plain ASCII, or a whole character of
@@ -171,7 +186,7 @@ fill(unsigned char *s, size_t n)
 	}
 }
 
-static size_t wrong_put, wrong_len, wrong_run, wrong_fit, wrong_clean,
+static size_t wrong_end, wrong_put, wrong_len, wrong_run, wrong_fit, wrong_clean,
     wrong_scan, tried;
 
 /* Checks json.c's and shell_run.c's scans of |n| bytes at |src|, copied
@@ -182,8 +197,8 @@ check(const unsigned char *src, size_t n, int align, const char *what)
 {
 	unsigned char *blk;
 	struct tc_buf got, want;
-	size_t run, cost, want_cost;
-	int a, clean, want_clean;
+	size_t run, cost, want_cost, end;
+	int a, clean, want_clean, high;
 
 	want_cost = ref_cost(src, n, &want_clean);
 	tc_buf_init(&want, (size_t)-1);
@@ -197,6 +212,16 @@ check(const unsigned char *src, size_t n, int align, const char *what)
 		memcpy(blk + a, src, n);
 		tried++;
 
+		for (high = 0; high <= 1; high++) {
+			end = (size_t)(tc_json_plain_end((const char *)blk +
+			    a, (const char *)blk + a + n, high) -
+			    ((const char *)blk + a));
+			if (end != ref_plain_end(src, n, high) &&
+			    wrong_end++ == 0)
+				printf("# plain_end: first wrong: %s, high %d, "
+				    "%zu for %zu\n", what, high, end,
+				    ref_plain_end(src, n, high));
+		}
 		tc_buf_init(&got, (size_t)-1);
 		if (tc_json_put_string(&got, (const char *)blk + a, n) != 0 ||
 		    got.len != want.len ||
@@ -297,7 +322,7 @@ test_every_byte(void)
 	int c;
 
 	wrong_put = wrong_len = wrong_run = wrong_fit = wrong_clean = 0;
-	wrong_scan = 0;
+	wrong_scan = wrong_end = 0;
 	tried = 0;
 	for (n = 16; n <= 48; n += 8)
 	for (c = 0; c < 256; c++)
@@ -308,6 +333,8 @@ test_every_byte(void)
 		    n);
 		check(s, n, n == 48 ? 16 : 1, what);
 	}
+	is_int(wrong_end, 0, "tc_json_plain_end: every byte at every offset, "
+	    "with and without high bytes (%zu)", tried);
 	is_int(wrong_put, 0, "tc_json_put_string: every byte at every offset "
 	    "as a byte-by-byte escape (%zu)", tried);
 	is_int(wrong_len, 0, "tc_json_string_len: every byte at every offset");
@@ -333,7 +360,7 @@ test_characters(void)
 	size_t n, pos, i, len;
 
 	wrong_put = wrong_len = wrong_run = wrong_fit = wrong_clean = 0;
-	wrong_scan = 0;
+	wrong_scan = wrong_end = 0;
 	tried = 0;
 	for (i = 0; i < TC_NITEMS(chars); i++)
 	for (n = 1; n <= 48; n++)
@@ -345,8 +372,8 @@ test_characters(void)
 		    n);
 		check(s, n, 1, what);
 	}
-	ok(wrong_put + wrong_len + wrong_run + wrong_fit + wrong_clean +
-	    wrong_scan == 0,
+	ok(wrong_end + wrong_put + wrong_len + wrong_run + wrong_fit +
+	    wrong_clean + wrong_scan == 0,
 	    "every scan: characters, cut ones and NUL at every offset of "
 	    "every length to 48 (%zu)", tried);
 }
@@ -360,7 +387,7 @@ test_random(void)
 	size_t n, i;
 
 	wrong_put = wrong_len = wrong_run = wrong_fit = wrong_clean = 0;
-	wrong_scan = 0;
+	wrong_scan = wrong_end = 0;
 	tried = 0;
 	for (i = 0; i < RANDOM_CASES; i++) {
 		n = next(sizeof(s) + 1);
@@ -368,8 +395,8 @@ test_random(void)
 		snprintf(what, sizeof(what), "random case %zu", i);
 		check(s, n, i % 16 == 0 ? 16 : 1, what);
 	}
-	is_int(wrong_put + wrong_len + wrong_scan, 0, "json.c: random text as a "
-	    "byte-by-byte escape (%zu)", tried);
+	is_int(wrong_end + wrong_put + wrong_len + wrong_scan, 0, "json.c: "
+	    "random text as a byte-by-byte escape (%zu)", tried);
 	is_int(wrong_run + wrong_fit + wrong_clean, 0, "shell_run.c: random "
 	    "text counted as its text escaped");
 }

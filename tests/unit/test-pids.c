@@ -6,7 +6,8 @@
  * keeper does; the server's directory named so that servers of other PID
  * namespaces, or given a dead one's pid, neither share nor sweep it; the
  * cgroup of a keeper the server killed removed once it is reaped and the
- * call's last process is gone.
+ * call's last process is gone; a cgroup.procs longer than the room the
+ * server reads it into (TC_PIDS_LIST_MAX) refused, not taken as whole.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -1759,6 +1760,134 @@ out:
 		close(lock);
 }
 
+/* --- A cgroup.procs longer than its room --- */
+
+/* Every process is ours: what decides is the list's length. */
+static int
+all_ours_fn(long id, void *ctx)
+{
+	(void)id;
+	(void)ctx;
+	return 1;
+}
+
+/*
+ * Writes |dir|/|name| anew: exactly |n| bytes of lines that each name
+ * this process (the last padded with zeros to fill |n|).  Returns 0 or
+ * -1.
+ */
+static int
+write_list(const char *dir, const char *name, size_t n)
+{
+	char path[PATH_MAX + 64], line[32], *text;
+	size_t len, at = 0;
+	ssize_t w;
+	int fd;
+
+	len = (size_t)snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	if (n < len || (text = malloc(n)) == NULL)
+		return -1;
+	while (n - at >= 2 * len) {
+		memcpy(text + at, line, len);
+		at += len;
+	}
+	/* The rest, one line: zeros, then the pid. */
+	memset(text + at, '0', n - at);
+	memcpy(text + n - len, line, len);
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644)) <
+	    0) {
+		free(text);
+		return -1;
+	}
+	w = write(fd, text, n);
+	close(fd);
+	free(text);
+	return w == (ssize_t)n ? 0 : -1;
+}
+
+/*
+ * A cgroup.procs that fills its room, or is longer, must not be taken for
+ * the whole list: pids.c reads it into TC_PIDS_LIST_MAX bytes
+ * (read_procs()), and the rest could name processes not the server's.
+ * On plain files in a directory of the test's own: a leaf of another
+ * server's (tc_pids_undelegate(), only_ours()), and the cgroup whose
+ * processes the server moves into its leaf (tc_pids_delegate(),
+ * move_ours()).
+ */
+static void
+test_long_list(void)
+{
+	static const size_t sizes[] = { TC_PIDS_LIST_MAX - 2,
+	    TC_PIDS_LIST_MAX - 1, TC_PIDS_LIST_MAX, 3 * TC_PIDS_LIST_MAX };
+	char dir[] = "/tmp/test-pids-list.XXXXXX", leaf[PATH_MAX];
+	char what[64], path[PATH_MAX + 32];
+	struct tc_diag d = { "", 0 };
+	size_t i;
+	int rc, fits;
+
+	if (mkdtemp(dir) == NULL) {
+		ok(0, "long lists: set up: %s", strerror(errno));
+		return;
+	}
+	snprintf(leaf, sizeof(leaf), "%s/%s", dir, TC_PIDS_LEAF);
+	if (mkdir(leaf, 0755) != 0 ||
+	    write_list(dir, "cgroup.subtree_control", 16) != 0) {
+		ok(0, "long lists: set up: %s", strerror(errno));
+		goto out;
+	}
+	for (i = 0; i < TC_NITEMS(sizes); i++) {
+		fits = sizes[i] < TC_PIDS_LIST_MAX - 1;
+		snprintf(what, sizeof(what), "%zu bytes", sizes[i]);
+
+		/* The leaf's list, as undelegating reads it first. */
+		if (write_list(leaf, "cgroup.procs", sizes[i]) != 0 ||
+		    write_list(dir, "cgroup.procs", 16) != 0) {
+			ok(0, "long lists: %s: set up", what);
+			continue;
+		}
+		d.msg[0] = '\0';
+		rc = tc_pids_undelegate(dir, "pids", all_ours_fn, NULL, &d);
+		if (fits)
+			ok(strstr(d.msg, "could not be read in full") == NULL,
+			    "long lists: a leaf's cgroup.procs of %s, our own "
+			    "pid each line, is read whole: %s", what, d.msg);
+		else
+			ok(rc == TC_ESYS && strstr(d.msg, "is left as it is: "
+			    "its processes could not be read in full") !=
+			    NULL, "long lists: a leaf's cgroup.procs of %s "
+			    "is refused: %s", what, d.msg);
+
+		/* The cgroup's list, as delegating moves what it names. */
+		if (write_list(leaf, "cgroup.procs", 16) != 0 ||
+		    write_list(dir, "cgroup.procs", sizes[i]) != 0) {
+			ok(0, "long lists: %s: set up", what);
+			continue;
+		}
+		d.msg[0] = '\0';
+		rc = tc_pids_delegate(dir, "pids", all_ours_fn, NULL, &d);
+		if (fits)
+			is_int(rc, 0, "long lists: a cgroup.procs of %s to "
+			    "move from is read whole: %s", what, d.msg);
+		else
+			ok(rc == TC_ESYS && strstr(d.msg, "cannot move pid") !=
+			    NULL && strstr(d.msg, strerror(EFBIG)) != NULL,
+			    "long lists: a cgroup.procs of %s to move from is "
+			    "refused, as too large: %s", what, d.msg);
+	}
+out:
+	/* What the test made, and nothing else. */
+	snprintf(path, sizeof(path), "%s/cgroup.procs", leaf);
+	(void)unlink(path);
+	(void)rmdir(leaf);
+	snprintf(path, sizeof(path), "%s/cgroup.procs", dir);
+	(void)unlink(path);
+	snprintf(path, sizeof(path), "%s/cgroup.subtree_control", dir);
+	(void)unlink(path);
+	if (rmdir(dir) != 0)
+		printf("# cannot remove %s: %s\n", dir, strerror(errno));
+}
+
 int
 main(void)
 {
@@ -1771,5 +1900,6 @@ main(void)
 	test_reaped();
 	test_namespaces();
 	test_live_v2();
+	test_long_list();
 	return done_testing();
 }

@@ -12,7 +12,10 @@
  *
  * poll() and tc_now_ms() are wrapped (-Wl,--wrap): a case that arms them
  * (test_late()) makes the handler late just after it noted the program's
- * exit, at that moment exactly, with no race.
+ * exit, at that moment exactly, with no race.  read() is wrapped too: a
+ * case that arms it (test_endless()) has every read of a pipe from that
+ * moment on answered in full, as a process left behind that writes
+ * without end would have it.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -55,6 +58,7 @@ struct trailer {
 	int	serialized;	/* tc_result_serialize() took it */
 	size_t	result_len;
 	int	late;		/* test_late()'s moment came */
+	unsigned long long endless;	/* test_endless()'s bytes */
 };
 
 struct spec {
@@ -94,21 +98,56 @@ static int unclean;		/* case processes that did not exit 0 */
 /* --- A handler late after the program's exit (test_late()) --- */
 
 #define LATE_MS		300	/* past shell_run.c's HELD_IDLE_MS (100) */
+#define ENDLESS_MS	5000	/* past its HELD_MAX_MS (1000) */
 
 int	__real_poll(struct pollfd *, nfds_t, int);
 int	__wrap_poll(struct pollfd *, nfds_t, int);
 int64_t	__real_tc_now_ms(void);
 int64_t	__wrap_tc_now_ms(void);
+ssize_t	__real_read(int, void *, size_t);
+ssize_t	__wrap_read(int, void *, size_t);
 
 /* In a case process, once armed (late_arm()): 4 until poll() has
  * answered output, 1 until it has answered the program's exit, 2 until
  * the clock has said when, then 3. */
 static int late;
+static int64_t late_ms = LATE_MS;	/* how late, from then on */
+static int endless;			/* endless_arm()'s */
+static unsigned long long endless_bytes;	/* read() made up */
 
 static void
 late_arm(void)
 {
 	late = 4;
+}
+
+/* Armed as late_arm(), but past the most that output may be held after
+ * the exit, and with pipes that never run dry from then on. */
+static void
+endless_arm(void)
+{
+	late = 4;
+	late_ms = ENDLESS_MS;
+	endless = 1;
+}
+
+/*
+ * read(); armed by endless_arm(), once the clock is late (the handler's
+ * next look is its last), a read of a pipe gets all it asks for, of
+ * 'y', and never blocks or ends: the output of a process left behind
+ * that writes faster than it is read, and without end.
+ */
+ssize_t
+__wrap_read(int fd, void *buf, size_t n)
+{
+	struct stat st;
+
+	if (!endless || late != 3 || fstat(fd, &st) != 0 ||
+	    !S_ISFIFO(st.st_mode))
+		return __real_read(fd, buf, n);
+	memset(buf, 'y', n);
+	endless_bytes += n;
+	return (ssize_t)n;
 }
 
 /* Returns 1 if |fd| is a pidfd. */
@@ -173,7 +212,7 @@ __wrap_tc_now_ms(void)
 		late = 3;
 		return now;
 	}
-	return late == 3 ? now + LATE_MS : now;
+	return late == 3 ? now + late_ms : now;
 }
 
 static void
@@ -259,6 +298,8 @@ case_main(const struct spec *sp, int wfd)
 	tc_result_init(&res);
 	t.rc = shell_exec_run(&call, &x, &res);
 	t.late = late == 3;
+	t.endless = endless_bytes;
+	endless = 0;
 	if (x.tty)
 		close(x.tty_master);	/* the slave was the runner's */
 	tc_buf_init(&out, (size_t)-1);
@@ -1005,6 +1046,50 @@ test_late(void)
 	}
 }
 
+/*
+ * A process left behind that writes without end after the program's
+ * exit, past the most that output may be held: the handler's last look
+ * at each stream reads 2 MiB of it (shell_run.c's LAST_LOOK_MAX, past
+ * what any kernel buffers for a pipe or a terminal) and no more than a
+ * turn's reads beyond, then stops, and the result says that something
+ * held the output.  Without that bound, the last look would never end.
+ */
+static void
+test_endless(void)
+{
+	const unsigned long long look = 2 * MiB, turn = 16 * 64 * 1024;
+	long long so, se;
+	struct spec sp;
+	struct got g;
+
+	/* Its first line read, then its exit noted apart. */
+	spec_sh(&sp, "echo start; sleep 0.1; sleep 100 & exit 0");
+	sp.max_output = 4096;
+	sp.before = endless_arm;
+	run_case(&sp, &g);
+	/* A case process that did not end (its alarm) is a failure. */
+	if (g.exited && !g.t.late) {
+		skip("no pidfd for the program here: the moment never came");
+		got_free(&g);
+		return;
+	}
+	so = s_num(&g, "stdout_bytes") - (long long)strlen("start\n");
+	se = s_num(&g, "stderr_bytes");
+	ok(g.exited && g.res != NULL, "endless: the run ended");
+	is_int(s_num(&g, "exit_code"), 0, "endless: its own exit");
+	ok(g.t.endless == (unsigned long long)(so + se), "endless: every "
+	    "byte after the exit was its last look's (%llu)", g.t.endless);
+	ok(so >= (long long)look && so < (long long)(look + turn),
+	    "endless: the last look read 2 MiB of stdout, and less than a "
+	    "turn beyond (%lld)", so);
+	ok(se >= (long long)look && se < (long long)(look + turn),
+	    "endless: and of stderr (%lld)", se);
+	like(g.text, "held its output open after it exited",
+	    "endless: the text says the output was held");
+	is_int(g.t.orphans_killed, 1, "endless: what was left was killed");
+	got_free(&g);
+}
+
 static void
 test_start_errors(void)
 {
@@ -1532,6 +1617,7 @@ main(void)
 	test_timeout();
 	test_held();
 	test_late();
+	test_endless();
 	test_start_errors();
 	test_cwd_env();
 	test_inherited();

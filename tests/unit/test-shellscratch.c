@@ -24,7 +24,19 @@
  * A server killed with SIGKILL leaves its base; the next one to start
  * removes it, and only such: not a live server's, nor anything of a
  * base's name that is not a base (a link, a file, another mode, another
- * user's), nor one of another PID namespace or named otherwise.
+ * user's), nor one of another PID namespace or named otherwise.  A base
+ * of another boot id (another machine's, on a TMPDIR they share, or this
+ * one's before it booted) is removed only on a file system known to be
+ * local, and only if it was changed before this boot.  fstatfs() and
+ * clock_gettime() are wrapped (-Wl,--wrap) so that the server sees the
+ * file system type a case names, and a boot that came after the base.
+ *
+ * The sweeper learns from inotify what arrives; where its queue
+ * overflows (the sweeper stopped while more events come than
+ * /proc/sys/fs/inotify/max_queued_events holds), the events after are
+ * lost, and the sweeper must look again at the names it had noted: a
+ * call's directory spent unseen, and a dot name renamed unseen, are
+ * removed all the same; one still locked is not.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -35,10 +47,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/vfs.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+#include <linux/magic.h>
 
 #include "base/err.h"
 #include "policy/policy.h"
@@ -54,8 +71,16 @@
 int	__real_unlinkat(int, const char *, int);
 int	__wrap_unlinkat(int, const char *, int);
 
+int	__real_fstatfs(int, struct statfs *);
+int	__wrap_fstatfs(int, struct statfs *);
+int	__real_clock_gettime(clockid_t, struct timespec *);
+int	__wrap_clock_gettime(clockid_t, struct timespec *);
+
 static char	target[64];		/* what the link names */
 static int	swaps;			/* swaps left to make */
+static long	fs_type;		/* what fstatfs() says: 0 as it is,
+					   -1 fails, else this f_type */
+static int	booted_now;		/* CLOCK_BOOTTIME: booted just now */
 
 /* unlinkat(), which swaps VICTIM for a link as it answers EISDIR. */
 int
@@ -73,6 +98,54 @@ __wrap_unlinkat(int dfd, const char *name, int flags)
 	}
 	errno = err;
 	return rc;
+}
+
+/* fstatfs(), with the f_type fs_type names. */
+int
+__wrap_fstatfs(int fd, struct statfs *sf)
+{
+	int rc;
+
+	if (fs_type == -1) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if ((rc = __real_fstatfs(fd, sf)) == 0 && fs_type != 0)
+		sf->f_type = fs_type;
+	return rc;
+}
+
+/* clock_gettime(), whose CLOCK_BOOTTIME says 0 with booted_now. */
+int
+__wrap_clock_gettime(clockid_t clk, struct timespec *ts)
+{
+	if (booted_now && clk == CLOCK_BOOTTIME) {
+		ts->tv_sec = 0;
+		ts->tv_nsec = 0;
+		return 0;
+	}
+	return __real_clock_gettime(clk, ts);
+}
+
+/* This machine's boot id, read apart from the code under test, as its
+ * 32 hex digits into |out|.  Returns 0 or -1. */
+static int
+boot_id(char out[33])
+{
+	char buf[64];
+	size_t i, k = 0;
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/kernel/random/boot_id", "r")) == NULL)
+		return -1;
+	if (fgets(buf, sizeof(buf), f) == NULL)
+		buf[0] = '\0';
+	fclose(f);
+	for (i = 0; buf[i] != '\0' && buf[i] != '\n' && k < 32; i++)
+		if (buf[i] != '-')
+			out[k++] = buf[i];
+	out[k] = '\0';
+	return k == 32 ? 0 : -1;
 }
 
 /* The permission bits of |path|, or -1. */
@@ -265,20 +338,46 @@ made(const char *tmp, const char *name, mode_t mode)
 static void
 test_left_bases(const char *dir)
 {
+	/* Not local, or not known to be: a base of another boot id there
+	 * is left. */
+	static const struct {
+		long		 type;
+		const char	*name;
+	} shared[] = {
+		{ NFS_SUPER_MAGIC, "NFS" },
+		{ SMB2_SUPER_MAGIC, "SMB2" },
+		{ CIFS_SUPER_MAGIC, "CIFS" },
+		{ V9FS_MAGIC, "9p" },
+		{ FUSE_SUPER_MAGIC, "FUSE" },
+		{ AFS_SUPER_MAGIC, "AFS" },
+		{ AFS_FS_MAGIC, "kAFS" },
+		{ CEPH_SUPER_MAGIC, "Ceph" },
+		{ 0x01161970, "GFS2" },
+		{ OCFS2_SUPER_MAGIC, "OCFS2" },
+		{ OVERLAYFS_SUPER_MAGIC, "overlayfs" },
+		{ 0x12345678, "a type unknown" },
+		{ -1, "fstatfs failing" },
+	};
 	char tmp[PATH_MAX], killed[256], live[256], path[PATH_MAX + 300];
-	char dead[128], name[160], other[160];
-	unsigned long long ns = pid_ns(), start;
-	int hold[2], ready[2], status, fd;
+	char dead[160], name[200], other[160], boot[33], elsewhere[33];
+	char old[128], theirs[160], theirs_dead[160], want[256];
+	unsigned long long ns = pid_ns(), start, mine = stat_field(getpid(),
+	    22);
+	int hold[2], ready[2], status, fd, all;
 	pid_t gone, w;
 	regex_t re;
+	size_t i;
 	char c;
 
 	snprintf(tmp, sizeof(tmp), "%s/left", dir);
-	if (ns == 0 || mkdir(tmp, 0700) != 0 || pipe(hold) != 0 ||
-	    pipe(ready) != 0) {
+	if (ns == 0 || boot_id(boot) != 0 || mkdir(tmp, 0700) != 0 ||
+	    pipe(hold) != 0 || pipe(ready) != 0) {
 		ok(0, "left bases: set up: %s", strerror(errno));
 		return;
 	}
+	/* Another machine's boot id, or this one's before it booted. */
+	snprintf(elsewhere, sizeof(elsewhere), "%s", boot);
+	elsewhere[0] = elsewhere[0] == '0' ? '1' : '0';
 
 	/* A server killed: its base stays, named for it. */
 	status = wait_for(server(tmp, 'k', NULL, -1));
@@ -287,10 +386,13 @@ test_left_bases(const char *dir)
 	ok(base_in(tmp, NULL, killed, sizeof(killed)) == 0,
 	    "left bases: its base stays");
 	ok(regcomp(&re, "^toolcell-shell\\.[0-9]+-[0-9]+-[0-9]+\\."
-	    "[A-Za-z0-9]{6}$", REG_EXTENDED | REG_NOSUB) == 0 &&
+	    "[0-9a-f]{32}\\.[A-Za-z0-9]{6}$", REG_EXTENDED | REG_NOSUB) == 0 &&
 	    regexec(&re, killed, 0, NULL, 0) == 0, "left bases: named for "
-	    "its PID namespace, pid and start: %s", killed);
+	    "its PID namespace, pid, start and boot id: %s", killed);
 	regfree(&re);
+	snprintf(want, sizeof(want), ".%s.", boot);
+	ok(strstr(killed, want) != NULL, "left bases: the boot id is this "
+	    "machine's (%s)", boot);
 
 	/* A live server, waiting. */
 	w = server(tmp, 'w', hold, ready[1]);
@@ -303,8 +405,16 @@ test_left_bases(const char *dir)
 		_exit(0);
 	start = stat_field(gone, 22);	/* a zombie's, until it is reaped */
 	wait_for(gone);
-	snprintf(dead, sizeof(dead), "toolcell-shell.%llu-%d-%llu", ns,
+	snprintf(dead, sizeof(dead), "toolcell-shell.%llu-%d-%llu.%s", ns,
+	    (int)gone, start, boot);
+	snprintf(old, sizeof(old), "toolcell-shell.%llu-%d-%llu", ns,
 	    (int)gone, start);
+	/* Of another boot: a live process's ids, another namespace's. */
+	snprintf(theirs, sizeof(theirs), "toolcell-shell.%llu-%d-%llu.%s.pppppp",
+	    ns, (int)getpid(), mine, elsewhere);
+	snprintf(theirs_dead, sizeof(theirs_dead),
+	    "toolcell-shell.%llu-%d-%llu.%s.qqqqqq", ns + 1, (int)gone, start,
+	    elsewhere);
 
 	/* Of a base's name, each of a shape a base has not. */
 	snprintf(name, sizeof(name), "%s.aaaaaa", dead);
@@ -333,22 +443,37 @@ test_left_bases(const char *dir)
 		ok(made(tmp, name, 0111) == 0 && chown(path, 65534, 65534) ==
 		    0, "left bases: another user's");
 	}
-	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.iiiiii",
-	    ns + 1, (int)gone, start);
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.%s.iiiiii",
+	    ns + 1, (int)gone, start, boot);
 	ok(made(tmp, name, 0111) == 0, "left bases: another namespace's");
-	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.jjjjjj", ns,
-	    (int)getpid(), stat_field(getpid(), 22));
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.%s.jjjjjj",
+	    ns, (int)getpid(), mine, boot);
 	ok(made(tmp, name, 0111) == 0, "left bases: a live process's");
-	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.kkkkkk", ns,
-	    (int)getpid(), stat_field(getpid(), 22) + 1);
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.%s.kkkkkk",
+	    ns, (int)getpid(), mine + 1, boot);
 	ok(made(tmp, name, 0111) == 0, "left bases: a pid a process that "
 	    "started later has");
 	ok(made(tmp, "toolcell-shell.llllll", 0111) == 0,
 	    "left bases: one named as before");
 	snprintf(name, sizeof(name), "%s.mmmmm", dead);
 	ok(made(tmp, name, 0111) == 0, "left bases: a name cut short");
+	snprintf(name, sizeof(name), "%s.nnnnnn", old);
+	ok(made(tmp, name, 0111) == 0, "left bases: a gone server's of the "
+	    "previous form (no boot id)");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.oooooo", ns,
+	    (int)getpid(), mine);
+	ok(made(tmp, name, 0111) == 0, "left bases: a live process's of the "
+	    "previous form");
+	ok(made(tmp, theirs, 0111) == 0 && made(tmp, theirs_dead, 0111) == 0,
+	    "left bases: two of another boot id");
+	snprintf(name, sizeof(name), "%s.%.31s.rrrrrr", old, elsewhere);
+	ok(made(tmp, name, 0111) == 0, "left bases: a boot id cut short");
+	snprintf(name, sizeof(name), "%s.%s.ssssss", old, elsewhere);
+	name[strlen(old) + 1] = 'A';
+	ok(made(tmp, name, 0111) == 0, "left bases: a boot id in capitals");
 
-	/* The next server. */
+	/* The next server, on a local file system (as ext4 says). */
+	fs_type = EXT4_SUPER_MAGIC;
 	status = wait_for(server(tmp, 'x', NULL, -1));
 	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
 	    "left bases: the next server started and exited");
@@ -373,19 +498,65 @@ test_left_bases(const char *dir)
 		ok(there(tmp, name), "left bases: another user's: left");
 	} else
 		skip("another user's base: only root can make one");
-	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.iiiiii",
-	    ns + 1, (int)gone, start);
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.%s.iiiiii",
+	    ns + 1, (int)gone, start, boot);
 	ok(there(tmp, name), "left bases: another namespace's: left");
-	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.jjjjjj", ns,
-	    (int)getpid(), stat_field(getpid(), 22));
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.%s.jjjjjj",
+	    ns, (int)getpid(), mine, boot);
 	ok(there(tmp, name), "left bases: a live process's: left");
-	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.kkkkkk", ns,
-	    (int)getpid(), stat_field(getpid(), 22) + 1);
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.%s.kkkkkk",
+	    ns, (int)getpid(), mine + 1, boot);
 	ok(!there(tmp, name), "left bases: a pid reused: removed");
 	ok(there(tmp, "toolcell-shell.llllll"), "left bases: named as "
 	    "before: left");
 	snprintf(name, sizeof(name), "%s.mmmmm", dead);
 	ok(there(tmp, name), "left bases: a name cut short: left");
+	snprintf(name, sizeof(name), "%s.nnnnnn", old);
+	ok(!there(tmp, name), "left bases: a gone server's of the previous "
+	    "form: removed");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.oooooo", ns,
+	    (int)getpid(), mine);
+	ok(there(tmp, name), "left bases: a live process's of the previous "
+	    "form: left");
+	ok(there(tmp, theirs) && there(tmp, theirs_dead), "left bases: of "
+	    "another boot id, made since this boot, on a local file system: "
+	    "left");
+
+	/* Servers that see a boot after those bases were made, on file
+	 * systems shared or not known to be local: left. */
+	booted_now = 1;
+	all = 1;
+	for (i = 0; i < TC_NITEMS(shared); i++) {
+		fs_type = shared[i].type;
+		status = wait_for(server(tmp, 'x', NULL, -1));
+		if (!WIFEXITED(status) || WEXITSTATUS(status) != 0 ||
+		    !there(tmp, theirs) || !there(tmp, theirs_dead)) {
+			printf("# removed on %s\n", shared[i].name);
+			all = 0;
+		}
+	}
+	ok(all, "left bases: of another boot id, changed before this boot, "
+	    "on NFS, SMB, 9p, FUSE, AFS, Ceph, GFS2, OCFS2, overlayfs, a "
+	    "type unknown, or where fstatfs fails: left");
+
+	/* On a local one: its server ran in an earlier boot. */
+	fs_type = EXT4_SUPER_MAGIC;
+	status = wait_for(server(tmp, 'x', NULL, -1));
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+	    !there(tmp, theirs) && !there(tmp, theirs_dead), "left bases: of "
+	    "another boot id, changed before this boot, on a local file "
+	    "system: removed, whatever its ids");
+	snprintf(name, sizeof(name), "toolcell-shell.%llu-%d-%llu.%s.jjjjjj",
+	    ns, (int)getpid(), mine, boot);
+	ok(there(tmp, name) && there(tmp, live), "left bases: of this boot "
+	    "id, a live server's and a live process's: still left");
+	snprintf(name, sizeof(name), "%s.%.31s.rrrrrr", old, elsewhere);
+	ok(there(tmp, name), "left bases: a boot id cut short: left");
+	snprintf(name, sizeof(name), "%s.%s.ssssss", old, elsewhere);
+	name[strlen(old) + 1] = 'A';
+	ok(there(tmp, name), "left bases: a boot id in capitals: left");
+	booted_now = 0;
+	fs_type = 0;
 
 	/* The live server exits: its base goes with it. */
 	close(hold[1]);
@@ -395,6 +566,171 @@ test_left_bases(const char *dir)
 	close(hold[0]);
 	close(ready[0]);
 	close(ready[1]);
+}
+
+/* The one child of the calling process, found in /proc, or -1. */
+static pid_t
+only_child(void)
+{
+	struct dirent *e;
+	pid_t pid = -1, p;
+	char *end;
+	DIR *d;
+
+	if ((d = opendir("/proc")) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL) {
+		p = (pid_t)strtol(e->d_name, &end, 10);
+		if (*end == '\0' && p > 0 &&
+		    stat_field(p, 4) == (unsigned long long)getpid())
+			pid = pid == -1 ? p : -2;
+	}
+	closedir(d);
+	return pid >= 0 ? pid : -1;
+}
+
+/* Returns 1 once |path| is gone, within about 20 s; else 0. */
+static int
+goes(const char *path)
+{
+	const struct timespec pause = { 0, 10 * 1000 * 1000 };
+	struct stat st;
+	int i;
+
+	for (i = 0; i < 2000; i++) {
+		if (lstat(path, &st) != 0 && errno == ENOENT)
+			return 1;
+		(void)nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+#define OVER_SPENT	1
+#define OVER_DOT	2
+#define OVER_LOCKED	4
+#define OVER_SETUP	64
+#define OVER_NONE	65
+
+#define HEX_A	"0123456789abcdef0123456789abcdef"
+#define HEX_B	"fedcba9876543210fedcba9876543210"
+
+/*
+ * In a child of its own, a server whose sweeper it stops: a call's
+ * directory made (noted by the sweeper once it reads), and two dot names
+ * made in CALLS, one of them locked here; then |events| renames, which
+ * fill inotify's queue; then the call's directory spent, and the dot
+ * names renamed, all unseen.  The sweeper let go, the child waits for
+ * the spent directory and the unlocked one to go.  Exits 0 if they went
+ * and the locked one stayed, else with OVER_SPENT, OVER_DOT, OVER_LOCKED
+ * for each that did not do as said; OVER_SETUP if it could not be set
+ * up, OVER_NONE if it found no sweeper.
+ */
+static void __attribute__((__noreturn__))
+overflowed(const char *tmp, long events)
+{
+	char spent[PATH_MAX], a[PATH_MAX], b[PATH_MAX], from[PATH_MAX];
+	char to[PATH_MAX];
+	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
+	const char *calls_of;
+	char *home;
+	pid_t sweeper;
+	int status, fd, rc = 0;
+	long i;
+
+	tc_policy_init(&pol);
+	setenv("TMPDIR", tmp, 1);
+	if (shell_scratch_init(&pol, &d) != 0)
+		_exit(OVER_SETUP);
+	if ((sweeper = only_child()) < 0)
+		_exit(OVER_NONE);
+	if (kill(sweeper, SIGSTOP) != 0 ||
+	    waitpid(sweeper, &status, WUNTRACED) != sweeper ||
+	    !WIFSTOPPED(status))
+		_exit(OVER_SETUP);
+	if ((home = shell_scratch_make()) == NULL)
+		_exit(OVER_SETUP);
+	calls_of = home;
+	snprintf(spent, sizeof(spent), "%s/spent/%s", shell_scratch_base,
+	    strrchr(calls_of, '/') + 1);
+	snprintf(a, sizeof(a), "%s/calls/." HEX_A, shell_scratch_base);
+	snprintf(b, sizeof(b), "%s/calls/." HEX_B, shell_scratch_base);
+	snprintf(from, sizeof(from), "%s/calls/junk-a", shell_scratch_base);
+	snprintf(to, sizeof(to), "%s/calls/junk-b", shell_scratch_base);
+	if (mkdir(a, 0700) != 0 || mkdir(b, 0700) != 0 ||
+	    (fd = open(b, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 ||
+	    flock(fd, LOCK_EX | LOCK_NB) != 0 || mkdir(from, 0700) != 0)
+		_exit(OVER_SETUP);
+	/* The queue filled: what follows is lost. */
+	for (i = 0; i <= events; i++)
+		if (rename(i % 2 == 0 ? from : to, i % 2 == 0 ? to : from) !=
+		    0)
+			_exit(OVER_SETUP);
+	shell_scratch_done(home);
+	if (lstat(spent, &(struct stat){ 0 }) != 0)
+		_exit(OVER_SETUP);	/* not spent: the test means nothing */
+	snprintf(from, sizeof(from), "%s/calls/" HEX_A, shell_scratch_base);
+	snprintf(to, sizeof(to), "%s/calls/" HEX_B, shell_scratch_base);
+	if (rename(a, from) != 0 || rename(b, to) != 0)
+		_exit(OVER_SETUP);
+	if (kill(sweeper, SIGCONT) != 0)
+		_exit(OVER_SETUP);
+	if (!goes(spent))
+		rc |= OVER_SPENT;
+	if (!goes(from))
+		rc |= OVER_DOT;
+	if (lstat(to, &(struct stat){ 0 }) != 0)
+		rc |= OVER_LOCKED;
+	free(home);
+	close(fd);
+	exit(rc);	/* atexit: the base is removed */
+}
+
+/* The sweeper after inotify's queue overflowed. */
+static void
+test_overflow(const char *dir)
+{
+	char tmp[PATH_MAX], buf[32];
+	long events = 0;
+	int status, rc;
+	pid_t pid;
+	FILE *f;
+
+	if ((f = fopen("/proc/sys/fs/inotify/max_queued_events", "r")) !=
+	    NULL) {
+		if (fgets(buf, sizeof(buf), f) != NULL)
+			events = strtol(buf, NULL, 10);
+		fclose(f);
+	}
+	if (events <= 0 || events > 1000000) {
+		snprintf(buf, sizeof(buf), "%ld", events);
+		printf("# max_queued_events: %s\n", buf);
+		skip("inotify's queue: max_queued_events is too large to "
+		    "fill here");
+		return;
+	}
+	snprintf(tmp, sizeof(tmp), "%s/overflow", dir);
+	if (mkdir(tmp, 0700) != 0) {
+		ok(0, "overflow: set up: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+		overflowed(tmp, events);
+	status = wait_for(pid);
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : OVER_SETUP;
+	if (rc == OVER_NONE) {
+		skip("inotify's queue: no sweeper (no inotify here)");
+		return;
+	}
+	if (!ok(rc < OVER_SETUP, "overflow: the sweeper stopped while %ld "
+	    "events came", events + 1))
+		return;
+	ok(!(rc & OVER_SPENT), "overflow: a call's directory spent unseen "
+	    "is removed");
+	ok(!(rc & OVER_DOT), "overflow: a dot name renamed unseen is "
+	    "removed");
+	ok(!(rc & OVER_LOCKED), "overflow: one locked is not");
 }
 
 int
@@ -458,6 +794,7 @@ main(void)
 	}
 
 	test_left_bases(dir);
+	test_overflow(dir);
 
 	/* Cleaned up as the test's own, no wrapper in the way. */
 	swaps = 0;

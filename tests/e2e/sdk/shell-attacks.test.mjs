@@ -1441,9 +1441,9 @@ describe('scratch directories', () => {
 	/*
 	 * A server killed with SIGKILL cannot remove its base; the next one
 	 * to start in the same TMPDIR does, being able to tell (by its name:
-	 * PID namespace, pid, start time) that its server is gone.  Nothing
-	 * else goes: not a live server's base, nor a directory of such a name
-	 * that is another user's, of another mode, or a link.
+	 * PID namespace, pid, start time, boot id) that its server is gone.
+	 * Nothing else goes: not a live server's base, nor a directory of such
+	 * a name that is another user's, of another mode, or a link.
 	 */
 	test('a base a killed server left is removed by the next server; a live one\'s, another user\'s, odd ones are not', async (t) => {
 		if (cannotRun(t, need))
@@ -1462,7 +1462,8 @@ describe('scratch directories', () => {
 			const live = await baseOf(await begin());
 			const killed = await begin();
 			const left = await baseOf(killed);
-			assert.match(path.basename(left), /^toolcell-shell\.\d+-\d+-\d+\.[A-Za-z0-9]{6}$/);
+			assert.match(path.basename(left), /^toolcell-shell\.\d+-\d+-\d+\.[0-9a-f]{32}\.[A-Za-z0-9]{6}$/);
+			assert.ok(path.basename(left).includes(`.${readFileSync('/proc/sys/kernel/random/boot_id', 'utf8').trim().replaceAll('-', '')}.`), 'named for this boot');
 			process.kill(killed.pid, 'SIGKILL');
 			await killed.exit;
 			assert.ok(existsSync(left), 'the killed server\'s base is there until the next server starts');
