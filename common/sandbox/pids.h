@@ -82,10 +82,11 @@
  * keeper and its child: a spare keeps the last call's pids.max until the
  * server writes the next one's, and the next keeper clones its child
  * before that).  A keeper that cannot enter, or a server that cannot
- * write pids.max, fails the call: it does not run without its limit.  A keeper the
- * server had to kill (past its grace) never leaves: the server removes
- * its cgroup once the keeper is reaped and the call's processes are gone
- * (tc_pids_reaped(), tc_pids_retry()), not only at its end.
+ * write pids.max, fails the call: it does not run without its limit.  A
+ * keeper the server had to kill (past its grace) never leaves: the
+ * server removes its cgroup once the keeper is reaped and the call's
+ * processes are gone (tc_pids_reaped(), tc_pids_retry()), not only at
+ * its end.
  *
  * A server that moved itself into its leaf moves back at its end
  * (tc_pids_close(); or, where an exit() skips that, as a start refused
