@@ -306,6 +306,11 @@ $(BENCH): $(BENCH_OBJ) $(LIB)
 $(FORKFLOOR): $(BUILD)/bench/fork-floor.o
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(PKG_LIBS_sqlite)
 
+# What a call's pids cgroup costs a root server's keepers
+# (bench/pids-keeper.c); made when asked for.
+$(BUILD)/bench/pids-keeper: $(BUILD)/bench/pids-keeper.o $(LIB)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+
 bench: all $(SDK_STAMP)
 	$(BENCH) $(BENCH_N)
 	node bench/mcp-roundtrip.mjs $(BUILD)

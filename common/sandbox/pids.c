@@ -806,8 +806,9 @@ tc_pids_probe_controller(struct tc_pids *p, const char *controller)
 	return p->kind != TC_PIDS_NONE;
 }
 
-/* Removes |dir|'s calls' cgroups (those whose processes are gone; the
- * others stay, busy), then |dir| itself if it is empty by then. */
+/* Removes |dir|'s calls' cgroups and spares (the names that start with
+ * a digit; those whose processes are gone: the others stay, busy), then
+ * |dir| itself if it is empty by then. */
 static void
 remove_dir(const char *dir)
 {
@@ -975,9 +976,9 @@ tc_pids_close(struct tc_pids *p)
 	if (p->dir[0] != '\0' && p->owner == getpid()) {
 		if (p->moved != 0 && p->moved == at_exit.moved)
 			at_exit.dir[0] = '\0';
-		/* A call's cgroup is left only by a keeper killed before it
-		 * could remove it; the processes in it are dead by now, or
-		 * the rmdir fails (EBUSY) and it stays. */
+		/* The spares, and a call's cgroup left by a keeper killed
+		 * before it could remove it; the processes in it are dead
+		 * by now, or the rmdir fails (EBUSY) and it stays. */
 		remove_dir(p->dir);
 	}
 	p->dir[0] = '\0';
@@ -1024,6 +1025,51 @@ make_call_dir(const struct tc_pids *p, const char *dir)
 	return mkdir(dir, 0755) == 0 || errno == EEXIST ? 0 : -1;
 }
 
+/*
+ * On cgroup v1, the calls' cgroups that keepers left proven empty, kept
+ * in the server's directory for the next keepers to take (rename, not
+ * mkdir and rmdir: pids.h), under the names "0-0" to "0-3": a few, for
+ * the ready children made while others end.  No pid is written so, and
+ * remove_dir() takes them as it takes the calls' cgroups.
+ */
+#define SPARE_MAX	4
+
+/* Spare |i| of |p|'s directory, into |out|.  Returns 0 or -1. */
+static int
+spare_dir(const struct tc_pids *p, unsigned i, char *out, size_t len)
+{
+	if (snprintf(out, len, "%s/0-%u", p->dir, i) >= (int)len) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Takes a spare cgroup as |dir|, a keeper's.  Each rename is atomic: of
+ * keepers trying at once, one has it; kernfs renames onto no existing
+ * name (EEXIST: the server made |dir| first, which is then used).
+ * Returns 0 if a spare is |dir| now, else -1.
+ */
+static int
+take_spare(const struct tc_pids *p, const char *dir)
+{
+	char spare[PATH_MAX + 32];
+	unsigned i;
+
+	if (p->kind != TC_PIDS_V1)
+		return -1;
+	for (i = 0; i < SPARE_MAX; i++) {
+		if (spare_dir(p, i, spare, sizeof(spare)) != 0)
+			return -1;
+		if (rename(spare, dir) == 0)
+			return 0;
+		if (errno != ENOENT)
+			return -1;
+	}
+	return -1;
+}
+
 int
 tc_pids_enter(const struct tc_pids *p)
 {
@@ -1034,10 +1080,10 @@ tc_pids_enter(const struct tc_pids *p)
 		return 0;
 	if (call_dir(p, getpid(), dir, sizeof(dir)) != 0)
 		return -1;
-	/* The server may have made it first (tc_pids_limit()); its
-	 * pids.max is the server's to write, never ours.  "0" is the
-	 * writer itself. */
-	if (make_call_dir(p, dir) != 0)
+	/* A spare, or else made; the server may have made it first
+	 * (tc_pids_limit()).  Its pids.max is the server's to write, never
+	 * ours.  "0" is the writer itself. */
+	if (take_spare(p, dir) != 0 && make_call_dir(p, dir) != 0)
 		return -1;
 	if (write_at(dir, "cgroup.procs", "0") != 0) {
 		err = errno;
@@ -1067,6 +1113,38 @@ tc_pids_limit(const struct tc_pids *p, pid_t keeper, unsigned long nproc)
 	return write_at(dir, "pids.max", max);
 }
 
+/*
+ * Keeps the call's cgroup |dir|, which the keeper just left, as a spare,
+ * if it is proven empty: its pids.current, which counts every process
+ * charged to it until that process is reaped (zombies too), is 0.
+ * Nothing can come into it after that: only a process in it forks into
+ * it, and only root outside the calls moves one in.  Returns 0 if it is
+ * a spare now, else -1 (all are there already, or it is not empty, or
+ * that cannot be told).
+ */
+static int
+give_spare(const struct tc_pids *p, const char *dir)
+{
+	/* One path at a time, for a keeper's few stack pages. */
+	char path[PATH_MAX + 32], now[32];
+	unsigned i;
+
+	if (p->kind != TC_PIDS_V1 || snprintf(path, sizeof(path),
+	    "%s/pids.current", dir) >= (int)sizeof(path) ||
+	    read_small(path, now, sizeof(now)) != 0 ||
+	    strcmp(now, "0\n") != 0)
+		return -1;
+	for (i = 0; i < SPARE_MAX; i++) {
+		if (spare_dir(p, i, path, sizeof(path)) != 0)
+			return -1;
+		if (rename(dir, path) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 void
 tc_pids_leave(const struct tc_pids *p)
 {
@@ -1075,8 +1153,10 @@ tc_pids_leave(const struct tc_pids *p)
 	if (p->dir[0] == '\0' || call_dir(p, getpid(), dir, sizeof(dir)) != 0)
 		return;
 	/* A cgroup with a process in it cannot be removed; if the move
-	 * fails, the server removes it at its end. */
-	if (write_at(p->home, "cgroup.procs", "0") == 0)
+	 * fails, the server removes it at its end.  An empty one is kept
+	 * for the next keeper where it can be. */
+	if (write_at(p->home, "cgroup.procs", "0") == 0 &&
+	    give_spare(p, dir) != 0)
 		(void)rmdir(dir);
 }
 

@@ -63,17 +63,30 @@
  * it from their first instruction (tc_pids_enter()); once it has killed
  * the tree it moves itself back to the server's own cgroup (HOME: the
  * leaf, where there is one) and removes the call's cgroup
- * (tc_pids_leave()).  A ready child is made before anyone knows which
- * tool it will run, so its cgroup's pids.max is the server's to write:
- * the tool's process limit, when the call is handed to it and before the
- * child reads it (tc_pids_limit(); until then the keeper and the child
- * run only the sandbox's own code, which forks nothing more).  The
- * keeper is in the cgroup too, so pids.max is the limit plus one.  A
- * keeper that cannot enter, or a server that cannot write pids.max,
- * fails the call: it does not run without its limit.  A keeper the
- * server had to kill (past its grace) never leaves: the server removes
- * its cgroup once the keeper is reaped and the call's processes are gone
- * (tc_pids_reaped(), tc_pids_retry()), not only at its end.
+ * (tc_pids_leave()).  On cgroup v1, a call's cgroup proven empty as its
+ * keeper leaves (its pids.current 0: no process of the call is left in
+ * it, not even a zombie) is not removed but kept, renamed "0-N" (N below
+ * 4; no pid is written so), and the next keeper renames it to its own
+ * pid rather than making one: a rename each way costs the kernel less
+ * than making a cgroup and destroying one.  A keeper that finds no spare,
+ * or one that cannot prove its cgroup empty or finds every spare name
+ * taken, makes or removes as before.  Each rename is atomic, and kernfs
+ * renames onto no existing name, so a spare goes to one keeper only.
+ * cgroup v2 renames no cgroup: there every call's is made and removed.
+ * A ready child is made before anyone knows which tool it will run, so
+ * its cgroup's pids.max is the server's to write: the tool's process
+ * limit, when the call is handed to it and before the child reads it
+ * (tc_pids_limit(); until then the keeper and the child run only the
+ * sandbox's own code, which forks nothing more).  The keeper is in the
+ * cgroup too, so pids.max is the limit plus one, and never below 2 (the
+ * keeper and its child: a spare keeps the last call's pids.max until the
+ * server writes the next one's, and the next keeper clones its child
+ * before that).  A keeper that cannot enter, or a server that cannot
+ * write pids.max, fails the call: it does not run without its limit.  A
+ * keeper the server had to kill (past its grace) never leaves: the
+ * server removes its cgroup once the keeper is reaped and the call's
+ * processes are gone (tc_pids_reaped(), tc_pids_retry()), not only at
+ * its end.
  *
  * A server that moved itself into its leaf moves back at its end
  * (tc_pids_close(); or, where an exit() skips that, as a start refused
@@ -317,11 +330,13 @@ void	tc_pids_close(struct tc_pids *p);
 const struct tc_pids *tc_pids_current(void);
 
 /*
- * In a keeper, before it clones the call's child: makes the call's
- * cgroup (the server's directory, then the keeper's pid) unless the
- * server made it first, and moves the calling process into it.  Writes
- * no pids.max (tc_pids_limit() does).  Nothing to do (0) for a |p| with
- * no directory.  Returns 0 or -1 (the cgroup removed).
+ * In a keeper, before it clones the call's child: takes a spare cgroup
+ * as the call's (cgroup v1: renamed to the keeper's pid), or makes the
+ * call's cgroup (the server's directory, then the keeper's pid) unless
+ * the server made it first, and moves the calling process into it.
+ * Writes no pids.max (tc_pids_limit() does; a spare has the last call's
+ * until then).  Nothing to do (0) for a |p| with no directory.  Returns
+ * 0 or -1 (the cgroup removed).
  */
 int	tc_pids_enter(const struct tc_pids *p);
 
@@ -339,16 +354,21 @@ int	tc_pids_limit(const struct tc_pids *p, pid_t keeper,
 	    unsigned long nproc);
 
 /* The pids.max of a call whose tool's process limit is |nproc|: that,
- * and one more for its keeper. */
+ * and one more for its keeper; at least 2, the keeper and its child
+ * (below that it would hold no differently: both are there before the
+ * limit is written; but a spare cgroup with it would refuse the next
+ * keeper its child). */
 static inline unsigned long
 tc_pids_max(unsigned long nproc)
 {
-	return nproc + 1;
+	return nproc + 1 > 2 ? nproc + 1 : 2;
 }
 
 /*
  * In the keeper, once its tree is dead: moves it back to the server's
- * own cgroup and removes the call's.  Nothing for a |p| with no directory.
+ * own cgroup, then keeps the call's as a spare where it can (cgroup v1,
+ * its pids.current 0, a spare name free), else removes it.  Nothing for
+ * a |p| with no directory.
  */
 void	tc_pids_leave(const struct tc_pids *p);
 

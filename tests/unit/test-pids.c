@@ -410,6 +410,22 @@ one_call(const struct tc_pids *p, unsigned long nproc, int first, char *cg,
 	return WEXITSTATUS(status);
 }
 
+/* Removes the spare cgroups in |p|'s directory (cgroup v1: "0-N"), as
+ * one removing it by hand must first.  Returns 0, or -1 if one stays. */
+static int
+rm_spares(const struct tc_pids *p)
+{
+	char spare[PATH_MAX + 32];
+	int i, rc = 0;
+
+	for (i = 0; i < 8; i++) {
+		snprintf(spare, sizeof(spare), "%s/0-%d", p->dir, i);
+		if (rmdir(spare) != 0 && errno != ENOENT)
+			rc = -1;
+	}
+	return rc;
+}
+
 static void
 test_live(void)
 {
@@ -501,10 +517,11 @@ test_live(void)
 	is_int(n, 9, "a tool's limit above the server's (9): 9 forks");
 	/* The server's directory removed from under it (by hand, or by
 	 * another program's clean-up): its calls go on with their limit. */
-	ok(rmdir(p.dir) == 0, "the server's directory removed from under it");
+	ok(rm_spares(&p) == 0 && rmdir(p.dir) == 0, "the server's directory "
+	    "removed from under it");
 	n = one_call(&p, 3, 0, cg, sizeof(cg), &pid);
 	is_int(n, 3, "made again by the next call's keeper: limit 3 holds");
-	ok(rmdir(p.dir) == 0, "removed again");
+	ok(rm_spares(&p) == 0 && rmdir(p.dir) == 0, "removed again");
 	n = one_call(&p, 2, 1, cg, sizeof(cg), &pid);
 	is_int(n, 2, "made again by the server setting the limit: 2 forks");
 	copy = p;
@@ -879,6 +896,165 @@ out:
 	(void)prctl(PR_SET_CHILD_SUBREAPER, 0, 0, 0, 0);
 	tc_pids_close(&p);
 	ok(!exists(dir), "closed: the server's directory is gone");
+}
+
+/*
+ * In a forked process standing for a keeper that leaves its call's cgroup
+ * while a process of the call is still in it: enters, forks one that
+ * waits (or, with |zombie|, exits at once and is left unreaped), leaves,
+ * sends that process's pid on |out|, and waits for a byte on |in| before
+ * it kills and reaps it.  Returns the keeper's pid, or -1.
+ */
+static pid_t
+busy_keeper(const struct tc_pids *p, int zombie, int out, int in)
+{
+	siginfo_t si;
+	pid_t pid, g;
+	char c;
+
+	if ((pid = fork()) != 0)
+		return pid;
+	if (tc_pids_enter(p) != 0)
+		_exit(201);
+	if ((g = fork()) == 0) {
+		if (!zombie)
+			pause();
+		_exit(0);
+	}
+	if (g < 0)
+		_exit(202);
+	if (zombie && waitid(P_PID, (id_t)g, &si, WEXITED | WNOWAIT) != 0)
+		_exit(203);
+	tc_pids_leave(p);
+	if (write(out, &g, sizeof(g)) != (ssize_t)sizeof(g) ||
+	    read(in, &c, 1) != 1)
+		_exit(204);
+	kill(g, SIGKILL);
+	waitpid(g, NULL, 0);
+	_exit(0);
+}
+
+/*
+ * In a forked process standing for a keeper that clones its child before
+ * the server has set its call's limit, as every ready child's does:
+ * enters, forks one that exits, leaves.  Returns 0 if the fork worked,
+ * 1 if it did not, -1 if the run failed.
+ */
+static int
+early_fork(const struct tc_pids *p)
+{
+	int status;
+	pid_t pid, g;
+
+	if ((pid = fork()) == 0) {
+		if (tc_pids_enter(p) != 0)
+			_exit(201);
+		if ((g = fork()) == 0)
+			_exit(0);
+		if (g > 0)
+			waitpid(g, NULL, 0);
+		tc_pids_leave(p);
+		_exit(g > 0 ? 0 : 1);
+	}
+	if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status))
+		return -1;
+	return WEXITSTATUS(status) <= 1 ? WEXITSTATUS(status) : -1;
+}
+
+/* The inode of |dir|, or 0 if it is not there. */
+static ino_t
+ino_of(const char *dir)
+{
+	struct stat st;
+
+	return stat(dir, &st) == 0 ? st.st_ino : 0;
+}
+
+/*
+ * On cgroup v1, a call's cgroup that its keeper left empty is kept, as a
+ * spare, for the next keeper to take (renamed, not removed and made
+ * again); one that a process of its call (a zombie too) is still in is
+ * not; the next call's limit is its own, and a spare lets the next keeper
+ * and its child in whatever limit it had.
+ */
+static void
+test_spare(void)
+{
+	struct tc_diag d = { "", 0 };
+	char spare0[PATH_MAX + 32], spare1[PATH_MAX + 32], call[PATH_MAX + 32];
+	char cg[PATH_MAX], dir[PATH_MAX], c = 'g';
+	int out[2], in[2], n, zombie, status;
+	struct tc_pids p;
+	pid_t kpid, g;
+	ino_t ino = 0;
+
+	if (!tc_pids_probe(&p)) {
+		skip("no pids cgroup this process may write here (not root, "
+		    "and none delegated)");
+		return;
+	}
+	if (p.kind != TC_PIDS_V1) {
+		skip("spare cgroups are cgroup v1's (v2 renames none)");
+		return;
+	}
+	if (!is_int(tc_pids_open(&p, 4, &d), 0, "opened: %s", d.msg))
+		return;
+	snprintf(dir, sizeof(dir), "%s", p.dir);
+	snprintf(spare0, sizeof(spare0), "%s/0-0", p.dir);
+	snprintf(spare1, sizeof(spare1), "%s/0-1", p.dir);
+
+	n = one_call(&p, 1, 0, cg, sizeof(cg), &kpid);
+	is_int(n, 1, "a call with limit 1: 1 fork");
+	snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)kpid);
+	ok(!exists(call) && (ino = ino_of(spare0)) != 0, "its cgroup, left "
+	    "empty, is the spare 0-0 now, under no keeper's pid");
+	n = one_call(&p, 5, 0, cg, sizeof(cg), &kpid);
+	is_int(n, 5, "the next call's own limit holds in it (5), not the "
+	    "last one's");
+	ok(ino != 0 && ino_of(spare0) == ino && !exists(spare1), "the next "
+	    "keeper took that cgroup and gave it back: one spare, the same "
+	    "one");
+
+	/* A process of the call left in it, running, then a zombie. */
+	for (zombie = 0; zombie < 2; zombie++) {
+		if (pipe(out) != 0 || pipe(in) != 0 ||
+		    (kpid = busy_keeper(&p, zombie, out[1], in[0])) < 0) {
+			ok(0, "a keeper that leaves a process behind");
+			continue;
+		}
+		close(out[1]);
+		close(in[0]);
+		g = 0;
+		(void)!read(out[0], &g, sizeof(g));
+		snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)kpid);
+		/* A zombie holds no v1 cgroup (it may be removed), but
+		 * counts in its pids.current until reaped. */
+		ok(g > 0 && (zombie || exists(call)) && !exists(spare0) &&
+		    !exists(spare1), "a keeper gone from the cgroup it took "
+		    "while %s is still in it: no spare made of it%s",
+		    zombie ? "a zombie of its call" : "a process of its call",
+		    zombie ? "" : ", nor removed");
+		(void)!write(in[1], &c, 1);
+		close(out[0]);
+		close(in[1]);
+		waitpid(kpid, &status, 0);
+		ok(WIFEXITED(status) && WEXITSTATUS(status) == 0 &&
+		    (rmdir(call) == 0 || (zombie && errno == ENOENT)),
+		    "  removed once that one is gone");
+	}
+
+	/* A spare whose limit was the lowest a call can have. */
+	is_int((int)tc_pids_max(0), 2, "no call's pids.max is below 2: its "
+	    "keeper and its child");
+	n = one_call(&p, 0, 0, cg, sizeof(cg), &kpid);
+	is_int(n, 1, "a call with limit 0 (beside its keeper, one: the "
+	    "child already there)");
+	ok(exists(spare0), "its cgroup the spare");
+	is_int(early_fork(&p), 0, "the next keeper, in it, clones its child "
+	    "before the server sets the limit");
+	tc_pids_close(&p);
+	ok(!exists(dir), "closed: the server's directory is gone, spares "
+	    "and all");
 }
 
 /*
@@ -1898,6 +2074,7 @@ main(void)
 	test_live();
 	test_beside();
 	test_reaped();
+	test_spare();
 	test_namespaces();
 	test_live_v2();
 	test_long_list();
