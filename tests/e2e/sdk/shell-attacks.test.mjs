@@ -688,11 +688,12 @@ describe('argument injection: the rules refuse, or the kernel stops', () => {
  */
 describe('programs that take commands from a terminal', () => {
 	const rows = [
-		{ name: 'less, then !sh', prog: 'less', argv: () => ['f.txt'], input: (c) => [`!sh -c '${c.pay}'\n`, 'q'] },
+		{ name: 'less, then !sh', prog: 'less', argv: () => ['f.txt'], ready: /\(END\)/,
+		    input: (c) => [`!sh -c '${c.pay}'\n`, 'q'] },
 		{ name: 'git -p log, core.pager=sh', prog: 'git', repo: true, cwdRepo: true,
 		    argv: (c) => ['-c', `core.pager=sh -c '${c.pay}'`, '-p', 'log'], input: () => [] },
 		{ name: 'vim, then :!sh', prog: 'vim', argv: () => ['-N', '-u', 'NONE', '-i', 'NONE', '-n', 'f.txt'],
-		    input: (c) => [`:!sh -c '${c.pay}'\r`, '\r', ':qa!\r'] },
+		    ready: /f\.txt/, input: (c) => [`:!sh -c '${c.pay}'\r`, '\r', ':qa!\r'] },
 	];
 	let bare;
 	let control;
@@ -727,7 +728,16 @@ describe('programs that take commands from a terminal', () => {
 			next = o.structuredContent.next_offset;
 			return o.structuredContent.state;
 		};
-		await read(2000);
+		// Input only once the program shows it is ready for it (its
+		// screen drawn): a program that sets its terminal's modes with
+		// TCSAFLUSH drops what was typed before, and on a busy machine
+		// its start may take longer than any fixed wait.
+		const until = Date.now() + 20_000;
+		let state = await read(2000);
+		while (row.ready && !row.ready.test(text) && state === 'running' && Date.now() < until)
+			state = await read(1000);
+		if (row.ready)
+			assert.match(text, row.ready, `${row.prog} did not show it was ready: ${text}`);
 		for (const data of row.input(c)) {
 			await call(srv, 'write_input', { job, data });
 			await read(1000);
