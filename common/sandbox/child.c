@@ -374,7 +374,7 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	size_t nkeep = 0;
 	int rc;
 
-	if (tc_sandbox_keeper(profile)) {
+	if (tc_sandbox_keeper(sb, tc_sandbox_find(sb, profile))) {
 		/* Its parent is the keeper now, which its parent-death
 		 * signal follows. */
 		kept = *sb;

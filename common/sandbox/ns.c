@@ -73,6 +73,20 @@ netns_shareable(const struct tc_sandbox *sb)
 	return want;
 }
 
+/* 1 if every profile of |sb| wants a network namespace and has no
+ * keeper: the spawner clones every child of |sb| in it. */
+static int
+spawner_clones_all(const struct tc_sandbox *sb)
+{
+	size_t i;
+
+	for (i = 0; i < sb->nprof; i++)
+		if (!(sb->prof[i].ns & CLONE_NEWNET) ||
+		    tc_sandbox_keeper(sb, &sb->prof[i]))
+			return 0;
+	return sb->nprof > 0;
+}
+
 /* 1 if |fd| is a namespace of type |type| (CLONE_NEWUSER, CLONE_NEWNET). */
 static int
 ns_is(int fd, int type)
@@ -132,6 +146,13 @@ share_unprivileged(const struct tc_sandbox *sb)
 	}
 	netns_user = fds[0];
 	netns_shared = fds[1];
+	/* Where every child is cloned by the spawner itself in a network
+	 * namespace (no keeper), the spawner enters them for good: the
+	 * children it clones are then made there, and nothing else it
+	 * clones sees the server's files through a user namespace that
+	 * maps only the server's ids. */
+	if (spawner_clones_all(sb))
+		tc_netns_join();
 }
 
 void

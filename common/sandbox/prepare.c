@@ -184,7 +184,7 @@ pids_cgroup(struct tc_sandbox *sb)
 	int found;
 
 	for (i = 0; i < sb->nprof; i++)
-		if (tc_sandbox_keeper(sb->prof[i].profile))
+		if (tc_sandbox_may_keep(sb->prof[i].profile))
 			break;
 	if (i == sb->nprof)
 		return;

@@ -144,7 +144,8 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	r->pid = st.pid;
 	r->pidfd = st.pidfd;
 	r->fd = st.res;
-	r->keeper = tc_sandbox_keeper(call->tool->profile);
+	r->keeper = tc_sandbox_keeper(sb, tc_sandbox_find(sb,
+	    call->tool->profile));
 	r->max_result = l->max_result;
 	/* Room for the largest frame the child may send. */
 	tc_buf_init(&r->in, (l->max_result > TC_STREAM_FRAME_MAX ?

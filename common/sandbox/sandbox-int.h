@@ -87,27 +87,51 @@ void	tc_child_serve(const struct tc_sandbox *sb,
 
 
 /*
- * Keepers: 1 if the children of |profile| have a keeper
+ * Keepers: 1 if the children of |profile| may need a keeper
  * (sandbox/keeper.h) between them and the server, because they may fork
- * (TC_MAY_FORK).
- * The spawner clones such a child's keeper in the namespaces
- * tc_child_clone_ns() gives (none), and the keeper clones the child in
- * its own (tc_sandbox_ns()).
+ * (TC_MAY_FORK): prepare.c probes the pids cgroup for them.
  */
 static inline int
-tc_sandbox_keeper(const struct tc_profile *profile)
+tc_sandbox_may_keep(const struct tc_profile *profile)
 {
 	/* Only a profile that may fork can leave anything behind; any
 	 * other child is its whole tree, and killing it is enough. */
 	return (profile->may & TC_MAY_FORK) != 0;
 }
 
+/*
+ * 1 if the children of |sp| in |sb| have a keeper: they may fork, and
+ * either no PID namespace of their own is in force, where only a keeper
+ * finds and kills what they leave, or a pids cgroup is, which a keeper
+ * enters for its call before it clones the child (tc_pids_enter()).
+ * Else the child, pid 1 of its PID namespace, is the whole tree: the
+ * kernel kills every process of the namespace when it ends, however
+ * they detached, so the spawner clones it in its namespaces as the
+ * server's own child, and the server ends it as any child without a
+ * keeper (run.c).  Server and spawner decide alike: the pids cgroup is
+ * opened before the spawner is forked.
+ * The spawner clones a kept child's keeper in the namespaces
+ * tc_child_clone_ns() gives (none), and the keeper clones the child in
+ * its own (tc_sandbox_ns()).
+ */
+static inline int
+tc_sandbox_keeper(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	/* Not one of |sb|'s: a keeper, which holds the most. */
+	if (sp == NULL)
+		return 1;
+	return tc_sandbox_may_keep(sp->profile) &&
+	    (!(sp->ns & CLONE_NEWPID) || sb->pids.dir[0] != '\0');
+}
+
 static inline unsigned long
-tc_child_clone_ns(const struct tc_sandbox_profile *sp)
+tc_child_clone_ns(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
 {
 	/* The keeper stays outside the child's namespaces: in a PID
 	 * namespace of its own the child is its pid 1, as without one. */
-	return tc_sandbox_keeper(sp->profile) ? 0 : sp->ns;
+	return tc_sandbox_keeper(sb, sp) ? 0 : sp->ns;
 }
 
 /*

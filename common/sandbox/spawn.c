@@ -298,7 +298,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 			rp.pid = (int32_t)pid;
 		else if (pid < 0)
 			rp.pid = -ECHILD;
-		else if ((pid = tc_clone_child(tc_child_clone_ns(sp), 1,
+		else if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 1,
 		    sb->uid, sb->gid,
 		    &err)) == 0) {
 			close(sock);
@@ -535,7 +535,7 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 		return TC_ESYS;
 	}
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
-	if ((pid = tc_clone_child(tc_child_clone_ns(sp), 0, sb->uid,
+	if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 0, sb->uid,
 	    sb->gid, &err)) > 0 && err != 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
@@ -584,7 +584,7 @@ retire_all(struct tc_sandbox *sb)
 		for (k = 0; k < TC_POOL_MAX; k++) {
 			if ((st = &sb->prof[i].pool[k])->pid <= 0)
 				continue;
-			if (tc_sandbox_keeper(sb->prof[i].profile)) {
+			if (tc_sandbox_keeper(sb, &sb->prof[i])) {
 				tc_fd_close(&st->req);
 				tc_fd_close(&st->res);
 			} else
@@ -593,7 +593,7 @@ retire_all(struct tc_sandbox *sb)
 	for (i = 0; i < sb->nprof; i++)
 		for (k = 0; k < TC_POOL_MAX; k++) {
 			st = &sb->prof[i].pool[k];
-			if (st->pid > 0 && tc_sandbox_keeper(sb->prof[i].profile)) {
+			if (st->pid > 0 && tc_sandbox_keeper(sb, &sb->prof[i])) {
 				pfd.fd = st->pidfd;
 				pfd.events = POLLIN;
 				while (poll(&pfd, 1, TC_KEEPER_GRACE_MS) < 0 &&

@@ -1035,9 +1035,9 @@ run_ready(struct tc_sandbox *sb, const struct tc_tool *t, int *ready,
 /*
  * A profile's ahead hook runs in each ready child, once, before its call.
  * And the children a spawner makes in a network namespace share one,
- * which is not the server's: root's all, another server's those with a
- * keeper (a profile that may fork, as this one), which enters it
- * (test-ns has the cases).
+ * which is not the server's: root's all; another server's those of a
+ * profile that may fork, as this one, the only one here (its keeper
+ * enters it, or, with no keeper, the spawner; test-ns has the cases).
  */
 static void
 test_ready(struct tc_policy *pol)
@@ -1072,7 +1072,7 @@ test_ready(struct tc_policy *pol)
 			skip("shared network namespace: this kernel denies "
 			    "new namespaces");
 		else if (ok(exec_ready.may & TC_MAY_FORK, "the profile "
-		    "has a keeper"))
+		    "may fork"))
 			ok(net[0] == net[1] && net[0] != own.st_ino,
 			    "%s: the children share one network namespace, "
 			    "not the server's", geteuid() == 0 ? "root" :

@@ -12,9 +12,12 @@
  * there each child has a namespace of its own, as before the sharing.
  * Each case runs two calls in ready children and compares the inodes of
  * their network namespaces.  Root shares one with every child; another
- * user only with children that have a keeper (a profile that may fork,
- * as toolcell-shell's), since only a keeper, a process of one call, may
- * enter for good the user namespace that owns it.
+ * user, whose shared namespace is owned by a user namespace of its own,
+ * with those a process that may enter that user namespace for good
+ * clones: a keeper (a process of one call), or the spawner where every
+ * profile of the server has a network namespace and no keeper (as
+ * toolcell-shell's without a pids cgroup), and nothing else it clones
+ * would be made inside it.
  */
 #include <errno.h>
 #include <signal.h>
@@ -51,8 +54,16 @@ static const struct tc_profile plain = {
 	.roots = TC_KEEP_ROOTS_NONE,
 };
 
-/* The same, with a keeper (a profile that may fork): the keeper clones
- * the child, in the shared namespace where there is one. */
+/* A profile without namespaces, reading /proc. */
+static const struct tc_profile bare = {
+	.name = "ns-bare",
+	.root_access = TC_LL_READ,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
+/* The same as plain, but a profile that may fork: it has a keeper
+ * where a pids cgroup is in force (which the keeper enters first), and
+ * is cloned by the spawner, as plain is, where none is. */
 static const struct tc_profile forks = {
 	.name = "ns-forks",
 	.may = TC_MAY_FORK,
@@ -117,8 +128,8 @@ run_net(struct tc_sandbox *sb, const struct tc_tool *t,
  * learnt (|what| says where).
  */
 static int
-shared(struct tc_policy *pol, const struct tc_profile *profile,
-    unsigned degrade, const char *what)
+shared_with(struct tc_policy *pol, const struct tc_profile *profile,
+    const struct tc_profile *beside, unsigned degrade, const char *what)
 {
 	const struct tc_tool tool = TOOL("net", profile);
 	struct tc_diag d = { "", 0 };
@@ -129,6 +140,8 @@ shared(struct tc_policy *pol, const struct tc_profile *profile,
 	int rc = -1;
 
 	tc_profiles_add(&set, profile);
+	if (beside != NULL)
+		tc_profiles_add(&set, beside);
 	if (!is_int(tc_sandbox_init(&sb, pol, &set, &d), 0,
 	    "%s: tc_sandbox_init", what)) {
 		printf("#   %s\n", d.msg);
@@ -156,6 +169,14 @@ shared(struct tc_policy *pol, const struct tc_profile *profile,
 	return rc;
 }
 
+/* The same, for a sandbox of |profile| alone. */
+static int
+shared(struct tc_policy *pol, const struct tc_profile *profile,
+    unsigned degrade, const char *what)
+{
+	return shared_with(pol, profile, NULL, degrade, what);
+}
+
 int
 main(void)
 {
@@ -178,20 +199,31 @@ main(void)
 		is_int(rc, 1, "root, seccomp in force, no socket calls: the "
 		    "children share one network namespace");
 	else if (rc >= 0)
-		is_int(rc, 0, "not root, no keeper: each child has a network "
-		    "namespace of its own (the spawner cannot enter the user "
-		    "namespace that owns the shared one)");
+		is_int(rc, 1, "not root, no keeper, every profile in a network "
+		    "namespace: the spawner enters the shared one for good, "
+		    "and its children share it");
 
-	rc = shared(&pol, &forks, 0, "a profile with a keeper");
+	/* Beside a profile without namespaces, which a spawner in the
+	 * shared user namespace would clone there too. */
+	rc = shared_with(&pol, &plain, &bare, 0, "beside a profile without "
+	    "namespaces");
 	if (rc >= 0)
-		is_int(rc, 1, "%s, a profile with a keeper: the children "
+		is_int(rc, geteuid() == 0, "%s", geteuid() == 0 ? "root, beside "
+		    "a profile without namespaces: the children share one "
+		    "network namespace" : "not root, no keeper, beside a "
+		    "profile without namespaces: the spawner stays, each child "
+		    "has a network namespace of its own");
+
+	rc = shared(&pol, &forks, 0, "a profile that may fork");
+	if (rc >= 0)
+		is_int(rc, 1, "%s, a profile that may fork: the children "
 		    "share one network namespace", geteuid() == 0 ? "root" :
 		    "not root");
 
 	rc = shared(&pol, &forks, TC_DEGRADE_SECCOMP,
-	    "a profile with a keeper, without seccomp");
+	    "a profile that may fork, without seccomp");
 	if (rc >= 0)
-		is_int(rc, 0, "a profile with a keeper, without seccomp: each "
+		is_int(rc, 0, "a profile that may fork, without seccomp: each "
 		    "child has a network namespace of its own");
 
 	rc = shared(&pol, &plain, TC_DEGRADE_SECCOMP, "without seccomp");

@@ -897,14 +897,25 @@ test_leftovers(struct tc_sandbox *sb, struct tc_policy *pol)
 static void
 test_keeper(struct tc_sandbox *sb)
 {
-	unsigned long ns = sb->ns_flags;
+	struct tc_sandbox_profile *sp;
+	unsigned long ns;
 	struct tc_run r;
 	char *text, *end;
 	long a, b;
 	int is_error;
 
-	sb->ns_flags = 0;
+	/* The profile's namespaces off, as a kernel that denies them
+	 * leaves them: its children are forked on the call here. */
+	for (sp = sb->prof; sp < sb->prof + sb->nprof &&
+	    sp->profile != EXEC; sp++)
+		;
+	if (!ok(sp < sb->prof + sb->nprof, "keeper: the profile"))
+		return;
+	ns = sp->ns;
+	sp->ns = 0;
 	if (run(sb, "detach", &r) == 0) {
+		ok(r.keeper, "keeper: a child that may fork, without a PID "
+		    "namespace, has one");
 		text = take_text(&r, &is_error);
 		a = strtol(text, &end, 10);
 		b = strtol(end, &end, 10);
@@ -916,7 +927,58 @@ test_keeper(struct tc_sandbox *sb)
 		free(text);
 	}
 	tc_run_release(&r);
-	sb->ns_flags = ns;
+	sp->ns = ns;
+}
+
+/*
+ * In a PID namespace of its own, with no pids cgroup to enter (a server
+ * that is not root, as this one is made to look), a child that may fork
+ * has no keeper: it is the server's own child, pid 1 of its namespace,
+ * and what it left (a grandchild in a session of its own, one forked
+ * twice) dies with that namespace when the server ends the child.  With
+ * a pids cgroup it keeps its keeper, which enters the cgroup first.
+ */
+static void
+test_no_keeper(struct tc_sandbox *sb)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, EXEC);
+	char saved[sizeof(sb->pids.dir)];
+	struct tc_run r;
+	char *text, *end;
+	long a, b;
+	int is_error;
+
+	if (sp == NULL || !(sp->ns & CLONE_NEWPID)) {
+		skip("no PID namespace of its own here: every child that "
+		    "may fork has a keeper");
+		return;
+	}
+	memcpy(saved, sb->pids.dir, sizeof(saved));
+	if (saved[0] != '\0') {
+		if (run(sb, "hello", &r) == 0)
+			ok(r.keeper, "no keeper: with a pids cgroup, a keeper "
+			    "still");
+		tc_run_release(&r);
+	}
+	sb->pids.dir[0] = '\0';
+	if (run(sb, "detach", &r) == 0) {
+		ok(!r.keeper, "no keeper: in its own PID namespace, without "
+		    "a pids cgroup");
+		text = take_text(&r, &is_error);
+		a = strtol(text, &end, 10);
+		b = strtol(end, &end, 10);
+		if (ok(*end == '\0' && a > 0 && b > 0, "no keeper: the "
+		    "pids")) {
+			expect_killed((pid_t)a, "no keeper: the setsid "
+			    "grandchild");
+			expect_killed((pid_t)b, "no keeper: the double-forked "
+			    "one");
+		} else
+			printf("#   got '%s'\n", text);
+		free(text);
+	}
+	tc_run_release(&r);
+	memcpy(sb->pids.dir, saved, sizeof(saved));
 }
 
 /*
@@ -1769,6 +1831,7 @@ main(void)
 	test_cancel(&sb, &pol);
 	test_leftovers(&sb, &pol);
 	test_keeper(&sb);
+	test_no_keeper(&sb);
 	test_stuck_keeper(&sb, &pol);
 	test_confinement(&sb);
 	test_standby(&sb);
