@@ -28,9 +28,11 @@
  *		UDP; "network on" the host's network, any port.  AF_UNIX
  *		sockets stay refused either way, and name resolution and
  *		certificates become readable.
- *	processes	user, PID, IPC and UTS namespaces; a keeper that
- *		kills the whole tree when the call or job ends
- *		(TC_MAY_FORK); RLIMIT_NPROC in the call's user namespace
+ *	processes	user, PID, IPC and UTS namespaces; the whole tree
+ *		killed when the call or job ends (TC_MAY_FORK): the end
+ *		of the child, pid 1 of its PID namespace, and a keeper
+ *		where a pids cgroup is in force or there is no PID
+ *		namespace (sandbox-int.h, tc_sandbox_keeper()); RLIMIT_NPROC in the call's user namespace
  *		(the policy's "limit processes"), which never holds for
  *		uid 0, so a server run as root without run-as warns
  *		(main.c); no_new_privs, so a set-id program gains
