@@ -294,8 +294,8 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 		    "%s", sb->pids.dir, strerror(errno));
 		_exit(TC_CHILD_EXIT_PIDS);
 	}
-	/* Not root: where the shared network namespace is, which only a
-	 * process about to be a keeper may enter. */
+	/* Not root: where the shared network namespace is, which a keeper,
+	 * a process of this one call, may enter for good. */
 	tc_netns_join();
 	child = tc_clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
 	    &err);

@@ -97,9 +97,10 @@ ns_is(int fd, int type)
 /*
  * Not root: a user namespace of our own (our uid and gid mapped to
  * themselves, as a call's) that owns a new, empty network namespace,
- * made by a child that hands both to us and exits.  We stay where we
- * are: only a keeper enters them (tc_netns_join()), since a process
- * cannot come back from a user namespace it entered.
+ * made by a child that hands both to us and exits.  Whoever clones the
+ * calls' children enters them for good (tc_netns_join()), since a
+ * process cannot come back from a user namespace it entered: a keeper,
+ * or, where no child has one, the spawner, below.
  */
 static void
 share_unprivileged(const struct tc_sandbox *sb)

@@ -512,7 +512,14 @@ tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
 		tc_run_kill(r, TC_OUT_OK);
 	if (r->pidfd >= 0 && !r->killed && now_ms >= r->deadline_ms)
 		fail(r, TC_OUT_TIMEOUT, "");
-	if ((r->pidfd < 0 || r->answered) && r->fd < 0) {
+	/* Killed, without a keeper, and not ended when its grace is over:
+	 * what holds it is the kernel's (pid 1 of a PID namespace ends
+	 * only once every process in it has, and one in uninterruptible
+	 * sleep, on a hung network file system, waits for it).  The run is
+	 * done; the reaping is left for later (tc_run_release()), as a
+	 * keeper's grace left a stuck tree to its parent-death signal. */
+	if ((r->pidfd < 0 || r->answered || (r->killed && !r->keeper &&
+	    now_ms >= r->grace_ms)) && r->fd < 0) {
 		r->state = TC_RUN_DONE;
 		classify(r);
 	}
@@ -536,6 +543,7 @@ tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
 		 * itself through its pidfd, which cannot hit a reused pid. */
 		kill(-r->pid, SIGKILL);
 		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		r->grace_ms = tc_now_ms() + TC_KEEPER_GRACE_MS;
 		r->killed = 1;
 	}
 	/* Nothing it sends from now on matters, nor what it would read. */
@@ -550,7 +558,7 @@ tc_run_next_deadline(const struct tc_run *r)
 		return -1;
 	if (!r->killed)
 		return r->deadline_ms;
-	if (r->keeper && !r->keeper_killed)
+	if (!r->keeper || !r->keeper_killed)
 		return r->grace_ms;
 	return -1;
 }

@@ -368,21 +368,26 @@ int	tc_child_maps(uid_t uid, gid_t gid);
  * has its own, as before.  Root makes it in its own user namespace and
  * each clone goes into it and back; anyone else makes it in a user
  * namespace of their own (their uid and gid mapped to themselves), which
- * only a keeper can enter (tc_netns_join()), since nothing comes back
- * from a user namespace it entered: there a profile without a keeper
- * has a network namespace per child still.  The two fds it keeps are
+ * the process that clones a call's child enters for good
+ * (tc_netns_join()), since nothing comes back from a user namespace it
+ * entered: a keeper, or the spawner itself where every profile wants the
+ * namespace and none has a keeper (tc_sandbox_keeper()); beside a
+ * profile without namespaces the spawner stays, and a child it clones
+ * has a network namespace of its own still.  The two fds it keeps are
  * closed by each child's confinement, as every fd not kept is.
  */
 void	tc_netns_share(const struct tc_sandbox *sb);
 
 /*
- * In a keeper, before it clones its child, where the server is not root:
- * enters the user namespace that owns the shared network namespace, and
- * that network namespace, for good, so that the child's user namespace
- * is made inside the first and the child is born in the second
- * (tc_clone_child()).  The keeper gains capabilities there only, over
- * namespaces that hold nothing but calls' children; the call's own user
- * namespace, a level below, has none in either.  If entering fails, the
+ * In the process that clones calls' children (a keeper before it clones
+ * its child, or the spawner: tc_netns_share()), where the server is not
+ * root: enters the user namespace that owns the shared network
+ * namespace, and that network namespace, for good, so that a child's
+ * user namespace is made inside the first and the child is born in the
+ * second (tc_clone_child()).  It gains every capability in that user
+ * namespace and in the calls' user namespaces below it (their owner's,
+ * as any process of the server's user outside them has); the calls
+ * themselves have none in it or in each other's.  If entering fails, the
  * child gets a network namespace of its own.  Closes the fds either way.
  */
 void	tc_netns_join(void);

@@ -26,11 +26,14 @@
  * (tc_run_input) is the child's input, and closing it is the child's end
  * of file.
  *
- * A child whose profile lets it fork has a keeper (sandbox/keeper.h)
- * between it and the server, so that the whole tree it starts dies with
- * it, however its members detach: r->pid is then the keeper's, the keeper
- * is told to kill by the closing of the result pipe's read end, and it
- * exits with the child's own status.
+ * A child whose profile lets it fork has its whole tree die with it,
+ * however its members detach: where it is pid 1 of a PID namespace of
+ * its own and no pids cgroup is in force, by the kernel, which kills the
+ * namespace when its pid 1 ends; else through a keeper
+ * (sandbox/keeper.h) between it and the server (sandbox-int.h,
+ * tc_sandbox_keeper()): r->pid is then the keeper's, the keeper is told
+ * to kill by the closing of the result pipe's read end, and it exits
+ * with the child's own status.
  *
  * What a child may do is its tool's profile (profile.h), which the server
  * defines; the sandbox prepares each distinct profile of the server's
@@ -350,7 +353,7 @@ struct tc_run {
 	/* Streaming, jobs and the keeper (see the top of this file). */
 	int			 keeper;	/* pid is the child's keeper */
 	int			 keeper_killed;	/* it did not finish in time */
-	int64_t			 grace_ms;	/* killed: the keeper's deadline */
+	int64_t			 grace_ms;	/* killed: when it is given up */
 	int			 in_fd;		/* the child's input, or -1 */
 	struct tc_buf		 input;		/* written, not yet taken */
 	int			 input_close;	/* close in_fd once it is */
@@ -396,6 +399,9 @@ int	tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
  * Kills the child's process group now, recording |why| as the outcome; a
  * child with a keeper is killed by it, with all it started, and the
  * keeper itself TC_KEEPER_GRACE_MS later if it has not exited by then.
+ * A child without a keeper not ended TC_KEEPER_GRACE_MS later (one of
+ * its PID namespace in uninterruptible sleep) is given up: the run is
+ * done, and the child reaped later (tc_run_release()).
  */
 void	tc_run_kill(struct tc_run *r, enum tc_run_outcome why);
 

@@ -694,7 +694,8 @@ network_said(struct tc_buf *b, const struct tc_policy *pol)
  * cgroup for them (none it may write: sandbox/pids.h).  The kernel
  * exempts uid 0 from RLIMIT_NPROC (INIT_USER, in a user namespace of its
  * own too), so such a call's fork bomb is bounded in time (its PID
- * namespace and keeper end with the call), not in size.
+ * namespace, and its keeper where it has one, end with the call), not
+ * in size.
  */
 static int
 calls_as_root(const struct tc_policy *pol)

@@ -32,7 +32,8 @@
  *		killed when the call or job ends (TC_MAY_FORK): the end
  *		of the child, pid 1 of its PID namespace, and a keeper
  *		where a pids cgroup is in force or there is no PID
- *		namespace (sandbox-int.h, tc_sandbox_keeper()); RLIMIT_NPROC in the call's user namespace
+ *		namespace (sandbox-int.h, tc_sandbox_keeper());
+ *		RLIMIT_NPROC in the call's user namespace
  *		(the policy's "limit processes"), which never holds for
  *		uid 0, so a server run as root without run-as warns
  *		(main.c); no_new_privs, so a set-id program gains
@@ -88,7 +89,8 @@ static const struct tc_syscall shell_write_calls[] = {
 };
 
 /* The fork flags a program may not use: new namespaces, and a child
- * given to the caller's parent (the keeper). */
+ * given to the caller's parent (outside the call's PID namespace, or
+ * its keeper). */
 #define CLONE_DENIED	((uint64_t)(CLONE_NEWNS | CLONE_NEWUTS |	\
 			 CLONE_NEWIPC | CLONE_NEWUSER | CLONE_NEWPID |	\
 			 CLONE_NEWNET | CLONE_NEWCGROUP | CLONE_PARENT))

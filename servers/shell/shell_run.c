@@ -40,8 +40,9 @@
  *    before it exited.  Where that reaches the end of every stream,
  *    nothing held them, and the result does not say so.
  * Whenever the program has exited, its group is killed before the result
- * is made: nothing of a call outlives it here, and the keeper (sandbox/
- * keeper.c) kills what left the group when the call ends.  Where the
+ * is made: nothing of a call outlives it here, and what left the group
+ * dies when the call ends, with the child's PID namespace or by its
+ * keeper (sandbox-int.h, tc_sandbox_keeper()).  Where the
  * confinement lets the handler signal only its own group (no PID
  * namespace and no Landlock signal scope: seccomp.c), a timed-out program
  * cannot be killed from here: the result then says "still running after

@@ -54,6 +54,18 @@ static const struct tc_profile plain = {
 	.roots = TC_KEEP_ROOTS_NONE,
 };
 
+/* A profile that may fork, in namespaces of its own but no PID
+ * namespace: only a keeper holds its tree, so it has one, root or not,
+ * and the keeper enters the shared network namespace for good (a server
+ * that is not root) before it clones the child. */
+static const struct tc_profile kept = {
+	.name = "ns-kept",
+	.may = TC_MAY_FORK,
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL & ~(unsigned long)CLONE_NEWPID,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
 /* A profile without namespaces, reading /proc. */
 static const struct tc_profile bare = {
 	.name = "ns-bare",
@@ -219,6 +231,24 @@ main(void)
 		is_int(rc, 1, "%s, a profile that may fork: the children "
 		    "share one network namespace", geteuid() == 0 ? "root" :
 		    "not root");
+
+	rc = shared(&pol, &kept, 0, "a profile with a keeper");
+	if (rc >= 0)
+		is_int(rc, 1, "%s, a profile with a keeper (no PID namespace): "
+		    "each keeper enters the shared network namespace, and the "
+		    "children share it", geteuid() == 0 ? "root" : "not root");
+
+	/* Beside it, one without a keeper: the spawner stays, so that
+	 * one's children each get their own where the server is not
+	 * root, and the keepers' share as before. */
+	rc = shared_with(&pol, &plain, &kept, 0, "no keeper, beside a "
+	    "profile with one");
+	if (rc >= 0)
+		is_int(rc, geteuid() == 0, "%s", geteuid() == 0 ? "root, no "
+		    "keeper beside a profile with one: the children share one "
+		    "network namespace" : "not root, no keeper beside a "
+		    "profile with one: each child has a network namespace of "
+		    "its own");
 
 	rc = shared(&pol, &forks, TC_DEGRADE_SECCOMP,
 	    "a profile that may fork, without seccomp");

@@ -28,6 +28,7 @@
 #include "policy/policy.h"
 #include "sandbox/fd.h"
 #include "sandbox/pids.h"
+#include "sandbox/sandbox-int.h"
 #include "sandbox/sandbox.h"
 #include "sandbox/stream.h"
 #include "tap.h"
@@ -931,6 +932,48 @@ test_keeper(struct tc_sandbox *sb)
 }
 
 /*
+ * A child without a keeper that a kill does not end (a process of its PID
+ * namespace in uninterruptible sleep holds the namespace's pid 1: made
+ * here by putting, in its pidfd's place, one of a process that no kill
+ * of ours ends, pid 1 of the machine) is given up TC_KEEPER_GRACE_MS
+ * after the kill: the run is done, and its real child is reaped later.
+ */
+static void
+test_given_up(struct tc_sandbox *sb)
+{
+	struct tc_call call = { .tool = tool("sleep"), .policy = sb->policy };
+	struct tc_run r;
+	int64_t t0, took;
+	int real, init;
+
+	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "given up: start"))
+		return;
+	ok(!r.keeper, "given up: no keeper");
+	if ((init = pidfd_open(1, 0)) < 0) {
+		ok(0, "given up: pidfd_open(1): %s", strerror(errno));
+		tc_run_release(&r);
+		return;
+	}
+	real = r.pidfd;
+	r.pidfd = init;
+	t0 = tc_now_ms();
+	tc_run_kill(&r, TC_OUT_CANCELLED);
+	alarm(10);
+	tc_run_wait(&r);
+	alarm(0);
+	took = tc_now_ms() - t0;
+	ok(r.state == TC_RUN_DONE && took >= TC_KEEPER_GRACE_MS,
+	    "given up: done once the grace was over (%lld ms)",
+	    (long long)took);
+	is_int(r.outcome, TC_OUT_CANCELLED, "given up: its outcome");
+	/* The dead list takes (its pid, the pidfd in its place); reaping
+	 * waits for the pid, which the kill of its group ended. */
+	tc_run_release(&r);
+	close(real);
+	ok(tc_sandbox_reap(sb, 1) == 0, "given up: reaped later");
+}
+
+/*
  * In a PID namespace of its own, with no pids cgroup to enter (a server
  * that is not root, as this one is made to look), a child that may fork
  * has no keeper: it is the server's own child, pid 1 of its namespace,
@@ -978,6 +1021,7 @@ test_no_keeper(struct tc_sandbox *sb)
 		free(text);
 	}
 	tc_run_release(&r);
+	test_given_up(sb);
 	memcpy(sb->pids.dir, saved, sizeof(saved));
 }
 

@@ -1140,7 +1140,8 @@ describe('network off', () => {
 	/*
 	 * A server's calls share one empty network namespace
 	 * (sandbox-int.h: tc_netns_share(); a server that is not root makes
-	 * it in a user namespace of its own, which its keepers enter).  A job tries to leave something
+	 * it in a user namespace of its own, which the process that clones
+	 * the calls' children enters: the spawner, or each call's keeper).  A job tries to leave something
 	 * there for the calls after it (a TCP listener on 127.0.0.1, an
 	 * abstract Unix socket, a socket of a pair bound to an abstract
 	 * name) and holds on; another call beside it tries to reach them.
