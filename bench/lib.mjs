@@ -1,6 +1,7 @@
 // lib.mjs: what the benchmarks that drive servers through the official
 // client share (fs-vs-ref.mjs, shell-vs-anchors.mjs, sqlite-vs-anchors.mjs).
 import fs from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 
 /* The version in the package.json of |dir|. */
@@ -104,4 +105,25 @@ export const passed = (r) => r?.samples?.length > 0 && !r.wrong && !r.error;
 export function bigText() {
 	const tail = `${'abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789'.slice(0, 57)}\n`;
 	return Array.from({ length: 81_920 }, (_, i) => `${String(i).padStart(5, '0')} ${tail}`).join('');
+}
+
+/*
+ * The files of the shell benchmarks that measure toolcell-shell alone: a
+ * new directory named from |prefix| in the system's temporary directory,
+ * removed at exit, holding data/big.txt (bigText()), a policy that lets
+ * calls run /bin/echo and /bin/cat and read data, and an empty home.
+ */
+export function shellFixture(prefix) {
+	const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), prefix)));
+	process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
+	const BIG = bigText();
+	const data = path.join(root, 'data');
+	fs.mkdirSync(data);
+	const big = path.join(data, 'big.txt');
+	fs.writeFileSync(big, BIG);
+	const policy = path.join(root, 'shell.policy');
+	fs.writeFileSync(policy, `allow read ${data}\n\n[shell]\nprogram /bin/echo\nprogram /bin/cat\n`, { mode: 0o600 });
+	const home = path.join(root, 'home');
+	fs.mkdirSync(home);
+	return { root, BIG, data, big, policy, home };
 }

@@ -10,13 +10,12 @@
 // for byte; echo: `echo hi` (each server then gets a call every other
 // call: not back to back).  N pairs, 40 by default, after 3 warm-up
 // pairs.  Prints each build's p50 and the p50 of B's time minus A's.
-import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
-import { bigText, fmt, pct } from './lib.mjs';
+import { fmt, pct, shellFixture } from './lib.mjs';
 
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
@@ -29,23 +28,14 @@ if (!A || !B || !['big', 'echo'].includes(scen)) {
 	process.exit(2);
 }
 const n = Number(N);
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolcell-shab-')));
-process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
-const BIG = bigText();
-const data = path.join(root, 'data');
-fs.mkdirSync(data);
-const big = path.join(data, 'big.txt');
-fs.writeFileSync(big, BIG);
-const policy = path.join(root, 'shell.policy');
-fs.writeFileSync(policy, `allow read ${data}\n\n[shell]\nprogram /bin/cat\nprogram /bin/echo\n`, { mode: 0o600 });
-fs.mkdirSync(path.join(root, 'home'));
+const { BIG, big, policy, home } = shellFixture('toolcell-shab-');
 const args = scen === 'big' ? { argv: ['/bin/cat', big], max_output_bytes: BIG.length } : { argv: ['/bin/echo', 'hi'] };
 const want = scen === 'big' ? BIG : 'hi\n';
 
 async function start(build) {
 	const transport = new StdioClientTransport({
 		command: path.join(path.resolve(repo, build), 'toolcell-shell'), args: ['--policy', policy],
-		env: { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home') }, stderr: 'ignore', maxBufferSize: 256 << 20,
+		env: { PATH: '/usr/bin:/bin', HOME: home }, stderr: 'ignore', maxBufferSize: 256 << 20,
 	});
 	const client = new Client({ name: 'toolcell-bench-ab', version: '0' });
 	await client.connect(transport);

@@ -20,7 +20,7 @@ import path from 'node:path';
 import process from 'node:process';
 import { fileURLToPath } from 'node:url';
 
-import { bigText, fmt, pct, tree } from './lib.mjs';
+import { fmt, pct, shellFixture, tree } from './lib.mjs';
 
 const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
 const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
@@ -34,22 +34,13 @@ const servers = (process.env.CPU_SERVERS ?? 'toolcell,floor').split(',');
 const only = (process.env.CPU_ONLY ?? 'echo,big').split(',');
 const TICK_MS = 1000 / 100;	/* USER_HZ */
 
-const root = fs.realpathSync(fs.mkdtempSync(path.join(os.tmpdir(), 'toolcell-shcpu-')));
-process.on('exit', () => fs.rmSync(root, { recursive: true, force: true }));
-const BIG = bigText();
-const data = path.join(root, 'data');
-fs.mkdirSync(data);
-const bigPath = path.join(data, 'big.txt');
-fs.writeFileSync(bigPath, BIG);
-const policy = path.join(root, 'shell.policy');
-fs.writeFileSync(policy, `allow read ${data}\n\n[shell]\nprogram /bin/echo\nprogram /bin/cat\n`, { mode: 0o600 });
-fs.mkdirSync(path.join(root, 'home'));
+const { BIG, big: bigPath, policy, home } = shellFixture('toolcell-shcpu-');
 
 const SIDES = {
 	toolcell: {
 		spawn: {
 			command: ours, args: ['--policy', policy],
-			env: { PATH: '/usr/bin:/bin', HOME: path.join(root, 'home'), ...(process.env.CPU_TMPDIR ? { TMPDIR: process.env.CPU_TMPDIR } : {}) },
+			env: { PATH: '/usr/bin:/bin', HOME: home, ...(process.env.CPU_TMPDIR ? { TMPDIR: process.env.CPU_TMPDIR } : {}) },
 		},
 		echo: { argv: ['/bin/echo', 'hi'] },
 		big: { argv: ['/bin/cat', bigPath], max_output_bytes: BIG.length },
