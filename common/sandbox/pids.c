@@ -1046,25 +1046,25 @@ spare_dir(const struct tc_pids *p, unsigned i, char *out, size_t len)
 }
 
 /*
- * Takes a spare cgroup as |dir|, a keeper's.  Each rename is atomic: of
- * keepers trying at once, one has it; kernfs renames onto no existing
- * name (EEXIST: the server made |dir| first, which is then used).
- * Returns 0 if a spare is |dir| now, else -1.
+ * Moves a call's cgroup |dir| to the first free spare name (|give|), or
+ * the first spare there is to |dir| (a keeper taking one).  Each rename
+ * is atomic: of keepers trying at once, one has it; kernfs renames onto
+ * no existing name (EEXIST: that spare name is taken, or, taking, the
+ * server made |dir| first, which is then used).  Returns 0 if moved,
+ * else -1.
  */
 static int
-take_spare(const struct tc_pids *p, const char *dir)
+move_spare(const struct tc_pids *p, const char *dir, int give)
 {
 	char spare[PATH_MAX + 32];
 	unsigned i;
 
-	if (p->kind != TC_PIDS_V1)
-		return -1;
 	for (i = 0; i < SPARE_MAX; i++) {
 		if (spare_dir(p, i, spare, sizeof(spare)) != 0)
 			return -1;
-		if (rename(spare, dir) == 0)
+		if (rename(give ? dir : spare, give ? spare : dir) == 0)
 			return 0;
-		if (errno != ENOENT)
+		if (errno != (give ? EEXIST : ENOENT))
 			return -1;
 	}
 	return -1;
@@ -1083,7 +1083,8 @@ tc_pids_enter(const struct tc_pids *p)
 	/* A spare, or else made; the server may have made it first
 	 * (tc_pids_limit()).  Its pids.max is the server's to write, never
 	 * ours.  "0" is the writer itself. */
-	if (take_spare(p, dir) != 0 && make_call_dir(p, dir) != 0)
+	if ((p->kind != TC_PIDS_V1 || move_spare(p, dir, 0) != 0) &&
+	    make_call_dir(p, dir) != 0)
 		return -1;
 	if (write_at(dir, "cgroup.procs", "0") != 0) {
 		err = errno;
@@ -1125,24 +1126,14 @@ tc_pids_limit(const struct tc_pids *p, pid_t keeper, unsigned long nproc)
 static int
 give_spare(const struct tc_pids *p, const char *dir)
 {
-	/* One path at a time, for a keeper's few stack pages. */
 	char path[PATH_MAX + 32], now[32];
-	unsigned i;
 
 	if (p->kind != TC_PIDS_V1 || snprintf(path, sizeof(path),
 	    "%s/pids.current", dir) >= (int)sizeof(path) ||
 	    read_small(path, now, sizeof(now)) != 0 ||
 	    strcmp(now, "0\n") != 0)
 		return -1;
-	for (i = 0; i < SPARE_MAX; i++) {
-		if (spare_dir(p, i, path, sizeof(path)) != 0)
-			return -1;
-		if (rename(dir, path) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
+	return move_spare(p, dir, 1);
 }
 
 void
