@@ -68,8 +68,9 @@
  *     holds the live bases of other boot ids, and a local directory may
  *     be shared out (exported, or a virtual machine's shared folder): a
  *     base made since this boot is another machine's, and is left.
- * A name of the previous form, without the boot id, is judged as one of
- * its own boot id.  Only a directory owned by the server's own user, not
+ * A name of the previous form, without the boot id, is left: the initial
+ * PID namespace has the same inode on every machine, so its server could
+ * be another machine's, alive.  Only a directory owned by the server's own user, not
  * a link, of the mode a base has (0111, or 0700 while it was being made),
  * is removed; anything else of such a name, and every base it cannot
  * prove left, or named otherwise, is left as it is.  Without its boot id
@@ -246,9 +247,7 @@ remove_base(void)
 /* A base's name, as parse_base() reads it. */
 struct base_name {
 	struct tc_proc_id	id;
-	char			boot[BOOT_LEN + 1];	/* "": none in the
-							   name (the previous
-							   form) */
+	char			boot[BOOT_LEN + 1];
 };
 
 /*
@@ -285,10 +284,10 @@ read_boot_id(char boot[BOOT_LEN + 1])
 }
 
 /*
- * Parses a base's name, "toolcell-shell.NS-PID-START.BOOT.XXXXXX", or of
- * the previous form, without ".BOOT", or either and ".XXXXXX" again (a
- * base its server's exit moved aside to remove it: remove_base()), into
- * |b|.  Returns 1 if it is one.
+ * Parses a base's name, "toolcell-shell.NS-PID-START.BOOT.XXXXXX", or that
+ * and ".XXXXXX" again (a base its server's exit moved aside to remove it:
+ * remove_base()), into |b|.  Returns 1 if it is one; a name of the
+ * previous form, without ".BOOT", is none.
  */
 static int
 parse_base(const char *name, struct base_name *b)
@@ -304,13 +303,12 @@ parse_base(const char *name, struct base_name *b)
 	for (i = 0; i < BOOT_LEN; i++)
 		if (!((p[i] >= '0' && p[i] <= '9') ||
 		    (p[i] >= 'a' && p[i] <= 'f')))
-			break;
-	b->boot[0] = '\0';
-	if (i == BOOT_LEN && p[i] == '.') {
-		memcpy(b->boot, p, BOOT_LEN);
-		b->boot[BOOT_LEN] = '\0';
-		p += BOOT_LEN + 1;
-	}
+			return 0;
+	if (p[i] != '.')
+		return 0;
+	memcpy(b->boot, p, BOOT_LEN);
+	b->boot[BOOT_LEN] = '\0';
+	p += BOOT_LEN + 1;
 	for (k = 0; k < 2; k++) {
 		for (i = 0; i < BASE_RANDOM; i++, p++)
 			if (!((*p >= '0' && *p <= '9') ||
@@ -389,7 +387,7 @@ before_boot(const struct stat *st)
 /*
  * Returns 1 if the base named |b|, held at |fd| (|st|), was left by a
  * server that is gone, as the server |me| of boot id |boot| can prove
- * it: of its boot id (or named without one), by tc_proc_gone(); of
+ * it: of its boot id, by tc_proc_gone(); of
  * another, on a file system known to be local (fs_local()), and changed
  * last before this boot (before_boot()).
  */
@@ -397,7 +395,7 @@ static int
 base_left(const struct base_name *b, const struct tc_proc_id *me,
     const char *boot, int fd, const struct stat *st)
 {
-	if (b->boot[0] == '\0' || strcmp(b->boot, boot) == 0)
+	if (strcmp(b->boot, boot) == 0)
 		return tc_proc_gone(&b->id, me);
 	return fs_local(fd) && before_boot(st);
 }
