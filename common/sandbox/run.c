@@ -533,16 +533,18 @@ tc_run_kill(struct tc_run *r, enum tc_run_outcome why)
 		return;
 	if (r->outcome == TC_OUT_OK && !r->answered)
 		r->outcome = why;
-	if (r->pidfd >= 0 && r->keeper && !r->killed) {
-		/* Its keeper's word is the result pipe's end, closed
-		 * below: it kills the child and all it started. */
-		r->grace_ms = tc_now_ms() + TC_KEEPER_GRACE_MS;
-		r->killed = 1;
-	} else if (r->pidfd >= 0 && !r->keeper) {
-		/* The group first (the child may have forked), then the child
-		 * itself through its pidfd, which cannot hit a reused pid. */
-		kill(-r->pid, SIGKILL);
-		pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+	/* Once: a later word (a deadline, a cancellation after a stop)
+	 * neither kills again nor moves the grace. */
+	if (r->pidfd >= 0 && !r->killed) {
+		/* With a keeper, its word is the result pipe's end, closed
+		 * below: it kills the child and all it started.  Without,
+		 * the group first (the child may have forked), then the
+		 * child itself through its pidfd, which cannot hit a reused
+		 * pid. */
+		if (!r->keeper) {
+			kill(-r->pid, SIGKILL);
+			pidfd_send_signal(r->pidfd, SIGKILL, NULL, 0);
+		}
 		r->grace_ms = tc_now_ms() + TC_KEEPER_GRACE_MS;
 		r->killed = 1;
 	}
@@ -758,6 +760,8 @@ tc_run_take_result(struct tc_run *r)
 void
 tc_run_release(struct tc_run *r)
 {
+	int given_up;
+
 	if (r->state == TC_RUN_RUNNING) {
 		tc_run_kill(r, TC_OUT_CANCELLED);
 		tc_run_wait(r);
@@ -772,9 +776,14 @@ tc_run_release(struct tc_run *r)
 		r->sb->dead[r->sb->ndead++].pidfd = r->pidfd;
 		r->pidfd = -1;
 	}
+	/* The dead list full: reaped now, but a child given up (killed,
+	 * without a keeper, not ended in its grace) is not waited for,
+	 * which could hold the server as long as the kernel holds it. */
 	if (r->pidfd >= 0) {
+		given_up = r->killed && !r->keeper && tc_now_ms() >= r->grace_ms;
 		tc_fd_close(&r->pidfd);
-		while (waitpid(r->pid, &r->status, 0) < 0 && errno == EINTR)
+		while (waitpid(r->pid, &r->status, given_up ? WNOHANG : 0) < 0 &&
+		    errno == EINTR)
 			;
 	}
 	tc_buf_release(&r->in);

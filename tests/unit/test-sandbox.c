@@ -932,6 +932,61 @@ test_keeper(struct tc_sandbox *sb)
 }
 
 /*
+ * The same with the dead list full (TC_DEAD_MAX children of ours that do
+ * not end, as stuck ones would not): releasing a given-up run does not
+ * wait for its child, which here does not end either, a process of ours
+ * in pause().  Returns with every one of them killed and reaped.
+ */
+static void
+test_given_up_full(struct tc_sandbox *sb)
+{
+	struct tc_call call = { .tool = tool("sleep"), .policy = sb->policy };
+	pid_t stuck[TC_DEAD_MAX + 1], real;
+	struct tc_run r;
+	int64_t t0;
+	size_t i, n = 0;
+
+	while (n < TC_DEAD_MAX + 1 && (stuck[n] = fork()) >= 0) {
+		if (stuck[n] == 0) {
+			pause();
+			_exit(0);
+		}
+		n++;
+	}
+	if (!ok(n == TC_DEAD_MAX + 1 && sb->ndead == 0, "full: %zu children "
+	    "that do not end", n))
+		goto out;
+	for (i = 0; i < TC_DEAD_MAX; i++) {
+		sb->dead[i].pid = stuck[i];
+		sb->dead[i].pidfd = pidfd_open(stuck[i], 0);
+	}
+	sb->ndead = TC_DEAD_MAX;
+	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "full: start"))
+		goto out;
+	real = r.pid;
+	tc_run_kill(&r, TC_OUT_CANCELLED);
+	waitpid(real, NULL, 0);
+	/* Its child, as the run sees it, one that does not end. */
+	r.pid = stuck[TC_DEAD_MAX];
+	r.grace_ms = tc_now_ms() - 1;
+	alarm(10);
+	tc_run_wait(&r);
+	t0 = tc_now_ms();
+	tc_run_release(&r);
+	alarm(0);
+	ok(tc_now_ms() - t0 < 1000, "full: a given-up child not waited for "
+	    "(%lld ms)", (long long)(tc_now_ms() - t0));
+out:
+	for (i = 0; i < n; i++)
+		kill(stuck[i], SIGKILL);
+	for (i = 0; i < n; i++)
+		waitpid(stuck[i], NULL, 0);
+	for (i = 0; i < sb->ndead; i++)
+		close(sb->dead[i].pidfd);
+	sb->ndead = 0;
+}
+
+/*
  * A child without a keeper that a kill does not end (a process of its PID
  * namespace in uninterruptible sleep holds the namespace's pid 1: made
  * here by putting, in its pidfd's place, one of a process that no kill
@@ -971,6 +1026,7 @@ test_given_up(struct tc_sandbox *sb)
 	tc_run_release(&r);
 	close(real);
 	ok(tc_sandbox_reap(sb, 1) == 0, "given up: reaped later");
+	test_given_up_full(sb);
 }
 
 /*
