@@ -49,7 +49,7 @@
  * the C locale's need no file, so a program's setlocale() loads one
  * category rather than twelve (a /bin/echo here: 0.58-0.60 ms of CPU
  * against 0.69-0.71; "C" alone 0.52-0.54).  Dropped where the policy or
- * the call sets LANG or LC_ALL (env_locale()), as a LANG of ours would
+ * the call sets LANG or LC_ALL (make_env()), as a LANG of ours would
  * have given way to theirs. */
 #define SHELL_LANG	"C.UTF-8"
 #define SHELL_LANG_GLIBC "C.utf8"
@@ -362,38 +362,16 @@ env_set(struct env *e, const char *name, size_t len, const char *value)
 	return 0;
 }
 
-/* 1 if |e| has |name| (a NUL-terminated name), at *|at|. */
+/* 1 if |e| has |name| (a NUL-terminated name). */
 static int
-env_has(const struct env *e, const char *name, size_t *at)
+env_has(const struct env *e, const char *name)
 {
 	size_t i, len = strlen(name);
 
 	for (i = 0; i < e->n; i++)
-		if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=') {
-			*at = i;
+		if (strncmp(e->v[i], name, len) == 0 && e->v[i][len] == '=')
 			return 1;
-		}
 	return 0;
-}
-
-/*
- * Our LC_CTYPE, |ours| (make_env()), goes where the policy or the call
- * named a locale: their LANG must decide the character set too, as it
- * would have over a LANG of ours, and their LC_ALL overrides it anyway.
- * One they set replaced it (env_set() allocates the new string before
- * it frees the old, so |ours| is never the address of theirs).
- */
-static void
-env_locale(struct env *e, const char *ours)
-{
-	size_t at, other;
-
-	if (!env_has(e, "LC_CTYPE", &at) || e->v[at] != ours ||
-	    (!env_has(e, "LANG", &other) && !env_has(e, "LC_ALL", &other)))
-		return;
-	free(e->v[at]);
-	memmove(&e->v[at], &e->v[at + 1], (e->n - at) * sizeof(*e->v));
-	e->n--;
 }
 
 /*
@@ -413,7 +391,7 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 {
 	struct tc_diag d TC_UNINIT;
 	struct tc_arg_iter it;
-	const char *k, *v, *eq, *ours;
+	const char *k, *v, *eq;
 	size_t i, nfixed = 0;
 	int rc;
 
@@ -430,10 +408,8 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 	    (scratch != NULL && (rc = env_set(e, "TMPDIR", 6, scratch)) != 0) ||
 	    (tty && (rc = env_set(e, "TERM", 4, SHELL_TERM)) != 0) ||
 	    (port_granted(call->policy, 53) &&
-	    (rc = env_set(e, "RES_OPTIONS", 11, "use-vc")) != 0) ||
-	    (rc = env_set(e, "LC_CTYPE", 8, shell_lang)) != 0)
+	    (rc = env_set(e, "RES_OPTIONS", 11, "use-vc")) != 0))
 		return rc;
-	ours = e->v[e->n - 1];
 	for (i = 0; i < nfixed; i++) {
 		if ((eq = strchr(sp->env_fixed[i], '=')) == NULL)
 			continue;	/* the policy keeps NAME=VALUE */
@@ -453,7 +429,13 @@ make_env(const struct tc_call *call, const struct shell_policy *sp,
 		if ((rc = env_set(e, k, strlen(k), v)) != 0)
 			return rc;
 	}
-	env_locale(e, ours);
+	/* Last, where neither the policy nor the call named a locale:
+	 * their LANG decides the character set too, as it would have over
+	 * a LANG of ours, and their LC_ALL or LC_CTYPE overrides it. */
+	if (!env_has(e, "LC_CTYPE") && !env_has(e, "LANG") &&
+	    !env_has(e, "LC_ALL") &&
+	    (rc = env_set(e, "LC_CTYPE", 8, shell_lang)) != 0)
+		return rc;
 	return 0;
 }
 
