@@ -366,15 +366,16 @@ fail:
 static struct tc_call_io io;
 
 void
-tc_child_main(const struct tc_sandbox *sb, const struct tc_profile *profile,
+tc_child_main(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
     int rfd, int wfd)
 {
+	const struct tc_profile *profile = sp->profile;
 	struct tc_sandbox kept;
 	int keep[TC_KEEP_MAX];
 	size_t nkeep = 0;
 	int rc;
 
-	if (tc_sandbox_keeper(sb, tc_sandbox_find(sb, profile))) {
+	if (tc_sandbox_keeper(sb, sp)) {
 		/* Its parent is the keeper now, which its parent-death
 		 * signal follows. */
 		kept = *sb;

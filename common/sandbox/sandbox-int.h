@@ -64,11 +64,11 @@ size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
 /* --- A child's life (child.c) --- */
 
 /*
- * A call child's life: confine itself for |profile|, wait for its one call
- * on |rfd|, run the handler, send the result on |wfd|, exit.
+ * A call child's life: confine itself for |sp|'s profile, wait for its one
+ * call on |rfd|, run the handler, send the result on |wfd|, exit.
  */
 void	tc_child_main(const struct tc_sandbox *sb,
-	    const struct tc_profile *profile, int rfd, int wfd)
+	    const struct tc_sandbox_profile *sp, int rfd, int wfd)
 	    __attribute__((__noreturn__));
 
 /*

@@ -302,7 +302,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		    sb->uid, sb->gid,
 		    &err)) == 0) {
 			close(sock);
-			tc_child_main(sb, sp->profile, fds[0], fds[1]);
+			tc_child_main(sb, sp, fds[0], fds[1]);
 		} else
 			rp.pid = pid > 0 ? (int32_t)pid : -errno;
 		rp.err = err;
@@ -555,7 +555,7 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	if (pid == 0) {
 		close(req[1]);
 		close(res[0]);
-		tc_child_main(sb, sp->profile, req[0], res[1]);
+		tc_child_main(sb, sp, req[0], res[1]);
 	}
 	close(req[0]);
 	close(res[1]);
