@@ -298,7 +298,7 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	 * a process of this one call, may enter for good. */
 	tc_netns_join();
 	child = tc_clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
-	    &err);
+	    NULL, &err);
 	if (child == 0)
 		return self;
 	if (child < 0 || err != 0) {

@@ -958,7 +958,7 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 		p->dir[0] = '\0';
 		return unmove(p);
 	}
-	p->max = tc_pids_max(nproc);
+	p->max = tc_pids_max(nproc, p->kept);
 	p->owner = getpid();
 	opened = p;
 	if (p->moved != 0 && p->moved == at_exit.moved)
@@ -1070,23 +1070,26 @@ move_spare(const struct tc_pids *p, const char *dir, int give)
 	return -1;
 }
 
-int
-tc_pids_enter(const struct tc_pids *p)
+/*
+ * Takes a spare (v1) renamed to the call's cgroup of |pid|, or makes it
+ * (the server may have made it first: tc_pids_limit()), and moves |who|
+ * ("0": the writer itself; else |pid|) into it.  Its pids.max is the
+ * server's to write, never ours.  Returns 0 or -1 (the cgroup removed).
+ */
+static int
+enter(const struct tc_pids *p, pid_t pid, const char *who)
 {
 	char dir[PATH_MAX + 32];
 	int err;
 
 	if (p->dir[0] == '\0')
 		return 0;
-	if (call_dir(p, getpid(), dir, sizeof(dir)) != 0)
+	if (call_dir(p, pid, dir, sizeof(dir)) != 0)
 		return -1;
-	/* A spare, or else made; the server may have made it first
-	 * (tc_pids_limit()).  Its pids.max is the server's to write, never
-	 * ours.  "0" is the writer itself. */
 	if ((p->kind != TC_PIDS_V1 || move_spare(p, dir, 0) != 0) &&
 	    make_call_dir(p, dir) != 0)
 		return -1;
-	if (write_at(dir, "cgroup.procs", "0") != 0) {
+	if (write_at(dir, "cgroup.procs", who) != 0) {
 		err = errno;
 		(void)rmdir(dir);
 		errno = err;
@@ -1096,17 +1099,38 @@ tc_pids_enter(const struct tc_pids *p)
 }
 
 int
-tc_pids_limit(const struct tc_pids *p, pid_t keeper, unsigned long nproc)
+tc_pids_enter(const struct tc_pids *p)
+{
+	return enter(p, getpid(), "0");
+}
+
+int
+tc_pids_place(const struct tc_pids *p, pid_t pid)
+{
+	char text[32];
+
+	if (pid <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%ld", (long)pid);
+	return enter(p, pid, text);
+}
+
+int
+tc_pids_limit(const struct tc_pids *p, pid_t pid, unsigned long nproc,
+    int keeper)
 {
 	char dir[PATH_MAX + 32], max[32];
 
 	if (p->dir[0] == '\0')
 		return 0;
-	if (call_dir(p, keeper, dir, sizeof(dir)) != 0)
+	if (call_dir(p, pid, dir, sizeof(dir)) != 0)
 		return -1;
-	snprintf(max, sizeof(max), "%lu", tc_pids_max(nproc));
-	/* Mostly one write: the keeper made its cgroup long ago.  A keeper
-	 * not there yet finds it made, and enters it as it is. */
+	snprintf(max, sizeof(max), "%lu", tc_pids_max(nproc, keeper));
+	/* Mostly one write: the keeper made its cgroup long ago (a child
+	 * without one was placed in it as it was cloned).  A keeper not
+	 * there yet finds it made, and enters it as it is. */
 	if (write_at(dir, "pids.max", max) == 0)
 		return 0;
 	if (errno != ENOENT || make_call_dir(p, dir) != 0)
@@ -1175,6 +1199,20 @@ tc_pids_reaped(struct tc_pids *p, pid_t keeper)
 			return;
 	if (p->nleft < TC_PIDS_LEFT_MAX)
 		p->left[p->nleft++] = keeper;
+}
+
+void
+tc_pids_done(struct tc_pids *p, pid_t pid)
+{
+	char dir[PATH_MAX + 32];
+
+	if (p->dir[0] == '\0' || pid <= 0 ||
+	    call_dir(p, pid, dir, sizeof(dir)) != 0)
+		return;
+	/* Proven empty: a spare for the next child; else removed, or kept
+	 * to try again. */
+	if (give_spare(p, dir) != 0)
+		tc_pids_reaped(p, pid);
 }
 
 void

@@ -100,16 +100,15 @@ tc_sandbox_may_keep(const struct tc_profile *profile)
 }
 
 /*
- * 1 if the children of |sp| in |sb| have a keeper: they may fork, and
- * either no PID namespace of their own is in force, where only a keeper
- * finds and kills what they leave, or a pids cgroup is, which a keeper
- * enters for its call before it clones the child (tc_pids_enter()).
- * Else the child, pid 1 of its PID namespace, is the whole tree: the
- * kernel kills every process of the namespace when it ends, however
- * they detached, so the spawner clones it in its namespaces as the
- * server's own child, and the server ends it as any child without a
- * keeper (run.c).  Server and spawner decide alike: the pids cgroup is
- * opened before the spawner is forked.
+ * 1 if the children of |sp| in |sb| have a keeper: they may fork, and no
+ * PID namespace of their own is in force, where only a keeper finds and
+ * kills what they leave.  Else the child, pid 1 of its PID namespace, is
+ * the whole tree: the kernel kills every process of the namespace when
+ * it ends, however they detached, so the spawner clones it in its
+ * namespaces as the server's own child, places it in its call's pids
+ * cgroup where one is in force before it runs (tc_sandbox_pids()), and
+ * the server ends it as any child without a keeper (run.c).  Server and
+ * spawner decide alike, from the profile's namespaces alone.
  * The spawner clones a kept child's keeper in the namespaces
  * tc_child_clone_ns() gives (none), and the keeper clones the child in
  * its own (tc_sandbox_ns()).
@@ -118,11 +117,35 @@ static inline int
 tc_sandbox_keeper(const struct tc_sandbox *sb,
     const struct tc_sandbox_profile *sp)
 {
+	(void)sb;
 	/* Not one of |sb|'s: a keeper, which holds the most. */
 	if (sp == NULL)
 		return 1;
-	return tc_sandbox_may_keep(sp->profile) &&
-	    (!(sp->ns & CLONE_NEWPID) || sb->pids.dir[0] != '\0');
+	return tc_sandbox_may_keep(sp->profile) && !(sp->ns & CLONE_NEWPID);
+}
+
+/*
+ * The pids cgroups of |sp|'s children in |sb|, or NULL: where they may
+ * fork and the server opened its directory, each call has one
+ * (pids.h).  A keeper enters it before it clones its child; a child
+ * without one is placed in it by whoever clones it (tc_clone_child()).
+ */
+static inline const struct tc_pids *
+tc_sandbox_pids(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	return sp != NULL && tc_sandbox_may_keep(sp->profile) &&
+	    sb->pids.dir[0] != '\0' ? &sb->pids : NULL;
+}
+
+/* What the process that clones |sp|'s child places in a pids cgroup
+ * (tc_clone_child()): the child itself where it has no keeper; none
+ * where its keeper enters one. */
+static inline const struct tc_pids *
+tc_child_clone_pids(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	return tc_sandbox_keeper(sb, sp) ? NULL : tc_sandbox_pids(sb, sp);
 }
 
 static inline unsigned long
@@ -395,12 +418,15 @@ void	tc_netns_join(void);
 /*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,
  * as our parent's.  A new network namespace is the shared one
- * (tc_netns_share()) where there is one.  Returns what fork() would, or -1 with errno set;
- * when the new user namespace's maps cannot be written, the child exits
- * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
+ * (tc_netns_share()) where there is one.  With |pids| (a directory
+ * opened: else ignored), the child is in its call's pids cgroup before
+ * it runs anything of its own (tc_pids_place()).  Returns what fork()
+ * would, or -1 with errno set; when the new user namespace's maps cannot
+ * be written or the child cannot be placed, the child exits with
+ * TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
  */
 pid_t	tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid,
-	    int *err);
+	    const struct tc_pids *pids, int *err);
 
 /* --- A profile's zygote (zygote.c) --- */
 

@@ -352,6 +352,8 @@ struct tc_run {
 
 	/* Streaming, jobs and the keeper (see the top of this file). */
 	int			 keeper;	/* pid is the child's keeper */
+	int			 placed;	/* no keeper: the child is in
+						   its call's pids cgroup */
 	int			 keeper_killed;	/* it did not finish in time */
 	int64_t			 grace_ms;	/* killed: when it is given up */
 	int			 in_fd;		/* the child's input, or -1 */

@@ -77,7 +77,8 @@ standby_close(struct tc_standby *st)
  * pidfd_open() cannot race.
  */
 static int
-adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
+adopt(struct tc_sandbox *sb, struct tc_standby *st, pid_t pid,
+    struct tc_diag *d)
 {
 	siginfo_t si;
 
@@ -100,6 +101,7 @@ adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
 		kill(pid, SIGKILL);
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		tc_pids_done(&sb->pids, pid);
 		standby_close(st);
 		return TC_ESYS;
 	}
@@ -148,7 +150,7 @@ zygote_start(const struct tc_sandbox *sb, size_t i, int spawner_sock)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return 0;
-	if ((pid = tc_clone_child(0, 1, sb->uid, sb->gid, &err)) == 0) {
+	if ((pid = tc_clone_child(0, 1, sb->uid, sb->gid, NULL, &err)) == 0) {
 		close(sv[0]);
 		close(spawner_sock);
 		tc_zygote_main(sb, &sb->prof[i], sv[1]);
@@ -299,7 +301,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		else if (pid < 0)
 			rp.pid = -ECHILD;
 		else if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 1,
-		    sb->uid, sb->gid,
+		    sb->uid, sb->gid, tc_child_clone_pids(sb, sp),
 		    &err)) == 0) {
 			close(sock);
 			tc_child_main(sb, sp, fds[0], fds[1]);
@@ -484,9 +486,11 @@ collect_one(struct tc_sandbox *sb, int block)
 		sb->prof[rp.profile].zygote = (pid_t)rp.zygote;
 	}
 	if (rp.pid > 0 && rp.err != 0) {
-		/* Ours to reap: the spawner killed it. */
+		/* Ours to reap: the spawner killed it (or it exited at the
+		 * gate, perhaps placed in its cgroup). */
 		while (waitpid(rp.pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		tc_pids_done(&sb->pids, (pid_t)rp.pid);
 		rp.pid = -rp.err;
 	}
 	tc_diag_init(&d);
@@ -499,7 +503,7 @@ collect_one(struct tc_sandbox *sb, int block)
 	} else if (rp.pid <= 0) {
 		tc_debug("no standby child: clone3: %s", strerror(-rp.pid));
 		standby_close(st);
-	} else if (adopt(st, (pid_t)rp.pid, &d) != 0)
+	} else if (adopt(sb, st, (pid_t)rp.pid, &d) != 0)
 		tc_debug("no standby child: %s", d.msg);
 	return 1;
 }
@@ -536,9 +540,10 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	}
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 0, sb->uid,
-	    sb->gid, &err)) > 0 && err != 0) {
+	    sb->gid, tc_child_clone_pids(sb, sp), &err)) > 0 && err != 0) {
 		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
 			;
+		tc_pids_done(&sb->pids, pid);
 		pid = -1;
 		errno = err;
 	}
@@ -562,7 +567,7 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	st->req = req[1];
 	st->res = res[0];
 	st->seq = ++sb->seq;
-	return adopt(st, pid, d);
+	return adopt(sb, st, pid, d);
 }
 
 /*
@@ -604,6 +609,9 @@ retire_all(struct tc_sandbox *sb)
 			while (st->pid > 0 && waitpid(st->pid, NULL, 0) < 0 &&
 			    errno == EINTR)
 				;
+			if (st->pid > 0 && !tc_sandbox_keeper(sb,
+			    &sb->prof[i]))
+				tc_pids_done(&sb->pids, st->pid);
 			standby_close(st);
 		}
 }
@@ -694,6 +702,11 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 			i++;
 			continue;
 		}
+		/* A child without a keeper leaves its cgroup to us; any
+		 * other has none of its pid, or one its keeper did not
+		 * leave, which is as well kept or removed now. */
+		if (w == z->pid)
+			tc_pids_done(&sb->pids, z->pid);
 		tc_fd_close(&z->pidfd);
 		*z = sb->dead[--sb->ndead];
 	}

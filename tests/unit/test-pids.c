@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sandbox/pids.h"
+#include "sandbox/sandbox-int.h"
 #include "procstat.h"
 #include "tap.h"
 
@@ -394,13 +395,13 @@ one_call(const struct tc_pids *p, unsigned long nproc, int first, char *cg,
 	close(go[0]);
 	rc = 0;
 	if (first) {
-		rc = tc_pids_limit(p, pid, nproc);
+		rc = tc_pids_limit(p, pid, nproc, 1);
 		(void)!write(go[1], "g", 1);
 	}
 	r = read(where[0], cg, len - 1);
 	cg[r > 0 ? r : 0] = '\0';
 	if (!first)
-		rc = tc_pids_limit(p, pid, nproc);
+		rc = tc_pids_limit(p, pid, nproc, 1);
 	(void)!write(go[1], "g", 1);
 	close(where[0]);
 	close(go[1]);
@@ -474,6 +475,7 @@ test_live(void)
 	snprintf(live, sizeof(live), "%s/toolcell-%llu-%ld-%llu", p.home,
 	    pid_ns(), (long)alive, stat_field(alive, 22));
 	ok(alive > 0 && mkdir(live, 0755) == 0, "a live server's, %s", live);
+	p.kept = 1;		/* calls with keepers: pids.max counts them */
 	if (!is_int(tc_pids_open(&p, 4, &d), 0, "the server's directory is "
 	    "made: %s", d.msg))
 		return;
@@ -526,11 +528,11 @@ test_live(void)
 	is_int(n, 2, "made again by the server setting the limit: 2 forks");
 	copy = p;
 	copy.dir[0] = '\0';
-	is_int(tc_pids_limit(&copy, getpid(), 3), 0, "no directory: "
+	is_int(tc_pids_limit(&copy, getpid(), 3, 1), 0, "no directory: "
 	    "nothing to set");
 	if (snprintf(copy.dir, sizeof(copy.dir) - 16, "%s", p.dir) > 0)
 		strcat(copy.dir, "/no-such/dir");
-	ok(tc_pids_limit(&copy, getpid(), 3) != 0, "a cgroup that cannot be "
+	ok(tc_pids_limit(&copy, getpid(), 3, 1) != 0, "a cgroup that cannot be "
 	    "made: the server is told (and sends no call)");
 
 	/* A process forked from the server that releases its copy leaves
@@ -1044,8 +1046,13 @@ test_spare(void)
 	}
 
 	/* A spare whose limit was the lowest a call can have. */
-	is_int((int)tc_pids_max(0), 2, "no call's pids.max is below 2: its "
+	is_int((int)tc_pids_max(0, 1), 2, "no call's pids.max is below 2: its "
 	    "keeper and its child");
+	is_int((int)tc_pids_max(0, 0), 1, "without a keeper, not below 1: "
+	    "the child");
+	is_int((int)tc_pids_max(5, 1), 6, "with a keeper, the limit and one");
+	is_int((int)tc_pids_max(5, 0), 5, "without one, the limit: the child "
+	    "counted as RLIMIT_NPROC counts it");
 	n = one_call(&p, 0, 0, cg, sizeof(cg), &kpid);
 	is_int(n, 1, "a call with limit 0 (beside its keeper, one: the "
 	    "child already there)");
@@ -1055,6 +1062,156 @@ test_spare(void)
 	tc_pids_close(&p);
 	ok(!exists(dir), "closed: the server's directory is gone, spares "
 	    "and all");
+}
+
+/*
+ * One child without a keeper, cloned with |p| (tc_clone_child()): it
+ * writes its /proc/self/cgroup, the first thing it does, to |cgfd|, waits
+ * for a byte on |go|, then forks sleepers until a fork fails, and exits
+ * with how many worked.  Returns its pid, with |err| from the clone.
+ */
+static pid_t
+placed_child(const struct tc_pids *p, int cgfd, int go, int *err)
+{
+	pid_t kids[64], pid;
+	char line[PATH_MAX], c;
+	int n, i, fd;
+	ssize_t r;
+
+	if ((pid = tc_clone_child(0, 0, getuid(), getgid(), p, err)) != 0)
+		return pid;
+	if ((fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC)) < 0)
+		_exit(202);
+	r = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (r <= 0 || write(cgfd, line, (size_t)r) != r)
+		_exit(203);
+	if (read(go, &c, 1) != 1)
+		_exit(205);
+	for (n = 0; n < 64; n++) {
+		if ((kids[n] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		if (kids[n] < 0)
+			break;
+	}
+	if (n < 64 && errno != EAGAIN)
+		_exit(204);
+	for (i = 0; i < n; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	_exit(n);
+}
+
+/* 1 if |text| (/proc/PID/cgroup) has a line whose path ends in the
+ * call's cgroup |pid| of |p|'s directory. */
+static int
+in_call(const char *text, const struct tc_pids *p, pid_t pid)
+{
+	char want[PATH_MAX + 64];
+	const char *base = strrchr(p->dir, '/');
+
+	snprintf(want, sizeof(want), "%s/%ld\n", base != NULL ? base : "",
+	    (long)pid);
+	return strstr(text, want) != NULL;
+}
+
+/*
+ * A call's child without a keeper (pid 1 of its own PID namespace, where
+ * a pids cgroup is in force) is placed in its cgroup by whoever clones
+ * it, before it runs anything of its own; its limit counts itself; once
+ * it is reaped its cgroup is kept as a spare (v1) or removed
+ * (tc_pids_done()), and the next child's takes the spare; a child that
+ * cannot be placed never runs.
+ */
+static void
+test_place(void)
+{
+	struct tc_diag d = { "", 0 };
+	char line[PATH_MAX], call[PATH_MAX + 32], spare0[PATH_MAX + 32];
+	int where[2], go[2], err, status = 0, round;
+	struct tc_pids p, copy;
+	ino_t ino = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (!tc_pids_probe(&p)) {
+		skip("no pids cgroup this process may write here (not root, "
+		    "and none delegated)");
+		return;
+	}
+	if (!is_int(tc_pids_open(&p, 4, &d), 0, "opened: %s", d.msg))
+		return;
+	is_int((int)p.max, 4, "pids.max at the server's limit, its calls "
+	    "without keepers: the limit itself");
+	snprintf(spare0, sizeof(spare0), "%s/0-0", p.dir);
+	for (round = 0; round < 2; round++) {
+		if (pipe(where) != 0 || pipe(go) != 0) {
+			ok(0, "pipes");
+			break;
+		}
+		pid = placed_child(&p, where[1], go[0], &err);
+		close(where[1]);
+		close(go[0]);
+		ok(pid > 0 && err == 0, "round %d: a child cloned and placed "
+		    "(%s)", round, strerror(err));
+		r = read(where[0], line, sizeof(line) - 1);
+		line[r > 0 ? r : 0] = '\0';
+		if (!ok(in_call(line, &p, pid), "  in its call's cgroup, "
+		    "named by its pid, from its first instruction"))
+			printf("# its /proc/self/cgroup:\n%s", line);
+		snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)pid);
+		if (round == 1 && p.kind == TC_PIDS_V1)
+			ok(ino != 0 && ino_of(call) == ino && !exists(spare0),
+			    "  the spare the last child's left, taken and "
+			    "renamed");
+		is_int(tc_pids_limit(&p, pid, 3 + round, 0), 0, "  its limit "
+		    "set");
+		is_str(read_text(call, "pids.max"), round ? "4\n" : "3\n",
+		    "  pids.max is the limit itself: no keeper to count");
+		(void)!write(go[1], "g", 1);
+		close(go[1]);
+		close(where[0]);
+		waitpid(pid, &status, 0);
+		is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		    2 + round, "  it forked %d: the limit counts the child "
+		    "itself, as RLIMIT_NPROC does", 2 + round);
+		tc_pids_done(&p, pid);
+		if (p.kind == TC_PIDS_V1) {
+			ok(!exists(call) && (ino = ino_of(spare0)) != 0,
+			    "  reaped: its cgroup is the spare 0-0 now");
+		} else
+			ok(!exists(call), "  reaped: its cgroup removed");
+	}
+
+	/* A cgroup that cannot be made: the child never runs. */
+	copy = p;
+	if (snprintf(copy.dir, sizeof(copy.dir) - 16, "%s", p.dir) > 0)
+		strcat(copy.dir, "/no-such/dir");
+	if (pipe(where) == 0 && pipe(go) == 0) {
+		pid = placed_child(&copy, where[1], go[0], &err);
+		close(where[1]);
+		close(go[0]);
+		close(go[1]);
+		r = read(where[0], line, sizeof(line) - 1);
+		close(where[0]);
+		waitpid(pid, &status, 0);
+		ok(pid > 0 && err != 0 && r == 0, "a child that cannot be "
+		    "placed: the cloner is told (%s), and the child ran "
+		    "nothing", strerror(err));
+		ok(WIFEXITED(status) && WEXITSTATUS(status) ==
+		    TC_CHILD_EXIT_NS, "  it exited at the gate");
+	}
+	/* Nothing named: nothing done. */
+	tc_pids_done(&p, 1);
+	ok(exists(p.dir), "done with a pid that has no cgroup: nothing "
+	    "removed");
+	snprintf(line, sizeof(line), "%s", p.dir);
+	tc_pids_close(&p);
+	ok(!exists(line) && !exists(spare0), "closed: the server's "
+	    "directory is gone, spares and all");
 }
 
 /*
@@ -2075,6 +2232,7 @@ main(void)
 	test_beside();
 	test_reaped();
 	test_spare();
+	test_place();
 	test_namespaces();
 	test_live_v2();
 	test_long_list();
