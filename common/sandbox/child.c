@@ -1,8 +1,10 @@
 /*
  * child.c: a call child's life (tc_child_main()): a keeper between it
- * and the server when its profile may fork, its confinement (confine.c),
- * then its one call: it reads it, runs the handler and sends back its
- * result (frame.c).
+ * and the server when its profile may fork and no PID namespace of its
+ * own holds its tree (the keeper enters the call's pids cgroup before it
+ * clones the child; a child without one is placed in it as it is cloned:
+ * ns.c), its confinement (confine.c), then its one call: it
+ * reads it, runs the handler and sends back its result (frame.c).
  */
 #include <errno.h>
 #include <fcntl.h>

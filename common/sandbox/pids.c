@@ -1,8 +1,9 @@
 /*
  * pids.c: each call's pids cgroup (see pids.h): where the server may
  * make them, found once at start; the server's directory among them;
- * and the keeper's steps into and out of a call's own.  It calls nothing
- * else of the sandbox.
+ * a child without a keeper placed in a call's own, a keeper's steps into
+ * and out of it, and the cgroup kept or removed once the call is over.
+ * It calls nothing else of the sandbox.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -977,8 +978,9 @@ tc_pids_close(struct tc_pids *p)
 		if (p->moved != 0 && p->moved == at_exit.moved)
 			at_exit.dir[0] = '\0';
 		/* The spares, and a call's cgroup left by a keeper killed
-		 * before it could remove it; the processes in it are dead
-		 * by now, or the rmdir fails (EBUSY) and it stays. */
+		 * before it could remove it, or one the server could not
+		 * remove as it reaped the call's child; the processes in it
+		 * are dead by now, or the rmdir fails (EBUSY) and it stays. */
 		remove_dir(p->dir);
 	}
 	p->dir[0] = '\0';
@@ -993,7 +995,8 @@ tc_pids_current(void)
 	return opened;
 }
 
-/* The call's cgroup of keeper |keeper|, into |out|.  Returns 0 or -1. */
+/* The call's cgroup named by pid |keeper| (the call's keeper, or its
+ * child where it has none), into |out|.  Returns 0 or -1. */
 static int
 call_dir(const struct tc_pids *p, pid_t keeper, char *out, size_t len)
 {
@@ -1026,10 +1029,11 @@ make_call_dir(const struct tc_pids *p, const char *dir)
 }
 
 /*
- * On cgroup v1, the calls' cgroups that keepers left proven empty, kept
- * in the server's directory for the next keepers to take (rename, not
- * mkdir and rmdir: pids.h), under the names "0-0" to "0-3": a few, for
- * the ready children made while others end.  No pid is written so, and
+ * On cgroup v1, the calls' cgroups proven empty as their keepers left
+ * them or as the server reaped their children, kept in the server's
+ * directory for the next calls to take (rename, not mkdir and rmdir:
+ * pids.h), under the names "0-0" to "0-3": a few, for the ready
+ * children made while others end.  No pid is written so, and
  * remove_dir() takes them as it takes the calls' cgroups.
  */
 #define SPARE_MAX	4
@@ -1047,11 +1051,11 @@ spare_dir(const struct tc_pids *p, unsigned i, char *out, size_t len)
 
 /*
  * Moves a call's cgroup |dir| to the first free spare name (|give|), or
- * the first spare there is to |dir| (a keeper taking one).  Each rename
- * is atomic: of keepers trying at once, one has it; kernfs renames onto
- * no existing name (EEXIST: that spare name is taken, or, taking, the
- * server made |dir| first, which is then used).  Returns 0 if moved,
- * else -1.
+ * the first spare there is to |dir| (a keeper, or the process that
+ * places a child, taking one).  Each rename is atomic: of those trying
+ * at once, one has it; kernfs renames onto no existing name (EEXIST:
+ * that spare name is taken, or, taking, the server made |dir| first,
+ * which is then used).  Returns 0 if moved, else -1.
  */
 static int
 move_spare(const struct tc_pids *p, const char *dir, int give)
@@ -1139,9 +1143,10 @@ tc_pids_limit(const struct tc_pids *p, pid_t pid, unsigned long nproc,
 }
 
 /*
- * Keeps the call's cgroup |dir|, which the keeper just left, as a spare,
- * if it is proven empty: its pids.current, which counts every process
- * charged to it until that process is reaped (zombies too), is 0.
+ * Keeps the call's cgroup |dir|, which its keeper just left or whose
+ * child the server just reaped, as a spare, if it is proven empty: its
+ * pids.current, which counts every process charged to it until that
+ * process is reaped (zombies too), is 0.
  * Nothing can come into it after that: only a process in it forks into
  * it, and only root outside the calls moves one in.  Returns 0 if it is
  * a spare now, else -1 (all are there already, or it is not empty, or
@@ -1169,14 +1174,15 @@ tc_pids_leave(const struct tc_pids *p)
 		return;
 	/* A cgroup with a process in it cannot be removed; if the move
 	 * fails, the server removes it at its end.  An empty one is kept
-	 * for the next keeper where it can be. */
+	 * for the next call where it can be. */
 	if (write_at(p->home, "cgroup.procs", "0") == 0 &&
 	    give_spare(p, dir) != 0)
 		(void)rmdir(dir);
 }
 
-/* Removes the cgroup of keeper |keeper|.  Returns 1 if it is gone (or
- * was), 0 if it stays (busy, or any other failure, to be tried again). */
+/* Removes the call's cgroup named by pid |keeper| (its keeper's, or its
+ * child's).  Returns 1 if it is gone (or was), 0 if it stays (busy, or
+ * any other failure, to be tried again). */
 static int
 remove_call(const struct tc_pids *p, pid_t keeper)
 {
@@ -1221,7 +1227,7 @@ tc_pids_retry(struct tc_pids *p, pid_t keeper)
 	size_t i = 0;
 
 	while (i < p->nleft) {
-		/* A live keeper's now, or removed: forgotten. */
+		/* A live keeper's or child's now, or removed: forgotten. */
 		if (p->dir[0] == '\0' || p->left[i] == keeper ||
 		    remove_call(p, p->left[i]))
 			p->left[i] = p->left[--p->nleft];
