@@ -300,12 +300,13 @@ identity_map(const char *file, char *out, size_t cap)
 /*
  * Our identity maps, made once: a process's own maps never change once
  * written, and every process that writes a child's maps here (the server
- * at its probe, the keepers the spawner clones after it) is in the
- * server's user namespace and inherits them.  Reading them again for
- * each child took two opens of /proc and a stdio stream each.  A child
- * cloned into a new user namespace forgets them (tc_clone_child()): its
- * own maps are not ours.  A stale map could not widen anything either:
- * the kernel refuses a map that the writer's namespace does not cover.
+ * at its probe and for a child it clones itself, the spawner forked
+ * after it, and the keepers the spawner clones) is in the server's user
+ * namespace and inherits them.  Reading them again for each child took
+ * two opens of /proc and a stdio stream each.  A child cloned into a new
+ * user namespace forgets them (tc_clone_child()): its own maps are not
+ * ours.  A stale map could not widen anything either: the kernel
+ * refuses a map that the writer's namespace does not cover.
  */
 static struct {
 	int	known;
