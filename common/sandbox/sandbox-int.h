@@ -19,15 +19,18 @@
  *	hook.c		the consent hook runner (hook.h), apart
  *	spawn.c		the pool of ready children and the spawner
  *	zygote.c	a profile's zygote, which forks its ready children
- *	child.c		a child's life: its keeper, its confinement, its call
+ *	child.c		a child's life: its keeper if it has one, its
+ *			confinement, its call
  *	confine.c	the confinement steps, one STEP a line
  *	landlock.c	a profile's Landlock ruleset
  *	seccomp.c	a profile's seccomp filter
  *	stream.c	what a handler streams (stream.h)
  *	frame.c		the frames on a child's pipes
- *	ns.c		namespaces, and a child cloned into them
+ *	ns.c		namespaces, and a child cloned into them (and placed
+ *			in its call's pids cgroup)
  *	keeper.c	a subreaper that kills a whole tree (keeper.h)
- *	pids.c		a call's pids cgroup, which its keeper enters (pids.h)
+ *	pids.c		a call's pids cgroup, its child or keeper put in it
+ *			(pids.h)
  *	fd.c		closing fds (fd.h)
  *	sig.c		a signal back to its default (sig.h)
  *
