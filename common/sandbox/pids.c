@@ -1143,24 +1143,28 @@ tc_pids_limit(const struct tc_pids *p, pid_t pid, unsigned long nproc,
 }
 
 /*
- * Keeps the call's cgroup |dir|, which its keeper just left or whose
- * child the server just reaped, as a spare, if it is proven empty: its
- * pids.current, which counts every process charged to it until that
- * process is reaped (zombies too), is 0.
- * Nothing can come into it after that: only a process in it forks into
- * it, and only root outside the calls moves one in.  Returns 0 if it is
- * a spare now, else -1 (all are there already, or it is not empty, or
- * that cannot be told).
+ * Keeps the call's cgroup |dir|, which its keeper just left, or whose
+ * head (a child without a keeper, or a keeper) the server has seen end,
+ * as a spare, if it is proven empty: its pids.current, which counts every
+ * process charged to it until that process is reaped (zombies too), is
+ * 0, or, with |zombie|, 1: the head's own zombie, not yet reaped, which
+ * the kernel reaps only after every other process of its PID namespace,
+ * or its keeper after every process of its tree.  Nothing can come into
+ * it after that: only a process in it forks into it, and only root
+ * outside the calls moves one in; and its name is a pid that no process
+ * can be given while that zombie holds it.  Returns 0 if it is a spare
+ * now, else -1 (all are there already, or it is not empty, or that
+ * cannot be told).
  */
 static int
-give_spare(const struct tc_pids *p, const char *dir)
+give_spare(const struct tc_pids *p, const char *dir, int zombie)
 {
 	char path[PATH_MAX + 32], now[32];
 
 	if (p->kind != TC_PIDS_V1 || snprintf(path, sizeof(path),
 	    "%s/pids.current", dir) >= (int)sizeof(path) ||
 	    read_small(path, now, sizeof(now)) != 0 ||
-	    strcmp(now, "0\n") != 0)
+	    (strcmp(now, "0\n") != 0 && (!zombie || strcmp(now, "1\n") != 0)))
 		return -1;
 	return move_spare(p, dir, 1);
 }
@@ -1176,7 +1180,7 @@ tc_pids_leave(const struct tc_pids *p)
 	 * fails, the server removes it at its end.  An empty one is kept
 	 * for the next call where it can be. */
 	if (write_at(p->home, "cgroup.procs", "0") == 0 &&
-	    give_spare(p, dir) != 0)
+	    give_spare(p, dir, 0) != 0)
 		(void)rmdir(dir);
 }
 
@@ -1215,9 +1219,10 @@ tc_pids_done(struct tc_pids *p, pid_t pid)
 	if (p->dir[0] == '\0' || pid <= 0 ||
 	    call_dir(p, pid, dir, sizeof(dir)) != 0)
 		return;
-	/* Proven empty: a spare for the next child; else removed, or kept
-	 * to try again. */
-	if (give_spare(p, dir) != 0)
+	/* Proven empty but for |pid|'s zombie: a spare for the next
+	 * child; else removed (a zombie holds no cgroup), or kept to try
+	 * again. */
+	if (give_spare(p, dir, 1) != 0)
 		tc_pids_reaped(p, pid);
 }
 

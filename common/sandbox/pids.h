@@ -65,10 +65,11 @@
  *    clones it (the spawner, or the server), after the clone and before
  *    the child runs anything of its own: it waits on the clone's gate
  *    until then (tc_pids_place(), from tc_clone_child()).  The server
- *    keeps or removes the cgroup once it has reaped the child
- *    (tc_pids_done()): by then every process of the call is gone, since
- *    the kernel reaps a PID namespace's other processes before its
- *    pid 1 can be reaped.
+ *    keeps or removes the cgroup once the child has ended, before it
+ *    reaps it (tc_pids_done()): by then every other process of the
+ *    call is gone, since the kernel reaps a PID namespace's other
+ *    processes before its pid 1 ends, and the child's zombie holds its
+ *    pid, which no child cloned meanwhile can be given.
  *  - A keeper (a child that may fork where no PID namespace of its own
  *    holds it) makes its own cgroup and moves itself in before it clones
  *    the call's child, so that the child and everything it starts are in
@@ -76,9 +77,10 @@
  *    the tree it moves itself back to the server's own cgroup (HOME: the
  *    leaf, where there is one) and removes the call's cgroup
  *    (tc_pids_leave()).
- * On cgroup v1, a call's cgroup proven empty as its keeper leaves, or as
- * the server reaps its child (its pids.current 0: no process of the call
- * is left in it, not even a zombie), is not removed but kept, renamed
+ * On cgroup v1, a call's cgroup proven empty as its keeper leaves (its
+ * pids.current 0: no process of the call is left in it, not even a
+ * zombie), or as the server is about to reap its child (1: that child's
+ * zombie alone), is not removed but kept, renamed
  * "0-N" (N below 4; no pid is written so), and the next call's renames it
  * to its own pid rather than making one: a rename each way costs the
  * kernel less than making a cgroup and destroying one.  One that finds no
@@ -98,11 +100,11 @@
  * itself as RLIMIT_NPROC does (a move into a cgroup is never refused by
  * its pids.max, so a spare's last limit cannot refuse a child placed in
  * it).  A keeper that cannot enter, a child that cannot be placed (it
- * is killed: it never runs), or a server that cannot write pids.max,
- * fails the call: it does not run without its limit.  A keeper the
- * server had to kill (past its grace) never leaves: the server removes
- * its cgroup once the keeper is reaped and the call's processes are gone
- * (tc_pids_reaped(), tc_pids_retry()), not only at its end.
+ * exits at the gate: it never runs), or a server that cannot write
+ * pids.max, fails the call: it does not run without its limit.  A keeper
+ * the server had to kill (past its grace) never leaves: the server
+ * removes its cgroup as it reaps the keeper, or once the call's processes
+ * are gone (tc_pids_done(), tc_pids_retry()), not only at its end.
  *
  * A server that moved itself into its leaf moves back at its end
  * (tc_pids_close(); or, where an exit() skips that, as a start refused
@@ -420,12 +422,15 @@ void	tc_pids_leave(const struct tc_pids *p);
 void	tc_pids_reaped(struct tc_pids *p, pid_t keeper);
 
 /*
- * In the server, once it has reaped a call's child without a keeper
- * whose cgroup is named |pid| (tc_pids_place()), or a keeper it reaped
- * before it left: keeps that cgroup as a spare where it can (cgroup v1,
- * its pids.current 0, a spare name free), else removes it, else keeps
- * |pid| for tc_pids_retry() as tc_pids_reaped() does.  No cgroup of that
- * name: nothing.  Nothing for a |p| with no directory.
+ * In the server, once a child of its own whose pid names a call's cgroup
+ * (a child without a keeper, tc_pids_place(); or a keeper) has ended and
+ * before it reaps it (tc_sandbox_waitpid()), while its zombie still holds
+ * the pid, so that no child cloned meanwhile can be given that pid, and
+ * that cgroup's name: keeps that cgroup as a spare where it can (cgroup
+ * v1, its pids.current 1, the zombie alone, or 0; a spare name free),
+ * else removes it (a zombie holds no cgroup), else keeps |pid| for
+ * tc_pids_retry() as tc_pids_reaped() does.  No cgroup of that name:
+ * nothing.  Nothing for a |p| with no directory.
  */
 void	tc_pids_done(struct tc_pids *p, pid_t pid);
 

@@ -452,21 +452,19 @@ reap(struct tc_run *r)
 	 * (A keeper has killed everything before it exits.) */
 	if (!r->keeper)
 		kill(-r->pid, SIGKILL);
-	do
-		w = waitpid(r->pid, &r->status, WNOHANG);
-	while (w < 0 && errno == EINTR);
+	/* A keeper killed past its grace left its call's cgroup behind; a
+	 * child without a keeper always does, empty but for its zombie
+	 * (its PID namespace's other processes were reaped before it
+	 * ended): kept or removed before the pid that names it is free. */
+	w = (r->keeper || r->placed) ? tc_sandbox_waitpid(r->sb, r->pid,
+	    &r->status, WNOHANG) : tc_sandbox_waitpid(NULL, r->pid,
+	    &r->status, WNOHANG);
 	if (w == 0)
 		return;			/* not yet: poll again */
 	tc_fd_close(&r->pidfd);
-	/* A keeper killed past its grace left its call's cgroup behind;
-	 * a child without a keeper always does, empty now: its PID
-	 * namespace's other processes were reaped before it could be.
-	 * And those of earlier ones may be empty by now. */
-	if ((r->keeper || r->placed) && r->sb != NULL) {
-		if (r->keeper_killed || r->placed)
-			tc_pids_done(&r->sb->pids, r->pid);
+	/* And those of earlier ones may be empty by now. */
+	if ((r->keeper || r->placed) && r->sb != NULL)
 		tc_pids_retry(&r->sb->pids, 0);
-	}
 	/* Whatever it wrote before exiting is in the pipe now. */
 	read_child(r);
 	tc_fd_close(&r->fd);
@@ -767,7 +765,6 @@ void
 tc_run_release(struct tc_run *r)
 {
 	int given_up;
-	pid_t w;
 
 	if (r->state == TC_RUN_RUNNING) {
 		tc_run_kill(r, TC_OUT_CANCELLED);
@@ -789,11 +786,8 @@ tc_run_release(struct tc_run *r)
 	if (r->pidfd >= 0) {
 		given_up = r->killed && !r->keeper && tc_now_ms() >= r->grace_ms;
 		tc_fd_close(&r->pidfd);
-		while ((w = waitpid(r->pid, &r->status, given_up ? WNOHANG :
-		    0)) < 0 && errno == EINTR)
-			;
-		if (w == r->pid && r->placed && r->sb != NULL)
-			tc_pids_done(&r->sb->pids, r->pid);
+		(void)tc_sandbox_waitpid(r->keeper || r->placed ? r->sb :
+		    NULL, r->pid, &r->status, given_up ? WNOHANG : 0);
 	}
 	tc_buf_release(&r->in);
 	tc_buf_release(&r->answer);

@@ -64,6 +64,18 @@ int	tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
  */
 size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
 
+/*
+ * waitpid(|pid|, |status|, |options|) for a child of the server that may
+ * head a call's pids cgroup (a child without a keeper, or a keeper; any
+ * other has none of its pid, and costs a lookup), retried on EINTR.
+ * Where a pids cgroup is in force, once the child has ended and before
+ * it is reaped, keeps that cgroup as a spare or removes it
+ * (tc_pids_done()) while its zombie still holds the pid that names it.
+ * Returns what waitpid() returns.
+ */
+pid_t	tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
+	    int options);
+
 /* --- A child's life (child.c) --- */
 
 /*

@@ -99,9 +99,7 @@ adopt(struct tc_sandbox *sb, struct tc_standby *st, pid_t pid,
 	    fcntl(st->res, F_SETFL, O_NONBLOCK) != 0) {
 		tc_diag_errno(d, TC_ESYS, "pidfd_open");
 		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		tc_pids_done(&sb->pids, pid);
+		(void)tc_sandbox_waitpid(sb, pid, NULL, 0);
 		standby_close(st);
 		return TC_ESYS;
 	}
@@ -488,9 +486,7 @@ collect_one(struct tc_sandbox *sb, int block)
 	if (rp.pid > 0 && rp.err != 0) {
 		/* Ours to reap: the spawner killed it (or it exited at the
 		 * gate, perhaps placed in its cgroup). */
-		while (waitpid(rp.pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		tc_pids_done(&sb->pids, (pid_t)rp.pid);
+		(void)tc_sandbox_waitpid(sb, (pid_t)rp.pid, NULL, 0);
 		rp.pid = -rp.err;
 	}
 	tc_diag_init(&d);
@@ -541,9 +537,7 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 0, sb->uid,
 	    sb->gid, tc_child_clone_pids(sb, sp), &err)) > 0 && err != 0) {
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
-		tc_pids_done(&sb->pids, pid);
+		(void)tc_sandbox_waitpid(sb, pid, NULL, 0);
 		pid = -1;
 		errno = err;
 	}
@@ -606,12 +600,8 @@ retire_all(struct tc_sandbox *sb)
 					;
 				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
 			}
-			while (st->pid > 0 && waitpid(st->pid, NULL, 0) < 0 &&
-			    errno == EINTR)
-				;
-			if (st->pid > 0 && !tc_sandbox_keeper(sb,
-			    &sb->prof[i]))
-				tc_pids_done(&sb->pids, st->pid);
+			if (st->pid > 0)
+				(void)tc_sandbox_waitpid(sb, st->pid, NULL, 0);
 			standby_close(st);
 		}
 }
@@ -686,6 +676,30 @@ tc_sandbox_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
 	return n;
 }
 
+pid_t
+tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
+    int options)
+{
+	siginfo_t si;
+	pid_t w;
+	int rc;
+
+	if (sb != NULL && sb->pids.dir[0] != '\0' && pid > 0) {
+		/* Ended, not reaped: the zombie holds the pid. */
+		memset(&si, 0, sizeof(si));
+		do
+			rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT |
+			    (options & WNOHANG));
+		while (rc < 0 && errno == EINTR);
+		if (rc == 0 && si.si_pid == pid)
+			tc_pids_done(&sb->pids, pid);
+	}
+	do
+		w = waitpid(pid, status, options);
+	while (w < 0 && errno == EINTR);
+	return w;
+}
+
 size_t
 tc_sandbox_reap(struct tc_sandbox *sb, int block)
 {
@@ -695,18 +709,13 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 
 	while (i < sb->ndead) {
 		z = &sb->dead[i];
-		do
-			w = waitpid(z->pid, NULL, block ? 0 : WNOHANG);
-		while (w < 0 && errno == EINTR);
+		/* A child without a keeper leaves its cgroup to us; a
+		 * keeper killed before it left, too. */
+		w = tc_sandbox_waitpid(sb, z->pid, NULL, block ? 0 : WNOHANG);
 		if (w == 0) {
 			i++;
 			continue;
 		}
-		/* A child without a keeper leaves its cgroup to us; any
-		 * other has none of its pid, or one its keeper did not
-		 * leave, which is as well kept or removed now. */
-		if (w == z->pid)
-			tc_pids_done(&sb->pids, z->pid);
 		tc_fd_close(&z->pidfd);
 		*z = sb->dead[--sb->ndead];
 	}

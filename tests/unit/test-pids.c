@@ -1174,16 +1174,65 @@ test_place(void)
 		(void)!write(go[1], "g", 1);
 		close(go[1]);
 		close(where[0]);
+		/* Round 0 as the server does it: kept or removed while the
+		 * child's zombie holds its pid; round 1 once reaped. */
+		if (round == 0) {
+			siginfo_t si;
+
+			memset(&si, 0, sizeof(si));
+			(void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+			tc_pids_done(&p, pid);
+			ok(si.si_pid == pid && kill(pid, 0) == 0, "  ended, "
+			    "its zombie not yet reaped");
+		}
 		waitpid(pid, &status, 0);
 		is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1,
 		    2 + round, "  it forked %d: the limit counts the child "
 		    "itself, as RLIMIT_NPROC does", 2 + round);
-		tc_pids_done(&p, pid);
+		if (round == 1)
+			tc_pids_done(&p, pid);
 		if (p.kind == TC_PIDS_V1) {
 			ok(!exists(call) && (ino = ino_of(spare0)) != 0,
-			    "  reaped: its cgroup is the spare 0-0 now");
+			    "  %s: its cgroup is the spare 0-0 now", round ?
+			    "reaped" : "its zombie alone in it");
 		} else
-			ok(!exists(call), "  reaped: its cgroup removed");
+			ok(!exists(call), "  its cgroup removed");
+	}
+
+	/* A cgroup with a live process beside the ended head's zombie is
+	 * neither a spare nor removed: kept to try again. */
+	if (pipe(where) == 0 && pipe(go) == 0) {
+		pid_t live;
+		siginfo_t si;
+
+		pid = placed_child(&p, where[1], go[0], &err);
+		close(where[1]);
+		close(go[0]);
+		r = read(where[0], line, sizeof(line) - 1);
+		close(where[0]);
+		snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)pid);
+		close(go[1]);
+		kill(pid, SIGKILL);	/* the head ends */
+		/* A process moved in beside it, as only root outside could. */
+		if ((live = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		snprintf(line, sizeof(line), "%ld", (long)live);
+		ok(write_file(call, "cgroup.procs", line) == 0, "a process "
+		    "beside a placed child in its cgroup");
+		memset(&si, 0, sizeof(si));
+		(void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+		tc_pids_done(&p, pid);
+		ok(exists(call) && !exists(spare0) && p.nleft == 1 &&
+		    p.left[0] == pid, "  the head ended: its cgroup, busy, "
+		    "is kept to try again, not made a spare");
+		waitpid(pid, &status, 0);
+		kill(live, SIGKILL);
+		waitpid(live, NULL, 0);
+		tc_pids_retry(&p, 0);
+		ok(!exists(call) && p.nleft == 0, "  removed on the next try "
+		    "once that one is gone");
 	}
 
 	/* A cgroup that cannot be made: the child never runs. */
