@@ -1461,6 +1461,72 @@ own_v2(char *out, size_t len)
  * refused once the sandbox is prepared: no answer, no tc_pids_close()),
  * "quit".
  */
+/*
+ * The agent's "place [ns|inns]": clones a child with |p| as the spawner
+ * does (tc_clone_child()), in a user and a PID namespace of its own with
+ * "ns", and with "inns" from a user namespace the agent enters first (as
+ * a spawner that is not root enters the one that owns the shared network
+ * namespace).  The child sends its cgroup v2 path as the first thing it
+ * does and exits; the agent keeps or removes its cgroup while the
+ * child's zombie holds its pid (tc_pids_done()), then reaps it.  Answers
+ * "ERR IN GONE": the clone's errno, 1 if the child was in its call's
+ * cgroup (p->dir/PID), 1 if that cgroup is gone after.
+ */
+static const char *
+agent_place(struct tc_pids *p, const char *how)
+{
+	static char answer[64];
+	unsigned long ns = 0;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char got[PATH_MAX], want[PATH_MAX + 32], *line;
+	int fds[2], err = 0, in = 0, gone;
+	struct stat st;
+	siginfo_t si;
+	ssize_t r;
+	pid_t c;
+
+	if (strstr(how, "ns") != NULL)
+		ns = CLONE_NEWUSER | CLONE_NEWPID;
+	if (strstr(how, "inns") != NULL && (unshare(CLONE_NEWUSER) != 0 ||
+	    tc_child_maps(uid, gid) != 0)) {
+		snprintf(answer, sizeof(answer), "%d 0 0", errno);
+		return answer;
+	}
+	if (pipe(fds) != 0)
+		return "-1 0 0";
+	if ((c = tc_clone_child(ns, 0, uid, gid, p, &err)) == 0) {
+		int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+
+		r = fd < 0 ? -1 : read(fd, got, sizeof(got) - 1);
+		got[r > 0 ? r : 0] = '\0';
+		(void)!write(fds[1], got, strlen(got));
+		_exit(0);
+	}
+	close(fds[1]);
+	r = c > 0 ? read(fds[0], got, sizeof(got) - 1) : -1;
+	got[r > 0 ? r : 0] = '\0';
+	close(fds[0]);
+	snprintf(want, sizeof(want), "%s/%ld", strrchr(p->dir, '/') != NULL ?
+	    strrchr(p->dir, '/') : "", (long)c);
+	if ((line = strstr(got, "0::")) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		in = strlen(line) >= strlen(want) && strcmp(line +
+		    strlen(line) - strlen(want), want) == 0;
+	}
+	if (c > 0) {
+		memset(&si, 0, sizeof(si));
+		(void)waitid(P_PID, (id_t)c, &si, WEXITED | WNOWAIT);
+		tc_pids_done(p, c);
+		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	snprintf(want, sizeof(want), "%s/%ld", p->dir, (long)c);
+	gone = stat(want, &st) != 0 && errno == ENOENT;
+	snprintf(answer, sizeof(answer), "%d %d %d", err, in, gone);
+	return answer;
+}
+
 static void __attribute__((__noreturn__))
 agent_main(FILE *in, FILE *out)
 {
@@ -1524,6 +1590,8 @@ agent_main(FILE *in, FILE *out)
 			while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
 				;
 			fprintf(out, "0\n");
+		} else if (strncmp(line, "place", 5) == 0) {
+			fprintf(out, "%s\n", agent_place(&p, line + 5));
 		} else if (strcmp(line, "exit") == 0) {
 			exit(1);
 		} else if (strcmp(line, "nobody") == 0) {
@@ -1930,6 +1998,11 @@ live_server(const char *t, const char *rel)
 	ok(dir_beside(ans, t), "opened: its directory beside the leaf, "
 	    "giving the controller to the calls' cgroups (%s)", ans);
 	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	is_str(agent_ask(&a, "place"), "0 1 1", "a call's child placed from "
+	    "the leaf in its cgroup beside it, from its first instruction; "
+	    "removed once it ended");
+	is_str(agent_ask(&a, "place ns"), "0 1 1", "  the same in a user and "
+	    "a PID namespace of its own");
 	(void)agent_ask(&a, "forkclose");
 	ok(strcmp(agent_ask(&a, "where"), in_leaf) == 0 &&
 	    stat(adir, &st) == 0, "a forked copy's close undoes nothing");
@@ -2048,6 +2121,30 @@ live_user(const char *t, const char *trel, const char *u,
 	ok(answer_is(ans, 0), "and out: %s", ans);
 	is_str(agent_ask(&a, "where"), trel, "back where it was");
 	agent_stop(&a);
+
+	/* A server that is not root, its cgroup delegated: its spawner
+	 * places each call's child, from the server's user namespace and
+	 * from one it entered (the shared network namespace's owner). */
+	if (agent_start(&a, t) != 0 ||
+	    strcmp(agent_ask(&a, "nobody"), "0") != 0) {
+		ok(0, "an agent as nobody in %s", t);
+		agent_stop(&a);
+		return;
+	}
+	ans = agent_ask(&a, "probe hugetlb");
+	ok(strncmp(ans, "1 2 1 ", 6) == 0, "as nobody: delegated, moved "
+	    "(%s)", ans);
+	ans = agent_ask(&a, "open");
+	ok(dir_beside(ans, t), "as nobody: its directory beside the leaf "
+	    "(%s)", ans);
+	is_str(agent_ask(&a, "place ns"), "0 1 1", "as nobody: a call's "
+	    "child in its own user and PID namespaces, placed in its "
+	    "cgroup; removed once it ended");
+	is_str(agent_ask(&a, "place inns"), "0 1 1", "as nobody, from a user "
+	    "namespace of the server's: placed all the same");
+	(void)agent_ask(&a, "close");
+	agent_stop(&a);
+	live_undo(t, leaf);
 
 	snprintf(leaf, sizeof(leaf), "%s/%s", u, TC_PIDS_LEAF);
 	if (agent_start(&a, u) != 0 ||
