@@ -411,12 +411,12 @@ tc_pids_max(unsigned long nproc, int keeper)
 void	tc_pids_leave(const struct tc_pids *p);
 
 /*
- * In the server, once it has reaped keeper |keeper|, which it killed
- * (SIGKILL, its grace over) before the keeper could leave its call's
- * cgroup: removes that cgroup, or, while the call's last processes are
- * still dying in it (EBUSY: the keeper's child dies of its parent's death
- * after the keeper can be reaped), keeps |keeper| for tc_pids_retry().
- * Once TC_PIDS_LEFT_MAX are kept, the cgroup waits for tc_pids_close().
+ * Removes the cgroup named |keeper| (a keeper's pid, or a child's without
+ * one), which the server killed or saw end before it could be kept as a
+ * spare (tc_pids_done()), or, while the call's last processes are still
+ * dying in it (EBUSY: a killed keeper's child dies of its parent's death
+ * after the keeper ends), keeps |keeper| for tc_pids_retry().  Once
+ * TC_PIDS_LEFT_MAX are kept, the cgroup waits for tc_pids_close().
  * Nothing for a |p| with no directory.
  */
 void	tc_pids_reaped(struct tc_pids *p, pid_t keeper);
