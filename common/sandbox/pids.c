@@ -1074,14 +1074,31 @@ move_spare(const struct tc_pids *p, const char *dir, int give)
 	return -1;
 }
 
+/* 1 if cgroup |dir|'s pids.current is 0: no process in it, not even a
+ * zombie. */
+static int
+empty(const char *dir)
+{
+	char path[PATH_MAX + 32], now[32];
+
+	return snprintf(path, sizeof(path), "%s/pids.current", dir) <
+	    (int)sizeof(path) && read_small(path, now, sizeof(now)) == 0 &&
+	    strcmp(now, "0\n") == 0;
+}
+
 /*
- * Takes a spare (v1) renamed to the call's cgroup of |pid|, or makes it
- * (the server may have made it first: tc_pids_limit()), and moves |who|
- * ("0": the writer itself; else |pid|) into it.  Its pids.max is the
- * server's to write, never ours.  Returns 0 or -1 (the cgroup removed).
+ * Takes a spare (v1) renamed to the call's cgroup of |pid|, or makes it,
+ * and moves |who| ("0": the writer itself; else |pid|) into it.  Its
+ * pids.max is the server's to write, never ours.  One of that name
+ * already there is taken as it is for a keeper (the server may have made
+ * it first: tc_pids_limit()); for a child placed (|placed|), whose
+ * cgroup no one makes first, only if it is empty: else it is an earlier
+ * holder's of the same pid, busy still (tc_pids_reaped()), and the
+ * placing fails (EBUSY) rather than put two calls in one cgroup.
+ * Returns 0 or -1 (a cgroup it made or took removed).
  */
 static int
-enter(const struct tc_pids *p, pid_t pid, const char *who)
+enter(const struct tc_pids *p, pid_t pid, const char *who, int placed)
 {
 	char dir[PATH_MAX + 32];
 	int err;
@@ -1090,9 +1107,17 @@ enter(const struct tc_pids *p, pid_t pid, const char *who)
 		return 0;
 	if (call_dir(p, pid, dir, sizeof(dir)) != 0)
 		return -1;
-	if ((p->kind != TC_PIDS_V1 || move_spare(p, dir, 0) != 0) &&
-	    make_call_dir(p, dir) != 0)
-		return -1;
+	if (p->kind != TC_PIDS_V1 || move_spare(p, dir, 0) != 0) {
+		if (placed && mkdir(dir, 0755) == 0)
+			;	/* made */
+		else if (placed && errno == EEXIST) {
+			if (!empty(dir)) {
+				errno = EBUSY;
+				return -1;
+			}
+		} else if (make_call_dir(p, dir) != 0)
+			return -1;
+	}
 	if (write_at(dir, "cgroup.procs", who) != 0) {
 		err = errno;
 		(void)rmdir(dir);
@@ -1105,7 +1130,7 @@ enter(const struct tc_pids *p, pid_t pid, const char *who)
 int
 tc_pids_enter(const struct tc_pids *p)
 {
-	return enter(p, getpid(), "0");
+	return enter(p, getpid(), "0", 0);
 }
 
 int
@@ -1118,7 +1143,7 @@ tc_pids_place(const struct tc_pids *p, pid_t pid)
 		return -1;
 	}
 	snprintf(text, sizeof(text), "%ld", (long)pid);
-	return enter(p, pid, text);
+	return enter(p, pid, text, 1);
 }
 
 int
@@ -1132,12 +1157,13 @@ tc_pids_limit(const struct tc_pids *p, pid_t pid, unsigned long nproc,
 	if (call_dir(p, pid, dir, sizeof(dir)) != 0)
 		return -1;
 	snprintf(max, sizeof(max), "%lu", tc_pids_max(nproc, keeper));
-	/* Mostly one write: the keeper made its cgroup long ago (a child
-	 * without one was placed in it as it was cloned).  A keeper not
-	 * there yet finds it made, and enters it as it is. */
+	/* Mostly one write: the keeper made its cgroup long ago.  A keeper
+	 * not there yet finds it made, and enters it as it is.  A child
+	 * without one was placed in its cgroup as it was cloned: where
+	 * that is gone, the child is not in it, and the call must not run. */
 	if (write_at(dir, "pids.max", max) == 0)
 		return 0;
-	if (errno != ENOENT || make_call_dir(p, dir) != 0)
+	if (errno != ENOENT || !keeper || make_call_dir(p, dir) != 0)
 		return -1;
 	return write_at(dir, "pids.max", max);
 }

@@ -777,6 +777,7 @@ tc_run_release(struct tc_run *r)
 	    tc_sandbox_reap(r->sb, 0) < TC_DEAD_MAX)) {
 		/* Killed: it cannot run again; reap it later. */
 		r->sb->dead[r->sb->ndead].pid = r->pid;
+		r->sb->dead[r->sb->ndead].head = r->keeper || r->placed;
 		r->sb->dead[r->sb->ndead++].pidfd = r->pidfd;
 		r->pidfd = -1;
 	}

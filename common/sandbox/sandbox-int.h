@@ -65,13 +65,14 @@ int	tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
 size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
 
 /*
- * waitpid(|pid|, |status|, |options|) for a child of the server that may
- * head a call's pids cgroup (a child without a keeper, or a keeper; any
- * other has none of its pid, and costs a lookup), retried on EINTR.
- * Where a pids cgroup is in force, once the child has ended and before
- * it is reaped, keeps that cgroup as a spare or removes it
- * (tc_pids_done()) while its zombie still holds the pid that names it.
- * Returns what waitpid() returns.
+ * waitpid(|pid|, |status|, |options|) for a child of the server, retried
+ * on EINTR.  With |sb|, for a child whose pid names a call's pids cgroup
+ * (tc_sandbox_head(): never for any other, whose pid may name a stale
+ * cgroup of an earlier holder's), once the child has ended and before it
+ * is reaped, keeps that cgroup as a spare or removes it (tc_pids_done())
+ * while its zombie still holds the pid that names it; with WNOHANG, a
+ * child not yet ended is left as it is (0).  Returns what waitpid()
+ * returns.
  */
 pid_t	tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
 	    int options);
@@ -151,6 +152,16 @@ tc_sandbox_pids(const struct tc_sandbox *sb,
 {
 	return sp != NULL && tc_sandbox_may_keep(sp->profile) &&
 	    sb->pids.dir[0] != '\0' ? &sb->pids : NULL;
+}
+
+/* 1 if the pid of what the server holds for a call of |sp| (the child,
+ * or its keeper) names a call's pids cgroup, which the server keeps or
+ * removes as it reaps it (tc_sandbox_waitpid()). */
+static inline int
+tc_sandbox_head(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	return tc_sandbox_pids(sb, sp) != NULL;
 }
 
 /* What the process that clones |sp|'s child places in a pids cgroup

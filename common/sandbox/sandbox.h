@@ -147,6 +147,9 @@ struct tc_standby {
 	int		 req;		/* write end: the call goes here */
 	int		 res;		/* read end: its frames come back */
 	unsigned long	 seq;		/* when it was asked for */
+	int		 head;		/* its pid names a call's pids cgroup:
+					   a keeper, or a child placed
+					   without one (tc_sandbox_head()) */
 };
 
 /* Ready children kept per profile, at most (the policy's "children"). */

@@ -58,6 +58,7 @@ tc_standby_clear(struct tc_standby *st)
 {
 	st->pid = 0;
 	st->pending = 0;
+	st->head = 0;
 	st->pidfd = st->req = st->res = -1;
 }
 
@@ -77,7 +78,7 @@ standby_close(struct tc_standby *st)
  * pidfd_open() cannot race.
  */
 static int
-adopt(struct tc_sandbox *sb, struct tc_standby *st, pid_t pid,
+adopt(struct tc_sandbox *sb, struct tc_standby *st, pid_t pid, int head,
     struct tc_diag *d)
 {
 	siginfo_t si;
@@ -95,11 +96,12 @@ adopt(struct tc_sandbox *sb, struct tc_standby *st, pid_t pid,
 	}
 	st->pid = pid;
 	st->pending = 0;
+	st->head = head;
 	if ((st->pidfd = pidfd_open(pid, 0)) < 0 ||
 	    fcntl(st->res, F_SETFL, O_NONBLOCK) != 0) {
 		tc_diag_errno(d, TC_ESYS, "pidfd_open");
 		kill(pid, SIGKILL);
-		(void)tc_sandbox_waitpid(sb, pid, NULL, 0);
+		(void)tc_sandbox_waitpid(head ? sb : NULL, pid, NULL, 0);
 		standby_close(st);
 		return TC_ESYS;
 	}
@@ -486,7 +488,8 @@ collect_one(struct tc_sandbox *sb, int block)
 	if (rp.pid > 0 && rp.err != 0) {
 		/* Ours to reap: the spawner killed it (or it exited at the
 		 * gate, perhaps placed in its cgroup). */
-		(void)tc_sandbox_waitpid(sb, (pid_t)rp.pid, NULL, 0);
+		(void)tc_sandbox_waitpid(tc_sandbox_head(sb,
+		    &sb->prof[rp.profile]) ? sb : NULL, (pid_t)rp.pid, NULL, 0);
 		rp.pid = -rp.err;
 	}
 	tc_diag_init(&d);
@@ -499,7 +502,8 @@ collect_one(struct tc_sandbox *sb, int block)
 	} else if (rp.pid <= 0) {
 		tc_debug("no standby child: clone3: %s", strerror(-rp.pid));
 		standby_close(st);
-	} else if (adopt(sb, st, (pid_t)rp.pid, &d) != 0)
+	} else if (adopt(sb, st, (pid_t)rp.pid, tc_sandbox_head(sb,
+	    &sb->prof[rp.profile]), &d) != 0)
 		tc_debug("no standby child: %s", d.msg);
 	return 1;
 }
@@ -537,7 +541,8 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 0, sb->uid,
 	    sb->gid, tc_child_clone_pids(sb, sp), &err)) > 0 && err != 0) {
-		(void)tc_sandbox_waitpid(sb, pid, NULL, 0);
+		(void)tc_sandbox_waitpid(tc_sandbox_head(sb, sp) ? sb : NULL,
+		    pid, NULL, 0);
 		pid = -1;
 		errno = err;
 	}
@@ -561,7 +566,7 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	st->req = req[1];
 	st->res = res[0];
 	st->seq = ++sb->seq;
-	return adopt(sb, st, pid, d);
+	return adopt(sb, st, pid, tc_sandbox_head(sb, sp), d);
 }
 
 /*
@@ -601,7 +606,8 @@ retire_all(struct tc_sandbox *sb)
 				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
 			}
 			if (st->pid > 0)
-				(void)tc_sandbox_waitpid(sb, st->pid, NULL, 0);
+				(void)tc_sandbox_waitpid(st->head ? sb : NULL,
+				    st->pid, NULL, 0);
 			standby_close(st);
 		}
 }
@@ -693,6 +699,8 @@ tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
 		while (rc < 0 && errno == EINTR);
 		if (rc == 0 && si.si_pid == pid)
 			tc_pids_done(&sb->pids, pid);
+		else if (rc == 0 && (options & WNOHANG))
+			return 0;	/* not ended: left for later */
 	}
 	do
 		w = waitpid(pid, status, options);
@@ -711,7 +719,8 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 		z = &sb->dead[i];
 		/* A child without a keeper leaves its cgroup to us; a
 		 * keeper killed before it left, too. */
-		w = tc_sandbox_waitpid(sb, z->pid, NULL, block ? 0 : WNOHANG);
+		w = tc_sandbox_waitpid(z->head ? sb : NULL, z->pid, NULL,
+		    block ? 0 : WNOHANG);
 		if (w == 0) {
 			i++;
 			continue;

@@ -1228,6 +1228,11 @@ test_place(void)
 		    p.left[0] == pid, "  the head ended: its cgroup, busy, "
 		    "is kept to try again, not made a spare");
 		waitpid(pid, &status, 0);
+		errno = 0;
+		ok(tc_pids_place(&p, pid) != 0 && errno == EBUSY &&
+		    exists(call) && strstr(read_text(call, "cgroup.procs"),
+		    line) != NULL, "  a child given that pid next is not "
+		    "placed in it (EBUSY): it is an earlier call's, busy still");
 		kill(live, SIGKILL);
 		waitpid(live, NULL, 0);
 		tc_pids_retry(&p, 0);
@@ -1253,6 +1258,16 @@ test_place(void)
 		ok(WIFEXITED(status) && WEXITSTATUS(status) ==
 		    TC_CHILD_EXIT_NS, "  it exited at the gate");
 	}
+	/* The server writes a placed child's limit only in its cgroup, and
+	 * makes none for it: a child not there must not get its call. */
+	snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)getpid());
+	ok(tc_pids_limit(&p, getpid(), 3, 0) != 0 && !exists(call),
+	    "no cgroup of a placed child's pid: its limit is not written, "
+	    "nor the cgroup made (the call is not sent)");
+	ok(tc_pids_limit(&p, getpid(), 3, 1) == 0 && exists(call),
+	    "  a keeper's is made first by the server, as before");
+	(void)rmdir(call);
+
 	/* Nothing named: nothing done. */
 	tc_pids_done(&p, 1);
 	ok(exists(p.dir), "done with a pid that has no cgroup: nothing "

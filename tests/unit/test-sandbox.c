@@ -1145,6 +1145,68 @@ test_placed(struct tc_sandbox *sb, struct tc_policy *pol)
 }
 
 /*
+ * A cgroup named by a pid that its holder left busy (a killed keeper's,
+ * a process of its call still in it) is not made a spare, nor removed,
+ * when the server reaps another child of that pid that heads no cgroup
+ * (one whose profile cannot fork, on the list of killed children): that
+ * child's end proves nothing of the cgroup.  With pid_max 32768 a pid
+ * comes round again within seconds.
+ */
+static void
+test_dead_not_head(struct tc_sandbox *sb)
+{
+	char dir[PATH_MAX + 32], text[32];
+	pid_t c, live;
+	struct stat st;
+	int fd;
+
+	if (sb->pids.dir[0] == '\0' || sb->ndead != 0) {
+		skip("no pids cgroup this process may write here (not root, "
+		    "and none delegated)");
+		return;
+	}
+	if ((c = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	if ((live = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(dir, sizeof(dir), "%s/%ld", sb->pids.dir, (long)c);
+	snprintf(text, sizeof(text), "%ld", (long)live);
+	if (!ok(c > 0 && live > 0 && mkdir(dir, 0755) == 0, "not a head: "
+	    "a busy cgroup named by the pid of a child that heads none"))
+		goto out;
+	{
+		char procs[PATH_MAX + 48];
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+		fd = open(procs, O_WRONLY | O_CLOEXEC);
+		ok(fd >= 0 && write(fd, text, strlen(text)) ==
+		    (ssize_t)strlen(text), "not a head: a process of an "
+		    "earlier call in it");
+		if (fd >= 0)
+			close(fd);
+	}
+	sb->dead[0].pid = c;
+	sb->dead[0].pidfd = pidfd_open(c, 0);
+	sb->dead[0].head = 0;
+	sb->ndead = 1;
+	kill(c, SIGKILL);
+	is_int((int)tc_sandbox_reap(sb, 1), 0, "not a head: reaped");
+	ok(stat(dir, &st) == 0, "not a head: the busy cgroup of its pid "
+	    "left as it is, neither a spare nor removed");
+out:
+	kill(live, SIGKILL);
+	waitpid(live, NULL, 0);
+	if (c > 0 && kill(c, SIGKILL) == 0)
+		waitpid(c, NULL, 0);
+	for (fd = 0; fd < 100 && rmdir(dir) != 0 && errno == EBUSY; fd++)
+		usleep(10000);
+}
+
+/*
  * A keeper that has not ended when its grace is over (stopped here, as
  * one stuck without /proc to find its tree would be) is killed by the
  * runner, which removes its call's pids cgroup once it has reaped it and
@@ -2009,6 +2071,7 @@ main(void)
 	test_keeper(&sb);
 	test_no_keeper(&sb);
 	test_placed(&sb, &pol);
+	test_dead_not_head(&sb);
 	test_stuck_keeper(&sb, &pol);
 	test_confinement(&sb);
 	test_standby(&sb);
