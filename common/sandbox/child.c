@@ -1,8 +1,10 @@
 /*
  * child.c: a call child's life (tc_child_main()): a keeper between it
- * and the server when its profile may fork, its confinement (confine.c),
- * then its one call: it reads it, runs the handler and sends back its
- * result (frame.c).
+ * and the server when its profile may fork and no PID namespace of its
+ * own holds its tree (the keeper enters the call's pids cgroup before it
+ * clones the child; a child without one is placed in it as it is cloned:
+ * ns.c), its confinement (confine.c), then its one call: it
+ * reads it, runs the handler and sends back its result (frame.c).
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -298,7 +300,7 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	 * a process of this one call, may enter for good. */
 	tc_netns_join();
 	child = tc_clone_child(tc_sandbox_ns(sb, profile), 0, sb->uid, sb->gid,
-	    &err);
+	    NULL, &err);
 	if (child == 0)
 		return self;
 	if (child < 0 || err != 0) {

@@ -2,10 +2,11 @@
  * ns.c: namespaces, and the cloning of a child into them: which of the
  * namespaces a profile wants the kernel allows (tc_ns_probe(), once at
  * start), and a child cloned in them with its user namespace's id maps
- * written (tc_clone_child()), for the spawner, a server without one, and
- * a keeper; and the one empty network namespace the children may share
+ * written and, without a keeper, placed in its call's pids cgroup
+ * (tc_clone_child()), for the spawner, a server without one, and a
+ * keeper; and the one empty network namespace the children may share
  * (tc_netns_share(), tc_netns_join()).  It calls nothing of the sandbox
- * but fd.c's passing of fds.
+ * but fd.c's passing of fds and pids.c's placing of a child.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -219,7 +220,8 @@ tc_ns_probe(unsigned long want)
 	for (i = 0; i < TC_NITEMS(tries); i++) {
 		if (tries[i] == 0 || (i > 0 && tries[i] == tries[0]))
 			break;
-		pid = tc_clone_child(tries[i], 0, geteuid(), getegid(), &err);
+		pid = tc_clone_child(tries[i], 0, geteuid(), getegid(), NULL,
+		    &err);
 		if (pid == 0)
 			_exit(0);
 		if (pid < 0)
@@ -298,12 +300,13 @@ identity_map(const char *file, char *out, size_t cap)
 /*
  * Our identity maps, made once: a process's own maps never change once
  * written, and every process that writes a child's maps here (the server
- * at its probe, the keepers the spawner clones after it) is in the
- * server's user namespace and inherits them.  Reading them again for
- * each child took two opens of /proc and a stdio stream each.  A child
- * cloned into a new user namespace forgets them (tc_clone_child()): its
- * own maps are not ours.  A stale map could not widen anything either:
- * the kernel refuses a map that the writer's namespace does not cover.
+ * at its probe and for a child it clones itself, the spawner forked
+ * after it, and the keepers the spawner clones) is in the server's user
+ * namespace and inherits them.  Reading them again for each child took
+ * two opens of /proc and a stdio stream each.  A child cloned into a new
+ * user namespace forgets them (tc_clone_child()): its own maps are not
+ * ours.  A stale map could not widen anything either: the kernel
+ * refuses a map that the writer's namespace does not cover.
  */
 static struct {
 	int	known;
@@ -369,22 +372,30 @@ tc_child_maps(uid_t uid, gid_t gid)
  * as our parent's.  Returns what fork() would, or -1 with errno set.
  *
  * In a new user namespace the child has no ids until its maps are
- * written.  Root writes them here while the child waits on a pipe; anyone
- * else's child writes its own (tc_child_maps(), with |uid| and |gid|)
- * before it returns.  When the maps cannot be written the child exits
- * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
+ * written.  Root writes them here while the child waits on a pipe, the
+ * gate; anyone else's child writes its own (tc_child_maps(), with |uid|
+ * and |gid|) before it returns.  With |pids|, the child waits at the gate
+ * too, whoever we are, until it is in its call's pids cgroup
+ * (tc_pids_place()): nothing it runs, and nothing it starts, is ever
+ * outside it.  When the maps cannot be written or the child cannot be
+ * placed, the gate closes without a word, the child exits with
+ * TC_CHILD_EXIT_NS, and *|err| is set: its parent must still reap it.
  */
 pid_t
-tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
+tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid,
+    const struct tc_pids *pids, int *err)
 {
 	struct clone_args ca;
-	int gate[2] = { -1, -1 }, rootmaps, shared = 0;
+	int gate[2] = { -1, -1 }, rootmaps, gated, shared = 0;
 	char go = 0;
 	pid_t pid;
 
 	*err = 0;
 	rootmaps = (ns & CLONE_NEWUSER) && geteuid() == 0;
-	if (rootmaps && pipe2(gate, O_CLOEXEC) != 0)
+	if (pids != NULL && pids->dir[0] == '\0')
+		pids = NULL;
+	gated = rootmaps || pids != NULL;
+	if (gated && pipe2(gate, O_CLOEXEC) != 0)
 		return -1;
 	/* In the shared network namespace for the clone, rather than a new
 	 * one: the child is born in it.  A keeper that joined it is there;
@@ -416,21 +427,26 @@ tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid, int *err)
 	if (pid == 0) {
 		if (ns & CLONE_NEWUSER)
 			maps.known = 0;	/* another namespace's */
-		if (rootmaps) {
+		if (gated) {
 			close(gate[1]);
-			/* One byte when the maps are in; EOF if not. */
+			/* One byte when the maps are in and the child is in
+			 * its cgroup; EOF if not. */
 			if (read(gate[0], &go, 1) != 1)
 				_exit(TC_CHILD_EXIT_NS);
 			close(gate[0]);
-		} else if ((ns & CLONE_NEWUSER) && tc_child_maps(uid, gid) != 0)
+		}
+		if (!rootmaps && (ns & CLONE_NEWUSER) &&
+		    tc_child_maps(uid, gid) != 0)
 			_exit(TC_CHILD_EXIT_NS);
 		return 0;
 	}
-	if (rootmaps) {
+	if (gated) {
 		close(gate[0]);
 		if (pid > 0) {
-			if (write_maps(pid) != 0)
+			if (rootmaps && write_maps(pid) != 0)
 				*err = errno;
+			else if (pids != NULL && tc_pids_place(pids, pid) != 0)
+				*err = errno != 0 ? errno : EIO;
 			else if (write(gate[1], "g", 1) != 1)
 				*err = errno;
 		}

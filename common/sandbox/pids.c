@@ -1,8 +1,9 @@
 /*
  * pids.c: each call's pids cgroup (see pids.h): where the server may
  * make them, found once at start; the server's directory among them;
- * and the keeper's steps into and out of a call's own.  It calls nothing
- * else of the sandbox.
+ * a child without a keeper placed in a call's own, a keeper's steps into
+ * and out of it, and the cgroup kept or removed once the call is over.
+ * It calls nothing else of the sandbox.
  */
 #include <ctype.h>
 #include <dirent.h>
@@ -958,7 +959,7 @@ tc_pids_open(struct tc_pids *p, unsigned long nproc, struct tc_diag *d)
 		p->dir[0] = '\0';
 		return unmove(p);
 	}
-	p->max = tc_pids_max(nproc);
+	p->max = tc_pids_max(nproc, p->kept);
 	p->owner = getpid();
 	opened = p;
 	if (p->moved != 0 && p->moved == at_exit.moved)
@@ -977,8 +978,9 @@ tc_pids_close(struct tc_pids *p)
 		if (p->moved != 0 && p->moved == at_exit.moved)
 			at_exit.dir[0] = '\0';
 		/* The spares, and a call's cgroup left by a keeper killed
-		 * before it could remove it; the processes in it are dead
-		 * by now, or the rmdir fails (EBUSY) and it stays. */
+		 * before it could remove it, or one the server could not
+		 * remove as it reaped the call's child; the processes in it
+		 * are dead by now, or the rmdir fails (EBUSY) and it stays. */
 		remove_dir(p->dir);
 	}
 	p->dir[0] = '\0';
@@ -993,7 +995,8 @@ tc_pids_current(void)
 	return opened;
 }
 
-/* The call's cgroup of keeper |keeper|, into |out|.  Returns 0 or -1. */
+/* The call's cgroup named by pid |keeper| (the call's keeper, or its
+ * child where it has none), into |out|.  Returns 0 or -1. */
 static int
 call_dir(const struct tc_pids *p, pid_t keeper, char *out, size_t len)
 {
@@ -1026,10 +1029,11 @@ make_call_dir(const struct tc_pids *p, const char *dir)
 }
 
 /*
- * On cgroup v1, the calls' cgroups that keepers left proven empty, kept
- * in the server's directory for the next keepers to take (rename, not
- * mkdir and rmdir: pids.h), under the names "0-0" to "0-3": a few, for
- * the ready children made while others end.  No pid is written so, and
+ * On cgroup v1, the calls' cgroups proven empty as their keepers left
+ * them or as the server reaped their children, kept in the server's
+ * directory for the next calls to take (rename, not mkdir and rmdir:
+ * pids.h), under the names "0-0" to "0-3": a few, for the ready
+ * children made while others end.  No pid is written so, and
  * remove_dir() takes them as it takes the calls' cgroups.
  */
 #define SPARE_MAX	4
@@ -1047,11 +1051,11 @@ spare_dir(const struct tc_pids *p, unsigned i, char *out, size_t len)
 
 /*
  * Moves a call's cgroup |dir| to the first free spare name (|give|), or
- * the first spare there is to |dir| (a keeper taking one).  Each rename
- * is atomic: of keepers trying at once, one has it; kernfs renames onto
- * no existing name (EEXIST: that spare name is taken, or, taking, the
- * server made |dir| first, which is then used).  Returns 0 if moved,
- * else -1.
+ * the first spare there is to |dir| (a keeper, or the process that
+ * places a child, taking one).  Each rename is atomic: of those trying
+ * at once, one has it; kernfs renames onto no existing name (EEXIST:
+ * that spare name is taken, or, taking, the server made |dir| first,
+ * which is then used).  Returns 0 if moved, else -1.
  */
 static int
 move_spare(const struct tc_pids *p, const char *dir, int give)
@@ -1070,23 +1074,51 @@ move_spare(const struct tc_pids *p, const char *dir, int give)
 	return -1;
 }
 
-int
-tc_pids_enter(const struct tc_pids *p)
+/* 1 if cgroup |dir|'s pids.current is 0: no process in it, not even a
+ * zombie. */
+static int
+empty(const char *dir)
+{
+	char path[PATH_MAX + 32], now[32];
+
+	return snprintf(path, sizeof(path), "%s/pids.current", dir) <
+	    (int)sizeof(path) && read_small(path, now, sizeof(now)) == 0 &&
+	    strcmp(now, "0\n") == 0;
+}
+
+/*
+ * Takes a spare (v1) renamed to the call's cgroup of |pid|, or makes it,
+ * and moves |who| ("0": the writer itself; else |pid|) into it.  Its
+ * pids.max is the server's to write, never ours.  One of that name
+ * already there is taken as it is for a keeper (the server may have made
+ * it first: tc_pids_limit()); for a child placed (|placed|), whose
+ * cgroup no one makes first, only if it is empty: else it is an earlier
+ * holder's of the same pid, busy still (tc_pids_reaped()), and the
+ * placing fails (EBUSY) rather than put two calls in one cgroup.
+ * Returns 0 or -1 (a cgroup it made or took removed).
+ */
+static int
+enter(const struct tc_pids *p, pid_t pid, const char *who, int placed)
 {
 	char dir[PATH_MAX + 32];
 	int err;
 
 	if (p->dir[0] == '\0')
 		return 0;
-	if (call_dir(p, getpid(), dir, sizeof(dir)) != 0)
+	if (call_dir(p, pid, dir, sizeof(dir)) != 0)
 		return -1;
-	/* A spare, or else made; the server may have made it first
-	 * (tc_pids_limit()).  Its pids.max is the server's to write, never
-	 * ours.  "0" is the writer itself. */
-	if ((p->kind != TC_PIDS_V1 || move_spare(p, dir, 0) != 0) &&
-	    make_call_dir(p, dir) != 0)
-		return -1;
-	if (write_at(dir, "cgroup.procs", "0") != 0) {
+	if (p->kind != TC_PIDS_V1 || move_spare(p, dir, 0) != 0) {
+		if (placed && mkdir(dir, 0755) == 0)
+			;	/* made */
+		else if (placed && errno == EEXIST) {
+			if (!empty(dir)) {
+				errno = EBUSY;
+				return -1;
+			}
+		} else if (make_call_dir(p, dir) != 0)
+			return -1;
+	}
+	if (write_at(dir, "cgroup.procs", who) != 0) {
 		err = errno;
 		(void)rmdir(dir);
 		errno = err;
@@ -1096,42 +1128,69 @@ tc_pids_enter(const struct tc_pids *p)
 }
 
 int
-tc_pids_limit(const struct tc_pids *p, pid_t keeper, unsigned long nproc)
+tc_pids_enter(const struct tc_pids *p)
+{
+	return enter(p, getpid(), "0", 0);
+}
+
+int
+tc_pids_place(const struct tc_pids *p, pid_t pid)
+{
+	char text[32];
+
+	if (pid <= 0) {
+		errno = ESRCH;
+		return -1;
+	}
+	snprintf(text, sizeof(text), "%ld", (long)pid);
+	return enter(p, pid, text, 1);
+}
+
+int
+tc_pids_limit(const struct tc_pids *p, pid_t pid, unsigned long nproc,
+    int keeper)
 {
 	char dir[PATH_MAX + 32], max[32];
 
 	if (p->dir[0] == '\0')
 		return 0;
-	if (call_dir(p, keeper, dir, sizeof(dir)) != 0)
+	if (call_dir(p, pid, dir, sizeof(dir)) != 0)
 		return -1;
-	snprintf(max, sizeof(max), "%lu", tc_pids_max(nproc));
+	snprintf(max, sizeof(max), "%lu", tc_pids_max(nproc, keeper));
 	/* Mostly one write: the keeper made its cgroup long ago.  A keeper
-	 * not there yet finds it made, and enters it as it is. */
+	 * not there yet finds it made, and enters it as it is.  A child
+	 * without one was placed in its cgroup as it was cloned: where
+	 * that is gone, the child is not in it, and the call must not run. */
 	if (write_at(dir, "pids.max", max) == 0)
 		return 0;
-	if (errno != ENOENT || make_call_dir(p, dir) != 0)
+	if (errno != ENOENT || !keeper || make_call_dir(p, dir) != 0)
 		return -1;
 	return write_at(dir, "pids.max", max);
 }
 
 /*
- * Keeps the call's cgroup |dir|, which the keeper just left, as a spare,
- * if it is proven empty: its pids.current, which counts every process
- * charged to it until that process is reaped (zombies too), is 0.
- * Nothing can come into it after that: only a process in it forks into
- * it, and only root outside the calls moves one in.  Returns 0 if it is
- * a spare now, else -1 (all are there already, or it is not empty, or
- * that cannot be told).
+ * Keeps the call's cgroup |dir|, which its keeper just left, or whose
+ * head (a child without a keeper, or a keeper) the server has seen end,
+ * as a spare, if it is proven empty: its pids.current, which counts every
+ * process charged to it until that process is reaped (zombies too), is
+ * 0, or, with |zombie|, 1: the head's own zombie, not yet reaped, which
+ * the kernel reaps only after every other process of its PID namespace,
+ * or its keeper after every process of its tree.  Nothing can come into
+ * it after that: only a process in it forks into it, and only root
+ * outside the calls moves one in; and its name is a pid that no process
+ * can be given while that zombie holds it.  Returns 0 if it is a spare
+ * now, else -1 (all are there already, or it is not empty, or that
+ * cannot be told).
  */
 static int
-give_spare(const struct tc_pids *p, const char *dir)
+give_spare(const struct tc_pids *p, const char *dir, int zombie)
 {
 	char path[PATH_MAX + 32], now[32];
 
 	if (p->kind != TC_PIDS_V1 || snprintf(path, sizeof(path),
 	    "%s/pids.current", dir) >= (int)sizeof(path) ||
 	    read_small(path, now, sizeof(now)) != 0 ||
-	    strcmp(now, "0\n") != 0)
+	    (strcmp(now, "0\n") != 0 && (!zombie || strcmp(now, "1\n") != 0)))
 		return -1;
 	return move_spare(p, dir, 1);
 }
@@ -1145,14 +1204,15 @@ tc_pids_leave(const struct tc_pids *p)
 		return;
 	/* A cgroup with a process in it cannot be removed; if the move
 	 * fails, the server removes it at its end.  An empty one is kept
-	 * for the next keeper where it can be. */
+	 * for the next call where it can be. */
 	if (write_at(p->home, "cgroup.procs", "0") == 0 &&
-	    give_spare(p, dir) != 0)
+	    give_spare(p, dir, 0) != 0)
 		(void)rmdir(dir);
 }
 
-/* Removes the cgroup of keeper |keeper|.  Returns 1 if it is gone (or
- * was), 0 if it stays (busy, or any other failure, to be tried again). */
+/* Removes the call's cgroup named by pid |keeper| (its keeper's, or its
+ * child's).  Returns 1 if it is gone (or was), 0 if it stays (busy, or
+ * any other failure, to be tried again). */
 static int
 remove_call(const struct tc_pids *p, pid_t keeper)
 {
@@ -1178,12 +1238,27 @@ tc_pids_reaped(struct tc_pids *p, pid_t keeper)
 }
 
 void
+tc_pids_done(struct tc_pids *p, pid_t pid)
+{
+	char dir[PATH_MAX + 32];
+
+	if (p->dir[0] == '\0' || pid <= 0 ||
+	    call_dir(p, pid, dir, sizeof(dir)) != 0)
+		return;
+	/* Proven empty but for |pid|'s zombie: a spare for the next
+	 * child; else removed (a zombie holds no cgroup), or kept to try
+	 * again. */
+	if (give_spare(p, dir, 1) != 0)
+		tc_pids_reaped(p, pid);
+}
+
+void
 tc_pids_retry(struct tc_pids *p, pid_t keeper)
 {
 	size_t i = 0;
 
 	while (i < p->nleft) {
-		/* A live keeper's now, or removed: forgotten. */
+		/* A live keeper's or child's now, or removed: forgotten. */
 		if (p->dir[0] == '\0' || p->left[i] == keeper ||
 		    remove_call(p, p->left[i]))
 			p->left[i] = p->left[--p->nleft];

@@ -57,36 +57,54 @@
  * and its start time: no other server, in this namespace or another,
  * and no later one given its pid, has that name), at start
  * (tc_pids_open()) and removes it and whatever is left in it at the end
- * (tc_pids_close()).  Each call's keeper (child.c) makes its own cgroup
- * in it, named by the keeper's pid, and moves itself in before it clones
- * the call's child, so that the child and everything it starts are in
- * it from their first instruction (tc_pids_enter()); once it has killed
- * the tree it moves itself back to the server's own cgroup (HOME: the
- * leaf, where there is one) and removes the call's cgroup
- * (tc_pids_leave()).  On cgroup v1, a call's cgroup proven empty as its
- * keeper leaves (its pids.current 0: no process of the call is left in
- * it, not even a zombie) is not removed but kept, renamed "0-N" (N below
- * 4; no pid is written so), and the next keeper renames it to its own
- * pid rather than making one: a rename each way costs the kernel less
- * than making a cgroup and destroying one.  A keeper that finds no spare,
- * or one that cannot prove its cgroup empty or finds every spare name
+ * (tc_pids_close()).  A call's cgroup is named by the pid of the process
+ * that holds the call's tree:
+ *  - A child without a keeper (pid 1 of its own PID namespace, whose end
+ *    ends every process of the call: sandbox-int.h,
+ *    tc_sandbox_keeper()) is placed in its cgroup by the process that
+ *    clones it (the spawner, or the server), after the clone and before
+ *    the child runs anything of its own: it waits on the clone's gate
+ *    until then (tc_pids_place(), from tc_clone_child()).  The server
+ *    keeps or removes the cgroup once the child has ended, before it
+ *    reaps it (tc_pids_done()): by then every other process of the
+ *    call is gone, since the kernel reaps a PID namespace's other
+ *    processes before its pid 1 ends, and the child's zombie holds its
+ *    pid, which no child cloned meanwhile can be given.
+ *  - A keeper (a child that may fork where no PID namespace of its own
+ *    holds it) makes its own cgroup and moves itself in before it clones
+ *    the call's child, so that the child and everything it starts are in
+ *    it from their first instruction (tc_pids_enter()); once it has killed
+ *    the tree it moves itself back to the server's own cgroup (HOME: the
+ *    leaf, where there is one) and removes the call's cgroup
+ *    (tc_pids_leave()).
+ * On cgroup v1, a call's cgroup proven empty as its keeper leaves (its
+ * pids.current 0: no process of the call is left in it, not even a
+ * zombie), or as the server is about to reap its child (1: that child's
+ * zombie alone), is not removed but kept, renamed
+ * "0-N" (N below 4; no pid is written so), and the next call's renames it
+ * to its own pid rather than making one: a rename each way costs the
+ * kernel less than making a cgroup and destroying one.  One that finds no
+ * spare, or one that cannot be proven empty or finds every spare name
  * taken, makes or removes as before.  Each rename is atomic, and kernfs
- * renames onto no existing name, so a spare goes to one keeper only.
+ * renames onto no existing name, so a spare goes to one call only.
  * cgroup v2 renames no cgroup: there every call's is made and removed.
  * A ready child is made before anyone knows which tool it will run, so
  * its cgroup's pids.max is the server's to write: the tool's process
  * limit, when the call is handed to it and before the child reads it
  * (tc_pids_limit(); until then the keeper and the child run only the
- * sandbox's own code, which forks nothing more).  The keeper is in the
- * cgroup too, so pids.max is the limit plus one, and never below 2 (the
- * keeper and its child: a spare keeps the last call's pids.max until the
- * server writes the next one's, and the next keeper clones its child
- * before that).  A keeper that cannot enter, or a server that cannot
- * write pids.max, fails the call: it does not run without its limit.  A
- * keeper the server had to kill (past its grace) never leaves: the
- * server removes its cgroup once the keeper is reaped and the call's
- * processes are gone (tc_pids_reaped(), tc_pids_retry()), not only at
- * its end.
+ * sandbox's own code, which forks nothing more).  A keeper is in the
+ * cgroup too, so there pids.max is the limit plus one, and never below 2
+ * (the keeper and its child: a spare keeps the last call's pids.max until
+ * the server writes the next one's, and the next keeper clones its child
+ * before that); without a keeper it is the limit, which counts the child
+ * itself as RLIMIT_NPROC does (a move into a cgroup is never refused by
+ * its pids.max, so a spare's last limit cannot refuse a child placed in
+ * it).  A keeper that cannot enter, a child that cannot be placed (it
+ * exits at the gate: it never runs), or a server that cannot write
+ * pids.max, fails the call: it does not run without its limit.  A keeper
+ * the server had to kill (past its grace) never leaves: the server
+ * removes its cgroup as it reaps the keeper, or once the call's processes
+ * are gone (tc_pids_done(), tc_pids_retry()), not only at its end.
  *
  * A server that moved itself into its leaf moves back at its end
  * (tc_pids_close(); or, where an exit() skips that, as a start refused
@@ -146,8 +164,13 @@ struct tc_pids {
 					     its leaf or is in one, or why
 					     v2 was not used where it offered
 					     pids; "" */
-	pid_t		 left[TC_PIDS_LEFT_MAX];  /* keepers reaped whose
+	pid_t		 left[TC_PIDS_LEFT_MAX];  /* keepers (or children
+					     without one) reaped whose
 					     cgroups were still busy */
+	int		 kept;		  /* 1 where calls that may fork have
+					     a keeper in their cgroup (pids.max
+					     counts it: tc_pids_max()); set
+					     before tc_pids_open() */
 	size_t		 nleft;
 };
 
@@ -341,26 +364,41 @@ const struct tc_pids *tc_pids_current(void);
 int	tc_pids_enter(const struct tc_pids *p);
 
 /*
- * In the server, when a call goes to the ready child whose keeper is
- * |keeper| (its pid) and before the call is sent: sets that call's
- * cgroup's pids.max to |nproc| (the tool's process limit) plus one for
- * the keeper, making the cgroup first if the keeper has not yet.  One
- * write to cgroupfs where the keeper was there first.  A limit below the
- * count already in the cgroup stops new forks only.  Nothing to do (0)
- * for a |p| with no directory.  Returns 0 or -1 with errno set; the
- * caller must then not send the call.
+ * In the process that clones a call's child without a keeper, once it is
+ * cloned and before it runs anything of its own (tc_clone_child()):
+ * takes a spare cgroup as the call's (cgroup v1: renamed to |pid|), or
+ * makes the call's cgroup (the server's directory, then |pid|), and
+ * moves process |pid| into it.  Writes no pids.max, as tc_pids_enter().
+ * Nothing to do (0) for a |p| with no directory.  Returns 0 or -1 (the
+ * cgroup removed); the caller must then not let the child run.
  */
-int	tc_pids_limit(const struct tc_pids *p, pid_t keeper,
-	    unsigned long nproc);
+int	tc_pids_place(const struct tc_pids *p, pid_t pid);
 
-/* The pids.max of a call whose tool's process limit is |nproc|: that,
- * and one more for its keeper; at least 2, the keeper and its child
- * (below that it would hold no differently: both are there before the
- * limit is written; but a spare cgroup with it would refuse the next
- * keeper its child). */
+/*
+ * In the server, when a call goes to the ready child whose tree's
+ * cgroup is named |pid| (its keeper's pid, with |keeper|; else its own)
+ * and before the call is sent: sets that call's cgroup's pids.max to
+ * tc_pids_max(|nproc|, |keeper|) (|nproc|: the tool's process limit),
+ * making the cgroup first if the keeper has not yet.  One write to
+ * cgroupfs where the cgroup was made first.  A limit below the count
+ * already in the cgroup stops new forks only.  Nothing to do (0) for a
+ * |p| with no directory.  Returns 0 or -1 with errno set; the caller
+ * must then not send the call.
+ */
+int	tc_pids_limit(const struct tc_pids *p, pid_t pid, unsigned long nproc,
+	    int keeper);
+
+/* The pids.max of a call whose tool's process limit is |nproc|.  With a
+ * |keeper|: that, and one more for the keeper; at least 2, the keeper
+ * and its child (below that it would hold no differently: both are there
+ * before the limit is written; but a spare cgroup with it would refuse
+ * the next keeper its child).  Without: |nproc|, the child itself
+ * counted as RLIMIT_NPROC counts it; at least 1, the child. */
 static inline unsigned long
-tc_pids_max(unsigned long nproc)
+tc_pids_max(unsigned long nproc, int keeper)
 {
+	if (!keeper)
+		return nproc > 1 ? nproc : 1;
 	return nproc + 1 > 2 ? nproc + 1 : 2;
 }
 
@@ -373,15 +411,28 @@ tc_pids_max(unsigned long nproc)
 void	tc_pids_leave(const struct tc_pids *p);
 
 /*
- * In the server, once it has reaped keeper |keeper|, which it killed
- * (SIGKILL, its grace over) before the keeper could leave its call's
- * cgroup: removes that cgroup, or, while the call's last processes are
- * still dying in it (EBUSY: the keeper's child dies of its parent's death
- * after the keeper can be reaped), keeps |keeper| for tc_pids_retry().
- * Once TC_PIDS_LEFT_MAX are kept, the cgroup waits for tc_pids_close().
+ * Removes the cgroup named |keeper| (a keeper's pid, or a child's without
+ * one), which the server killed or saw end before it could be kept as a
+ * spare (tc_pids_done()), or, while the call's last processes are still
+ * dying in it (EBUSY: a killed keeper's child dies of its parent's death
+ * after the keeper ends), keeps |keeper| for tc_pids_retry().  Once
+ * TC_PIDS_LEFT_MAX are kept, the cgroup waits for tc_pids_close().
  * Nothing for a |p| with no directory.
  */
 void	tc_pids_reaped(struct tc_pids *p, pid_t keeper);
+
+/*
+ * In the server, once a child of its own whose pid names a call's cgroup
+ * (a child without a keeper, tc_pids_place(); or a keeper) has ended and
+ * before it reaps it (tc_sandbox_waitpid()), while its zombie still holds
+ * the pid, so that no child cloned meanwhile can be given that pid, and
+ * that cgroup's name: keeps that cgroup as a spare where it can (cgroup
+ * v1, its pids.current 1, the zombie alone, or 0; a spare name free),
+ * else removes it (a zombie holds no cgroup), else keeps |pid| for
+ * tc_pids_retry() as tc_pids_reaped() does.  No cgroup of that name:
+ * nothing.  Nothing for a |p| with no directory.
+ */
+void	tc_pids_done(struct tc_pids *p, pid_t pid);
 
 /*
  * In the server, as it hands a call to the ready child whose keeper is

@@ -174,7 +174,8 @@ ports_enforced(const struct tc_sandbox *sb, struct tc_diag *d)
  * hands the call over (run.c).
  * None is not an error: RLIMIT_NPROC holds where it can (confine.c), and
  * a server says what holds.  Nor is one that cannot be made, which is
- * said here; a call whose keeper cannot enter its cgroup fails.
+ * said here; a call whose keeper cannot enter its cgroup, or whose child
+ * cannot be placed in it, fails.
  */
 static void
 pids_cgroup(struct tc_sandbox *sb)
@@ -192,6 +193,11 @@ pids_cgroup(struct tc_sandbox *sb)
 	 * (the server moved), or why not: said once it holds, since an
 	 * open that fails undoes the move. */
 	found = tc_pids_probe(&sb->pids);
+	/* Whether pids.max counts a keeper: the namespaces are known. */
+	for (i = 0; i < sb->nprof; i++)
+		if (tc_sandbox_may_keep(sb->prof[i].profile) &&
+		    tc_sandbox_keeper(sb, &sb->prof[i]))
+			sb->pids.kept = 1;
 	if (found && tc_pids_open(&sb->pids, sb->policy->limits.nproc,
 	    &d) != 0) {
 		tc_warn("%s: the process limit holds as without a pids "

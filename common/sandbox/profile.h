@@ -207,11 +207,14 @@ enum tc_profile_may {
 	 * mode, so only a profile that can make no file may have it: the
 	 * sandbox refuses to prepare one with a TC_LL_MAKES right. */
 	TC_MAY_OPENAT2		= 1 << 2,
-	/* Processes of its own (clone, fork, vfork): a keeper
-	 * (sandbox/keeper.h) then stands between the child and the server,
-	 * a subreaper that kills the whole tree, grandchildren that left
-	 * the process group included, when the call ends.  A profile whose
-	 * tables allow one of these calls without it is refused. */
+	/* Processes of its own (clone, fork, vfork): the whole tree,
+	 * grandchildren that left the process group included, is killed
+	 * when the call ends: by the end of the child's PID namespace,
+	 * where it has one of its own, else by a keeper
+	 * (sandbox/keeper.h) between the child and the server, a
+	 * subreaper.  Where a pids cgroup is in force, each call has one
+	 * (sandbox/pids.h).  A profile whose tables allow one of these
+	 * calls without it is refused. */
 	TC_MAY_FORK		= 1 << 3,
 	/*
 	 * The network the policy's "network" line grants (policy.h:

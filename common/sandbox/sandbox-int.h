@@ -19,15 +19,18 @@
  *	hook.c		the consent hook runner (hook.h), apart
  *	spawn.c		the pool of ready children and the spawner
  *	zygote.c	a profile's zygote, which forks its ready children
- *	child.c		a child's life: its keeper, its confinement, its call
+ *	child.c		a child's life: its keeper if it has one, its
+ *			confinement, its call
  *	confine.c	the confinement steps, one STEP a line
  *	landlock.c	a profile's Landlock ruleset
  *	seccomp.c	a profile's seccomp filter
  *	stream.c	what a handler streams (stream.h)
  *	frame.c		the frames on a child's pipes
- *	ns.c		namespaces, and a child cloned into them
+ *	ns.c		namespaces, and a child cloned into them (and placed
+ *			in its call's pids cgroup)
  *	keeper.c	a subreaper that kills a whole tree (keeper.h)
- *	pids.c		a call's pids cgroup, which its keeper enters (pids.h)
+ *	pids.c		a call's pids cgroup, its child or keeper put in it
+ *			(pids.h)
  *	fd.c		closing fds (fd.h)
  *	sig.c		a signal back to its default (sig.h)
  *
@@ -60,6 +63,19 @@ int	tc_standby_take(struct tc_sandbox *sb, const struct tc_profile *profile,
  * waits for them.  Returns how many are left.
  */
 size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
+
+/*
+ * waitpid(|pid|, |status|, |options|) for a child of the server, retried
+ * on EINTR.  With |sb|, for a child whose pid names a call's pids cgroup
+ * (tc_sandbox_head(): never for any other, whose pid may name a stale
+ * cgroup of an earlier holder's), once the child has ended and before it
+ * is reaped, keeps that cgroup as a spare or removes it (tc_pids_done())
+ * while its zombie still holds the pid that names it; with WNOHANG, a
+ * child not yet ended is left as it is (0).  Returns what waitpid()
+ * returns.
+ */
+pid_t	tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
+	    int options);
 
 /* --- A child's life (child.c) --- */
 
@@ -100,16 +116,15 @@ tc_sandbox_may_keep(const struct tc_profile *profile)
 }
 
 /*
- * 1 if the children of |sp| in |sb| have a keeper: they may fork, and
- * either no PID namespace of their own is in force, where only a keeper
- * finds and kills what they leave, or a pids cgroup is, which a keeper
- * enters for its call before it clones the child (tc_pids_enter()).
- * Else the child, pid 1 of its PID namespace, is the whole tree: the
- * kernel kills every process of the namespace when it ends, however
- * they detached, so the spawner clones it in its namespaces as the
- * server's own child, and the server ends it as any child without a
- * keeper (run.c).  Server and spawner decide alike: the pids cgroup is
- * opened before the spawner is forked.
+ * 1 if the children of |sp| in |sb| have a keeper: they may fork, and no
+ * PID namespace of their own is in force, where only a keeper finds and
+ * kills what they leave.  Else the child, pid 1 of its PID namespace, is
+ * the whole tree: the kernel kills every process of the namespace when
+ * it ends, however they detached, so the spawner clones it in its
+ * namespaces as the server's own child, places it in its call's pids
+ * cgroup where one is in force before it runs (tc_sandbox_pids()), and
+ * the server ends it as any child without a keeper (run.c).  Server and
+ * spawner decide alike, from the profile's namespaces alone.
  * The spawner clones a kept child's keeper in the namespaces
  * tc_child_clone_ns() gives (none), and the keeper clones the child in
  * its own (tc_sandbox_ns()).
@@ -118,11 +133,45 @@ static inline int
 tc_sandbox_keeper(const struct tc_sandbox *sb,
     const struct tc_sandbox_profile *sp)
 {
+	(void)sb;
 	/* Not one of |sb|'s: a keeper, which holds the most. */
 	if (sp == NULL)
 		return 1;
-	return tc_sandbox_may_keep(sp->profile) &&
-	    (!(sp->ns & CLONE_NEWPID) || sb->pids.dir[0] != '\0');
+	return tc_sandbox_may_keep(sp->profile) && !(sp->ns & CLONE_NEWPID);
+}
+
+/*
+ * The pids cgroups of |sp|'s children in |sb|, or NULL: where they may
+ * fork and the server opened its directory, each call has one
+ * (pids.h).  A keeper enters it before it clones its child; a child
+ * without one is placed in it by whoever clones it (tc_clone_child()).
+ */
+static inline const struct tc_pids *
+tc_sandbox_pids(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	return sp != NULL && tc_sandbox_may_keep(sp->profile) &&
+	    sb->pids.dir[0] != '\0' ? &sb->pids : NULL;
+}
+
+/* 1 if the pid of what the server holds for a call of |sp| (the child,
+ * or its keeper) names a call's pids cgroup, which the server keeps or
+ * removes as it reaps it (tc_sandbox_waitpid()). */
+static inline int
+tc_sandbox_head(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	return tc_sandbox_pids(sb, sp) != NULL;
+}
+
+/* What the process that clones |sp|'s child places in a pids cgroup
+ * (tc_clone_child()): the child itself where it has no keeper; none
+ * where its keeper enters one. */
+static inline const struct tc_pids *
+tc_child_clone_pids(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	return tc_sandbox_keeper(sb, sp) ? NULL : tc_sandbox_pids(sb, sp);
 }
 
 static inline unsigned long
@@ -395,12 +444,15 @@ void	tc_netns_join(void);
 /*
  * Clones a child in |ns| namespaces, as our own child or, with |parent|,
  * as our parent's.  A new network namespace is the shared one
- * (tc_netns_share()) where there is one.  Returns what fork() would, or -1 with errno set;
- * when the new user namespace's maps cannot be written, the child exits
- * with TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
+ * (tc_netns_share()) where there is one.  With |pids| (a directory
+ * opened: else ignored), the child is in its call's pids cgroup before
+ * it runs anything of its own (tc_pids_place()).  Returns what fork()
+ * would, or -1 with errno set; when the new user namespace's maps cannot
+ * be written or the child cannot be placed, the child exits with
+ * TC_CHILD_EXIT_NS and *|err| is set: its parent must still reap it.
  */
 pid_t	tc_clone_child(unsigned long ns, int parent, uid_t uid, gid_t gid,
-	    int *err);
+	    const struct tc_pids *pids, int *err);
 
 /* --- A profile's zygote (zygote.c) --- */
 

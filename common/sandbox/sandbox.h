@@ -28,12 +28,15 @@
  *
  * A child whose profile lets it fork has its whole tree die with it,
  * however its members detach: where it is pid 1 of a PID namespace of
- * its own and no pids cgroup is in force, by the kernel, which kills the
- * namespace when its pid 1 ends; else through a keeper
+ * its own, by the kernel, which kills the namespace when its pid 1 ends;
+ * else, where no PID namespace can be made, through a keeper
  * (sandbox/keeper.h) between it and the server (sandbox-int.h,
  * tc_sandbox_keeper()): r->pid is then the keeper's, the keeper is told
  * to kill by the closing of the result pipe's read end, and it exits
- * with the child's own status.
+ * with the child's own status.  Where a pids cgroup is in force, each
+ * call has one of its own (pids.h), which the child is in before it
+ * runs anything of its own: placed there by whoever cloned it, or born
+ * there to a keeper that entered it first.
  *
  * What a child may do is its tool's profile (profile.h), which the server
  * defines; the sandbox prepares each distinct profile of the server's
@@ -144,6 +147,9 @@ struct tc_standby {
 	int		 req;		/* write end: the call goes here */
 	int		 res;		/* read end: its frames come back */
 	unsigned long	 seq;		/* when it was asked for */
+	int		 head;		/* its pid names a call's pids cgroup:
+					   a keeper, or a child placed
+					   without one (tc_sandbox_head()) */
 };
 
 /* Ready children kept per profile, at most (the policy's "children"). */
@@ -352,6 +358,8 @@ struct tc_run {
 
 	/* Streaming, jobs and the keeper (see the top of this file). */
 	int			 keeper;	/* pid is the child's keeper */
+	int			 placed;	/* no keeper: the child is in
+						   its call's pids cgroup */
 	int			 keeper_killed;	/* it did not finish in time */
 	int64_t			 grace_ms;	/* killed: when it is given up */
 	int			 in_fd;		/* the child's input, or -1 */
@@ -401,7 +409,8 @@ int	tc_run_step(struct tc_run *r, const struct pollfd *pfd, int npfd,
  * keeper itself TC_KEEPER_GRACE_MS later if it has not exited by then.
  * A child without a keeper not ended TC_KEEPER_GRACE_MS later (one of
  * its PID namespace in uninterruptible sleep) is given up: the run is
- * done, and the child reaped later (tc_run_release()).
+ * done, and the child reaped later (tc_run_release()), its pids cgroup
+ * kept or removed once it is (tc_pids_done()).
  */
 void	tc_run_kill(struct tc_run *r, enum tc_run_outcome why);
 

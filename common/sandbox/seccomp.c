@@ -595,7 +595,7 @@ tc_seccomp_build(const struct tc_profile *profile, unsigned opts,
 		    "could not check", profile->name);
 	if (!(profile->may & TC_MAY_FORK) && forks(profile) != NULL)
 		return tc_diag(d, TC_EINVAL, "profile '%s': %s() without "
-		    "TC_MAY_FORK, whose keeper kills what a call leaves",
+		    "TC_MAY_FORK, which ends what a call leaves",
 		    profile->name, forks(profile));
 	if (clone_misread(profile, &arg))
 		return tc_diag(d, TC_EINVAL, "profile '%s': a clone() rule on "

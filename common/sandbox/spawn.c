@@ -58,6 +58,7 @@ tc_standby_clear(struct tc_standby *st)
 {
 	st->pid = 0;
 	st->pending = 0;
+	st->head = 0;
 	st->pidfd = st->req = st->res = -1;
 }
 
@@ -77,7 +78,8 @@ standby_close(struct tc_standby *st)
  * pidfd_open() cannot race.
  */
 static int
-adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
+adopt(struct tc_sandbox *sb, struct tc_standby *st, pid_t pid, int head,
+    struct tc_diag *d)
 {
 	siginfo_t si;
 
@@ -94,12 +96,12 @@ adopt(struct tc_standby *st, pid_t pid, struct tc_diag *d)
 	}
 	st->pid = pid;
 	st->pending = 0;
+	st->head = head;
 	if ((st->pidfd = pidfd_open(pid, 0)) < 0 ||
 	    fcntl(st->res, F_SETFL, O_NONBLOCK) != 0) {
 		tc_diag_errno(d, TC_ESYS, "pidfd_open");
 		kill(pid, SIGKILL);
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		(void)tc_sandbox_waitpid(head ? sb : NULL, pid, NULL, 0);
 		standby_close(st);
 		return TC_ESYS;
 	}
@@ -148,7 +150,7 @@ zygote_start(const struct tc_sandbox *sb, size_t i, int spawner_sock)
 
 	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0)
 		return 0;
-	if ((pid = tc_clone_child(0, 1, sb->uid, sb->gid, &err)) == 0) {
+	if ((pid = tc_clone_child(0, 1, sb->uid, sb->gid, NULL, &err)) == 0) {
 		close(sv[0]);
 		close(spawner_sock);
 		tc_zygote_main(sb, &sb->prof[i], sv[1]);
@@ -299,7 +301,7 @@ spawner_main(const struct tc_sandbox *sb, int sock)
 		else if (pid < 0)
 			rp.pid = -ECHILD;
 		else if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 1,
-		    sb->uid, sb->gid,
+		    sb->uid, sb->gid, tc_child_clone_pids(sb, sp),
 		    &err)) == 0) {
 			close(sock);
 			tc_child_main(sb, sp, fds[0], fds[1]);
@@ -484,9 +486,10 @@ collect_one(struct tc_sandbox *sb, int block)
 		sb->prof[rp.profile].zygote = (pid_t)rp.zygote;
 	}
 	if (rp.pid > 0 && rp.err != 0) {
-		/* Ours to reap: the spawner killed it. */
-		while (waitpid(rp.pid, NULL, 0) < 0 && errno == EINTR)
-			;
+		/* Ours to reap: the spawner killed it (or it exited at the
+		 * gate, perhaps placed in its cgroup). */
+		(void)tc_sandbox_waitpid(tc_sandbox_head(sb,
+		    &sb->prof[rp.profile]) ? sb : NULL, (pid_t)rp.pid, NULL, 0);
 		rp.pid = -rp.err;
 	}
 	tc_diag_init(&d);
@@ -499,7 +502,8 @@ collect_one(struct tc_sandbox *sb, int block)
 	} else if (rp.pid <= 0) {
 		tc_debug("no standby child: clone3: %s", strerror(-rp.pid));
 		standby_close(st);
-	} else if (adopt(st, (pid_t)rp.pid, &d) != 0)
+	} else if (adopt(sb, st, (pid_t)rp.pid, tc_sandbox_head(sb,
+	    &sb->prof[rp.profile]), &d) != 0)
 		tc_debug("no standby child: %s", d.msg);
 	return 1;
 }
@@ -536,9 +540,9 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	}
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 0, sb->uid,
-	    sb->gid, &err)) > 0 && err != 0) {
-		while (waitpid(pid, NULL, 0) < 0 && errno == EINTR)
-			;
+	    sb->gid, tc_child_clone_pids(sb, sp), &err)) > 0 && err != 0) {
+		(void)tc_sandbox_waitpid(tc_sandbox_head(sb, sp) ? sb : NULL,
+		    pid, NULL, 0);
 		pid = -1;
 		errno = err;
 	}
@@ -562,7 +566,7 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	st->req = req[1];
 	st->res = res[0];
 	st->seq = ++sb->seq;
-	return adopt(st, pid, d);
+	return adopt(sb, st, pid, tc_sandbox_head(sb, sp), d);
 }
 
 /*
@@ -601,9 +605,9 @@ retire_all(struct tc_sandbox *sb)
 					;
 				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
 			}
-			while (st->pid > 0 && waitpid(st->pid, NULL, 0) < 0 &&
-			    errno == EINTR)
-				;
+			if (st->pid > 0)
+				(void)tc_sandbox_waitpid(st->head ? sb : NULL,
+				    st->pid, NULL, 0);
 			standby_close(st);
 		}
 }
@@ -678,6 +682,32 @@ tc_sandbox_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
 	return n;
 }
 
+pid_t
+tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
+    int options)
+{
+	siginfo_t si;
+	pid_t w;
+	int rc;
+
+	if (sb != NULL && sb->pids.dir[0] != '\0' && pid > 0) {
+		/* Ended, not reaped: the zombie holds the pid. */
+		memset(&si, 0, sizeof(si));
+		do
+			rc = waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT |
+			    (options & WNOHANG));
+		while (rc < 0 && errno == EINTR);
+		if (rc == 0 && si.si_pid == pid)
+			tc_pids_done(&sb->pids, pid);
+		else if (rc == 0 && (options & WNOHANG))
+			return 0;	/* not ended: left for later */
+	}
+	do
+		w = waitpid(pid, status, options);
+	while (w < 0 && errno == EINTR);
+	return w;
+}
+
 size_t
 tc_sandbox_reap(struct tc_sandbox *sb, int block)
 {
@@ -687,9 +717,10 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 
 	while (i < sb->ndead) {
 		z = &sb->dead[i];
-		do
-			w = waitpid(z->pid, NULL, block ? 0 : WNOHANG);
-		while (w < 0 && errno == EINTR);
+		/* A child without a keeper leaves its cgroup to us; a
+		 * keeper killed before it left, too. */
+		w = tc_sandbox_waitpid(z->head ? sb : NULL, z->pid, NULL,
+		    block ? 0 : WNOHANG);
 		if (w == 0) {
 			i++;
 			continue;

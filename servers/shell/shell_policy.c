@@ -1365,18 +1365,18 @@ print_nproc(const struct tc_policy *pol, FILE *f)
 	size_t i;
 
 	if (cg != NULL) {
-		fprintf(f, "process limit: %s, each call's own (pids.max %lu: "
-		    "the limit and the call's keeper", tc_pids_str(cg, where,
-		    sizeof(where)), cg->max);
+		fprintf(f, "process limit: %s, each call's own (pids.max %lu%s",
+		    tc_pids_str(cg, where, sizeof(where)), cg->max, cg->kept ?
+		    ": the limit and the call's keeper" : "");
 		/* A tool's own limit is its calls' pids.max (run.c). */
 		for (i = 0, sep = "; a tool's own: "; i < pol->ntools; i++) {
 			if (!pol->tools[i].enabled)
 				continue;
 			tc_policy_limits(pol, pol->tools[i].name, &l);
-			if (tc_pids_max(l.nproc) == cg->max)
+			if (tc_pids_max(l.nproc, cg->kept) == cg->max)
 				continue;
 			fprintf(f, "%s%s %lu", sep, pol->tools[i].name,
-			    tc_pids_max(l.nproc));
+			    tc_pids_max(l.nproc, cg->kept));
 			sep = ", ";
 		}
 		fprintf(f, ")%s\n", root ? "" : "; and RLIMIT_NPROC in the "

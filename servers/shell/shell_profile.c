@@ -30,9 +30,10 @@
  *		certificates become readable.
  *	processes	user, PID, IPC and UTS namespaces; the whole tree
  *		killed when the call or job ends (TC_MAY_FORK): the end
- *		of the child, pid 1 of its PID namespace, and a keeper
- *		where a pids cgroup is in force or there is no PID
- *		namespace (sandbox-int.h, tc_sandbox_keeper());
+ *		of the child, pid 1 of its PID namespace, or a keeper
+ *		where there is no PID namespace (sandbox-int.h,
+ *		tc_sandbox_keeper()); a pids cgroup of the call's own
+ *		where the server may make one (sandbox/pids.h);
  *		RLIMIT_NPROC in the call's user namespace
  *		(the policy's "limit processes"), which never holds for
  *		uid 0, so a server run as root without run-as warns

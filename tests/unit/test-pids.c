@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "sandbox/pids.h"
+#include "sandbox/sandbox-int.h"
 #include "procstat.h"
 #include "tap.h"
 
@@ -394,13 +395,13 @@ one_call(const struct tc_pids *p, unsigned long nproc, int first, char *cg,
 	close(go[0]);
 	rc = 0;
 	if (first) {
-		rc = tc_pids_limit(p, pid, nproc);
+		rc = tc_pids_limit(p, pid, nproc, 1);
 		(void)!write(go[1], "g", 1);
 	}
 	r = read(where[0], cg, len - 1);
 	cg[r > 0 ? r : 0] = '\0';
 	if (!first)
-		rc = tc_pids_limit(p, pid, nproc);
+		rc = tc_pids_limit(p, pid, nproc, 1);
 	(void)!write(go[1], "g", 1);
 	close(where[0]);
 	close(go[1]);
@@ -474,6 +475,7 @@ test_live(void)
 	snprintf(live, sizeof(live), "%s/toolcell-%llu-%ld-%llu", p.home,
 	    pid_ns(), (long)alive, stat_field(alive, 22));
 	ok(alive > 0 && mkdir(live, 0755) == 0, "a live server's, %s", live);
+	p.kept = 1;		/* calls with keepers: pids.max counts them */
 	if (!is_int(tc_pids_open(&p, 4, &d), 0, "the server's directory is "
 	    "made: %s", d.msg))
 		return;
@@ -526,11 +528,11 @@ test_live(void)
 	is_int(n, 2, "made again by the server setting the limit: 2 forks");
 	copy = p;
 	copy.dir[0] = '\0';
-	is_int(tc_pids_limit(&copy, getpid(), 3), 0, "no directory: "
+	is_int(tc_pids_limit(&copy, getpid(), 3, 1), 0, "no directory: "
 	    "nothing to set");
 	if (snprintf(copy.dir, sizeof(copy.dir) - 16, "%s", p.dir) > 0)
 		strcat(copy.dir, "/no-such/dir");
-	ok(tc_pids_limit(&copy, getpid(), 3) != 0, "a cgroup that cannot be "
+	ok(tc_pids_limit(&copy, getpid(), 3, 1) != 0, "a cgroup that cannot be "
 	    "made: the server is told (and sends no call)");
 
 	/* A process forked from the server that releases its copy leaves
@@ -1044,8 +1046,13 @@ test_spare(void)
 	}
 
 	/* A spare whose limit was the lowest a call can have. */
-	is_int((int)tc_pids_max(0), 2, "no call's pids.max is below 2: its "
+	is_int((int)tc_pids_max(0, 1), 2, "no call's pids.max is below 2: its "
 	    "keeper and its child");
+	is_int((int)tc_pids_max(0, 0), 1, "without a keeper, not below 1: "
+	    "the child");
+	is_int((int)tc_pids_max(5, 1), 6, "with a keeper, the limit and one");
+	is_int((int)tc_pids_max(5, 0), 5, "without one, the limit: the child "
+	    "counted as RLIMIT_NPROC counts it");
 	n = one_call(&p, 0, 0, cg, sizeof(cg), &kpid);
 	is_int(n, 1, "a call with limit 0 (beside its keeper, one: the "
 	    "child already there)");
@@ -1055,6 +1062,220 @@ test_spare(void)
 	tc_pids_close(&p);
 	ok(!exists(dir), "closed: the server's directory is gone, spares "
 	    "and all");
+}
+
+/*
+ * One child without a keeper, cloned with |p| (tc_clone_child()): it
+ * writes its /proc/self/cgroup, the first thing it does, to |cgfd|, waits
+ * for a byte on |go|, then forks sleepers until a fork fails, and exits
+ * with how many worked.  Returns its pid, with |err| from the clone.
+ */
+static pid_t
+placed_child(const struct tc_pids *p, int cgfd, int go, int *err)
+{
+	pid_t kids[64], pid;
+	char line[PATH_MAX], c;
+	int n, i, fd;
+	ssize_t r;
+
+	if ((pid = tc_clone_child(0, 0, getuid(), getgid(), p, err)) != 0)
+		return pid;
+	if ((fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC)) < 0)
+		_exit(202);
+	r = read(fd, line, sizeof(line) - 1);
+	close(fd);
+	if (r <= 0 || write(cgfd, line, (size_t)r) != r)
+		_exit(203);
+	if (read(go, &c, 1) != 1)
+		_exit(205);
+	for (n = 0; n < 64; n++) {
+		if ((kids[n] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		if (kids[n] < 0)
+			break;
+	}
+	if (n < 64 && errno != EAGAIN)
+		_exit(204);
+	for (i = 0; i < n; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	_exit(n);
+}
+
+/* 1 if |text| (/proc/PID/cgroup) has a line whose path ends in the
+ * call's cgroup |pid| of |p|'s directory. */
+static int
+in_call(const char *text, const struct tc_pids *p, pid_t pid)
+{
+	char want[PATH_MAX + 64];
+	const char *base = strrchr(p->dir, '/');
+
+	snprintf(want, sizeof(want), "%s/%ld\n", base != NULL ? base : "",
+	    (long)pid);
+	return strstr(text, want) != NULL;
+}
+
+/*
+ * A call's child without a keeper (pid 1 of its own PID namespace, where
+ * a pids cgroup is in force) is placed in its cgroup by whoever clones
+ * it, before it runs anything of its own; its limit counts itself; once
+ * it is reaped its cgroup is kept as a spare (v1) or removed
+ * (tc_pids_done()), and the next child's takes the spare; a child that
+ * cannot be placed never runs.
+ */
+static void
+test_place(void)
+{
+	struct tc_diag d = { "", 0 };
+	char line[PATH_MAX], call[PATH_MAX + 32], spare0[PATH_MAX + 32];
+	int where[2], go[2], err, status = 0, round;
+	struct tc_pids p, copy;
+	ino_t ino = 0;
+	ssize_t r;
+	pid_t pid;
+
+	if (!tc_pids_probe(&p)) {
+		skip("no pids cgroup this process may write here (not root, "
+		    "and none delegated)");
+		return;
+	}
+	if (!is_int(tc_pids_open(&p, 4, &d), 0, "opened: %s", d.msg))
+		return;
+	is_int((int)p.max, 4, "pids.max at the server's limit, its calls "
+	    "without keepers: the limit itself");
+	snprintf(spare0, sizeof(spare0), "%s/0-0", p.dir);
+	for (round = 0; round < 2; round++) {
+		if (pipe(where) != 0 || pipe(go) != 0) {
+			ok(0, "pipes");
+			break;
+		}
+		pid = placed_child(&p, where[1], go[0], &err);
+		close(where[1]);
+		close(go[0]);
+		ok(pid > 0 && err == 0, "round %d: a child cloned and placed "
+		    "(%s)", round, strerror(err));
+		r = read(where[0], line, sizeof(line) - 1);
+		line[r > 0 ? r : 0] = '\0';
+		if (!ok(in_call(line, &p, pid), "  in its call's cgroup, "
+		    "named by its pid, from its first instruction"))
+			printf("# its /proc/self/cgroup:\n%s", line);
+		snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)pid);
+		if (round == 1 && p.kind == TC_PIDS_V1)
+			ok(ino != 0 && ino_of(call) == ino && !exists(spare0),
+			    "  the spare the last child's left, taken and "
+			    "renamed");
+		is_int(tc_pids_limit(&p, pid, 3 + round, 0), 0, "  its limit "
+		    "set");
+		is_str(read_text(call, "pids.max"), round ? "4\n" : "3\n",
+		    "  pids.max is the limit itself: no keeper to count");
+		(void)!write(go[1], "g", 1);
+		close(go[1]);
+		close(where[0]);
+		/* Round 0 as the server does it: kept or removed while the
+		 * child's zombie holds its pid; round 1 once reaped. */
+		if (round == 0) {
+			siginfo_t si;
+
+			memset(&si, 0, sizeof(si));
+			(void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+			tc_pids_done(&p, pid);
+			ok(si.si_pid == pid && kill(pid, 0) == 0, "  ended, "
+			    "its zombie not yet reaped");
+		}
+		waitpid(pid, &status, 0);
+		is_int(WIFEXITED(status) ? WEXITSTATUS(status) : -1,
+		    2 + round, "  it forked %d: the limit counts the child "
+		    "itself, as RLIMIT_NPROC does", 2 + round);
+		if (round == 1)
+			tc_pids_done(&p, pid);
+		if (p.kind == TC_PIDS_V1) {
+			ok(!exists(call) && (ino = ino_of(spare0)) != 0,
+			    "  %s: its cgroup is the spare 0-0 now", round ?
+			    "reaped" : "its zombie alone in it");
+		} else
+			ok(!exists(call), "  its cgroup removed");
+	}
+
+	/* A cgroup with a live process beside the ended head's zombie is
+	 * neither a spare nor removed: kept to try again. */
+	if (pipe(where) == 0 && pipe(go) == 0) {
+		pid_t live;
+		siginfo_t si;
+
+		pid = placed_child(&p, where[1], go[0], &err);
+		close(where[1]);
+		close(go[0]);
+		r = read(where[0], line, sizeof(line) - 1);
+		close(where[0]);
+		snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)pid);
+		close(go[1]);
+		kill(pid, SIGKILL);	/* the head ends */
+		/* A process moved in beside it, as only root outside could. */
+		if ((live = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		snprintf(line, sizeof(line), "%ld", (long)live);
+		ok(write_file(call, "cgroup.procs", line) == 0, "a process "
+		    "beside a placed child in its cgroup");
+		memset(&si, 0, sizeof(si));
+		(void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
+		tc_pids_done(&p, pid);
+		ok(exists(call) && !exists(spare0) && p.nleft == 1 &&
+		    p.left[0] == pid, "  the head ended: its cgroup, busy, "
+		    "is kept to try again, not made a spare");
+		waitpid(pid, &status, 0);
+		errno = 0;
+		ok(tc_pids_place(&p, pid) != 0 && errno == EBUSY &&
+		    exists(call) && strstr(read_text(call, "cgroup.procs"),
+		    line) != NULL, "  a child given that pid next is not "
+		    "placed in it (EBUSY): it is an earlier call's, busy still");
+		kill(live, SIGKILL);
+		waitpid(live, NULL, 0);
+		tc_pids_retry(&p, 0);
+		ok(!exists(call) && p.nleft == 0, "  removed on the next try "
+		    "once that one is gone");
+	}
+
+	/* A cgroup that cannot be made: the child never runs. */
+	copy = p;
+	if (snprintf(copy.dir, sizeof(copy.dir) - 16, "%s", p.dir) > 0)
+		strcat(copy.dir, "/no-such/dir");
+	if (pipe(where) == 0 && pipe(go) == 0) {
+		pid = placed_child(&copy, where[1], go[0], &err);
+		close(where[1]);
+		close(go[0]);
+		close(go[1]);
+		r = read(where[0], line, sizeof(line) - 1);
+		close(where[0]);
+		waitpid(pid, &status, 0);
+		ok(pid > 0 && err != 0 && r == 0, "a child that cannot be "
+		    "placed: the cloner is told (%s), and the child ran "
+		    "nothing", strerror(err));
+		ok(WIFEXITED(status) && WEXITSTATUS(status) ==
+		    TC_CHILD_EXIT_NS, "  it exited at the gate");
+	}
+	/* The server writes a placed child's limit only in its cgroup, and
+	 * makes none for it: a child not there must not get its call. */
+	snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)getpid());
+	ok(tc_pids_limit(&p, getpid(), 3, 0) != 0 && !exists(call),
+	    "no cgroup of a placed child's pid: its limit is not written, "
+	    "nor the cgroup made (the call is not sent)");
+	ok(tc_pids_limit(&p, getpid(), 3, 1) == 0 && exists(call),
+	    "  a keeper's is made first by the server, as before");
+	(void)rmdir(call);
+
+	/* Nothing named: nothing done. */
+	tc_pids_done(&p, 1);
+	ok(exists(p.dir), "done with a pid that has no cgroup: nothing "
+	    "removed");
+	snprintf(line, sizeof(line), "%s", p.dir);
+	tc_pids_close(&p);
+	ok(!exists(line) && !exists(spare0), "closed: the server's "
+	    "directory is gone, spares and all");
 }
 
 /*
@@ -1255,6 +1476,72 @@ own_v2(char *out, size_t len)
  * refused once the sandbox is prepared: no answer, no tc_pids_close()),
  * "quit".
  */
+/*
+ * The agent's "place [ns|inns]": clones a child with |p| as the spawner
+ * does (tc_clone_child()), in a user and a PID namespace of its own with
+ * "ns", and with "inns" from a user namespace the agent enters first (as
+ * a spawner that is not root enters the one that owns the shared network
+ * namespace).  The child sends its cgroup v2 path as the first thing it
+ * does and exits; the agent keeps or removes its cgroup while the
+ * child's zombie holds its pid (tc_pids_done()), then reaps it.  Answers
+ * "ERR IN GONE": the clone's errno, 1 if the child was in its call's
+ * cgroup (p->dir/PID), 1 if that cgroup is gone after.
+ */
+static const char *
+agent_place(struct tc_pids *p, const char *how)
+{
+	static char answer[64];
+	unsigned long ns = 0;
+	uid_t uid = getuid();
+	gid_t gid = getgid();
+	char got[PATH_MAX], want[PATH_MAX + 32], *line;
+	int fds[2], err = 0, in = 0, gone;
+	struct stat st;
+	siginfo_t si;
+	ssize_t r;
+	pid_t c;
+
+	if (strstr(how, "ns") != NULL)
+		ns = CLONE_NEWUSER | CLONE_NEWPID;
+	if (strstr(how, "inns") != NULL && (unshare(CLONE_NEWUSER) != 0 ||
+	    tc_child_maps(uid, gid) != 0)) {
+		snprintf(answer, sizeof(answer), "%d 0 0", errno);
+		return answer;
+	}
+	if (pipe(fds) != 0)
+		return "-1 0 0";
+	if ((c = tc_clone_child(ns, 0, uid, gid, p, &err)) == 0) {
+		int fd = open("/proc/self/cgroup", O_RDONLY | O_CLOEXEC);
+
+		r = fd < 0 ? -1 : read(fd, got, sizeof(got) - 1);
+		got[r > 0 ? r : 0] = '\0';
+		(void)!write(fds[1], got, strlen(got));
+		_exit(0);
+	}
+	close(fds[1]);
+	r = c > 0 ? read(fds[0], got, sizeof(got) - 1) : -1;
+	got[r > 0 ? r : 0] = '\0';
+	close(fds[0]);
+	snprintf(want, sizeof(want), "%s/%ld", strrchr(p->dir, '/') != NULL ?
+	    strrchr(p->dir, '/') : "", (long)c);
+	if ((line = strstr(got, "0::")) != NULL) {
+		line[strcspn(line, "\n")] = '\0';
+		in = strlen(line) >= strlen(want) && strcmp(line +
+		    strlen(line) - strlen(want), want) == 0;
+	}
+	if (c > 0) {
+		memset(&si, 0, sizeof(si));
+		(void)waitid(P_PID, (id_t)c, &si, WEXITED | WNOWAIT);
+		tc_pids_done(p, c);
+		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	snprintf(want, sizeof(want), "%s/%ld", p->dir, (long)c);
+	gone = stat(want, &st) != 0 && errno == ENOENT;
+	snprintf(answer, sizeof(answer), "%d %d %d", err, in, gone);
+	return answer;
+}
+
 static void __attribute__((__noreturn__))
 agent_main(FILE *in, FILE *out)
 {
@@ -1318,6 +1605,8 @@ agent_main(FILE *in, FILE *out)
 			while (waitpid(kid, NULL, 0) < 0 && errno == EINTR)
 				;
 			fprintf(out, "0\n");
+		} else if (strncmp(line, "place", 5) == 0) {
+			fprintf(out, "%s\n", agent_place(&p, line + 5));
 		} else if (strcmp(line, "exit") == 0) {
 			exit(1);
 		} else if (strcmp(line, "nobody") == 0) {
@@ -1724,6 +2013,11 @@ live_server(const char *t, const char *rel)
 	ok(dir_beside(ans, t), "opened: its directory beside the leaf, "
 	    "giving the controller to the calls' cgroups (%s)", ans);
 	snprintf(adir, sizeof(adir), "%s", ans + 2);
+	is_str(agent_ask(&a, "place"), "0 1 1", "a call's child placed from "
+	    "the leaf in its cgroup beside it, from its first instruction; "
+	    "removed once it ended");
+	is_str(agent_ask(&a, "place ns"), "0 1 1", "  the same in a user and "
+	    "a PID namespace of its own");
 	(void)agent_ask(&a, "forkclose");
 	ok(strcmp(agent_ask(&a, "where"), in_leaf) == 0 &&
 	    stat(adir, &st) == 0, "a forked copy's close undoes nothing");
@@ -1842,6 +2136,30 @@ live_user(const char *t, const char *trel, const char *u,
 	ok(answer_is(ans, 0), "and out: %s", ans);
 	is_str(agent_ask(&a, "where"), trel, "back where it was");
 	agent_stop(&a);
+
+	/* A server that is not root, its cgroup delegated: its spawner
+	 * places each call's child, from the server's user namespace and
+	 * from one it entered (the shared network namespace's owner). */
+	if (agent_start(&a, t) != 0 ||
+	    strcmp(agent_ask(&a, "nobody"), "0") != 0) {
+		ok(0, "an agent as nobody in %s", t);
+		agent_stop(&a);
+		return;
+	}
+	ans = agent_ask(&a, "probe hugetlb");
+	ok(strncmp(ans, "1 2 1 ", 6) == 0, "as nobody: delegated, moved "
+	    "(%s)", ans);
+	ans = agent_ask(&a, "open");
+	ok(dir_beside(ans, t), "as nobody: its directory beside the leaf "
+	    "(%s)", ans);
+	is_str(agent_ask(&a, "place ns"), "0 1 1", "as nobody: a call's "
+	    "child in its own user and PID namespaces, placed in its "
+	    "cgroup; removed once it ended");
+	is_str(agent_ask(&a, "place inns"), "0 1 1", "as nobody, from a user "
+	    "namespace of the server's: placed all the same");
+	(void)agent_ask(&a, "close");
+	agent_stop(&a);
+	live_undo(t, leaf);
 
 	snprintf(leaf, sizeof(leaf), "%s/%s", u, TC_PIDS_LEAF);
 	if (agent_start(&a, u) != 0 ||
@@ -2075,6 +2393,7 @@ main(void)
 	test_beside();
 	test_reaped();
 	test_spare();
+	test_place();
 	test_namespaces();
 	test_live_v2();
 	test_long_list();

@@ -1030,12 +1030,11 @@ test_given_up(struct tc_sandbox *sb)
 }
 
 /*
- * In a PID namespace of its own, with no pids cgroup to enter (a server
- * that is not root, as this one is made to look), a child that may fork
- * has no keeper: it is the server's own child, pid 1 of its namespace,
- * and what it left (a grandchild in a session of its own, one forked
- * twice) dies with that namespace when the server ends the child.  With
- * a pids cgroup it keeps its keeper, which enters the cgroup first.
+ * A child that may fork, in a PID namespace of its own, has no keeper,
+ * with a pids cgroup or without (a server that is not root, as this one
+ * is made to look): it is the server's own child, pid 1 of its
+ * namespace, and what it left (a grandchild in a session of its own, one
+ * forked twice) dies with that namespace when the server ends the child.
  */
 static void
 test_no_keeper(struct tc_sandbox *sb)
@@ -1045,7 +1044,7 @@ test_no_keeper(struct tc_sandbox *sb)
 	struct tc_run r;
 	char *text, *end;
 	long a, b;
-	int is_error;
+	int is_error, cg;
 
 	if (sp == NULL || !(sp->ns & CLONE_NEWPID)) {
 		skip("no PID namespace of its own here: every child that "
@@ -1053,16 +1052,16 @@ test_no_keeper(struct tc_sandbox *sb)
 		return;
 	}
 	memcpy(saved, sb->pids.dir, sizeof(saved));
-	if (saved[0] != '\0') {
-		if (run(sb, "hello", &r) == 0)
-			ok(r.keeper, "no keeper: with a pids cgroup, a keeper "
-			    "still");
-		tc_run_release(&r);
-	}
-	sb->pids.dir[0] = '\0';
-	if (run(sb, "detach", &r) == 0) {
-		ok(!r.keeper, "no keeper: in its own PID namespace, without "
-		    "a pids cgroup");
+	for (cg = saved[0] != '\0'; cg >= 0; cg--) {
+		if (!cg)
+			sb->pids.dir[0] = '\0';
+		if (run(sb, "detach", &r) != 0) {
+			tc_run_release(&r);
+			continue;
+		}
+		ok(!r.keeper && r.placed == cg, "no keeper: in its own PID "
+		    "namespace, %s", cg ? "placed in its pids cgroup" :
+		    "without a pids cgroup");
 		text = take_text(&r, &is_error);
 		a = strtol(text, &end, 10);
 		b = strtol(end, &end, 10);
@@ -1075,10 +1074,136 @@ test_no_keeper(struct tc_sandbox *sb)
 		} else
 			printf("#   got '%s'\n", text);
 		free(text);
+		tc_run_release(&r);
 	}
-	tc_run_release(&r);
 	test_given_up(sb);
 	memcpy(sb->pids.dir, saved, sizeof(saved));
+}
+
+/*
+ * A child without a keeper where a pids cgroup is in force (a root
+ * server's) is in its call's cgroup, named by its pid, with the tool's
+ * limit as pids.max (no keeper to count); once the runner has reaped it
+ * the cgroup is a spare (cgroup v1) or gone, and nothing is left to
+ * retry.
+ */
+static void
+test_placed(struct tc_sandbox *sb, struct tc_policy *pol)
+{
+	const struct tc_sandbox_profile *sp = tc_sandbox_find(sb, EXEC);
+	struct tc_call call = { .tool = tool("sleep"), .policy = pol };
+	char dir[PATH_MAX + 32], file[PATH_MAX + 48], path[64], line[4096];
+	char want[64], max[32];
+	const char *base;
+	struct tc_limits l;
+	struct stat st;
+	struct tc_run r;
+	ssize_t n;
+	int fd;
+
+	if (sb->pids.dir[0] == '\0' || sp == NULL ||
+	    !(sp->ns & CLONE_NEWPID)) {
+		skip("no pids cgroup this process may write here, or no "
+		    "PID namespace: no child is placed");
+		return;
+	}
+	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "placed: start"))
+		return;
+	ok(!r.keeper && r.placed, "placed: no keeper, the child placed");
+	snprintf(dir, sizeof(dir), "%s/%ld", sb->pids.dir, (long)r.pid);
+	base = strrchr(sb->pids.dir, '/');
+	snprintf(want, sizeof(want), "%s/%ld\n", base != NULL ? base : "",
+	    (long)r.pid);
+	snprintf(path, sizeof(path), "/proc/%ld/cgroup", (long)r.pid);
+	n = -1;
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, line, sizeof(line) - 1);
+		close(fd);
+	}
+	line[n > 0 ? n : 0] = '\0';
+	if (!ok(strstr(line, want) != NULL, "placed: the child is in its "
+	    "call's cgroup, named by its pid"))
+		printf("# %s:\n%s", path, line);
+	tc_policy_limits(pol, "sleep", &l);
+	snprintf(path, sizeof(path), "%lu\n", tc_pids_max(l.nproc, 0));
+	n = -1;
+	snprintf(file, sizeof(file), "%s/pids.max", dir);
+	if ((fd = open(file, O_RDONLY | O_CLOEXEC)) >= 0) {
+		n = read(fd, max, sizeof(max) - 1);
+		close(fd);
+	}
+	max[n > 0 ? n : 0] = '\0';
+	is_str(max, path, "placed: its pids.max is the tool's limit itself");
+	tc_run_kill(&r, TC_OUT_CANCELLED);
+	alarm(10);
+	tc_run_wait(&r);
+	alarm(0);
+	tc_run_release(&r);
+	ok(stat(dir, &st) != 0 && errno == ENOENT, "placed: once reaped, "
+	    "its cgroup is a spare or removed");
+	is_int((int)sb->pids.nleft, 0, "placed: nothing left to retry");
+}
+
+/*
+ * A cgroup named by a pid that its holder left busy (a killed keeper's,
+ * a process of its call still in it) is not made a spare, nor removed,
+ * when the server reaps another child of that pid that heads no cgroup
+ * (one whose profile cannot fork, on the list of killed children): that
+ * child's end proves nothing of the cgroup.  With pid_max 32768 a pid
+ * comes round again within seconds.
+ */
+static void
+test_dead_not_head(struct tc_sandbox *sb)
+{
+	char dir[PATH_MAX + 32], text[32];
+	pid_t c, live;
+	struct stat st;
+	int fd;
+
+	if (sb->pids.dir[0] == '\0' || sb->ndead != 0) {
+		skip("no pids cgroup this process may write here (not root, "
+		    "and none delegated)");
+		return;
+	}
+	if ((c = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	if ((live = fork()) == 0) {
+		pause();
+		_exit(0);
+	}
+	snprintf(dir, sizeof(dir), "%s/%ld", sb->pids.dir, (long)c);
+	snprintf(text, sizeof(text), "%ld", (long)live);
+	if (!ok(c > 0 && live > 0 && mkdir(dir, 0755) == 0, "not a head: "
+	    "a busy cgroup named by the pid of a child that heads none"))
+		goto out;
+	{
+		char procs[PATH_MAX + 48];
+
+		snprintf(procs, sizeof(procs), "%s/cgroup.procs", dir);
+		fd = open(procs, O_WRONLY | O_CLOEXEC);
+		ok(fd >= 0 && write(fd, text, strlen(text)) ==
+		    (ssize_t)strlen(text), "not a head: a process of an "
+		    "earlier call in it");
+		if (fd >= 0)
+			close(fd);
+	}
+	sb->dead[0].pid = c;
+	sb->dead[0].pidfd = pidfd_open(c, 0);
+	sb->dead[0].head = 0;
+	sb->ndead = 1;
+	kill(c, SIGKILL);
+	is_int((int)tc_sandbox_reap(sb, 1), 0, "not a head: reaped");
+	ok(stat(dir, &st) == 0, "not a head: the busy cgroup of its pid "
+	    "left as it is, neither a spare nor removed");
+out:
+	kill(live, SIGKILL);
+	waitpid(live, NULL, 0);
+	if (c > 0 && kill(c, SIGKILL) == 0)
+		waitpid(c, NULL, 0);
+	for (fd = 0; fd < 100 && rmdir(dir) != 0 && errno == EBUSY; fd++)
+		usleep(10000);
 }
 
 /*
@@ -1087,12 +1212,16 @@ test_no_keeper(struct tc_sandbox *sb)
  * runner, which removes its call's pids cgroup once it has reaped it and
  * the call's child, dying of its parent's death, is gone: at once, or on
  * the next retry (the next call or reaping), not at the server's end.
+ * A child has a keeper only without a PID namespace: the profile's are
+ * turned off here, as a kernel that denies them leaves them.
  */
 static void
 test_stuck_keeper(struct tc_sandbox *sb, struct tc_policy *pol)
 {
 	struct tc_call call = { .tool = tool("sleep"), .policy = pol };
 	char dir[PATH_MAX + 32], path[64];
+	struct tc_sandbox_profile *sp;
+	unsigned long ns;
 	struct stat st;
 	struct tc_run r;
 	long child = 0;
@@ -1100,14 +1229,23 @@ test_stuck_keeper(struct tc_sandbox *sb, struct tc_policy *pol)
 	FILE *f;
 	int i;
 
-	if (sb->pids.dir[0] == '\0') {
+	for (sp = sb->prof; sp < sb->prof + sb->nprof &&
+	    sp->profile != EXEC; sp++)
+		;
+	if (sb->pids.dir[0] == '\0' || sp == sb->prof + sb->nprof) {
 		skip("no pids cgroup this process may write here (not root, "
 		    "and none delegated)");
 		return;
 	}
+	ns = sp->ns;
+	sp->ns = 0;
 	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "stuck keeper: "
-	    "start"))
+	    "start")) {
+		sp->ns = ns;
 		return;
+	}
+	sp->ns = ns;
+	ok(r.keeper, "stuck keeper: without a PID namespace, a keeper");
 	snprintf(dir, sizeof(dir), "%s/%ld", sb->pids.dir, (long)r.pid);
 	ok(stat(dir, &st) == 0, "stuck keeper: its call's cgroup, %s", dir);
 	/* The call's child, which comes to us, the subreaper, once its
@@ -1932,6 +2070,8 @@ main(void)
 	test_leftovers(&sb, &pol);
 	test_keeper(&sb);
 	test_no_keeper(&sb);
+	test_placed(&sb, &pol);
+	test_dead_not_head(&sb);
 	test_stuck_keeper(&sb, &pol);
 	test_confinement(&sb);
 	test_standby(&sb);
