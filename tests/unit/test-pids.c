@@ -316,6 +316,33 @@ test_way_parent(void)
 	}
 }
 
+/*
+ * Forks sleepers until a fork fails, then kills and reaps them.  Returns
+ * how many forks worked, or -1 if one failed otherwise than EAGAIN (the
+ * limit).
+ */
+static int
+fork_until_full(void)
+{
+	pid_t kids[64];
+	int n, i, full;
+
+	for (n = 0; n < 64; n++) {
+		if ((kids[n] = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		if (kids[n] < 0)
+			break;
+	}
+	full = n == 64 || errno == EAGAIN;
+	for (i = 0; i < n; i++) {
+		kill(kids[i], SIGKILL);
+		waitpid(kids[i], NULL, 0);
+	}
+	return full ? n : -1;
+}
+
 /* In a forked process standing for a keeper: enters |p|'s cgroup, says
  * where it is on |cgfd|, waits for a byte on |go| (the server has set
  * pids.max by then), forks sleepers until a fork fails, kills them,
@@ -324,9 +351,8 @@ test_way_parent(void)
 static void __attribute__((__noreturn__))
 keeper(const struct tc_pids *p, int cgfd, int go)
 {
-	pid_t kids[64];
-	int n = 0, i;
 	char line[PATH_MAX], c;
+	int n;
 	ssize_t r;
 
 	FILE *f;
@@ -344,20 +370,8 @@ keeper(const struct tc_pids *p, int cgfd, int go)
 	if (read(go, &c, 1) != 1)
 		_exit(205);
 	close(go);
-	for (n = 0; n < 64; n++) {
-		if ((kids[n] = fork()) == 0) {
-			pause();
-			_exit(0);
-		}
-		if (kids[n] < 0)
-			break;
-	}
-	if (n < 64 && errno != EAGAIN)
+	if ((n = fork_until_full()) < 0)
 		_exit(204);
-	for (i = 0; i < n; i++) {
-		kill(kids[i], SIGKILL);
-		waitpid(kids[i], NULL, 0);
-	}
 	tc_pids_leave(p);
 	_exit(n);
 }
@@ -1073,10 +1087,10 @@ test_spare(void)
 static pid_t
 placed_child(const struct tc_pids *p, int cgfd, int go, int *err)
 {
-	pid_t kids[64], pid;
 	char line[PATH_MAX], c;
-	int n, i, fd;
 	ssize_t r;
+	pid_t pid;
+	int n, fd;
 
 	if ((pid = tc_clone_child(0, 0, getuid(), getgid(), p, err)) != 0)
 		return pid;
@@ -1088,20 +1102,8 @@ placed_child(const struct tc_pids *p, int cgfd, int go, int *err)
 		_exit(203);
 	if (read(go, &c, 1) != 1)
 		_exit(205);
-	for (n = 0; n < 64; n++) {
-		if ((kids[n] = fork()) == 0) {
-			pause();
-			_exit(0);
-		}
-		if (kids[n] < 0)
-			break;
-	}
-	if (n < 64 && errno != EAGAIN)
+	if ((n = fork_until_full()) < 0)
 		_exit(204);
-	for (i = 0; i < n; i++) {
-		kill(kids[i], SIGKILL);
-		waitpid(kids[i], NULL, 0);
-	}
 	_exit(n);
 }
 
