@@ -258,16 +258,10 @@ static int
 read_boot_id(char boot[BOOT_LEN + 1])
 {
 	char buf[64];
-	ssize_t n;
 	size_t i, k = 0;
-	int fd;
 
-	if ((fd = open(BOOT_ID, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n" */
-	if (n != BOOT_LEN + 5)
+	if (tc_read_small(BOOT_ID, buf, sizeof(buf)) != BOOT_LEN + 5)
 		return -1;
 	for (i = 0; i < BOOT_LEN + 4; i++) {
 		if (i == 8 || i == 13 || i == 18 || i == 23) {
