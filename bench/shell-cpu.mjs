@@ -54,38 +54,38 @@ const SIDES = {
 	},
 };
 
-/* Minor page faults of process |pid|: its own and its reaped children's. */
-function faults(pid) {
+/* The fields of /proc/PID/stat after the name (the state is [0]), or
+ * null once the process is gone.  The name may hold anything: its last
+ * ')' ends it. */
+function statFields(pid) {
 	try {
 		const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-		return Number(f[7]) + Number(f[8]);
+		return s.slice(s.lastIndexOf(')') + 2).split(' ');
 	} catch {
-		return 0;
+		return null;
 	}
+}
+
+/* Minor page faults of process |pid|: its own and its reaped children's. */
+function faults(pid) {
+	const f = statFields(pid);
+	return f ? Number(f[7]) + Number(f[8]) : 0;
 }
 
 /* CPU ticks of process |pid|: its own and those of the children it has
  * reaped. */
 function ticks(pid) {
-	try {
-		const s = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-		const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
-		return Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]);
-	} catch {
-		return 0;
-	}
+	const f = statFields(pid);
+	return f ? Number(f[11]) + Number(f[12]) + Number(f[13]) + Number(f[14]) : 0;
 }
 
 /* Ticks of each long-lived process of the tree: [own, reaped] by pid. */
 function parts(pid) {
 	const out = new Map();
 	for (const p of tree(pid)) {
-		try {
-			const s = fs.readFileSync(`/proc/${p}/stat`, 'utf8');
-			const f = s.slice(s.lastIndexOf(')') + 2).split(' ');
+		const f = statFields(p);
+		if (f)
 			out.set(p, [Number(f[11]) + Number(f[12]), Number(f[13]) + Number(f[14])]);
-		} catch { /* gone */ }
 	}
 	return out;
 }

@@ -11,29 +11,51 @@
 
 #include "base/proc.h"
 
+ssize_t
+tc_read_small(const char *path, char *buf, size_t len)
+{
+	size_t got = 0;
+	ssize_t r;
+	int fd, err;
+
+	if (len == 0) {
+		errno = EINVAL;
+		return -1;
+	}
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return -1;
+	while (got < len - 1 && (r = read(fd, buf + got, len - 1 - got)) != 0) {
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			err = errno;
+			close(fd);
+			errno = err;
+			return -1;
+		}
+		got += (size_t)r;
+	}
+	close(fd);
+	buf[got] = '\0';
+	return (ssize_t)got;
+}
+
 int
 tc_proc_start(long pid, unsigned long long *start)
 {
 	char path[64], buf[1024], *p, *end;
 	ssize_t n;
-	int fd, i;
+	int i;
 
 	if (pid == 0)
 		snprintf(path, sizeof(path), "/proc/self/stat");
 	else
 		snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	do
-		n = read(fd, buf, sizeof(buf) - 1);
-	while (n < 0 && errno == EINTR);
-	close(fd);
-	if (n <= 0) {
+	if ((n = tc_read_small(path, buf, sizeof(buf))) <= 0) {
 		if (n == 0)
 			errno = EIO;
 		return -1;
 	}
-	buf[n] = '\0';
 	/* "PID (COMM) STATE PPID ...": the name may hold anything, so
 	 * count from its last ')', which the blank before field 3 (the
 	 * state) follows; each step goes on to the blank before the next

@@ -13,6 +13,8 @@
 #ifndef TC_PROC_H
 #define TC_PROC_H
 
+#include <sys/types.h>
+
 struct tc_proc_id {
 	unsigned long long ns;		/* PID namespace's inode */
 	long		   pid;		/* pid in it */
@@ -21,6 +23,14 @@ struct tc_proc_id {
 
 /* "NS-PID-START", for printf with the three fields in that order. */
 #define TC_PROC_ID_FMT	"%llu-%ld-%llu"
+
+/*
+ * Reads the small file |path| (one of /proc's, /sys's or cgroupfs's,
+ * which give their text in one read) whole into |buf|, at most |len| - 1
+ * bytes, NUL-terminated, retrying a read that a signal interrupted.
+ * Returns how many bytes it read, or -1 with errno set.
+ */
+ssize_t	tc_read_small(const char *path, char *buf, size_t len);
 
 /* Reads the start time of process |pid| (0: the caller) into *|start|.
  * Returns 0 or -1. */

@@ -43,10 +43,56 @@ static int	netns_joined;
  * that give a socket a name or reach one by its name, so that nothing
  * one call does there can be found by another.  Not without the filter
  * (a kernel without seccomp filters, or the bench runner's switch), nor
- * where a profile's own tables allow one of those calls, or io_uring:
- * there an abstract Unix socket bound by one call would be reached by
- * the next (Landlock's scope, ABI 6, holds it only on newer kernels).
+ * where a profile's own tables allow one of those calls, or io_uring,
+ * or datagram socketpairs (dgram_pairs()): there an abstract Unix socket
+ * bound by one call would be reached by the next (Landlock's scope, ABI
+ * 6, holds it only on newer kernels).
  */
+/*
+ * 1 if a rule of |p|'s own tables allows socketpair() of Unix datagram
+ * sockets (of any flags): such a socket is given an abstract name without
+ * bind() (autobind, as it sends with SO_PASSCRED) and sends to a name
+ * without connect(), so that two calls in one network namespace could
+ * reach each other.  Stream and seqpacket pairs are connected to each
+ * other alone.
+ */
+static int
+dgram_pairs(const struct tc_profile *p)
+{
+	static const uint64_t types[] = {
+		SOCK_DGRAM, SOCK_DGRAM | SOCK_CLOEXEC,
+		SOCK_DGRAM | SOCK_NONBLOCK,
+		SOCK_DGRAM | SOCK_CLOEXEC | SOCK_NONBLOCK,
+	};
+	const struct tc_syscall *r;
+	uint64_t a[6] = { AF_UNIX, 0, 0, 0, 0, 0 };
+	size_t i, k, t;
+
+	for (i = 0; i < TC_SYSCALL_TABLES; i++)
+		for (k = 0; k < p->syscalls[i].n; k++) {
+			r = &p->syscalls[i].v[k];
+			if (r->nr != SCMP_SYS(socketpair))
+				continue;
+			if (r->kind == TC_SYS_ALLOW)
+				return 1;
+			for (t = 0; t < TC_NITEMS(types); t++) {
+				a[1] = types[t];
+				if (r->arg > 5 || (r->mask2 != 0 &&
+				    r->arg2 > 5))
+					return 1;	/* not understood */
+				if (r->kind == TC_SYS_EQ &&
+				    a[r->arg] == r->value)
+					return 1;
+				if (r->kind == TC_SYS_MASKED &&
+				    (a[r->arg] & r->mask) == r->value &&
+				    (r->mask2 == 0 ||
+				    (a[r->arg2] & r->mask2) == r->value2))
+					return 1;
+			}
+		}
+	return 0;
+}
+
 static int
 netns_shareable(const struct tc_sandbox *sb)
 {
@@ -70,6 +116,8 @@ netns_shareable(const struct tc_sandbox *sb)
 			if (tc_profile_rules(sb->prof[i].profile, named[k]) &
 			    ~TC_RULE(TC_SYS_ERRNO))
 				return 0;
+		if (dgram_pairs(sb->prof[i].profile))
+			return 0;
 	}
 	return want;
 }

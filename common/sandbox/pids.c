@@ -173,30 +173,6 @@ tc_pids_find(const char *cgroup, const char *mountinfo,
 	return 1;
 }
 
-/* Reads small file |path| into |buf| (NUL-terminated).  Returns 0 or -1. */
-static int
-read_small(const char *path, char *buf, size_t len)
-{
-	size_t got = 0;
-	ssize_t r;
-	int fd;
-
-	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	while (got < len - 1 && (r = read(fd, buf + got, len - 1 - got)) != 0) {
-		if (r < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			return -1;
-		}
-		got += (size_t)r;
-	}
-	close(fd);
-	buf[got] = '\0';
-	return 0;
-}
-
 /* Reads |dir|/|name| into |buf|.  Returns |buf|, or NULL if it cannot
  * (no such file). */
 static const char *
@@ -205,7 +181,7 @@ read_at(const char *dir, const char *name, char *buf, size_t len)
 	char path[PATH_MAX + 32];
 
 	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >=
-	    (int)sizeof(path) || read_small(path, buf, len) != 0)
+	    (int)sizeof(path) || tc_read_small(path, buf, len) < 0)
 		return NULL;
 	return buf;
 }
@@ -423,7 +399,7 @@ tc_pids_own(long id, void *ctx)
 	if (id <= 0 || !tc_proc_is_ours())
 		return 0;
 	snprintf(path, sizeof(path), "/proc/%ld/status", id);
-	if (read_small(path, status, sizeof(status)) != 0)
+	if (tc_read_small(path, status, sizeof(status)) < 0)
 		return 0;
 	/* One of our threads, a child of ours, or a child's thread (a
 	 * thread's parent is its process's). */
@@ -771,8 +747,8 @@ tc_pids_probe_controller(struct tc_pids *p, const char *controller)
 	cg = malloc(8192);
 	mi = malloc(65536);
 	if (cg == NULL || mi == NULL ||
-	    read_small("/proc/self/cgroup", cg, 8192) != 0 ||
-	    read_small("/proc/self/mountinfo", mi, 65536) != 0) {
+	    tc_read_small("/proc/self/cgroup", cg, 8192) < 0 ||
+	    tc_read_small("/proc/self/mountinfo", mi, 65536) < 0) {
 		free(cg);
 		free(mi);
 		return 0;
@@ -1082,7 +1058,7 @@ empty(const char *dir)
 	char path[PATH_MAX + 32], now[32];
 
 	return snprintf(path, sizeof(path), "%s/pids.current", dir) <
-	    (int)sizeof(path) && read_small(path, now, sizeof(now)) == 0 &&
+	    (int)sizeof(path) && tc_read_small(path, now, sizeof(now)) >= 0 &&
 	    strcmp(now, "0\n") == 0;
 }
 
@@ -1189,7 +1165,7 @@ give_spare(const struct tc_pids *p, const char *dir, int zombie)
 
 	if (p->kind != TC_PIDS_V1 || snprintf(path, sizeof(path),
 	    "%s/pids.current", dir) >= (int)sizeof(path) ||
-	    read_small(path, now, sizeof(now)) != 0 ||
+	    tc_read_small(path, now, sizeof(now)) < 0 ||
 	    (strcmp(now, "0\n") != 0 && (!zombie || strcmp(now, "1\n") != 0)))
 		return -1;
 	return move_spare(p, dir, 1);

@@ -250,6 +250,25 @@ struct base_name {
 	char			boot[BOOT_LEN + 1];
 };
 
+/* 1 if |c| is a lowercase hex digit, as boot ids and our names are. */
+static int
+lower_hex(int c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f');
+}
+
+/* 1 if the |n| bytes at |s| are all lowercase hex digits. */
+static int
+all_lower_hex(const char *s, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!lower_hex((unsigned char)s[i]))
+			return 0;
+	return 1;
+}
+
 /*
  * Reads this machine's boot id into |boot|, its 32 hex digits without
  * the dashes.  Returns 0, or -1 if it cannot be read or is not one.
@@ -258,23 +277,16 @@ static int
 read_boot_id(char boot[BOOT_LEN + 1])
 {
 	char buf[64];
-	ssize_t n;
 	size_t i, k = 0;
-	int fd;
 
-	if ((fd = open(BOOT_ID, O_RDONLY | O_CLOEXEC)) < 0)
-		return -1;
-	n = read(fd, buf, sizeof(buf) - 1);
-	close(fd);
 	/* "xxxxxxxx-xxxx-xxxx-xxxx-xxxxxxxxxxxx\n" */
-	if (n != BOOT_LEN + 5)
+	if (tc_read_small(BOOT_ID, buf, sizeof(buf)) != BOOT_LEN + 5)
 		return -1;
 	for (i = 0; i < BOOT_LEN + 4; i++) {
 		if (i == 8 || i == 13 || i == 18 || i == 23) {
 			if (buf[i] != '-')
 				return -1;
-		} else if ((buf[i] >= '0' && buf[i] <= '9') ||
-		    (buf[i] >= 'a' && buf[i] <= 'f'))
+		} else if (lower_hex((unsigned char)buf[i]))
 			boot[k++] = buf[i];
 		else
 			return -1;
@@ -300,11 +312,7 @@ parse_base(const char *name, struct base_name *b)
 		return 0;
 	/* BOOT_LEN lowercase hex digits and a dot: a boot id (mkdtemp()'s
 	 * letters are BASE_RANDOM). */
-	for (i = 0; i < BOOT_LEN; i++)
-		if (!((p[i] >= '0' && p[i] <= '9') ||
-		    (p[i] >= 'a' && p[i] <= 'f')))
-			return 0;
-	if (p[i] != '.')
+	if (!all_lower_hex(p, BOOT_LEN) || p[BOOT_LEN] != '.')
 		return 0;
 	memcpy(b->boot, p, BOOT_LEN);
 	b->boot[BOOT_LEN] = '\0';
@@ -455,13 +463,11 @@ remove_left_bases(const char *tmp, const struct tc_proc_id *me,
 	int dfd, fd;
 	DIR *d;
 
-	if ((dfd = open(tmp, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
-		return;
-	if ((fd = fcntl(dfd, F_DUPFD_CLOEXEC, 3)) < 0 ||
-	    (d = fdopendir(fd)) == NULL) {
-		if (fd >= 0)
-			close(fd);
-		close(dfd);
+	/* The stream's own fd (close-on-exec, as glibc opens it) for the
+	 * openat()s: the entries are looked up where they were listed. */
+	if ((d = opendir(tmp)) == NULL || (dfd = dirfd(d)) < 0) {
+		if (d != NULL)
+			closedir(d);
 		return;
 	}
 	while ((e = readdir(d)) != NULL) {
@@ -477,7 +483,6 @@ remove_left_bases(const char *tmp, const struct tc_proc_id *me,
 		close(fd);
 	}
 	closedir(d);
-	close(dfd);
 }
 
 /* Returns 1 if |name| (|len| bytes, a NUL among them) is one a call's
@@ -485,18 +490,12 @@ remove_left_bases(const char *tmp, const struct tc_proc_id *me,
 static int
 is_dir_name(const char *name, size_t len, int dot)
 {
-	size_t i;
-
 	if (dot && (len == 0 || *name++ != '.'))
 		return 0;
 	len -= (size_t)(dot != 0);
 	if (len <= NAME_LEN || name[NAME_LEN] != '\0')
 		return 0;
-	for (i = 0; i < NAME_LEN; i++)
-		if (!((name[i] >= '0' && name[i] <= '9') ||
-		    (name[i] >= 'a' && name[i] <= 'f')))
-			return 0;
-	return 1;
+	return all_lower_hex(name, NAME_LEN);
 }
 
 /* Notes |name|, a directory's that arrived or was made in CALLS. */

@@ -16,13 +16,15 @@
  * with those a process that may enter that user namespace for good
  * clones: a keeper (a process of one call), or the spawner where every
  * profile of the server has a network namespace and no keeper (as
- * toolcell-shell's without a pids cgroup), and nothing else it clones
+ * toolcell-shell's, whose children are pid 1 of PID namespaces of their
+ * own), and nothing else it clones
  * would be made inside it.
  */
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -73,9 +75,10 @@ static const struct tc_profile bare = {
 	.roots = TC_KEEP_ROOTS_NONE,
 };
 
-/* The same as plain, but a profile that may fork: it has a keeper
- * where a pids cgroup is in force (which the keeper enters first), and
- * is cloned by the spawner, as plain is, where none is. */
+/* The same as plain, but a profile that may fork: in a PID namespace of
+ * its own it has no keeper, a pids cgroup or not, and is cloned by the
+ * spawner as plain is (placed in its call's cgroup where one is in
+ * force). */
 static const struct tc_profile forks = {
 	.name = "ns-forks",
 	.may = TC_MAY_FORK,
@@ -98,6 +101,32 @@ static const struct tc_profile sockets = {
 static const struct tc_profile uring = {
 	.name = "ns-uring",
 	.syscalls = { TC_SYSCALLS(uring_calls) },
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+
+/* socketpair() of Unix stream sockets only, as toolcell-shell allows
+ * it, and of any type: a datagram socket is given an abstract name
+ * without bind() (autobind, as it sends with SO_PASSCRED) and sends to
+ * a name, another call's. */
+static const struct tc_syscall stream_pair_calls[] = {
+	TC_SYS_ARGS2(socketpair, 0, 0xffffffffULL, AF_UNIX, 1,
+	    TC_SYS_SOCK_TYPE, SOCK_STREAM),
+};
+static const struct tc_syscall any_pair_calls[] = {
+	TC_SYS_IS(socketpair, 0, AF_UNIX),
+};
+static const struct tc_profile stream_pairs = {
+	.name = "ns-stream-pairs",
+	.syscalls = { TC_SYSCALLS(stream_pair_calls) },
+	.root_access = TC_LL_READ,
+	.ns = TC_NS_ALL,
+	.roots = TC_KEEP_ROOTS_NONE,
+};
+static const struct tc_profile dgram_pairs = {
+	.name = "ns-dgram-pairs",
+	.syscalls = { TC_SYSCALLS(any_pair_calls) },
 	.root_access = TC_LL_READ,
 	.ns = TC_NS_ALL,
 	.roots = TC_KEEP_ROOTS_NONE,
@@ -273,6 +302,20 @@ main(void)
 		is_int(rc, 0, "a profile whose tables allow io_uring, which "
 		    "makes and connects sockets where no filter looks: each "
 		    "child has a network namespace of its own");
+
+	rc = shared(&pol, &stream_pairs, 0, "a profile that allows stream "
+	    "socketpairs");
+	if (rc >= 0)
+		is_int(rc, 1, "a profile whose tables allow socketpair() of "
+		    "Unix stream sockets only: the children share one network "
+		    "namespace");
+
+	rc = shared(&pol, &dgram_pairs, 0, "a profile that allows datagram "
+	    "socketpairs");
+	if (rc >= 0)
+		is_int(rc, 0, "a profile whose tables allow socketpair() of "
+		    "Unix datagram sockets, which autobind to an abstract "
+		    "name: each child has a network namespace of its own");
 
 	tc_policy_release(&pol);
 	return done_testing();

@@ -230,9 +230,35 @@ test_time_ns(void)
 	close(out[0]);
 }
 
+/* tc_read_small(): whole, cut to its room, missing, no room at all. */
+static void
+test_read_small(void)
+{
+	char path[] = "/tmp/toolcell-test-proc.XXXXXX", buf[8];
+	int fd;
+
+	if (!ok((fd = mkstemp(path)) >= 0 && write(fd, "0123456789", 10) == 10,
+	    "read_small: a file of 10 bytes"))
+		return;
+	close(fd);
+	is_int((int)tc_read_small(path, buf, sizeof(buf)), 7, "read_small: "
+	    "cut to its room, 7 bytes and the NUL");
+	is_str(buf, "0123456", "read_small: the first 7");
+	is_int((int)tc_read_small("/proc/self/stat", buf, 2), 1, "read_small: "
+	    "one byte in a room of two");
+	unlink(path);
+	errno = 0;
+	ok(tc_read_small(path, buf, sizeof(buf)) == -1 && errno == ENOENT,
+	    "read_small: a missing file is -1, ENOENT");
+	errno = 0;
+	ok(tc_read_small("/proc/self/stat", buf, 0) == -1 && errno == EINVAL,
+	    "read_small: no room at all is -1, EINVAL");
+}
+
 int
 main(void)
 {
+	test_read_small();
 	test_start();
 	test_parse();
 	test_gone();
