@@ -1050,16 +1050,19 @@ move_spare(const struct tc_pids *p, const char *dir, int give)
 	return -1;
 }
 
-/* 1 if cgroup |dir|'s pids.current is 0: no process in it, not even a
- * zombie. */
-static int
-empty(const char *dir)
+/* How many processes cgroup |dir|'s pids.current counts (every one
+ * charged to it until it is reaped, zombies too), or -1 if that cannot
+ * be read. */
+static long
+charged(const char *dir)
 {
-	char path[PATH_MAX + 32], now[32];
+	char now[32], *end;
+	long n;
 
-	return snprintf(path, sizeof(path), "%s/pids.current", dir) <
-	    (int)sizeof(path) && tc_read_small(path, now, sizeof(now)) >= 0 &&
-	    strcmp(now, "0\n") == 0;
+	if (read_at(dir, "pids.current", now, sizeof(now)) == NULL)
+		return -1;
+	n = strtol(now, &end, 10);
+	return end != now && *end == '\n' && n >= 0 ? n : -1;
 }
 
 /*
@@ -1087,7 +1090,7 @@ enter(const struct tc_pids *p, pid_t pid, const char *who, int placed)
 		if (placed && mkdir(dir, 0755) == 0)
 			;	/* made */
 		else if (placed && errno == EEXIST) {
-			if (!empty(dir)) {
+			if (charged(dir) != 0) {
 				errno = EBUSY;
 				return -1;
 			}
@@ -1161,12 +1164,10 @@ tc_pids_limit(const struct tc_pids *p, pid_t pid, unsigned long nproc,
 static int
 give_spare(const struct tc_pids *p, const char *dir, int zombie)
 {
-	char path[PATH_MAX + 32], now[32];
+	long n;
 
-	if (p->kind != TC_PIDS_V1 || snprintf(path, sizeof(path),
-	    "%s/pids.current", dir) >= (int)sizeof(path) ||
-	    tc_read_small(path, now, sizeof(now)) < 0 ||
-	    (strcmp(now, "0\n") != 0 && (!zombie || strcmp(now, "1\n") != 0)))
+	if (p->kind != TC_PIDS_V1 || ((n = charged(dir)) != 0 &&
+	    (!zombie || n != 1)))
 		return -1;
 	return move_spare(p, dir, 1);
 }
