@@ -73,13 +73,13 @@ dgram_pairs(const struct tc_profile *p)
 			r = &p->syscalls[i].v[k];
 			if (r->nr != SCMP_SYS(socketpair))
 				continue;
-			if (r->kind == TC_SYS_ALLOW)
+			/* Any argument: allowed; one not understood: taken
+			 * as allowed. */
+			if (r->kind == TC_SYS_ALLOW || r->arg > 5 ||
+			    (r->mask2 != 0 && r->arg2 > 5))
 				return 1;
 			for (t = 0; t < TC_NITEMS(types); t++) {
 				a[1] = types[t];
-				if (r->arg > 5 || (r->mask2 != 0 &&
-				    r->arg2 > 5))
-					return 1;	/* not understood */
 				if (r->kind == TC_SYS_EQ &&
 				    a[r->arg] == r->value)
 					return 1;

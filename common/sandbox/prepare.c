@@ -195,8 +195,7 @@ pids_cgroup(struct tc_sandbox *sb)
 	found = tc_pids_probe(&sb->pids);
 	/* Whether pids.max counts a keeper: the namespaces are known. */
 	for (i = 0; i < sb->nprof; i++)
-		if (tc_sandbox_may_keep(sb->prof[i].profile) &&
-		    tc_sandbox_keeper(sb, &sb->prof[i]))
+		if (tc_sandbox_keeper(sb, &sb->prof[i]))
 			sb->pids.kept = 1;
 	if (found && tc_pids_open(&sb->pids, sb->policy->limits.nproc,
 	    &d) != 0) {

@@ -131,7 +131,6 @@ int
 tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
     const struct tc_call *call, struct tc_diag *d)
 {
-	const struct tc_sandbox_profile *sp;
 	struct tc_limits lim, *l = &lim;
 	struct tc_standby st;
 	char msg[160];
@@ -145,9 +144,9 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	r->pid = st.pid;
 	r->pidfd = st.pidfd;
 	r->fd = st.res;
-	sp = tc_sandbox_find(sb, call->tool->profile);
-	r->keeper = tc_sandbox_keeper(sb, sp);
-	r->placed = tc_child_clone_pids(sb, sp) != NULL;
+	r->keeper = tc_sandbox_keeper(sb, tc_sandbox_find(sb,
+	    call->tool->profile));
+	r->head = st.head;
 	r->max_result = l->max_result;
 	/* Room for the largest frame the child may send. */
 	tc_buf_init(&r->in, (l->max_result > TC_STREAM_FRAME_MAX ?
@@ -168,10 +167,10 @@ tc_run_start(struct tc_run *r, struct tc_sandbox *sb,
 	 * pids.max becomes this tool's limit before it has the call.  A
 	 * cgroup left to remove under its pid (its keeper's, or its own) is
 	 * its own now. */
-	if (r->keeper || r->placed)
+	if (r->head)
 		tc_pids_retry(&sb->pids, st.pid);
-	if ((r->keeper || r->placed) && tc_pids_limit(&sb->pids, st.pid,
-	    lim.nproc, r->keeper) != 0) {
+	if (r->head && tc_pids_limit(&sb->pids, st.pid, lim.nproc,
+	    r->keeper) != 0) {
 		err = errno;
 		close(st.req);
 		tc_text_fmt(msg, sizeof(msg), "cannot set the call's "
@@ -456,14 +455,13 @@ reap(struct tc_run *r)
 	 * child without a keeper always does, empty but for its zombie
 	 * (its PID namespace's other processes were reaped before it
 	 * ended): kept or removed before the pid that names it is free. */
-	w = (r->keeper || r->placed) ? tc_sandbox_waitpid(r->sb, r->pid,
-	    &r->status, WNOHANG) : tc_sandbox_waitpid(NULL, r->pid,
-	    &r->status, WNOHANG);
+	w = tc_sandbox_waitpid(r->head ? r->sb : NULL, r->pid, &r->status,
+	    WNOHANG);
 	if (w == 0)
 		return;			/* not yet: poll again */
 	tc_fd_close(&r->pidfd);
 	/* And those of earlier ones may be empty by now. */
-	if ((r->keeper || r->placed) && r->sb != NULL)
+	if (r->head && r->sb != NULL)
 		tc_pids_retry(&r->sb->pids, 0);
 	/* Whatever it wrote before exiting is in the pipe now. */
 	read_child(r);
@@ -777,7 +775,7 @@ tc_run_release(struct tc_run *r)
 	    tc_sandbox_reap(r->sb, 0) < TC_DEAD_MAX)) {
 		/* Killed: it cannot run again; reap it later. */
 		r->sb->dead[r->sb->ndead].pid = r->pid;
-		r->sb->dead[r->sb->ndead].head = r->keeper || r->placed;
+		r->sb->dead[r->sb->ndead].head = r->head;
 		r->sb->dead[r->sb->ndead++].pidfd = r->pidfd;
 		r->pidfd = -1;
 	}
@@ -787,8 +785,8 @@ tc_run_release(struct tc_run *r)
 	if (r->pidfd >= 0) {
 		given_up = r->killed && !r->keeper && tc_now_ms() >= r->grace_ms;
 		tc_fd_close(&r->pidfd);
-		(void)tc_sandbox_waitpid(r->keeper || r->placed ? r->sb :
-		    NULL, r->pid, &r->status, given_up ? WNOHANG : 0);
+		(void)tc_sandbox_waitpid(r->head ? r->sb : NULL, r->pid,
+		    &r->status, given_up ? WNOHANG : 0);
 	}
 	tc_buf_release(&r->in);
 	tc_buf_release(&r->answer);

@@ -358,8 +358,10 @@ struct tc_run {
 
 	/* Streaming, jobs and the keeper (see the top of this file). */
 	int			 keeper;	/* pid is the child's keeper */
-	int			 placed;	/* no keeper: the child is in
-						   its call's pids cgroup */
+	int			 head;		/* pid names the call's pids
+						   cgroup: the keeper's, or the
+						   child's, placed in it
+						   (tc_sandbox_head()) */
 	int			 keeper_killed;	/* it did not finish in time */
 	int64_t			 grace_ms;	/* killed: when it is given up */
 	int			 in_fd;		/* the child's input, or -1 */

@@ -1059,7 +1059,7 @@ test_no_keeper(struct tc_sandbox *sb)
 			tc_run_release(&r);
 			continue;
 		}
-		ok(!r.keeper && r.placed == cg, "no keeper: in its own PID "
+		ok(!r.keeper && r.head == cg, "no keeper: in its own PID "
 		    "namespace, %s", cg ? "placed in its pids cgroup" :
 		    "without a pids cgroup");
 		text = take_text(&r, &is_error);
@@ -1109,7 +1109,7 @@ test_placed(struct tc_sandbox *sb, struct tc_policy *pol)
 	}
 	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "placed: start"))
 		return;
-	ok(!r.keeper && r.placed, "placed: no keeper, the child placed");
+	ok(!r.keeper && r.head, "placed: no keeper, the child placed");
 	snprintf(dir, sizeof(dir), "%s/%ld", sb->pids.dir, (long)r.pid);
 	base = strrchr(sb->pids.dir, '/');
 	snprintf(want, sizeof(want), "%s/%ld\n", base != NULL ? base : "",
