@@ -1054,9 +1054,14 @@ describe('a symlink put at the last name while a change runs', () => {
 	 * Calls |tool| with |args|, stops its child once want() holds, then
 	 * runs swap() and lets the child go on; again while the call ends
 	 * first, at most 20 times (|fresh| makes the files anew each time).
-	 * Returns the result of the call that was caught.
+	 * With |late|, a call whose result late() holds was caught past its
+	 * last check (want() sees the new file open, unnamed, until its
+	 * rename, a little longer than the checks come before it: a swap
+	 * then replaces only the name, as fs_replace_file() says): 'locked'
+	 * must be as it was, and the call is made again.  Returns the result
+	 * of the call that was caught before its last check.
 	 */
-	async function swapMidWay(tool, args, want, fresh, swap) {
+	async function swapMidWay(tool, args, want, fresh, swap, late) {
 		for (let attempt = 0; attempt < 20; attempt++) {
 			await fresh();
 			let settled = false;
@@ -1071,10 +1076,18 @@ describe('a symlink put at the last name while a change runs', () => {
 			} finally {
 				process.kill(caught, 'SIGCONT');
 			}
-			return p;
+			const r = await p;
+			if (late?.(r)) {
+				await lockedIntact();
+				continue;
+			}
+			return r;
 		}
 		assert.fail(`${tool} was never caught between its checks and its change`);
 	}
+
+	/* A changing tool's call that succeeded: caught past its last check. */
+	const succeeded = (r) => r.isError !== true;
 
 	/* Asserts that 'locked' holds what it did, and no temporary file was left. */
 	async function lockedIntact() {
@@ -1100,7 +1113,7 @@ describe('a symlink put at the last name while a change runs', () => {
 			await fsp.rm(S.p('w.txt'), { force: true });
 			await fsp.writeFile(S.p('w.txt'), 'old\n');
 			own(S.p('w.txt'));
-		}, () => linkOver('w.txt'));
+		}, () => linkOver('w.txt'), succeeded);
 		await lockedIntact();
 		assert.equal(linkOf(S.p('w.txt')), 'locked/l.txt', 'the link was replaced');
 		assert.equal(err(r, 'write_file'), LINK('w.txt', 'write_file'));
@@ -1116,7 +1129,7 @@ describe('a symlink put at the last name while a change runs', () => {
 			await fsp.rm(S.p('e.txt'), { force: true });
 			await fsp.writeFile(S.p('e.txt'), body);
 			own(S.p('e.txt'));
-		}, () => linkOver('e.txt'));
+		}, () => linkOver('e.txt'), succeeded);
 		await lockedIntact();
 		assert.equal(linkOf(S.p('e.txt')), 'locked/l.txt', 'the link was replaced');
 		assert.equal(err(r, 'edit_file'), "'e.txt': changed while it was being edited; nothing was written: try again");
