@@ -1215,7 +1215,7 @@ tc_pids_reaped(struct tc_pids *p, pid_t keeper)
 }
 
 void
-tc_pids_done(struct tc_pids *p, pid_t pid)
+tc_pids_done(struct tc_pids *p, pid_t pid, int alone)
 {
 	char dir[PATH_MAX + 32];
 
@@ -1225,7 +1225,7 @@ tc_pids_done(struct tc_pids *p, pid_t pid)
 	/* Proven empty but for |pid|'s zombie: a spare for the next
 	 * child; else removed (a zombie holds no cgroup), or kept to try
 	 * again. */
-	if (give_spare(p, dir, 1) != 0)
+	if (give_spare(p, dir, alone) != 0)
 		tc_pids_reaped(p, pid);
 }
 

@@ -427,12 +427,16 @@ void	tc_pids_reaped(struct tc_pids *p, pid_t keeper);
  * before it reaps it (tc_sandbox_waitpid()), while its zombie still holds
  * the pid, so that no child cloned meanwhile can be given that pid, and
  * that cgroup's name: keeps that cgroup as a spare where it can (cgroup
- * v1, its pids.current 1, the zombie alone, or 0; a spare name free),
+ * v1, its pids.current 0; or 1 with |alone|, for a child without a
+ * keeper, pid 1 of its PID namespace, whose zombie is then all the
+ * cgroup holds: never for a keeper, which moves out before it ends, so
+ * that the one process counted may be one of its call's, left alive
+ * when the keeper was killed; a spare name free),
  * else removes it (a zombie holds no cgroup), else keeps |pid| for
  * tc_pids_retry() as tc_pids_reaped() does.  No cgroup of that name:
  * nothing.  Nothing for a |p| with no directory.
  */
-void	tc_pids_done(struct tc_pids *p, pid_t pid);
+void	tc_pids_done(struct tc_pids *p, pid_t pid, int alone);
 
 /*
  * In the server, as it hands a call to the ready child whose keeper is

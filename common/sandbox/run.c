@@ -455,8 +455,7 @@ reap(struct tc_run *r)
 	 * child without a keeper always does, empty but for its zombie
 	 * (its PID namespace's other processes were reaped before it
 	 * ended): kept or removed before the pid that names it is free. */
-	w = tc_sandbox_waitpid(r->head ? r->sb : NULL, r->pid, &r->status,
-	    WNOHANG);
+	w = tc_sandbox_waitpid(r->sb, r->head, r->pid, &r->status, WNOHANG);
 	if (w == 0)
 		return;			/* not yet: poll again */
 	tc_fd_close(&r->pidfd);
@@ -785,8 +784,8 @@ tc_run_release(struct tc_run *r)
 	if (r->pidfd >= 0) {
 		given_up = r->killed && !r->keeper && tc_now_ms() >= r->grace_ms;
 		tc_fd_close(&r->pidfd);
-		(void)tc_sandbox_waitpid(r->head ? r->sb : NULL, r->pid,
-		    &r->status, given_up ? WNOHANG : 0);
+		(void)tc_sandbox_waitpid(r->sb, r->head, r->pid, &r->status,
+		    given_up ? WNOHANG : 0);
 	}
 	tc_buf_release(&r->in);
 	tc_buf_release(&r->answer);

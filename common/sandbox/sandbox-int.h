@@ -66,16 +66,16 @@ size_t	tc_sandbox_reap(struct tc_sandbox *sb, int block);
 
 /*
  * waitpid(|pid|, |status|, |options|) for a child of the server, retried
- * on EINTR.  With |sb|, for a child whose pid names a call's pids cgroup
- * (tc_sandbox_head(): never for any other, whose pid may name a stale
- * cgroup of an earlier holder's), once the child has ended and before it
- * is reaped, keeps that cgroup as a spare or removes it (tc_pids_done())
- * while its zombie still holds the pid that names it; with WNOHANG, a
- * child not yet ended is left as it is (0).  Returns what waitpid()
- * returns.
+ * on EINTR.  For a child whose pid names a call's pids cgroup (|head|,
+ * from tc_sandbox_head(); never for any other, whose pid may name a
+ * stale cgroup of an earlier holder's), once the child has ended and
+ * before it is reaped, keeps that cgroup as a spare or removes it
+ * (tc_pids_done()) while its zombie still holds the pid that names it;
+ * with WNOHANG, a child not yet ended is left as it is (0).  Returns what
+ * waitpid() returns.
  */
-pid_t	tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
-	    int options);
+pid_t	tc_sandbox_waitpid(struct tc_sandbox *sb, int head, pid_t pid,
+	    int *status, int options);
 
 /* --- A child's life (child.c) --- */
 
@@ -154,14 +154,26 @@ tc_sandbox_pids(const struct tc_sandbox *sb,
 	    sb->pids.dir[0] != '\0' ? &sb->pids : NULL;
 }
 
-/* 1 if the pid of what the server holds for a call of |sp| (the child,
- * or its keeper) names a call's pids cgroup, which the server keeps or
- * removes as it reaps it (tc_sandbox_waitpid()). */
+/* What the pid of what the server holds for a call (the child, or its
+ * keeper) names: nothing, or a call's pids cgroup, which the server keeps
+ * or removes as it reaps it (tc_sandbox_waitpid()). */
+enum {
+	TC_HEAD_NONE = 0,
+	TC_HEAD_CHILD,		/* a child placed, pid 1 of its PID namespace:
+				   ended, its zombie is all the cgroup holds */
+	TC_HEAD_KEEPER,		/* a keeper, which leaves the cgroup before it
+				   ends, and may be killed with processes of
+				   its call still in it */
+};
+
+/* The TC_HEAD_* of a call of |sp|. */
 static inline int
 tc_sandbox_head(const struct tc_sandbox *sb,
     const struct tc_sandbox_profile *sp)
 {
-	return tc_sandbox_pids(sb, sp) != NULL;
+	if (tc_sandbox_pids(sb, sp) == NULL)
+		return TC_HEAD_NONE;
+	return tc_sandbox_keeper(sb, sp) ? TC_HEAD_KEEPER : TC_HEAD_CHILD;
 }
 
 /* What the process that clones |sp|'s child places in a pids cgroup

@@ -101,7 +101,7 @@ adopt(struct tc_sandbox *sb, struct tc_standby *st, pid_t pid, int head,
 	    fcntl(st->res, F_SETFL, O_NONBLOCK) != 0) {
 		tc_diag_errno(d, TC_ESYS, "pidfd_open");
 		kill(pid, SIGKILL);
-		(void)tc_sandbox_waitpid(head ? sb : NULL, pid, NULL, 0);
+		(void)tc_sandbox_waitpid(sb, head, pid, NULL, 0);
 		standby_close(st);
 		return TC_ESYS;
 	}
@@ -488,8 +488,8 @@ collect_one(struct tc_sandbox *sb, int block)
 	if (rp.pid > 0 && rp.err != 0) {
 		/* Ours to reap: the spawner killed it (or it exited at the
 		 * gate, perhaps placed in its cgroup). */
-		(void)tc_sandbox_waitpid(tc_sandbox_head(sb,
-		    &sb->prof[rp.profile]) ? sb : NULL, (pid_t)rp.pid, NULL, 0);
+		(void)tc_sandbox_waitpid(sb, tc_sandbox_head(sb,
+		    &sb->prof[rp.profile]), (pid_t)rp.pid, NULL, 0);
 		rp.pid = -rp.err;
 	}
 	tc_diag_init(&d);
@@ -541,8 +541,8 @@ fork_child(struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	tc_stream_grow(res[0], TC_PIPE_BYTES);
 	if ((pid = tc_clone_child(tc_child_clone_ns(sb, sp), 0, sb->uid,
 	    sb->gid, tc_child_clone_pids(sb, sp), &err)) > 0 && err != 0) {
-		(void)tc_sandbox_waitpid(tc_sandbox_head(sb, sp) ? sb : NULL,
-		    pid, NULL, 0);
+		(void)tc_sandbox_waitpid(sb, tc_sandbox_head(sb, sp), pid,
+		    NULL, 0);
 		pid = -1;
 		errno = err;
 	}
@@ -606,7 +606,7 @@ retire_all(struct tc_sandbox *sb)
 				pidfd_send_signal(st->pidfd, SIGKILL, NULL, 0);
 			}
 			if (st->pid > 0)
-				(void)tc_sandbox_waitpid(st->head ? sb : NULL,
+				(void)tc_sandbox_waitpid(sb, st->head,
 				    st->pid, NULL, 0);
 			standby_close(st);
 		}
@@ -683,14 +683,15 @@ tc_sandbox_ready(const struct tc_sandbox *sb, const struct tc_profile *profile)
 }
 
 pid_t
-tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
-    int options)
+tc_sandbox_waitpid(struct tc_sandbox *sb, int head, pid_t pid,
+    int *status, int options)
 {
 	siginfo_t si;
 	pid_t w;
 	int rc;
 
-	if (sb != NULL && sb->pids.dir[0] != '\0' && pid > 0) {
+	if (head != TC_HEAD_NONE && sb != NULL && sb->pids.dir[0] != '\0' &&
+	    pid > 0) {
 		/* Ended, not reaped: the zombie holds the pid. */
 		memset(&si, 0, sizeof(si));
 		do
@@ -698,7 +699,7 @@ tc_sandbox_waitpid(struct tc_sandbox *sb, pid_t pid, int *status,
 			    (options & WNOHANG));
 		while (rc < 0 && errno == EINTR);
 		if (rc == 0 && si.si_pid == pid)
-			tc_pids_done(&sb->pids, pid);
+			tc_pids_done(&sb->pids, pid, head == TC_HEAD_CHILD);
 		else if (rc == 0 && (options & WNOHANG))
 			return 0;	/* not ended: left for later */
 	}
@@ -719,7 +720,7 @@ tc_sandbox_reap(struct tc_sandbox *sb, int block)
 		z = &sb->dead[i];
 		/* A child without a keeper leaves its cgroup to us; a
 		 * keeper killed before it left, too. */
-		w = tc_sandbox_waitpid(z->head ? sb : NULL, z->pid, NULL,
+		w = tc_sandbox_waitpid(sb, z->head, z->pid, NULL,
 		    block ? 0 : WNOHANG);
 		if (w == 0) {
 			i++;

@@ -1183,7 +1183,7 @@ test_place(void)
 
 			memset(&si, 0, sizeof(si));
 			(void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
-			tc_pids_done(&p, pid);
+			tc_pids_done(&p, pid, 1);
 			ok(si.si_pid == pid && kill(pid, 0) == 0, "  ended, "
 			    "its zombie not yet reaped");
 		}
@@ -1192,7 +1192,7 @@ test_place(void)
 		    2 + round, "  it forked %d: the limit counts the child "
 		    "itself, as RLIMIT_NPROC does", 2 + round);
 		if (round == 1)
-			tc_pids_done(&p, pid);
+			tc_pids_done(&p, pid, 1);
 		if (p.kind == TC_PIDS_V1) {
 			ok(!exists(call) && (ino = ino_of(spare0)) != 0,
 			    "  %s: its cgroup is the spare 0-0 now", round ?
@@ -1225,7 +1225,7 @@ test_place(void)
 		    "beside a placed child in its cgroup");
 		memset(&si, 0, sizeof(si));
 		(void)waitid(P_PID, (id_t)pid, &si, WEXITED | WNOWAIT);
-		tc_pids_done(&p, pid);
+		tc_pids_done(&p, pid, 1);
 		ok(exists(call) && !exists(spare0) && p.nleft == 1 &&
 		    p.left[0] == pid, "  the head ended: its cgroup, busy, "
 		    "is kept to try again, not made a spare");
@@ -1240,6 +1240,38 @@ test_place(void)
 		tc_pids_retry(&p, 0);
 		ok(!exists(call) && p.nleft == 0, "  removed on the next try "
 		    "once that one is gone");
+	}
+
+	/* A keeper's cgroup with one process left in it when the keeper
+	 * ended (it moves out before it ends; killed, it may leave one of
+	 * its call's alive): not a spare, whatever a child's would be. */
+	{
+		pid_t k, live;
+		siginfo_t si;
+
+		if ((k = fork()) == 0)
+			_exit(0);
+		if ((live = fork()) == 0) {
+			pause();
+			_exit(0);
+		}
+		snprintf(call, sizeof(call), "%s/%ld", p.dir, (long)k);
+		snprintf(line, sizeof(line), "%ld", (long)live);
+		ok(k > 0 && live > 0 && mkdir(call, 0755) == 0 &&
+		    write_file(call, "cgroup.procs", line) == 0, "a keeper's "
+		    "cgroup, the keeper gone, one process of its call in it");
+		memset(&si, 0, sizeof(si));
+		(void)waitid(P_PID, (id_t)k, &si, WEXITED | WNOWAIT);
+		tc_pids_done(&p, k, 0);
+		ok(exists(call) && strstr(read_text(call, "cgroup.procs"),
+		    line) != NULL, "  as the keeper is reaped: its count of 1 "
+		    "is that process, not the keeper: neither a spare nor "
+		    "removed");
+		waitpid(k, NULL, 0);
+		kill(live, SIGKILL);
+		waitpid(live, NULL, 0);
+		tc_pids_retry(&p, 0);
+		ok(!exists(call), "  removed once that one is gone");
 	}
 
 	/* A cgroup that cannot be made: the child never runs. */
@@ -1271,7 +1303,7 @@ test_place(void)
 	(void)rmdir(call);
 
 	/* Nothing named: nothing done. */
-	tc_pids_done(&p, 1);
+	tc_pids_done(&p, 1, 1);
 	ok(exists(p.dir), "done with a pid that has no cgroup: nothing "
 	    "removed");
 	snprintf(line, sizeof(line), "%s", p.dir);
@@ -1534,7 +1566,7 @@ agent_place(struct tc_pids *p, const char *how)
 	if (c > 0) {
 		memset(&si, 0, sizeof(si));
 		(void)waitid(P_PID, (id_t)c, &si, WEXITED | WNOWAIT);
-		tc_pids_done(p, c);
+		tc_pids_done(p, c, 1);
 		while (waitpid(c, NULL, 0) < 0 && errno == EINTR)
 			;
 	}
