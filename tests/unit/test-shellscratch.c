@@ -200,13 +200,15 @@ exit_with_base_swapped(const char *tmp, const char *to)
  * latter was made, 1 if a file was made in |other|, 3 without Landlock,
  * 2 if the test could not be set up.
  */
+static pid_t	only_child(void);
+
 static int
 rules_after_swap(const char *tmp, const char *other)
 {
 	struct tc_diag d = { "", 0 };
 	struct tc_policy pol;
 	char moved[PATH_MAX], file[PATH_MAX + 16];
-	pid_t pid;
+	pid_t pid, sweeper;
 	int status, abi, fd, made_other, made_base;
 
 	if ((pid = fork()) < 0)
@@ -217,6 +219,14 @@ rules_after_swap(const char *tmp, const char *other)
 		if ((abi = tc_landlock_abi()) <= 0)
 			_exit(3);
 		if (shell_scratch_init(&pol, &d) != 0)
+			_exit(2);
+		/* Its sweeper goes first: once this process is in a domain
+		 * that scopes signals (Landlock ABI 6), neither a kill nor
+		 * the parent-death signal reaches it any more, outside the
+		 * domain, and it would outlive the test. */
+		if ((sweeper = only_child()) <= 0 ||
+		    kill(sweeper, SIGKILL) != 0 ||
+		    waitpid(sweeper, NULL, 0) != sweeper)
 			_exit(2);
 		snprintf(moved, sizeof(moved), "%s.moved", shell_scratch_base);
 		if (rename(shell_scratch_base, moved) != 0 ||
