@@ -175,14 +175,16 @@ $(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
 
 # The runner's tests (test-shellrun) run toolcell-shell's shell_run.c
 # alone, without the rest of the server; poll() and the clock wrapped, so
-# that a case makes the runner late at the one moment it means to, and
-# read(), so that a pipe never runs dry from then on.
+# that a case makes the runner late at the one moment it means to,
+# read(), so that a pipe never runs dry from then on, pipe2(), so that the
+# pipes made before the call can be refused, and fcntl(), to see a pipe
+# made larger.
 $(BUILD)/tests/unit/test-shellrun.o: ALL_CFLAGS += -Iservers/shell
 $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=poll,--wrap=tc_now_ms,--wrap=read \
-	    -o $@ $^ $(LDLIBS)
+	    -Wl,--wrap=pipe2,--wrap=fcntl -o $@ $^ $(LDLIBS)
 
 # The string scans' differential test (test-jsoncount) includes
 # shell_run.c for its static functions, so links no shell_run.o.

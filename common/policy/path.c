@@ -624,6 +624,26 @@ tc_path_where(const struct tc_policy *pol, size_t root, int fd,
 	return tc_path_where_under(rootpath, fd, w, why);
 }
 
+int
+tc_path_where_root(const struct tc_policy *pol, size_t root, int fd,
+    struct tc_where *w)
+{
+	struct stat a, b;
+	const char *why;
+
+	memset(w, 0, sizeof(*w));
+	if (root >= pol->nroots || fstat(fd, &a) != 0 ||
+	    fstat(pol->roots[root].fd, &b) != 0 || a.st_dev != b.st_dev ||
+	    a.st_ino != b.st_ino || (w->abs = malloc(PATH_MAX)) == NULL)
+		return -1;
+	if (tc_path_root_now(pol, root, w->abs, &why) != 0) {
+		tc_where_release(w);
+		return -1;
+	}
+	w->rel = ".";
+	return 0;
+}
+
 void
 tc_where_release(struct tc_where *w)
 {
@@ -665,7 +685,9 @@ check_fd(const struct tc_policy *pol, struct tc_path *p, int fd,
 {
 	struct tc_where w;
 
-	if (tc_path_where(pol, p->root, fd, &w, &p->unchecked) != 0)
+	if ((strcmp(p->rel, ".") != 0 ||
+	    tc_path_where_root(pol, p->root, fd, &w) != 0) &&
+	    tc_path_where(pol, p->root, fd, &w, &p->unchecked) != 0)
 		return -1;
 	p->denied_by = where_denied(pol, &w, access);
 	tc_where_release(&w);

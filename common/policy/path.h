@@ -187,6 +187,16 @@ int	tc_path_where(const struct tc_policy *pol, size_t root, int fd,
 	    struct tc_where *w, const char **why);
 
 /*
+ * tc_path_where() for an fd that may be root |root| itself (a call's
+ * default working directory, "."), told by identity (st_dev, st_ino):
+ * then where it is is the root's current path, read from /proc once
+ * rather than twice.  Returns 0 and fills |w|; or -1 when |fd| is not the
+ * root or anything fails, for tc_path_where() to try.
+ */
+int	tc_path_where_root(const struct tc_policy *pol, size_t root, int fd,
+	    struct tc_where *w);
+
+/*
  * The same with the root's path as |rootpath| (from tc_path_root_now()):
  * for many files beneath one root in a short while, such as a walk, which
  * asks /proc once for the root rather than once per file.  Should the root

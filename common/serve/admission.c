@@ -162,7 +162,9 @@ resolve(struct srv *s, size_t root, char **v, size_t n, int dir,
 		} else if (errno != ENOENT)
 			goto out;
 	}
-	if (tc_path_where(&s->pol, root, fd, &w, &why) != 0)
+	/* No name resolved: |fd| is the root itself, most likely. */
+	if ((have != 0 || tc_path_where_root(&s->pol, root, fd, &w) != 0) &&
+	    tc_path_where(&s->pol, root, fd, &w, &why) != 0)
 		goto out;
 	tc_buf_init(&a, 2 * PATH_MAX);
 	tc_buf_init(&r, 2 * PATH_MAX);

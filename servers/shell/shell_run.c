@@ -13,6 +13,15 @@
  * before it) comes back on a close-on-exec pipe as the step and the errno,
  * and is told as "cannot run '/usr/bin/x': No such file or directory".
  *
+ * What does not depend on the call is opened before it comes, as the
+ * ready child waits (shell_exec_ready()): the two output pipes, the status
+ * pipe and /dev/null, which a run takes if it has no terminal (a run
+ * that cannot have them opens its own).  A pipe keeps the kernel's
+ * default size until a read fills CHUNK: then, a flood, it is made
+ * PIPE_SIZE (fewer wakeups; a hint the user's pipe quota may refuse) and
+ * the kept bytes are read into in place: a short output pays for
+ * neither.
+ *
  * The handler then pumps both pipes and stdin with poll(), so that a large
  * input and a large output cannot block each other: each stream is kept in
  * order up to x->max_output bytes, counted past it, and drained to the end
@@ -210,6 +219,9 @@ struct start_error {
 
 struct stream {
 	int			 fd;	/* read end; -1 at end of file */
+	int			 flood;	/* a read filled CHUNK: the pipe is
+					   PIPE_SIZE now, and reads go in
+					   place */
 	enum tc_stream		 which;
 	const char		*name;
 	struct tc_buf		 kept;	/* at most x->max_output bytes */
@@ -280,11 +292,55 @@ close_fd(int *fd)
 static sigset_t	ignored;
 static int	ignored_known;
 
+/* What a run without a terminal opens, opened before the call
+ * (shell_exec_ready()): its stdout and stderr pipes (their read ends
+ * nonblocking), its status pipe and /dev/null; -1 where they could not
+ * be, or once a run has them. */
+static int	ahead_out[2][2] = { { -1, -1 }, { -1, -1 } };
+static int	ahead_status[2] = { -1, -1 };
+static int	ahead_null = -1;
+
+/* Closes what shell_exec_ready() opened and no run took. */
+static void
+ahead_close(void)
+{
+	int i, k;
+
+	for (i = 0; i < 2; i++)
+		for (k = 0; k < 2; k++)
+			close_fd(&ahead_out[i][k]);
+	for (k = 0; k < 2; k++)
+		close_fd(&ahead_status[k]);
+	close_fd(&ahead_null);
+}
+
+/* Opens the ahead fds, all or none. */
+static void
+ahead_open(void)
+{
+	int i;
+
+	for (i = 0; i < 2; i++)
+		if (pipe2(ahead_out[i], O_CLOEXEC) != 0 ||
+		    fcntl(ahead_out[i][0], F_SETFL, O_NONBLOCK) != 0)
+			goto fail;
+	if (pipe2(ahead_status, O_CLOEXEC) != 0)
+		goto fail;
+	/* Landlock may not grant it: the run then makes an empty pipe. */
+	ahead_null = open("/dev/null", O_RDONLY | O_CLOEXEC);
+	return;
+fail:
+	ahead_close();
+}
+
 void
 shell_exec_ready(void)
 {
 	struct sigaction now;
 	int sig;
+
+	if (ahead_status[0] < 0)
+		ahead_open();
 
 	sigemptyset(&ignored);
 	for (sig = 1; sig < NSIG; sig++)
@@ -344,9 +400,12 @@ exec_program(void *arg)
 		goto fail;
 	e.step = STEP_FDS;
 	/* Each source out of 0-2 first, so that placing one cannot close
-	 * another's source (the handler may have none of 0-2 open). */
+	 * another's source (the handler may have none of 0-2 open); one
+	 * above them already is (the usual case: the handler's 0-2 are
+	 * taken, and its pipes come after). */
 	for (i = 0; i < 3; i++)
-		if ((fd[i] = fcntl(sp->std[i], F_DUPFD_CLOEXEC, 3)) < 0)
+		if ((fd[i] = sp->std[i]) < 3 &&
+		    (fd[i] = fcntl(sp->std[i], F_DUPFD_CLOEXEC, 3)) < 0)
 			goto fail;
 	for (i = 0; i < 3; i++)
 		if (dup2(fd[i], i) < 0)
@@ -491,7 +550,7 @@ drain(struct run *r, struct stream *s)
 		to = buf;
 		want = sizeof(buf);
 		room = s->kept.max - s->kept.len;
-		if (s->kept.len > 0 && room > 0 && !s->lost) {
+		if (s->flood && s->kept.len > 0 && room > 0 && !s->lost) {
 			want = room < PIPE_SIZE ? room : PIPE_SIZE;
 			if (tc_buf_reserve(&s->kept, want) == 0)
 				to = s->kept.data + s->kept.len;
@@ -501,6 +560,14 @@ drain(struct run *r, struct stream *s)
 			}
 		}
 		n = read(s->fd, to, want);
+		if (n > 0 && !s->flood && (size_t)n == sizeof(buf)) {
+			/* A flood: fewer wakeups through a larger pipe (a
+			 * hint: the user's pipe quota may refuse it), and
+			 * the reads go straight to the kept bytes. */
+			s->flood = 1;
+			if (!r->tty)
+				(void)fcntl(s->fd, F_SETPIPE_SZ, PIPE_SIZE);
+		}
 		if (n > 0) {
 			take(r, s, to, (size_t)n, to != buf);
 			count_some(r, s);
@@ -837,11 +904,16 @@ open_pipes(struct run *r, int std[3])
 	}
 
 	for (i = 0; i < 2; i++) {
+		if (ahead_out[i][0] >= 0) {
+			r->out[i].fd = ahead_out[i][0];
+			std[i + 1] = ahead_out[i][1];
+			ahead_out[i][0] = ahead_out[i][1] = -1;
+			continue;
+		}
 		if (pipe2(p, O_CLOEXEC) != 0)
 			return -1;
 		r->out[i].fd = p[0];
 		std[i + 1] = p[1];
-		(void)fcntl(p[0], F_SETPIPE_SZ, PIPE_SIZE);
 		if (fcntl(p[0], F_SETFL, O_NONBLOCK) != 0)
 			return -1;
 	}
@@ -857,6 +929,9 @@ open_pipes(struct run *r, int std[3])
 	} else if (x->stdin_fd >= 0) {
 		if ((std[0] = fcntl(x->stdin_fd, F_DUPFD_CLOEXEC, 3)) < 0)
 			return -1;
+	} else if (ahead_null >= 0) {
+		std[0] = ahead_null;
+		ahead_null = -1;
 	} else if ((std[0] = open("/dev/null", O_RDONLY | O_CLOEXEC)) < 0) {
 		/* Landlock may not grant it: an empty pipe reads the same
 		 * to most programs. */
@@ -865,6 +940,19 @@ open_pipes(struct run *r, int std[3])
 		std[0] = p[0];
 		close(p[1]);
 	}
+	return 0;
+}
+
+/* The status pipe: the one opened ahead, else a new one.  Returns 0, or
+ * -1 with errno set. */
+static int
+status_pipe(int st[2])
+{
+	if (ahead_status[0] < 0)
+		return pipe2(st, O_CLOEXEC);
+	st[0] = ahead_status[0];
+	st[1] = ahead_status[1];
+	ahead_status[0] = ahead_status[1] = -1;
 	return 0;
 }
 
@@ -915,7 +1003,7 @@ start(struct run *r, struct tc_result *res)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		maxfd = rl.rlim_cur > INT32_MAX ? INT32_MAX : (int)rl.rlim_cur;
-	if (open_pipes(r, std) != 0 || pipe2(st, O_CLOEXEC) != 0) {
+	if (status_pipe(st) != 0 || open_pipes(r, std) != 0) {
 		err = errno;
 		tc_result_error(res, "cannot make the pipes to run '%s': %s",
 		    r->x->path, strerror(err));
@@ -949,6 +1037,8 @@ start(struct run *r, struct tc_result *res)
 		rc = TC_ESYS;
 	}
 out:
+	/* What it did not take (a terminal's run, or one with input). */
+	ahead_close();
 	for (i = 0; i < 3; i++)
 		close_fd(&std[i]);
 	close_fd(&r->slave);

@@ -697,6 +697,30 @@ test_deny(void)
 	    &rule), 1, "but is for writing");
 	tc_where_release(&w);
 
+	/* The root itself, told by identity: one reading of /proc. */
+	is_int(tc_path_where_root(&pol, 0, pol.roots[0].fd, &w), 0,
+	    "where the root is, as the root");
+	is_str(w.abs, at("allowed"), "its absolute path");
+	is_str(w.rel, ".", "its rel '.'");
+	tc_where_release(&w);
+	if (tc_path_map(&pol, "sub", &p, NULL) != 0)
+		abort();
+	fd = tc_path_openat(&pol, &p, O_RDONLY | O_DIRECTORY, 0);
+	tc_path_release(&p);
+	is_int(tc_path_where_root(&pol, 0, fd, &w), -1,
+	    "a directory beneath it is not the root");
+	ok(w.abs == NULL, "and nothing to release");
+	close(fd);
+	is_int(tc_path_where_root(&pol, 1, pol.roots[0].fd, &w), -1,
+	    "root 0's fd as root 1: -1");
+	/* Moved: where it is now, as tc_path_where() says. */
+	must(rename(at("allowed"), at("allowed-moved")), "rename the root");
+	is_int(tc_path_where_root(&pol, 0, pol.roots[0].fd, &w), 0,
+	    "where the moved root is");
+	is_str(w.abs, at("allowed-moved"), "its path now");
+	tc_where_release(&w);
+	must(rename(at("allowed-moved"), at("allowed")), "rename it back");
+
 	/* A file moved out of its root after it was opened. */
 	if (tc_path_map(&pol, "sub/inner.txt", &p, NULL) != 0)
 		abort();

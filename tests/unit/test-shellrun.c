@@ -17,6 +17,7 @@
  * moment on answered in full, as a process left behind that writes
  * without end would have it.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/close_range.h>
@@ -24,6 +25,7 @@
 #include <sched.h>
 #include <seccomp.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -59,6 +61,9 @@ struct trailer {
 	size_t	result_len;
 	int	late;		/* test_late()'s moment came */
 	unsigned long long endless;	/* test_endless()'s bytes */
+	int	fds_before;	/* fds open as the run began, and after it */
+	int	fds_after;
+	int	grown;		/* F_SETPIPE_SZ calls that asked for more */
 };
 
 struct spec {
@@ -100,6 +105,10 @@ static int unclean;		/* case processes that did not exit 0 */
 #define LATE_MS		300	/* past shell_run.c's HELD_IDLE_MS (100) */
 #define ENDLESS_MS	5000	/* past its HELD_MAX_MS (1000) */
 
+int	__real_pipe2(int [2], int);
+int	__wrap_pipe2(int [2], int);
+int	__real_fcntl(int, int, ...);
+int	__wrap_fcntl(int, int, ...);
 int	__real_poll(struct pollfd *, nfds_t, int);
 int	__wrap_poll(struct pollfd *, nfds_t, int);
 int64_t	__real_tc_now_ms(void);
@@ -148,6 +157,54 @@ __wrap_read(int fd, void *buf, size_t n)
 	memset(buf, 'y', n);
 	endless_bytes += n;
 	return (ssize_t)n;
+}
+
+/* pipe2() calls to refuse (EMFILE) from now on: no_ahead()'s. */
+static int refuse_pipes;
+/* F_SETPIPE_SZ calls past the default size, in the case process. */
+static int grown;
+
+int
+__wrap_pipe2(int fds[2], int flags)
+{
+	if (refuse_pipes > 0) {
+		refuse_pipes--;
+		errno = EMFILE;
+		return -1;
+	}
+	return __real_pipe2(fds, flags);
+}
+
+/* fcntl() with an int argument, or none: every command the runner uses. */
+int
+__wrap_fcntl(int fd, int cmd, ...)
+{
+	va_list ap;
+	int arg;
+
+	va_start(ap, cmd);
+	arg = va_arg(ap, int);
+	va_end(ap);
+	if (cmd == F_SETPIPE_SZ && arg > 65536)
+		grown++;
+	return __real_fcntl(fd, cmd, arg);
+}
+
+/* The fds open in this process. */
+static int
+count_fds(void)
+{
+	struct dirent *e;
+	DIR *d;
+	int n = 0;
+
+	if ((d = opendir("/proc/self/fd")) == NULL)
+		return -1;
+	while ((e = readdir(d)) != NULL)
+		if (e->d_name[0] != '.')
+			n++;
+	closedir(d);
+	return n;
 }
 
 /* Returns 1 if |fd| is a pidfd. */
@@ -296,7 +353,11 @@ case_main(const struct spec *sp, int wfd)
 		_exit(91);
 
 	tc_result_init(&res);
+	/* The terminal's slave is the runner's to close. */
+	t.fds_before = count_fds() - (x.tty ? 1 : 0);
 	t.rc = shell_exec_run(&call, &x, &res);
+	t.fds_after = count_fds();
+	t.grown = grown;
 	t.late = late == 3;
 	t.endless = endless_bytes;
 	endless = 0;
@@ -561,6 +622,63 @@ test_echo(void)
 	    "echo: text streams labelled");
 	ok(g.t.sigpipe_dfl, "echo: SIGPIPE's disposition given back");
 	is_int(g.t.orphans, 0, "echo: nothing left behind");
+	/* Its pipes and /dev/null were opened before the run (as a ready
+	 * child opens them before its call); all are closed after it. */
+	ok(g.t.fds_before > 0 && g.t.fds_after == g.t.fds_before,
+	    "echo: no fd left open in the handler (%d, %d)", g.t.fds_before,
+	    g.t.fds_after);
+	is_int(g.t.grown, 0, "echo: its pipes were not made larger");
+	got_free(&g);
+}
+
+static void
+no_ahead(void)
+{
+	refuse_pipes = 1;
+}
+
+static void
+no_pipes(void)
+{
+	refuse_pipes = 3;
+}
+
+static void
+test_ahead(void)
+{
+	struct spec sp;
+	struct got g;
+
+	/* The pipes made before the call refused: the run makes its own. */
+	spec_sh(&sp, "echo out; echo err >&2; cat");
+	sp.stdin_data = "in\n";
+	sp.stdin_len = 3;
+	sp.before = no_ahead;
+	run_case(&sp, &g);
+	is_str(s_str(&g, "stdout"), "out\nin\n", "no pipes ahead: stdout "
+	    "and stdin");
+	is_str(s_str(&g, "stderr"), "err\n", "no pipes ahead: stderr");
+	ok(g.t.fds_after == g.t.fds_before, "no pipes ahead: no fd left");
+	got_free(&g);
+
+	/* And its own refused too: an error, nothing left open. */
+	spec_init(&sp, "/bin/echo");
+	sp.before = no_pipes;
+	run_case(&sp, &g);
+	ok(g.is_error && g.text != NULL &&
+	    strstr(g.text, "cannot make the pipes") != NULL,
+	    "no pipes at all: said so");
+	ok(g.t.fds_after == g.t.fds_before, "no pipes at all: no fd left");
+	got_free(&g);
+
+	/* Input given, if empty: the /dev/null opened ahead goes unused,
+	 * and is closed. */
+	spec_sh(&sp, "cat");
+	sp.stdin_data = "";
+	sp.stdin_len = 0;
+	run_case(&sp, &g);
+	is_str(s_str(&g, "stdout"), "", "empty stdin: nothing out");
+	ok(g.t.fds_after == g.t.fds_before, "empty stdin: no fd left");
 	got_free(&g);
 }
 
@@ -875,6 +993,8 @@ test_flood(void)
 	/* Each NUL is U+FFFD: 3 bytes. */
 	ok(s_str(&g, "stdout") != NULL && strlen(s_str(&g, "stdout")) ==
 	    3 * MiB, "flood: a MiB kept, as text");
+	is_int(g.t.grown, 2, "flood: both pipes made larger");
+	ok(g.t.fds_after == g.t.fds_before, "flood: no fd left");
 	got_free(&g);
 }
 
@@ -1606,6 +1726,7 @@ int
 main(void)
 {
 	test_echo();
+	test_ahead();
 	test_exit_codes();
 	test_streams_apart();
 	test_stdin();

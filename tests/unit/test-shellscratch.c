@@ -200,13 +200,15 @@ exit_with_base_swapped(const char *tmp, const char *to)
  * latter was made, 1 if a file was made in |other|, 3 without Landlock,
  * 2 if the test could not be set up.
  */
+static pid_t	only_child(void);
+
 static int
 rules_after_swap(const char *tmp, const char *other)
 {
 	struct tc_diag d = { "", 0 };
 	struct tc_policy pol;
 	char moved[PATH_MAX], file[PATH_MAX + 16];
-	pid_t pid;
+	pid_t pid, sweeper;
 	int status, abi, fd, made_other, made_base;
 
 	if ((pid = fork()) < 0)
@@ -217,6 +219,14 @@ rules_after_swap(const char *tmp, const char *other)
 		if ((abi = tc_landlock_abi()) <= 0)
 			_exit(3);
 		if (shell_scratch_init(&pol, &d) != 0)
+			_exit(2);
+		/* Its sweeper goes first: once this process is in a domain
+		 * that scopes signals (Landlock ABI 6), neither a kill nor
+		 * the parent-death signal reaches it any more, outside the
+		 * domain, and it would outlive the test. */
+		if ((sweeper = only_child()) <= 0 ||
+		    kill(sweeper, SIGKILL) != 0 ||
+		    waitpid(sweeper, NULL, 0) != sweeper)
 			_exit(2);
 		snprintf(moved, sizeof(moved), "%s.moved", shell_scratch_base);
 		if (rename(shell_scratch_base, moved) != 0 ||
@@ -686,6 +696,87 @@ overflowed(const char *tmp, long events)
 	exit(rc);	/* atexit: the base is removed */
 }
 
+#define DONE_LEFT	1	/* a home still in CALLS */
+#define DONE_KEPT	2	/* a home not removed within goes()'s while */
+#define DONE_SETUP	64
+
+/*
+ * In a child of its own, a server: two calls' homes made, one left empty,
+ * one with what a program leaves (files, a directory with a file, one
+ * without its bits); each spent (shell_scratch_done()).  Exits 0 when
+ * both left CALLS and went (by the sweeper, or by the call itself where
+ * there is none), else with DONE_LEFT, DONE_KEPT; DONE_SETUP if it could
+ * not be set up.
+ */
+static void __attribute__((__noreturn__))
+spend_two(const char *tmp)
+{
+	struct tc_diag d = { "", 0 };
+	struct tc_policy pol;
+	char spent[2][PATH_MAX], path[PATH_MAX + 32];
+	char *home[2];
+	int i, fd, rc = 0;
+
+	tc_policy_init(&pol);
+	setenv("TMPDIR", tmp, 1);
+	if (shell_scratch_init(&pol, &d) != 0)
+		_exit(DONE_SETUP);
+	for (i = 0; i < 2; i++) {
+		if ((home[i] = shell_scratch_make()) == NULL)
+			_exit(DONE_SETUP);
+		snprintf(spent[i], sizeof(spent[i]), "%s/spent/%s",
+		    shell_scratch_base, strrchr(home[i], '/') + 1);
+	}
+	snprintf(path, sizeof(path), "%s/file", home[1]);
+	if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) < 0 ||
+	    write(fd, "x", 1) != 1 || close(fd) != 0)
+		_exit(DONE_SETUP);
+	snprintf(path, sizeof(path), "%s/dir", home[1]);
+	if (mkdir(path, 0700) != 0)
+		_exit(DONE_SETUP);
+	snprintf(path, sizeof(path), "%s/dir/inner", home[1]);
+	if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) < 0 || close(fd) != 0)
+		_exit(DONE_SETUP);
+	snprintf(path, sizeof(path), "%s/closed", home[1]);
+	if (mkdir(path, 0700) != 0 || chmod(path, 0) != 0)
+		_exit(DONE_SETUP);
+	for (i = 0; i < 2; i++) {
+		/* Each process makes one: the lock is the last one's. */
+		shell_scratch_done(home[i]);
+		if (lstat(home[i], &(struct stat){ 0 }) == 0)
+			rc |= DONE_LEFT;
+		if (!goes(spent[i]))
+			rc |= DONE_KEPT;
+		free(home[i]);
+	}
+	exit(rc);	/* atexit: the base is removed */
+}
+
+/* A call's home spent: emptied, moved aside, removed. */
+static void
+test_done(const char *dir)
+{
+	char tmp[PATH_MAX];
+	int status, rc;
+	pid_t pid;
+
+	snprintf(tmp, sizeof(tmp), "%s/done", dir);
+	if (mkdir(tmp, 0700) != 0) {
+		ok(0, "done: set up: %s", strerror(errno));
+		return;
+	}
+	fflush(stdout);
+	if ((pid = fork()) == 0)
+		spend_two(tmp);
+	status = wait_for(pid);
+	rc = WIFEXITED(status) ? WEXITSTATUS(status) : DONE_SETUP;
+	if (!ok(rc < DONE_SETUP, "done: two homes made, one filled"))
+		return;
+	ok(!(rc & DONE_LEFT), "done: both left CALLS");
+	ok(!(rc & DONE_KEPT), "done: both went, the empty one and the one "
+	    "a program filled");
+}
+
 /* The sweeper after inotify's queue overflowed. */
 static void
 test_overflow(const char *dir)
@@ -794,6 +885,7 @@ main(void)
 	}
 
 	test_left_bases(dir);
+	test_done(dir);
 	test_overflow(dir);
 
 	/* Cleaned up as the test's own, no wrapper in the way. */
