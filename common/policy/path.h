@@ -187,11 +187,13 @@ int	tc_path_where(const struct tc_policy *pol, size_t root, int fd,
 	    struct tc_where *w, const char **why);
 
 /*
- * tc_path_where() for an fd that may be root |root| itself (a call's
- * default working directory, "."), told by identity (st_dev, st_ino):
- * then where it is is the root's current path, read from /proc once
- * rather than twice.  Returns 0 and fills |w|; or -1 when |fd| is not the
- * root or anything fails, for tc_path_where() to try.
+ * tc_path_where() for an fd opened as root |root|'s "." (a call's default
+ * working directory): where it is is the root's current path, read from
+ * /proc once rather than twice.  Its identity (st_dev, st_ino) is checked
+ * against the root's as a guard; it cannot tell the root from a bind
+ * mount of it beneath itself, so an fd opened by any other name is not
+ * for this.  Returns 0 and fills |w|; or -1 when |fd| is not the root or
+ * anything fails, for tc_path_where() to try.
  */
 int	tc_path_where_root(const struct tc_policy *pol, size_t root, int fd,
 	    struct tc_where *w);
