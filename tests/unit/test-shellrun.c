@@ -631,6 +631,26 @@ test_echo(void)
 	got_free(&g);
 }
 
+/* sh writing "out" and "err" and copying its input, "in", after
+ * |before|: each stream in its place, and no fd left in the handler. */
+static void
+out_err_in(void (*before)(void), const char *what)
+{
+	struct spec sp;
+	struct got g;
+
+	spec_sh(&sp, "echo out; echo err >&2; cat");
+	sp.stdin_data = "in\n";
+	sp.stdin_len = 3;
+	sp.before = before;
+	run_case(&sp, &g);
+	is_str(s_str(&g, "stdout"), "out\nin\n", "%s: stdout and stdin in "
+	    "place", what);
+	is_str(s_str(&g, "stderr"), "err\n", "%s: stderr in place", what);
+	ok(g.t.fds_after == g.t.fds_before, "%s: no fd left", what);
+	got_free(&g);
+}
+
 static void
 no_ahead(void)
 {
@@ -650,16 +670,7 @@ test_ahead(void)
 	struct got g;
 
 	/* The pipes made before the call refused: the run makes its own. */
-	spec_sh(&sp, "echo out; echo err >&2; cat");
-	sp.stdin_data = "in\n";
-	sp.stdin_len = 3;
-	sp.before = no_ahead;
-	run_case(&sp, &g);
-	is_str(s_str(&g, "stdout"), "out\nin\n", "no pipes ahead: stdout "
-	    "and stdin");
-	is_str(s_str(&g, "stderr"), "err\n", "no pipes ahead: stderr");
-	ok(g.t.fds_after == g.t.fds_before, "no pipes ahead: no fd left");
-	got_free(&g);
+	out_err_in(no_ahead, "no pipes ahead");
 
 	/* And its own refused too: an error, nothing left open. */
 	spec_init(&sp, "/bin/echo");
@@ -1351,16 +1362,7 @@ test_inherited(void)
 	}
 
 	/* A handler with none of 0-2 open: its pipes take those numbers. */
-	spec_sh(&sp, "echo out; echo err >&2; cat");
-	sp.stdin_data = "in\n";
-	sp.stdin_len = 3;
-	sp.before = close_stdio;
-	run_case(&sp, &g);
-	is_str(s_str(&g, "stdout"), "out\nin\n", "no stdio in the handler: "
-	    "stdout and stdin in place");
-	is_str(s_str(&g, "stderr"), "err\n", "no stdio in the handler: "
-	    "stderr in place");
-	got_free(&g);
+	out_err_in(close_stdio, "no stdio in the handler");
 
 	/* SIGCHLD ignored in the handler would reap it unseen. */
 	spec_init(&sp, "/bin/echo");
