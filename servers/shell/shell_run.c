@@ -17,10 +17,12 @@
  * ready child waits (shell_exec_ready()): the two output pipes, the status
  * pipe and /dev/null, which a run takes if it has no terminal (a run
  * that cannot have them opens its own).  A pipe keeps the kernel's
- * default size until a read fills CHUNK: then, a flood, it is made
- * PIPE_SIZE (fewer wakeups; a hint the user's pipe quota may refuse) and
- * the kept bytes are read into in place: a short output pays for
- * neither.
+ * default size until one read takes FLOOD bytes or more (a pipe that
+ * filled holds at least twice that, whatever the writes' sizes: a write
+ * that does not fit in the last page takes a page of its own): then it
+ * is made PIPE_SIZE (fewer wakeups; a hint the user's pipe quota may
+ * refuse) and the kept bytes are read into in place.  A short output pays
+ * for neither.
  *
  * The handler then pumps both pipes and stdin with poll(), so that a large
  * input and a large output cannot block each other: each stream is kept in
@@ -185,6 +187,7 @@
 #define CHUNK		(64u << 10)	/* one read; one output frame */
 #define CHUNKS_PER_TURN	16		/* reads of one stream per wakeup */
 #define PIPE_SIZE	(1 << 20)	/* fewer wakeups for a flood */
+#define FLOOD		(CHUNK / 4)	/* one read this large: a flood */
 #define TERM_GRACE_MS	200		/* SIGTERM, then SIGKILL */
 #define HELD_IDLE_MS	100		/* output held after the exit */
 #define HELD_MAX_MS	1000
@@ -219,8 +222,8 @@ struct start_error {
 
 struct stream {
 	int			 fd;	/* read end; -1 at end of file */
-	int			 flood;	/* a read filled CHUNK: the pipe is
-					   PIPE_SIZE now, and reads go in
+	int			 flood;	/* a read took FLOOD bytes: the pipe
+					   is PIPE_SIZE now, and reads go in
 					   place */
 	enum tc_stream		 which;
 	const char		*name;
@@ -560,7 +563,7 @@ drain(struct run *r, struct stream *s)
 			}
 		}
 		n = read(s->fd, to, want);
-		if (n > 0 && !s->flood && (size_t)n == sizeof(buf)) {
+		if (n > 0 && !s->flood && (size_t)n >= FLOOD) {
 			/* A flood: fewer wakeups through a larger pipe (a
 			 * hint: the user's pipe quota may refuse it), and
 			 * the reads go straight to the kept bytes. */

@@ -190,9 +190,10 @@ empty_dir(int fd, int depth)
 /*
  * Returns 1 if the directory open at |fd| holds nothing but "." and "..",
  * 0 if it holds more or cannot be read, with its offset back at the start
- * either way.  Read straight into the stack: a DIR stream's buffer and
- * the system calls that set one up cost a call more than the reads, and
- * nearly every call leaves its directory empty.
+ * either way; -1 if it cannot be put back there.  Read straight into the
+ * stack: a DIR stream's buffer and the system calls that set one up cost
+ * a call more than the reads, and nearly every call leaves its directory
+ * empty.
  */
 static int
 dir_is_empty(int fd)
@@ -217,18 +218,21 @@ dir_is_empty(int fd)
 		}
 	}
 	if (lseek(fd, 0, SEEK_SET) != 0)
-		empty = 0;
+		return -1;
 	return empty;
 }
 
-/* Empties the directory open at |fd| and closes it.  Returns 0 or -1. */
+/* Empties the directory open at |fd| and closes it.  Returns 0 or -1
+ * (then it may not be empty). */
 static int
 empty_and_close(int fd)
 {
-	if (!dir_is_empty(fd))
+	int empty = dir_is_empty(fd);
+
+	if (empty == 0)
 		return empty_dir(fd, TREE_DEPTH);
 	close(fd);
-	return 0;
+	return empty > 0 ? 0 : -1;
 }
 
 int

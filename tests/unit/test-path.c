@@ -712,7 +712,7 @@ test_deny(void)
 	ok(w.abs == NULL, "and nothing to release");
 	close(fd);
 	is_int(tc_path_where_root(&pol, 1, pol.roots[0].fd, &w), -1,
-	    "root 0's fd as root 1: -1");
+	    "an index past the roots: -1");
 	/* Moved: where it is now, as tc_path_where() says. */
 	must(rename(at("allowed"), at("allowed-moved")), "rename the root");
 	is_int(tc_path_where_root(&pol, 0, pol.roots[0].fd, &w), 0,

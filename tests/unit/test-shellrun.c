@@ -159,33 +159,35 @@ __wrap_read(int fd, void *buf, size_t n)
 	return (ssize_t)n;
 }
 
-/* pipe2() calls to refuse (EMFILE) from now on: no_ahead()'s. */
-static int refuse_pipes;
+/* Which pipe2() calls to refuse (EMFILE): bit k for the k-th from 0,
+ * counted from the hook that sets them (no_ahead() and the like). */
+static unsigned refuse_pipes;
+static unsigned pipe_calls;
 /* F_SETPIPE_SZ calls past the default size, in the case process. */
 static int grown;
 
 int
 __wrap_pipe2(int fds[2], int flags)
 {
-	if (refuse_pipes > 0) {
-		refuse_pipes--;
+	if (pipe_calls < 32 && (refuse_pipes & 1u << pipe_calls++)) {
 		errno = EMFILE;
 		return -1;
 	}
 	return __real_pipe2(fds, flags);
 }
 
-/* fcntl() with an int argument, or none: every command the runner uses. */
+/* fcntl(), its argument passed on whole (an int or a pointer) or read
+ * where there is none, as the C library's own does. */
 int
 __wrap_fcntl(int fd, int cmd, ...)
 {
 	va_list ap;
-	int arg;
+	unsigned long arg;
 
 	va_start(ap, cmd);
-	arg = va_arg(ap, int);
+	arg = va_arg(ap, unsigned long);
 	va_end(ap);
-	if (cmd == F_SETPIPE_SZ && arg > 65536)
+	if (cmd == F_SETPIPE_SZ && (int)arg > 65536)
 		grown++;
 	return __real_fcntl(fd, cmd, arg);
 }
@@ -622,8 +624,9 @@ test_echo(void)
 	    "echo: text streams labelled");
 	ok(g.t.sigpipe_dfl, "echo: SIGPIPE's disposition given back");
 	is_int(g.t.orphans, 0, "echo: nothing left behind");
-	/* Its pipes and /dev/null were opened before the run (as a ready
-	 * child opens them before its call); all are closed after it. */
+	/* Its pipes and /dev/null were opened as the run began (a ready
+	 * child opens them before its call, shell_exec_ready()); all are
+	 * closed after it. */
 	ok(g.t.fds_before > 0 && g.t.fds_after == g.t.fds_before,
 	    "echo: no fd left open in the handler (%d, %d)", g.t.fds_before,
 	    g.t.fds_after);
@@ -651,16 +654,27 @@ out_err_in(void (*before)(void), const char *what)
 	got_free(&g);
 }
 
+/* The pipe2() calls, in order: the three made ahead (the first refused
+ * stops them), then the run's status pipe, stdout's, stderr's, stdin's. */
 static void
 no_ahead(void)
 {
-	refuse_pipes = 1;
+	pipe_calls = 0;
+	refuse_pipes = 1u << 0;
 }
 
 static void
 no_pipes(void)
 {
-	refuse_pipes = 3;
+	pipe_calls = 0;
+	refuse_pipes = 1u << 0 | 1u << 1;
+}
+
+static void
+no_stderr_pipe(void)
+{
+	pipe_calls = 0;
+	refuse_pipes = 1u << 0 | 1u << 3;
 }
 
 static void
@@ -680,6 +694,17 @@ test_ahead(void)
 	    strstr(g.text, "cannot make the pipes") != NULL,
 	    "no pipes at all: said so");
 	ok(g.t.fds_after == g.t.fds_before, "no pipes at all: no fd left");
+	got_free(&g);
+
+	/* The status pipe and stdout's made, stderr's refused: what was
+	 * made is closed. */
+	spec_init(&sp, "/bin/echo");
+	sp.before = no_stderr_pipe;
+	run_case(&sp, &g);
+	ok(g.is_error && g.text != NULL &&
+	    strstr(g.text, "cannot make the pipes") != NULL,
+	    "no pipe for stderr: said so");
+	ok(g.t.fds_after == g.t.fds_before, "no pipe for stderr: no fd left");
 	got_free(&g);
 
 	/* Input given, if empty: the /dev/null opened ahead goes unused,

@@ -701,9 +701,10 @@ overflowed(const char *tmp, long events)
 #define DONE_SETUP	64
 
 /*
- * In a child of its own, a server: two calls' homes made, one left empty,
- * one with what a program leaves (files, a directory with a file, one
- * without its bits); each spent (shell_scratch_done()).  Exits 0 when
+ * In a child of its own, a server: two calls' homes made and spent
+ * (shell_scratch_done()) one after the other, the first left empty, the
+ * second with what a program leaves (files, a directory with a file, one
+ * without its bits).  Exits 0 when
  * both left CALLS and went (by the sweeper, or by the call itself where
  * there is none), else with DONE_LEFT, DONE_KEPT; DONE_SETUP if it could
  * not be set up.
@@ -713,41 +714,44 @@ spend_two(const char *tmp)
 {
 	struct tc_diag d = { "", 0 };
 	struct tc_policy pol;
-	char spent[2][PATH_MAX], path[PATH_MAX + 32];
-	char *home[2];
+	char spent[PATH_MAX], path[PATH_MAX + 32];
+	char *home;
 	int i, fd, rc = 0;
 
 	tc_policy_init(&pol);
 	setenv("TMPDIR", tmp, 1);
 	if (shell_scratch_init(&pol, &d) != 0)
 		_exit(DONE_SETUP);
+	/* One after the other, each spent while its maker holds its lock
+	 * (a process holds the last one it made): the sweeper cannot take
+	 * it for one left before it is spent. */
 	for (i = 0; i < 2; i++) {
-		if ((home[i] = shell_scratch_make()) == NULL)
+		if ((home = shell_scratch_make()) == NULL)
 			_exit(DONE_SETUP);
-		snprintf(spent[i], sizeof(spent[i]), "%s/spent/%s",
-		    shell_scratch_base, strrchr(home[i], '/') + 1);
-	}
-	snprintf(path, sizeof(path), "%s/file", home[1]);
-	if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) < 0 ||
-	    write(fd, "x", 1) != 1 || close(fd) != 0)
-		_exit(DONE_SETUP);
-	snprintf(path, sizeof(path), "%s/dir", home[1]);
-	if (mkdir(path, 0700) != 0)
-		_exit(DONE_SETUP);
-	snprintf(path, sizeof(path), "%s/dir/inner", home[1]);
-	if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) < 0 || close(fd) != 0)
-		_exit(DONE_SETUP);
-	snprintf(path, sizeof(path), "%s/closed", home[1]);
-	if (mkdir(path, 0700) != 0 || chmod(path, 0) != 0)
-		_exit(DONE_SETUP);
-	for (i = 0; i < 2; i++) {
-		/* Each process makes one: the lock is the last one's. */
-		shell_scratch_done(home[i]);
-		if (lstat(home[i], &(struct stat){ 0 }) == 0)
+		snprintf(spent, sizeof(spent), "%s/spent/%s",
+		    shell_scratch_base, strrchr(home, '/') + 1);
+		if (i == 1) {
+			snprintf(path, sizeof(path), "%s/file", home);
+			if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) < 0 ||
+			    write(fd, "x", 1) != 1 || close(fd) != 0)
+				_exit(DONE_SETUP);
+			snprintf(path, sizeof(path), "%s/dir", home);
+			if (mkdir(path, 0700) != 0)
+				_exit(DONE_SETUP);
+			snprintf(path, sizeof(path), "%s/dir/inner", home);
+			if ((fd = open(path, O_WRONLY | O_CREAT, 0600)) < 0 ||
+			    close(fd) != 0)
+				_exit(DONE_SETUP);
+			snprintf(path, sizeof(path), "%s/closed", home);
+			if (mkdir(path, 0700) != 0 || chmod(path, 0) != 0)
+				_exit(DONE_SETUP);
+		}
+		shell_scratch_done(home);
+		if (lstat(home, &(struct stat){ 0 }) == 0)
 			rc |= DONE_LEFT;
-		if (!goes(spent[i]))
+		if (!goes(spent))
 			rc |= DONE_KEPT;
-		free(home[i]);
+		free(home);
 	}
 	exit(rc);	/* atexit: the base is removed */
 }
