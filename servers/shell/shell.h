@@ -220,8 +220,11 @@ int	shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 /*
  * Notes which signals this process ignores, for shell_exec_run() to give
  * the program back at their default (an ignored signal stays ignored
- * across exec).  A ready child does it before its call (shell_profile's
- * ahead hook); shell_exec_run() does it itself if it was not done.
+ * across exec), and opens what a run without a terminal takes: its
+ * output and status pipes and /dev/null.  A ready child does it before
+ * its call (shell_profile's ahead hook: this child's own, as its scratch
+ * directory is, which is why no shell profile may have a zygote);
+ * shell_exec_run() does it itself if it was not done.
  */
 void	shell_exec_ready(void);
 
