@@ -677,6 +677,23 @@ no_stderr_pipe(void)
 	refuse_pipes = 1u << 0 | 1u << 3;
 }
 
+/* echo with pipes refused by |before|: an error saying so, no fd left. */
+static void
+pipes_refused(void (*before)(void), const char *what)
+{
+	struct spec sp;
+	struct got g;
+
+	spec_init(&sp, "/bin/echo");
+	sp.before = before;
+	run_case(&sp, &g);
+	ok(g.is_error && g.text != NULL &&
+	    strstr(g.text, "cannot make the pipes") != NULL,
+	    "%s: said so", what);
+	ok(g.t.fds_after == g.t.fds_before, "%s: no fd left", what);
+	got_free(&g);
+}
+
 static void
 test_ahead(void)
 {
@@ -687,25 +704,10 @@ test_ahead(void)
 	out_err_in(no_ahead, "no pipes ahead");
 
 	/* And its own refused too: an error, nothing left open. */
-	spec_init(&sp, "/bin/echo");
-	sp.before = no_pipes;
-	run_case(&sp, &g);
-	ok(g.is_error && g.text != NULL &&
-	    strstr(g.text, "cannot make the pipes") != NULL,
-	    "no pipes at all: said so");
-	ok(g.t.fds_after == g.t.fds_before, "no pipes at all: no fd left");
-	got_free(&g);
-
+	pipes_refused(no_pipes, "no pipes at all");
 	/* The status pipe and stdout's made, stderr's refused: what was
 	 * made is closed. */
-	spec_init(&sp, "/bin/echo");
-	sp.before = no_stderr_pipe;
-	run_case(&sp, &g);
-	ok(g.is_error && g.text != NULL &&
-	    strstr(g.text, "cannot make the pipes") != NULL,
-	    "no pipe for stderr: said so");
-	ok(g.t.fds_after == g.t.fds_before, "no pipe for stderr: no fd left");
-	got_free(&g);
+	pipes_refused(no_stderr_pipe, "no pipe for stderr");
 
 	/* Input given, if empty: the /dev/null opened ahead goes unused,
 	 * and is closed. */
