@@ -171,7 +171,10 @@ PROFILE_TESTS = $(patsubst %,$(BUILD)/tests/test-%,seccomp confine sandbox)
 $(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
     $(PROFILE_OBJ) $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+	$(CC) $(ALL_LDFLAGS) $(TEST_WRAP) -o $@ $^ $(LDLIBS)
+# test-sandbox makes a keeper slow to become one: tc_keeper_become()
+# wrapped.
+$(BUILD)/tests/test-sandbox: TEST_WRAP = -Wl,--wrap=tc_keeper_become
 
 # The runner's tests (test-shellrun) run toolcell-shell's shell_run.c
 # alone, without the rest of the server; poll() and the clock wrapped, so

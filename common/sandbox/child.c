@@ -248,9 +248,10 @@ exit_as(int status)
 
 /*
  * The keeper's life: a subreaper outside the child's namespaces and
- * confinement, holding only the result pipe's write end, whose reader
- * (the server) closes it to have the tree killed.  It waits for the
- * child's end or that word, kills everything, and exits as the child did.
+ * confinement (start_keeper() made it one), holding only the result
+ * pipe's write end, whose reader (the server) closes it to have the tree
+ * killed.  It waits for the child's end or that word, kills everything,
+ * and exits as the child did.
  */
 static void __attribute__((__noreturn__))
 keeper_main(const struct tc_sandbox *sb, pid_t child, int wfd)
@@ -258,7 +259,7 @@ keeper_main(const struct tc_sandbox *sb, pid_t child, int wfd)
 	int keep[1], childfd, status = 0, have_status = 0;
 
 	keep[0] = wfd;
-	if (tc_keeper_become() != 0 || setsid() < 0 ||
+	if (setsid() < 0 ||
 	    dup2(sb->devnull, STDIN_FILENO) < 0 ||
 	    dup2(sb->devnull, STDOUT_FILENO) < 0 ||
 #ifndef TC_SANITIZE
@@ -295,6 +296,17 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 		tc_warn("a call's pids cgroup in '%s' could not be entered: "
 		    "%s", sb->pids.dir, strerror(errno));
 		_exit(TC_CHILD_EXIT_PIDS);
+	}
+	/* A keeper before there is a child: a process inherits at its fork
+	 * whether an ancestor is a subreaper, and the kernel tells the
+	 * child's descendants only of those it can find when the keeper
+	 * becomes one.  Made one later, a keeper slow to get there (a
+	 * loaded machine) let a call that had run already orphan what it
+	 * forked twice to init, out of its reach.  The child unblocks the
+	 * signals this blocks as it confines itself. */
+	if (tc_keeper_become() != 0) {
+		tc_pids_leave(&sb->pids);
+		_exit(TC_CHILD_EXIT_SESSION);
 	}
 	/* Not root: where the shared network namespace is, which a keeper,
 	 * a process of this one call, may enter for good. */
