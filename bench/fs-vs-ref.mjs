@@ -36,19 +36,10 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 
-import { fmt, pct, pkgVersion, vmHWM } from './lib.mjs';
+import { fmt, loadSdk, pct, pkgVersion, repo, sdkDir, vmHWM } from './lib.mjs';
 
-const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
-const sdk = path.join(sdkDir, 'dist/esm');
-if (!fs.existsSync(sdk)) {
-	console.error(`fs-vs-ref: ${sdkDir} is missing: run make bench (or npm ci in tests/e2e/sdk)`);
-	process.exit(1);
-}
-const { Client } = await import(path.join(sdk, 'client/index.js'));
-const { StdioClientTransport } = await import(path.join(sdk, 'client/stdio.js'));
+const { Client, StdioClientTransport } = await loadSdk('fs-vs-ref');
 
 const buildArg = process.argv[2] ?? 'build';
 const ours = path.join(path.resolve(repo, buildArg), 'toolcell-fs');

@@ -1,8 +1,32 @@
 // lib.mjs: what the benchmarks that drive servers through the official
-// client share (fs-vs-ref.mjs, shell-vs-anchors.mjs, sqlite-vs-anchors.mjs).
+// client share (fs-vs-ref.mjs, mcp-roundtrip.mjs, read-body.mjs,
+// shell-ab.mjs, shell-cpu.mjs, shell-vs-anchors.mjs, sqlite-vs-anchors.mjs).
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/* The repository's root. */
+export const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
+/* The official MCP client SDK, as the tests install it (tests/e2e/sdk). */
+export const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
+
+/*
+ * Loads the client of the SDK in sdkDir: its Client, StdioClientTransport
+ * and ResultSchema.  When it is not installed, says so as the script
+ * |name| and what to run, and exits 1.
+ */
+export async function loadSdk(name) {
+	const sdk = path.join(sdkDir, 'dist/esm');
+	if (!fs.existsSync(sdk)) {
+		console.error(`${name}: ${sdkDir} is missing: run make bench (or npm ci in tests/e2e/sdk)`);
+		process.exit(1);
+	}
+	const { Client } = await import(path.join(sdk, 'client/index.js'));
+	const { StdioClientTransport } = await import(path.join(sdk, 'client/stdio.js'));
+	const { ResultSchema } = await import(path.join(sdk, 'types.js'));
+	return { Client, StdioClientTransport, ResultSchema };
+}
 
 /* The version in the package.json of |dir|. */
 export function pkgVersion(dir) {

@@ -17,12 +17,10 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 
-const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
-const { Client } = await import(path.join(sdk, 'client/index.js'));
-const { StdioClientTransport } = await import(path.join(sdk, 'client/stdio.js'));
+import { loadSdk, repo } from './lib.mjs';
+
+const { Client, StdioClientTransport } = await loadSdk('mcp-roundtrip');
 
 const build = path.resolve(repo, process.argv[2] ?? 'build');
 const n = Math.max(100, Number(process.argv[3] ?? 1000));

@@ -28,12 +28,10 @@ import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 
-const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
-const { Client } = await import(path.join(sdk, 'client/index.js'));
-const { StdioClientTransport } = await import(path.join(sdk, 'client/stdio.js'));
+import { loadSdk, repo } from './lib.mjs';
+
+const { Client, StdioClientTransport } = await loadSdk('read-body');
 
 const builds = process.argv.slice(2);
 if (builds.length === 0) {

@@ -13,14 +13,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 
-import { fmt, pct, shellFixture } from './lib.mjs';
+import { fmt, loadSdk, pct, repo, shellFixture } from './lib.mjs';
 
-const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
-const { Client } = await import(path.join(sdk, 'client/index.js'));
-const { StdioClientTransport } = await import(path.join(sdk, 'client/stdio.js'));
+const { Client, StdioClientTransport } = await loadSdk('shell-ab');
 
 const [A, B, scen = 'big', N = '40'] = process.argv.slice(2);
 if (!A || !B || !['big', 'echo'].includes(scen)) {

@@ -18,14 +18,10 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
-import { fileURLToPath } from 'node:url';
 
-import { fmt, pct, shellFixture, tree } from './lib.mjs';
+import { fmt, loadSdk, pct, repo, shellFixture, tree } from './lib.mjs';
 
-const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const sdk = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk/dist/esm');
-const { Client } = await import(path.join(sdk, 'client/index.js'));
-const { StdioClientTransport } = await import(path.join(sdk, 'client/stdio.js'));
+const { Client, StdioClientTransport } = await loadSdk('shell-cpu');
 
 const ours = path.join(path.resolve(repo, process.argv[2] ?? 'build'), 'toolcell-shell');
 const nEcho = Number(process.env.CPU_N_ECHO ?? 1000);

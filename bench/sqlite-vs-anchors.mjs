@@ -60,20 +60,11 @@ import os from 'node:os';
 import path from 'node:path';
 import process from 'node:process';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { fileURLToPath } from 'node:url';
 
-import { esc, fmt, p50, passed, pct, pkgVersion, rounds, treePss, vmHWM } from './lib.mjs';
+import { esc, fmt, loadSdk, p50, passed, pct, pkgVersion, repo, rounds, sdkDir, treePss, vmHWM } from './lib.mjs';
 
 const NAME = 'sqlite-vs-anchors';
-const repo = path.resolve(fileURLToPath(new URL('..', import.meta.url)));
-const sdkDir = path.join(repo, 'tests/e2e/sdk/node_modules/@modelcontextprotocol/sdk');
-const sdk = path.join(sdkDir, 'dist/esm');
-if (!fs.existsSync(sdk)) {
-	console.error(`${NAME}: ${sdkDir} is missing: run make bench (or npm ci in tests/e2e/sdk)`);
-	process.exit(1);
-}
-const { Client } = await import(path.join(sdk, 'client/index.js'));
-const { StdioClientTransport } = await import(path.join(sdk, 'client/stdio.js'));
+const { Client, StdioClientTransport } = await loadSdk(NAME);
 
 const buildArg = process.argv[2] ?? 'build';
 const ours = path.join(path.resolve(repo, buildArg), 'toolcell-sqlite');
