@@ -14,7 +14,7 @@
 // root's, as do the policy and the hard link made to an outside file.
 import assert from 'node:assert/strict';
 import { execFileSync, spawn } from 'node:child_process';
-import { lstatSync, readdirSync, readFileSync, readlinkSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -849,8 +849,8 @@ function procState(pid) {
 	}
 }
 
-/* What process |pid| has open: the targets of its fds ([] once it is
- * gone). */
+/* What process |pid| has open: for each fd, its link's target and how
+ * many names its file has ([] once it is gone). */
 function openFiles(pid) {
 	const out = [];
 	let fds;
@@ -861,7 +861,8 @@ function openFiles(pid) {
 	}
 	for (const fd of fds) {
 		try {
-			out.push(readlinkSync(`/proc/${pid}/fd/${fd}`));
+			const at = `/proc/${pid}/fd/${fd}`;
+			out.push({ link: readlinkSync(at), nlink: statSync(at).nlink });
 		} catch {
 			/* closed meanwhile */
 		}
@@ -937,8 +938,15 @@ async function stopChildWhen(srv, want, done) {
 }
 
 /* Whether |files| hold an unnamed file made in |dir| (O_TMPFILE): its
- * /proc link reads "DIR/#INODE (deleted)". */
-const unnamedIn = (dir) => (files) => files.some((f) => f.startsWith(`${dir}/#`) && f.endsWith(' (deleted)'));
+ * /proc link reads "DIR/#INODE (deleted)", and it has no name yet.  The
+ * link reads so still once linkat() has given the file its temporary
+ * name, just before the rename over the target: a child stopped between
+ * those two system calls and killed leaves that name, which no write
+ * that replaces a file can avoid (an unnamed file gets a name only by a
+ * link, and a link does not replace), and which this test is not
+ * about. */
+const unnamedIn = (dir) => (files) => files.some((f) => f.link.startsWith(`${dir}/#`) &&
+    f.link.endsWith(' (deleted)') && f.nlink === 0);
 
 describe('a write killed mid-way', () => {
 	// The call's child is stopped while it holds the new file open,
@@ -1146,7 +1154,7 @@ describe('a symlink put at the last name while a change runs', () => {
 		const rel = `deep/${Array(400).fill('d').join('/')}`;
 		let at = null;
 		const want = (files) => {
-			const mine = files.filter((f) => f === top || f.startsWith(`${top}/`));
+			const mine = files.map((f) => f.link).filter((f) => f === top || f.startsWith(`${top}/`));
 			if (mine.length !== 1)
 				return false;
 			try {
