@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -155,18 +156,53 @@ tc_keeper_kill_tree(pid_t child, int *status, int *have_status)
 	}
 }
 
+/*
+ * Reaps the keeper's children that have ended, but |child|, which is
+ * left for its pidfd to tell: orphans of the call that its deaths handed
+ * over, each a zombie counted against the call's process limit until it
+ * is reaped.  Drains |sfd| (SIGCHLD's signalfd) first.
+ */
+static void
+reap_adopted(pid_t child, int sfd)
+{
+	struct signalfd_siginfo si[8];
+	siginfo_t w;
+
+	while (read(sfd, si, sizeof(si)) > 0)
+		;
+	for (;;) {
+		/* Looked at, not reaped, so that the child is left alone. */
+		memset(&w, 0, sizeof(w));
+		if (waitid(P_ALL, 0, &w, WEXITED | WNOHANG | WNOWAIT) != 0 ||
+		    w.si_pid == 0 || w.si_pid == child)
+			return;
+		(void)waitpid(w.si_pid, NULL, WNOHANG);
+	}
+}
+
 void
 tc_keeper_watch(pid_t child, int child_fd, int ctl, int *status,
     int *have_status)
 {
-	struct pollfd pfd[2];
+	struct pollfd pfd[3];
+	sigset_t chld;
+	int n = 2;
 
 	pfd[0].fd = ctl;
 	pfd[0].events = POLLIN;
 	pfd[1].fd = child_fd;
 	pfd[1].events = POLLIN;
+	/* SIGCHLD, blocked with every other signal, as an fd: the orphans
+	 * the keeper adopts are reaped as they end, not at the call's end.
+	 * Without it, they wait for that. */
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	pfd[2].fd = signalfd(-1, &chld, SFD_NONBLOCK | SFD_CLOEXEC);
+	pfd[2].events = POLLIN;
+	if (pfd[2].fd >= 0)
+		n = 3;
 	for (;;) {
-		if (poll(pfd, 2, -1) < 0) {
+		if (poll(pfd, (nfds_t)n, -1) < 0) {
 			if (errno == EINTR)
 				continue;
 			break;
@@ -179,7 +215,11 @@ tc_keeper_watch(pid_t child, int child_fd, int ctl, int *status,
 		}
 		if (pfd[0].revents != 0)
 			break;		/* the server's word, or its end */
+		if (n == 3 && pfd[2].revents != 0)
+			reap_adopted(child, pfd[2].fd);
 	}
+	if (n == 3)
+		close(pfd[2].fd);
 	if (!*have_status)
 		kill(child, SIGKILL);	/* not reaped: still its pid */
 	tc_keeper_kill_tree(child, status, have_status);

@@ -50,7 +50,9 @@ void	tc_keeper_kill_tree(pid_t child, int *status, int *have_status);
  * Waits until |child| (whose pidfd is |child_fd|) exits or |ctl| reports
  * the server's word (readable, or hung up, or an error); then kills the
  * child if it still runs, and the whole tree (tc_keeper_kill_tree()).
- * The status of |child| lands in *|status| as there.
+ * Meanwhile it reaps the orphans it adopted as they end (SIGCHLD through
+ * a signalfd): a zombie counts against the call's process limit until it
+ * is reaped.  The status of |child| lands in *|status| as there.
  */
 void	tc_keeper_watch(pid_t child, int child_fd, int ctl, int *status,
 	    int *have_status);

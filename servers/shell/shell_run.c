@@ -389,12 +389,14 @@ exec_program(void *arg)
 	 * across exec: SIGPIPE (shell_exec_run()) and any it found
 	 * ignored before (shell_exec_ready(), usually none: a child's
 	 * confinement leaves none), one system call each rather than one
-	 * per signal; exec resets handlers.  Then none blocked (the
-	 * handler blocked all around the clone). */
+	 * per signal; and SIGCHLD, whose handler (the handler's, which
+	 * exec would reset) must not run here, on the handler's memory.
+	 * Then none blocked (the handler blocked all around the clone). */
 	memset(&dfl, 0, sizeof(dfl));
 	dfl.sa_handler = SIG_DFL;
 	for (i = 1; i < NSIG; i++)
-		if (i == SIGPIPE || sigismember(&ignored, i) == 1)
+		if (i == SIGPIPE || i == SIGCHLD ||
+		    sigismember(&ignored, i) == 1)
 			(void)sigaction(i, &dfl, NULL);
 	sigemptyset(&none);
 	(void)sigprocmask(SIG_SETMASK, &none, NULL);
@@ -480,6 +482,19 @@ signal_group(struct run *r, int sig)
 	return -1;
 }
 
+/* The program has ended (its status in r->status, or lost). */
+static void
+ended(struct run *r)
+{
+	r->exited = 1;
+	r->exit_at = tc_now_ms();
+	close_fd(&r->pidfd);
+	/* A program that did not read all it was given: the rest goes
+	 * nowhere. */
+	close_fd(&r->in_fd);
+	close_fd(&r->src_fd);
+}
+
 static void
 reap(struct run *r, int options)
 {
@@ -490,19 +505,52 @@ reap(struct run *r, int options)
 	do
 		p = waitpid(r->pid, &r->status, options);
 	while (p < 0 && errno == EINTR);
-	/* ECHILD: reaped by no one else while SIGCHLD is at its default
-	 * (shell_exec_run() sees to that); never loop on it. */
+	/* ECHILD: reaped by no one else while SIGCHLD is handled, not
+	 * ignored (shell_exec_run() sees to that), and reap_orphans()
+	 * records it; never loop on it. */
 	if (p < 0 && errno == ECHILD)
 		r->status_lost = 1;
-	if (p == r->pid || r->status_lost) {
-		r->exited = 1;
-		r->exit_at = tc_now_ms();
-		close_fd(&r->pidfd);
-		/* A program that did not read all it was given: the rest
-		 * goes nowhere. */
-		close_fd(&r->in_fd);
-		close_fd(&r->src_fd);
+	if (p == r->pid || r->status_lost)
+		ended(r);
+}
+
+/*
+ * Reaps every child of the handler that has ended: the program, and
+ * what it left.  The handler is pid 1 of the call's PID namespace, so a
+ * process whose parent ends becomes its child, and stays a zombie, still
+ * counted against the call's process limit (pids.max, RLIMIT_NPROC),
+ * until it is reaped: a long run that leaves many short-lived processes
+ * behind (a script's `cmd &` in a subshell) would run out of processes
+ * with hardly any alive.  SIGCHLD wakes the pump for it (on_child()).
+ * One that ends between the pump's last look and its poll() waits for
+ * the next wakeup (another's SIGCHLD, output, the program's end, a
+ * deadline): at most a few zombies, never a growing number.
+ */
+static void
+reap_orphans(struct run *r)
+{
+	int st;
+	pid_t p;
+
+	for (;;) {
+		p = waitpid(-1, &st, WNOHANG);
+		if (p < 0 && errno == EINTR)
+			continue;
+		if (p <= 0)
+			return;
+		if (p == r->pid && !r->exited) {
+			r->status = st;
+			ended(r);
+		}
 	}
+}
+
+/* SIGCHLD during a run: nothing but the wakeup (poll() ends with EINTR,
+ * and the pump reaps); the other system calls restart (SA_RESTART). */
+static void
+on_child(int sig)
+{
+	(void)sig;
 }
 
 static void	count_some(const struct run *, struct stream *);
@@ -812,6 +860,7 @@ pump(struct run *r)
 	int n, i, wait_ms;
 
 	for (;;) {
+		reap_orphans(r);
 		if (!r->exited && r->pidfd < 0)
 			reap(r, WNOHANG);
 		if (r->exited && r->out[0].fd < 0 && r->out[1].fd < 0)
@@ -1650,7 +1699,7 @@ int
 shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
     struct tc_result *res)
 {
-	struct sigaction ign, dfl, old_pipe, old_chld;
+	struct sigaction ign, chld, old_pipe, old_chld;
 	struct run r;
 	int i, rc;
 
@@ -1681,13 +1730,15 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	/* And its exit must wait to be reaped here: an ignored SIGCHLD
-	 * would reap it unseen. */
-	memset(&dfl, 0, sizeof(dfl));
-	dfl.sa_handler = SIG_DFL;
+	 * would reap it unseen.  Handled, it wakes the pump to reap what
+	 * the program leaves (reap_orphans()). */
+	memset(&chld, 0, sizeof(chld));
+	chld.sa_handler = on_child;
+	chld.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	if (sigaction(SIGPIPE, &ign, &old_pipe) != 0)
 		return tc_result_error(res, "cannot ignore SIGPIPE: %s",
 		    strerror(errno)), TC_ESYS;
-	if (sigaction(SIGCHLD, &dfl, &old_chld) != 0) {
+	if (sigaction(SIGCHLD, &chld, &old_chld) != 0) {
 		(void)sigaction(SIGPIPE, &old_pipe, NULL);
 		return tc_result_error(res, "cannot wait for a program: %s",
 		    strerror(errno)), TC_ESYS;

@@ -384,6 +384,31 @@ h_detach(const struct tc_call *call, struct tc_result *res)
 	return 0;
 }
 
+/* Leaves twenty orphans that end 10 ms later (a middle process forks
+ * each and goes at once), then stays 600 ms before it answers. */
+static int
+h_orphans(const struct tc_call *call, struct tc_result *res)
+{
+	pid_t mid;
+	int i;
+
+	(void)call;
+	for (i = 0; i < 20; i++) {
+		if ((mid = fork()) < 0)
+			return TC_ESYS;
+		if (mid == 0) {
+			if (fork() == 0)
+				usleep(10000);
+			_exit(0);
+		}
+		while (waitpid(mid, NULL, 0) < 0 && errno == EINTR)
+			;
+	}
+	usleep(600000);
+	tc_result_printf(res, "left %d", i);
+	return 0;
+}
+
 /* Closes its result pipe (and all else) and stays. */
 static int
 h_closer(const struct tc_call *call, struct tc_result *res)
@@ -497,6 +522,7 @@ static const struct tc_tool tools[] = {
 	  .flags = TC_TOOL_JOB },
 	TOOL("grandchild", h_grandchild),
 	TOOL("detach", h_detach),
+	TOOL("orphans", h_orphans),
 	TOOL("closer", h_closer),
 	TOOL("noisy", h_noisy),
 	TOOL("probe", h_probe),
@@ -969,6 +995,85 @@ test_keeper(struct tc_sandbox *sb)
 		tc_run_release(&r);
 	}
 	keeper_slow_ms = 0;
+	sp->ns = ns;
+}
+
+/* How many of process |pid|'s children are zombies, or -1 if they
+ * cannot be read. */
+static int
+zombie_children(pid_t pid)
+{
+	char path[64], stat[512], *p;
+	int n = 0, fd;
+	long child;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+	    (long)pid, (long)pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return -1;
+	while (fscanf(f, "%ld", &child) == 1) {
+		snprintf(path, sizeof(path), "/proc/%ld/stat", child);
+		if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+			continue;
+		memset(stat, 0, sizeof(stat));
+		(void)!read(fd, stat, sizeof(stat) - 1);
+		close(fd);
+		if ((p = strrchr(stat, ')')) != NULL && p[1] == ' ' &&
+		    p[2] == 'Z')
+			n++;
+	}
+	fclose(f);
+	return n;
+}
+
+/*
+ * Without namespaces, the orphans a call leaves are the keeper's, and
+ * it reaps those that end as the call runs: none of twenty is still a
+ * zombie 400 ms on, while the call has 200 ms to go.  (As zombies they
+ * counted against the call's process limit until the call ended.)
+ */
+static void
+test_keeper_reaps(struct tc_sandbox *sb)
+{
+	struct tc_call call = { .tool = tool("orphans"), .policy = sb->policy };
+	struct tc_sandbox_profile *sp;
+	struct pollfd pfd[2];
+	struct tc_diag d;
+	unsigned long ns;
+	struct tc_run r;
+	int64_t t0;
+	int n, zombies = -2;
+
+	for (sp = sb->prof; sp < sb->prof + sb->nprof &&
+	    sp->profile != EXEC; sp++)
+		;
+	if (!ok(sp < sb->prof + sb->nprof, "keeper reaps: the profile"))
+		return;
+	ns = sp->ns;
+	sp->ns = 0;
+	memset(&d, 0, sizeof(d));
+	if (!is_int(tc_run_start(&r, sb, &call, &d), 0, "keeper reaps: "
+	    "start")) {
+		printf("#   %s\n", d.msg);
+		sp->ns = ns;
+		return;
+	}
+	ok(r.keeper, "keeper reaps: a keeper");
+	t0 = tc_now_ms();
+	alarm(10);
+	for (;;) {
+		n = tc_run_pollfds(&r, pfd);
+		poll(pfd, (nfds_t)n, 20);
+		if (zombies == -2 && tc_now_ms() - t0 >= 400)
+			zombies = zombie_children(r.pid);
+		if (tc_run_step(&r, pfd, n, tc_now_ms()))
+			break;
+	}
+	alarm(0);
+	is_int(zombies, 0, "keeper reaps: no zombie of the twenty orphans "
+	    "400 ms on");
+	tc_run_release(&r);
 	sp->ns = ns;
 }
 
@@ -2110,6 +2215,7 @@ main(void)
 	test_cancel(&sb, &pol);
 	test_leftovers(&sb, &pol);
 	test_keeper(&sb);
+	test_keeper_reaps(&sb);
 	test_no_keeper(&sb);
 	test_placed(&sb, &pol);
 	test_dead_not_head(&sb);

@@ -694,6 +694,28 @@ pipes_refused(void (*before)(void), const char *what)
 	got_free(&g);
 }
 
+/*
+ * What a program leaves that ends while it runs is reaped then, not at
+ * the end: the runner's process (here a subreaper, as pid 1 of its PID
+ * namespace is in a call) would otherwise hold each as a zombie, counted
+ * against the call's process limit.  Twenty orphans that end 10 ms after
+ * they are left, while the program runs on for 300 ms: none is left to
+ * reap after the run.
+ */
+static void
+test_orphans_reaped(void)
+{
+	struct spec sp;
+	struct got g;
+
+	spec_sh(&sp, "i=0; while [ $i -lt 20 ]; do (sleep 0.01 &); "
+	    "i=$((i + 1)); done; sleep 0.3; echo $i");
+	run_case(&sp, &g);
+	is_str(s_str(&g, "stdout"), "20\n", "orphans: the program ran");
+	is_int(g.t.orphans, 0, "orphans: reaped while it ran, none after");
+	got_free(&g);
+}
+
 static void
 test_ahead(void)
 {
@@ -1756,6 +1778,7 @@ main(void)
 {
 	test_echo();
 	test_ahead();
+	test_orphans_reaped();
 	test_exit_codes();
 	test_streams_apart();
 	test_stdin();

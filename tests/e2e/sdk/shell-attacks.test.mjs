@@ -1857,6 +1857,33 @@ describe('orphans', () => {
 		assert.deepEqual(left, [], `the sleeper outlived the call: ${left.join(' ')}`);
 	});
 
+	test('orphans that end are reaped as the call runs: three times the process limit of them, and it forks on', async (t) => {
+		if (cannotRun(t, need))
+			return;
+		// The call's child is pid 1 of its PID namespace, so each
+		// orphan becomes its child; one that ends stays a zombie,
+		// counted against the limit, until the child reaps it.
+		const LIMIT = 12;
+		const L = await startShell(await shellPolicy(['program bash', 'program sleep', `limit processes ${LIMIT}`,
+		    'timeout 30s']));
+		try {
+			// The control: as many alive at once as three times the
+			// limit cannot be, where the limit holds at all.
+			const alive = await run(L, ['bash', '-c', `for i in $(eval echo {1..${3 * LIMIT}}); do ` +
+			    'sleep 5 & done 2>/dev/null; wait; echo all'], { cwd: W, timeout_ms: 20000 }, 40_000);
+			if (/^all$/m.test(res(alive).stdout) && !/fork/i.test(res(alive).stderr))
+				return t.skip(`no process limit holds for this server's calls here: ${said(alive).slice(0, 300)}`);
+			// Each (sleep &) leaves an orphan that ends 10 ms later.
+			const r = await run(L, ['bash', '-c', `for i in $(eval echo {1..${3 * LIMIT}}); do ` +
+			    '( sleep 0.01 & ) || { echo "no fork at $i"; exit 1; }; sleep 0.05; done; echo "forked $i"'],
+			{ cwd: W, timeout_ms: 20000 }, 40_000);
+			assert.equal(res(r).stdout, `forked ${3 * LIMIT}\n`, said(r));
+			assert.equal(res(r).exit, 0, said(r));
+		} finally {
+			await L.close().catch(() => {});
+		}
+	});
+
 	test('sleep &, a double fork and setsid in a job: alive while it runs, gone after stop_command', async (t) => {
 		if (cannotRun(t, need))
 			return;
