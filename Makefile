@@ -177,7 +177,7 @@ $(PROFILE_TESTS): $(BUILD)/tests/test-%: $(BUILD)/tests/unit/test-%.o \
 $(BUILD)/tests/test-sandbox: TEST_WRAP = -Wl,--wrap=tc_keeper_become
 
 # The runner's tests (test-shellrun) run toolcell-shell's shell_run.c
-# alone, without the rest of the server; poll() and the clock wrapped, so
+# alone, without the rest of the server; ppoll() and the clock wrapped, so
 # that a case makes the runner late at the one moment it means to,
 # read(), so that a pipe never runs dry from then on, pipe2(), so that the
 # pipes made before the call can be refused, and fcntl(), to see a pipe
@@ -186,7 +186,7 @@ $(BUILD)/tests/unit/test-shellrun.o: ALL_CFLAGS += -Iservers/shell
 $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
-	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=poll,--wrap=tc_now_ms,--wrap=read \
+	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=ppoll,--wrap=tc_now_ms,--wrap=read \
 	    -Wl,--wrap=pipe2,--wrap=fcntl -o $@ $^ $(LDLIBS)
 
 # The string scans' differential test (test-jsoncount) includes

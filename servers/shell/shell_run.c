@@ -249,6 +249,7 @@ enum kill_stage {
 struct run {
 	const struct tc_call	*call;
 	const struct shell_exec	*x;
+	sigset_t		 wake;		/* the pump's mask in ppoll() */
 	struct stream		 out[2];
 	int			 in_fd;		/* stdin's write end, or -1 */
 	size_t			 in_off;
@@ -521,10 +522,10 @@ reap(struct run *r, int options)
  * counted against the call's process limit (pids.max, RLIMIT_NPROC),
  * until it is reaped: a long run that leaves many short-lived processes
  * behind (a script's `cmd &` in a subshell) would run out of processes
- * with hardly any alive.  SIGCHLD wakes the pump for it (on_child()).
- * One that ends between the pump's last look and its poll() waits for
- * the next wakeup (another's SIGCHLD, output, the program's end, a
- * deadline): at most a few zombies, never a growing number.
+ * with hardly any alive.  SIGCHLD wakes the pump for it (on_child()):
+ * it is blocked but in the pump's ppoll(), which unblocks it only while
+ * it waits, so that one that comes just after the pump's last look still
+ * ends the wait.
  */
 static void
 reap_orphans(struct run *r)
@@ -545,8 +546,8 @@ reap_orphans(struct run *r)
 	}
 }
 
-/* SIGCHLD during a run: nothing but the wakeup (poll() ends with EINTR,
- * and the pump reaps); the other system calls restart (SA_RESTART). */
+/* SIGCHLD during a run, delivered only in the pump's ppoll(): nothing
+ * but the wakeup (ppoll() ends with EINTR, and the pump reaps). */
 static void
 on_child(int sig)
 {
@@ -856,6 +857,7 @@ static void
 pump(struct run *r)
 {
 	struct pollfd pfd[5];
+	struct timespec ts;
 	int64_t now, next;
 	int n, i, wait_ms;
 
@@ -886,7 +888,10 @@ pump(struct run *r)
 			pfd[n++] = (struct pollfd){ r->pidfd, POLLIN, 0 };
 		wait_ms = next < 0 ? -1 : (next - now > INT32_MAX ? INT32_MAX :
 		    (int)(next - now));
-		if (poll(pfd, (nfds_t)n, wait_ms) < 0) {
+		ts.tv_sec = wait_ms / 1000;
+		ts.tv_nsec = (long)(wait_ms % 1000) * 1000000;
+		if (ppoll(pfd, (nfds_t)n, wait_ms < 0 ? NULL : &ts,
+		    &r->wake) < 0) {
 			if (errno == EINTR)
 				continue;
 			/* No memory to wait on five fds: stop it, and take
@@ -1700,6 +1705,7 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
     struct tc_result *res)
 {
 	struct sigaction ign, chld, old_pipe, old_chld;
+	sigset_t one, old_mask;
 	struct run r;
 	int i, rc;
 
@@ -1730,19 +1736,26 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	memset(&ign, 0, sizeof(ign));
 	ign.sa_handler = SIG_IGN;
 	/* And its exit must wait to be reaped here: an ignored SIGCHLD
-	 * would reap it unseen.  Handled, it wakes the pump to reap what
-	 * the program leaves (reap_orphans()). */
+	 * would reap it unseen.  Handled, and blocked but in the pump's
+	 * ppoll(), it wakes the pump to reap what the program leaves
+	 * (reap_orphans()). */
 	memset(&chld, 0, sizeof(chld));
 	chld.sa_handler = on_child;
 	chld.sa_flags = SA_RESTART | SA_NOCLDSTOP;
 	if (sigaction(SIGPIPE, &ign, &old_pipe) != 0)
 		return tc_result_error(res, "cannot ignore SIGPIPE: %s",
 		    strerror(errno)), TC_ESYS;
-	if (sigaction(SIGCHLD, &chld, &old_chld) != 0) {
+	sigemptyset(&one);
+	sigaddset(&one, SIGCHLD);
+	if (sigprocmask(SIG_BLOCK, &one, &old_mask) != 0 ||
+	    sigaction(SIGCHLD, &chld, &old_chld) != 0) {
+		(void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		(void)sigaction(SIGPIPE, &old_pipe, NULL);
 		return tc_result_error(res, "cannot wait for a program: %s",
 		    strerror(errno)), TC_ESYS;
 	}
+	r.wake = old_mask;
+	sigdelset(&r.wake, SIGCHLD);
 
 	if ((rc = start(&r, res)) != 0)
 		goto out;
@@ -1766,6 +1779,7 @@ out:
 	close_fd(&r.slave);
 	close_fd(&r.pidfd);
 	(void)sigaction(SIGCHLD, &old_chld, NULL);
+	(void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
 	(void)sigaction(SIGPIPE, &old_pipe, NULL);
 	return rc;
 }

@@ -10,7 +10,7 @@
  * reaps every one and says how each ended, in a last frame of the test's
  * own, so that "killed with its group" is checked, not hoped for.
  *
- * poll() and tc_now_ms() are wrapped (-Wl,--wrap): a case that arms them
+ * ppoll() and tc_now_ms() are wrapped (-Wl,--wrap): a case that arms them
  * (test_late()) makes the handler late just after it noted the program's
  * exit, at that moment exactly, with no race.  read() is wrapped too: a
  * case that arms it (test_endless()) has every read of a pipe from that
@@ -109,14 +109,16 @@ int	__real_pipe2(int [2], int);
 int	__wrap_pipe2(int [2], int);
 int	__real_fcntl(int, int, ...);
 int	__wrap_fcntl(int, int, ...);
-int	__real_poll(struct pollfd *, nfds_t, int);
-int	__wrap_poll(struct pollfd *, nfds_t, int);
+int	__real_ppoll(struct pollfd *, nfds_t, const struct timespec *,
+	    const sigset_t *);
+int	__wrap_ppoll(struct pollfd *, nfds_t, const struct timespec *,
+	    const sigset_t *);
 int64_t	__real_tc_now_ms(void);
 int64_t	__wrap_tc_now_ms(void);
 ssize_t	__real_read(int, void *, size_t);
 ssize_t	__wrap_read(int, void *, size_t);
 
-/* In a case process, once armed (late_arm()): 4 until poll() has
+/* In a case process, once armed (late_arm()): 4 until ppoll() has
  * answered output, 1 until it has answered the program's exit, 2 until
  * the clock has said when, then 3. */
 static int late;
@@ -224,42 +226,43 @@ is_pidfd(int fd)
 }
 
 /*
- * poll(); armed, once it has answered some output, until the program has
- * exited, it waits for that alone (its pidfd) and answers that alone:
- * what a poll reports whose look at the output found it empty just
- * before the program wrote its last bytes and exited.  The bytes stay
- * unread, for the handler's next look.
+ * ppoll(), the pump's; armed, once it has answered some output, until
+ * the program has exited, it waits for that alone (its pidfd) and
+ * answers that alone: what a wait reports whose look at the output found
+ * it empty just before the program wrote its last bytes and exited.  The
+ * bytes stay unread, for the handler's next look.
  */
 int
-__wrap_poll(struct pollfd *fds, nfds_t n, int timeout)
+__wrap_ppoll(struct pollfd *fds, nfds_t n, const struct timespec *ts,
+    const sigset_t *mask)
 {
 	nfds_t i, k = n;
 	int rc;
 
 	if (late == 4) {
-		rc = __real_poll(fds, n, timeout);
+		rc = __real_ppoll(fds, n, ts, mask);
 		for (i = 0; rc > 0 && i < n; i++)
 			if ((fds[i].revents & POLLIN) && !is_pidfd(fds[i].fd))
 				late = 1;
 		return rc;
 	}
 	if (late != 1)
-		return __real_poll(fds, n, timeout);
+		return __real_ppoll(fds, n, ts, mask);
 	for (i = 0; i < n; i++) {
 		fds[i].revents = 0;
 		if (is_pidfd(fds[i].fd))
 			k = i;
 	}
 	if (k == n)
-		return __real_poll(fds, n, timeout);
-	if ((rc = __real_poll(&fds[k], 1, timeout)) > 0)
+		return __real_ppoll(fds, n, ts, mask);
+	if ((rc = __real_ppoll(&fds[k], 1, ts, mask)) > 0)
 		late = 2;
 	return rc;
 }
 
 /*
  * The clock; armed, LATE_MS on from just after the handler noted the
- * exit (reap(): its first look after poll() answered it): what a handler
+ * exit (reap(): its first look after ppoll() answered it): what a handler
  * descheduled there for that long sees.
  */
 int64_t
@@ -699,8 +702,8 @@ pipes_refused(void (*before)(void), const char *what)
  * the end: the runner's process (here a subreaper, as pid 1 of its PID
  * namespace is in a call) would otherwise hold each as a zombie, counted
  * against the call's process limit.  Twenty orphans that end 10 ms after
- * they are left, while the program runs on for 300 ms: none is left to
- * reap after the run.
+ * they are left, while the program runs on for 300 ms: none is a zombie
+ * when the program looks, and none is left to reap after the run.
  */
 static void
 test_orphans_reaped(void)
@@ -709,10 +712,18 @@ test_orphans_reaped(void)
 	struct got g;
 
 	spec_sh(&sp, "i=0; while [ $i -lt 20 ]; do (sleep 0.01 &); "
-	    "i=$((i + 1)); done; sleep 0.3; echo $i");
+	    "i=$((i + 1)); done; sleep 0.3; z=0; "
+	    "read -r kids < /proc/$PPID/task/$PPID/children; "
+	    "for c in $kids; do read -r s < /proc/$c/stat; "
+	    "case \"${s##*) }\" in Z*) z=$((z + 1));; esac; done; "
+	    "echo $i $z");
 	run_case(&sp, &g);
-	is_str(s_str(&g, "stdout"), "20\n", "orphans: the program ran");
-	is_int(g.t.orphans, 0, "orphans: reaped while it ran, none after");
+	/* The program's own count, as it ends, of the zombies among its
+	 * parent's children: they were reaped as they ended, not only at
+	 * the end of the run. */
+	is_str(s_str(&g, "stdout"), "20 0\n", "orphans: none a zombie "
+	    "300 ms on, as the program runs");
+	is_int(g.t.orphans, 0, "orphans: none left to reap after the run");
 	got_free(&g);
 }
 
