@@ -515,6 +515,10 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		fprintf(f, " %u", (unsigned)p->net_ports[i]);
 	fprintf(f, "  (%s)\n", origin(p->set_at[TC_SET_NETWORK], at,
 	    sizeof(at)));
+	if (p->features & TC_POLICY_F_JIT)
+		fprintf(f, "jit: %s  (%s)\n", p->jit ? "on: programs may "
+		    "make memory writable and executable" : "off",
+		    origin(p->set_at[TC_SET_JIT], at, sizeof(at)));
 	print_section(p, f);
 	print_audit(p, f);
 	fprintf(f, "roots-timeout: %s  (%s)\n",

@@ -99,6 +99,7 @@ enum tc_setting {
 	TC_SET_DEFAULT_DENY,
 	TC_SET_TOOLS,
 	TC_SET_NETWORK,
+	TC_SET_JIT,
 	TC_SET_CONSENT_BY,
 	TC_SET_CONSENT_HOOK,
 	TC_SET_CONSENT_TIMEOUT,
@@ -254,6 +255,8 @@ struct tc_policy {
 	uint16_t	 net_ports[TC_NET_PORTS_MAX];	/* TC_NETWORK_CONNECT:
 					   ascending, each once */
 	size_t		 nnet_ports;
+	int		 jit;		/* "jit on": programs may make memory
+					   writable and executable */
 	struct tc_consent_rule *consent;
 	size_t		 nconsent;
 	enum tc_consent_means consent_by[TC_CONSENT_MEANS_MAX];
@@ -321,6 +324,8 @@ enum tc_policy_features {
 						   call names only: the
 						   programs it runs open
 						   files themselves */
+	TC_POLICY_F_JIT		= 1 << 4,	/* its tools run programs:
+						   "jit" applies */
 };
 
 /* Fills |p| with no roots and the default limits. */

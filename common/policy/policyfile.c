@@ -1072,6 +1072,32 @@ kw_network(struct tc_policy_ctx *st, char **w, int nw)
 	st->p->nnet_ports = (size_t)n;
 }
 
+/*
+ * "jit on" or "jit off": whether the programs a call runs may make their
+ * memory writable and executable (a JIT compiler's code: node's V8,
+ * Java's HotSpot), for a server whose tools run programs.
+ */
+static void
+kw_jit(struct tc_policy_ctx *st, char **w, int nw)
+{
+	int mode;
+
+	if (nw < 1) {
+		error(st, "jit: missing 'on' or 'off'");
+		return;
+	}
+	if ((mode = tc_policy_choose(st, "jit", on_off, w[0])) < 0 ||
+	    extra(st, w, nw, 1, "jit") || set_once(st, TC_SET_JIT, "jit") != 0)
+		return;
+	if (mode == 0 && !(st->p->features & TC_POLICY_F_JIT)) {
+		error(st, "jit on: %s runs no programs; it has nothing to "
+		    "compile", st->p->server != NULL ? st->p->server :
+		    "this server");
+		return;
+	}
+	st->p->jit = mode == 0;
+}
+
 /* --- Consent --- */
 
 /*
@@ -1333,6 +1359,7 @@ static const struct keyword keywords[] = {
 	TYPED("default-deny", TC_POLICY_ON_OFF, default_deny,
 	    TC_SET_DEFAULT_DENY, .choices = on_off),
 	LINE("deny",		kw_deny,	TC_SET_MAX),
+	LINE("jit",		kw_jit,		TC_SET_JIT),
 	TYPED("job-lifetime", TC_POLICY_DURATION, job_lifetime_ms,
 	    TC_SET_JOB_LIFETIME, .min = MS_SEC, .max = 24 * MS_HOUR),
 	TYPED("jobs", TC_POLICY_COUNT, max_jobs, TC_SET_JOBS,

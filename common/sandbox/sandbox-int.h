@@ -312,6 +312,10 @@ enum tc_seccomp_opts {
 	 * parent-death signal, a Landlock domain and a filter of its
 	 * own), which tc_seccomp_build_fork() takes back. */
 	TC_SECCOMP_ZYGOTE	= 1 << 4,
+	/* The policy's "jit on", for a profile with TC_MAY_EXEC_MEMORY:
+	 * mmap() and mprotect() with any protection, writable and
+	 * executable at once included (a JIT compiler's code). */
+	TC_SECCOMP_JIT		= 1 << 5,
 };
 
 /*

@@ -489,11 +489,24 @@ add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 	 * runs programs (TC_MAY_EXEC_MEMORY): they need their own code
 	 * mapped, so there mmap() may map executable memory, but never
 	 * writable and executable at once.  (A JIT that needs both is
-	 * refused.) */
-	if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
+	 * refused.)  Where the policy says "jit on" (TC_SECCOMP_JIT), such
+	 * a profile's mmap() and mprotect() take any protection, writable
+	 * and executable at once included, which node's V8 wants where it
+	 * has no memory protection keys, and Java's HotSpot always: the
+	 * policy lets programs compile code at run time, which gives them
+	 * no system call they did not have.  The handler shares the
+	 * filter, so it loses that line of defence too. */
+	if ((opts & TC_SECCOMP_JIT) && (p->may & TC_MAY_EXEC_MEMORY)) {
+		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect),
+		    0) != 0 || seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
+		    SCMP_SYS(mmap), 0) != 0)
+			return -1;
+	} else if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
 	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
 		return -1;
-	if (!(p->may & TC_MAY_EXEC_MEMORY)) {
+	if ((opts & TC_SECCOMP_JIT) && (p->may & TC_MAY_EXEC_MEMORY))
+		;	/* any mmap(), above */
+	else if (!(p->may & TC_MAY_EXEC_MEMORY)) {
 		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
 		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
 			return -1;

@@ -915,7 +915,8 @@ main(int argc, char *argv[])
 		.policy_section = &shell_policy_section,
 		/* The programs may use the network the policy grants; they
 		 * open files themselves, where deny rules do not reach. */
-		.policy_features = TC_POLICY_F_NETWORK | TC_POLICY_F_DENY_NAMED,
+		.policy_features = TC_POLICY_F_NETWORK | TC_POLICY_F_DENY_NAMED |
+		    TC_POLICY_F_JIT,
 		.no_operands = "name the programs to run and the directories "
 		    "they may use in a policy file (--policy FILE: 'program' "
 		    "lines in its [shell] section, and 'allow' lines)",

@@ -265,6 +265,11 @@ static const struct tc_landlock_path shell_system[] = {
 	 * /usr/share and /lib (all of them, on Alpine): a job's terminal
 	 * names one (TERM). */
 	{ "/etc/terminfo",	TC_LL_READ },
+	/* OpenSSL's configuration, network or not: a program built on
+	 * OpenSSL 3 reads it as it starts, and node stops there on one it
+	 * may not read (EACCES; one that is not there it goes without). */
+	{ "/etc/ssl/openssl.cnf", TC_LL_FS_READ_FILE },
+	{ "/etc/pki/tls/openssl.cnf", TC_LL_FS_READ_FILE },
 	{ "/dev/null",		TC_LL_FS_READ_FILE | TC_LL_FS_WRITE_FILE },
 	{ "/dev/zero",		TC_LL_FS_READ_FILE },
 	{ "/dev/random",	TC_LL_FS_READ_FILE },
@@ -274,9 +279,9 @@ static const struct tc_landlock_path shell_system[] = {
 /*
  * With a network the policy grants, what programs read to use it: name
  * resolution (where /etc/resolv.conf is a link, the rule is on the file
- * it names) and the certificates TLS trusts, with the OpenSSL
- * configuration that finds them.  Not /etc/ssl itself, nor /etc/pki,
- * whose private directories hold keys.
+ * it names) and the certificates TLS trusts (OpenSSL's configuration,
+ * which finds them, is readable anyway: shell_system).  Not /etc/ssl
+ * itself, nor /etc/pki, whose private directories hold keys.
  */
 static const struct tc_landlock_path shell_net_system[] = {
 	{ "/etc/resolv.conf",	TC_LL_FS_READ_FILE },
@@ -286,10 +291,8 @@ static const struct tc_landlock_path shell_net_system[] = {
 	{ "/etc/services",	TC_LL_FS_READ_FILE },
 	{ "/etc/protocols",	TC_LL_FS_READ_FILE },
 	{ "/etc/ssl/certs",	TC_LL_READ },
-	{ "/etc/ssl/openssl.cnf", TC_LL_FS_READ_FILE },
 	{ "/etc/ca-certificates", TC_LL_READ },
 	{ "/etc/pki/tls/certs",	TC_LL_READ },
-	{ "/etc/pki/tls/openssl.cnf", TC_LL_FS_READ_FILE },
 	{ "/etc/pki/ca-trust",	TC_LL_READ },
 };
 

@@ -1439,6 +1439,48 @@ test_network(void)
 	features = TC_POLICY_F_WRITERS;
 }
 
+/* "jit": off by default, "on" only for a server whose tools run
+ * programs, --check says which. */
+static void
+test_jit(void)
+{
+	struct result r;
+	char *out;
+
+	valid(&r, "allow read @D@/proj\n", "jit: default");
+	is_int(r.p.jit, 0, "jit: off by default");
+	release(&r);
+	bad_line("jit on", "jit on: toolcell-fs runs no programs; it has "
+	    "nothing to compile");
+	valid(&r, "allow read @D@/proj\njit off\n", "jit off, any server");
+	is_int(r.p.jit, 0, "jit off: stored");
+	is_int(r.p.set_at[TC_SET_JIT], 2, "jit off: line 2");
+	release(&r);
+	bad_line("jit", "jit: missing 'on' or 'off'");
+	bad_line("jit maybe", "jit: expected 'on' or 'off', not 'maybe'");
+	bad_line("jit on now", "jit: unexpected 'now' at the end of the line");
+
+	features = TC_POLICY_F_WRITERS | TC_POLICY_F_JIT;
+	valid(&r, "allow read @D@/proj\njit on\n",
+	    "jit on, for a server that runs programs");
+	is_int(r.p.jit, 1, "jit on: stored");
+	out = printed(&r.p);
+	ok(strstr(out, "\njit: on: programs may make memory writable and "
+	    "executable  (line 2)\n") != NULL, "jit on: --check says so");
+	free(out);
+	release(&r);
+	valid(&r, "allow read @D@/proj\n", "jit: default, for a server "
+	    "that runs programs");
+	out = printed(&r.p);
+	ok(strstr(out, "\njit: off  (default)\n") != NULL,
+	    "jit: --check says off");
+	free(out);
+	release(&r);
+	invalid("allow read @D@/proj\njit on\njit off\n",
+	    "t.policy:3: jit: already set at line 2\n", "jit: given once");
+	features = TC_POLICY_F_WRITERS;
+}
+
 /* --- Consent --- */
 
 static void
@@ -2695,6 +2737,7 @@ main(void)
 	test_tool_limits();
 	test_warnings();
 	test_network();
+	test_jit();
 	test_consent();
 	test_consent_hook();
 	test_consent_by();

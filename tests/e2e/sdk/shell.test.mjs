@@ -280,6 +280,33 @@ describe('what may run', () => {
 		}
 	});
 
+	test('node: without jit it runs --jitless (OpenSSL\'s configuration readable); with jit on, with its JIT', async () => {
+		// The node running these tests: a program built on OpenSSL 3,
+		// which reads its configuration as it starts, and a JIT.
+		const node = await fsp.realpath(process.execPath);
+		const script = 'let s = 0; for (let i = 0; i < 1e6; i++) s += i; console.log(s)';
+		const off = await start(await policy([`program ${node}`]));
+		try {
+			const r = (await run(off, [node, '--jitless', '-e', script])).structuredContent;
+			assert.equal(r.stdout, '499999500000\n', JSON.stringify(r));
+			assert.equal(r.exit_code, 0, JSON.stringify(r));
+			// Its JIT wants memory writable and executable, which
+			// the filter refuses by default: V8 stops.
+			const j = (await run(off, [node, '-e', script])).structuredContent;
+			assert.notEqual(j.exit_code, 0, JSON.stringify(j));
+		} finally {
+			await off.close();
+		}
+		const on = await start(await policy([`program ${node}`], ['jit on']));
+		try {
+			const r = (await run(on, [node, '-e', script])).structuredContent;
+			assert.equal(r.stdout, '499999500000\n', JSON.stringify(r));
+			assert.equal(r.exit_code, 0, JSON.stringify(r));
+		} finally {
+			await on.close();
+		}
+	});
+
 	test('another path to the program\'s file, under its name, runs that program', async () => {
 		const echo = await fsp.realpath('/bin/echo');
 		const links = await fsp.mkdtemp(path.join(scratch.root, 'links-'));
