@@ -197,7 +197,9 @@ enum tc_keep_roots {
 enum tc_profile_may {
 	/* mmap() may map executable memory (never writable and executable
 	 * at once): programs' own code.  Without it nothing executable is
-	 * ever mapped; mprotect() never adds PROT_EXEC in any profile. */
+	 * ever mapped; mprotect() never adds PROT_EXEC, but where the
+	 * policy says "jit on" (TC_SECCOMP_JIT), which only a profile with
+	 * this flag takes: then both take any protection. */
 	TC_MAY_EXEC_MEMORY	= 1 << 0,
 	/* Signals within the call: kill() and tgkill() of any pid where a
 	 * PID namespace or Landlock's signal scope keeps them in, else

@@ -482,8 +482,9 @@ add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 	} else if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 	    SCMP_SYS(openat2), 0) != 0)
 		return -1;
-	/* Memory may never become executable: no code injected at run
-	 * time, whatever a handler is tricked into.  mprotect() never adds
+	/* Memory may never become executable, but where the policy lets
+	 * programs compile code (below): no code injected at run time,
+	 * whatever a handler is tricked into.  mprotect() never adds
 	 * PROT_EXEC.  mmap() never maps anything executable (a server's
 	 * code is all loaded before confinement), but in a profile that
 	 * runs programs (TC_MAY_EXEC_MEMORY): they need their own code
@@ -491,8 +492,9 @@ add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 	 * writable and executable at once.  (A JIT that needs both is
 	 * refused.)  Where the policy says "jit on" (TC_SECCOMP_JIT), such
 	 * a profile's mmap() and mprotect() take any protection, writable
-	 * and executable at once included, which node's V8 wants where it
-	 * has no memory protection keys, and Java's HotSpot always: the
+	 * and executable at once included, which node's V8 wants without
+	 * memory protection keys (pkey_alloc() is refused in every
+	 * filter), and Java's HotSpot always: the
 	 * policy lets programs compile code at run time, which gives them
 	 * no system call they did not have.  The handler shares the
 	 * filter, so it loses that line of defence too. */

@@ -83,8 +83,8 @@ static const struct server servers[] = {
 	{ "toolcell-fs", fs_tools, TC_NITEMS(fs_tools), TC_POLICY_F_WRITERS,
 	  &fs_policy_section },
 	{ "toolcell-shell", shell_tools, TC_NITEMS(shell_tools),
-	  TC_POLICY_F_NETWORK | TC_POLICY_F_JOBS | TC_POLICY_F_DENY_NAMED,
-	  &shell_policy_section },
+	  TC_POLICY_F_NETWORK | TC_POLICY_F_JOBS | TC_POLICY_F_DENY_NAMED |
+	  TC_POLICY_F_JIT, &shell_policy_section },
 };
 
 static char scratch[64];
@@ -467,6 +467,8 @@ check_accepted(const struct tc_policy *p, const struct server *sv,
 	    ((sv->features & TC_POLICY_F_NETWORK) &&
 	    (p->network == TC_NETWORK_ON || p->network == TC_NETWORK_CONNECT)),
 	    "network %d, for %s", (int)p->network, sv->name);
+	FUZZ_CHECK(!p->jit || (sv->features & TC_POLICY_F_JIT),
+	    "jit on, for %s", sv->name);
 	FUZZ_CHECK((p->network == TC_NETWORK_CONNECT) == (p->nnet_ports > 0) &&
 	    p->nnet_ports <= TC_NET_PORTS_MAX, "network %d with %zu ports",
 	    (int)p->network, p->nnet_ports);
@@ -741,6 +743,8 @@ write_policy(const struct tc_policy *p, const struct server *sv,
 			fprintf(f, " %u", (unsigned)p->net_ports[i]);
 		fputc('\n', f);
 	}
+	if (p->set_at[TC_SET_JIT])
+		fprintf(f, "jit %s\n", p->jit ? "on" : "off");
 	for (i = 0; i < p->nconsent; i++) {
 		fprintf(f, "consent");
 		quoted(f, p->consent[i].tool);
@@ -949,6 +953,7 @@ check_same(const struct tc_policy *p, const struct tc_policy *q,
 	    (tc_policy_setting_at(q, "write-sync") != 0) &&
 	    p->audit_rotate_bytes == q->audit_rotate_bytes &&
 	    p->audit_keep == q->audit_keep && p->network == q->network &&
+	    p->jit == q->jit &&
 	    p->nnet_ports == q->nnet_ports && memcmp(p->net_ports,
 	    q->net_ports, p->nnet_ports * sizeof(p->net_ports[0])) == 0 &&
 	    p->default_deny == q->default_deny &&

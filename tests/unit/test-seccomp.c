@@ -36,6 +36,7 @@
 #include <unistd.h>
 
 #include <sys/capability.h>
+#include <sys/mman.h>
 
 #include "sandbox/sandbox-int.h"
 #include "tap.h"
@@ -532,6 +533,90 @@ run_tables(const struct tc_profile *p, const int want[NTABLE])
 	tc_seccomp_release(&bpf);
 	for (i = 0; i < NTABLE; i++)
 		is_int(got[i], want[i], "%s: %s", p->name, what[i]);
+}
+
+/* A profile that runs programs, and so may map code (no tables). */
+static const struct tc_profile execmem = { .name = "execmem",
+    .may = TC_MAY_EXEC_MEMORY };
+
+#define NMEM	5
+
+/* An anonymous mapping of 4 KiB with |prot|: 0, or mmap()'s errno. */
+static int
+map_anon(int prot)
+{
+	void *m = mmap(NULL, 4096, prot, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (m == MAP_FAILED)
+		return errno;
+	munmap(m, 4096);
+	return 0;
+}
+
+/* Runs the memory attempts under |p|'s filter built with |opts|; |want|
+ * their errnos. */
+static void
+run_memory(const struct tc_profile *p, unsigned opts, const int want[NMEM])
+{
+	static const char *const what[NMEM] = { "mmap(RW)",
+	    "mmap(RX)", "mmap(RWX)", "mprotect(RW to RX)",
+	    "pkey_mprotect(RX)" };
+	struct tc_diag d = { "", 0 };
+	struct tc_bpf bpf;
+	int p2[2], got[NMEM], st, i;
+	const char *jit = (opts & TC_SECCOMP_JIT) ? "jit" : "no jit";
+	void *m;
+	pid_t pid;
+
+	if (!is_int(tc_seccomp_build(p, opts, &bpf, &d), 0, "%s, %s: the "
+	    "filter builds", p->name, jit))
+		return;
+	if (pipe2(p2, O_CLOEXEC) != 0)
+		abort();
+	if ((pid = fork()) == 0) {
+		m = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_PRIVATE |
+		    MAP_ANONYMOUS, -1, 0);
+		if (m == MAP_FAILED ||
+		    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+		    tc_seccomp_apply(&bpf) != 0)
+			_exit(1);
+		got[0] = map_anon(PROT_READ | PROT_WRITE);
+		got[1] = map_anon(PROT_READ | PROT_EXEC);
+		got[2] = map_anon(PROT_READ | PROT_WRITE | PROT_EXEC);
+		got[3] = e(mprotect(m, 4096, PROT_READ | PROT_EXEC));
+		got[4] = e(syscall(SYS_pkey_mprotect, m, 4096,
+		    PROT_READ | PROT_EXEC, -1));
+		_exit(write(p2[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
+	}
+	close(p2[1]);
+	memset(got, 0xff, sizeof(got));
+	if (read(p2[0], got, sizeof(got)) != sizeof(got))
+		ok(0, "%s, %s: the child reported", p->name, jit);
+	close(p2[0]);
+	waitpid(pid, &st, 0);
+	tc_seccomp_release(&bpf);
+	for (i = 0; i < NMEM; i++)
+		is_int(got[i], want[i], "%s, %s: %s", p->name, jit, what[i]);
+}
+
+/*
+ * Memory and code: a profile that runs no programs maps nothing
+ * executable; one that does maps code, never writable and executable at
+ * once, and mprotect() adds execute to nothing; with the policy's "jit
+ * on" (TC_SECCOMP_JIT) that profile takes any protection, and the other
+ * is as it was.  pkey_mprotect() is refused to all.
+ */
+static void
+test_memory(void)
+{
+	static const int none[NMEM] = { 0, EPERM, EPERM, EPERM, EPERM };
+	static const int code[NMEM] = { 0, 0, EPERM, EPERM, EPERM };
+	static const int jit[NMEM] = { 0, 0, 0, 0, EPERM };
+
+	run_memory(&bare, TC_SECCOMP_LANDLOCK, none);
+	run_memory(&bare, TC_SECCOMP_LANDLOCK | TC_SECCOMP_JIT, none);
+	run_memory(&execmem, TC_SECCOMP_LANDLOCK, code);
+	run_memory(&execmem, TC_SECCOMP_LANDLOCK | TC_SECCOMP_JIT, jit);
 }
 
 /*
@@ -1293,6 +1378,7 @@ main(void)
 	    "shell-exec, signals unconfined", exec_unscoped,
 	    TC_NITEMS(exec_unscoped));
 	test_tables();
+	test_memory();
 	test_refused();
 	test_clone_flags();
 	test_too_long();
