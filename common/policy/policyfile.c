@@ -1095,7 +1095,7 @@ kw_jit(struct tc_policy_ctx *st, char **w, int nw)
 		    "this server");
 		return;
 	}
-	st->p->jit = mode == 0;
+	st->p->jit = mode == 0;	/* on_off: "on" first */
 }
 
 /* --- Consent --- */

@@ -76,7 +76,8 @@ seccomp_opts(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp)
 	case TC_NETWORK_OFF:
 		break;
 	}
-	if (sb->policy->jit && (sp->profile->may & TC_MAY_EXEC_MEMORY))
+	/* Taken only by a profile with TC_MAY_EXEC_MEMORY (seccomp.c). */
+	if (sb->policy->jit)
 		opts |= TC_SECCOMP_JIT;
 	/* Landlock ABI 6 scopes signals to the sandbox's own domain. */
 	if ((sp->ns & CLONE_NEWPID) || (landlock && sb->landlock_abi >= 6))

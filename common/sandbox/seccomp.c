@@ -437,6 +437,50 @@ names(const struct tc_profile *p, int nr)
 	return (kinds & TC_RULE(TC_SYS_ALLOW)) ? 2 : kinds != 0;
 }
 
+/* Allows system call |nr| where its third argument (a protection)
+ * masked by |mask| is |value|.  Returns 0 or -1. */
+static int
+allow_prot(scmp_filter_ctx ctx, int nr, unsigned mask, unsigned value)
+{
+	return seccomp_rule_add(ctx, SCMP_ACT_ALLOW, nr, 1,
+	    SCMP_A2(SCMP_CMP_MASKED_EQ, mask, value)) != 0 ? -1 : 0;
+}
+
+/*
+ * mmap() and mprotect(), by what memory may become.  Never executable by
+ * default: no code injected at run time, whatever a handler is tricked
+ * into.  mprotect() never adds PROT_EXEC.  mmap() never maps anything
+ * executable (a server's code is all loaded before confinement), but in a
+ * profile that runs programs (TC_MAY_EXEC_MEMORY): they need their own
+ * code mapped, so there mmap() may map executable memory, but never
+ * writable and executable at once.  (A JIT that needs both is refused.)
+ * Where the policy says "jit on" (TC_SECCOMP_JIT), such a profile's
+ * mmap() and mprotect() take any protection, writable and executable at
+ * once included, which node's V8 wants without memory protection keys
+ * (pkey_alloc() is refused in every filter), and Java's HotSpot always:
+ * the policy lets programs compile code at run time, which gives them no
+ * system call they did not have.  The handler shares the filter, so it
+ * loses that line of defence too.  A profile without TC_MAY_EXEC_MEMORY
+ * ignores TC_SECCOMP_JIT.  Returns 0 or -1.
+ */
+static int
+add_memory(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
+{
+	const unsigned wx = PROT_WRITE | PROT_EXEC;
+
+	if (!(p->may & TC_MAY_EXEC_MEMORY))
+		return allow_prot(ctx, SCMP_SYS(mprotect), PROT_EXEC, 0) ||
+		    allow_prot(ctx, SCMP_SYS(mmap), PROT_EXEC, 0) ? -1 : 0;
+	if (opts & TC_SECCOMP_JIT)
+		return seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
+		    SCMP_SYS(mprotect), 0) != 0 || seccomp_rule_add(ctx,
+		    SCMP_ACT_ALLOW, SCMP_SYS(mmap), 0) != 0 ? -1 : 0;
+	return allow_prot(ctx, SCMP_SYS(mprotect), PROT_EXEC, 0) ||
+	    allow_prot(ctx, SCMP_SYS(mmap), wx, 0) ||
+	    allow_prot(ctx, SCMP_SYS(mmap), wx, PROT_WRITE) ||
+	    allow_prot(ctx, SCMP_SYS(mmap), wx, PROT_EXEC) ? -1 : 0;
+}
+
 /*
  * Returns the name of a call that |p|'s tables name and its zygote's
  * filter adds, where the fork filter could not take back exactly what
@@ -482,44 +526,7 @@ add_rules(scmp_filter_ctx ctx, const struct tc_profile *p, unsigned opts)
 	} else if (seccomp_rule_add(ctx, SCMP_ACT_ERRNO(ENOSYS),
 	    SCMP_SYS(openat2), 0) != 0)
 		return -1;
-	/* Memory may never become executable, but where the policy lets
-	 * programs compile code (below): no code injected at run time,
-	 * whatever a handler is tricked into.  mprotect() never adds
-	 * PROT_EXEC.  mmap() never maps anything executable (a server's
-	 * code is all loaded before confinement), but in a profile that
-	 * runs programs (TC_MAY_EXEC_MEMORY): they need their own code
-	 * mapped, so there mmap() may map executable memory, but never
-	 * writable and executable at once.  (A JIT that needs both is
-	 * refused.)  Where the policy says "jit on" (TC_SECCOMP_JIT), such
-	 * a profile's mmap() and mprotect() take any protection, writable
-	 * and executable at once included, which node's V8 wants without
-	 * memory protection keys (pkey_alloc() is refused in every
-	 * filter), and Java's HotSpot always: the
-	 * policy lets programs compile code at run time, which gives them
-	 * no system call they did not have.  The handler shares the
-	 * filter, so it loses that line of defence too. */
-	if ((opts & TC_SECCOMP_JIT) && (p->may & TC_MAY_EXEC_MEMORY)) {
-		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect),
-		    0) != 0 || seccomp_rule_add(ctx, SCMP_ACT_ALLOW,
-		    SCMP_SYS(mmap), 0) != 0)
-			return -1;
-	} else if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mprotect), 1,
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
-		return -1;
-	if ((opts & TC_SECCOMP_JIT) && (p->may & TC_MAY_EXEC_MEMORY))
-		;	/* any mmap(), above */
-	else if (!(p->may & TC_MAY_EXEC_MEMORY)) {
-		if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-		    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_EXEC, 0)) != 0)
-			return -1;
-	} else if (seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC, 0)) != 0 ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC,
-	    PROT_WRITE)) != 0 ||
-	    seccomp_rule_add(ctx, SCMP_ACT_ALLOW, SCMP_SYS(mmap), 1,
-	    SCMP_A2(SCMP_CMP_MASKED_EQ, PROT_WRITE | PROT_EXEC,
-	    PROT_EXEC)) != 0)
+	if (add_memory(ctx, p, opts) != 0)
 		return -1;
 	/* prctl only to read what the confinement left, or to name a
 	 * thread. */
