@@ -496,6 +496,8 @@ ended(struct run *r)
 	close_fd(&r->src_fd);
 }
 
+/* Reaps the program alone (the pump reaps with reap_orphans(); this
+ * waits for it, |options| 0, once it has been killed). */
 static void
 reap(struct run *r, int options)
 {
@@ -537,6 +539,12 @@ reap_orphans(struct run *r)
 		p = waitpid(-1, &st, WNOHANG);
 		if (p < 0 && errno == EINTR)
 			continue;
+		/* ECHILD, the program not seen: reaped by no one else while
+		 * SIGCHLD is handled, not ignored; never wait for it. */
+		if (p < 0 && errno == ECHILD && !r->exited) {
+			r->status_lost = 1;
+			ended(r);
+		}
 		if (p <= 0)
 			return;
 		if (p == r->pid && !r->exited) {
@@ -862,9 +870,9 @@ pump(struct run *r)
 	int n, i, wait_ms;
 
 	for (;;) {
+		/* The program too, once its pidfd said so, or at every turn
+		 * without one (TICK_MS). */
 		reap_orphans(r);
-		if (!r->exited && r->pidfd < 0)
-			reap(r, WNOHANG);
 		if (r->exited && r->out[0].fd < 0 && r->out[1].fd < 0)
 			return;
 		now = tc_now_ms();
@@ -916,8 +924,7 @@ pump(struct run *r)
 				feed(r);
 			else if (pfd[i].fd == r->src_fd)
 				read_src(r);
-			else if (pfd[i].fd == r->pidfd)
-				reap(r, WNOHANG);
+			/* The pidfd: reaped at the next turn's start. */
 		}
 	}
 }
