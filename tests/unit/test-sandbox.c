@@ -922,6 +922,19 @@ test_leftovers(struct tc_sandbox *sb, struct tc_policy *pol)
 	pol->limits.deadline_ms = 5000;
 }
 
+/* The sandbox's prepared EXEC profile, whose namespaces a case may turn
+ * off, or NULL. */
+static struct tc_sandbox_profile *
+exec_profile(struct tc_sandbox *sb)
+{
+	size_t i;
+
+	for (i = 0; i < sb->nprof; i++)
+		if (sb->prof[i].profile == EXEC)
+			return &sb->prof[i];
+	return NULL;
+}
+
 /*
  * A keeper slow to take its next step after its fork (|keeper_slow_ms|,
  * test_keeper()'s second pass), as on a loaded machine: the link wraps
@@ -963,10 +976,7 @@ test_keeper(struct tc_sandbox *sb)
 
 	/* The profile's namespaces off, as a kernel that denies them
 	 * leaves them: its children are forked on the call here. */
-	for (sp = sb->prof; sp < sb->prof + sb->nprof &&
-	    sp->profile != EXEC; sp++)
-		;
-	if (!ok(sp < sb->prof + sb->nprof, "keeper: the profile"))
+	if (!ok((sp = exec_profile(sb)) != NULL, "keeper: the profile"))
 		return;
 	ns = sp->ns;
 	sp->ns = 0;
@@ -1045,10 +1055,8 @@ test_keeper_reaps(struct tc_sandbox *sb)
 	int64_t t0;
 	int n, zombies = -2;
 
-	for (sp = sb->prof; sp < sb->prof + sb->nprof &&
-	    sp->profile != EXEC; sp++)
-		;
-	if (!ok(sp < sb->prof + sb->nprof, "keeper reaps: the profile"))
+	if (!ok((sp = exec_profile(sb)) != NULL, "keeper reaps: the "
+	    "profile"))
 		return;
 	ns = sp->ns;
 	sp->ns = 0;
@@ -1375,10 +1383,8 @@ test_stuck_keeper(struct tc_sandbox *sb, struct tc_policy *pol)
 	FILE *f;
 	int i;
 
-	for (sp = sb->prof; sp < sb->prof + sb->nprof &&
-	    sp->profile != EXEC; sp++)
-		;
-	if (sb->pids.dir[0] == '\0' || sp == sb->prof + sb->nprof) {
+	sp = exec_profile(sb);
+	if (sb->pids.dir[0] == '\0' || sp == NULL) {
 		skip("no pids cgroup this process may write here (not root, "
 		    "and none delegated)");
 		return;
