@@ -285,28 +285,29 @@ describe('what may run', () => {
 		// which reads its configuration as it starts, and a JIT.
 		const node = await fsp.realpath(process.execPath);
 		const script = 'let s = 0; for (let i = 0; i < 1e6; i++) s += i; console.log(s)';
-		const off = await start(await policy([`program ${node}`]));
-		try {
-			const r = (await run(off, [node, '--jitless', '-e', script])).structuredContent;
-			assert.equal(r.stdout, '499999500000\n', JSON.stringify(r));
-			assert.equal(r.exit_code, 0, JSON.stringify(r));
-			// Its JIT wants memory writable and executable, which
-			// the filter refuses by default: V8 stops on a failed
-			// check (SIGTRAP).
-			const j = (await run(off, [node, '-e', script])).structuredContent;
-			assert.notEqual(j.exit_code, 0, JSON.stringify(j));
-			assert.ok(j.signal !== null || /Check failed/.test(j.stderr), JSON.stringify(j));
-		} finally {
-			await off.close();
-		}
-		const on = await start(await policy([`program ${node}`], ['jit on']));
-		try {
-			const r = (await run(on, [node, '-e', script])).structuredContent;
-			assert.equal(r.stdout, '499999500000\n', JSON.stringify(r));
-			assert.equal(r.exit_code, 0, JSON.stringify(r));
-		} finally {
-			await on.close();
-		}
+		const ran = async (lines, more) => {
+			const srv = await start(await policy([`program ${node}`, ...lines], more));
+			try {
+				return (await run(srv, [node, '-e', script])).structuredContent;
+			} finally {
+				await srv.close();
+			}
+		};
+		// Its JIT wants memory writable and executable, which the
+		// filter refuses by default: V8 stops on a failed check
+		// (SIGTRAP).
+		const j = await ran([], []);
+		assert.notEqual(j.exit_code, 0, JSON.stringify(j));
+		assert.ok(j.signal !== null || /Check failed/.test(j.stderr), JSON.stringify(j));
+		// What the README says to do: --jitless, put first by the
+		// policy on every call.
+		const p = await ran([`args ${node} prefix --jitless`], []);
+		assert.equal(p.stdout, '499999500000\n', JSON.stringify(p));
+		assert.equal(p.exit_code, 0, JSON.stringify(p));
+		// Or the policy lets programs compile.
+		const r = await ran([], ['jit on']);
+		assert.equal(r.stdout, '499999500000\n', JSON.stringify(r));
+		assert.equal(r.exit_code, 0, JSON.stringify(r));
 	});
 
 	test('another path to the program\'s file, under its name, runs that program', async () => {
