@@ -306,7 +306,7 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 	 * signals this blocks as it confines itself. */
 	if (tc_keeper_become() != 0) {
 		tc_pids_leave(&sb->pids);
-		_exit(TC_CHILD_EXIT_SESSION);
+		_exit(TC_CHILD_EXIT_KEEPER);
 	}
 	/* Not root: where the shared network namespace is, which a keeper,
 	 * a process of this one call, may enter for good. */

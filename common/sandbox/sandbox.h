@@ -120,7 +120,8 @@ enum tc_frame_type {
 	X(USER,		101, "could not switch to the run-as user")	\
 	X(CALL,		102, "could not read its call")			\
 	X(PROFILE,	103, "was started for a profile not prepared")	\
-	X(PIDS,		104, "could not enter its pids cgroup")
+	X(PIDS,		104, "could not enter its pids cgroup")	\
+	X(KEEPER,	105, "could not become its call's keeper")
 
 enum tc_child_exit {
 #define TC_CHILD_EXIT_ENUM(name, num, text) TC_CHILD_EXIT_##name = (num),

@@ -941,6 +941,8 @@ exec_profile(struct tc_sandbox *sb)
  * tc_keeper_become().
  */
 static int keeper_slow_ms;
+/* Or one the kernel refuses (test_keeper()'s last case). */
+static int keeper_refused;
 
 int __real_tc_keeper_become(void);
 int __wrap_tc_keeper_become(void);
@@ -948,6 +950,10 @@ int __wrap_tc_keeper_become(void);
 int
 __wrap_tc_keeper_become(void)
 {
+	if (keeper_refused) {
+		errno = EPERM;
+		return -1;
+	}
 	if (keeper_slow_ms > 0)
 		usleep((useconds_t)keeper_slow_ms * 1000);
 	return __real_tc_keeper_become();
@@ -961,6 +967,8 @@ __wrap_tc_keeper_become(void)
  * child its parent's exit orphaned is still the keeper's to kill, which
  * it was not while a keeper became a subreaper after its clone of the
  * child (an intermittent failure of jobs.test.mjs on a loaded machine).
+ * Last, a keeper the kernel does not let become one: the call fails in
+ * words of its own, and nothing of it runs.
  */
 static void
 test_keeper(struct tc_sandbox *sb)
@@ -1005,6 +1013,11 @@ test_keeper(struct tc_sandbox *sb)
 		tc_run_release(&r);
 	}
 	keeper_slow_ms = 0;
+	/* A keeper that cannot become one runs nothing, and says so. */
+	keeper_refused = 1;
+	expect_failure(sb, "detach", TC_OUT_CONFINE, "sandbox could not be "
+	    "set up (could not become its call's keeper)");
+	keeper_refused = 0;
 	sp->ns = ns;
 }
 
