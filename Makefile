@@ -187,7 +187,7 @@ $(BUILD)/tests/test-shellrun: $(BUILD)/tests/unit/test-shellrun.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=ppoll,--wrap=tc_now_ms,--wrap=read \
-	    -Wl,--wrap=pipe2,--wrap=fcntl -o $@ $^ $(LDLIBS)
+	    -Wl,--wrap=pipe2,--wrap=fcntl,--wrap=getrandom -o $@ $^ $(LDLIBS)
 
 # The string scans' differential test (test-jsoncount) includes
 # shell_run.c for its static functions, so links no shell_run.o.

@@ -331,23 +331,40 @@ start_keeper(const struct tc_sandbox *sb, const struct tc_profile *profile,
 #define TTY_ROWS	24
 #define TTY_COLS	80
 
+/* Opens master |m|'s slave, with |flags| more: by the master (Linux
+ * 4.13), else by its name (into |name|).  Returns the fd or -1. */
+static int
+open_slave(int m, char *name, size_t size, int flags)
+{
+	int s;
+
+	flags |= O_RDWR | O_NOCTTY | O_CLOEXEC;
+	if ((s = ioctl(m, TIOCGPTPEER, flags)) >= 0)
+		return s;
+	if (ptsname_r(m, name, size) != 0)
+		return -1;
+	return open(name, flags);
+}
+
 /*
  * Opens a fresh pseudo-terminal pair into |io|, before the child is
  * confined: no Landlock right on /dev/ptmx or /dev/pts is needed, so none
  * is granted, and its programs can neither open another terminal nor make
  * one.  O_NOCTTY: it becomes no one's controlling terminal until the
- * handler's program asks (TIOCSCTTY).  Failing leaves io->tty 0 and the
- * errno in io->tty_err, for the handler to tell a call that asks for one.
+ * handler's program asks (TIOCSCTTY).  The slave twice: the second, the
+ * handler's own mark (stream.h), non-blocking.  Failing leaves io->tty 0
+ * and the errno in io->tty_err, for the handler to tell a call that asks
+ * for one.
  */
 static void
 open_terminal(struct tc_call_io *io)
 {
 	struct winsize ws = { .ws_row = TTY_ROWS, .ws_col = TTY_COLS };
 	char name[64];
-	int m, s, unlock = 0;
+	int m, s, k, unlock = 0;
 
 	io->tty = 0;
-	io->tty_master = io->tty_slave = -1;
+	io->tty_master = io->tty_slave = io->tty_mark = -1;
 	if ((m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
 		io->tty_err = errno;
 		return;
@@ -355,14 +372,16 @@ open_terminal(struct tc_call_io *io)
 	if (ioctl(m, TIOCSPTLCK, &unlock) != 0 ||
 	    ioctl(m, TIOCSWINSZ, &ws) != 0)
 		goto fail;
-	/* The slave by the master (Linux 4.13), else by its name. */
-	if ((s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 &&
-	    (ptsname_r(m, name, sizeof(name)) != 0 ||
-	    (s = open(name, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0))
+	if ((s = open_slave(m, name, sizeof(name), 0)) < 0)
 		goto fail;
+	if ((k = open_slave(m, name, sizeof(name), O_NONBLOCK)) < 0) {
+		close(s);	/* errno stays */
+		goto fail;
+	}
 	io->tty = 1;
 	io->tty_master = m;
 	io->tty_slave = s;
+	io->tty_mark = k;
 	io->tty_err = 0;
 	return;
 fail:
@@ -403,6 +422,7 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 		if (io.tty) {
 			keep[nkeep++] = io.tty_master;
 			keep[nkeep++] = io.tty_slave;
+			keep[nkeep++] = io.tty_mark;
 		}
 	}
 	if ((rc = tc_sandbox_confine(sb, profile, keep, nkeep)))

@@ -68,19 +68,20 @@ tc_call_input_fd(const struct tc_call *call)
 }
 
 int
-tc_call_tty(const struct tc_call *call, int *master, int *slave)
+tc_call_tty(const struct tc_call *call, int *master, int *slave, int *mark)
 {
 	struct tc_call_io *io = call->io;
 
-	*master = *slave = -1;
+	*master = *slave = *mark = -1;
 	if (io == NULL || !io->tty) {
 		errno = io != NULL && io->tty_err != 0 ? io->tty_err : ENODEV;
 		return -1;
 	}
 	*master = io->tty_master;
 	*slave = io->tty_slave;
+	*mark = io->tty_mark;
 	io->tty = 0;
-	io->tty_master = io->tty_slave = -1;
+	io->tty_master = io->tty_slave = io->tty_mark = -1;
 	io->tty_err = 0;
 	return 0;
 }

@@ -39,9 +39,10 @@ struct tc_call_io {
 	int	 sent;		/* some progress was sent */
 	/* A profile with TC_MAY_TTY: the pseudo-terminal the child opened
 	 * before it was confined (tc_call_tty()).  All 0: none. */
-	int	 tty;		/* tty_master and tty_slave are set */
+	int	 tty;		/* tty_master, tty_slave, tty_mark set */
 	int	 tty_master;
 	int	 tty_slave;
+	int	 tty_mark;
 	int	 tty_err;	/* why there is none: an errno, or 0 */
 };
 
@@ -81,13 +82,21 @@ int	tc_call_input_fd(const struct tc_call *call);
  * Takes the pseudo-terminal the child opened before it was confined, for
  * a profile with TC_MAY_TTY (profile.h): a fresh pair, its master in
  * *|master| and its slave in *|slave|, both O_CLOEXEC, unlocked, with no
- * controlling terminal made of it, 80 columns by 24 rows.  They are the
- * caller's from then on (it closes them); a second call finds none.
- * Returns 0; or -1 with errno set and both -1: ENODEV for a profile
- * without TC_MAY_TTY or when taken already, else why the child could not
- * open one (ENOENT: no /dev/ptmx, ENOSPC: the system's ptys are used up).
+ * controlling terminal made of it, 80 columns by 24 rows; and in *|mark|
+ * the slave once more, opened apart and non-blocking (O_CLOEXEC |
+ * O_NONBLOCK), for the caller's own writes.  A master's read may answer
+ * EIO, every slave closed, before the last bytes written to the slave
+ * can be read (a few milliseconds later they can; seen in namespaces on
+ * a loaded machine, rarely: docs/shell.md): what is written
+ * to |mark| after a program has exited comes after all it wrote, so
+ * that reading up to it reads everything.  They are the caller's from
+ * then on (it closes them); a second call finds none.  Returns 0; or -1
+ * with errno set and all three -1: ENODEV for a profile without
+ * TC_MAY_TTY or when taken already, else why the child could not open
+ * one (ENOENT: no /dev/ptmx, ENOSPC: the system's ptys are used up).
  */
-int	tc_call_tty(const struct tc_call *call, int *master, int *slave);
+int	tc_call_tty(const struct tc_call *call, int *master, int *slave,
+	    int *mark);
 
 /*
  * Reads up to |cap| bytes of a job's input into |buf|, blocking until

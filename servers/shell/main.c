@@ -542,7 +542,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	const char **argv = NULL;
 	char **run = NULL, *scratch = NULL;
 	size_t argc;
-	int cwd_fd = -1, master = -1, slave = -1, err, rc;
+	int cwd_fd = -1, master = -1, slave = -1, mark = -1, err, rc;
 	/* start_command's alone (run_command has no such argument). */
 	int tty = (call->tool->flags & TC_TOOL_JOB) &&
 	    tc_arg_bool(call, "tty", 0);
@@ -551,7 +551,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	/* The terminal its child opened, for start_command: taken whether
 	 * asked for or not, so that a call that does not want it holds it
 	 * no longer. */
-	if (tc_call_tty(call, &master, &slave) != 0) {
+	if (tc_call_tty(call, &master, &slave, &mark) != 0) {
 		err = errno;
 		if (tty) {
 			rc = tc_result_error(res, "no pseudo-terminal could be "
@@ -562,6 +562,7 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	if (!tty) {
 		close_fd(&master);
 		close_fd(&slave);
+		close_fd(&mark);
 	}
 	if ((rc = argv_of(tc_arg_json(call, "argv"), &argv, &argc,
 	    &d)) != 0 ||
@@ -598,13 +599,15 @@ shell_run_command(const struct tc_call *call, struct tc_result *res)
 	x.tty = master >= 0;
 	x.tty_master = master;
 	x.tty_slave = slave;
-	slave = -1;	/* the runner's now */
+	x.tty_mark = mark;
+	slave = mark = -1;	/* the runner's now */
 	rc = shell_exec_run(call, &x, res);
 	if (rc != 0 && res->is_error)
 		rc = 0;		/* |res| says why it could not start */
 out:
 	close_fd(&master);
 	close_fd(&slave);
+	close_fd(&mark);
 	if (cwd_fd >= 0)
 		close(cwd_fd);
 	/* What the program left there goes with it (what it cannot remove,

@@ -195,6 +195,9 @@ struct shell_exec {
 	int		 tty_slave;	/* its slave, the program's fds 0-2
 					   and controlling terminal (the
 					   runner's: it closes it) */
+	int		 tty_mark;	/* the slave once more, non-blocking
+					   (tc_call_tty()): the runner's
+					   own, which it closes; -1: none */
 };
 
 /*
@@ -210,7 +213,8 @@ struct shell_exec {
  * (x->stdin_data, then x->stdin_fd, whose end of file is sent as the
  * terminal's end-of-file character) goes to the master.  The result says
  * "tty": true.  Takes x->tty_slave (closed once the program has it, or on
- * a failure to start); x->tty_master stays the caller's.
+ * a failure to start) and x->tty_mark (closed once it has told the end
+ * of the program's output); x->tty_master stays the caller's.
  * Returns 0, or a TC_E* code when it could not be started (|res| says
  * why).
  */

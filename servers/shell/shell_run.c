@@ -69,8 +69,20 @@
  * On a terminal (x->tty, start_command's tty): the program is forked into
  * a session of its own (setsid(), so its group is the terminal's
  * foreground group) with x->tty_slave as its fds 0-2 and its controlling
- * terminal (TIOCSCTTY); the handler keeps no slave, so that the master
- * reads EIO once every process holding the slave is gone.  The master is
+ * terminal (TIOCSCTTY).  The handler keeps no copy of that slave, so
+ * that the master reads EIO once every process holding it is gone; but
+ * Linux may answer that EIO before the last bytes the program wrote can
+ * be read (they can a few milliseconds later; seen in namespaces on a
+ * loaded machine, rarely, with a plain C program as with this one:
+ * docs/shell.md).  So the handler holds the slave once more, apart
+ * (x->tty_mark, non-blocking): while it does, the master cannot read
+ * EIO; once the program has exited, it writes there a mark, a random
+ * word, which the terminal queues after everything the program wrote,
+ * and reads the master until the mark comes back (mark_scan(): the mark
+ * is not output).  Then it closes its slave, and goes on as with pipes:
+ * to EIO, or the end of what it waits for output held after the exit.
+ * What processes left behind write after the mark is not told apart
+ * that way (see Ends).  The master is
  * read as stdout (stderr stays empty: the terminal joined them) and
  * written with x->stdin_data, then with what x->stdin_fd brings, then,
  * once that ends, the terminal's end-of-file character (VEOF).  The ends
@@ -164,6 +176,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/ioctl.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <termios.h>
@@ -195,6 +208,14 @@
  * for a pipe (PIPE_SIZE) or a terminal (its line discipline and the
  * flip buffers behind it, 640 KiB in Linux). */
 #define LAST_LOOK_MAX	(2u << 20)
+/* A terminal's mark: its first byte, then MARK_LEN - 1 random ones from
+ * MARK_CHARS, none of which is the first, so that a false start of the
+ * mark never hides a true one inside it.  Bytes a terminal's output
+ * processing passes as they are, whatever the program set (OLCUC turns
+ * only lowercase letters). */
+#define MARK_LEN	16
+#define MARK_FIRST	'#'
+#define MARK_CHARS	"ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
 #define TICK_MS		50		/* without a pidfd: look for the exit */
 #define PROGRESS_MS	1000
 #define RESULT_OVERHEAD	1024		/* the result but for the streams */
@@ -258,6 +279,15 @@ struct run {
 	 * input) through ibuf, then with the end-of-file character. */
 	int			 tty;
 	int			 slave;		/* until the program has it */
+	/* On a terminal, the handler's own slave until the mark it wrote
+	 * there after the program's exit has come back from the master:
+	 * |mark_len| bytes of |mark_text|, |mark_sent| of them written so
+	 * far; |mark_seen| of them read and held back, which the next bytes
+	 * tell to be the mark or output. */
+	int			 mark;
+	int			 marking;
+	char			 mark_text[MARK_LEN];
+	size_t			 mark_len, mark_sent, mark_seen;
 	int			 src_fd;	/* -1: read to its end */
 	char			 ibuf[4096];
 	size_t			 ilen, ioff;
@@ -589,6 +619,129 @@ take(struct run *r, struct stream *s, const char *p, size_t n, int in_place)
 		r->streaming = 0;
 }
 
+/* Takes |n| bytes of output at |p| (not in place). */
+static void
+pass(struct run *r, struct stream *s, const char *p, size_t n)
+{
+	if (n == 0)
+		return;
+	take(r, s, p, n, 0);
+	count_some(r, s);
+}
+
+/* The mark has come back, or will not: the handler's slave goes, and
+ * the master reads EIO once the processes left behind have closed
+ * theirs. */
+static void
+mark_end(struct run *r)
+{
+	r->marking = 0;
+	close_fd(&r->mark);
+}
+
+/* Gives up waiting for the mark: what was held back as its start was
+ * output. */
+static void
+mark_give_up(struct run *r)
+{
+	if (!r->marking)
+		return;
+	pass(r, &r->out[0], r->mark_text, r->mark_seen);
+	r->mark_seen = 0;
+	mark_end(r);
+}
+
+/* Writes what the terminal takes of the mark. */
+static void
+mark_feed(struct run *r)
+{
+	ssize_t n;
+
+	while (r->marking && r->mark_sent < r->mark_len) {
+		n = write(r->mark, r->mark_text + r->mark_sent,
+		    r->mark_len - r->mark_sent);
+		if (n > 0)
+			r->mark_sent += (size_t)n;
+		else if (n < 0 && errno == EINTR)
+			continue;
+		else if (n < 0 && errno == EAGAIN)
+			return;		/* once the master is read */
+		else if (r->mark_sent > 0)
+			/* What went is the mark to wait for. */
+			r->mark_len = r->mark_sent;
+		else {
+			mark_end(r);
+			return;
+		}
+	}
+}
+
+/*
+ * The program has exited: everything it wrote is queued in the terminal
+ * by now, and a mark written now comes after it.  Without randomness,
+ * or once the run is over, no mark: the master's EIO ends the output,
+ * as without one.
+ */
+static void
+mark_start(struct run *r)
+{
+	static const char chars[] = MARK_CHARS;
+	unsigned char rnd[MARK_LEN];
+	size_t i;
+
+	if (r->mark < 0 || r->marking || r->mark_len > 0)
+		return;
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+		close_fd(&r->mark);
+		return;
+	}
+	r->mark_text[0] = MARK_FIRST;
+	for (i = 1; i < MARK_LEN; i++)
+		r->mark_text[i] = chars[rnd[i] % (sizeof(chars) - 1)];
+	r->mark_len = MARK_LEN;
+	r->marking = 1;
+	mark_feed(r);
+}
+
+/*
+ * Passes on |n| bytes the terminal gave while the mark is awaited: all
+ * but the mark, which ends the wait.  Bytes that may be its start are
+ * held back (as r->mark_seen) until the next ones tell; since its first
+ * byte is nowhere else in it, a false start can only restart at the byte
+ * that ended it.  What follows the mark (written by processes left
+ * behind) is output as usual.
+ */
+static void
+mark_scan(struct run *r, struct stream *s, const char *p, size_t n)
+{
+	size_t i, from = 0;
+
+	for (i = 0; i < n; i++) {
+		if (r->mark_seen < r->mark_len &&
+		    p[i] == r->mark_text[r->mark_seen]) {
+			if (r->mark_seen == 0)
+				pass(r, s, p + from, i - from);
+			from = i + 1;
+			if (++r->mark_seen == r->mark_len) {
+				r->mark_seen = 0;
+				mark_end(r);
+				pass(r, s, p + from, n - from);
+				return;
+			}
+			continue;
+		}
+		if (r->mark_seen > 0) {
+			pass(r, s, r->mark_text, r->mark_seen);
+			r->mark_seen = 0;
+			if (p[i] == r->mark_text[0]) {
+				r->mark_seen = 1;
+				from = i + 1;
+			}
+		}
+	}
+	pass(r, s, p + from, n - from);
+}
+
 /*
  * Reads what |s|'s pipe holds, a few reads a turn.  Once something is
  * kept, each read goes straight to the end of the kept bytes, as much as
@@ -611,7 +764,7 @@ drain(struct run *r, struct stream *s)
 		want = sizeof(buf);
 		room = s->kept.max - s->kept.len;
 		if ((s->flood || r->tty) && s->kept.len > 0 && room > 0 &&
-		    !s->lost) {
+		    !s->lost && !r->marking) {
 			want = room < PIPE_SIZE ? room : PIPE_SIZE;
 			if (tc_buf_reserve(&s->kept, want) == 0)
 				to = s->kept.data + s->kept.len;
@@ -629,7 +782,9 @@ drain(struct run *r, struct stream *s)
 			if (!r->tty)
 				(void)fcntl(s->fd, F_SETPIPE_SZ, PIPE_SIZE);
 		}
-		if (n > 0) {
+		if (n > 0 && r->marking)
+			mark_scan(r, s, to, (size_t)n);
+		else if (n > 0) {
 			take(r, s, to, (size_t)n, to != buf);
 			count_some(r, s);
 		} else if (n < 0 && errno == EINTR)
@@ -822,7 +977,9 @@ deadlines(struct run *r, int64_t now)
 	if (r->exited) {
 		idle = (r->last_data > r->exit_at ? r->last_data : r->exit_at) +
 		    HELD_IDLE_MS;
-		held_end = earliest(idle, r->exit_at + HELD_MAX_MS);
+		/* A terminal's mark is on its way: no idle wait. */
+		held_end = r->marking ? r->exit_at + HELD_MAX_MS :
+		    earliest(idle, r->exit_at + HELD_MAX_MS);
 		if (now >= held_end) {
 			r->held = 1;
 			return 0;
@@ -839,10 +996,9 @@ deadlines(struct run *r, int64_t now)
 /*
  * Reads what each open stream holds, until it would block or ends, or
  * LAST_LOOK_MAX bytes of it: once the program has exited, every byte it
- * wrote is in its pipe, or its terminal's buffers, by now (a terminal's
- * read waits for the kernel's pending work before it answers EIO), and
- * nothing of it is left once that much more has been read.  Returns 1 if
- * every stream reached its end.
+ * wrote is in its pipe by now, or in its terminal's buffers before the
+ * mark (mark_start()), and nothing of it is left once that much more has
+ * been read.  Returns 1 if every stream reached its end.
  */
 static int
 last_look(struct run *r)
@@ -864,7 +1020,7 @@ last_look(struct run *r)
 static void
 pump(struct run *r)
 {
-	struct pollfd pfd[5];
+	struct pollfd pfd[6];
 	struct timespec ts;
 	int64_t now, next;
 	int n, i, wait_ms;
@@ -873,6 +1029,8 @@ pump(struct run *r)
 		/* The program too, once its pidfd said so, or at every turn
 		 * without one (TICK_MS). */
 		reap_orphans(r);
+		if (r->exited)
+			mark_start(r);
 		if (r->exited && r->out[0].fd < 0 && r->out[1].fd < 0)
 			return;
 		now = tc_now_ms();
@@ -881,6 +1039,7 @@ pump(struct run *r)
 			/* Held, or so the clock says: one more look first. */
 			if (r->held && last_look(r))
 				r->held = 0;
+			mark_give_up(r);
 			return;
 		}
 		n = 0;
@@ -894,6 +1053,8 @@ pump(struct run *r)
 			pfd[n++] = (struct pollfd){ r->src_fd, POLLIN, 0 };
 		if (r->pidfd >= 0)
 			pfd[n++] = (struct pollfd){ r->pidfd, POLLIN, 0 };
+		if (r->marking && r->mark_sent < r->mark_len)
+			pfd[n++] = (struct pollfd){ r->mark, POLLOUT, 0 };
 		wait_ms = next < 0 ? -1 : (next - now > INT32_MAX ? INT32_MAX :
 		    (int)(next - now));
 		ts.tv_sec = wait_ms / 1000;
@@ -902,7 +1063,7 @@ pump(struct run *r)
 		    &r->wake) < 0) {
 			if (errno == EINTR)
 				continue;
-			/* No memory to wait on five fds: stop it, and take
+			/* No memory to wait on six fds: stop it, and take
 			 * what it wrote. */
 			if (signal_group(r, SIGKILL) != 0)
 				r->unkillable = 1;
@@ -924,6 +1085,8 @@ pump(struct run *r)
 				feed(r);
 			else if (pfd[i].fd == r->src_fd)
 				read_src(r);
+			else if (pfd[i].fd == r->mark)
+				mark_feed(r);
 			/* The pidfd: reaped at the next turn's start. */
 		}
 	}
@@ -1094,8 +1257,9 @@ start(struct run *r, struct tc_result *res)
 		rc = TC_ESYS;
 		goto out;
 	}
-	/* The terminal is the program's: no slave stays here, so that the
-	 * master reads its end once the program's processes have gone. */
+	/* The terminal is the program's: no copy of its slave stays here,
+	 * only the mark, apart, until the program's output has been read to
+	 * its end (mark_start()). */
 	close_fd(&r->slave);
 	close_fd(&st[1]);
 	do
@@ -1726,6 +1890,7 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	/* The slave is the runner's from here (shell.h). */
 	r.tty = x->tty;
 	r.slave = x->tty ? x->tty_slave : -1;
+	r.mark = x->tty ? x->tty_mark : -1;
 	for (i = 0; i < 2; i++) {
 		r.out[i].fd = -1;
 		tc_buf_init(&r.out[i].kept, x->max_output);
@@ -1784,6 +1949,7 @@ out:
 	close_fd(&r.in_fd);
 	close_fd(&r.src_fd);
 	close_fd(&r.slave);
+	close_fd(&r.mark);
 	close_fd(&r.pidfd);
 	(void)sigaction(SIGCHLD, &old_chld, NULL);
 	(void)sigprocmask(SIG_SETMASK, &old_mask, NULL);

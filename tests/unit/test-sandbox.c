@@ -138,26 +138,31 @@ h_noresult(const struct tc_call *call, struct tc_result *res)
 
 /*
  * Takes the call's terminal and says what it is: whether there was one,
- * the slave a terminal connected to the master, a second take refused,
- * and whether /dev/ptmx opens in the child ("tty=1 linked=1 again=19
- * ptmx=13").
+ * the slave and then the mark connected to the master (the mark alone
+ * non-blocking), a second take refused, and whether /dev/ptmx opens in
+ * the child ("tty=1 linked=1 again=19 ptmx=13").
  */
 static int
 h_tty(const struct tc_call *call, struct tc_result *res)
 {
-	int m, s, m2, s2, again = 0, ptmx, linked = 0;
-	char c = 0;
+	int m, s, k, m2, s2, k2, again = 0, ptmx, linked = 0, fl;
+	char c = 0, d = 0;
 
-	if (tc_call_tty(call, &m, &s) != 0) {
+	if (tc_call_tty(call, &m, &s, &k) != 0) {
 		tc_result_printf(res, "tty=0 err=%d", errno);
 		return 0;
 	}
-	if (tc_call_tty(call, &m2, &s2) != 0)
+	if (tc_call_tty(call, &m2, &s2, &k2) != 0)
 		again = errno;
 	/* A byte written to the slave comes out of the master (no ioctl:
-	 * the exec profile's filter allows none of a terminal's). */
-	if (write(s, "z", 1) == 1 && read(m, &c, 1) == 1)
-		linked = c == 'z';
+	 * the exec profile's filter allows none of a terminal's), and so
+	 * does one written to the mark, the slave once more, after it; the
+	 * slave blocks, the mark does not. */
+	if (write(s, "z", 1) == 1 && write(k, "y", 1) == 1 &&
+	    read(m, &c, 1) == 1 && read(m, &d, 1) == 1)
+		linked = c == 'z' && d == 'y' &&
+		    (fl = fcntl(s, F_GETFL)) >= 0 && !(fl & O_NONBLOCK) &&
+		    (fl = fcntl(k, F_GETFL)) >= 0 && (fl & O_NONBLOCK);
 	if ((ptmx = open("/dev/ptmx", O_RDWR | O_NOCTTY)) >= 0) {
 		close(ptmx);
 		ptmx = 0;
@@ -167,6 +172,7 @@ h_tty(const struct tc_call *call, struct tc_result *res)
 	    again, ptmx);
 	close(m);
 	close(s);
+	close(k);
 	return 0;
 }
 

@@ -117,6 +117,8 @@ int64_t	__real_tc_now_ms(void);
 int64_t	__wrap_tc_now_ms(void);
 ssize_t	__real_read(int, void *, size_t);
 ssize_t	__wrap_read(int, void *, size_t);
+ssize_t	__real_getrandom(void *, size_t, unsigned);
+ssize_t	__wrap_getrandom(void *, size_t, unsigned);
 
 /* In a case process, once armed (late_arm()): 4 until ppoll() has
  * answered output, 1 until it has answered the program's exit, 2 until
@@ -159,6 +161,25 @@ __wrap_read(int fd, void *buf, size_t n)
 	memset(buf, 'y', n);
 	endless_bytes += n;
 	return (ssize_t)n;
+}
+
+/* getrandom(), the terminal's mark's: 1 makes it all zero bytes (the
+ * mark "#AAAAAAAAAAAAAAA", which a case can then write), -1 refuses it
+ * (ENOSYS). */
+static int known_mark;
+
+ssize_t
+__wrap_getrandom(void *buf, size_t n, unsigned flags)
+{
+	if (known_mark < 0) {
+		errno = ENOSYS;
+		return -1;
+	}
+	if (known_mark > 0) {
+		memset(buf, 0, n);
+		return (ssize_t)n;
+	}
+	return __real_getrandom(buf, n, flags);
 }
 
 /* Which pipe2() calls to refuse (EMFILE): bit k for the k-th from 0,
@@ -294,23 +315,28 @@ write_all(int fd, const void *p, size_t n)
 	}
 }
 
-/* A pseudo-terminal pair for |x|, as child.c opens one.  Returns 0 or
- * -1. */
+/* A pseudo-terminal pair for |x|, with its mark, as child.c opens one.
+ * Returns 0 or -1. */
 static int
 open_tty(struct shell_exec *x)
 {
-	int m, s, unlock = 0;
+	int m, s = -1, k = -1, unlock = 0;
 
 	if ((m = open("/dev/ptmx", O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0)
 		return -1;
 	if (ioctl(m, TIOCSPTLCK, &unlock) != 0 ||
-	    (s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0) {
+	    (s = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC)) < 0 ||
+	    (k = ioctl(m, TIOCGPTPEER, O_RDWR | O_NOCTTY | O_CLOEXEC |
+	    O_NONBLOCK)) < 0) {
+		if (s >= 0)
+			close(s);
 		close(m);
 		return -1;
 	}
 	x->tty = 1;
 	x->tty_master = m;
 	x->tty_slave = s;
+	x->tty_mark = k;
 	return 0;
 }
 
@@ -354,12 +380,13 @@ case_main(const struct spec *sp, int wfd)
 	x.max_output = sp->max_output;
 	x.binary = sp->binary;
 	x.stream = sp->stream;
+	x.tty_mark = -1;
 	if (sp->tty && open_tty(&x) != 0)
 		_exit(91);
 
 	tc_result_init(&res);
-	/* The terminal's slave is the runner's to close. */
-	t.fds_before = count_fds() - (x.tty ? 1 : 0);
+	/* The terminal's slave and mark are the runner's to close. */
+	t.fds_before = count_fds() - (x.tty ? 2 : 0);
 	t.rc = shell_exec_run(&call, &x, &res);
 	t.fds_after = count_fds();
 	t.grown = grown;
@@ -367,7 +394,7 @@ case_main(const struct spec *sp, int wfd)
 	t.endless = endless_bytes;
 	endless = 0;
 	if (x.tty)
-		close(x.tty_master);	/* the slave was the runner's */
+		close(x.tty_master);	/* the slave and mark were the runner's */
 	tc_buf_init(&out, (size_t)-1);
 	t.serialized = tc_result_serialize(&res, &out) == 0;
 	t.result_len = out.len;
@@ -1189,6 +1216,79 @@ test_held(void)
 	got_free(&g);
 }
 
+static void
+mark_known(void)
+{
+	late_arm();
+	known_mark = 1;
+}
+
+static void
+mark_refused(void)
+{
+	late_arm();
+	known_mark = -1;
+}
+
+/*
+ * A terminal's mark (shell_run.c: what the handler writes to its own
+ * slave once the program has exited, and reads the master up to), made
+ * known here, "#AAAAAAAAAAAAAAA", with the program's last bytes unread
+ * at its exit (as test_late()), so that they are read while the mark is
+ * awaited: bytes that start as the mark does are output all the same,
+ * however far they go (the last, 15 of its 16 bytes, then the mark
+ * itself, whose first byte ends them), and the mark is not.  Without
+ * randomness for a mark, the master's end of file ends the output, as
+ * it did before marks.
+ */
+#define MARK_TAIL	"x#AAAA#A#AAAAB#AAAAAAAAAAAAAA"
+
+static void
+test_mark(void)
+{
+	struct spec sp;
+	struct got g;
+	char want[64];
+
+	if (access("/dev/ptmx", R_OK | W_OK) != 0) {
+		skip("no /dev/ptmx here: no terminal to run on");
+		return;
+	}
+	snprintf(want, sizeof(want), "one\r\n%s", MARK_TAIL);
+	spec_sh(&sp, "echo one; sleep 0.1; printf '" MARK_TAIL "'");
+	sp.tty = 1;
+	sp.stream = 1;
+	sp.before = mark_known;
+	run_case(&sp, &g);
+	if (!g.t.late)
+		skip("no pidfd for the program here: the moment never came");
+	else {
+		is_str(g.so.data != NULL ? g.so.data : "", want, "mark: the "
+		    "program's bytes that look like its start are output");
+		is_int(s_num(&g, "stdout_bytes"), strlen(want), "mark: "
+		    "counted, the mark not");
+		is_int(s_num(&g, "exit_code"), 0, "mark: its exit");
+		ok(g.text != NULL && strstr(g.text, "held") == NULL,
+		    "mark: nothing held its output");
+	}
+	got_free(&g);
+
+	spec_sh(&sp, "echo one; sleep 0.1; echo two");
+	sp.tty = 1;
+	sp.stream = 1;
+	sp.before = mark_refused;
+	run_case(&sp, &g);
+	if (!g.t.late)
+		skip("no pidfd for the program here: the moment never came");
+	else {
+		is_str(g.so.data != NULL ? g.so.data : "", "one\r\ntwo\r\n",
+		    "no mark: every byte, to the master's end");
+		ok(g.text != NULL && strstr(g.text, "held") == NULL,
+		    "no mark: nothing held its output");
+	}
+	got_free(&g);
+}
+
 /*
  * The handler late just after it noted the program's exit (descheduled,
  * on a busy machine), with the last bytes the program wrote before it
@@ -1801,6 +1901,7 @@ main(void)
 	test_timeout();
 	test_held();
 	test_late();
+	test_mark();
 	test_endless();
 	test_start_errors();
 	test_cwd_env();
