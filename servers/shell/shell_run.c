@@ -440,7 +440,7 @@ exec_program(void *arg)
 	 * above them already is (the usual case: the handler's 0-2 are
 	 * taken, and its pipes come after). */
 	for (i = 0; i < 3; i++)
-		if (((fd[i] = sp->std[i]) < 3 || x->tty) &&
+		if ((fd[i] = sp->std[i]) < 3 &&
 		    (fd[i] = fcntl(sp->std[i], F_DUPFD_CLOEXEC, 3)) < 0)
 			goto fail;
 	for (i = 0; i < 3; i++)
@@ -763,8 +763,8 @@ drain(struct run *r, struct stream *s)
 		to = buf;
 		want = sizeof(buf);
 		room = s->kept.max - s->kept.len;
-		if ((s->flood || r->tty) && s->kept.len > 0 && room > 0 &&
-		    !s->lost && !r->marking) {
+		if (s->flood && s->kept.len > 0 && room > 0 && !s->lost &&
+		    !r->marking) {
 			want = room < PIPE_SIZE ? room : PIPE_SIZE;
 			if (tc_buf_reserve(&s->kept, want) == 0)
 				to = s->kept.data + s->kept.len;
@@ -1231,11 +1231,6 @@ start(struct run *r, struct tc_result *res)
 
 	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
 		maxfd = rl.rlim_cur > INT32_MAX ? INT32_MAX : (int)rl.rlim_cur;
-	/* A terminal's run takes nothing opened ahead, and keeps the steps
-	 * it had before them: two CI runs lost a terminal's output after
-	 * its first line with them, which no run here reproduced. */
-	if (r->tty)
-		ahead_close();
 	if (status_pipe(st) != 0 || open_pipes(r, std) != 0) {
 		err = errno;
 		tc_result_error(res, "cannot make the pipes to run '%s': %s",
