@@ -2046,7 +2046,8 @@ describe('a flood under the policy\'s own output limit', () => {
 // ---------------------------------------------------------------- stress
 
 // The issue's 10,000 runs, about 25 s on a 2-core machine;
-// TOOLCELL_STRESS_RUNS changes the number.
+// TOOLCELL_STRESS_RUNS changes the number, and a tenth of it the jobs on
+// a terminal.
 const STRESS_RUNS = Number(process.env.TOOLCELL_STRESS_RUNS ?? 10_000);
 
 describe('stress', () => {
@@ -2055,7 +2056,7 @@ describe('stress', () => {
 	before(async () => {
 		if (!existsSync(SHELL))
 			return;
-		S = await startShell(await shellPolicy(['program /bin/echo'], { audit: false }));
+		S = await startShell(await shellPolicy(['program /bin/echo', 'program env'], { audit: false }));
 	});
 
 	after(async () => {
@@ -2073,6 +2074,45 @@ describe('stress', () => {
 				bad.push([i, said(r).slice(0, 300)]);
 		}
 		assert.deepEqual(bad.slice(0, 10), [], `${bad.length} of ${STRESS_RUNS} runs came back wrong`);
+		assert.deepEqual(S.clientErrors, []);
+	});
+
+	// A terminal's output is read up to a mark the handler writes after
+	// the program's exit (docs/shell.md, "A terminal"): every job here
+	// takes that path, three at a time.  What it answers, Linux's EIO
+	// before the last bytes can be read, came about once in 6,000 jobs
+	// beside a loaded machine's suite: this is not sure to meet it.
+	test(`${STRESS_RUNS / 10} jobs of env on a terminal, three at a time: no output lost`, { timeout: 300_000 }, async (t) => {
+		if (cannotRun(t, ['env']))
+			return;
+		const runs = STRESS_RUNS / 10;
+		const bad = [];
+		let want = null;
+		const one = async (i) => {
+			const s = await call(S, 'start_command', { argv: ['env'], cwd: W, tty: true });
+			if (s.isError)
+				return bad.push([i, said(s).slice(0, 300)]);
+			const job = s.structuredContent.job;
+			let o;
+			let next = 0;
+			for (let k = 0; k < 100 && o?.state !== 'exited'; k++) {
+				o = (await call(S, 'read_output', { job, offset: next, wait_ms: 5000 })).structuredContent;
+				next = o.next_offset;
+				if (o.state !== 'running' && o.state !== 'exited')
+					break;
+			}
+			o = (await call(S, 'read_output', { job, offset: 0, max_bytes: 1 << 16 })).structuredContent;
+			// The same variables each time, but HOME and TMPDIR, a
+			// scratch directory of the call's own, of one length.
+			const lines = o.output.split('\r\n').map((l) => l.split('=')[0]);
+			want ??= lines.join(' ');
+			if (o.state !== 'exited' || o.result?.structuredContent?.exit_code !== 0 ||
+			    !lines.includes('TERM') || lines.join(' ') !== want)
+				bad.push([i, JSON.stringify(o).slice(0, 600)]);
+		};
+		for (let i = 0; i < runs; i += 3)
+			await Promise.all([i, i + 1, i + 2].filter((k) => k < runs).map(one));
+		assert.deepEqual(bad.slice(0, 5), [], `${bad.length} of ${runs} jobs came back wrong`);
 		assert.deepEqual(S.clientErrors, []);
 	});
 });
