@@ -1027,6 +1027,24 @@ test_keeper(struct tc_sandbox *sb)
 	sp->ns = ns;
 }
 
+/* Returns 1 if this kernel lists a task's children in /proc
+ * (CONFIG_PROC_CHILDREN), which the keeper's cases read; else skips
+ * |what| and returns 0. */
+static int
+proc_children(const char *what)
+{
+	char path[64], why[128];
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+	    (long)getpid(), (long)getpid());
+	if (access(path, R_OK) == 0)
+		return 1;
+	snprintf(why, sizeof(why), "%s: no /proc/PID/task/TID/children on "
+	    "this kernel", what);
+	skip(why);
+	return 0;
+}
+
 /* How many of process |pid|'s children are zombies, or -1 if they
  * cannot be read. */
 static int
@@ -1074,6 +1092,8 @@ test_keeper_reaps(struct tc_sandbox *sb)
 	int64_t t0;
 	int n, zombies = -2;
 
+	if (!proc_children("keeper reaps"))
+		return;
 	if (!ok((sp = exec_profile(sb)) != NULL, "keeper reaps: the "
 	    "profile"))
 		return;
@@ -1408,6 +1428,8 @@ test_stuck_keeper(struct tc_sandbox *sb, struct tc_policy *pol)
 		    "and none delegated)");
 		return;
 	}
+	if (!proc_children("stuck keeper"))
+		return;
 	ns = sp->ns;
 	sp->ns = 0;
 	if (!is_int(tc_run_start(&r, sb, &call, NULL), 0, "stuck keeper: "
