@@ -213,8 +213,9 @@ struct shell_exec {
  * (x->stdin_data, then x->stdin_fd, whose end of file is sent as the
  * terminal's end-of-file character) goes to the master.  The result says
  * "tty": true.  Takes x->tty_slave (closed once the program has it, or on
- * a failure to start) and x->tty_mark (closed once it has told the end
- * of the program's output); x->tty_master stays the caller's.
+ * a failure to start) and x->tty_mark (closed once the mark written there
+ * after the program's exit is back or given up on, and in any case by
+ * its return); x->tty_master stays the caller's.
  * Returns 0, or a TC_E* code when it could not be started (|res| says
  * why).
  */

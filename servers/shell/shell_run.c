@@ -49,7 +49,9 @@
  *    for a while, and a handler descheduled right after it noted the
  *    exit would otherwise leave unread the last bytes the program wrote
  *    before it exited.  Where that reaches the end of every stream,
- *    nothing held them, and the result does not say so.
+ *    nothing held them, and the result does not say so.  On a terminal
+ *    the 100 ms wait begins once the mark (below) has come back; a mark
+ *    that has not by the second is given up on before that last look.
  * Whenever the program has exited, its group is killed before the result
  * is made: nothing of a call outlives it here, and what left the group
  * dies when the call ends, with the child's PID namespace or by its
@@ -82,7 +84,11 @@
  * is not output).  Then it closes its slave, and goes on as with pipes:
  * to EIO, or the end of what it waits for output held after the exit.
  * What processes left behind write after the mark is not told apart
- * that way (see Ends).  The master is
+ * that way (see Ends).  Two corners: a terminal stopped (^S) takes no
+ * mark, which is given up on at the second; and a mark the terminal
+ * took only in part (its buffers full at the exit) is split by anything
+ * written between its parts (a process left behind), and then comes out
+ * as output, a second later.  The master is
  * read as stdout (stderr stays empty: the terminal joined them) and
  * written with x->stdin_data, then with what x->stdin_fd brings, then,
  * once that ends, the terminal's end-of-file character (VEOF).  The ends
@@ -666,10 +672,15 @@ mark_feed(struct run *r)
 			continue;
 		else if (n < 0 && errno == EAGAIN)
 			return;		/* once the master is read */
-		else if (r->mark_sent > 0)
-			/* What went is the mark to wait for. */
+		else if (r->mark_sent > 0) {
+			/* What went is the mark to wait for, perhaps read
+			 * already. */
 			r->mark_len = r->mark_sent;
-		else {
+			if (r->mark_seen == r->mark_len) {
+				r->mark_seen = 0;
+				mark_end(r);
+			}
+		} else {
 			mark_end(r);
 			return;
 		}
@@ -791,8 +802,12 @@ drain(struct run *r, struct stream *s)
 			continue;
 		else if (n < 0 && errno == EAGAIN)
 			return i;
-		else
+		else {
+			/* The end (a hangup, while the mark is held): what
+			 * was held back as the mark's start was output. */
+			mark_give_up(r);
 			close_fd(&s->fd);
+		}
 	}
 	return i;
 }
@@ -996,9 +1011,11 @@ deadlines(struct run *r, int64_t now)
 /*
  * Reads what each open stream holds, until it would block or ends, or
  * LAST_LOOK_MAX bytes of it: once the program has exited, every byte it
- * wrote is in its pipe by now, or in its terminal's buffers before the
- * mark (mark_start()), and nothing of it is left once that much more has
- * been read.  Returns 1 if every stream reached its end.
+ * wrote is in its pipe by now, and nothing of it is left once that much
+ * more has been read.  (On a terminal, its last bytes may not be
+ * readable yet: the mark, read up to first, is what tells; a terminal
+ * looked at here without it, given up on or never written, may lose
+ * them.)  Returns 1 if every stream reached its end.
  */
 static int
 last_look(struct run *r)
@@ -1036,10 +1053,13 @@ pump(struct run *r)
 		now = tc_now_ms();
 		progress(r, now);
 		if ((next = deadlines(r, now)) == 0) {
-			/* Held, or so the clock says: one more look first. */
+			/* Held, or so the clock says: one more look first,
+			 * without the mark if it has not come back (a
+			 * stopped terminal takes none), so that the master
+			 * can read its end. */
+			mark_give_up(r);
 			if (r->held && last_look(r))
 				r->held = 0;
-			mark_give_up(r);
 			return;
 		}
 		n = 0;
@@ -1873,7 +1893,7 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	struct sigaction ign, chld, old_pipe, old_chld;
 	sigset_t one, old_mask;
 	struct run r;
-	int i, rc;
+	int i, rc, err;
 
 	if (!ignored_known)
 		shell_exec_ready();
@@ -1909,17 +1929,25 @@ shell_exec_run(const struct tc_call *call, const struct shell_exec *x,
 	memset(&chld, 0, sizeof(chld));
 	chld.sa_handler = on_child;
 	chld.sa_flags = SA_RESTART | SA_NOCLDSTOP;
-	if (sigaction(SIGPIPE, &ign, &old_pipe) != 0)
-		return tc_result_error(res, "cannot ignore SIGPIPE: %s",
-		    strerror(errno)), TC_ESYS;
+	if (sigaction(SIGPIPE, &ign, &old_pipe) != 0) {
+		tc_result_error(res, "cannot ignore SIGPIPE: %s",
+		    strerror(errno));
+		close_fd(&r.slave);
+		close_fd(&r.mark);
+		return TC_ESYS;
+	}
 	sigemptyset(&one);
 	sigaddset(&one, SIGCHLD);
 	if (sigprocmask(SIG_BLOCK, &one, &old_mask) != 0 ||
 	    sigaction(SIGCHLD, &chld, &old_chld) != 0) {
+		err = errno;
 		(void)sigprocmask(SIG_SETMASK, &old_mask, NULL);
 		(void)sigaction(SIGPIPE, &old_pipe, NULL);
-		return tc_result_error(res, "cannot wait for a program: %s",
-		    strerror(errno)), TC_ESYS;
+		tc_result_error(res, "cannot wait for a program: %s",
+		    strerror(err));
+		close_fd(&r.slave);
+		close_fd(&r.mark);
+		return TC_ESYS;
 	}
 	r.wake = old_mask;
 	sigdelset(&r.wake, SIGCHLD);

@@ -1287,6 +1287,19 @@ test_mark(void)
 		    "no mark: nothing held its output");
 	}
 	got_free(&g);
+
+	/* A terminal stopped by ^S typed into it takes no mark: given up
+	 * on at the second, and the run ends on its own exit, with no word
+	 * of processes that held its output (there were none). */
+	spec_sh(&sp, "sleep 0.3");
+	sp.tty = 1;
+	sp.stdin_data = "\023";
+	sp.stdin_len = 1;
+	run_case(&sp, &g);
+	is_int(s_num(&g, "exit_code"), 0, "stopped: its exit");
+	ok(g.text != NULL && strstr(g.text, "held") == NULL,
+	    "stopped: nothing held its output, and the text does not say so");
+	got_free(&g);
 }
 
 /*
