@@ -689,9 +689,10 @@ mark_feed(struct run *r)
 
 /*
  * The program has exited: everything it wrote is queued in the terminal
- * by now, and a mark written now comes after it.  Without randomness,
- * or once the run is over, no mark: the master's EIO ends the output,
- * as without one.
+ * by now, and a mark written now comes after it.  One mark a run: once
+ * started, it is not started again, back or given up on.  Without
+ * randomness, none: the master's EIO ends the output, as it did before
+ * marks.
  */
 static void
 mark_start(struct run *r)
@@ -702,7 +703,8 @@ mark_start(struct run *r)
 
 	if (r->mark < 0 || r->marking || r->mark_len > 0)
 		return;
-	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) != (ssize_t)sizeof(rnd)) {
+	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) !=
+	    (ssize_t)sizeof(rnd)) {
 		close_fd(&r->mark);
 		return;
 	}

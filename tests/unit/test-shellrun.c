@@ -394,7 +394,7 @@ case_main(const struct spec *sp, int wfd)
 	t.endless = endless_bytes;
 	endless = 0;
 	if (x.tty)
-		close(x.tty_master);	/* the slave and mark were the runner's */
+		close(x.tty_master);	/* slave and mark: the runner's */
 	tc_buf_init(&out, (size_t)-1);
 	t.serialized = tc_result_serialize(&res, &out) == 0;
 	t.result_len = out.len;
