@@ -291,7 +291,6 @@ struct run {
 	 * far; |mark_seen| of them read and held back, which the next bytes
 	 * tell to be the mark or output. */
 	int			 mark;
-	int			 marking;
 	char			 mark_text[MARK_LEN];
 	size_t			 mark_len, mark_sent, mark_seen;
 	int			 src_fd;	/* -1: read to its end */
@@ -635,13 +634,20 @@ pass(struct run *r, struct stream *s, const char *p, size_t n)
 	count_some(r, s);
 }
 
+/* Returns 1 while a mark written is awaited: written, or being, and
+ * the handler's slave still held. */
+static int
+marking(const struct run *r)
+{
+	return r->mark >= 0 && r->mark_len > 0;
+}
+
 /* The mark has come back, or will not: the handler's slave goes, and
  * the master reads EIO once the processes left behind have closed
  * theirs. */
 static void
 mark_end(struct run *r)
 {
-	r->marking = 0;
 	close_fd(&r->mark);
 }
 
@@ -650,7 +656,7 @@ mark_end(struct run *r)
 static void
 mark_give_up(struct run *r)
 {
-	if (!r->marking)
+	if (!marking(r))
 		return;
 	pass(r, &r->out[0], r->mark_text, r->mark_seen);
 	r->mark_seen = 0;
@@ -663,7 +669,7 @@ mark_feed(struct run *r)
 {
 	ssize_t n;
 
-	while (r->marking && r->mark_sent < r->mark_len) {
+	while (marking(r) && r->mark_sent < r->mark_len) {
 		n = write(r->mark, r->mark_text + r->mark_sent,
 		    r->mark_len - r->mark_sent);
 		if (n > 0)
@@ -701,7 +707,7 @@ mark_start(struct run *r)
 	unsigned char rnd[MARK_LEN];
 	size_t i;
 
-	if (r->mark < 0 || r->marking || r->mark_len > 0)
+	if (r->mark < 0 || r->mark_len > 0)
 		return;
 	if (getrandom(rnd, sizeof(rnd), GRND_NONBLOCK) !=
 	    (ssize_t)sizeof(rnd)) {
@@ -712,7 +718,6 @@ mark_start(struct run *r)
 	for (i = 1; i < MARK_LEN; i++)
 		r->mark_text[i] = chars[rnd[i] % (sizeof(chars) - 1)];
 	r->mark_len = MARK_LEN;
-	r->marking = 1;
 	mark_feed(r);
 }
 
@@ -777,7 +782,7 @@ drain(struct run *r, struct stream *s)
 		want = sizeof(buf);
 		room = s->kept.max - s->kept.len;
 		if (s->flood && s->kept.len > 0 && room > 0 && !s->lost &&
-		    !r->marking) {
+		    !marking(r)) {
 			want = room < PIPE_SIZE ? room : PIPE_SIZE;
 			if (tc_buf_reserve(&s->kept, want) == 0)
 				to = s->kept.data + s->kept.len;
@@ -795,7 +800,7 @@ drain(struct run *r, struct stream *s)
 			if (!r->tty)
 				(void)fcntl(s->fd, F_SETPIPE_SZ, PIPE_SIZE);
 		}
-		if (n > 0 && r->marking)
+		if (n > 0 && marking(r))
 			mark_scan(r, s, to, (size_t)n);
 		else if (n > 0) {
 			take(r, s, to, (size_t)n, to != buf);
@@ -995,7 +1000,7 @@ deadlines(struct run *r, int64_t now)
 		idle = (r->last_data > r->exit_at ? r->last_data : r->exit_at) +
 		    HELD_IDLE_MS;
 		/* A terminal's mark is on its way: no idle wait. */
-		held_end = r->marking ? r->exit_at + HELD_MAX_MS :
+		held_end = marking(r) ? r->exit_at + HELD_MAX_MS :
 		    earliest(idle, r->exit_at + HELD_MAX_MS);
 		if (now >= held_end) {
 			r->held = 1;
@@ -1075,7 +1080,7 @@ pump(struct run *r)
 			pfd[n++] = (struct pollfd){ r->src_fd, POLLIN, 0 };
 		if (r->pidfd >= 0)
 			pfd[n++] = (struct pollfd){ r->pidfd, POLLIN, 0 };
-		if (r->marking && r->mark_sent < r->mark_len)
+		if (marking(r) && r->mark_sent < r->mark_len)
 			pfd[n++] = (struct pollfd){ r->mark, POLLOUT, 0 };
 		wait_ms = next < 0 ? -1 : (next - now > INT32_MAX ? INT32_MAX :
 		    (int)(next - now));
