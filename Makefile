@@ -371,6 +371,21 @@ $(HOSTS_STAMP): $(HOSTS_DIR)/package.json $(HOSTS_DIR)/package-lock.json
 test-hosts: all $(SDK_STAMP) $(HOSTS_STAMP)
 	@BUILD=$(BUILD) node --test --test-reporter=tap $(HOSTS_DIR)/hosts.test.mjs
 
+# The official MCP conformance suite and the inspector's schema lint,
+# pinned by tests/conformance/package-lock.json with a Node 22 of their
+# own (about 330 MB from the npm registry, so not part of make test); see
+# docs/testing.md.
+CONF_DIR   = tests/conformance
+CONF_STAMP = $(CONF_DIR)/node_modules/.package-lock.json
+
+$(CONF_STAMP): $(CONF_DIR)/package.json $(CONF_DIR)/package-lock.json
+	@sh mk/deps.sh node
+	cd $(CONF_DIR) && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
+conformance: all $(SDK_STAMP) $(CONF_STAMP)
+	@sh $(CONF_DIR)/run.sh $(BUILD)
+
 lint:
 	@sh mk/lint.sh
 
@@ -391,7 +406,8 @@ install: all
 clean:
 	rm -rf build build-san build-fuzz
 
-.PHONY: all bench demo test test-hosts check sanitize fuzz lint install clean
+.PHONY: all bench conformance demo test test-hosts check sanitize fuzz lint \
+	install clean
 .DELETE_ON_ERROR:
 .SECONDARY:
 
