@@ -215,9 +215,10 @@ print_deny(const struct tc_policy *p, FILE *f)
 		fprintf(f, "  nothing%s\n", p->set_at[TC_SET_DEFAULT_DENY] ?
 		    " (default-deny off)" : "");
 	else if (p->features & TC_POLICY_F_DENY_NAMED)
-		fprintf(f, "  (checked on the paths a call names, not on the "
-		    "files the programs it runs open: keep what they protect "
-		    "out of the directories)\n");
+		fprintf(f, "  (checked on a call's working directory alone, "
+		    "never on the files its programs open, which may read "
+		    "and write anything beneath the directories, .env and "
+		    ".git too: keep what these protect out of them)\n");
 	for (i = 0; i < p->ndeny; i++) {
 		r = &p->deny[i];
 		if (r->own != NULL) {

@@ -6,6 +6,7 @@
  * forked and again in the child; the kernel is the guard.  docs/shell.md
  * describes the design.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -481,11 +482,23 @@ open_cwd(const struct tc_call *call, struct tc_result *res)
 }
 
 /*
- * How long the program may run: the call's timeout_ms, at most the run's
- * own deadline (the policy's timeout for a call, its job lifetime for a
- * job) less a margin, so that the handler stops the program and answers
- * with what it printed before the server gives up on the child.
+ * The longest a program may run in a run of |deadline_ms|: that less a
+ * margin (a tenth, at most a second), so that the handler stops the
+ * program and answers with what it printed before the server gives up on
+ * the child.
  */
+static int
+program_limit(int deadline_ms)
+{
+	int limit = deadline_ms;
+
+	limit -= limit / 10 < 1000 ? limit / 10 : 1000;
+	return limit < 1 ? 1 : limit;
+}
+
+/* How long the program may run: the call's timeout_ms, at most
+ * program_limit() of the run's deadline (the policy's timeout for a call,
+ * its job lifetime for a job). */
 static int
 call_timeout(const struct tc_call *call)
 {
@@ -494,11 +507,8 @@ call_timeout(const struct tc_call *call)
 	int limit;
 
 	tc_policy_limits(call->policy, tc_tool_policy_name(call->tool), &l);
-	limit = (call->tool->flags & TC_TOOL_JOB) ?
-	    call->policy->job_lifetime_ms : l.deadline_ms;
-	limit -= limit / 10 < 1000 ? limit / 10 : 1000;
-	if (limit < 1)
-		limit = 1;
+	limit = program_limit((call->tool->flags & TC_TOOL_JOB) ?
+	    call->policy->job_lifetime_ms : l.deadline_ms);
 	want = tc_arg_int(call, "timeout_ms", limit);
 	return want < limit ? (int)want : limit;
 }
@@ -708,6 +718,7 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 	const struct shell_program *p;
 	struct tc_limits l;
 	size_t i, ninterp = 0;
+	int ms, subs = 0;
 
 	tc_buf_printf(b, "%s runs only these programs, named by argv[0] "
 	    "(argv is an array; no shell reads it, so pipes, redirections, "
@@ -721,6 +732,7 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 		if (p->subcommands != NULL) {
 			tc_buf_append_str(b, "; subcommands: ");
 			list(b, p->subcommands);
+			subs = 1;
 		}
 		if (p->readonly)
 			tc_buf_append_str(b, "; changes nothing");
@@ -731,6 +743,10 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 		tc_buf_append_str(b, ")");
 	}
 	tc_buf_append_str(b, ". ");
+	if (subs)
+		tc_buf_append_str(b, "A subcommand comes right after its "
+		    "program, options after it (git log --oneline, not git "
+		    "--no-pager log). ");
 	if (ninterp > 0)
 		tc_buf_append_str(b, "A shell or interpreter runs whatever code it is "
 		    "given: no argument rule limits it, only the kernel "
@@ -763,12 +779,15 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 		    "than the task needs. ");
 	network_said(b, pol);
 	tc_policy_limits(pol, "run_command", &l);
-	return tc_buf_printf(b, "run_command stops a program after %d s "
+	/* What a program gets: the call's deadline less the answer's
+	 * margin (call_timeout()). */
+	ms = program_limit(l.deadline_ms);
+	return tc_buf_printf(b, "run_command stops a program after %d %s "
 	    "(timeout_ms for less); for longer work use start_command, then "
 	    "read_output, write_input and stop_command; start_command with "
 	    "tty runs a program that needs a terminal (a prompt, a pager) on "
-	    "one of its own.",
-	    l.deadline_ms / 1000);
+	    "one of its own.", ms % 1000 == 0 ? ms / 1000 : ms,
+	    ms % 1000 == 0 ? "s" : "ms");
 }
 
 /* Whether the server will serve (not --check or --print-config): only
@@ -869,6 +888,88 @@ network_warn(const struct tc_policy *pol, const char *file,
 		report(ctx, msg);
 }
 
+/* How many of a writable root's git metadata a warning names. */
+#define GIT_SHOWN	3
+
+/* Whether |dir| (beneath |at|) holds a ".git", a directory or the file
+ * of a worktree or submodule, not followed if a symbolic link. */
+static int
+has_git(int at, const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+
+	tc_text_fmt(path, sizeof(path), "%s%s.git", dir, *dir ? "/" : "");
+	return fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
+}
+
+/*
+ * Warns of the git repositories a writable root holds, at its top or one
+ * level down: the programs may change their hooks and configuration, and
+ * git runs those outside the sandbox, as the user, when the user next
+ * works in the repository.  The kernel cannot keep .git read-only beneath
+ * a directory Landlock lets the programs write.
+ */
+static void
+git_warn(const struct tc_policy *pol, const char *file,
+    tc_policy_report_fn *report, void *ctx)
+{
+	char msg[2048], names[GIT_SHOWN][NAME_MAX + 1], more[64];
+	const struct tc_root *r;
+	struct dirent *e;
+	size_t i, n;
+	DIR *dir;
+	int fd;
+
+	for (i = 0; i < pol->nroots && report != NULL; i++) {
+		r = &pol->roots[i];
+		if (!(r->flags & TC_ROOT_WRITE))
+			continue;
+		n = 0;
+		if (has_git(r->fd >= 0 ? r->fd : AT_FDCWD,
+		    r->fd >= 0 ? "" : r->path))
+			tc_text_fmt(names[n++], sizeof(names[0]), ".git");
+		fd = r->fd >= 0 ? openat(r->fd, ".", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC) : open(r->path, O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC);
+		if (fd >= 0 && (dir = fdopendir(fd)) != NULL) {
+			while ((e = readdir(dir)) != NULL) {
+				if (e->d_name[0] == '.' && (e->d_name[1] ==
+				    '\0' || strcmp(e->d_name, "..") == 0))
+					continue;
+				if ((e->d_type != DT_DIR &&
+				    e->d_type != DT_UNKNOWN) ||
+				    !has_git(dirfd(dir), e->d_name))
+					continue;
+				if (n < GIT_SHOWN)
+					tc_text_fmt(names[n], sizeof(names[0]),
+					    "%s/.git", e->d_name);
+				n++;
+			}
+			closedir(dir);
+		} else if (fd >= 0)
+			close(fd);
+		if (n == 0)
+			continue;
+		more[0] = '\0';
+		if (n > GIT_SHOWN)
+			tc_text_fmt(more, sizeof(more), " and %zu more",
+			    n - GIT_SHOWN);
+		tc_text_fmt(msg, sizeof(msg), "%s:%d: %s is writable, and the "
+		    "programs may change the hooks and configuration of the "
+		    "git repositories in it (%s%s%s%s%s%s): git runs them "
+		    "outside the sandbox, as you, the next time you use the "
+		    "repository (a commit runs .git/hooks/pre-commit); allow "
+		    "write on a directory without .git (a build directory), "
+		    "or look at .git/hooks and .git/config before you use git "
+		    "there", file, r->write_line, r->path, names[0],
+		    n > 1 ? ", " : "", n > 1 ? names[1] : "",
+		    n > 2 ? ", " : "", n > 2 ? names[2] : "", more);
+		report(ctx, msg);
+	}
+}
+
 /*
  * The shared warnings; that no process limit holds for a call run as
  * root; what a network grant reaches; an argument deny pattern that lets
@@ -890,6 +991,7 @@ shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	if (calls_as_root(pol) && report != NULL)
 		report(ctx, ROOT_NPROC);
 	network_warn(pol, file, report, ctx);
+	git_warn(pol, file, report, ctx);
 	shell_rules_warn(shell_policy(pol), file, report, ctx);
 	for (i = 0; i < pol->ndeny; i++) {
 		if (pol->deny[i].line <= 0 || pol->deny[i].own != NULL)

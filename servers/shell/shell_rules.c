@@ -34,8 +34,11 @@
  *    each of "-a", "-b" and "-c".
  *
  *  - Every other argument is an operand.  With a subcommands list, the
- *    first must be one of them; so an option's value written apart
- *    ("git -C DIR status") is taken for the subcommand and refused.
+ *    first must be one of them, and no option may come before it but a
+ *    "--name=value": an option may take the next word as its value, and
+ *    the program would then run the word after it ("git --namespace
+ *    status clean" runs clean).  A call with options and no operand
+ *    passes ("git --version").
  *
  *  - With no-dash-operands, no operand may start with '-': neither "-"
  *    alone nor anything after "--".
@@ -233,7 +236,8 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 {
 	const struct shell_program *p;
 	char sa[SHOW_MAX], ls[LIST_MAX], nbuf[NAME_MAX_INLINE], *heap = NULL;
-	const char *a, *eq, *name;
+	char sb[SHOW_MAX];
+	const char *a, *eq, *name, *before = NULL;
 	size_t len;
 	char *const *v;
 	enum hit hit = HIT_NONE;
@@ -281,6 +285,9 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 			continue;
 		}
 		if (!dashdash && a[0] == '-' && a[1] != '\0') {
+			/* Before the subcommand, only a value attached. */
+			if (operands == 0 && before == NULL && name == NULL)
+				before = a;
 			if (p->options != NULL && !option_ok(p, a, name))
 				rc = tc_diag(d, TC_EDENIED, "%s: '%s' is not an "
 				    "allowed option (allowed: %s%s)", p->name,
@@ -306,6 +313,13 @@ shell_rules_check(const struct shell_policy *sp, const char *const *argv,
 			rc = tc_diag(d, TC_EDENIED, "%s: '%s' is not an allowed "
 			    "subcommand (allowed: %s)", p->name, show(sa, a),
 			    list(ls, p->subcommands));
+		else if (before != NULL)
+			rc = tc_diag(d, TC_EDENIED, "%s: the option '%s' comes "
+			    "before the subcommand '%s', where it may take the "
+			    "next word as its value and make another word the "
+			    "subcommand; write options after the subcommand "
+			    "(or as --name=value)", p->name, show(sa, before),
+			    show(sb, a));
 	}
 	free(heap);
 	if (rc != 0)

@@ -737,6 +737,31 @@ test_rules(void)
 	check(sp, ARGV("@D@/git", "-C", "/", "status"), DENIED, "@D@/git: '/' "
 	    "is not an allowed subcommand (allowed: status, log, diff)",
 	    "an option's value apart is taken for the subcommand");
+	check(sp, ARGV("@D@/git", "--namespace", "status", "clean", "-fdx"),
+	    DENIED, "@D@/git: the option '--namespace' comes before the "
+	    "subcommand 'status', where it may take the next word as its "
+	    "value and make another word the subcommand; write options "
+	    "after the subcommand (or as --name=value)",
+	    "an option before an allowed subcommand: its value may be it");
+	check(sp, ARGV("@D@/git", "--no-pager", "log"), DENIED, "@D@/git: the "
+	    "option '--no-pager' comes before the subcommand 'log', where it "
+	    "may take the next word as its value and make another word the "
+	    "subcommand; write options after the subcommand (or as "
+	    "--name=value)", "any option without its value attached");
+	check(sp, ARGV("@D@/git", "-p", "--namespace", "--", "status", "clean"),
+	    DENIED, "@D@/git: the option '-p' comes before the subcommand "
+	    "'status', where it may take the next word as its value and make "
+	    "another word the subcommand; write options after the subcommand "
+	    "(or as --name=value)", "the first option is named, after '--' "
+	    "too");
+	check(sp, ARGV("@D@/git", "--git-dir=/x", "--work-tree=/y", "status"),
+	    0, "@D@/git -c core.fsmonitor= -c core.hooksPath=/dev/null "
+	    "--no-pager --git-dir=/x --work-tree=/y status",
+	    "--name=value before the subcommand passes");
+	check(sp, ARGV("@D@/git", "log", "--no-pager", "-p", "status"), 0,
+	    "@D@/git -c core.fsmonitor= -c core.hooksPath=/dev/null "
+	    "--no-pager log --no-pager -p status",
+	    "options after the subcommand pass");
 	check(sp, ARGV("@D@/git", "diff", "push"), 0, "@D@/git -c "
 	    "core.fsmonitor= -c core.hooksPath=/dev/null --no-pager diff "
 	    "push", "only the first operand is the subcommand");

@@ -152,9 +152,51 @@ describe('what the model is told', () => {
 			assert.match(ins, /sh \([^)]*a shell or interpreter\)/);
 			assert.match(ins, /only the kernel sandbox/);
 			assert.match(ins, /start_command with tty runs a program that needs a terminal/);
+			// The program's own limit: the call's 30 s less the
+			// answer's margin.
+			assert.match(ins, /run_command stops a program after 29 s \(timeout_ms for less\)/);
+			assert.doesNotMatch(ins, /subcommand/, 'no program has subcommands');
 		} finally {
 			await srv.close();
 		}
+		const sub = await start(await policy(['program env', 'args env subcommands true',
+		    'timeout 2500ms']));
+		try {
+			const ins = sub.initResult.instructions;
+			assert.match(ins, /env \([^)]*; subcommands: true\)/);
+			assert.match(ins, /A subcommand comes right after its program, options after it/);
+			assert.match(ins, /run_command stops a program after 2250 ms/);
+		} finally {
+			await sub.close();
+		}
+	});
+
+	test('--check warns of the git repositories in a writable directory, at its top and one down', async () => {
+		const repos = await fsp.mkdtemp(path.join(scratch.root, 'repos-'));
+		const plain = await fsp.mkdtemp(path.join(scratch.root, 'plain-'));
+		await fsp.mkdir(path.join(repos, '.git'));
+		for (const r of ['a', 'b', 'c', 'd'])
+			await fsp.mkdir(path.join(repos, r, '.git'), { recursive: true });
+		// A worktree's .git is a file; one two down is not looked for.
+		await fsp.mkdir(path.join(repos, 'wt'));
+		await fsp.writeFile(path.join(repos, 'wt', '.git'), 'gitdir: /elsewhere\n');
+		await fsp.mkdir(path.join(repos, 'x', 'y', '.git'), { recursive: true });
+		await fsp.mkdir(path.join(plain, 'sub'));
+		const file = await scratch.policy([`allow write ${repos}`, `allow write ${plain}`,
+		    `allow read ${tree.root}`, '[shell]', 'program ls']);
+		const r = await runServer(['--policy', file, '--check'], SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		const warned = r.stderr.split('\n').filter((l) => /git repositories in it/.test(l));
+		assert.equal(warned.length, 1, r.stderr);
+		assert.match(warned[0], new RegExp(`:1: ${repos.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable, `
+		    + 'and the programs may change the hooks and configuration of the git repositories in it '
+		    + '\\(\\.git, [a-z]+/\\.git, [a-z]+/\\.git and 3 more\\): git runs them outside the sandbox'));
+		assert.match(warned[0], /a commit runs \.git\/hooks\/pre-commit/);
+		// Read-only, the same repositories draw nothing.
+		const ro = await runServer(['--policy', await scratch.policy([`allow read ${repos}`, '[shell]',
+		    'program ls']), '--check'], SHELL);
+		assert.equal(ro.status, 0, ro.stderr);
+		assert.doesNotMatch(ro.stderr, /git repositories/);
 	});
 
 	test('--check warns that a deny rule holds the working directory, not what programs open', async () => {
@@ -167,7 +209,7 @@ describe('what the model is told', () => {
 		assert.match(r.stdout, /^tools:$/m);
 		assert.doesNotMatch(r.stdout, /listed only when a directory is writable/);
 		// The rules it prints say what they hold, built-in ones too.
-		assert.match(r.stdout, /^deny \(wins over allow\):\n {2}\(checked on the paths a call names, not on the files the programs it runs open: keep what they protect out of the directories\)\n {2}read-write {2}\*\*\/\.env {2}\(built in\)$/m);
+		assert.match(r.stdout, /^deny \(wins over allow\):\n {2}\(checked on a call's working directory alone, never on the files its programs open, which may read and write anything beneath the directories, \.env and \.git too: keep what these protect out of them\)\n {2}read-write {2}\*\*\/\.env {2}\(built in\)$/m);
 		// Two settings named output: the limit says it is the whole result.
 		assert.match(r.stdout, /^ {2}output {6}64M {5}\(default; 'limit output': a call's whole result\)$/m);
 		assert.match(r.stdout, /^output: 8M per stream, stdout and stderr each {2}\(default\)$/m);
