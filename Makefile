@@ -111,6 +111,10 @@ ONTTY	   = $(BUILD)/tests/on-tty
 # adversarial tests of toolcell-shell; never installed.
 TIOCSTI	   = $(BUILD)/tests/tiocsti
 
+# Runs a command on which the kernel refuses Landlock's calls, for the
+# tests of --allow-degraded landlock; never installed.
+NOLANDLOCK = $(BUILD)/tests/no-landlock
+
 # The fuzz harnesses (tests/fuzz/fuzz-NAME.c): replay-NAME runs a corpus
 # through one with the normal compiler, for make test; fuzz-NAME is the
 # libFuzzer binary, for make fuzz.
@@ -122,7 +126,7 @@ AUDIT_CLI  = $(BUILD)/tests/fuzz/audit-cli.o \
 	     $(wildcard audit/*.c)))
 
 all: $(BINS) $(AUDIT) $(UNIT_BINS) $(BENCH) $(FORKFLOOR) $(HOSTILE) \
-     $(SAMPLE) $(MKLOG) $(ONTTY) $(TIOCSTI) $(REPLAY)
+     $(SAMPLE) $(MKLOG) $(ONTTY) $(TIOCSTI) $(NOLANDLOCK) $(REPLAY)
 
 $(BUILD)/config.mk: mk/deps.sh $(wildcard $(SERVERS:%=servers/%/deps.mk))
 	@mkdir -p $(BUILD)
@@ -292,6 +296,10 @@ $(ONTTY): $(BUILD)/tests/e2e/on-tty.o
 $(TIOCSTI): $(BUILD)/tests/shell/tiocsti.o
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^
+
+$(NOLANDLOCK): $(BUILD)/tests/shell/no-landlock.o
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
 # bench-runner times each confinement layer by switching it off: its own
 # build of the confinement steps has that switch (-DTC_BENCH); the library

@@ -83,7 +83,10 @@ tc_srv_build_instructions(struct srv *s)
 		    (unsigned)s->pol.run_gid);
 	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
 		tc_buf_printf(b, " Degraded: the kernel's Landlock path "
-		    "whitelist is not in force.");
+		    "whitelist is not in force%s%s.",
+		    s->def->without_landlock != NULL ? ": " : "",
+		    s->def->without_landlock != NULL ?
+		    s->def->without_landlock : "");
 	if (s->sb.degraded & TC_DEGRADE_SECCOMP)
 		tc_buf_printf(b, " Degraded: the kernel's seccomp system-call "
 		    "filter is not in force.");

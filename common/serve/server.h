@@ -240,6 +240,11 @@ struct tc_server {
 	 */
 	void	(*served)(const struct tc_policy *pol, FILE *f);
 	const struct tc_resources *resources;	/* NULL: no resources */
+	/* What a call may reach without Landlock (--allow-degraded
+	 * landlock), for the start's warning and the instructions: "the
+	 * programs may ...".  NULL: the allowed directories are then held
+	 * by the tools' path resolution only. */
+	const char		*without_landlock;
 };
 
 /* Parses the command line, loads the policy, serves stdio; returns status. */

@@ -37,8 +37,9 @@ layers(struct srv *s, tc_policy_report_fn *report, void *ctx)
 		    "a call may make any system call its other layers allow");
 	if (s->sb.degraded & TC_DEGRADE_LANDLOCK)
 		tc_warn("running without Landlock (--allow-degraded landlock): "
-		    "the allowed directories are enforced by path resolution "
-		    "only");
+		    "%s", s->def->without_landlock != NULL ?
+		    s->def->without_landlock : "the allowed directories are "
+		    "enforced by path resolution only");
 	else
 		tc_debug("Landlock ABI %d in force", s->sb.landlock_abi);
 	if (s->sb.degraded & TC_DEGRADE_NAMESPACES)

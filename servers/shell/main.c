@@ -1027,6 +1027,11 @@ main(int argc, char *argv[])
 		    "lines in its [shell] section, and 'allow' lines)",
 		.configure = shell_configure,
 		.ready = shell_ready,
+		/* Nothing but Landlock holds the programs to the programs
+		 * and directories the policy names. */
+		.without_landlock = "the programs may read, write and "
+		    "execute anything the server's user can, whatever the "
+		    "policy lists",
 		.instructions = shell_instructions,
 		.warn = shell_warn,
 		.served = shell_served,

@@ -26,12 +26,13 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import {
-	BUILD, call, logRecords, makeScratch, makeTree, readdirOwned, runServer, secretToken, serverIds,
-	sleep, startServer, textOf,
+	BUILD, call, logRecords, makeScratch, makeTree, readdirOwned, runServer, secretToken, serverCommand,
+	serverIds, sleep, startServer, textOf,
 } from './lib.mjs';
 
 const SHELL = path.join(BUILD, 'toolcell-shell');
 const TIOCSTI = path.join(BUILD, 'tests', 'tiocsti');
+const NO_LANDLOCK = path.join(BUILD, 'tests', 'no-landlock');
 const TOOLS = ['run_command', 'start_command', 'read_output', 'write_input', 'stop_command',
     'list_commands'];
 
@@ -169,6 +170,29 @@ describe('what the model is told', () => {
 		} finally {
 			await sub.close();
 		}
+	});
+
+	test('without Landlock (--allow-degraded landlock), the start and the instructions say nothing holds the programs', async () => {
+		// The kernel answers Landlock's calls with ENOSYS, as one
+		// built without it does.
+		const srv = await startServer(['--policy', await policy(PROGRAMS, [], { readOnly: true }),
+		    '--allow-degraded', 'landlock'], { server: SHELL, wrap: [NO_LANDLOCK] });
+		try {
+			const said = /the programs may read, write and execute anything the server's user can, whatever the policy lists/;
+			assert.match(srv.stderr(), new RegExp(`warning: running without Landlock \\(--allow-degraded landlock\\): ${said.source}`));
+			assert.match(srv.initResult.instructions, new RegExp(`Degraded: the kernel's Landlock path whitelist is not in force: ${said.source}\\.`));
+			// And so it is: a file outside every directory is read.
+			const r = await run(srv, ['cat', '/etc/passwd']);
+			assert.match(r.structuredContent.stdout, /^root:/);
+		} finally {
+			await srv.close();
+		}
+		// Without the option, the same kernel refuses the start.
+		const cmd = await serverCommand(['--policy', await policy(PROGRAMS), '--check'], SHELL);
+		const r = spawnSync(NO_LANDLOCK, [cmd.command, ...cmd.args], { input: '', encoding: 'utf8',
+		    timeout: 10_000 });
+		assert.equal(r.status, 1, r.stderr);
+		assert.match(r.stderr, /the kernel offers no Landlock/);
 	});
 
 	test('--check warns of the git repositories in a writable directory, at its top and one down', async () => {
