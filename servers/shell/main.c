@@ -829,6 +829,12 @@ shell_ready(const struct tc_server *srv, const struct tc_policy *pol,
 	if (serving && sp->home == NULL &&
 	    (rc = shell_scratch_init(pol, d)) != 0)
 		return rc;
+	/* --check makes nothing, but must fail where the start would. */
+	if (!serving && sp->home == NULL && faccessat(AT_FDCWD,
+	    shell_scratch_tmpdir(), W_OK | X_OK, AT_EACCESS) != 0)
+		return tc_diag_errno(d, TC_ESYS, "cannot make the calls' "
+		    "scratch directory in '%s' (give the [shell] section a "
+		    "'home DIR', or set TMPDIR)", shell_scratch_tmpdir());
 	if (stat(SHELL_LANG_DIR "/LC_CTYPE", &st) == 0 && S_ISREG(st.st_mode))
 		shell_lang = SHELL_LANG_GLIBC;
 	for (i = 0; i < sp->nprograms; i++)

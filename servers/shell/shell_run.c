@@ -131,8 +131,9 @@
  *			says besides (its exit status unknown; it could not
  *			be signalled; processes it left held its output and
  *			were killed; out of memory; on a terminal, that
- *			stdout holds both streams), for hosts that pass
- *			their model the structured half alone
+ *			stdout holds both streams; for a job, that its
+ *			output is the job's), for hosts that pass their
+ *			model the structured half alone
  *	stdout_base64	string (only with x->binary): the kept bytes of
  *			stdout exactly, base64 (RFC 4648, padded)
  *	stderr_base64	string (only with x->binary): the same for stderr
@@ -1837,6 +1838,13 @@ build(struct run *r, struct tc_result *res)
 	tc_buf_init(&note, (size_t)-1);
 	if (r->status_lost)
 		rc |= tc_buf_printf(&note, "its exit status is unknown");
+	/* A job's output went to the job, not here: said per stream in
+	 * the text, and here for the structured half, whose empty stdout
+	 * with stdout_truncated would read as output lost. */
+	if (r->streaming && (r->out[0].total > 0 || r->out[1].total > 0))
+		rc |= tc_buf_printf(&note, "%sits output is in the job's "
+		    "output, which read_output returns: stdout and stderr "
+		    "here hold none of it", NOTE_SEP(&note));
 	extras = note.len;
 	if (r->unkillable)
 		rc |= tc_buf_printf(&note, "%sit could not be signalled from "

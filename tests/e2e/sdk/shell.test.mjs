@@ -195,6 +195,21 @@ describe('what the model is told', () => {
 		assert.match(r.stderr, /the kernel offers no Landlock/);
 	});
 
+	test('--check fails where the start would: a TMPDIR it cannot make the calls\' homes in', async () => {
+		const missing = path.join(scratch.root, 'no-such-tmp');
+		const r = await runServer(['--policy', await policy(PROGRAMS), '--check'], SHELL,
+		    { TMPDIR: missing });
+		assert.equal(r.status, 1, r.stderr);
+		assert.match(r.stderr, new RegExp(`error: cannot make the calls' scratch directory in '${missing}' `
+		    + "\\(give the \\[shell\\] section a 'home DIR', or set TMPDIR\\): No such file or directory"));
+		// With a home of its own, TMPDIR does not matter.
+		const home = await fsp.mkdtemp(path.join(scratch.root, 'home-'));
+		await fsp.chown(home, serverIds().uid, serverIds().gid);
+		const h = await runServer(['--policy', await policy([...PROGRAMS, `home ${home}`]), '--check'],
+		    SHELL, { TMPDIR: missing });
+		assert.equal(h.status, 0, h.stderr);
+	});
+
 	test('--check warns of the git repositories in a writable directory, at its top and one down', async () => {
 		const repos = await fsp.mkdtemp(path.join(scratch.root, 'repos-'));
 		const plain = await fsp.mkdtemp(path.join(scratch.root, 'plain-'));
@@ -691,6 +706,11 @@ describe('start_command and the job tools', () => {
 		assert.equal(o.result.structuredContent.stdout, '');
 		assert.equal(o.result.structuredContent.stdout_bytes, 13);
 		assert.match(o.result.content[0].text, /--- stdout: 13 bytes, in the job's output ---/);
+		// A host that passes on only the structured half is told
+		// where the bytes went, not just that stdout holds none.
+		assert.equal(o.result.structuredContent.note,
+		    "its output is in the job's output, which read_output returns: stdout and stderr here hold none of it");
+		assert.doesNotMatch(o.result.content[0].text, /which read_output returns/, 'said once in the text');
 	});
 
 	test('read_output with binary: every byte value exactly, at the text\'s offsets', async () => {
