@@ -16,6 +16,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <libgen.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -1778,14 +1779,59 @@ tc_policy_setting_at(const struct tc_policy *p, const char *keyword)
 /* --- The file --- */
 
 /*
+ * Reports the first directory above |path| (absolute, resolved) that
+ * someone other than root and the user running the server could change:
+ * whoever can write a directory can put another file in the policy's
+ * place.  A directory writable by group or others passes with the sticky
+ * bit (as /tmp), which keeps them from renaming or removing what is not
+ * theirs.  Returns 1 if it reported one.
+ */
+static int
+insecure_dir(struct tc_policy_ctx *st, const char *path)
+{
+	struct stat sb;
+	char *dir, *slash;
+	int bad = 0;
+
+	if ((dir = strdup(path)) == NULL) {
+		error(st, "out of memory");
+		return 1;
+	}
+	while (!bad && (slash = strrchr(dir, '/')) != NULL) {
+		slash[slash == dir] = '\0';	/* "/a" goes to "/" */
+		if (stat(dir, &sb) != 0) {
+			error(st, "%s: %s", dir, strerror(errno));
+			bad = 1;
+		} else if (sb.st_uid != 0 && sb.st_uid != geteuid()) {
+			error(st, "the directory %s is owned by uid %u, neither "
+			    "root nor the user running the server (uid %u): "
+			    "that user could replace the policy", dir,
+			    (unsigned)sb.st_uid, (unsigned)geteuid());
+			bad = 1;
+		} else if ((sb.st_mode & (S_IWGRP | S_IWOTH)) &&
+		    !(sb.st_mode & S_ISVTX)) {
+			error(st, "the directory %s is writable by group or "
+			    "others, who could replace the policy; chmod go-w "
+			    "%s", dir, dir);
+			bad = 1;
+		}
+		if (strcmp(dir, "/") == 0)
+			break;
+	}
+	free(dir);
+	return bad;
+}
+
+/*
  * Opens |file| for reading if it is a regular file that only its owner can
- * change, and that owner is root or the user running the server; returns a
- * stream, or NULL after reporting why not.
+ * change, and that owner is root or the user running the server, in
+ * directories that only they can change; returns a stream, or NULL after
+ * reporting why not.
  */
 static FILE *
 open_policy(struct tc_policy_ctx *st)
 {
-	char *real;
+	char *real, *dirs, *linkdir = NULL, *abs = NULL;
 	const char *shown;
 	struct stat sb, lsb;
 	FILE *f;
@@ -1808,6 +1854,26 @@ open_policy(struct tc_policy_ctx *st)
 	if (lstat(st->file, &lsb) == 0 && S_ISLNK(lsb.st_mode))
 		real = realpath(st->file, NULL);
 	shown = real != NULL ? real : st->file;
+	/* Its directories, and the link's: either could be changed to
+	 * lead elsewhere. */
+	if ((dirs = realpath(st->file, NULL)) == NULL)
+		error(st, "%s", strerror(errno));
+	else if (!insecure_dir(st, dirs) && real != NULL &&
+	    (linkdir = tc_text_alloc("%s", st->file)) != NULL) {
+		free(dirs);
+		dirs = NULL;
+		if ((abs = realpath(dirname(linkdir), NULL)) != NULL &&
+		    (dirs = tc_text_alloc("%s/", abs)) != NULL)
+			(void)insecure_dir(st, dirs);
+		free(abs);
+	}
+	free(dirs);
+	free(linkdir);
+	if (st->nerrors > 0) {
+		free(real);
+		close(fd);
+		return NULL;
+	}
 	if (!S_ISREG(sb.st_mode))
 		error(st, "not a regular file");
 	else if (sb.st_mode & (S_IWGRP | S_IWOTH)) {

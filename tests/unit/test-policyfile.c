@@ -768,6 +768,20 @@ test_many_errors(void)
 	release(&r);
 }
 
+/* Loads the file |name| of D into |r|, as it is. */
+static void
+dir_load(struct result *r, const char *name)
+{
+	memset(r, 0, sizeof(*r));
+	tc_buf_init(&r->errs, 4096);
+	tc_policy_init(&r->p);
+	if (pl_server(&r->p, &r->d) != 0)
+		abort();
+	r->rc = tc_policy_load(&r->p, name, collect, &r->errs, &r->d);
+	if (r->errs.data == NULL)
+		tc_buf_append_str(&r->errs, "");
+}
+
 static void
 test_file_checks(void)
 {
@@ -809,6 +823,55 @@ test_file_checks(void)
 		is_str(r.errs.data, want, "a link: the file it points to");
 		free(want);
 	}
+	release(&r);
+
+	/* Its directories: whoever may write one may put another file in
+	 * its place.  The sticky bit keeps others from that. */
+	if (mkdir("open", 0700) != 0 || chmod("open", 0777) != 0)
+		abort();
+	put("open/t.policy", "allow read @D@/proj\n", 0600);
+	dir_load(&r, "open/t.policy");
+	{
+		char *want = subst("open/t.policy: the directory @D@/open is "
+		    "writable by group or others, who could replace the "
+		    "policy; chmod go-w @D@/open\n");
+
+		is_int(r.rc, TC_EINVAL, "in a directory others may write: "
+		    "refused");
+		is_str(r.errs.data, want, "in a directory others may write: "
+		    "message");
+		free(want);
+	}
+	release(&r);
+	if (chmod("open", 01777) != 0)
+		abort();
+	dir_load(&r, "open/t.policy");
+	is_int(r.rc, 0, "in a sticky directory others may write: loads");
+	release(&r);
+	/* A link there, to a file in a directory only we may write: the
+	 * link's directory could make it lead elsewhere. */
+	if (chmod("open", 0770) != 0)
+		abort();
+	load_mode(&r, "allow read @D@/proj\n", 0600);
+	release(&r);
+	unlink("open/link.policy");
+	if (symlink("../t.policy", "open/link.policy") != 0)
+		abort();
+	dir_load(&r, "open/link.policy");
+	{
+		char *want = subst("open/link.policy: the directory @D@/open is "
+		    "writable by group or others, who could replace the "
+		    "policy; chmod go-w @D@/open\n");
+
+		is_str(r.errs.data, want, "a link in a directory others may "
+		    "write: refused");
+		free(want);
+	}
+	release(&r);
+	if (chmod("open", 0755) != 0)
+		abort();
+	dir_load(&r, "open/link.policy");
+	is_int(r.rc, 0, "a link, each directory ours: loads");
 	release(&r);
 
 	invalid("", "t.policy: no 'allow' line: write 'allow read "
