@@ -46,6 +46,7 @@
  * The program then runs as its path, the forced prefix, and the
  * arguments as they were given.
  */
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -181,11 +182,56 @@ option_ok(const struct shell_program *p, const char *a, const char *name)
 	return 1;
 }
 
+/*
+ * If |a| is a command line whose first word is a program of |sp| ("git
+ * status -s"), writes it as the argv it should have been into |buf| of
+ * |len| bytes (["git", "status", "-s"]) and returns 1; else 0.  Only
+ * plain printable words: nothing a shell would read otherwise (quotes,
+ * $, \, ...).
+ */
+static int
+split_shown(char *buf, size_t len, const struct shell_policy *sp,
+    const char *a)
+{
+	const char *w, *e;
+	char *first;
+	size_t o = 0;
+	int known;
+
+	for (w = a; *w != '\0'; w++)
+		if ((*w < '!' || *w > '~') && *w != ' ' && *w != '\t')
+			return 0;	/* printable words alone */
+	if (strpbrk(a, "\"'`$\\|&;<>(){}*?[]~#") != NULL ||
+	    strpbrk(a, " \t") == NULL)
+		return 0;
+	w = a + strspn(a, " \t");
+	e = w + strcspn(w, " \t");
+	if (e == w || (first = strndup(w, (size_t)(e - w))) == NULL)
+		return 0;
+	known = shell_program_find(sp, first) != NULL;
+	free(first);
+	if (!known)
+		return 0;
+	o += tc_text_fmt(buf + o, len - o, "[");
+	for (; *w != '\0' && o + 8 < len; w = e + strspn(e, " \t")) {
+		e = w + strcspn(w, " \t");
+		if (e - w > (ptrdiff_t)(len - o - 8)) {
+			o += tc_text_fmt(buf + o, len - o, "%s...", o > 1 ?
+			    ", " : "");
+			break;
+		}
+		o += tc_text_fmt(buf + o, len - o, "%s\"%.*s\"", o > 1 ?
+		    ", " : "", (int)(e - w), w);
+	}
+	tc_text_fmt(buf + o, len - o, "]");
+	return 1;
+}
+
 static int
 refuse_program(const struct shell_policy *sp, const char *a,
     struct tc_diag *d)
 {
-	char sa[SHOW_MAX], names[LIST_MAX], one[SHOW_MAX];
+	char sa[SHOW_MAX], names[LIST_MAX], one[SHOW_MAX], words[SHOW_MAX];
 	size_t i, o = 0;
 
 	names[0] = '\0';
@@ -198,6 +244,12 @@ refuse_program(const struct shell_policy *sp, const char *a,
 	if (o == 0)
 		return tc_diag(d, TC_EDENIED, "'%s' is not a program this "
 		    "server runs: its policy allows none", show(sa, a));
+	/* "git status" as one string: a command line, not a program. */
+	if (split_shown(words, sizeof(words), sp, a))
+		return tc_diag(d, TC_EDENIED, "'%s' is not a program this "
+		    "server runs (it runs: %s): argv holds one string per "
+		    "argument, as %s, and no shell splits them", show(sa, a),
+		    names, words);
 	return tc_diag(d, TC_EDENIED, "'%s' is not a program this server runs "
 	    "(it runs: %s)", show(sa, a), names);
 }

@@ -637,6 +637,17 @@ test_rules(void)
 	check(sp, ARGV("ev\x1b[1mil"), DENIED, "'ev\\u001B[1mil' is not a "
 	    "program this server runs (it runs: @D@/git, find, ls, cat, "
 	    "sort)", "what the model wrote is shown escaped");
+	check(sp, ARGV("ls -l  sub"), DENIED, "'ls -l  sub' is not a program "
+	    "this server runs (it runs: @D@/git, find, ls, cat, sort): argv "
+	    "holds one string per argument, as [\"ls\", \"-l\", \"sub\"], "
+	    "and no shell splits them", "a command line as argv[0]: its "
+	    "argv shown");
+	check(sp, ARGV("ls *.c"), DENIED, "'ls *.c' is not a program this "
+	    "server runs (it runs: @D@/git, find, ls, cat, sort)",
+	    "not when a shell would read it otherwise");
+	check(sp, ARGV("rm -rf x"), DENIED, "'rm -rf x' is not a program this "
+	    "server runs (it runs: @D@/git, find, ls, cat, sort)",
+	    "not when its first word is no program of the policy");
 	snprintf(want, sizeof(want), "%s -l", ls);
 	check(sp, ARGV(ls, "-l"), 0, want, "named by its resolved path");
 
