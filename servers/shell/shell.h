@@ -302,8 +302,8 @@ char	*shell_scratch_take(void);
  */
 void	shell_scratch_done(const char *path);
 
-/* Removes the directory |path| and all beneath it, never following a
- * symbolic link.  Returns 0 (also if there is no |path|), or -1 with
+/* Removes the directory |path| and all beneath it, at any depth, never
+ * following a symbolic link.  Returns 0 (also if there is no |path|), or -1 with
  * errno set. */
 int	shell_tree_remove(const char *path);
 

@@ -104,7 +104,8 @@
 #include "policy/policy.h"
 #include "shell.h"
 
-#define TREE_DEPTH	64
+#define TREE_DEPTH	64	/* levels a removal holds open below its root */
+#define LIFT_TRIES	8	/* lift(): names tried */
 #define CALLS		"calls"
 #define SPENT		"spent"
 #define NAME_LEN	32	/* a directory's name: 128 bits in hex */
@@ -138,39 +139,95 @@ static size_t	 ntracked, track_next;
 static char	 went[TRACK_MAX][NAME_LEN + 2];
 static size_t	 nwent, went_next;
 
-/* Removes what directory |fd| holds (and closes it), |depth| levels at
- * most; a directory it cannot enter is made enterable first. */
+/* A removal's state: the directory it empties, and the directories it
+ * moved there from too deep below (lift()). */
+struct tree {
+	int		root;		/* the directory emptied, held */
+	unsigned long	lifts;		/* names tried in |root|: each new */
+	int		lifted;		/* a directory moved up this pass */
+};
+
+/*
+ * Moves the directory |name|, in the directory open at |dfd| TREE_DEPTH
+ * levels below |t|'s root, up into the root, under a new name: its own
+ * entries are then TREE_DEPTH levels nearer, and a later pass over the
+ * root enters it from there.  Gone meanwhile is as good as moved.
+ * Returns 0 or -1.
+ *
+ * Both directories are held by fd, never reached by a path, and rename
+ * acts on the entry itself, never on what a link names (a link moved up
+ * is unlinked later as any file is): whatever a program still running
+ * has done to the tree since it was listed, what is moved stays in the
+ * root, and nothing outside is touched.  RENAME_NOREPLACE, so as not to
+ * replace an entry of the root (which would be the tree's all the same);
+ * where the file system cannot do that (EINVAL), a plain rename, which
+ * fails on a name taken by a directory that is not empty or of another
+ * kind, and then tries the next.
+ */
 static int
-empty_dir(int fd, int depth)
+lift(struct tree *t, int dfd, const char *name)
+{
+	char to[32];
+	int i, rc;
+
+	for (i = 0; i < LIFT_TRIES; i++) {
+		snprintf(to, sizeof(to), ".lifted.%lu", t->lifts++);
+		if ((rc = renameat2(dfd, name, t->root, to,
+		    RENAME_NOREPLACE)) != 0 && errno == EINVAL)
+			rc = renameat(dfd, name, t->root, to);
+		if (rc == 0) {
+			t->lifted = 1;
+			return 0;
+		}
+		if (errno == ENOENT)
+			return 0;
+		if (errno != EEXIST && errno != ENOTEMPTY &&
+		    errno != ENOTDIR && errno != EISDIR)
+			return -1;
+	}
+	return -1;
+}
+
+/*
+ * Removes what the directory |d| holds, |depth| levels below it at most:
+ * a directory found deeper is moved up into the root (lift()).  A
+ * directory it cannot enter is made enterable first.  Returns 0, or -1
+ * if something is left; what it moved up is in the root (|t|->lifted),
+ * where this pass may not see it.
+ */
+static int
+empty_dir(struct tree *t, DIR *d, int depth)
 {
 	struct dirent *e;
-	DIR *d;
-	int sub, rc = 0;
+	DIR *sd;
+	int sub, left, rc = 0;
 
-	if ((d = fdopendir(fd)) == NULL) {
-		close(fd);
-		return -1;
-	}
 	while ((e = readdir(d)) != NULL) {
 		if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
 		if (unlinkat(dirfd(d), e->d_name, 0) == 0 || errno == ENOENT)
 			continue;
-		if (errno != EISDIR || depth <= 0) {
+		if (errno != EISDIR) {
 			rc = -1;
 			continue;
 		}
 		/* A program may have left a directory without the write or
 		 * search bit: where chmod is allowed (the server), give them
-		 * back; else the open or the removal below fails.  Never
-		 * through a link: a program still running may have swapped
-		 * the directory for one since unlinkat() looked, and the
-		 * server may be root (the C library refuses a link here, by
-		 * the file it opened with O_PATH; the open below then fails
-		 * with ELOOP). */
+		 * back; else the open, the move or the removal below fails
+		 * (a directory moved to another parent must be writable, for
+		 * its ".." entry).  Never through a link: a program still
+		 * running may have swapped the directory for one since
+		 * unlinkat() looked, and the server may be root (the C
+		 * library refuses a link here, by the file it opened with
+		 * O_PATH; the open below then fails with ELOOP). */
 		if (fchmodat(dirfd(d), e->d_name, S_IRWXU,
 		    AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
 			continue;
+		if (depth <= 0) {
+			if (lift(t, dirfd(d), e->d_name) != 0)
+				rc = -1;
+			continue;
+		}
 		/* Gone meanwhile is as good as removed. */
 		if ((sub = openat(dirfd(d), e->d_name, O_RDONLY | O_DIRECTORY |
 		    O_NOFOLLOW | O_CLOEXEC)) < 0) {
@@ -178,10 +235,59 @@ empty_dir(int fd, int depth)
 				rc = -1;
 			continue;
 		}
-		if (empty_dir(sub, depth - 1) != 0 ||
-		    (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR) != 0 &&
-		    errno != ENOENT))
+		if ((sd = fdopendir(sub)) == NULL) {
+			close(sub);
 			rc = -1;
+			continue;
+		}
+		left = empty_dir(t, sd, depth - 1);
+		closedir(sd);
+		if (left != 0 || (unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR)
+		    != 0 && errno != ENOENT))
+			rc = -1;
+	}
+	return rc;
+}
+
+/*
+ * Removes what the directory open at |fd| holds, at any depth and of any
+ * width, and closes |fd|.  Returns 0, or -1 if something is left.
+ *
+ * Holding an fd for each level down would take as many as the tree is
+ * deep, and a program may build it deeper than any limit on fds; going
+ * back up by ".." would follow wherever a program still running moved a
+ * directory meanwhile.  So a pass holds TREE_DEPTH + 1 directories at
+ * most, each entered from the one above by fd, and moves each directory
+ * it finds deeper up into the root (lift()); then another pass, while a
+ * pass moved one.  What it holds is bounded (TREE_DEPTH + 1 streams and
+ * their buffers), whatever the tree.  Each move takes a directory from
+ * TREE_DEPTH + 1 levels or more below the root to one, and nothing
+ * brings one down: in a tree nobody changes, the passes end.  A program
+ * of the call may still be changing it when the call's child empties its
+ * home (one that left its process group lives until the call ends),
+ * and can keep the passes going as long as it runs: the call's deadline
+ * ends both, and the home is then removed with the base.  At the
+ * server's exit its calls have been stopped and their processes killed
+ * (remove_base() tries again while the last of them die), and at a
+ * later server's start the base's server is gone, and its calls with it.
+ */
+static int
+empty_tree(int fd)
+{
+	struct tree t = { fd, 0, 0 };
+	DIR *d;
+	int rc;
+
+	if ((d = fdopendir(fd)) == NULL) {
+		close(fd);
+		return -1;
+	}
+	for (;;) {
+		t.lifted = 0;
+		rc = empty_dir(&t, d, TREE_DEPTH);
+		if (!t.lifted)
+			break;
+		rewinddir(d);
 	}
 	closedir(d);
 	return rc;
@@ -230,7 +336,7 @@ empty_and_close(int fd)
 	int empty = dir_is_empty(fd);
 
 	if (empty == 0)
-		return empty_dir(fd, TREE_DEPTH);
+		return empty_tree(fd);
 	close(fd);
 	return empty > 0 ? 0 : -1;
 }
@@ -243,7 +349,7 @@ shell_tree_remove(const char *path)
 	if ((fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0)
 		return errno == ENOENT ? 0 : -1;
-	if (empty_dir(fd, TREE_DEPTH) != 0)
+	if (empty_tree(fd) != 0)
 		return -1;
 	return rmdir(path);
 }
@@ -488,7 +594,7 @@ remove_left(int dfd, const char *name, int fd, const struct stat *st)
 	 * leads to by now. */
 	if ((dir = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
 		return;
-	if (empty_dir(dir, TREE_DEPTH) == 0 &&
+	if (empty_tree(dir) == 0 &&
 	    fstatat(dfd, name, &now, AT_SYMLINK_NOFOLLOW) == 0 &&
 	    now.st_dev == st->st_dev && now.st_ino == st->st_ino)
 		(void)unlinkat(dfd, name, AT_REMOVEDIR);

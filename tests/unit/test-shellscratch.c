@@ -12,6 +12,14 @@
  * (-Wl,--wrap=unlinkat), and the wrapper swaps the directory named
  * VICTIM for a link to D/target as it answers that VICTIM is a directory.
  *
+ * A program may build a tree deeper than the removal holds directories
+ * open (64 levels) or than fds allow: trees 300 deep, with files at the
+ * bottom, levels without their bits, links out of them (what they name
+ * stays as it was), a directory swapped for a link as it is about to be
+ * moved up, and wide ones, are removed by each removal: shell_tree_remove()
+ * itself, a call's emptying of its home (shell_scratch_done()), the
+ * server's exit, and the next server's start where one was killed.
+ *
  * The server's exit removes the base of the scratch directories, after
  * giving it back its bits; a policy that lets calls write where the base
  * is made (TMPDIR, here D) lets them swap the base itself for a link:
@@ -277,9 +285,12 @@ base_in(const char *tmp, const char *not, char *out, size_t len)
  * bases left there), then, by |how|: 'k' killed (SIGKILL: its base
  * stays), 'x' exits (its base goes with it), 'w' waits for a byte or
  * the end of pipe |hold| before it exits, having written one on
- * |ready|.
+ * |ready|; 'K' and 'X' as 'k' and 'x', once fill_base() has filled the
+ * base.
  * Returns the child's pid, or -1.
  */
+static int	fill_base(void);
+
 static pid_t
 server(const char *tmp, int how, const int hold[2], int ready)
 {
@@ -298,7 +309,12 @@ server(const char *tmp, int how, const int hold[2], int ready)
 		fflush(stdout);
 		_exit(2);
 	}
-	if (how == 'k')
+	if ((how == 'K' || how == 'X') && fill_base() != 0) {
+		printf("# cannot fill the base: %s\n", strerror(errno));
+		fflush(stdout);
+		_exit(2);
+	}
+	if (how == 'k' || how == 'K')
 		kill(getpid(), SIGKILL);
 	if (how == 'w') {
 		close(hold[1]);
@@ -339,6 +355,131 @@ made(const char *tmp, const char *name, mode_t mode)
 
 	snprintf(path, sizeof(path), "%s/%s", tmp, name);
 	return mkdir(path, 0700) == 0 && chmod(path, mode) == 0 ? 0 : -1;
+}
+
+#define DEEP		300	/* levels of a deep tree: past any fd limit's
+				   share, and the removal's TREE_DEPTH (64) */
+#define WIDE		2000	/* files in a wide tree's root */
+
+static char	outside[64];	/* a directory outside every tree */
+static char	canary[80];	/* a file in it */
+
+/* A level of a deep tree that is left without its bits (mode 0): around
+ * the levels a removal moves up from, whichever its root. */
+static int
+closed_level(int i)
+{
+	return i == 1 || i % 64 == 63 || i % 64 == 0 || i % 64 == 1;
+}
+
+/* A level of a deep tree that holds links out of it. */
+static int
+linked_level(int i)
+{
+	return i % 16 == 0 || i % 64 == 1 || i % 64 == 2;
+}
+
+/*
+ * Makes beneath the directory |path| a chain of |depth| directories "d",
+ * with three files at the bottom, links to |outside| and to |canary| at
+ * the levels linked_level() names (with |links|), a directory VICTIM at
+ * level |victim| (0: none), |width| directories with a file each at the
+ * bottom, and each level closed_level() names left mode 0.  Built by
+ * fd: the path of its bottom is longer than PATH_MAX.  Returns 0 or -1.
+ */
+static int
+deep_tree(const char *path, int depth, int links, int victim, int width)
+{
+	char name[32], data[4096];
+	int *fd, i, f, rc = -1;
+
+	if ((fd = calloc((size_t)depth + 1, sizeof(*fd))) == NULL)
+		return -1;
+	for (i = 1; i <= depth; i++)
+		fd[i] = -1;
+	memset(data, 'x', sizeof(data));
+	if ((fd[0] = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0)
+		goto out;
+	for (i = 1; i <= depth; i++) {
+		if (mkdirat(fd[i - 1], "d", 0700) != 0 || (fd[i] =
+		    openat(fd[i - 1], "d", O_RDONLY | O_DIRECTORY |
+		    O_CLOEXEC)) < 0)
+			goto out;
+		if (links && linked_level(i) && (symlinkat(outside, fd[i],
+		    "link") != 0 || symlinkat(canary, fd[i], "flink") != 0))
+			goto out;
+		if (i == victim && (mkdirat(fd[i], VICTIM, 0700) != 0 ||
+		    (f = openat(fd[i], VICTIM "/file", O_WRONLY | O_CREAT |
+		    O_CLOEXEC, 0600)) < 0 || close(f) != 0))
+			goto out;
+	}
+	for (i = 0; i < 3; i++) {
+		snprintf(name, sizeof(name), "file%d", i);
+		if ((f = openat(fd[depth], name, O_WRONLY | O_CREAT |
+		    O_CLOEXEC, 0600)) < 0 || write(f, data, sizeof(data)) !=
+		    (ssize_t)sizeof(data) || close(f) != 0)
+			goto out;
+	}
+	for (i = 0; i < width; i++) {
+		snprintf(name, sizeof(name), "w%d", i);
+		if (mkdirat(fd[depth], name, 0700) != 0)
+			goto out;
+		snprintf(name, sizeof(name), "w%d/file", i);
+		if ((f = openat(fd[depth], name, O_WRONLY | O_CREAT |
+		    O_CLOEXEC, 0600)) < 0 || close(f) != 0)
+			goto out;
+	}
+	/* From the bottom up: a level closed cannot be built beneath. */
+	for (i = depth; i >= 1; i--)
+		if (closed_level(i) && fchmodat(fd[i - 1], "d", 0, 0) != 0)
+			goto out;
+	rc = 0;
+out:
+	for (i = 0; i <= depth; i++)
+		if (fd[i] >= 0)
+			close(fd[i]);
+	free(fd);
+	return rc;
+}
+
+/* Returns 1 if |outside| and |canary| are as main() made them. */
+static int
+outside_intact(void)
+{
+	char buf[16];
+	ssize_t n;
+	int fd;
+
+	if (mode_of(outside) != 0755 || mode_of(canary) != 0644 ||
+	    (fd = open(canary, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	return n == 7 && memcmp(buf, "canary\n", 7) == 0;
+}
+
+/*
+ * In a server (shell_scratch_init() done): what calls may leave in its
+ * base, DEEP levels deep: a tree in a call's home, made and not spent
+ * (a call killed), and one a program made in CALLS itself.  Returns 0 or
+ * -1.
+ */
+static int
+fill_base(void)
+{
+	char path[PATH_MAX];
+	char *home;
+	int rc;
+
+	if ((home = shell_scratch_make()) == NULL)
+		return -1;
+	rc = deep_tree(home, DEEP, 1, 0, 0);
+	free(home);
+	snprintf(path, sizeof(path), "%s/calls/junk", shell_scratch_base);
+	if (rc != 0 || mkdir(path, 0700) != 0 ||
+	    deep_tree(path, DEEP, 1, 0, 0) != 0)
+		return -1;
+	return 0;
 }
 
 /*
@@ -701,16 +842,17 @@ overflowed(const char *tmp, long events)
 #define DONE_SETUP	64
 
 /*
- * In a child of its own, a server: two calls' homes made and spent
+ * In a child of its own, a server: three calls' homes made and spent
  * (shell_scratch_done()) one after the other, the first left empty, the
  * second with what a program leaves (files, a directory with a file, one
- * without its bits).  Exits 0 when
- * both left CALLS and went (by the sweeper, or by the call itself where
+ * without its bits), the third with a tree DEEP levels deep (deep_tree(),
+ * links out of it among it).  Exits 0 when
+ * all left CALLS and went (by the sweeper, or by the call itself where
  * there is none), else with DONE_LEFT, DONE_KEPT; DONE_SETUP if it could
  * not be set up.
  */
 static void __attribute__((__noreturn__))
-spend_two(const char *tmp)
+spend_three(const char *tmp)
 {
 	struct tc_diag d = { "", 0 };
 	struct tc_policy pol;
@@ -725,8 +867,10 @@ spend_two(const char *tmp)
 	/* One after the other, each spent while its maker holds its lock
 	 * (a process holds the last one it made): the sweeper cannot take
 	 * it for one left before it is spent. */
-	for (i = 0; i < 2; i++) {
+	for (i = 0; i < 3; i++) {
 		if ((home = shell_scratch_make()) == NULL)
+			_exit(DONE_SETUP);
+		if (i == 2 && deep_tree(home, DEEP, 1, 0, 0) != 0)
 			_exit(DONE_SETUP);
 		snprintf(spent, sizeof(spent), "%s/spent/%s",
 		    shell_scratch_base, strrchr(home, '/') + 1);
@@ -771,14 +915,117 @@ test_done(const char *dir)
 	}
 	fflush(stdout);
 	if ((pid = fork()) == 0)
-		spend_two(tmp);
+		spend_three(tmp);
 	status = wait_for(pid);
 	rc = WIFEXITED(status) ? WEXITSTATUS(status) : DONE_SETUP;
-	if (!ok(rc < DONE_SETUP, "done: two homes made, one filled"))
+	if (!ok(rc < DONE_SETUP, "done: three homes made, one filled, one "
+	    "with a tree %d deep", DEEP))
 		return;
-	ok(!(rc & DONE_LEFT), "done: both left CALLS");
-	ok(!(rc & DONE_KEPT), "done: both went, the empty one and the one "
-	    "a program filled");
+	ok(!(rc & DONE_LEFT), "done: all three left CALLS");
+	ok(!(rc & DONE_KEPT), "done: all three went, the empty one, the one "
+	    "a program filled and the deep one");
+	ok(outside_intact(), "done: what the deep one's links name is "
+	    "untouched");
+}
+
+/*
+ * Bases that hold trees deeper than a removal holds open (fill_base()):
+ * removed at the server's exit; where servers were killed, by the next
+ * one to start, whether left as made or as an exit that could not remove
+ * it leaves it (moved aside, mode 0700).
+ */
+static void
+test_deep_bases(const char *dir)
+{
+	char tmp[PATH_MAX], name[256], aside[256];
+	char from[PATH_MAX + 300], to[PATH_MAX + 310];
+	int status;
+
+	snprintf(tmp, sizeof(tmp), "%s/deep", dir);
+	if (mkdir(tmp, 0700) != 0) {
+		ok(0, "deep bases: set up: %s", strerror(errno));
+		return;
+	}
+	status = wait_for(server(tmp, 'X', NULL, -1));
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0, "deep bases: a "
+	    "server whose calls left trees %d deep exited", DEEP);
+	ok(base_in(tmp, NULL, name, sizeof(name)) != 0, "deep bases: its "
+	    "base went with it");
+	ok(outside_intact(), "deep bases: what their links name is "
+	    "untouched");
+
+	status = wait_for(server(tmp, 'K', NULL, -1));
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+	    base_in(tmp, NULL, name, sizeof(name)) == 0, "deep bases: a "
+	    "server killed with trees %d deep in its base left it", DEEP);
+	status = wait_for(server(tmp, 'K', NULL, -1));
+	ok(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL &&
+	    base_in(tmp, name, aside, sizeof(aside)) == 0, "deep bases: "
+	    "another left its own");
+	snprintf(from, sizeof(from), "%s/%s", tmp, aside);
+	snprintf(to, sizeof(to), "%s.zzzzzz", from);
+	ok(rename(from, to) == 0 && chmod(to, 0700) == 0, "deep bases: "
+	    "that one moved aside, mode 0700, as an exit that could not "
+	    "remove it leaves it");
+	status = wait_for(server(tmp, 'x', NULL, -1));
+	ok(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "deep bases: the next server started and exited");
+	ok(base_in(tmp, NULL, name, sizeof(name)) != 0, "deep bases: both "
+	    "left bases were removed at its start");
+	ok(outside_intact(), "deep bases: what their links name is "
+	    "untouched");
+}
+
+/*
+ * Trees deeper than a removal holds open, with links out of them, a
+ * directory swapped for a link as it is to be moved up, and wide ones:
+ * removed, and nothing outside them touched.
+ */
+static void
+test_deep(const char *dir)
+{
+	char tree[PATH_MAX], path[PATH_MAX + 16];
+	int i, fd, all;
+
+	snprintf(tree, sizeof(tree), "%s/deep-tree", dir);
+	ok(mkdir(tree, 0700) == 0 && deep_tree(tree, DEEP, 0, 0, 0) == 0,
+	    "a tree %d deep, files at the bottom, levels without their bits",
+	    DEEP);
+	is_int(shell_tree_remove(tree), 0, "the deep tree is removed");
+	ok(access(tree, F_OK) != 0 && errno == ENOENT, "and is gone");
+
+	ok(mkdir(tree, 0700) == 0 && deep_tree(tree, DEEP, 1, 0, 0) == 0,
+	    "a tree %d deep with links out of it (every 16th level, and "
+	    "around each 64th)", DEEP);
+	is_int(shell_tree_remove(tree), 0, "the tree with links is removed");
+	ok(access(tree, F_OK) != 0 && errno == ENOENT, "and is gone");
+	ok(outside_intact(), "the directory and the file its links name "
+	    "are untouched");
+
+	/* VICTIM at level 65: the first a removal moves up, swapped for a
+	 * link to |target| as it is about to be. */
+	ok(mkdir(tree, 0700) == 0 && deep_tree(tree, DEEP, 0, 64, 0) == 0,
+	    "a tree %d deep with a directory to swap at level 65", DEEP);
+	swaps = 1;
+	is_int(shell_tree_remove(tree), 0, "the tree is removed, the "
+	    "directory swapped for a link as it was to be moved up");
+	is_int(swaps, 0, "the directory was swapped for a link");
+	ok(mode_of(target) == 0644 && access(target, F_OK) == 0, "the file "
+	    "the link names is there and keeps its mode");
+	swaps = 0;
+
+	/* Wide at the top, and wide below the levels held open: each of
+	 * those is moved up. */
+	ok(mkdir(tree, 0700) == 0 && deep_tree(tree, 70, 0, 0, 300) == 0,
+	    "a tree 70 deep, 300 directories at the bottom");
+	for (i = 0, all = 1; i < WIDE && all; i++) {
+		snprintf(path, sizeof(path), "%s/f%d", tree, i);
+		all = (fd = open(path, O_WRONLY | O_CREAT | O_CLOEXEC, 0600)) >=
+		    0 && close(fd) == 0;
+	}
+	ok(all, "and %d files at the top", WIDE);
+	is_int(shell_tree_remove(tree), 0, "the wide tree is removed");
+	ok(access(tree, F_OK) != 0 && errno == ENOENT, "and is gone");
 }
 
 /* The sweeper after inotify's queue overflowed. */
@@ -841,9 +1088,14 @@ main(void)
 	}
 	snprintf(target, sizeof(target), "%s/target", dir);
 	snprintf(tree, sizeof(tree), "%s/tree", dir);
+	snprintf(outside, sizeof(outside), "%s/outside", dir);
+	snprintf(canary, sizeof(canary), "%s/canary", outside);
 	if ((fd = open(target, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0 ||
 	    close(fd) != 0 || chmod(target, 0644) != 0 ||
-	    mkdir(tree, 0700) != 0) {
+	    mkdir(tree, 0700) != 0 || mkdir(outside, 0755) != 0 ||
+	    chmod(outside, 0755) != 0 || (fd = open(canary, O_WRONLY |
+	    O_CREAT | O_EXCL, 0644)) < 0 || write(fd, "canary\n", 7) != 7 ||
+	    close(fd) != 0 || chmod(canary, 0644) != 0) {
 		printf("Bail out! cannot make the tree: %s\n",
 		    strerror(errno));
 		return 1;
@@ -888,7 +1140,9 @@ main(void)
 			    "was made, not where a link in its place leads");
 	}
 
+	test_deep(dir);
 	test_left_bases(dir);
+	test_deep_bases(dir);
 	test_done(dir);
 	test_overflow(dir);
 

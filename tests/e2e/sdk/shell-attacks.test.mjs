@@ -1520,6 +1520,42 @@ describe('scratch directories', () => {
 			await fsp.rm(tmp, { recursive: true, force: true }).catch(() => {});
 		}
 	});
+
+	/*
+	 * A tree deeper than the removal holds open (64 levels): a call's home
+	 * filled 300 levels deep goes as the call ends, and a tree a call left
+	 * in "calls" itself goes with the base as the server exits; nothing of
+	 * the base is left in TMPDIR.
+	 */
+	test('a home filled 300 levels deep goes with its call, a tree as deep left in calls with the base', async (t) => {
+		if (cannotRun(t, [...need, 'head']))
+			return;
+		const tmp = await fsp.mkdtemp(path.join(os.tmpdir(), 'toolcell-deep-'));
+		await fsp.chmod(tmp, 0o1777);
+		const deep = 'for ((i = 0; i < 300; i++)); do mkdir d && cd d || exit 1; done; '
+		    + 'head -c 65536 /dev/zero > f1 && head -c 65536 /dev/zero > f2';
+		let s;
+		try {
+			s = await startShell(await shellPolicy([...need, 'head'].map((p) => `program ${p}`)),
+			    { env: { TMPDIR: tmp } });
+			const r = await run(s, ['bash', '-c', `echo "$HOME"; cd "$HOME" && ${deep}`]);
+			assert.equal(res(r).exit, 0, `the call could not build its tree: ${said(r)}`);
+			const h = res(r).stdout.trim();
+			const left = () => [h, ...spentPlaces(h)].filter((p) => existsSync(p));
+			assert.deepEqual(await waitEmpty(left, 10_000), [], 'the deep home was not removed');
+			const junk = `junk-${randomUUID()}`;
+			const q = await run(s, ['bash', '-c', `cd "$HOME/.." && mkdir ${junk} && cd ${junk} && ${deep}`]);
+			assert.equal(res(q).exit, 0, `the call could not build its tree in calls: ${said(q)}`);
+			assert.ok(existsSync(path.join(path.dirname(h), junk)), 'the tree left in calls is not there');
+			await s.close();
+			s = null;
+			const bases = () => readdirSync(tmp).filter((n) => n.startsWith('toolcell-shell.'));
+			assert.deepEqual(await waitEmpty(bases, 10_000), [], 'the server left its base');
+		} finally {
+			await s?.close().catch(() => {});
+			await fsp.rm(tmp, { recursive: true, force: true }).catch(() => {});
+		}
+	});
 });
 
 // ---------------------------------------------------------------- fork bomb
