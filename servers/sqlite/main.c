@@ -118,8 +118,8 @@ static const char query_out[] =
     "\"truncated\":{\"type\":\"boolean\",\"description\":\"true when more "
     "rows follow than were returned (by max_rows or the byte cap)\"},"
     "\"next\":{\"anyOf\":[{\"type\":\"string\"},{\"type\":\"null\"}],"
-    "\"description\":\"the cursor of the next page, for the same call "
-    "with cursor; null on the last\"}},"
+    "\"description\":\"the cursor of the next page: pass it as the "
+    "cursor argument of the same call; null on the last\"}},"
     "\"required\":[\"columns\",\"rows\",\"truncated\",\"next\"]}";
 
 static const char execute_out[] =
@@ -219,7 +219,8 @@ static const struct tc_tool sqlite_tools[] = {
 	      "WITH ... SELECT), with bound params, and return its rows as "
 	      "arrays in the order of columns, at most max_rows and the "
 	      "database's byte cap. truncated says whether more rows follow; "
-	      "next is the cursor of the next page. Any database, read-only "
+	      "next is the cursor of the next page: pass it as cursor, with "
+	      "the same database, sql and params. Any database, read-only "
 	      "or read-write: nothing is changed.",
 	  .args = query_args, .output_schema = query_out,
 	  .fn = sqlite_query, .profile = &sqlite_profile,

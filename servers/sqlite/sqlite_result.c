@@ -468,10 +468,16 @@ sq_rows_finish(struct sq_rows *r, int truncated, int paged, const char *next,
 		tc_result_printf(res, "%s\n", head);
 	tc_result_text(res, r->head.data, r->head.len);
 	tc_result_text(res, r->text.data, r->text.len);
-	if (truncated)
-		tc_result_printf(res, "(%zu row%s; more rows follow%s)",
-		    r->nrows, r->nrows == 1 ? "" : "s", next != NULL ?
-		    ": call again with cursor to read them" : "");
+	/* The cursor is in the text too: a host that gives its model only
+	 * the text (Claude Desktop) would otherwise leave it no way to the
+	 * next page. */
+	if (truncated && next != NULL)
+		tc_result_printf(res, "(%zu row%s; more rows follow: call "
+		    "again with the same sql and params and cursor \"%s\" "
+		    "to read them)", r->nrows, r->nrows == 1 ? "" : "s", next);
+	else if (truncated)
+		tc_result_printf(res, "(%zu row%s; more rows follow)",
+		    r->nrows, r->nrows == 1 ? "" : "s");
 	else
 		tc_result_printf(res, "(%zu row%s)", r->nrows,
 		    r->nrows == 1 ? "" : "s");

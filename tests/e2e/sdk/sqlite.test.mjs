@@ -279,17 +279,28 @@ describe('the tools', () => {
 	test('paging: max_rows, an exact truncated flag, a cursor bound to the query and params', async () => {
 		const sql = 'SELECT id FROM t WHERE id > ? ORDER BY id';
 		const args = { database: 'main', sql, params: [-100], max_rows: 2 };
-		const p1 = (await ok(srv, 'query', args)).structuredContent;
+		const r1 = await ok(srv, 'query', args);
+		const p1 = r1.structuredContent;
 		assert.deepEqual(p1.rows, [[1], [2]]);
 		assert.equal(p1.truncated, true);
 		assert.equal(typeof p1.next, 'string');
-		const p2 = (await ok(srv, 'query', { ...args, cursor: p1.next })).structuredContent;
+		// The text holds the cursor itself, and says it is the argument
+		// cursor: a host that shows its model only the text (Claude
+		// Desktop) must still let it page.
+		const said = textOf(r1).match(/more rows follow: call again with the same sql and params and cursor "([^"]+)" to read them\)$/);
+		assert.ok(said, textOf(r1));
+		assert.equal(said[1], p1.next);
+		const t2 = await ok(srv, 'query', { ...args, cursor: said[1] });
+		const p2 = t2.structuredContent;
 		assert.deepEqual(p2.rows, [[10], [11]]);
+		assert.match(textOf(t2), /^10$/m);
+		assert.ok(textOf(t2).includes(`cursor "${p2.next}"`), textOf(t2));
 		const p3 = (await ok(srv, 'query', { ...args, cursor: p2.next })).structuredContent;
 		// Exactly the last row: not truncated, no next.
 		assert.deepEqual(p3.rows, [['9007199254740993']]);
 		assert.equal(p3.truncated, false);
 		assert.equal(p3.next, null);
+		assert.doesNotMatch(textOf(await ok(srv, 'query', { ...args, cursor: p2.next })), /cursor|follow/);
 		// Exactly max_rows rows left: still not truncated.
 		const exact = (await ok(srv, 'query', { ...args, params: [10], max_rows: 2 })).structuredContent;
 		assert.deepEqual(exact.rows, [[11], ['9007199254740993']]);
