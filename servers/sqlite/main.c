@@ -371,9 +371,11 @@ sqlite_offered(const struct tc_policy *pol, const struct tc_tool *t,
 }
 
 /*
- * Refuses to start without a database to serve.  Initializes SQLite
- * here, in the server, before any child is forked: each call's child then
- * finds its allocator, mutexes and VFS ready instead of setting them up.
+ * Refuses to start without a database to serve, or with a read-write one
+ * that calls cannot write (every execute would fail, and only its error
+ * would say why).  Initializes SQLite here, in the server, before any
+ * child is forked: each call's child then finds its allocator, mutexes
+ * and VFS ready instead of setting them up.
  */
 static int
 sqlite_ready(const struct tc_server *srv, const struct tc_policy *pol,
@@ -386,6 +388,8 @@ sqlite_ready(const struct tc_server *srv, const struct tc_policy *pol,
 		    "them in a policy file (--policy FILE), one 'database NAME "
 		    "PATH [read-write]' line each in its [sqlite] section; see "
 		    "%s(1)", srv->name);
+	if ((rc = sq_check_writable(pol, d)) != 0)
+		return rc;
 	if ((rc = sqlite3_initialize()) != SQLITE_OK)
 		return tc_diag(d, TC_ESYS, "cannot initialize SQLite: %s",
 		    sqlite3_errstr(rc));

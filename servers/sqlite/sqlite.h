@@ -99,6 +99,16 @@ int	sq_any_readwrite(const struct tc_policy *pol);
  * write its -shm, and make it and the -wal when they are not there). */
 int	sq_dir_writable(const struct sq_database *db);
 
+/*
+ * Checks, as calls run (the run-as user, or the server's own user, and no
+ * capability), that each read-write database of |pol| can be written: the
+ * file, and its directory, where SQLite makes the journal and the WAL.
+ * Logs each one that cannot, as "FILE:LINE: database NAME: PATH: why", and
+ * returns TC_EDENIED with |d| the last of them; 0 when all can, or when it
+ * could not tell (a warning says so).
+ */
+int	sq_check_writable(const struct tc_policy *pol, struct tc_diag *d);
+
 /* --- The profile (sqlite_profile.c) --- */
 
 extern const struct tc_profile sqlite_profile;

@@ -522,6 +522,34 @@ sq_conn_open(const char *path, enum sq_kind kind,
 	return 0;
 }
 
+/*
+ * Why a write was refused as SQLite's "readonly database": the file, or
+ * its directory (SQLITE_READONLY_DIRECTORY: the journal could not be made
+ * there), cannot be written by the calls' user.  Both are the policy
+ * owner's to fix, and the message says which, with the path.
+ */
+static int
+readonly(sqlite3 *db, const char *msg, struct tc_diag *d)
+{
+	const char *path = db != NULL ? sqlite3_db_filename(db, "main") : NULL;
+	const char *slash;
+	int dirlen;
+
+	if (path == NULL || path[0] != '/')
+		return tc_diag(d, TC_EDENIED, "%s: the file cannot be "
+		    "written", msg);
+	if (sqlite3_extended_errcode(db) != SQLITE_READONLY_DIRECTORY)
+		return tc_diag(d, TC_EDENIED, "%s: the file '%s' cannot be "
+		    "written by the user calls run as: its owner must make it "
+		    "writable, or mark the database read-only", msg, path);
+	slash = strrchr(path, '/');
+	dirlen = slash == path ? 1 : (int)(slash - path);
+	return tc_diag(d, TC_EDENIED, "%s: its directory '%.*s' cannot be "
+	    "written by the user calls run as, and SQLite makes the "
+	    "database's journal there: its owner must make the directory "
+	    "writable, or mark the database read-only", msg, dirlen, path);
+}
+
 int
 sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d)
 {
@@ -550,9 +578,10 @@ sq_conn_error(sqlite3 *db, int rc, struct tc_diag *d)
 			    "call's time limit of %lld ms", g->limit_ms);
 		return tc_diag(d, TC_ETIMEOUT, "interrupted: %s", msg);
 	case SQLITE_READONLY:
-		return tc_diag(d, TC_EDENIED, "%s: %s", msg,
-		    g != NULL && g->kind == SQ_KIND_READ ?
-		    "this call only reads" : "the file cannot be written");
+		if (g != NULL && g->kind == SQ_KIND_READ)
+			return tc_diag(d, TC_EDENIED, "%s: this call only "
+			    "reads", msg);
+		return readonly(db, msg, d);
 	case SQLITE_TOOBIG:
 		return tc_diag(d, TC_ETOOBIG, "%s: a string or blob is "
 		    "limited to %d bytes here", msg,

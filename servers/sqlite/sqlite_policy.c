@@ -13,14 +13,18 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/capability.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "policy/policy.h"
 #include "policy/section.h"
 #include "sqlite.h"
@@ -264,6 +268,136 @@ kw_database(struct tc_policy_ctx *c, char **w, int nw)
 	return;
 fail:
 	database_release(&db);
+}
+
+/* --- Whether calls can write the read-write databases --- */
+
+/*
+ * In sq_check_writable()'s child, once it has the calls' identity: for
+ * each database, the errno of faccessat(2) for writing its directory and
+ * its file (0: calls may, or it is read-only), two ints each, on |fd|.
+ */
+static void
+writable_child(const struct sqlite_policy *sp, int fd)
+{
+	const struct sq_database *db;
+	const char *base;
+	int err[2];
+	size_t i;
+
+	for (i = 0; i < sp->ndbs; i++) {
+		db = &sp->dbs[i];
+		err[0] = err[1] = 0;
+		base = strrchr(db->path, '/') + 1;
+		/* AT_EACCESS asks for the effective ids, the calls', and
+		 * counts ACLs and read-only mounts as the kernel will.  The
+		 * directory needs write and search: SQLite makes the journal
+		 * (and a WAL database's -wal and -shm) beside the file. */
+		if (db->readwrite && faccessat(db->dir_fd, ".", W_OK | X_OK,
+		    AT_EACCESS) != 0)
+			err[0] = errno;
+		if (db->readwrite && faccessat(db->dir_fd, base, W_OK,
+		    AT_EACCESS) != 0)
+			err[1] = errno;
+		if (write(fd, err, sizeof(err)) != (ssize_t)sizeof(err))
+			_exit(1);
+	}
+	_exit(0);
+}
+
+/* Takes the calls' identity: the run-as user's ids and no supplementary
+ * group, or the server's own; no capability either way (a root server's
+ * calls are root without one).  Returns 0 or -1. */
+static int
+as_calls(const struct tc_policy *pol)
+{
+	cap_t none;
+	int rc;
+
+	if (pol->run_as && (setgroups(0, NULL) != 0 ||
+	    setresgid(pol->run_gid, pol->run_gid, pol->run_gid) != 0 ||
+	    setresuid(pol->run_uid, pol->run_uid, pol->run_uid) != 0))
+		return -1;
+	if ((none = cap_init()) == NULL)
+		return -1;
+	rc = cap_set_proc(none);
+	cap_free(none);
+	return rc;
+}
+
+int
+sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
+{
+	const struct sqlite_policy *sp = sqlite_policy(pol);
+	const char *file = pol->file != NULL ? pol->file : "command line";
+	const struct sq_database *db;
+	unsigned uid;
+	int p[2], err[2], status = 0, rc = 0;
+	size_t i, got;
+	ssize_t k;
+	pid_t pid;
+
+	if (!sq_any_readwrite(pol))
+		return 0;
+	uid = pol->run_as ? (unsigned)pol->run_uid : (unsigned)geteuid();
+	if (pipe2(p, O_CLOEXEC) != 0) {
+		tc_warn("cannot tell whether calls can write the read-write "
+		    "databases: pipe: %s", strerror(errno));
+		return 0;
+	}
+	if ((pid = fork()) < 0) {
+		tc_warn("cannot tell whether calls can write the read-write "
+		    "databases: fork: %s", strerror(errno));
+		close(p[0]);
+		close(p[1]);
+		return 0;
+	}
+	if (pid == 0) {
+		close(p[0]);
+		if (as_calls(pol) != 0)
+			_exit(1);
+		writable_child(sp, p[1]);
+	}
+	close(p[1]);
+	for (i = 0; i < sp->ndbs; i++) {
+		for (got = 0; got < sizeof(err); got += (size_t)k)
+			if ((k = read(p[0], (char *)err + got,
+			    sizeof(err) - got)) <= 0 && errno != EINTR)
+				break;
+			else if (k < 0)
+				k = 0;
+		if (got < sizeof(err))
+			break;
+		if (err[0] == 0 && err[1] == 0)
+			continue;
+		/* Each one logged; the last is the ready hook's error. */
+		if (rc != 0)
+			tc_log(TC_LOG_ERROR, "%s", d->msg);
+		db = &sp->dbs[i];
+		if (err[0] != 0)
+			rc = tc_diag(d, TC_EDENIED, "%s:%d: database %s: %s: "
+			    "read-write, but calls, which run as uid %u "
+			    "without privileges, cannot write in its "
+			    "directory %s (%s), where SQLite makes the "
+			    "database's journal and WAL files: make the "
+			    "directory writable for that user, or mark the "
+			    "database read-only", file, db->line, db->name,
+			    db->path, uid, db->dir, strerror(err[0]));
+		else
+			rc = tc_diag(d, TC_EDENIED, "%s:%d: database %s: %s: "
+			    "read-write, but calls, which run as uid %u "
+			    "without privileges, cannot write the file (%s): "
+			    "make it writable for that user, or mark the "
+			    "database read-only", file, db->line, db->name,
+			    db->path, uid, strerror(err[1]));
+	}
+	close(p[0]);
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	if (i < sp->ndbs)
+		tc_warn("cannot tell whether calls can write the read-write "
+		    "databases: the child that asks failed");
+	return rc;
 }
 
 /* --- --check --- */

@@ -171,6 +171,56 @@ describe('the server', () => {
 	});
 });
 
+describe('a read-write database calls cannot write', () => {
+	// Calls run without capabilities, so a directory or file without its
+	// owner's write bit is one they cannot write, whether the server runs
+	// as root, as nobody (TOOLCELL_AS) or as a normal user.
+	test('--check and a start refuse it, naming the directory where the journal goes', async () => {
+		const file = await newDb();
+		const dir = path.dirname(file);
+		const p = await policy([`database main ${file} read-write`]);
+		await fsp.chmod(dir, 0o555);
+		try {
+			for (const args of [['--check'], []]) {
+				const r = await runServer(['--policy', p, ...args], SQLITE);
+				assert.equal(r.status, 1, r.stderr);
+				assert.equal(r.stdout, '');
+				assert.match(r.stderr, new RegExp(`${p}:2: database main: ${file}: read-write, but calls, which run as uid ${serverIds().uid} without privileges, cannot write in its directory ${dir} \\(Permission denied\\), where SQLite makes the database's journal and WAL files`));
+			}
+			// Read-only, the same database is served.
+			const ro = await runServer(['--policy', await policy([`database main ${file}`]), '--check'], SQLITE);
+			assert.equal(ro.status, 0, ro.stderr);
+		} finally {
+			await fsp.chmod(dir, 0o755);
+		}
+		await fsp.chmod(file, 0o444);
+		try {
+			const r = await runServer(['--policy', p, '--check'], SQLITE);
+			assert.equal(r.status, 1, r.stderr);
+			assert.match(r.stderr, /database main: .*: read-write, but calls, .* cannot write the file \(Permission denied\): make it writable/);
+		} finally {
+			await fsp.chmod(file, 0o644);
+		}
+	});
+
+	test('a directory made read-only after the start: execute names it', async () => {
+		const file = await newDb();
+		const dir = path.dirname(file);
+		const srv = await start(await policy([`database main ${file} read-write`]));
+		try {
+			await ok(srv, 'execute', { database: 'main', sql: 'CREATE TABLE t(a)' });
+			await fsp.chmod(dir, 0o555);
+			await refused(srv, 'execute', { database: 'main', sql: 'INSERT INTO t VALUES (1)' },
+			    new RegExp(`attempt to write a readonly database: its directory '${dir}' cannot be written by the user calls run as, and SQLite makes the database's journal there`));
+			await fsp.chmod(dir, 0o755);
+			await ok(srv, 'execute', { database: 'main', sql: 'INSERT INTO t VALUES (1)' });
+		} finally {
+			await fsp.chmod(dir, 0o755);
+			await srv.close();
+		}
+	});
+});
+
 describe('the tools', () => {
 	let srv, file;
 
