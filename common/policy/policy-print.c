@@ -495,7 +495,10 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		fprintf(f, "%s[%s] (line %d)%s", i == 0 ? "  skipped, for "
 		    "other servers: " : ", ", p->skipped[i].name,
 		    p->skipped[i].line, i + 1 == p->nskipped ? "\n" : "");
-	tc_policy_print_roots(p, f);
+	/* A server that serves no directory shows none of what is about
+	 * them: the lines, shared with other servers, give it nothing. */
+	if (!(p->features & TC_POLICY_F_NO_ROOTS))
+		tc_policy_print_roots(p, f);
 	fprintf(f, "limits per call:\n");
 	for (i = 0; i < TC_NITEMS(limit_rows); i++) {
 		v = limit_value(l, limit_rows[i].set);
@@ -507,27 +510,34 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		    own_setting(p, "output") ? "; 'limit output': a call's "
 		    "whole result" : "");
 	}
-	print_deny(p, f);
+	if (!(p->features & TC_POLICY_F_NO_ROOTS))
+		print_deny(p, f);
 	print_tools(p, f);
 	print_consent(p, f);
-	fprintf(f, "network: %s", p->network == TC_NETWORK_ON ? "on" :
-	    p->network == TC_NETWORK_CONNECT ? "connect" : "off");
-	for (i = 0; p->network == TC_NETWORK_CONNECT && i < p->nnet_ports; i++)
-		fprintf(f, " %u", (unsigned)p->net_ports[i]);
-	fprintf(f, "  (%s)\n", origin(p->set_at[TC_SET_NETWORK], at,
-	    sizeof(at)));
+	if (!(p->features & TC_POLICY_F_NO_ROOTS)) {
+		fprintf(f, "network: %s", p->network == TC_NETWORK_ON ? "on" :
+		    p->network == TC_NETWORK_CONNECT ? "connect" : "off");
+		for (i = 0; p->network == TC_NETWORK_CONNECT &&
+		    i < p->nnet_ports; i++)
+			fprintf(f, " %u", (unsigned)p->net_ports[i]);
+		fprintf(f, "  (%s)\n", origin(p->set_at[TC_SET_NETWORK], at,
+		    sizeof(at)));
+	}
 	if (p->features & TC_POLICY_F_JIT)
 		fprintf(f, "jit: %s  (%s)\n", p->jit ? "on: programs may "
 		    "make memory writable and executable" : "off",
 		    origin(p->set_at[TC_SET_JIT], at, sizeof(at)));
 	print_section(p, f);
 	print_audit(p, f);
-	fprintf(f, "roots-timeout: %s  (%s)\n",
-	    fmt_duration((unsigned long long)p->roots_timeout_ms, val,
-	    sizeof(val)), origin(p->set_at[TC_SET_ROOTS_TIMEOUT], at,
-	    sizeof(at)));
-	fprintf(f, "roots: %s  (%s)\n", tc_roots_mode_name(p->roots_mode),
-	    origin(p->set_at[TC_SET_ROOTS], at, sizeof(at)));
+	if (!(p->features & TC_POLICY_F_NO_ROOTS)) {
+		fprintf(f, "roots-timeout: %s  (%s)\n",
+		    fmt_duration((unsigned long long)p->roots_timeout_ms, val,
+		    sizeof(val)), origin(p->set_at[TC_SET_ROOTS_TIMEOUT], at,
+		    sizeof(at)));
+		fprintf(f, "roots: %s  (%s)\n",
+		    tc_roots_mode_name(p->roots_mode),
+		    origin(p->set_at[TC_SET_ROOTS], at, sizeof(at)));
+	}
 	fprintf(f, "children: %llu ready per profile  (%s)\n", p->children,
 	    origin(p->set_at[TC_SET_CHILDREN], at, sizeof(at)));
 	if (p->features & TC_POLICY_F_JOBS) {

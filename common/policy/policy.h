@@ -326,6 +326,14 @@ enum tc_policy_features {
 						   files themselves */
 	TC_POLICY_F_JIT		= 1 << 4,	/* its tools run programs:
 						   "jit" applies */
+	TC_POLICY_F_NO_ROOTS	= 1 << 5,	/* it serves no directory and
+						   its calls name no path (its
+						   section names what it
+						   serves): the client's roots
+						   are not asked for, and
+						   --check leaves out the
+						   directories, deny rules,
+						   network and roots */
 };
 
 /* Fills |p| with no roots and the default limits. */

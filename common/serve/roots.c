@@ -125,12 +125,21 @@ on_roots(void *ctx, const cJSON *result, const cJSON *error)
 	s->roots_apply = 1;
 }
 
+/* Returns 1 if the client's roots are asked for: it has them, and they
+ * could narrow what the server serves. */
+static int
+wants_roots(const struct srv *s)
+{
+	return tc_proto_client_has(&s->proto, "roots") &&
+	    s->pol.roots_mode != TC_ROOTS_IGNORE &&
+	    !(s->pol.features & TC_POLICY_F_NO_ROOTS);
+}
+
 /* Asks the client for its roots, if it has them. */
 static void
 ask_roots(struct srv *s)
 {
-	if (!tc_proto_client_has(&s->proto, "roots") ||
-	    s->pol.roots_mode == TC_ROOTS_IGNORE)
+	if (!wants_roots(s))
 		return;
 	if (s->roots_id >= 0) {
 		/* Asked again before an answer: the first deadline holds,
@@ -200,8 +209,7 @@ tc_srv_roots_pending(const struct srv *s)
 	if (s->roots_id >= 0 || s->roots_apply)
 		return 1;
 	return !s->initialized && !s->roots_gave_up && !s->proto.eof &&
-	    tc_proto_client_has(&s->proto, "roots") &&
-	    s->pol.roots_mode != TC_ROOTS_IGNORE;
+	    wants_roots(s);
 }
 
 /* The client is ready: it said who it is at initialize. */

@@ -542,6 +542,9 @@ main(int argc, char *argv[])
 		.tools = sqlite_tools,
 		.ntools = TC_NITEMS(sqlite_tools),
 		.policy_section = &sqlite_policy_section,
+		/* Its databases are files its section names: the client's
+		 * roots, directories, could narrow nothing. */
+		.policy_features = TC_POLICY_F_NO_ROOTS,
 		.no_operands = "name the databases in a policy file (--policy "
 		    "FILE: 'database NAME PATH [read-write]' lines in its "
 		    "[sqlite] section)",

@@ -19,6 +19,8 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { after, describe, test } from 'node:test';
 
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
 import {
 	BUILD, CALL_TIMEOUT, call, logRecords, makeScratch, runServer, serverIds, startServer, textOf,
 } from './lib.mjs';
@@ -168,6 +170,42 @@ describe('the server', () => {
 		const none = await runServer(['--policy', await policy([])], SQLITE);
 		assert.equal(none.status, 2);
 		assert.match(none.stderr, /no databases to serve/);
+	});
+});
+
+describe('no directories', () => {
+	// Claude Code declares roots and answers with its working directory:
+	// the server serves files its section names, so it does not ask, and
+	// neither waits for the answer nor warns that none of them is served.
+	test('a client with roots is never asked for them, and nothing is said of them', async () => {
+		const file = await newDb();
+		let asked = 0;
+		const srv = await start(await policy([`database main ${file}`]), {
+			capabilities: { roots: { listChanged: true } },
+			handlers: [[ListRootsRequestSchema, () => {
+				asked++;
+				return { roots: [{ uri: 'file:///nowhere' }] };
+			}]],
+		});
+		try {
+			await ok(srv, 'query', { database: 'main', sql: 'SELECT 1' });
+			await srv.client.sendRootsListChanged();
+			await ok(srv, 'query', { database: 'main', sql: 'SELECT 2' });
+			assert.equal(asked, 0, 'roots/list was sent');
+			assert.doesNotMatch(srv.stderr(), /roots|served/);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('--check shows no directories, deny rules, network or roots', async () => {
+		const file = await newDb();
+		const r = await runServer(['--policy', await policy([`database main ${file}`]), '--check'], SQLITE);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stdout, /^databases:$/m);
+		assert.match(r.stdout, /^limits per call:$/m);
+		for (const gone of [/^directories:/m, /^deny/m, /\*\*\/\.ssh/, /^network:/m, /^roots-timeout:/m, /^roots:/m])
+			assert.doesNotMatch(r.stdout, gone);
 	});
 });
 
