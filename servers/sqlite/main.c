@@ -398,7 +398,8 @@ sqlite_ready(const struct tc_server *srv, const struct tc_policy *pol,
 
 /*
  * The shared warnings; that allow lines give it nothing (it serves
- * files, not directories); that a read-only database is kept read-only
+ * files, not directories), in a file without other servers' sections;
+ * that a read-only database is kept read-only
  * by its connection alone where the kernel lets calls write its
  * directory: it is in WAL mode, or shares the directory with a database
  * that calls may write beside.
@@ -417,7 +418,10 @@ sqlite_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	tc_policy_warn(pol, NULL, report, ctx);
 	if (report == NULL)
 		return;
-	for (i = 0; i < pol->nroots; i++) {
+	/* In a file with other servers' sections, the allow lines above
+	 * the first header are theirs (the README's one file for all
+	 * three): only a file of its own says it meant them for this one. */
+	for (i = 0; pol->nskipped == 0 && i < pol->nroots; i++) {
 		tc_text_fmt(msg, sizeof(msg), "%s:%d: allow %s: toolcell-"
 		    "sqlite reaches only the directories of its databases "
 		    "([sqlite] database lines); allow lines give it nothing",

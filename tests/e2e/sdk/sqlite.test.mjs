@@ -209,6 +209,25 @@ describe('no directories', () => {
 	});
 });
 
+describe('one policy file for the three servers', () => {
+	// The README's layout: shared allow lines first, then each server's
+	// section.  The allow lines are the others'; only a file of
+	// toolcell-sqlite's own is warned that they give it nothing.
+	test('allow lines warn in a file of its own, not in a file with other sections', async () => {
+		const file = await newDb();
+		const dir = path.dirname(file);
+		const shared = await scratch.policy([`allow read ${dir}`, '[shell]', 'program true',
+		    '[sqlite]', `database main ${file}`]);
+		const r = await runServer(['--policy', shared, '--check'], SQLITE);
+		assert.equal(r.status, 0, r.stderr);
+		assert.doesNotMatch(r.stderr, /warning/);
+		const own = await policy([`database main ${file}`], [`allow read ${dir}`]);
+		const w = await runServer(['--policy', own, '--check'], SQLITE);
+		assert.equal(w.status, 0, w.stderr);
+		assert.match(w.stderr, new RegExp(`warning: ${own}:1: allow ${dir}: toolcell-sqlite reaches only the directories of its databases`));
+	});
+});
+
 describe('a read-write database calls cannot write', () => {
 	// Calls run without capabilities, so a directory or file without its
 	// owner's write bit is one they cannot write, whether the server runs
