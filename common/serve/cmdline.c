@@ -213,6 +213,8 @@ make_table(const struct tc_server *def, struct tc_cmdline *cl,
 	size_t i, j;
 
 	common_options(cl, head, tail);
+	if (def->policy_help != NULL)
+		head[0].help = def->policy_help;
 	if (def->noptions > OPTIONS_MAX - NHEAD - NTAIL)
 		TC_BUG("%s: %zu options, at most %d", def->name,
 		    def->noptions, OPTIONS_MAX - NHEAD - NTAIL);

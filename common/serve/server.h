@@ -171,6 +171,11 @@ struct tc_server {
 	const char		*no_operands;	/* without operands: what it
 						   takes instead, for the
 						   usage error */
+	const char		*policy_help;	/* --help's words for
+						   --policy FILE, lines of at
+						   most 50 columns; NULL:
+						   "the directories and limits
+						   of policy FILE" */
 	/*
 	 * Checks the server's options and operands together, once the
 	 * whole command line is read and before anything is loaded.

@@ -549,6 +549,8 @@ main(int argc, char *argv[])
 		/* Its databases are files its section names: the client's
 		 * roots, directories, could narrow nothing. */
 		.policy_features = TC_POLICY_F_NO_ROOTS,
+		.policy_help = "the databases and limits of policy FILE;\n"
+		    "see toolcell-policy(5)",
 		.no_operands = "name the databases in a policy file (--policy "
 		    "FILE: 'database NAME PATH [read-write]' lines in its "
 		    "[sqlite] section)",

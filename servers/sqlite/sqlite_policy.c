@@ -29,6 +29,9 @@
 #include "policy/section.h"
 #include "sqlite.h"
 
+/* The first 16 bytes of every SQLite database file, its NUL included. */
+#define SQ_MAGIC	"SQLite format 3"
+
 /* In the order of the database's "readwrite" value. */
 static const struct tc_policy_choice modes[] = {
 	{ "read-only", "the default" },
@@ -135,11 +138,18 @@ resolve(const char *given, char **dir, char **path, int *dir_fd, int *wal,
 		snprintf(why, len, "is not a regular file");
 		goto out;
 	}
-	/* WAL mode: the header's write and read versions are 2.  An empty
-	 * file is an empty database, in rollback mode. */
-	*wal = pread(fd, head, sizeof(head), 0) == (ssize_t)sizeof(head) &&
-	    memcmp(head, "SQLite format 3", 16) == 0 && head[18] == 2 &&
-	    head[19] == 2;
+	/* An empty file is an empty database, in rollback mode; any other
+	 * begins with the 16 bytes of SQLite's header string, or every call
+	 * would fail with "file is not a database". */
+	if (st.st_size > 0 && (pread(fd, head, sizeof(head), 0) !=
+	    (ssize_t)sizeof(head) || memcmp(head, SQ_MAGIC, 16) != 0)) {
+		snprintf(why, len, "is not an SQLite database (it does not "
+		    "begin with \"SQLite format 3\"): name a database file, "
+		    "or an empty file for a new one");
+		goto out;
+	}
+	/* WAL mode: the header's write and read versions are 2. */
+	*wal = st.st_size > 0 && head[18] == 2 && head[19] == 2;
 	if ((*dir = strdup(real)) == NULL ||
 	    asprintf(path, "%s%s%s", real, strcmp(real, "/") == 0 ? "" : "/",
 	    base) < 0) {

@@ -70,15 +70,17 @@ regular_file(const struct sq_database *d, struct tc_result *res)
 	if ((fd = open(d->path, O_RDONLY | O_NONBLOCK | O_NOFOLLOW |
 	    O_CLOEXEC)) < 0) {
 		err = errno;
-		tc_result_error(res, "database '%s': %s", d->name, err ==
-		    ELOOP ? "it is now a symbolic link" : strerror(err));
+		tc_result_error(res, "database '%s': %s: %s", d->name, d->path,
+		    err == ELOOP ? "it is now a symbolic link" :
+		    strerror(err));
 		return TC_EINVAL;
 	}
 	err = fstat(fd, &st) != 0 ? errno : 0;
 	close(fd);
 	if (err != 0 || !S_ISREG(st.st_mode)) {
-		tc_result_error(res, "database '%s': %s", d->name, err != 0 ?
-		    strerror(err) : "it is not a regular file now");
+		tc_result_error(res, "database '%s': %s: %s", d->name,
+		    d->path, err != 0 ? strerror(err) :
+		    "it is not a regular file now");
 		return TC_EINVAL;
 	}
 	return 0;
@@ -275,9 +277,10 @@ sqlite_query(const struct tc_call *call, struct tc_result *res)
 		goto out;
 	}
 	if (at < tc_arg_count(call, "params")) {
-		rc = tc_result_error(res, "params holds %zu values; the "
-		    "statement has %zu parameters", tc_arg_count(call,
-		    "params"), at);
+		rc = tc_result_error(res, "params holds %zu value%s; the "
+		    "statement has %zu parameter%s", tc_arg_count(call,
+		    "params"), tc_arg_count(call, "params") == 1 ? "" : "s",
+		    at, at == 1 ? "" : "s");
 		goto out;
 	}
 	have_rows = 1;
@@ -494,8 +497,10 @@ sqlite_execute(const struct tc_call *call, struct tc_result *res)
 		st = NULL;
 	}
 	if (at < tc_arg_count(call, "params")) {
-		tc_result_error(res, "params holds %zu values; the statements "
-		    "have %zu parameters", tc_arg_count(call, "params"), at);
+		tc_result_error(res, "params holds %zu value%s; the statements "
+		    "have %zu parameter%s", tc_arg_count(call, "params"),
+		    tc_arg_count(call, "params") == 1 ? "" : "s", at,
+		    at == 1 ? "" : "s");
 		goto failed;
 	}
 	if (in_tx && (rc = sqlite3_exec(db, "COMMIT", NULL, NULL, NULL)) !=

@@ -161,8 +161,10 @@ before(async () => {
 	const jdir = await ownedDir('db');
 	files.journal = await copyDb(files.main, path.join(jdir, 'j.db'));
 	await fsp.symlink(files.secretTxt, path.join(jdir, 'j.db-journal'));
+	// Empty at start, which refuses a file that is no database; filled
+	// once the server runs.
 	files.notadb = path.join(other, 'notadb');
-	await fsp.writeFile(files.notadb, 'root:x:0:0:root:/root:/bin/sh\n');
+	await fsp.writeFile(files.notadb, '');
 	const { uid, gid } = serverIds();
 	await fsp.chown(files.notadb, uid, gid);
 
@@ -176,6 +178,7 @@ before(async () => {
 		`database slow ${files.slow} read-only time 1s`,
 		`database journal ${files.journal} read-write`,
 	]);
+	await fsp.writeFile(files.notadb, 'root:x:0:0:root:/root:/bin/sh\n');
 });
 
 after(async () => {

@@ -150,7 +150,10 @@ describe('the server', () => {
 		const file = await newDb();
 		const link = path.join(path.dirname(file), 'link.db');
 		await fsp.symlink(file, link);
+		const text = path.join(path.dirname(file), 'notes.txt');
+		await fsp.writeFile(text, 'root:x:0:0:root:/root:/bin/sh\n');
 		const cases = [
+			[`database main ${text}`, new RegExp(`database main: ${text}: is not an SQLite database \\(it does not begin with "SQLite format 3"\\)`)],
 			[`database main ${path.dirname(file)}/missing.db`, /no such file.*makes no database/],
 			[`database main ${link}`, /symbolic link/],
 			[`database main ${path.dirname(file)}`, /not a regular file/],
@@ -206,6 +209,26 @@ describe('no directories', () => {
 		assert.match(r.stdout, /^limits per call:$/m);
 		for (const gone of [/^directories:/m, /^deny/m, /\*\*\/\.ssh/, /^network:/m, /^roots-timeout:/m, /^roots:/m])
 			assert.doesNotMatch(r.stdout, gone);
+	});
+});
+
+describe('small things a new user met', () => {
+	test('--help says --policy gives the databases', async () => {
+		const r = await runServer(['--help'], SQLITE);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stderr, /-p, --policy FILE\s+the databases and limits of policy FILE;/);
+	});
+
+	test('a database gone since the start is named by its path', async () => {
+		const file = await newDb();
+		const srv = await start(await policy([`database gone ${file}`]));
+		try {
+			await fsp.rm(file);
+			await refused(srv, 'query', { database: 'gone', sql: 'SELECT 1' },
+			    new RegExp(`^database 'gone': ${file}: No such file or directory`));
+		} finally {
+			await srv.close();
+		}
 	});
 });
 
@@ -361,7 +384,10 @@ describe('the tools', () => {
 		    [[1, 0, 'x', 'real']]);
 		assert.deepEqual(await rows(srv, 'SELECT :a || :b', ['p', 'q']), [['pq']]);
 		await refused(srv, 'query', { database: 'main', sql: 'SELECT ?, ?', params: [1] }, /2 parameters/);
-		await refused(srv, 'query', { database: 'main', sql: 'SELECT ?', params: [1, 2] }, /params holds 2/);
+		await refused(srv, 'query', { database: 'main', sql: 'SELECT ?', params: [1, 2] },
+		    /params holds 2 values; the statement has 1 parameter$/);
+		await refused(srv, 'query', { database: 'main', sql: 'SELECT 1', params: [1] },
+		    /params holds 1 value; the statement has 0 parameters$/);
 	});
 
 	test('REALs read back exactly, each with a point in the text', async () => {
