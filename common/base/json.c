@@ -594,18 +594,22 @@ ws(const unsigned char *s, const unsigned char *e)
 
 /*
  * Checks the string at |s| (its opening quote); returns the byte after
- * its closing quote, or NULL.  Sets *|nul| if it holds \u0000.  Its
- * bytes must be UTF-8: a byte from 0x80 up starts a character checked
- * here (only a string may hold one; the rest of the grammar is ASCII).
+ * its closing quote, or NULL.  Adds TC_JSON_NUL to *|got| if it holds
+ * \u0000, and TC_JSON_LONE_SURROGATE if it holds an escaped surrogate
+ * that is not half of a pair: the grammar allows one, so the scan goes
+ * on, for the caller to tell this apart from text that is not JSON.
+ * Its bytes must be UTF-8: a byte from 0x80 up starts a character
+ * checked here (only a string may hold one; the rest of the grammar is
+ * ASCII).
  */
 static const unsigned char *
-strict_string(const unsigned char *s, const unsigned char *e, int *nul)
+strict_string(const unsigned char *s, const unsigned char *e, unsigned *got)
 {
 	unsigned u, lo;
 	uint32_t cp;
 	size_t k;
 
-	*nul = 0;
+	*got = 0;
 	for (s++; s < e; s++) {
 		if (*s == '"')
 			return s + 1;
@@ -631,16 +635,22 @@ strict_string(const unsigned char *s, const unsigned char *e, int *nul)
 				return NULL;
 			s += 4;
 			if (u == 0)
-				*nul = 1;
-			if (u >= 0xdc00 && u <= 0xdfff)
-				return NULL;	/* a low half alone */
+				*got |= TC_JSON_NUL;
+			if (u >= 0xdc00 && u <= 0xdfff) {
+				/* A low half alone. */
+				*got |= TC_JSON_LONE_SURROGATE;
+				break;
+			}
 			if (u < 0xd800 || u > 0xdbff)
 				break;
-			/* A high half: the low half must follow. */
+			/* A high half: the low half must follow.  What
+			 * follows instead is checked as it comes. */
 			if (e - s < 7 || s[1] != '\\' || s[2] != 'u' ||
 			    hex4(s + 3, e, &lo) != 0 || lo < 0xdc00 ||
-			    lo > 0xdfff)
-				return NULL;
+			    lo > 0xdfff) {
+				*got |= TC_JSON_LONE_SURROGATE;
+				break;
+			}
 			s += 6;
 			break;
 		default:
@@ -688,27 +698,29 @@ strict_number(const unsigned char *s, const unsigned char *e)
 static const unsigned char *
 strict_name(const unsigned char *s, const unsigned char *e, unsigned *flags)
 {
-	int nul;
+	unsigned got;
 
-	if (s >= e || *s != '"' || (s = strict_string(s, e, &nul)) == NULL)
+	if (s >= e || *s != '"' || (s = strict_string(s, e, &got)) == NULL)
 		return NULL;
-	if (nul)
+	if (got & TC_JSON_NUL)
 		*flags |= TC_JSON_NUL_NAME;
+	*flags |= got & TC_JSON_LONE_SURROGATE;
 	s = ws(s, e);
 	if (s >= e || *s != ':')
 		return NULL;
 	return ws(s + 1, e);
 }
 
-int
-tc_json_strict(const char *text, size_t n, unsigned *flags)
+/* tc_json_strict() but for a lone surrogate, which only sets its flag. */
+static int
+strict_scan(const char *text, size_t n, unsigned *flags)
 {
 	const unsigned char *s = (const unsigned char *)text, *e = s + n;
 	static const char *const words[] = { "true", "false", "null" };
 	char nest[TC_JSON_NEST];	/* '{' or '[' for each level */
 	size_t depth = 0, i, wl;
+	unsigned got;
 	char end;
-	int nul;
 
 	/* Iterative, so that nesting costs no stack beyond |nest|. */
 	*flags = 0;
@@ -735,11 +747,12 @@ tc_json_strict(const char *text, size_t n, unsigned *flags)
 				return TC_EBADJSON;
 			continue;
 		case '"':
-			if ((s = strict_string(s, e, &nul)) == NULL)
+			if ((s = strict_string(s, e, &got)) == NULL)
 				return TC_EBADJSON;
-			if (nul)
+			if (got & TC_JSON_NUL)
 				*flags |= TC_JSON_NUL | (depth <= 2 ?
 				    TC_JSON_NUL_SHALLOW : 0);
+			*flags |= got & TC_JSON_LONE_SURROGATE;
 			break;
 		case 't':
 		case 'f':
@@ -779,4 +792,264 @@ tc_json_strict(const char *text, size_t n, unsigned *flags)
 			break;
 		}
 	}
+}
+
+int
+tc_json_strict(const char *text, size_t n, unsigned *flags)
+{
+	if (strict_scan(text, n, flags) != 0) {
+		*flags &= ~TC_JSON_LONE_SURROGATE;
+		return TC_EBADJSON;
+	}
+	return *flags & TC_JSON_LONE_SURROGATE ? TC_EBADJSON : 0;
+}
+
+/* --- Skimming a message that is not parsed --- */
+
+enum {
+	SK_START,	/* before the object */
+	SK_FIRST,	/* after '{': a name or '}' */
+	SK_NAME,	/* after ',': a name */
+	SK_IN_NAME,
+	SK_NAME_ESC,	/* after a backslash in a name */
+	SK_COLON,
+	SK_VALUE,
+	SK_IN_STR,	/* a string value of the top level */
+	SK_STR_ESC,
+	SK_SCALAR,	/* a number or literal of the top level */
+	SK_AFTER,	/* after a value: ',' or '}' */
+	SK_DEEP,	/* inside a value of the top level */
+	SK_IN_DEEP_STR,
+	SK_DEEP_ESC,
+	SK_DONE,	/* after the object: white space only */
+	SK_BAD		/* not an object this skim can follow */
+};
+
+void
+tc_json_skim_init(struct tc_json_skim *k)
+{
+	memset(k, 0, sizeof(*k));
+	k->state = SK_START;
+}
+
+static int
+skim_ws(unsigned char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r';
+}
+
+/* Keeps byte |c| of the id's value, if that is what is being read. */
+static void
+skim_keep_id(struct tc_json_skim *k, unsigned char c)
+{
+	if (!k->in_id)
+		return;
+	if (k->idlen < sizeof(k->id))
+		k->id[k->idlen] = (char)c;
+	if (k->idlen <= sizeof(k->id))
+		k->idlen++;
+}
+
+/* A name of the top level has been read whole (quotes included). */
+static void
+skim_name(struct tc_json_skim *k)
+{
+	static const struct {
+		const char	*name;
+		unsigned	 bit;
+	} known[] = {
+		{ "method", TC_JSON_SKIM_METHOD },
+		{ "result", TC_JSON_SKIM_RESULT },
+		{ "error", TC_JSON_SKIM_ERROR },
+	};
+	unsigned flags;
+	size_t i;
+
+	k->in_id = 0;
+	/* Compared as decoded, as cJSON and tc_json_raw_member() do, so
+	 * only a name that is itself strict JSON is decoded. */
+	if (k->keylen > sizeof(k->key) ||
+	    tc_json_strict(k->key, k->keylen, &flags) != 0)
+		return;
+	if (key_is(k->key + 1, k->keylen - 2, "id")) {
+		k->has |= TC_JSON_SKIM_ID;
+		k->nid++;
+		k->in_id = 1;
+		k->idlen = 0;
+		return;
+	}
+	for (i = 0; i < TC_NITEMS(known); i++)
+		if (key_is(k->key + 1, k->keylen - 2, known[i].name))
+			k->has |= known[i].bit;
+}
+
+/* Opens (|c| '{' or '[') or closes a level below the top one; returns 0
+ * or -1 (too deep, or a bracket that does not match). */
+static int
+skim_nest(struct tc_json_skim *k, unsigned char c)
+{
+	unsigned bit;
+
+	if (c == '{' || c == '[') {
+		if (k->depth >= TC_JSON_NEST)
+			return -1;
+		bit = 1u << (k->depth % 8);
+		if (c == '[')
+			k->open[k->depth / 8] |= (unsigned char)bit;
+		else
+			k->open[k->depth / 8] &= (unsigned char)~bit;
+		k->depth++;
+		return 0;
+	}
+	k->depth--;
+	bit = (k->open[k->depth / 8] >> (k->depth % 8)) & 1u;
+	return bit == (c == ']' ? 1u : 0u) ? 0 : -1;
+}
+
+void
+tc_json_skim_feed(struct tc_json_skim *k, const char *s, size_t n)
+{
+	const char *e = s + n;
+	unsigned char c;
+
+	while (s < e && k->state != SK_BAD) {
+		if (k->state == SK_IN_DEEP_STR) {
+			/* The bulk of a long message: skipped in strides. */
+			if ((s = tc_json_plain_end(s, e, 0)) == e)
+				break;
+		}
+		c = (unsigned char)*s++;
+		switch (k->state) {
+		case SK_START:
+			if (c == '{') {
+				k->depth = 1;
+				k->state = SK_FIRST;
+			} else if (!skim_ws(c))
+				k->state = SK_BAD;
+			break;
+		case SK_FIRST:
+		case SK_NAME:
+			if (c == '"') {
+				k->key[0] = '"';
+				k->keylen = 1;
+				k->state = SK_IN_NAME;
+			} else if (c == '}' && k->state == SK_FIRST) {
+				k->depth = 0;
+				k->state = SK_DONE;
+			} else if (!skim_ws(c))
+				k->state = SK_BAD;
+			break;
+		case SK_IN_NAME:
+		case SK_NAME_ESC:
+			if (k->keylen < sizeof(k->key))
+				k->key[k->keylen] = (char)c;
+			if (k->keylen <= sizeof(k->key))
+				k->keylen++;
+			if (k->state == SK_NAME_ESC)
+				k->state = SK_IN_NAME;
+			else if (c == '\\')
+				k->state = SK_NAME_ESC;
+			else if (c == '"') {
+				skim_name(k);
+				k->state = SK_COLON;
+			}
+			break;
+		case SK_COLON:
+			if (c == ':')
+				k->state = SK_VALUE;
+			else if (!skim_ws(c))
+				k->state = SK_BAD;
+			break;
+		case SK_VALUE:
+			if (skim_ws(c))
+				break;
+			if (c == '"') {
+				skim_keep_id(k, c);
+				k->state = SK_IN_STR;
+			} else if (c == '{' || c == '[') {
+				/* An id of this kind is no id to echo. */
+				if (k->in_id)
+					k->idlen = sizeof(k->id) + 1;
+				k->state = skim_nest(k, c) == 0 ? SK_DEEP :
+				    SK_BAD;
+			} else if (c == ',' || c == '}' || c == ']' ||
+			    c == ':')
+				k->state = SK_BAD;
+			else {
+				skim_keep_id(k, c);
+				k->state = SK_SCALAR;
+			}
+			break;
+		case SK_IN_STR:
+		case SK_STR_ESC:
+			skim_keep_id(k, c);
+			if (k->state == SK_STR_ESC)
+				k->state = SK_IN_STR;
+			else if (c == '\\')
+				k->state = SK_STR_ESC;
+			else if (c == '"')
+				k->state = SK_AFTER;
+			break;
+		case SK_SCALAR:
+			if (!skim_ws(c) && c != ',' && c != '}') {
+				skim_keep_id(k, c);
+				break;
+			}
+			k->state = SK_AFTER;
+			s--;			/* read again, as SK_AFTER */
+			break;
+		case SK_AFTER:
+			k->in_id = 0;
+			if (c == ',')
+				k->state = SK_NAME;
+			else if (c == '}') {
+				k->depth = 0;
+				k->state = SK_DONE;
+			} else if (!skim_ws(c))
+				k->state = SK_BAD;
+			break;
+		case SK_DEEP:
+			if (c == '"')
+				k->state = SK_IN_DEEP_STR;
+			else if (c == '{' || c == '[' || c == '}' || c == ']') {
+				if (skim_nest(k, c) != 0)
+					k->state = SK_BAD;
+				else if (k->depth == 1)
+					k->state = SK_AFTER;
+			}
+			break;
+		case SK_IN_DEEP_STR:
+			if (c == '\\')
+				k->state = SK_DEEP_ESC;
+			else if (c == '"')
+				k->state = SK_DEEP;
+			break;
+		case SK_DEEP_ESC:
+			k->state = SK_IN_DEEP_STR;
+			break;
+		case SK_DONE:
+			if (!skim_ws(c))
+				k->state = SK_BAD;
+			break;
+		}
+	}
+}
+
+unsigned
+tc_json_skim_end(struct tc_json_skim *k, const char **id, size_t *idlen)
+{
+	unsigned flags;
+
+	*id = NULL;
+	*idlen = 0;
+	if (k->state != SK_DONE)
+		return 0;
+	if (k->nid == 1 && k->idlen > 0 && k->idlen <= sizeof(k->id) &&
+	    (k->id[0] == '"' || k->id[0] == '-' ||
+	    (k->id[0] >= '0' && k->id[0] <= '9')) &&
+	    tc_json_strict(k->id, k->idlen, &flags) == 0) {
+		*id = k->id;
+		*idlen = k->idlen;
+	}
+	return k->has | TC_JSON_SKIM_OBJECT;
 }

@@ -182,6 +182,9 @@ int	tc_json_key_is(const struct tc_json_span *m, const char *key);
 #define TC_JSON_NUL_SHALLOW	0x4u	/* so does a string value at most
 					   two levels deep (the envelope's,
 					   or params' own members') */
+#define TC_JSON_LONE_SURROGATE	0x8u	/* refused only for an escaped
+					   surrogate that is not half of a
+					   pair: the text is RFC 8259 JSON */
 
 /* The deepest nesting accepted: cJSON's own limit. */
 #define TC_JSON_NEST		CJSON_NESTING_LIMIT
@@ -197,8 +200,9 @@ int	tc_json_key_is(const struct tc_json_span *m, const char *key);
  * themselves must be UTF-8, as RFC 8259 section 8.1 says: a string that
  * is not (an invalid, overlong, surrogate or cut sequence) is refused
  * here, whatever the caller checked before.  Sets *|flags| to the
- * TC_JSON_NUL* that apply.  Returns 0, or TC_EBADJSON if the text is
- * refused.
+ * TC_JSON_NUL* that apply, and to TC_JSON_LONE_SURROGATE when a lone
+ * surrogate escape is all that is wrong.  Returns 0, or TC_EBADJSON if
+ * the text is refused.
  */
 int	tc_json_strict(const char *s, size_t n, unsigned *flags);
 
@@ -219,5 +223,56 @@ int	tc_json_raw_member(const char *text, size_t textlen,
  */
 const char *tc_json_skip_ws(const char *s, const char *e);
 const char *tc_json_skip(const char *s, const char *e);
+
+/*
+ * A skim of the top level of one JSON object, for a message that is not
+ * parsed (over the size cap, or refused by tc_json_strict()), to find
+ * its id and what kind of message it is.  It is fed the text in pieces
+ * of any size, keeps nothing but the id's token (at most
+ * TC_JSON_SKIM_IDMAX bytes) and a bit per level of nesting, and follows
+ * the structure only: strings and brackets are tracked at every level,
+ * but only the top level's names, colons and commas are checked; what
+ * the values below hold is not.
+ */
+#define TC_JSON_SKIM_IDMAX	128	/* the longest id token kept */
+#define TC_JSON_SKIM_KEYMAX	64	/* a name looked for fits, quotes
+					   and all, with every character
+					   escaped ("\u006d...") */
+
+/* The top-level names tc_json_skim_end() reports. */
+#define TC_JSON_SKIM_OBJECT	0x1u	/* the text was one object */
+#define TC_JSON_SKIM_METHOD	0x2u	/* "method" */
+#define TC_JSON_SKIM_RESULT	0x4u	/* "result" */
+#define TC_JSON_SKIM_ERROR	0x8u	/* "error" */
+#define TC_JSON_SKIM_ID		0x10u	/* "id", whatever its value */
+
+struct tc_json_skim {
+	int		 state;
+	unsigned	 has;		/* TC_JSON_SKIM_* seen so far */
+	size_t		 depth;		/* 1 inside the top-level object */
+	unsigned char	 open[TC_JSON_NEST / 8 + 1];	/* '[' (1) or '{'
+							   at each level */
+	char		 key[TC_JSON_SKIM_KEYMAX];	/* the name being
+							   read */
+	size_t		 keylen;	/* beyond sizeof(key): too long */
+	int		 in_id;		/* the value being read is the id */
+	int		 nid;		/* members named "id" */
+	char		 id[TC_JSON_SKIM_IDMAX];	/* the id's token */
+	size_t		 idlen;		/* beyond sizeof(id): none usable */
+};
+
+void	tc_json_skim_init(struct tc_json_skim *k);
+void	tc_json_skim_feed(struct tc_json_skim *k, const char *s, size_t n);
+
+/*
+ * Ends the skim: returns the TC_JSON_SKIM_* bits, or 0 if the text was
+ * not one object (with white space around it) whose top level could be
+ * followed to its end.  Sets *|id| and *|idlen| to the token of its id
+ * (pointing into |k|) if it had one member named "id" (names decoded),
+ * whose value is a string or a number as tc_json_strict() has them and
+ * no longer than TC_JSON_SKIM_IDMAX bytes; else NULL and 0.
+ */
+unsigned tc_json_skim_end(struct tc_json_skim *k, const char **id,
+	    size_t *idlen);
 
 #endif /* TC_JSON_H */

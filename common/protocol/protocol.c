@@ -591,26 +591,81 @@ take_progress_token(const char *text, size_t len)
 }
 
 /*
- * Returns 1 if |id| is a string without U+0000 (which would cut its key
- * short) or an integer (no fraction, no exponent), as written in |text|.
+ * Returns 1 if the token |r| (|rl| bytes, a string or a number accepted
+ * by tc_json_strict()) is an id: a string without U+0000 (which would
+ * cut its key short) or an integer (no fraction, no exponent).
  */
+static int
+id_token_ok(const char *r, size_t rl)
+{
+	size_t i;
+
+	if (rl > 0 && r[0] == '"')
+		return !token_has_nul(r, rl);
+	for (i = 0; i < rl; i++)
+		if (r[i] == '.' || r[i] == 'e' || r[i] == 'E')
+			return 0;
+	return rl > 0;
+}
+
+/* Returns 1 if |id| is an id by id_token_ok(), as written in |text|. */
 static int
 valid_id(const cJSON *id, const char *text, size_t len)
 {
 	static const char *const path[] = { "id" };
 	const char *r;
-	size_t rl, i;
+	size_t rl;
 
 	if (!cJSON_IsString(id) && !cJSON_IsNumber(id))
 		return 0;
 	if (tc_json_raw_member(text, len, path, 1, &r, &rl) != 0)
 		return 0;
-	if (cJSON_IsString(id))
-		return !token_has_nul(r, rl);
-	for (i = 0; i < rl; i++)
-		if (r[i] == '.' || r[i] == 'e' || r[i] == 'E')
-			return 0;
-	return 1;
+	return id_token_ok(r, rl);
+}
+
+/*
+ * Refuses a message that was not parsed (over the size cap, or refused
+ * by tc_json_strict()), or whose tree cannot be trusted to say which
+ * member is its id, with |code| and |why| (on its own or as part of
+ * |b|), from a skim of it (|k|, fed the whole message).  A request is
+ * answered under its id when the skim could read one (its top level
+ * followed to the end, one id that is a string or an integer in strict
+ * JSON), so that the client is not left waiting for an answer that never
+ * comes; else without one, as JSON-RPC has it for an id that cannot be
+ * known.  A response to one of the
+ * server's own requests fails that request; it is answered only if
+ * |answer_responses| (a line that is not JSON is always answered).
+ */
+static void
+refuse_unparsed(struct tc_proto *p, struct tc_batch *b,
+    struct tc_json_skim *k, int code, const char *why, int answer_responses)
+{
+	const char *tok;
+	size_t toklen;
+	unsigned has;
+	char *raw = NULL;
+	cJSON *msg;
+
+	has = tc_json_skim_end(k, &tok, &toklen);
+	if (tok != NULL && !id_token_ok(tok, toklen))
+		tok = NULL;
+	if ((has & TC_JSON_SKIM_ID) && !(has & TC_JSON_SKIM_METHOD) &&
+	    (has & (TC_JSON_SKIM_RESULT | TC_JSON_SKIM_ERROR))) {
+		if (tok != NULL && (msg = cJSON_CreateObject()) != NULL) {
+			cJSON_AddItemToObject(msg, "id",
+			    cJSON_ParseWithLength(tok, toklen));
+			do_response(p, msg, why);
+			cJSON_Delete(msg);
+		}
+		if (!answer_responses)
+			return;
+		tok = NULL;
+	}
+	/* Without memory for the id, the error goes without it. */
+	if (tok != NULL && (has & TC_JSON_SKIM_METHOD))
+		raw = strndup(tok, toklen);
+	deliver(p, b, error_message(raw, code, why));
+	free(raw);
 }
 
 /*
@@ -695,6 +750,7 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 {
 	const cJSON *jv, *id, *method, *it = NULL;
 	const struct tc_method *m;
+	struct tc_json_skim k;
 	struct tc_request *req;
 	const char *top, *dup = NULL;
 	int response, nomem = 0;
@@ -715,9 +771,15 @@ handle_message(struct tc_proto *p, cJSON *msg, const char *text, size_t len,
 		if (response) {
 			do_response(p, msg, "the response holds U+0000");
 			cJSON_Delete(msg);
-		} else
-			invalid(p, b, msg, NULL, text, len, "invalid request: "
-			    "a member name holds U+0000");
+			return;
+		}
+		/* The tree may take "i\u0000d" for the id: the id is read
+		 * from the text, where names are compared as decoded. */
+		cJSON_Delete(msg);
+		tc_json_skim_init(&k);
+		tc_json_skim_feed(&k, text, len);
+		refuse_unparsed(p, b, &k, TC_RPC_INVALID_REQUEST, "invalid "
+		    "request: a member name holds U+0000", 1);
 		return;
 	}
 
@@ -913,6 +975,7 @@ handle_batch(struct tc_proto *p, const char *text, size_t len)
 void
 tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 {
+	struct tc_json_skim k;
 	const char *end = NULL;
 	unsigned flags;
 	cJSON *msg;
@@ -930,20 +993,32 @@ tc_proto_handle_line(struct tc_proto *p, char *line, size_t len)
 	 * something else: only text that is JSON, in UTF-8, reaches it.
 	 * The UTF-8 is checked there; here only to say which it was not. */
 	if (tc_json_strict(line, len, &flags) != 0) {
-		if (!tc_utf8_valid(line, len))
-			fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: the "
-			    "message is not valid UTF-8");
+		tc_json_skim_init(&k);
+		tc_json_skim_feed(&k, line, len);
+		/* RFC 8259's grammar allows "\ud800" and says what it
+		 * decodes to is unpredictable: the text is JSON, but no
+		 * request, as a string must be characters. */
+		if (flags & TC_JSON_LONE_SURROGATE)
+			refuse_unparsed(p, NULL, &k, TC_RPC_INVALID_REQUEST,
+			    "invalid request: a string holds a lone UTF-16 "
+			    "surrogate escape (\\ud800 to \\udfff, not in a "
+			    "pair), which is not a character", 0);
+		else if (!tc_utf8_valid(line, len))
+			refuse_unparsed(p, NULL, &k, TC_RPC_PARSE_ERROR,
+			    "parse error: the message is not valid UTF-8", 1);
 		else
-			fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: not "
-			    "JSON (RFC 8259)");
+			refuse_unparsed(p, NULL, &k, TC_RPC_PARSE_ERROR,
+			    "parse error: not JSON (RFC 8259)", 1);
 		return;
 	}
 	/* The length includes the terminating NUL so that trailing junk
 	 * after the value is an error, not ignored. */
 	if ((msg = cJSON_ParseWithLengthOpts(line, len + 1, &end, 1)) ==
 	    NULL) {
-		fault(p, NULL, TC_RPC_PARSE_ERROR, "parse error: the message "
-		    "could not be read");
+		tc_json_skim_init(&k);
+		tc_json_skim_feed(&k, line, len);
+		refuse_unparsed(p, NULL, &k, TC_RPC_PARSE_ERROR, "parse error: "
+		    "the message could not be read", 1);
 		return;
 	}
 	if (cJSON_IsArray(msg)) {
@@ -993,6 +1068,7 @@ tc_proto_release(struct tc_proto *p)
 	p->client_name = p->client_version = NULL;
 }
 
+/* Answers the over-long line that p->skim was fed. */
 static void
 too_long(struct tc_proto *p)
 {
@@ -1000,7 +1076,18 @@ too_long(struct tc_proto *p)
 
 	snprintf(msg, sizeof(msg), "invalid request: the message exceeds "
 	    "the %zu-byte limit", p->cfg.max_frame);
-	fault(p, NULL, TC_RPC_INVALID_REQUEST, msg);
+	refuse_unparsed(p, NULL, &p->skim, TC_RPC_INVALID_REQUEST, msg, 1);
+}
+
+/* Starts the skim of an over-long line with what is kept of it so far,
+ * and |n| more bytes at |s|. */
+static void
+skim_start(struct tc_proto *p, const char *s, size_t n)
+{
+	tc_json_skim_init(&p->skim);
+	if (p->in.len > 0)
+		tc_json_skim_feed(&p->skim, p->in.data, p->in.len);
+	tc_json_skim_feed(&p->skim, s, n);
 }
 
 /* Consumes |n| bytes of input: whole lines are handled as they complete. */
@@ -1014,6 +1101,8 @@ feed(struct tc_proto *p, const char *s, size_t n)
 		nl = memchr(s, '\n', n);
 		seg = nl ? (size_t)(nl - s) : n;
 		if (p->draining) {
+			/* Skimmed as it goes by, for its id. */
+			tc_json_skim_feed(&p->skim, s, seg);
 			if (nl) {
 				p->draining = 0;
 				too_long(p);
@@ -1021,6 +1110,7 @@ feed(struct tc_proto *p, const char *s, size_t n)
 		} else if (tc_buf_append(&p->in, s, seg) != 0) {
 			/* Over the cap (or out of memory): drop what we
 			 * have, skip to the end of the line, answer then. */
+			skim_start(p, s, seg);
 			tc_buf_release(&p->in);
 			if (nl)
 				too_long(p);
@@ -1030,9 +1120,10 @@ feed(struct tc_proto *p, const char *s, size_t n)
 			static char empty[1];
 
 			if (p->in.len > p->cfg.max_frame &&
-			    p->in.data[p->in.len - 1] != '\r')
+			    p->in.data[p->in.len - 1] != '\r') {
+				skim_start(p, "", 0);
 				too_long(p);
-			else
+			} else
 				tc_proto_handle_line(p, p->in.data ?
 				    p->in.data : empty, p->in.len);
 			tc_buf_reset(&p->in);
@@ -1064,10 +1155,13 @@ tc_proto_read(struct tc_proto *p)
 		/* A last line without its newline still counts, under the
 		 * same cap as any other: the buffer holds one byte more,
 		 * for a '\r' before a newline. */
-		if (p->draining || (p->in.len > p->cfg.max_frame &&
-		    p->in.data[p->in.len - 1] != '\r'))
+		if (p->draining)
 			too_long(p);
-		else if (p->in.len > 0)
+		else if (p->in.len > p->cfg.max_frame &&
+		    p->in.data[p->in.len - 1] != '\r') {
+			skim_start(p, "", 0);
+			too_long(p);
+		} else if (p->in.len > 0)
 			tc_proto_handle_line(p, p->in.data, p->in.len);
 		tc_buf_release(&p->in);
 		p->draining = 0;

@@ -29,6 +29,7 @@
 
 #include "base/buf.h"
 #include "base/err.h"
+#include "base/json.h"
 
 #define TC_MAX_FRAME		(16u << 20)	/* default input line cap */
 
@@ -115,6 +116,7 @@ struct tc_proto {
 	struct tc_buf	 in;		/* bytes read, not yet a whole line */
 	size_t		 scan;		/* where the newline search resumes */
 	int		 draining;	/* discarding the rest of an over-long line */
+	struct tc_json_skim skim;	/* ... read for its id as it goes by */
 	int		 eof;
 	int		 dead;		/* stdout is gone; stop serving */
 	int		 initialized;	/* initialize answered */

@@ -16,10 +16,13 @@
  * For each line:
  *
  *	- a line the strict parser refuses is answered once, -32700 with a
- *	  null id, and by nothing else; a line it accepts never gets -32700
- *	  (where RFC 8259 leaves a choice, either is fine: a byte order
- *	  mark, an escaped unpaired surrogate, nesting or numbers past the
- *	  limits an implementation may set);
+ *	  null id or the line's own, and by nothing else; a line it accepts
+ *	  never gets -32700 (where RFC 8259 leaves a choice, either is
+ *	  fine: a byte order mark, nesting or numbers past the limits an
+ *	  implementation may set);
+ *	- a line with an escaped unpaired surrogate, JSON but no request,
+ *	  is refused once with -32600, under the request's id if it has one
+ *	  the server can read (a response to the server is not answered);
  *	- a message with two members of one envelope name ("id", "method",
  *	  ...) is refused with -32600;
  *	- a request is answered once (a call may be held instead), under
@@ -31,7 +34,8 @@
  *	- a batch, in the revision that has them, is answered with one
  *	  array holding an answer to each of its requests (or, while a call
  *	  of it is held, not yet), under ids of its own elements only;
- *	- an over-long line gets -32600, a blank one nothing;
+ *	- an over-long line gets -32600, under the request's id if it is
+ *	  JSON with one the server can read, a blank one nothing;
  *	- every line the server writes is JSON by the strict parser, a
  *	  JSON-RPC response, request or notification.
  */
@@ -545,6 +549,54 @@ same_id(const struct sj_node *a, const struct sj_node *b)
 	    memcmp(ab, bb, al) == 0;
 }
 
+/*
+ * Returns the id a server must give an error for the line |doc| that it
+ * did not parse (over the cap, or refused), or NULL if it must give none:
+ * a request's one id, a string without U+0000 or an integer, whose
+ * token is at most TC_JSON_SKIM_IDMAX bytes of strict JSON.
+ */
+static const struct sj_node *
+readable_id(const struct sj_doc *doc)
+{
+	const struct sj_node *id;
+	unsigned flags;
+
+	if (doc->root == NULL || doc->root->type != SJ_OBJECT ||
+	    sj_get(doc->root, "method") == NULL ||
+	    sj_count(doc->root, "id") != 1)
+		return NULL;
+	id = sj_get(doc->root, "id");
+	if ((id->type != SJ_STRING && id->type != SJ_NUMBER) ||
+	    id->rawlen > TC_JSON_SKIM_IDMAX ||
+	    tc_json_strict(id->raw, id->rawlen, &flags) != 0)
+		return NULL;
+	if (id->type == SJ_STRING)
+		return id->len == strlen(id->str) ? id : NULL;
+	return id->integer ? id : NULL;
+}
+
+/*
+ * Returns 1 if the id of |r|, an error for |line| that the server did
+ * not parse, is one it may give: where the strict parser read the line
+ * (|res|), the line's readable_id() if |must|, or none or that one if
+ * not; where it could not, none, or a token that is in the line.
+ */
+static int
+unparsed_id_ok(const struct out *r, const struct sj_doc *doc, int res,
+    int must, const char *line, size_t len)
+{
+	const struct sj_node *want;
+
+	if (res == SJ_VALID) {
+		want = readable_id(doc);
+		if (want == NULL)
+			return no_id(r->id);
+		return same_id(r->id, want) || (!must && no_id(r->id));
+	}
+	return no_id(r->id) || (r->id->rawlen > 0 &&
+	    memmem(line, len, r->id->raw, r->id->rawlen) != NULL);
+}
+
 /* --- Each line --- */
 
 /* Returns 1 if RFC 8259 lets a parser take |doc| or refuse it. */
@@ -752,6 +804,40 @@ check_batch(struct model *m, const struct sj_node *arr,
 }
 
 /*
+ * Checks the answer to a line that is JSON but holds an escaped unpaired
+ * surrogate: no request, refused with -32600 (-32700 is allowed where
+ * the nesting may have been past the server's limit).
+ */
+static void
+lone_surrogate(const struct sj_doc *doc, const struct outs *outs,
+    int parse_error, const char *line, size_t len, const char *ex,
+    const char *ob)
+{
+	const struct sj_node *v = doc->root;
+	const struct out *r;
+	size_t nr;
+
+	nr = responses(outs, &r);
+	if (parse_error && doc->max_depth >= 999)
+		return;
+	if (v->type == SJ_OBJECT && sj_get(v, "method") == NULL &&
+	    sj_get(v, "id") != NULL && (sj_get(v, "result") != NULL ||
+	    sj_get(v, "error") != NULL)) {
+		FUZZ_CHECK(outs->n == 0 || (nr == 1 && outs->n == 1 &&
+		    r->code == TC_RPC_INVALID_REQUEST && no_id(r->id)),
+		    "a response with a lone surrogate was answered: '%s'\n"
+		    "fuzz: the server wrote '%s'", ex, ob);
+		return;
+	}
+	FUZZ_CHECK(outs->n == 1 && nr == 1 &&
+	    r->code == TC_RPC_INVALID_REQUEST &&
+	    unparsed_id_ok(r, doc, SJ_VALID, doc->max_depth < 999, line, len),
+	    "a line with a lone surrogate was not refused with one -32600, "
+	    "under its id if it has one: '%s'\nfuzz: the server wrote '%s'",
+	    ex, ob);
+}
+
+/*
  * Checks what the server wrote (|out|, |outlen| bytes) after reading
  * |line| (|len| bytes, without its newline).
  */
@@ -773,11 +859,14 @@ check_line(struct session *ss, struct model *m, const char *line,
 	if (len > 0 && line[len - 1] == '\r')
 		len--;
 	if (len > FRAME) {
+		res = sj_parse(&doc, line, len);
 		FUZZ_CHECK(outs.n == 1 && nr == 1 &&
 		    r->code == TC_RPC_INVALID_REQUEST &&
-		    no_id(r->id), "a line of %zu bytes (the cap is "
-		    "%d) was not refused with -32600 once: '%s'", len, FRAME,
-		    ob);
+		    unparsed_id_ok(r, &doc, res, !doc.bom &&
+		    doc.max_depth < 999, line, len), "a line of %zu bytes "
+		    "(the cap is %d) was not refused with -32600 once, under "
+		    "its id if it has one: '%s'", len, FRAME, ob);
+		sj_free(&doc);
 		outs_free(&outs);
 		return;
 	}
@@ -791,7 +880,14 @@ check_line(struct session *ss, struct model *m, const char *line,
 	}
 	res = sj_parse(&doc, line, len);
 	parse_error = outs.n == 1 && nr == 1 &&
-	    r->code == TC_RPC_PARSE_ERROR && no_id(r->id);
+	    r->code == TC_RPC_PARSE_ERROR &&
+	    unparsed_id_ok(r, &doc, res, 0, line, len);
+	if (res == SJ_VALID && doc.lone_surrogate && !doc.bom) {
+		lone_surrogate(&doc, &outs, parse_error, line, len, ex, ob);
+		sj_free(&doc);
+		outs_free(&outs);
+		return;
+	}
 	if (either(&doc, res)) {
 		/* Refused, or taken: then it is a message as any other,
 		 * if the strict parser could follow it. */

@@ -265,6 +265,23 @@ error_code(const cJSON *r)
 #define HAS_ID	1	/* the request's id */
 #define ANY_ID	2	/* either: the envelope is bad, the id readable */
 
+/* Returns 1 if the response |r| carries the id of |line| (' made "),
+ * exactly as it was written there. */
+static int
+own_id(const cJSON *r, const char *line)
+{
+	const cJSON *id = cJSON_GetObjectItemCaseSensitive(r, "id");
+	char want[256], *tok;
+	int found;
+
+	if (id == NULL || (tok = cJSON_PrintUnformatted(id)) == NULL)
+		return 0;
+	snprintf(want, sizeof(want), "\"id\":%s", tok);
+	found = strstr(dq(line), want) != NULL;
+	cJSON_free(tok);
+	return found;
+}
+
 /* Sends |line| and checks for one error |code| and its |id| rule. */
 static void
 expect_error(struct tc_proto *p, const char *line, int code, int id,
@@ -277,7 +294,10 @@ expect_error(struct tc_proto *p, const char *line, int code, int id,
 		ok(r != NULL && !cJSON_HasObjectItem(r, "id"),
 		    "%s: no id member", name);
 	else if (id == HAS_ID)
-		ok(cJSON_HasObjectItem(r, "id"), "%s: has an id", name);
+		ok(own_id(r, line), "%s: has the request's id", name);
+	else
+		ok(r != NULL && (!cJSON_HasObjectItem(r, "id") ||
+		    own_id(r, line)), "%s: the request's id or none", name);
 	cJSON_Delete(r);
 }
 
@@ -447,10 +467,20 @@ test_envelope(void)
 	    TC_RPC_PARSE_ERROR, NO_ID, "trailing junk");
 	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'ping'}{}",
 	    TC_RPC_PARSE_ERROR, NO_ID, "two messages on one line");
+	/* Not UTF-8, but the id is: answered under it. */
 	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'ping','s':'\xff'}",
-	    TC_RPC_PARSE_ERROR, NO_ID, "invalid UTF-8 byte");
+	    TC_RPC_PARSE_ERROR, HAS_ID, "invalid UTF-8 byte");
 	expect_error(&p, "{'jsonrpc':'2.0','id':1,'method':'ping','s':'"
-	    "\xed\xa0\x80'}", TC_RPC_PARSE_ERROR, NO_ID, "UTF-8 surrogate");
+	    "\xed\xa0\x80'}", TC_RPC_PARSE_ERROR, HAS_ID, "UTF-8 surrogate");
+	expect_error(&p, "{'jsonrpc':'2.0','id':'a\xff" "b','method':'ping'}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "invalid UTF-8 in the id itself");
+	expect_error(&p, "{'jsonrpc':'2.0','\xff':1,'id':1,'method':'ping'}",
+	    TC_RPC_PARSE_ERROR, HAS_ID, "invalid UTF-8 in another name");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'id':2,'method':'x\xff'}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "not UTF-8, and two ids");
+	expect_error(&p, "{'jsonrpc':'2.0','id':1,'result':{},'x':'\xff'}",
+	    TC_RPC_PARSE_ERROR, NO_ID, "not UTF-8, and no method: a "
+	    "response is not answered under its id");
 	expect_error(&p, "{'jsonrpc':'1.0','id':1,'method':'ping'}",
 	    TC_RPC_INVALID_REQUEST, ANY_ID, "jsonrpc 1.0");
 	expect_error(&p, "{'id':1,'method':'ping'}", TC_RPC_INVALID_REQUEST,
@@ -659,10 +689,8 @@ static const char *const bad_values[] = {
 	"'\\u12'", "'\\u123'", "'\\u123g'", "'\\uzzzz'", "'\\u 123'",
 	"'\\u+123'", "'\\u-123'", "'\\u0x12'", "'\\U0041'", "'\\x41'",
 	"'\\a'", "'\\0'", "'\\v'", "'\\e'", "'\\u00'", "'x\\'",
-	/* Surrogates that are not a pair: no UTF-8 for them. */
-	"'\\ud800'", "'\\udbff'", "'\\udc00'", "'\\udfff'", "'\\ud800\\u0041'",
-	"'\\ud800x'", "'\\udc00\\ud800'", "'\\ud800\\ud800'", "'\\ud800\\'",
-	"'\\uDBFF\\uDBFF'",
+	/* A surrogate, then a string cut short. */
+	"'\\ud800\\'",
 	/* Numbers. */
 	"1.", "-.5", ".5", "8.", "01", "-01", "00", "+1", "1e", "1e+",
 	"1E-", "--1", "-", "1.e5", "0x10", "Infinity", "-Infinity", "NaN",
@@ -671,6 +699,14 @@ static const char *const bad_values[] = {
 	"True", "NULL", "nul", "tru", "truex", "[1,]", "{'a':1,}", "{,}",
 	"{'a'}", "{'a':}", "{'a' 1}", "{1:2}", "['a' 'b']", "[", "{",
 	"[1 2]", "}", "]",
+};
+
+/* Surrogates that are not a pair: JSON by RFC 8259's grammar, but no
+ * UTF-8 for them, so no request. */
+static const char *const lone_values[] = {
+	"'\\ud800'", "'\\udbff'", "'\\udc00'", "'\\udfff'", "'\\ud800\\u0041'",
+	"'\\ud800x'", "'\\udc00\\ud800'", "'\\ud800\\ud800'",
+	"'\\uDBFF\\uDBFF'", "'\\ud83d\\ude00\\ude00'", "'caf\\uD83D'",
 };
 
 /* The same place, values that are JSON: each is answered. */
@@ -701,12 +737,45 @@ test_strict(void)
 		    "'method':'test/echo','params':{'v':%s}}", i + 100,
 		    bad_values[i]);
 		snprintf(name, sizeof(name), "value %s", bad_values[i]);
-		expect_error(&p, line, TC_RPC_PARSE_ERROR, NO_ID, name);
+		expect_error(&p, line, TC_RPC_PARSE_ERROR, ANY_ID, name);
 		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%s,"
 		    "'method':'ping'}", bad_values[i]);
 		snprintf(name, sizeof(name), "id %s", bad_values[i]);
 		expect_error(&p, line, TC_RPC_PARSE_ERROR, NO_ID, name);
 	}
+	/* A lone surrogate: -32600, under the id unless it is the id. */
+	for (i = 0; i < TC_NITEMS(lone_values); i++) {
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%zu,"
+		    "'method':'test/echo','params':{'v':%s}}", i + 100,
+		    lone_values[i]);
+		snprintf(name, sizeof(name), "value %s", lone_values[i]);
+		expect_error(&p, line, TC_RPC_INVALID_REQUEST, HAS_ID, name);
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%s,"
+		    "'method':'ping'}", lone_values[i]);
+		snprintf(name, sizeof(name), "id %s", lone_values[i]);
+		expect_error(&p, line, TC_RPC_INVALID_REQUEST, NO_ID, name);
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':1,"
+		    "'method':'ping','x':%s,'y':1.}", lone_values[i]);
+		snprintf(name, sizeof(name), "%s and 1.", lone_values[i]);
+		expect_error(&p, line, TC_RPC_PARSE_ERROR, HAS_ID, name);
+	}
+	expect_text(&p, "{'jsonrpc':'2.0','id':5,'method':'tools/call',"
+	    "'params':{'name':'run_command','arguments':{'argv':['/bin/sh',"
+	    "'-c','echo $FOO'],'env':{'FOO':'\\ud800'}}}}",
+	    "{'jsonrpc':'2.0','id':5,'error':{'code':-32600,'message':"
+	    "'invalid request: a string holds a lone UTF-16 surrogate escape "
+	    "(\\\\ud800 to \\\\udfff, not in a pair), which is not a "
+	    "character'}}\n", "the issue's call: -32600 under its id");
+	expect_text(&p, "{'method':'test/echo','params':{'v':'caf\\ud83d'},"
+	    "'jsonrpc':'2.0','id':'x-7'}", "{'jsonrpc':'2.0','id':'x-7',"
+	    "'error':{'code':-32600,'message':'invalid request: a string holds "
+	    "a lone UTF-16 surrogate escape (\\\\ud800 to \\\\udfff, not in "
+	    "a pair), which is not a character'}}\n",
+	    "the id after params, as the official SDK writes it");
+	/* As any message that cannot be taken: refused without an id. */
+	expect_error(&p, "{'jsonrpc':'2.0','method':'notifications/test',"
+	    "'params':{'v':'\\udc00'}}", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "a notification with a lone surrogate");
 	for (i = 0; i < TC_NITEMS(good_values); i++) {
 		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':%zu,"
 		    "'method':'test/echo','params':{'v':%s}}", i + 100,
@@ -722,7 +791,7 @@ test_strict(void)
 		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':1,"
 		    "'method':'ping','s':'a%cb'}", ch);
 		snprintf(name, sizeof(name), "raw U+%04X in a string", ch);
-		expect_error(&p, line, TC_RPC_PARSE_ERROR, NO_ID, name);
+		expect_error(&p, line, TC_RPC_PARSE_ERROR, HAS_ID, name);
 		if (ch == '\t' || ch == '\n' || ch == '\r')
 			continue;	/* white space */
 		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','id':1,"
@@ -733,14 +802,14 @@ test_strict(void)
 	/* The issue's cases, whole. */
 	expect_error(&p, "8.", TC_RPC_PARSE_ERROR, NO_ID, "8. is not JSON");
 	expect_error(&p, "{'jsonrpc':'2.0','id':3,'method':'ping\\u00zzXYZ'}",
-	    TC_RPC_PARSE_ERROR, NO_ID, "method ping\\u00zzXYZ");
+	    TC_RPC_PARSE_ERROR, HAS_ID, "method ping\\u00zzXYZ");
 	expect_error(&p, "{'jsonrpc':'2.0','id':'a\\u00zz','method':'ping'}",
 	    TC_RPC_PARSE_ERROR, NO_ID, "id 'a\\u00zz' is not echoed");
 	expect_error(&p, "{'jsonrpc':'2.0','id':4,'method':'tools/call',"
 	    "'params':{'name':'read_text_file\\u00qq-anything'}}",
-	    TC_RPC_PARSE_ERROR, NO_ID, "tool name with \\u00qq");
+	    TC_RPC_PARSE_ERROR, HAS_ID, "tool name with \\u00qq");
 	expect_error(&p, "{'jsonrpc':'2.0','id':5,'method':'test/echo',"
-	    "'params':{'head':1.}}", TC_RPC_PARSE_ERROR, NO_ID, "head: 1.");
+	    "'params':{'head':1.}}", TC_RPC_PARSE_ERROR, HAS_ID, "head: 1.");
 
 	/* U+0000 where the protocol reads a string (envelope, params'
 	 * own members) would cut it: refused, the id echoed only if it is
@@ -755,8 +824,11 @@ test_strict(void)
 	    "'params':{'name':'x\\u0000y'}}", TC_RPC_INVALID_REQUEST, HAS_ID,
 	    "params member with U+0000");
 	expect_error(&p, "{'jsonrpc':'2.0','id':9,'method':'test/echo',"
-	    "'params':{'a\\u0000b':1}}", TC_RPC_INVALID_REQUEST, NO_ID,
+	    "'params':{'a\\u0000b':1}}", TC_RPC_INVALID_REQUEST, HAS_ID,
 	    "member name with U+0000");
+	expect_error(&p, "{'jsonrpc':'2.0','i\\u0000d':9,'id':10,'method':"
+	    "'ping'}", TC_RPC_INVALID_REQUEST, HAS_ID, "'i\\u0000d' and 'id': "
+	    "the id's");
 	expect_error(&p, "{'jsonrpc':'2.0','i\\u0000d':10,'method':'ping'}",
 	    TC_RPC_INVALID_REQUEST, NO_ID, "'i\\u0000d' is no id");
 	c.has_nul = 0;
@@ -812,6 +884,20 @@ test_strict_direct(void)
 	ok(tc_json_strict("\"\\u", 3, &flags) != 0, "\\u cut short");
 	ok(tc_json_strict("\"\\ud83d\\ude0", 12, &flags) != 0,
 	    "a surrogate pair cut short");
+	/* A lone surrogate is told apart, but only when it is all that is
+	 * wrong. */
+	ok(tc_json_strict("\"\\ud800\"", 8, &flags) == TC_EBADJSON &&
+	    flags == TC_JSON_LONE_SURROGATE, "a lone high surrogate: refused, "
+	    "flagged");
+	ok(tc_json_strict(dq("{'\\udc00':'\\u0000'}"), 19, &flags) ==
+	    TC_EBADJSON && flags == (TC_JSON_LONE_SURROGATE | TC_JSON_NUL |
+	    TC_JSON_NUL_SHALLOW), "a lone low surrogate in a name: flagged");
+	ok(tc_json_strict(dq("['\\ud800',1.]"), 14, &flags) ==
+	    TC_EBADJSON && flags == 0, "a lone surrogate and a bad number: "
+	    "not flagged");
+	ok(tc_json_strict(dq("['\\ud800\\u00zz']"), 17, &flags) ==
+	    TC_EBADJSON && flags == 0, "a lone surrogate and a bad escape: "
+	    "not flagged");
 	ok(tc_json_strict("-", 1, &flags) != 0, "- alone");
 	ok(tc_json_strict("1e", 2, &flags) != 0, "1e cut short");
 	ok(tc_json_strict("tru", 3, &flags) != 0, "tru cut short");
@@ -907,6 +993,31 @@ test_server_requests(void)
 	respond(&p, "a response to a forgotten request",
 	    "{'jsonrpc':'2.0','id':%lld,'result':{}}", (long long)id);
 	is_int(c.nresponse + c.nerror, 2, "no callback for a forgotten id");
+
+	/* A response that cannot be parsed fails the request it answers,
+	 * rather than leaving it waiting. */
+	id = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
+	free(output());
+	respond(&p, "a response with a lone surrogate", "{'jsonrpc':'2.0',"
+	    "'id':%lld,'result':{'roots':[{'uri':'file:///\\ud800'}]}}",
+	    (long long)id);
+	is_int(c.nerror, 2, "... reaches its callback as an error");
+	id = tc_proto_request(&p, "roots/list", NULL, on_response, &c);
+	free(output());
+	{
+		char line[128];
+		cJSON *r;
+
+		snprintf(line, sizeof(line), "{'jsonrpc':'2.0','result':"
+		    "{'roots':[{'uri':'file:///\xff'}]},'id':%lld}",
+		    (long long)id);
+		r = request(&p, line, "a response that is not UTF-8");
+		is_int(error_code(r), TC_RPC_PARSE_ERROR, "... is -32700");
+		ok(r != NULL && !cJSON_HasObjectItem(r, "id"), "... without "
+		    "its id, which is the server's own");
+		cJSON_Delete(r);
+	}
+	is_int(c.nerror, 3, "... and reaches its callback as an error");
 
 	(void)tc_proto_request(&p, "roots/list", NULL, on_response, &c);
 	free(output());
@@ -1255,8 +1366,7 @@ test_framing(void)
 	out[strlen(out) - strlen(pong2)] = '\0';
 	r = one_response(out, "over-long line");
 	is_int(error_code(r), TC_RPC_INVALID_REQUEST, "over-long line: -32600");
-	ok(r != NULL && !cJSON_HasObjectItem(r, "id"),
-	    "over-long line: no id member");
+	ok(own_id(r, big), "over-long line: under its id, 7");
 	cJSON_Delete(r);
 	free(out);
 
@@ -1277,8 +1387,61 @@ test_framing(void)
 	r = one_response(out, "over-long line over several reads");
 	is_int(error_code(r), TC_RPC_INVALID_REQUEST,
 	    "over-long line over several reads: one -32600");
+	ok(own_id(r, "'id':7"), "over-long line over several reads: under "
+	    "its id, 7");
 	cJSON_Delete(r);
 	free(out);
+
+	/* The official SDK writes the id last, after params. */
+	out = feed(&p, in[1], "{'method':'tools/call','params':{'arguments':"
+	    "{'id':1,'s':'x\\\\\\'}yyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyyy'}},");
+	is_str(out, "", "over-long line with its id last: no answer yet");
+	free(out);
+	out = feed(&p, in[1], "'jsonrpc':'2.0','id':'q-12'}\n");
+	is_str(out, dq("{'jsonrpc':'2.0','id':'q-12','error':{'code':-32600,"
+	    "'message':'invalid request: the message exceeds the 64-byte "
+	    "limit'}}\n"), "over-long line with its id last: under it, "
+	    "past what is nested and what is escaped");
+
+	/* Where the id cannot be known, or is not a request's: none. */
+	{
+		static const char *const no_id[] = {
+			"{'jsonrpc':'2.0','id':1,'id':2,'method':'ping',"
+			    "'pad':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}",
+			"{'jsonrpc':'2.0','params':{'id':1},'method':'ping',"
+			    "'pad':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}",
+			"{'jsonrpc':'2.0','id':1.5,'method':'ping',"
+			    "'pad':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}",
+			"{'jsonrpc':'2.0','id':[1],'method':'ping',"
+			    "'pad':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}",
+			"{'jsonrpc':'2.0','id':'a\\u0000','method':'ping',"
+			    "'pad':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}",
+			"{'jsonrpc':'2.0','id':1,'method':'ping',"
+			    "'pad':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx'",
+			"{'jsonrpc':'2.0','id':1,'method':'ping',"
+			    "'pad':['xxxxxxxxxxxxxxxxxxxxxxxxxxxx'}}",
+			"{'jsonrpc':'2.0','id':1,'method':'ping',"
+			    "'pad':'xxxxxxxxxxxxxxxxxxxxxxxxxxxxx'} {}",
+			"{'jsonrpc':'2.0','id':1,'result':{'pad':"
+			    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}}",
+			"[{'jsonrpc':'2.0','id':1,'method':'ping','pad':"
+			    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx'}]",
+		};
+		size_t i;
+		char line[256];
+
+		for (i = 0; i < TC_NITEMS(no_id); i++) {
+			snprintf(line, sizeof(line), "%s\n", no_id[i]);
+			out = feed(&p, in[1], line);
+			r = one_response(out, no_id[i]);
+			is_int(error_code(r), TC_RPC_INVALID_REQUEST,
+			    "over-long %s: -32600", no_id[i]);
+			ok(r != NULL && !cJSON_HasObjectItem(r, "id"),
+			    "over-long %s: no id member", no_id[i]);
+			cJSON_Delete(r);
+			free(out);
+		}
+	}
 
 	/* A line of exactly max_frame bytes is fine. */
 	memset(big, ' ', 64);
@@ -1296,6 +1459,7 @@ test_framing(void)
 	r = one_response(out, "a line of max_frame + 1 bytes");
 	is_int(error_code(r), TC_RPC_INVALID_REQUEST,
 	    "a line of max_frame + 1 bytes: -32600");
+	ok(own_id(r, "'id':2"), "a line of max_frame + 1 bytes: under its id");
 	cJSON_Delete(r);
 	free(out);
 

@@ -188,6 +188,73 @@ describe('initialize and tools/list', () => {
 	});
 });
 
+describe('requests the server cannot take', () => {
+	let tree;
+	let srv;
+
+	before(async () => {
+		tree = await makeTree({ 'a.txt': 'alpha\n' });
+		srv = await startServer([tree.root, '--max-message-bytes', '2000']);
+	});
+
+	after(async () => {
+		await srv?.close();
+		await tree?.cleanup();
+	});
+
+	/*
+	 * Calls |args| with the SDK's own timeout (60 s) and expects its
+	 * McpError |code|, matching |re|, within 5 s: an error the client could
+	 * not match to the call (no id) would leave it waiting for the timeout.
+	 */
+	async function refusedPromptly(args, code, re) {
+		const t0 = Date.now();
+		const p = srv.client.callTool({ name: 'read_text_file', arguments: args });
+		await assert.rejects(withTimeout(p, 5000, 'the refused call'), (e) => {
+			assert.ok(e instanceof McpError, `not an McpError: ${e}`);
+			assert.equal(e.code, code, e.message);
+			assert.match(e.message, re);
+			return true;
+		});
+		assert.ok(Date.now() - t0 < 5000);
+	}
+
+	test('a lone surrogate in an argument is -32600, answered at once', async () => {
+		// Half an emoji: JSON.stringify writes it as the escape \ud83d.
+		const path = 'caf\uD83D';
+		assert.match(JSON.stringify(path), /\\ud83d/);
+		await refusedPromptly({ path }, -32600, /lone UTF-16 surrogate escape/);
+		const sent = srv.sent.at(-1);
+		assert.equal(sent.params.arguments.path, path);
+		assert.ok(srv.messages.some((m) => m.id === sent.id && m.error?.code === -32600),
+		    'the error carries the call\'s id');
+	});
+
+	test('so is a lone low surrogate in an argument\'s name', async () => {
+		await refusedPromptly({ path: 'a.txt', ['\uDC00']: 1 }, -32600,
+		    /lone UTF-16 surrogate escape/);
+	});
+
+	test('an over-long call is -32600, answered at once under its id', async () => {
+		// The SDK writes the id last, after 3000 bytes of arguments.
+		await refusedPromptly({ path: 'x'.repeat(3000) }, -32600,
+		    /exceeds the 2000-byte limit/);
+	});
+
+	test('the whole surrogate pair is a character, and served', async () => {
+		const r = await call(srv, 'read_text_file', { path: 'a.txt', head: 1 });
+		assert.notEqual(r.isError, true, JSON.stringify(r));
+		assert.equal(textOf(r), 'alpha\n');
+		const e = await call(srv, 'read_text_file', { path: 'caf\uD83D\uDE00' });
+		assert.equal(e.isError, true, 'a file that does not exist');
+	});
+
+	test('no error the client could not match to a request', () => {
+		assert.deepEqual(srv.clientErrors.map(String), []);
+		assert.deepEqual(srv.messages.filter((m) => m.error && m.id === undefined), []);
+	});
+});
+
 describe('--write', () => {
 	let tree;
 	let srv;

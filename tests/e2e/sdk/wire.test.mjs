@@ -314,48 +314,50 @@ describe('every method sent as a notification', () => {
 
 /*
  * Lines that are not JSON as RFC 8259 has it, though cJSON 1.7 took each:
- * every one is a parse error, without an id (its id cannot be trusted).
- * @ROOT@ is the fixture.
+ * every one is a parse error, under the request's id where that can be
+ * read (the top level is one object, its id valid by itself), else without
+ * one.  A lone surrogate escape is JSON, but no request: -32600.
+ * @ROOT@ is the fixture.  [line, the id answered or null, the code]
  */
 const NOT_JSON = [
 	// The issue's: a path cut at the U+0000 cJSON made of \u00zz, a
 	// method and a tool name that differ after it, a head of "1.".
-	'{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt\\u00zz/../nothing"}}}',
-	'{"jsonrpc":"2.0","id":2,"method":"ping\\u00zzXYZ"}',
-	'{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file\\u00qq-anything","arguments":{"path":"a.txt"}}}',
-	'{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt","head":1.}}}',
-	'8.',
+	['{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt\\u00zz/../nothing"}}}', 1],
+	['{"jsonrpc":"2.0","id":2,"method":"ping\\u00zzXYZ"}', 2],
+	['{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"read_text_file\\u00qq-anything","arguments":{"path":"a.txt"}}}', 3],
+	['{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"read_text_file","arguments":{"path":"a.txt","head":1.}}}', 4],
+	['8.', null],
 	// Ids that would be echoed as they came.
-	'{"jsonrpc":"2.0","id":"a\\u00zz","method":"ping"}',
-	'{"jsonrpc":"2.0","id":"\\u12","method":"ping"}',
-	'{"jsonrpc":"2.0","id":"\\x41","method":"ping"}',
-	'{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}',
-	'{"jsonrpc":"2.0","id":"\\udc00x","method":"ping"}',
-	'{"jsonrpc":"2.0","id":01,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":-01,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":+1,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":1.,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":-.5,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":.5,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":1e,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":0x10,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":"a\tb","method":"ping"}',
-	'{"jsonrpc":"2.0","id":"a\u0001b","method":"ping"}',
-	'{"jsonrpc":"2.0","id":"a\u001fb","method":"ping"}',
-	'{"jsonrpc":"2.0","id":\u000b7,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":7\u000c,"method":"ping"}',
-	'{"jsonrpc":"2.0",\u0001"id":7,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":NaN,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":Infinity,"method":"ping"}',
-	'{"jsonrpc":"2.0","id":7,"method":"ping",}',
-	'{"jsonrpc":"2.0","id":[1,],"method":"ping"}',
-	'{"jsonrpc":"2.0","id":7,"method":"ping","x":tru}',
-	'{"jsonrpc":"2.0","id":7,"method":"ping","x":"\\U0041"}',
-	'{"jsonrpc":"2.0","id":7,"method":"ping","x":"\\ud800\\u0041"}',
-	'-.5',
-	'+1',
-	'1.',
-	'01',
+	['{"jsonrpc":"2.0","id":"a\\u00zz","method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":"\\u12","method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":"\\x41","method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":"\\ud800","method":"ping"}', null, -32600],
+	['{"jsonrpc":"2.0","id":"\\udc00x","method":"ping"}', null, -32600],
+	['{"jsonrpc":"2.0","id":01,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":-01,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":+1,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":1.,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":-.5,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":.5,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":1e,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":0x10,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":"a\tb","method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":"a\u0001b","method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":"a\u001fb","method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":\u000b7,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":7\u000c,"method":"ping"}', null],
+	['{"jsonrpc":"2.0",\u0001"id":7,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":NaN,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":Infinity,"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":7,"method":"ping",}', null],
+	['{"jsonrpc":"2.0","id":[1,],"method":"ping"}', null],
+	['{"jsonrpc":"2.0","id":7,"method":"ping","x":tru}', 7],
+	['{"jsonrpc":"2.0","id":7,"method":"ping","x":"\\U0041"}', 7],
+	['{"jsonrpc":"2.0","id":7,"method":"ping","x":"\\ud800\\u0041"}', 7, -32600],
+	['-.5', null],
+	['+1', null],
+	['1.', null],
+	['01', null],
 ];
 
 /* Lines that are JSON but not requests the server can take. */
@@ -406,13 +408,13 @@ describe('every line written is JSON, whatever was sent', () => {
 		await tree?.cleanup();
 	});
 
-	test('lines that are not JSON: -32700, no id, nothing run', async () => {
+	test('lines that are not JSON: -32700, the id only if it can be read, nothing run', async () => {
 		const wrong = [];
 		let n = 0;
-		for (const line of NOT_JSON) {
+		for (const [line, id, code = -32700] of NOT_JSON) {
 			const got = await w.exchange(line, `s${++n}`);
-			const ok = got.length === 1 && got[0].error?.code === -32700 &&
-			    !('id' in got[0]);
+			const ok = got.length === 1 && got[0].error?.code === code &&
+			    (id === null ? !('id' in got[0]) : got[0].id === id);
 			if (!ok)
 				wrong.push({ line, got });
 		}
@@ -434,11 +436,17 @@ describe('every line written is JSON, whatever was sent', () => {
 		w.assertAllJson();
 	});
 
-	test('invalid UTF-8: -32700', async () => {
+	test('invalid UTF-8: -32700, under the id if the id itself is valid', async () => {
 		for (const bytes of [[0xff], [0xc3], [0xed, 0xa0, 0x80], [0xc0, 0xaf], [0xf4, 0x90, 0x80, 0x80]]) {
-			const line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":9,"method":"ping","x":"'),
+			let line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":9,"method":"ping","x":"'),
 			    Buffer.from(bytes), Buffer.from('"}')]);
-			const got = await w.exchange(line, `u${bytes[0]}`);
+			let got = await w.exchange(line, `u${bytes[0]}`);
+			assert.equal(got.length, 1, JSON.stringify(got));
+			assert.equal(got[0].error?.code, -32700);
+			assert.equal(got[0].id, 9);
+			line = Buffer.concat([Buffer.from('{"jsonrpc":"2.0","id":"'),
+			    Buffer.from(bytes), Buffer.from('","method":"ping"}')]);
+			got = await w.exchange(line, `v${bytes[0]}`);
 			assert.equal(got.length, 1, JSON.stringify(got));
 			assert.equal(got[0].error?.code, -32700);
 			assert.ok(!('id' in got[0]));
