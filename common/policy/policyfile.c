@@ -16,7 +16,6 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <limits.h>
 #include <pwd.h>
 #include <stdarg.h>
@@ -1778,48 +1777,193 @@ tc_policy_setting_at(const struct tc_policy *p, const char *keyword)
 
 /* --- The file --- */
 
+/* Symbolic links a walk of the policy's path follows, at most. */
+#define WALK_LINKS	40
+
 /*
- * Reports the first directory above |path| (absolute, resolved) that
- * someone other than root and the user running the server could change:
- * whoever can write a directory can put another file in the policy's
- * place.  A directory writable by group or others passes with the sticky
- * bit (as /tmp), which keeps them from renaming or removing what is not
- * theirs.  Returns 1 if it reported one.
+ * 1 if a directory owned by |uid| is as good as ours: root's, the
+ * server's user's, or, in a user namespace (where the ids of everyone
+ * outside it show as the overflow id), one no process here can be.
  */
 static int
-insecure_dir(struct tc_policy_ctx *st, const char *path)
+trusted_owner(uid_t uid)
+{
+	static int inner = -1;
+	static uid_t overflow = 65534;
+	char line[64], *p;
+	unsigned long a, b, c;
+	FILE *f;
+
+	if (uid == 0 || uid == geteuid())
+		return 1;
+	if (inner < 0) {
+		inner = 0;
+		/* The initial namespace maps "0 0 4294967295". */
+		if ((f = fopen("/proc/self/uid_map", "re")) != NULL) {
+			if (fgets(line, sizeof(line), f) == NULL)
+				inner = 1;
+			else {
+				a = strtoul(line, &p, 10);
+				b = strtoul(p, &p, 10);
+				c = strtoul(p, &p, 10);
+				inner = a != 0 || b != 0 || c != 4294967295UL;
+			}
+			fclose(f);
+		}
+		if ((f = fopen("/proc/sys/kernel/overflowuid", "re")) != NULL) {
+			if (fgets(line, sizeof(line), f) != NULL)
+				overflow = (uid_t)strtoul(line, NULL, 10);
+			fclose(f);
+		}
+	}
+	return inner && uid == overflow;
+}
+
+/*
+ * Checks the directory open at |dfd|, shown as |shown|: reports it if
+ * someone other than root and the user running the server could change
+ * it, since whoever may write a directory may put another file in the
+ * policy's place.  One writable by group or others passes with the
+ * sticky bit (as /tmp), which keeps them from renaming or removing what
+ * is not theirs.  Returns 0, or -1 after reporting.
+ */
+static int
+check_dir(struct tc_policy_ctx *st, int dfd, const char *shown)
 {
 	struct stat sb;
-	char *dir, *slash;
-	int bad = 0;
 
-	if ((dir = strdup(path)) == NULL) {
-		error(st, "out of memory");
-		return 1;
+	if (fstat(dfd, &sb) != 0) {
+		error(st, "%s: %s", shown, strerror(errno));
+		return -1;
 	}
-	while (!bad && (slash = strrchr(dir, '/')) != NULL) {
-		slash[slash == dir] = '\0';	/* "/a" goes to "/" */
-		if (stat(dir, &sb) != 0) {
-			error(st, "%s: %s", dir, strerror(errno));
-			bad = 1;
-		} else if (sb.st_uid != 0 && sb.st_uid != geteuid()) {
-			error(st, "the directory %s is owned by uid %u, neither "
-			    "root nor the user running the server (uid %u): "
-			    "that user could replace the policy", dir,
-			    (unsigned)sb.st_uid, (unsigned)geteuid());
-			bad = 1;
-		} else if ((sb.st_mode & (S_IWGRP | S_IWOTH)) &&
-		    !(sb.st_mode & S_ISVTX)) {
-			error(st, "the directory %s is writable by group or "
-			    "others, who could replace the policy; chmod go-w "
-			    "%s", dir, dir);
-			bad = 1;
+	if (!trusted_owner(sb.st_uid)) {
+		error(st, "the directory %s is owned by uid %u, neither root "
+		    "nor the user running the server (uid %u): that user "
+		    "could replace the policy", shown, (unsigned)sb.st_uid,
+		    (unsigned)geteuid());
+		return -1;
+	}
+	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) && !(sb.st_mode & S_ISVTX)) {
+		error(st, "the directory %s is writable by group or others, "
+		    "who could replace the policy; chmod go-w %s", shown,
+		    shown);
+		return -1;
+	}
+	return 0;
+}
+
+/*
+ * Checks every directory the path of the policy goes through, as the
+ * kernel would walk it: from / (a relative path from the working
+ * directory, found with getcwd()), one name at a time and never through
+ * a link, each symbolic link (anywhere in it) read and its target walked
+ * in turn, from the directory that holds it (checked) or from /.  Then
+ * the name found must be the file |fd| opened (|sb|), or someone changed
+ * the path meanwhile.  A file no directory names (a memfd, one removed)
+ * has no directory to check once a link leads to it.  Returns 0, or -1
+ * after reporting.
+ */
+static int
+check_dirs(struct tc_policy_ctx *st, const struct stat *sb)
+{
+	char *todo = NULL, *name, *rest, *shown = NULL, *t, target[PATH_MAX];
+	struct stat fs;
+	int dfd = -1, next, links = 0, rc = -1, last;
+	ssize_t n;
+
+	if (st->file[0] == '/')
+		todo = strdup(st->file);
+	else if (getcwd(target, sizeof(target)) != NULL)
+		todo = tc_text_alloc("%s/%s", target, st->file);
+	if (todo == NULL) {
+		error(st, "%s", strerror(errno != 0 ? errno : ENOMEM));
+		return -1;
+	}
+	rest = todo;
+	for (;;) {
+		/* From /: a new walk (the first, or an absolute link). */
+		if (*rest == '/') {
+			if (dfd >= 0)
+				close(dfd);
+			free(shown);
+			if ((shown = strdup("/")) == NULL ||
+			    (dfd = open("/", O_PATH | O_DIRECTORY |
+			    O_CLOEXEC)) < 0 || check_dir(st, dfd, "/") != 0)
+				goto out;
+			rest += strspn(rest, "/");
 		}
-		if (strcmp(dir, "/") == 0)
+		name = rest;
+		rest += strcspn(rest, "/");
+		last = rest[strspn(rest, "/")] == '\0';
+		if (*rest != '\0')
+			*rest++ = '\0';
+		rest += strspn(rest, "/");
+		if (*name == '\0' || strcmp(name, ".") == 0) {
+			if (last)
+				break;
+			continue;
+		}
+		if ((next = openat(dfd, name, O_PATH | O_NOFOLLOW |
+		    O_CLOEXEC)) < 0 || fstat(next, &fs) != 0) {
+			if (links > 0 && sb->st_nlink == 0)
+				rc = 0;	/* a link to a file no one names */
+			else
+				error(st, "%s%s%s: %s", shown, strcmp(shown,
+				    "/") == 0 ? "" : "/", name, strerror(errno));
+			if (next >= 0)
+				close(next);
+			goto out;
+		}
+		if (S_ISLNK(fs.st_mode)) {
+			close(next);
+			n = readlinkat(dfd, name, target, sizeof(target) - 1);
+			if (n <= 0 || ++links > WALK_LINKS) {
+				error(st, "%s/%s: %s", shown, name, n <= 0 ?
+				    strerror(errno) : "too many symbolic links");
+				goto out;
+			}
+			target[n] = '\0';
+			/* Its target, then what was left after it. */
+			if ((t = tc_text_alloc("%s%s%s", target, *rest ? "/" :
+			    "", rest)) == NULL) {
+				error(st, "out of memory");
+				goto out;
+			}
+			free(todo);
+			rest = todo = t;
+			continue;
+		}
+		if (last) {
+			close(next);
+			if (fs.st_dev != sb->st_dev || fs.st_ino != sb->st_ino) {
+				error(st, "changed while it was opened");
+				goto out;
+			}
+			rc = 0;
 			break;
+		}
+		t = tc_text_alloc("%s%s%s", shown, strcmp(shown, "/") == 0 ?
+		    "" : "/", name);
+		close(dfd);
+		dfd = next;
+		free(shown);
+		if ((shown = t) == NULL) {
+			error(st, "out of memory");
+			goto out;
+		}
+		if (!S_ISDIR(fs.st_mode)) {
+			error(st, "%s: %s", shown, strerror(ENOTDIR));
+			goto out;
+		}
+		if (check_dir(st, dfd, shown) != 0)
+			goto out;
 	}
-	free(dir);
-	return bad;
+out:
+	if (dfd >= 0)
+		close(dfd);
+	free(shown);
+	free(todo);
+	return rc;
 }
 
 /*
@@ -1831,7 +1975,7 @@ insecure_dir(struct tc_policy_ctx *st, const char *path)
 static FILE *
 open_policy(struct tc_policy_ctx *st)
 {
-	char *real, *dirs, *linkdir = NULL, *abs = NULL;
+	char *real;
 	const char *shown;
 	struct stat sb, lsb;
 	FILE *f;
@@ -1854,22 +1998,7 @@ open_policy(struct tc_policy_ctx *st)
 	if (lstat(st->file, &lsb) == 0 && S_ISLNK(lsb.st_mode))
 		real = realpath(st->file, NULL);
 	shown = real != NULL ? real : st->file;
-	/* Its directories, and the link's: either could be changed to
-	 * lead elsewhere. */
-	if ((dirs = realpath(st->file, NULL)) == NULL)
-		error(st, "%s", strerror(errno));
-	else if (!insecure_dir(st, dirs) && real != NULL &&
-	    (linkdir = tc_text_alloc("%s", st->file)) != NULL) {
-		free(dirs);
-		dirs = NULL;
-		if ((abs = realpath(dirname(linkdir), NULL)) != NULL &&
-		    (dirs = tc_text_alloc("%s/", abs)) != NULL)
-			(void)insecure_dir(st, dirs);
-		free(abs);
-	}
-	free(dirs);
-	free(linkdir);
-	if (st->nerrors > 0) {
+	if (check_dirs(st, &sb) != 0) {
 		free(real);
 		close(fd);
 		return NULL;

@@ -873,6 +873,41 @@ test_file_checks(void)
 	dir_load(&r, "open/link.policy");
 	is_int(r.rc, 0, "a link, each directory ours: loads");
 	release(&r);
+	/* A link to a directory, in a directory others may write, earlier
+	 * in the path: they could make it lead to another directory. */
+	if (mkdir("good", 0755) != 0 || mkdir("open2", 0700) != 0 ||
+	    chmod("open2", 0777) != 0 || symlink("../good", "open2/sub") != 0)
+		abort();
+	put("good/p.policy", "allow read @D@/proj\n", 0600);
+	dir_load(&r, "open2/sub/p.policy");
+	{
+		char *want = subst("open2/sub/p.policy: the directory "
+		    "@D@/open2 is writable by group or others, who could "
+		    "replace the policy; chmod go-w @D@/open2\n");
+
+		is_str(r.errs.data, want, "a link to a directory, earlier in "
+		    "the path, in a directory others may write: refused");
+		free(want);
+	}
+	release(&r);
+	/* A chain of links, the middle one in such a directory. */
+	if (symlink("open2/l2", "l1") != 0 ||
+	    symlink("../good/p.policy", "open2/l2") != 0)
+		abort();
+	dir_load(&r, "l1");
+	{
+		char *want = subst("l1: the directory @D@/open2 is writable "
+		    "by group or others, who could replace the policy; chmod "
+		    "go-w @D@/open2\n");
+
+		is_str(r.errs.data, want, "the middle link of a chain, in a "
+		    "directory others may write: refused");
+		free(want);
+	}
+	release(&r);
+	dir_load(&r, "good/p.policy");
+	is_int(r.rc, 0, "the same file by a path of our directories: loads");
+	release(&r);
 
 	invalid("", "t.policy: no 'allow' line: write 'allow read "
 	    "/path/to/dir' (or 'allow write ...') for each directory to "
