@@ -966,10 +966,11 @@ git_warn(const struct tc_policy *pol, const char *file,
 		    "programs may change the hooks and configuration of the "
 		    "git repositories in it (%s%s%s%s%s%s): git runs them "
 		    "outside the sandbox, as you, the next time you use the "
-		    "repository (a commit runs .git/hooks/pre-commit); allow "
-		    "write on a directory without .git (a build directory), "
-		    "or look at .git/hooks and .git/config before you use git "
-		    "there", file, r->write_line, r->path, names[0],
+		    "repository (a commit runs .git/hooks/pre-commit); give "
+		    "write access to a directory you do not run git in (a "
+		    "build or scratch directory: a program may also make a "
+		    ".git wherever it may write), or look at .git/hooks and "
+		    ".git/config before you use git there", file, r->write_line, r->path, names[0],
 		    n > 1 ? ", " : "", n > 1 ? names[1] : "",
 		    n > 2 ? ", " : "", n > 2 ? names[2] : "", more);
 		report(ctx, msg);

@@ -46,7 +46,6 @@
  * The program then runs as its path, the forced prefix, and the
  * arguments as they were given.
  */
-#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -212,10 +211,11 @@ split_shown(char *buf, size_t len, const struct shell_policy *sp,
 	free(first);
 	if (!known)
 		return 0;
+	/* Each word while it and room for ", ...]" fit; then "...". */
 	o += tc_text_fmt(buf + o, len - o, "[");
-	for (; *w != '\0' && o + 8 < len; w = e + strspn(e, " \t")) {
+	for (; *w != '\0'; w = e + strspn(e, " \t")) {
 		e = w + strcspn(w, " \t");
-		if (e - w > (ptrdiff_t)(len - o - 8)) {
+		if (o + (size_t)(e - w) + 4 + sizeof(", ...]") > len) {
 			o += tc_text_fmt(buf + o, len - o, "%s...", o > 1 ?
 			    ", " : "");
 			break;

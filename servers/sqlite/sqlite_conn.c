@@ -526,7 +526,9 @@ sq_conn_open(const char *path, enum sq_kind kind,
  * Why a write was refused as SQLite's "readonly database": the file, or
  * its directory (SQLITE_READONLY_DIRECTORY: the journal could not be made
  * there), cannot be written by the calls' user.  Both are the policy
- * owner's to fix, and the message says which, with the path.
+ * owner's to fix, and the message says which, with the path.  Any other
+ * cause (the file moved under the connection, a lock it could not take)
+ * keeps SQLite's own words.
  */
 static int
 readonly(sqlite3 *db, const char *msg, struct tc_diag *d)
@@ -534,11 +536,15 @@ readonly(sqlite3 *db, const char *msg, struct tc_diag *d)
 	const char *path = db != NULL ? sqlite3_db_filename(db, "main") : NULL;
 	const char *slash;
 	int dirlen;
+	int ext = db != NULL ? sqlite3_extended_errcode(db) : SQLITE_READONLY;
 
+	/* Moved, unlocked, recovering...: SQLite's own words say it. */
+	if (ext != SQLITE_READONLY && ext != SQLITE_READONLY_DIRECTORY)
+		return tc_diag(d, TC_EDENIED, "%s", msg);
 	if (path == NULL || path[0] != '/')
 		return tc_diag(d, TC_EDENIED, "%s: the file cannot be "
 		    "written", msg);
-	if (sqlite3_extended_errcode(db) != SQLITE_READONLY_DIRECTORY)
+	if (ext == SQLITE_READONLY)
 		return tc_diag(d, TC_EDENIED, "%s: the file '%s' cannot be "
 		    "written by the user calls run as: its owner must make it "
 		    "writable, or mark the database read-only", msg, path);

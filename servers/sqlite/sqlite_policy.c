@@ -370,9 +370,11 @@ sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 	}
 	close(p[1]);
 	for (i = 0; i < sp->ndbs; i++) {
+		/* EOF (the child gone) ends it; errno says nothing then. */
 		for (got = 0; got < sizeof(err); got += (size_t)k)
 			if ((k = read(p[0], (char *)err + got,
-			    sizeof(err) - got)) <= 0 && errno != EINTR)
+			    sizeof(err) - got)) == 0 ||
+			    (k < 0 && errno != EINTR))
 				break;
 			else if (k < 0)
 				k = 0;

@@ -41,6 +41,10 @@
 
 #include "../../servers/shell/shell.h"
 
+/* 100 x's, a long word. */
+#define X100	"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx" \
+		"xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+
 static char repo[PATH_MAX];		/* the working directory at start */
 
 static const char *const shell_tools[] = { "run_command" };
@@ -642,6 +646,13 @@ test_rules(void)
 	    "holds one string per argument, as [\"ls\", \"-l\", \"sub\"], "
 	    "and no shell splits them", "a command line as argv[0]: its "
 	    "argv shown");
+	check(sp, ARGV("ls " X100 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx tail1 tail2"),
+	    DENIED, "'ls " X100 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx tail1 tail2' "
+	    "is not a program this server runs (it runs: @D@/git, find, ls, "
+	    "cat, sort): argv holds one string per argument, as [\"ls\", "
+	    "\"" X100 "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\", \"tail1\", ...], "
+	    "and no shell splits them", "a long command line: cut, and "
+	    "marked so");
 	check(sp, ARGV("ls *.c"), DENIED, "'ls *.c' is not a program this "
 	    "server runs (it runs: @D@/git, find, ls, cat, sort)",
 	    "not when a shell would read it otherwise");
