@@ -221,6 +221,9 @@ describe('what the model is told', () => {
 		await fsp.writeFile(path.join(repos, 'wt', '.git'), 'gitdir: /elsewhere\n');
 		await fsp.mkdir(path.join(repos, 'x', 'y', '.git'), { recursive: true });
 		await fsp.mkdir(path.join(plain, 'sub'));
+		// The server's user (nobody, with TOOLCELL_AS) looks in them.
+		await fsp.chmod(repos, 0o755);
+		await fsp.chmod(plain, 0o755);
 		const file = await scratch.policy([`allow write ${repos}`, `allow write ${plain}`,
 		    `allow read ${tree.root}`, '[shell]', 'program ls']);
 		const r = await runServer(['--policy', file, '--check'], SHELL);
