@@ -1402,6 +1402,7 @@ test_framing(void)
 	    "'message':'invalid request: the message exceeds the 64-byte "
 	    "limit'}}\n"), "over-long line with its id last: under it, "
 	    "past what is nested and what is escaped");
+	free(out);
 
 	/* Where the id cannot be known, or is not a request's: none. */
 	{
