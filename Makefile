@@ -324,6 +324,26 @@ $(FORKFLOOR): $(BUILD)/bench/fork-floor.o
 $(BUILD)/bench/pids-keeper: $(BUILD)/bench/pids-keeper.o $(LIB)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 
+# The pinned sets of npm packages, each installed as its lock file says
+# (npm ci), before the rules that use them: the official MCP client for
+# the end-to-end tests, the demo and the bench; the real host CLIs
+# (about 800 MB from the npm registry, so not part of make test; see
+# docs/hosts.md); and the official MCP conformance suite and inspector,
+# with a Node 22 of their own (about 330 MB, not part of make test
+# either; see docs/testing.md).
+SDK_DIR	    = tests/e2e/sdk
+HOSTS_DIR   = tests/hosts
+CONF_DIR    = tests/conformance
+SDK_STAMP   = $(SDK_DIR)/node_modules/.package-lock.json
+HOSTS_STAMP = $(HOSTS_DIR)/node_modules/.package-lock.json
+CONF_STAMP  = $(CONF_DIR)/node_modules/.package-lock.json
+
+$(SDK_STAMP) $(HOSTS_STAMP) $(CONF_STAMP): %/node_modules/.package-lock.json: \
+    %/package.json %/package-lock.json
+	@sh mk/deps.sh node
+	cd $* && npm ci --no-audit --no-fund --loglevel=error
+	@touch $@
+
 bench: all $(SDK_STAMP)
 	$(BENCH) $(BENCH_N)
 	node bench/mcp-roundtrip.mjs $(BUILD)
@@ -332,16 +352,6 @@ bench: all $(SDK_STAMP)
 	@sh mk/deps.sh bench
 	node bench/sqlite-vs-anchors.mjs $(BUILD)
 	$(FORKFLOOR)
-
-# The official MCP client for the end-to-end tests and the demo, pinned by
-# tests/e2e/sdk/package-lock.json.
-SDK_DIR	  = tests/e2e/sdk
-SDK_STAMP = $(SDK_DIR)/node_modules/.package-lock.json
-
-$(SDK_STAMP): $(SDK_DIR)/package.json $(SDK_DIR)/package-lock.json
-	@sh mk/deps.sh node
-	cd $(SDK_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
 
 demo: all $(SDK_STAMP)
 	@node tests/e2e/demo.mjs $(BUILD)
@@ -366,31 +376,11 @@ fuzz:
 	@FUZZ_KEEP=$(FUZZ_KEEP) sh tests/fuzz/run.sh $(FUZZ_BUILD) \
 	    $(FUZZ_SECONDS) $(FUZZ_TARGETS)
 
-# Real host CLIs, pinned by tests/hosts/package-lock.json (about 800 MB
-# from the npm registry, so not part of make test); see docs/hosts.md.
-HOSTS_DIR   = tests/hosts
-HOSTS_STAMP = $(HOSTS_DIR)/node_modules/.package-lock.json
-
-$(HOSTS_STAMP): $(HOSTS_DIR)/package.json $(HOSTS_DIR)/package-lock.json
-	@sh mk/deps.sh node
-	cd $(HOSTS_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
-
+# Claude Code and Codex CLI against a stand-in for their model APIs.
 test-hosts: all $(SDK_STAMP) $(HOSTS_STAMP)
 	@BUILD=$(BUILD) node --test --test-reporter=tap $(HOSTS_DIR)/hosts.test.mjs
 
-# The official MCP conformance suite and the inspector's schema lint,
-# pinned by tests/conformance/package-lock.json with a Node 22 of their
-# own (about 330 MB from the npm registry, so not part of make test); see
-# docs/testing.md.
-CONF_DIR   = tests/conformance
-CONF_STAMP = $(CONF_DIR)/node_modules/.package-lock.json
-
-$(CONF_STAMP): $(CONF_DIR)/package.json $(CONF_DIR)/package-lock.json
-	@sh mk/deps.sh node
-	cd $(CONF_DIR) && npm ci --no-audit --no-fund --loglevel=error
-	@touch $@
-
+# The official conformance suite and the inspector's schema lint.
 conformance: all $(SDK_STAMP) $(CONF_STAMP)
 	@sh $(CONF_DIR)/run.sh $(BUILD)
 

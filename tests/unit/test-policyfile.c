@@ -782,6 +782,25 @@ dir_load(struct result *r, const char *name)
 		tc_buf_append_str(&r->errs, "");
 }
 
+/* Loads |name| of D and checks that it is refused for its directory
+ * D/|dir|, which group or others may write. */
+static void
+refused_for(const char *name, const char *dir, const char *what)
+{
+	struct result r;
+	char text[512], *want;
+
+	snprintf(text, sizeof(text), "%s: the directory @D@/%s is writable "
+	    "by group or others, who could replace the policy; chmod go-w "
+	    "@D@/%s\n", name, dir, dir);
+	want = subst(text);
+	dir_load(&r, name);
+	is_int(r.rc, TC_EINVAL, "%s: refused", what);
+	is_str(r.errs.data, want, "%s: says which directory", what);
+	free(want);
+	release(&r);
+}
+
 static void
 test_file_checks(void)
 {
@@ -830,19 +849,8 @@ test_file_checks(void)
 	if (mkdir("open", 0700) != 0 || chmod("open", 0777) != 0)
 		abort();
 	put("open/t.policy", "allow read @D@/proj\n", 0600);
-	dir_load(&r, "open/t.policy");
-	{
-		char *want = subst("open/t.policy: the directory @D@/open is "
-		    "writable by group or others, who could replace the "
-		    "policy; chmod go-w @D@/open\n");
-
-		is_int(r.rc, TC_EINVAL, "in a directory others may write: "
-		    "refused");
-		is_str(r.errs.data, want, "in a directory others may write: "
-		    "message");
-		free(want);
-	}
-	release(&r);
+	refused_for("open/t.policy", "open", "in a directory others may "
+	    "write");
 	if (chmod("open", 01777) != 0)
 		abort();
 	dir_load(&r, "open/t.policy");
@@ -857,17 +865,8 @@ test_file_checks(void)
 	unlink("open/link.policy");
 	if (symlink("../t.policy", "open/link.policy") != 0)
 		abort();
-	dir_load(&r, "open/link.policy");
-	{
-		char *want = subst("open/link.policy: the directory @D@/open is "
-		    "writable by group or others, who could replace the "
-		    "policy; chmod go-w @D@/open\n");
-
-		is_str(r.errs.data, want, "a link in a directory others may "
-		    "write: refused");
-		free(want);
-	}
-	release(&r);
+	refused_for("open/link.policy", "open", "a link in a directory "
+	    "others may write");
 	if (chmod("open", 0755) != 0)
 		abort();
 	dir_load(&r, "open/link.policy");
@@ -879,32 +878,14 @@ test_file_checks(void)
 	    chmod("open2", 0777) != 0 || symlink("../good", "open2/sub") != 0)
 		abort();
 	put("good/p.policy", "allow read @D@/proj\n", 0600);
-	dir_load(&r, "open2/sub/p.policy");
-	{
-		char *want = subst("open2/sub/p.policy: the directory "
-		    "@D@/open2 is writable by group or others, who could "
-		    "replace the policy; chmod go-w @D@/open2\n");
-
-		is_str(r.errs.data, want, "a link to a directory, earlier in "
-		    "the path, in a directory others may write: refused");
-		free(want);
-	}
-	release(&r);
+	refused_for("open2/sub/p.policy", "open2", "a link to a directory, "
+	    "earlier in the path, in a directory others may write");
 	/* A chain of links, the middle one in such a directory. */
 	if (symlink("open2/l2", "l1") != 0 ||
 	    symlink("../good/p.policy", "open2/l2") != 0)
 		abort();
-	dir_load(&r, "l1");
-	{
-		char *want = subst("l1: the directory @D@/open2 is writable "
-		    "by group or others, who could replace the policy; chmod "
-		    "go-w @D@/open2\n");
-
-		is_str(r.errs.data, want, "the middle link of a chain, in a "
-		    "directory others may write: refused");
-		free(want);
-	}
-	release(&r);
+	refused_for("l1", "open2", "the middle link of a chain, in a "
+	    "directory others may write");
 	dir_load(&r, "good/p.policy");
 	is_int(r.rc, 0, "the same file by a path of our directories: loads");
 	release(&r);
