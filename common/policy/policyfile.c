@@ -101,6 +101,11 @@ tc_policy_error(struct tc_policy_ctx *c, const char *fmt, ...)
 	va_end(ap);
 }
 
+/* The file's checks, which the consent hook takes too (The file). */
+static int	trusted_owner(uid_t uid);
+static int	check_dirs(struct tc_policy_ctx *st, const char *path,
+		    const struct stat *sb, const char *what);
+
 /* --- Words --- */
 
 /*
@@ -1257,10 +1262,23 @@ kw_consent_hook(struct tc_policy_ctx *st, char **w, int nw)
 		free(prog);
 		return;
 	}
-	/* The hook decides consent: whoever may change it may say yes. */
+	/* The hook decides consent: whoever may change it, or put another
+	 * file in its place, may say yes. */
 	if (sb.st_mode & (S_IWGRP | S_IWOTH)) {
 		error(st, "consent-hook: '%s': writable by group or others; "
 		    "chmod go-w %s", prog, prog);
+		free(prog);
+		return;
+	}
+	if (!trusted_owner(sb.st_uid)) {
+		error(st, "consent-hook: '%s': owned by uid %u, neither root "
+		    "nor the user running the server (uid %u): that user "
+		    "could change what it answers", prog, (unsigned)sb.st_uid,
+		    (unsigned)geteuid());
+		free(prog);
+		return;
+	}
+	if (check_dirs(st, prog, &sb, "the consent hook") != 0) {
 		free(prog);
 		return;
 	}
@@ -1820,15 +1838,17 @@ trusted_owner(uid_t uid)
 }
 
 /*
- * Checks the directory open at |dfd|, shown as |shown|: reports it if
- * someone other than root and the user running the server could change
- * it, since whoever may write a directory may put another file in the
- * policy's place.  One writable by group or others passes with the
- * sticky bit (as /tmp), which keeps them from renaming or removing what
- * is not theirs.  Returns 0, or -1 after reporting.
+ * Checks the directory open at |dfd|, shown as |shown|, on the path of
+ * |what| ("the policy"): reports it if someone other than root and the
+ * user running the server could change it, since whoever may write a
+ * directory may put another file in the place of what it holds.  One
+ * writable by group or others passes with the sticky bit (as /tmp),
+ * which keeps them from renaming or removing what is not theirs.
+ * Returns 0, or -1 after reporting.
  */
 static int
-check_dir(struct tc_policy_ctx *st, int dfd, const char *shown)
+check_dir(struct tc_policy_ctx *st, int dfd, const char *shown,
+    const char *what)
 {
 	struct stat sb;
 
@@ -1839,13 +1859,13 @@ check_dir(struct tc_policy_ctx *st, int dfd, const char *shown)
 	if (!trusted_owner(sb.st_uid)) {
 		error(st, "the directory %s is owned by uid %u, neither root "
 		    "nor the user running the server (uid %u): that user "
-		    "could replace the policy", shown, (unsigned)sb.st_uid,
-		    (unsigned)geteuid());
+		    "could replace %s", shown, (unsigned)sb.st_uid,
+		    (unsigned)geteuid(), what);
 		return -1;
 	}
 	if ((sb.st_mode & (S_IWGRP | S_IWOTH)) && !(sb.st_mode & S_ISVTX)) {
 		error(st, "the directory %s is writable by group or others, "
-		    "who could replace the policy; chmod go-w %s", shown,
+		    "who could replace %s; chmod go-w %s", shown, what,
 		    shown);
 		return -1;
 	}
@@ -1853,28 +1873,29 @@ check_dir(struct tc_policy_ctx *st, int dfd, const char *shown)
 }
 
 /*
- * Checks every directory the path of the policy goes through, as the
- * kernel would walk it: from / (a relative path from the working
- * directory, found with getcwd()), one name at a time and never through
- * a link, each symbolic link (anywhere in it) read and its target walked
- * in turn, from the directory that holds it (checked) or from /.  Then
- * the name found must be the file |fd| opened (|sb|), or someone changed
- * the path meanwhile.  A file no directory names (a memfd, one removed)
- * has no directory to check once a link leads to it.  Returns 0, or -1
- * after reporting.
+ * Checks every directory |path| (of |what|, for check_dir()) goes
+ * through, as the kernel would walk it: from / (a relative path from the
+ * working directory, found with getcwd()), one name at a time and never
+ * through a link, each symbolic link (anywhere in it) read and its
+ * target walked in turn, from the directory that holds it (checked) or
+ * from /.  Then the name found must be the file opened or looked at
+ * (|sb|), or someone changed the path meanwhile.  A file no directory
+ * names (a memfd, one removed) has no directory to check once a link
+ * leads to it.  Returns 0, or -1 after reporting.
  */
 static int
-check_dirs(struct tc_policy_ctx *st, const struct stat *sb)
+check_dirs(struct tc_policy_ctx *st, const char *path, const struct stat *sb,
+    const char *what)
 {
 	char *todo = NULL, *name, *rest, *shown = NULL, *t, target[PATH_MAX];
 	struct stat fs;
 	int dfd = -1, next, links = 0, rc = -1, last;
 	ssize_t n;
 
-	if (st->file[0] == '/')
-		todo = strdup(st->file);
+	if (path[0] == '/')
+		todo = strdup(path);
 	else if (getcwd(target, sizeof(target)) != NULL)
-		todo = tc_text_alloc("%s/%s", target, st->file);
+		todo = tc_text_alloc("%s/%s", target, path);
 	if (todo == NULL) {
 		error(st, "%s", strerror(errno != 0 ? errno : ENOMEM));
 		return -1;
@@ -1888,7 +1909,7 @@ check_dirs(struct tc_policy_ctx *st, const struct stat *sb)
 			free(shown);
 			if ((shown = strdup("/")) == NULL ||
 			    (dfd = open("/", O_PATH | O_DIRECTORY |
-			    O_CLOEXEC)) < 0 || check_dir(st, dfd, "/") != 0)
+			    O_CLOEXEC)) < 0 || check_dir(st, dfd, "/", what) != 0)
 				goto out;
 			rest += strspn(rest, "/");
 		}
@@ -1955,7 +1976,7 @@ check_dirs(struct tc_policy_ctx *st, const struct stat *sb)
 			error(st, "%s: %s", shown, strerror(ENOTDIR));
 			goto out;
 		}
-		if (check_dir(st, dfd, shown) != 0)
+		if (check_dir(st, dfd, shown, what) != 0)
 			goto out;
 	}
 out:
@@ -1998,7 +2019,7 @@ open_policy(struct tc_policy_ctx *st)
 	if (lstat(st->file, &lsb) == 0 && S_ISLNK(lsb.st_mode))
 		real = realpath(st->file, NULL);
 	shown = real != NULL ? real : st->file;
-	if (check_dirs(st, &sb) != 0) {
+	if (check_dirs(st, st->file, &sb, "the policy") != 0) {
 		free(real);
 		close(fd);
 		return NULL;

@@ -1692,6 +1692,34 @@ test_consent_hook(void)
 	put("groupw", "#!/bin/sh\nexit 0\n", 0775);
 	bad_line("consent-hook @D@/groupw", "consent-hook: '@D@/groupw': "
 	    "writable by group or others; chmod go-w @D@/groupw");
+	/* In a directory others may write, another hook could be put in
+	 * its place; as a link from one, it could be pointed elsewhere. */
+	if (mkdir("hooks-open", 0700) != 0 || chmod("hooks-open", 0777) != 0 ||
+	    symlink("../hook.sh", "hooks-open/link") != 0)
+		abort();
+	put("hooks-open/h", "#!/bin/sh\nexit 0\n", 0755);
+	bad_line("consent-hook @D@/hooks-open/h", "the directory "
+	    "@D@/hooks-open is writable by group or others, who could "
+	    "replace the consent hook; chmod go-w @D@/hooks-open");
+	bad_line("consent-hook @D@/hooks-open/link", "the directory "
+	    "@D@/hooks-open is writable by group or others, who could "
+	    "replace the consent hook; chmod go-w @D@/hooks-open");
+	/* A hook another user owns: that user decides consent. */
+	if (geteuid() == 0) {
+		put("theirs", "#!/bin/sh\nexit 0\n", 0755);
+		if (chown("theirs", 12345, 12345) != 0)
+			abort();
+		bad_line("consent-hook @D@/theirs", "consent-hook: "
+		    "'@D@/theirs': owned by uid 12345, neither root nor the "
+		    "user running the server (uid 0): that user could change "
+		    "what it answers");
+	} else
+		skip("a hook of another user's needs root to be made");
+	if (chmod("hooks-open", 01777) != 0)
+		abort();
+	valid(&r, S("allow read @D@/proj\nconsent-hook @D@/hooks-open/h\n"),
+	    "a hook in a sticky directory");
+	release(&r);
 	bad_line("consent-hook @D@/missing --x", "consent-hook: "
 	    "'@D@/missing': No such file or directory");
 	bad_line("consent-hook ~/missing", "consent-hook: '@D@/missing': No "
