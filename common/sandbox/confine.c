@@ -296,6 +296,15 @@ set_no_new_privs(void)
 
 #define STEP(call, code)	do { if ((call) != 0) return (code); } while (0)
 
+int
+tc_sandbox_as_calls(const struct tc_policy *pol, pid_t parent)
+{
+	if (pol->run_as && tc_switch_user(pol->run_uid, pol->run_gid,
+	    parent) != 0)
+		return -1;
+	return tc_clear_capabilities();
+}
+
 /* tc_sandbox_confine(), with |zygote| the zygote's filter in place of
  * the profile's. */
 static int

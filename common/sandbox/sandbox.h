@@ -311,6 +311,16 @@ void	tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd,
 int	tc_sandbox_confine(const struct tc_sandbox *sb,
 	    const struct tc_profile *profile, const int *keep, size_t nkeep);
 
+/*
+ * Gives the calling process (a helper forked by the server, not a call)
+ * the identity |pol|'s calls run with, for good: the run-as user's ids
+ * and no supplementary group where the policy names one, and no
+ * capability either way (a root server's calls are root without one),
+ * with its parent-death signal armed again for |parent|.  What it may
+ * then open is what a call may.  Returns 0 or -1.
+ */
+int	tc_sandbox_as_calls(const struct tc_policy *pol, pid_t parent);
+
 enum tc_run_state {
 	TC_RUN_IDLE,
 	TC_RUN_RUNNING,

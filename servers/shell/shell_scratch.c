@@ -80,7 +80,6 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -88,7 +87,6 @@
 #include <string.h>
 #include <sys/inotify.h>
 #include <sys/prctl.h>
-#include <sys/capability.h>
 #include <sys/file.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -102,6 +100,7 @@
 #include "base/proc.h"
 #include "base/text.h"
 #include "policy/policy.h"
+#include "sandbox/sandbox.h"
 #include "shell.h"
 
 #define TREE_DEPTH	64	/* levels a removal holds open below its root */
@@ -822,7 +821,6 @@ sweeper_main(const struct tc_policy *pol, pid_t server,
 	char buf[8192] __attribute__((aligned(__alignof__(
 	    struct inotify_event))));
 	int null, hi[3], i;
-	cap_t none;
 	ssize_t n;
 
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
@@ -841,18 +839,9 @@ sweeper_main(const struct tc_policy *pol, pid_t server,
 			_exit(1);
 	if (close_range(6, ~0U, 0) != 0)
 		_exit(1);
-	/* Only what the calls' user may do, and no capability (a root
-	 * server's calls are root without one). */
-	if (pol->run_as && (setgroups(0, NULL) != 0 ||
-	    setresgid(pol->run_gid, pol->run_gid, pol->run_gid) != 0 ||
-	    setresuid(pol->run_uid, pol->run_uid, pol->run_uid) != 0))
-		_exit(1);
-	if ((none = cap_init()) == NULL || cap_set_proc(none) != 0)
-		_exit(1);
-	cap_free(none);
-	/* Armed again: a change of ids disarms it. */
-	if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
-	    prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != server)
+	/* Only what the calls' user may do. */
+	if (tc_sandbox_as_calls(pol, server) != 0 ||
+	    prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0)
 		_exit(1);
 	for (;;) {
 		if ((n = read(4, buf, sizeof(buf))) > 0) {

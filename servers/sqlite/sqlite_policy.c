@@ -13,13 +13,11 @@
  */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/capability.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -27,6 +25,7 @@
 #include "base/log.h"
 #include "policy/policy.h"
 #include "policy/section.h"
+#include "sandbox/sandbox.h"
 #include "sqlite.h"
 
 /* The first 16 bytes of every SQLite database file, its NUL included. */
@@ -315,26 +314,6 @@ writable_child(const struct sqlite_policy *sp, int fd)
 	_exit(0);
 }
 
-/* Takes the calls' identity: the run-as user's ids and no supplementary
- * group, or the server's own; no capability either way (a root server's
- * calls are root without one).  Returns 0 or -1. */
-static int
-as_calls(const struct tc_policy *pol)
-{
-	cap_t none;
-	int rc;
-
-	if (pol->run_as && (setgroups(0, NULL) != 0 ||
-	    setresgid(pol->run_gid, pol->run_gid, pol->run_gid) != 0 ||
-	    setresuid(pol->run_uid, pol->run_uid, pol->run_uid) != 0))
-		return -1;
-	if ((none = cap_init()) == NULL)
-		return -1;
-	rc = cap_set_proc(none);
-	cap_free(none);
-	return rc;
-}
-
 int
 sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 {
@@ -364,7 +343,7 @@ sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 	}
 	if (pid == 0) {
 		close(p[0]);
-		if (as_calls(pol) != 0)
+		if (tc_sandbox_as_calls(pol, getppid()) != 0)
 			_exit(1);
 		writable_child(sp, p[1]);
 	}
