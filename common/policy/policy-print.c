@@ -485,6 +485,9 @@ int
 tc_policy_print(const struct tc_policy *p, FILE *f)
 {
 	const struct tc_limits *l = &p->limits;
+	/* A server that serves no directory shows none of what is about
+	 * them: the lines, shared with other servers, give it nothing. */
+	const int dirs = !(p->features & TC_POLICY_F_NO_ROOTS);
 	unsigned long long v = 0;
 	char val[32], at[32], at2[32];
 	size_t i;
@@ -495,9 +498,7 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		fprintf(f, "%s[%s] (line %d)%s", i == 0 ? "  skipped, for "
 		    "other servers: " : ", ", p->skipped[i].name,
 		    p->skipped[i].line, i + 1 == p->nskipped ? "\n" : "");
-	/* A server that serves no directory shows none of what is about
-	 * them: the lines, shared with other servers, give it nothing. */
-	if (!(p->features & TC_POLICY_F_NO_ROOTS))
+	if (dirs)
 		tc_policy_print_roots(p, f);
 	fprintf(f, "limits per call:\n");
 	for (i = 0; i < TC_NITEMS(limit_rows); i++) {
@@ -510,11 +511,11 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		    own_setting(p, "output") ? "; 'limit output': a call's "
 		    "whole result" : "");
 	}
-	if (!(p->features & TC_POLICY_F_NO_ROOTS))
+	if (dirs)
 		print_deny(p, f);
 	print_tools(p, f);
 	print_consent(p, f);
-	if (!(p->features & TC_POLICY_F_NO_ROOTS)) {
+	if (dirs) {
 		fprintf(f, "network: %s", p->network == TC_NETWORK_ON ? "on" :
 		    p->network == TC_NETWORK_CONNECT ? "connect" : "off");
 		for (i = 0; p->network == TC_NETWORK_CONNECT &&
@@ -529,7 +530,7 @@ tc_policy_print(const struct tc_policy *p, FILE *f)
 		    origin(p->set_at[TC_SET_JIT], at, sizeof(at)));
 	print_section(p, f);
 	print_audit(p, f);
-	if (!(p->features & TC_POLICY_F_NO_ROOTS)) {
+	if (dirs) {
 		fprintf(f, "roots-timeout: %s  (%s)\n",
 		    fmt_duration((unsigned long long)p->roots_timeout_ms, val,
 		    sizeof(val)), origin(p->set_at[TC_SET_ROOTS_TIMEOUT], at,
