@@ -144,6 +144,44 @@ validate_args(const char *tool, const struct tc_arg *a, struct tc_diag *d)
 	return 0;
 }
 
+/* Whether the table |args| has an argument named |name|. */
+static int
+has_arg(const struct tc_arg *args, const char *name)
+{
+	for (; args->name != NULL; args++)
+		if (strcmp(args->name, name) == 0)
+			return 1;
+	return 0;
+}
+
+/* Checks that what |t|'s refusals point to holds: each argument is one
+ * |t| lacks and the tool named takes, so that the model sent there is
+ * not refused again. */
+static int
+validate_elsewhere(const struct tc_tool *tools, size_t n,
+    const struct tc_tool *t, struct tc_diag *d)
+{
+	const struct tc_arg_elsewhere *e;
+	const struct tc_tool *o;
+
+	for (e = t->elsewhere; e != NULL && e->name != NULL; e++) {
+		if (e->tool == NULL || e->why == NULL)
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' elsewhere lacks a tool or a reason",
+			    t->name, e->name);
+		if (has_arg(t->args, e->name))
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' is its own, not another tool's", t->name,
+			    e->name);
+		if ((o = tc_tool_find(tools, n, e->tool)) == NULL ||
+		    o == t || !has_arg(o->args, e->name))
+			return tc_diag(d, TC_EINVAL, "tool '%s': argument "
+			    "'%s' is not one tool '%s' takes", t->name,
+			    e->name, e->tool);
+	}
+	return 0;
+}
+
 int
 tc_tools_validate(const struct tc_tool *tools, size_t n, struct tc_diag *d)
 {
@@ -176,6 +214,8 @@ tc_tools_validate(const struct tc_tool *tools, size_t n, struct tc_diag *d)
 		}
 		if (validate_args(t->name, t->args, d) != 0)
 			return TC_EINVAL;
+		if (validate_elsewhere(tools, n, t, d) != 0)
+			return TC_EINVAL;
 	}
 	/* An alias is the same tool under another name: what runs, and
 	 * with what, must be the same, or a rule on one name would not
@@ -189,6 +229,7 @@ tc_tools_validate(const struct tc_tool *tools, size_t n, struct tc_diag *d)
 			return tc_diag(d, TC_EINVAL, "tool '%s': an alias, but "
 			    "of no tool of its own", t->name);
 		if (c->fn != t->fn || c->args != t->args ||
+		    c->elsewhere != t->elsewhere ||
 		    c->profile != t->profile ||
 		    c->flags != (t->flags & ~(unsigned)TC_TOOL_ALIAS))
 			return tc_diag(d, TC_EINVAL, "tool '%s': an alias of "
@@ -530,8 +571,17 @@ check_string(const char *where, const struct tc_arg *a, const char *s,
 	return 0;
 }
 
+/* Where the refusal of an unknown argument of a tool (not of an item of
+ * one) may point the model: tc_tool_args_check()'s arguments. */
+struct elsewhere {
+	const struct tc_arg_elsewhere *list;
+	int	(*offered)(const void *, const char *);
+	const void *ctx;
+};
+
 static int	check_object(const char *where, const struct tc_arg *args,
-		    const cJSON *obj, struct tc_diag *d);
+		    const struct elsewhere *ew, const cJSON *obj,
+		    struct tc_diag *d);
 
 /* Returns 1 if |s| matches NAME_PATTERN. */
 static int
@@ -697,7 +747,8 @@ check_value(const char *where, const struct tc_arg *a, const cJSON *v,
 		cJSON_ArrayForEach(it, v) {
 			tc_text_fmt(sub, sizeof(sub), "%s[%d]", where, i++);
 			if (a->type == TC_ARG_OBJECT_ARRAY) {
-				if (check_object(sub, a->items, it, d) != 0)
+				if (check_object(sub, a->items, NULL, it,
+				    d) != 0)
 					return TC_EINVAL;
 			} else if (!cJSON_IsString(it)) {
 				return tc_diag(d, TC_EINVAL, "%s: expected a "
@@ -728,17 +779,35 @@ check_value(const char *where, const struct tc_arg *a, const cJSON *v,
 	return tc_diag(d, TC_EINVAL, "%s: unknown type", where);
 }
 
+/* Returns the first entry of |ew| for the argument |given| whose tool is
+ * offered, or NULL. */
+static const struct tc_arg_elsewhere *
+find_elsewhere(const struct elsewhere *ew, const char *given)
+{
+	const struct tc_arg_elsewhere *e;
+
+	if (ew == NULL || ew->list == NULL)
+		return NULL;
+	for (e = ew->list; e->name != NULL; e++)
+		if (strcmp(e->name, given) == 0 && (ew->offered == NULL ||
+		    ew->offered(ew->ctx, e->tool)))
+			return e;
+	return NULL;
+}
+
 /*
  * Refuses the argument |given|, which |args| lacks, naming those it has
- * and the one meant if |given| looks like a misspelling of it.
+ * and either the tool that takes it, when |ew| names one, or the one
+ * meant if |given| looks like a misspelling of it.
  */
 static int
-unknown_arg(const char *where, const struct tc_arg *args, const char *given,
-    struct tc_diag *d)
+unknown_arg(const char *where, const struct tc_arg *args,
+    const struct elsewhere *ew, const char *given, struct tc_diag *d)
 {
 	const struct tc_arg *a, *best = NULL;
+	const struct tc_arg_elsewhere *e;
 	const char *who = *where ? "an item" : "the tool";
-	char name[44], known[200], guess[72] = "";
+	char name[44], known[200], note[200] = "";
 	size_t n = 0, dist, bestd = SIZE_MAX;
 
 	for (a = args; a->name != NULL; a++) {
@@ -752,20 +821,24 @@ unknown_arg(const char *where, const struct tc_arg *args, const char *given,
 	}
 	/* The name is the client's: cut, on a character boundary. */
 	tc_text_fmt(name, sizeof(name), "%s", given);
-	if (best != NULL)
-		tc_text_fmt(guess, sizeof(guess), " (did you mean '%s'?)",
+	/* A name another tool takes is no misspelling: say whose it is. */
+	if ((e = find_elsewhere(ew, given)) != NULL)
+		tc_text_fmt(note, sizeof(note), " (%s; %s takes '%s')",
+		    e->why, e->tool, e->name);
+	else if (best != NULL)
+		tc_text_fmt(note, sizeof(note), " (did you mean '%s'?)",
 		    best->name);
 	if (args->name == NULL)
-		return tc_diag(d, TC_EINVAL, "%s%sunknown argument '%s'; %s "
+		return tc_diag(d, TC_EINVAL, "%s%sunknown argument '%s'%s; %s "
 		    "takes no arguments", where, *where ? ": " : "", name,
-		    who);
+		    note, who);
 	return tc_diag(d, TC_EINVAL, "%s%sunknown argument '%s'%s; %s "
-	    "takes: %s", where, *where ? ": " : "", name, guess, who, known);
+	    "takes: %s", where, *where ? ": " : "", name, note, who, known);
 }
 
 static int
-check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
-    struct tc_diag *d)
+check_object(const char *where, const struct tc_arg *args,
+    const struct elsewhere *ew, const cJSON *obj, struct tc_diag *d)
 {
 	const struct tc_arg *a;
 	const cJSON *v;
@@ -779,7 +852,7 @@ check_object(const char *where, const struct tc_arg *args, const cJSON *obj,
 			if (strcmp(a->name, v->string) == 0)
 				break;
 		if (a->name == NULL)
-			return unknown_arg(where, args, v->string, d);
+			return unknown_arg(where, args, ew, v->string, d);
 		/* A duplicate member would be seen twice by a later reader
 		 * and once here: refuse it. */
 		if (cJSON_GetObjectItemCaseSensitive(obj, v->string) != v)
@@ -812,7 +885,20 @@ tc_args_check(const struct tc_arg *args, const cJSON *obj, struct tc_diag *d)
 	if (!cJSON_IsObject(obj))
 		return tc_diag(d, TC_EINVAL, "arguments: expected an object, "
 		    "got %s", json_type(obj));
-	return check_object("", args, obj, d);
+	return check_object("", args, NULL, obj, d);
+}
+
+int
+tc_tool_args_check(const struct tc_tool *t, const cJSON *obj,
+    int (*offered)(const void *ctx, const char *tool), const void *ctx,
+    struct tc_diag *d)
+{
+	struct elsewhere ew = { t->elsewhere, offered, ctx };
+
+	if (!cJSON_IsObject(obj))
+		return tc_diag(d, TC_EINVAL, "arguments: expected an object, "
+		    "got %s", json_type(obj));
+	return check_object("", t->args, &ew, obj, d);
 }
 
 const cJSON *

@@ -93,6 +93,20 @@ struct tc_arg {
 	size_t			 key_max_len;	/* maps: bytes per key */
 };
 
+/*
+ * An argument a tool does not take that another tool of the same server
+ * does, so that a model may well give it to the wrong one (run_command's
+ * "tty", which only start_command takes): its refusal then says |why|
+ * and names the tool that takes it, where a plain "unknown argument"
+ * would leave the model to guess.  tc_tools_validate() checks that the
+ * tool lacks the argument and that |tool| is in the table and takes it.
+ */
+struct tc_arg_elsewhere {
+	const char	*name;		/* the argument */
+	const char	*tool;		/* the tool that takes it */
+	const char	*why;		/* "run_command has no terminal" */
+};
+
 /* A confinement profile: what a handler's child may do, defined by the
  * server (sandbox/profile.h). */
 struct tc_profile;
@@ -171,6 +185,9 @@ struct tc_tool {
 	 * is stopped at it.  NULL: the policy's deadline. */
 	int			(*deadline_ms)(const struct tc_call *call,
 				    char *why, size_t n);
+	/* Arguments of other tools that its refusals point to; ends with
+	 * { NULL }.  NULL: none. */
+	const struct tc_arg_elsewhere *elsewhere;
 };
 
 struct tc_pin;
@@ -282,6 +299,17 @@ cJSON	*tc_args_schema(const struct tc_arg *args);
  * the model in |d| ("argument 'head': expected an integer").
  */
 int	tc_args_check(const struct tc_arg *args, const cJSON *obj,
+	    struct tc_diag *d);
+
+/*
+ * tc_args_check() for a call of |t|: an unknown argument that
+ * t->elsewhere names is refused with the entry's |why| and the tool that
+ * takes it, when |offered| says that tool is offered (1, or 0 for one the
+ * policy leaves out, which the refusal must not send the model to); a
+ * NULL |offered| counts every tool as offered.  |ctx| is passed to it.
+ */
+int	tc_tool_args_check(const struct tc_tool *t, const cJSON *obj,
+	    int (*offered)(const void *ctx, const char *tool), const void *ctx,
 	    struct tc_diag *d);
 
 /*

@@ -658,6 +658,14 @@ tc_srv_tools_call(void *ctx, struct tc_request *req)
 	tc_srv_new_call(s, req, t, args, NULL);
 }
 
+/* Whether tools/list shows the tool |name|: a refusal points the model
+ * to no other. */
+static int
+offered_tool(const void *ctx, const char *name)
+{
+	return tc_srv_visible_tool(ctx, name) != NULL;
+}
+
 /*
  * Takes request |req| for tool |t| with |args| (a member of the request's
  * params, or for a resources/read, owned with |uri|) through validation,
@@ -710,7 +718,7 @@ tc_srv_new_call(struct srv *s, struct tc_request *req, const struct tc_tool *t,
 		free(msg);
 		return;
 	}
-	if (tc_args_check(t->args, args, &d) != 0) {
+	if (tc_tool_args_check(t, args, offered_tool, s, &d) != 0) {
 		msg = tc_text_alloc("invalid arguments for '%s': %s", t->name,
 		    d.msg);
 		tc_srv_deny(s, c, "validation", NULL, msg != NULL ? msg :

@@ -121,6 +121,14 @@ static const struct tc_arg start_args[] = {
 	{ NULL }
 };
 
+/* What run_command's refusals point to: its arguments that only
+ * start_command takes.  A model that wants a terminal reaches for the
+ * tool it knows. */
+static const struct tc_arg_elsewhere run_elsewhere[] = {
+	{ "tty", "start_command", "run_command has no terminal" },
+	{ NULL }
+};
+
 /* The result (shell_run.c): a member that may be null is an anyOf of
  * typed schemas, never a list of types. */
 static const char run_out[] =
@@ -171,7 +179,8 @@ static struct tc_tool shell_tools[] = {
 	      "only the allowed directories and can start only the programs "
 	      "the policy lists. For work longer than the timeout use "
 	      "start_command.",
-	  .args = run_args, .output_schema = run_out,
+	  .args = run_args, .elsewhere = run_elsewhere,
+	  .output_schema = run_out,
 	  .fn = shell_run_command, .profile = &shell_profile,
 	  .flags = TC_TOOL_DESTRUCTIVE,
 	  .subjects = shell_subjects, .subject_kinds = SHELL_KINDS },

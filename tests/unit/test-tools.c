@@ -443,6 +443,135 @@ test_validate(void)
 	cJSON_Delete(desc);
 }
 
+/* For tc_tool_args_check(): only the tool named in |ctx| is offered. */
+static int
+offered_only(const void *ctx, const char *tool)
+{
+	return strcmp(ctx, tool) == 0;
+}
+
+/* Checks |json| against |t|'s arguments, with offered_only(|offered|) or,
+ * if |offered| is NULL, every tool offered: the code and the message. */
+static void
+check_tool(const struct tc_tool *t, const char *offered, const char *json,
+    int want, const char *msg)
+{
+	struct tc_diag d;
+	cJSON *o;
+
+	memset(&d, 0, sizeof(d));
+	o = cJSON_Parse(dq(json));
+	if (!ok(o != NULL, "%s: is JSON", json))
+		return;
+	is_int(tc_tool_args_check(t, o, offered != NULL ? offered_only : NULL,
+	    offered, &d), want, "%s %s", t->name, json);
+	if (msg != NULL)
+		is_str(d.msg, msg, "%s %s: message", t->name, json);
+	cJSON_Delete(o);
+}
+
+/*
+ * An argument another tool takes (run_command's tty, start_command's):
+ * refused with why and the tool that takes it, when that tool is offered;
+ * the table is checked as the tools are.
+ */
+static void
+test_elsewhere(void)
+{
+	static const struct tc_arg run[] = {
+		{ .name = "argv", .type = TC_ARG_STRING,
+		    .description = "a program" },
+		{ .name = NULL }
+	};
+	static const struct tc_arg start[] = {
+		{ .name = "argv", .type = TC_ARG_STRING,
+		    .description = "a program" },
+		{ .name = "tty", .type = TC_ARG_BOOL,
+		    .description = "a terminal" },
+		{ .name = NULL }
+	};
+	static const struct tc_arg_elsewhere good[] = {
+		{ "tty", "start_thing", "run_thing has no terminal" },
+		{ NULL }
+	};
+	static const struct tc_arg_elsewhere own[] = {
+		{ "argv", "start_thing", "it is its own" },
+		{ NULL }
+	};
+	static const struct tc_arg_elsewhere nobody[] = {
+		{ "tty", "no_thing", "no tool" },
+		{ NULL }
+	};
+	static const struct tc_arg_elsewhere untaken[] = {
+		{ "pty", "start_thing", "start_thing takes tty" },
+		{ NULL }
+	};
+	static const struct tc_arg_elsewhere unsaid[] = {
+		{ "tty", "start_thing", NULL },
+		{ NULL }
+	};
+	struct tc_tool t[3];
+	struct tc_diag d;
+
+	memset(t, 0, sizeof(t));
+	memset(&d, 0, sizeof(d));
+	t[0].name = "run_thing";
+	t[0].description = "Runs a thing.";
+	t[0].args = run;
+	t[0].fn = fn_nothing;
+	t[0].elsewhere = good;
+	t[1] = t[0];
+	t[1].name = "start_thing";
+	t[1].args = start;
+	t[1].elsewhere = NULL;
+	is_int(tc_tools_validate(t, 2, &d), 0, "elsewhere: validates");
+
+	check_tool(&t[0], NULL, "{'argv':'x','tty':true}", TC_EINVAL,
+	    "unknown argument 'tty' (run_thing has no terminal; start_thing "
+	    "takes 'tty'); the tool takes: argv");
+	check_tool(&t[0], "start_thing", "{'tty':true}", TC_EINVAL,
+	    "unknown argument 'tty' (run_thing has no terminal; start_thing "
+	    "takes 'tty'); the tool takes: argv");
+	/* A tool the policy leaves out is not one to send the model to. */
+	check_tool(&t[0], "run_thing", "{'argv':'x','tty':true}", TC_EINVAL,
+	    "unknown argument 'tty'; the tool takes: argv");
+	/* Only the name itself: a misspelling of it is guessed as ever. */
+	check_tool(&t[0], NULL, "{'argvv':'x'}", TC_EINVAL,
+	    "unknown argument 'argvv' (did you mean 'argv'?); the tool "
+	    "takes: argv");
+	check_tool(&t[0], NULL, "{'argv':'x'}", 0, NULL);
+	check_tool(&t[1], NULL, "{'argv':'x','tty':true}", 0, NULL);
+	check_tool(&t[0], NULL, "[]", TC_EINVAL,
+	    "arguments: expected an object, got an array");
+
+	t[0].elsewhere = own;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "elsewhere: its own");
+	is_str(d.msg, "tool 'run_thing': argument 'argv' is its own, not "
+	    "another tool's", "elsewhere: its own: message");
+	t[0].elsewhere = nobody;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "elsewhere: no tool");
+	is_str(d.msg, "tool 'run_thing': argument 'tty' is not one tool "
+	    "'no_thing' takes", "elsewhere: no tool: message");
+	t[0].elsewhere = untaken;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL,
+	    "elsewhere: the tool does not take it");
+	t[0].elsewhere = unsaid;
+	is_int(tc_tools_validate(t, 2, &d), TC_EINVAL, "elsewhere: no reason");
+	/* An alias is its tool under another name: the same refusals. */
+	t[0].elsewhere = good;
+	t[2] = t[1];
+	t[1] = t[0];
+	t[1].name = "run_alias";
+	t[1].flags = TC_TOOL_ALIAS;
+	is_int(tc_tools_validate(t, 3, &d), 0, "elsewhere: an alias");
+	t[1].elsewhere = NULL;
+	is_int(tc_tools_validate(t, 3, &d), TC_EINVAL,
+	    "elsewhere: an alias with other refusals");
+	is_str(d.msg, "tool 'run_alias': an alias of 'run_thing' with another "
+	    "handler, arguments, profile or flags", "elsewhere: an alias with "
+	    "other refusals: message");
+}
+
 /* Serializes |r|, checks the text and parses it back; returns 1 if what
  * comes back is what |r| holds. */
 static int
@@ -1231,6 +1360,7 @@ main(void)
 	test_args_check();
 	test_args_schema();
 	test_validate();
+	test_elsewhere();
 	test_results();
 	test_result_check();
 	test_result_depth();

@@ -3,15 +3,18 @@
 // writable directory says why it is not offered, instead of "unknown
 // tool"; an unknown tool's name close to one offered gets a "did you
 // mean"; an unknown argument is refused (as ever) with the arguments the
-// tool takes, and a "did you mean" when one is close.
+// tool takes, and a "did you mean" when one is close; one that another
+// tool takes (run_command's "tty", which is start_command's) names that
+// tool, unless the policy leaves it out.
 import assert from 'node:assert/strict';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
 import { McpError } from '@modelcontextprotocol/sdk/types.js';
 import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 
 import {
-	FS_WRITE_TOOL_NAMES, call, fileUri, logRecords, makeScratch, makeTree, startServer, textOf,
+	BUILD, FS_WRITE_TOOL_NAMES, call, fileUri, logRecords, makeScratch, makeTree, startServer, textOf,
 } from './lib.mjs';
 
 let tree;
@@ -182,5 +185,37 @@ describe('an unknown argument', () => {
 		toolError(await call(srv, 'list_allowed_directories', { path: '.' }),
 		    "invalid arguments for 'list_allowed_directories': unknown argument 'path'; the "
 		    + 'tool takes no arguments');
+	});
+});
+
+describe('an argument another tool takes', () => {
+	const SHELL = path.join(BUILD, 'toolcell-shell');
+	const RUN_TAKES = 'the tool takes: argv, cwd, stdin, env, timeout_ms, max_output_bytes, binary';
+
+	async function shell(more = []) {
+		const p = await base.policy([`allow read ${tree.p('ro')}`, ...more, '[shell]',
+		    'program /bin/echo']);
+		return startServer(['--policy', p], { server: SHELL });
+	}
+
+	test('tty on run_command: it has no terminal, start_command takes one', async () => {
+		const srv = await shell();
+		try {
+			toolError(await call(srv, 'run_command', { argv: ['/bin/echo'], tty: true }),
+			    "invalid arguments for 'run_command': unknown argument 'tty' (run_command has no "
+			    + `terminal; start_command takes 'tty'); ${RUN_TAKES}`);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('not when the policy leaves start_command out', async () => {
+		const srv = await shell(['tool start_command off']);
+		try {
+			toolError(await call(srv, 'run_command', { argv: ['/bin/echo'], tty: true }),
+			    `invalid arguments for 'run_command': unknown argument 'tty'; ${RUN_TAKES}`);
+		} finally {
+			await srv.close();
+		}
 	});
 });
