@@ -989,7 +989,8 @@ git_warn(const struct tc_policy *pol, const char *file,
 /*
  * The shared warnings; that no process limit holds for a call run as
  * root; what a network grant reaches; an argument deny pattern that lets
- * long options' abbreviations through; and one for each deny rule of the
+ * long options' abbreviations through; node without --jitless where
+ * programs may not compile; and one for each deny rule of the
  * file: a rule holds the working directory the server resolves, not the
  * files the programs open, which the kernel lets them reach beneath the
  * roots whatever their names.  Every tool is offered with or without a
@@ -1009,6 +1010,7 @@ shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 	network_warn(pol, file, report, ctx);
 	git_warn(pol, file, report, ctx);
 	shell_rules_warn(shell_policy(pol), file, report, ctx);
+	shell_policy_jit_warn(pol, file, report, ctx);
 	for (i = 0; i < pol->ndeny; i++) {
 		if (pol->deny[i].line <= 0 || pol->deny[i].own != NULL)
 			continue;

@@ -147,6 +147,17 @@ int	shell_env_allowed(const struct shell_policy *sp, const char *name);
 int	shell_policy_verify(const struct tc_policy *p,
 	    tc_policy_report_fn *report, void *ctx);
 
+/*
+ * Reports through |report|, as "FILE:LINE: message" (|file| the policy's
+ * name), unless |pol| says "jit on": each program whose file is node
+ * (by its resolved path's name: node, nodejs) without --jitless in its
+ * forced prefix, and each that runs node (a script of node's), since the
+ * seccomp filter refuses the memory node's JIT compiler needs and node
+ * stops at its start; each with the fix.  Returns the number reported.
+ */
+int	shell_policy_jit_warn(const struct tc_policy *pol, const char *file,
+	    tc_policy_report_fn *report, void *ctx);
+
 /* --- Argument rules (shell_rules.c) --- */
 
 /*

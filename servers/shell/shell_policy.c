@@ -134,6 +134,18 @@ shell_is_interpreter(const char *path)
 	    TC_NITEMS(interpreters));
 }
 
+/* The names of node's file: "node", Debian's "nodejs", a distribution's
+ * versioned "node20".  V8's JIT compiler writes the code it runs. */
+static const char *const nodes[] = {
+	"node", "nodejs", "node[0-9]*", "nodejs[0-9]*",
+};
+
+static int
+is_node(const char *path)
+{
+	return name_in(base_name(path), nodes, TC_NITEMS(nodes));
+}
+
 static int
 is_runner(const char *path)
 {
@@ -1586,6 +1598,72 @@ shell_policy_verify(const struct tc_policy *pol, tc_policy_report_fn *report,
 		for (v = p->exec_also; v != NULL && *v != NULL; v++)
 			n += verify_one(pol, p, "what it runs with", *v,
 			    report, ctx);
+	}
+	return n;
+}
+
+/* Returns 1 if the forced prefix |v| holds --jitless, with which node
+ * runs its interpreter alone; else 0. */
+static int
+prefix_jitless(char *const *v)
+{
+	for (; v != NULL && *v != NULL; v++)
+		if (strcmp(*v, "--jitless") == 0)
+			return 1;
+	return 0;
+}
+
+int
+shell_policy_jit_warn(const struct tc_policy *pol, const char *file,
+    tc_policy_report_fn *report, void *ctx)
+{
+	const struct shell_policy *sp = shell_policy(pol);
+	const struct shell_program *p;
+	char msg[PATH_MAX * 2 + 512], fix[PATH_MAX + 128];
+	char *const *v;
+	size_t i;
+	int n = 0;
+
+	for (i = 0; !pol->jit && i < sp->nprograms; i++) {
+		p = &sp->programs[i];
+		if (p->path == NULL)
+			continue;	/* not found: nothing to run */
+		if (is_node(p->path)) {
+			if (prefix_jitless(p->prefix))
+				continue;
+			/* One prefix line per program: add to it. */
+			if (p->args_line[SHELL_ARGS_PREFIX] > 0)
+				tc_text_fmt(fix, sizeof(fix), "add --jitless "
+				    "to its prefix (line %d)",
+				    p->args_line[SHELL_ARGS_PREFIX]);
+			else
+				tc_text_fmt(fix, sizeof(fix), "run it without "
+				    "one with 'args %s prefix --jitless'",
+				    p->name);
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: program %s (%s) "
+			    "stops at its start: its JIT compiler needs "
+			    "memory writable and executable, which the "
+			    "seccomp filter refuses; %s, or let programs "
+			    "make such memory with 'jit on'", file, p->line,
+			    p->name, p->path, fix);
+		} else {
+			/* A script of node's (npm, npx): a prefix is the
+			 * script's, too late for node. */
+			for (v = p->exec_also; v != NULL && *v != NULL; v++)
+				if (is_node(*v))
+					break;
+			if (v == NULL || *v == NULL)
+				continue;
+			tc_text_fmt(msg, sizeof(msg), "%s:%d: program %s runs "
+			    "node (%s), which stops at its start: its JIT "
+			    "compiler needs memory writable and executable, "
+			    "which the seccomp filter refuses; let programs "
+			    "make such memory with 'jit on'", file, p->line,
+			    p->name, *v);
+		}
+		n++;
+		if (report != NULL)
+			report(ctx, msg);
 	}
 	return n;
 }

@@ -257,6 +257,40 @@ describe('what the model is told', () => {
 		assert.match(r.stdout, /^output: 8M per stream, stdout and stderr each {2}\(default\)$/m);
 	});
 
+	test('--check and the start warn of node without --jitless where programs may not compile', async () => {
+		// The node running these tests, as a program finds it.
+		const node = await fsp.realpath(process.execPath);
+		const esc = (x) => x.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		const STOPS = `${esc(node)}\\) stops at its start: its JIT compiler needs memory writable `
+		    + 'and executable, which the seccomp filter refuses; ';
+		const JIT_ON = "let programs make such memory with 'jit on'";
+		const check = async (lines, more = []) => {
+			const r = await runServer(['--policy', await policy(lines, more), '--check'], SHELL);
+			assert.equal(r.status, 0, r.stderr);
+			return r.stderr;
+		};
+		assert.match(await check([`program ${node}`]), new RegExp(`:3: program ${esc(node)} \\(`
+		    + `${STOPS}run it without one with 'args ${esc(node)} prefix --jitless', or ${JIT_ON}$`, 'm'));
+		// A prefix line of its own: --jitless goes on it.
+		assert.match(await check([`program ${node}`, `args ${node} prefix --max-old-space-size=64`]),
+		    new RegExp(`:3: program ${esc(node)} \\(${STOPS}add --jitless to its prefix \\(line 4\\), `
+		    + `or ${JIT_ON}$`, 'm'));
+		// Either fix, and a policy without node, draws nothing.
+		assert.doesNotMatch(await check([`program ${node}`, `args ${node} prefix --jitless`]), /JIT/);
+		assert.doesNotMatch(await check([`program ${node}`], ['jit on']), /JIT/);
+		assert.doesNotMatch(await check(PROGRAMS), /JIT/);
+		// A script of node's (npm, npx): a prefix would be the script's.
+		const script = path.join(scratch.root, 'tool.js');
+		await fsp.writeFile(script, `#!${node}\nconsole.log(1)\n`);
+		await fsp.chmod(script, 0o755);
+		assert.match(await check([`program ${script}`]), new RegExp(`:3: program ${esc(script)} runs `
+		    + `node \\(${esc(node)}\\), which stops at its start: .*; ${JIT_ON}$`, 'm'));
+		// The server says so as it starts, too.
+		const r = await runServer(['--policy', await policy([`program ${node}`])], SHELL);
+		assert.equal(r.status, 0, r.stderr);
+		assert.match(r.stderr, /warning: .*:3: program .* stops at its start: its JIT compiler/);
+	});
+
 	test('--check without an allow line says no directory is served', async () => {
 		const r = await runServer(['--policy', await scratch.policy(['[shell]', 'program ls']), '--check'],
 		    SHELL);
