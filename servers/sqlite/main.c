@@ -243,7 +243,9 @@ static const struct tc_tool sqlite_tools[] = {
 	{ .name = "explain_query", .title = "Explain a query",
 	  .description = "Show how SQLite would run one statement (EXPLAIN "
 	      "QUERY PLAN), as a tree: which indexes it uses, where it "
-	      "scans. The statement itself is not run.",
+	      "scans. The statement itself is not run. Give the statement "
+	      "alone; an EXPLAIN or EXPLAIN QUERY PLAN before it is taken "
+	      "off.",
 	  .args = explain_args, .output_schema = explain_out,
 	  .fn = sqlite_explain_query, .profile = &sqlite_profile,
 	  .deadline_ms = sq_deadline_ms,

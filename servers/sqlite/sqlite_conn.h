@@ -59,6 +59,14 @@ int	sq_kind_of(const char *sql, size_t len, enum sq_kind *kind,
 	    size_t *nstmts, struct tc_diag *d);
 
 /*
+ * Returns the length of the EXPLAIN or EXPLAIN QUERY PLAN (any case, after
+ * blanks and comments) that |sql| (|len| bytes) begins with, or 0 if it
+ * begins with neither: explain_query asks for the plan itself, and takes
+ * a statement given with its own.  Only one is taken off.
+ */
+size_t	sq_explain_len(const char *sql, size_t len);
+
+/*
  * The lists both halves hold statements to (sqlite_kind.c).  1 if
  * PRAGMA |name| (|len| bytes, any case) is on the harmless list in its
  * bare form (|has_arg| 0), or with an argument (|has_arg| 1: one it

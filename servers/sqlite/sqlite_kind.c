@@ -679,6 +679,26 @@ stmt_kind(const struct sql *q, size_t pos, size_t end, size_t idx,
 	return kind;
 }
 
+size_t
+sq_explain_len(const char *sql, size_t len)
+{
+	struct sql q = { (const unsigned char *)sql, len };
+	struct tok t;
+	size_t pos = 0, past;
+
+	next(&q, &pos, len, &t);
+	if (!is_kw(&q, &t, "explain"))
+		return 0;
+	past = pos;
+	next(&q, &pos, len, &t);
+	if (!is_kw(&q, &t, "query"))
+		return past;
+	next(&q, &pos, len, &t);
+	/* "EXPLAIN QUERY" without PLAN explains a statement that begins
+	 * with "query": none does, and SQLite says so. */
+	return is_kw(&q, &t, "plan") ? pos : past;
+}
+
 const char *
 sq_kind_name(enum sq_kind k)
 {

@@ -615,6 +615,10 @@ sqlite_explain_query(const struct tc_call *call, struct tc_result *res)
 		return 0;
 	if ((rc = sq_open_for(call, kind, &d, &db, res)) != 0)
 		return rc == TC_ENOMEM ? rc : 0;
+	/* A statement given with its own EXPLAIN [QUERY PLAN] (the kind
+	 * above is its statement's, as for any EXPLAIN): ours is put in
+	 * its place, and what follows is checked as ever. */
+	sql += sq_explain_len(sql, strlen(sql));
 	if (asprintf(&text, "EXPLAIN QUERY PLAN %s", sql) < 0) {
 		text = NULL;
 		rc = TC_ENOMEM;

@@ -257,6 +257,40 @@ main(void)
 	rc = sq_kind_of(NULL, 0, &kind, &n, &d);
 	is_int(rc, TC_EINVAL, "NULL is empty");
 
+	/* A leading EXPLAIN [QUERY PLAN], which explain_query takes off:
+	 * its length, through blanks and comments, in any case; one only,
+	 * and never a word that only begins so. */
+	{
+		static const struct {
+			const char	*sql;
+			size_t		 len;	/* of the EXPLAIN taken off */
+		} ex[] = {
+			{ "EXPLAIN QUERY PLAN SELECT 1", 18 },
+			{ "explain query plan select 1", 18 },
+			{ "EXPLAIN SELECT 1", 7 },
+			{ " \n\tExplain SELECT 1", 10 },
+			{ "/* a */ EXPLAIN -- b\n QUERY /**/ PLAN SELECT 1", 37 },
+			{ "\xef\xbb\xbf" "EXPLAIN SELECT 1", 10 },
+			{ "EXPLAIN EXPLAIN SELECT 1", 7 },
+			{ "EXPLAIN QUERY SELECT 1", 7 },
+			{ "EXPLAIN", 7 },
+			{ "EXPLAIN QUERY PLAN", 18 },
+			{ "SELECT 1", 0 },
+			{ "EXPLAINX SELECT 1", 0 },
+			{ "\"EXPLAIN\" SELECT 1", 0 },
+			{ "SELECT 'EXPLAIN QUERY PLAN'", 0 },
+			{ "-- EXPLAIN\nSELECT 1", 0 },
+			{ "", 0 },
+		};
+
+		for (i = 0; i < TC_NITEMS(ex); i++)
+			is_int((int)sq_explain_len(ex[i].sql,
+			    strlen(ex[i].sql)), (int)ex[i].len,
+			    "explain: case %zu", i);
+		is_int((int)sq_explain_len("EXPLAIN QUERY PLAN", 13), 7,
+		    "explain: reads |len| bytes only");
+	}
+
 	/* The names of the kinds, and the lists. */
 	is_str(sq_kind_name(SQ_KIND_READ), "read", "read");
 	is_str(sq_kind_name(SQ_KIND_WRITE), "write", "write");

@@ -230,6 +230,43 @@ describe('small things a new user met', () => {
 			await srv.close();
 		}
 	});
+
+	test('explain_query takes a statement given with its own EXPLAIN [QUERY PLAN], still checked', async () => {
+		const file = await newDb();
+		const srv = await start(await policy([`database main ${file} read-write`]));
+		try {
+			await ok(srv, 'execute', { database: 'main', sql: 'CREATE TABLE t(id INTEGER PRIMARY KEY, a)' });
+			const want = (await ok(srv, 'explain_query', { database: 'main', sql: 'SELECT a FROM t WHERE id = 1' }))
+			    .structuredContent;
+			for (const sql of ['EXPLAIN QUERY PLAN SELECT a FROM t WHERE id = 1',
+			    'explain query plan SELECT a FROM t WHERE id = 1',
+			    '  /* why */ Explain -- the plan\n Query\tPLAN SELECT a FROM t WHERE id = 1;',
+			    'EXPLAIN SELECT a FROM t WHERE id = 1'])
+				assert.deepEqual((await ok(srv, 'explain_query', { database: 'main', sql })).structuredContent,
+				    want, sql);
+			// One is taken off, no more; what is left is one statement.
+			await refused(srv, 'explain_query', { database: 'main', sql: 'EXPLAIN EXPLAIN SELECT 1' },
+			    /'EXPLAIN' does not begin an SQL statement/);
+			await refused(srv, 'explain_query', { database: 'main', sql: 'EXPLAIN QUERY PLAN SELECT 1; SELECT 2' },
+			    /one statement/);
+			// A write is still only planned, never run.
+			await ok(srv, 'explain_query', { database: 'main', sql: 'EXPLAIN QUERY PLAN DELETE FROM t' });
+			await ok(srv, 'execute', { database: 'main', sql: 'INSERT INTO t VALUES (1, 2)' });
+			await ok(srv, 'explain_query', { database: 'main', sql: 'EXPLAIN DELETE FROM t' });
+			assert.deepEqual(await rows(srv, 'SELECT count(*) FROM t'), [[1]]);
+		} finally {
+			await srv.close();
+		}
+		// A read-only database: a write under EXPLAIN is refused before
+		// any fork, as without it.
+		const ro = await start(await policy([`database main ${file}`]));
+		try {
+			await refused(ro, 'explain_query', { database: 'main', sql: 'EXPLAIN QUERY PLAN DELETE FROM t' },
+			    /read-only/);
+		} finally {
+			await ro.close();
+		}
+	});
 });
 
 describe('one policy file for the three servers', () => {
