@@ -33,6 +33,13 @@
 /* Nodes of a query plan, at most. */
 #define PLAN_MAX	4096
 
+/* Names a "no such table" error lists, at most; the bytes of each (a
+ * name is the database's, of any length, and is cut) and of the hint. */
+#define HINT_TABLES		20
+#define HINT_TABLES_TEXT	"20"
+#define HINT_NAME_MAX		96
+#define HINT_MAX		(HINT_TABLES * (HINT_NAME_MAX + 4) + 256)
+
 /* --- Opening --- */
 
 /* Lists the databases' names into |res|'s error. */
@@ -152,14 +159,82 @@ sq_deadline_ms(const struct tc_call *call, char *why, size_t n)
 	return ms < INT_MAX ? (int)ms : INT_MAX;
 }
 
+/*
+ * Writes into |hint| what the model can do about SQLite's |msg| when it
+ * is "no such table" or "no such column": the tool that tells, and for a
+ * table the first HINT_TABLES tables and views of the database, read
+ * from its schema unless a transaction is open (execute's, whose failure
+ * rolls back the tables it made too, which the names would mislead
+ * about); else "".
+ */
+static void
+hint_of(sqlite3 *db, const char *msg, char *hint, size_t size)
+{
+	struct tc_diag scratch TC_UNINIT;
+	sqlite3_stmt *st = NULL;
+	const char *name;
+	char shown[HINT_NAME_MAX];
+	size_t at, n = 0;
+	int rc;
+
+	hint[0] = '\0';
+	if (strncmp(msg, "no such column: ", 16) == 0) {
+		/* With double-quoted strings off (sqlite_conn.c), a string
+		 * in double quotes is a name; newer SQLite says so itself. */
+		tc_text_fmt(hint, size, "; describe_table gives a table's "
+		    "columns%s", strstr(msg, "single-quote") != NULL ? "" :
+		    ", and \"text\" in double quotes is a name: a string "
+		    "takes single quotes");
+		return;
+	}
+	if (strncmp(msg, "no such table: ", 15) != 0)
+		return;
+	tc_text_fmt(hint, size, "; list_tables lists the tables and views, "
+	    "describe_table gives a table's columns");
+	if (db == NULL || !sqlite3_get_autocommit(db))
+		return;
+	if ((rc = sqlite3_prepare_v3(db, "SELECT name FROM sqlite_schema "
+	    "WHERE type IN ('table', 'view') AND name NOT LIKE 'sqlite\\_%' "
+	    "ESCAPE '\\' ORDER BY name LIMIT " HINT_TABLES_TEXT " + 1", -1, 0,
+	    &st, NULL)) != SQLITE_OK) {
+		/* Takes the guard's reason, should it have refused. */
+		tc_diag_init(&scratch);
+		(void)sq_conn_error(db, rc, &scratch);
+		return;
+	}
+	at = tc_text_fmt(hint, size, "; the tables and views are ");
+	while ((rc = sqlite3_step(st)) == SQLITE_ROW && n < HINT_TABLES) {
+		if ((name = (const char *)sqlite3_column_text(st, 0)) == NULL)
+			name = "";
+		/* The database's name, of any length: cut. */
+		tc_text_fmt(shown, sizeof(shown), "%s", name);
+		at += tc_text_fmt(hint + at, size - at, "%s'%s'",
+		    n++ > 0 ? ", " : "", shown);
+	}
+	if (rc != SQLITE_ROW && rc != SQLITE_DONE) {
+		tc_diag_init(&scratch);
+		(void)sq_conn_error(db, rc, &scratch);
+	}
+	if (n == 0)
+		tc_text_fmt(hint, size, "; the database has no tables or "
+		    "views");
+	else
+		tc_text_fmt(hint + at, size - at, "%s (list_tables lists "
+		    "them, describe_table gives a table's columns)",
+		    rc == SQLITE_ROW ? " and more" : "");
+	sqlite3_finalize(st);
+}
+
 int
 sq_fail(sqlite3 *db, int rc, struct tc_result *res)
 {
 	struct tc_diag d TC_UNINIT;
+	char hint[HINT_MAX];
 
 	tc_diag_init(&d);
 	(void)sq_conn_error(db, rc, &d);
-	return tc_result_error(res, "%s", d.msg);
+	hint_of(db, d.msg, hint, sizeof(hint));
+	return tc_result_error(res, "%s%s", d.msg, hint);
 }
 
 /*

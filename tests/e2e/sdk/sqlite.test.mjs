@@ -231,6 +231,42 @@ describe('small things a new user met', () => {
 		}
 	});
 
+	test('"no such table" names the tables and the tools that list them; "no such column" describe_table', async () => {
+		const file = await newDb();
+		const srv = await start(await policy([`database main ${file} read-write`]));
+		try {
+			await refused(srv, 'query', { database: 'main', sql: 'SELECT * FROM users' },
+			    /^no such table: users; the database has no tables or views$/);
+			await ok(srv, 'execute', { database: 'main',
+			    sql: 'CREATE TABLE orders(id, total); CREATE TABLE "it\'s"(a); CREATE VIEW big AS SELECT * FROM orders' });
+			const TOOLS = '(list_tables lists them, describe_table gives a table\'s columns)';
+			for (const [tool, sql] of [['query', 'SELECT * FROM users'],
+			    ['explain_query', 'SELECT * FROM main.users'], ['execute', 'SELECT * FROM users']])
+				assert.equal(await refused(srv, tool, { database: 'main', sql }),
+				    `no such table: ${/main\./.test(sql) ? 'main.' : ''}users; the tables and views are `
+				    + `'big', 'it's', 'orders' ${TOOLS}`);
+			// In execute's transaction, which the failure rolls back
+			// with the tables made before it, no names: the tools.
+			const t = await refused(srv, 'execute', { database: 'main',
+			    sql: 'CREATE TABLE made(a); INSERT INTO users VALUES (1)' });
+			assert.match(t, /^no such table: users; list_tables lists the tables and views, describe_table gives a table's columns \(statement 2 of the SQL; nothing was changed/);
+			// At most 20 names, then "and more".
+			await ok(srv, 'execute', { database: 'main',
+			    sql: Array.from({ length: 25 }, (_, i) => `CREATE TABLE t${String(i).padStart(2, '0')}(a);`).join('') });
+			assert.match(await refused(srv, 'query', { database: 'main', sql: 'SELECT * FROM users' }),
+			    /^no such table: users; the tables and views are 'big', 'it's', 'orders', 't00', .*, 't16' and more \(list_tables/);
+			// A column: describe_table, and what double quotes mean here.
+			assert.equal(await refused(srv, 'query', { database: 'main', sql: 'SELECT nosuch FROM orders' }),
+			    "no such column: nosuch; describe_table gives a table's columns, and \"text\" in double "
+			    + 'quotes is a name: a string takes single quotes');
+			// Other errors keep SQLite's words alone.
+			assert.equal(await refused(srv, 'query', { database: 'main', sql: 'SELECT FROM' }),
+			    'near "FROM": syntax error');
+		} finally {
+			await srv.close();
+		}
+	});
+
 	test('explain_query takes a statement given with its own EXPLAIN [QUERY PLAN], still checked', async () => {
 		const file = await newDb();
 		const srv = await start(await policy([`database main ${file} read-write`]));
