@@ -415,6 +415,14 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 		kept.server_pid = start_keeper(sb, profile, wfd);
 		sb = &kept;
 	}
+	/* In the child, not the keeper (which stays in the server's
+	 * namespaces), before its capabilities go. */
+	if (tc_mounts_protect(sb, sp) != 0) {
+		tc_warn("a call's child could not keep %s read-only: %s",
+		    profile->read_only(sb->policy)[0],
+		    tc_mounts_strerror(errno));
+		_exit(TC_CHILD_EXIT_MOUNTS);
+	}
 	keep[nkeep++] = rfd;
 	keep[nkeep++] = wfd;
 	if (profile->may & TC_MAY_TTY) {

@@ -256,18 +256,26 @@ tc_netns_join(void)
 unsigned long
 tc_ns_probe(unsigned long want)
 {
+	/* Without a user namespace, only root may have the others; a
+	 * mount namespace may be what is denied (it is asked for alone
+	 * where a profile keeps places read-only: prepare.c refuses to go
+	 * on without it). */
 	const unsigned long tries[] = {
 		want, want & ~(unsigned long)CLONE_NEWUSER,
+		want & ~(unsigned long)CLONE_NEWNS,
+		want & ~(unsigned long)(CLONE_NEWUSER | CLONE_NEWNS),
 	};
-	size_t i;
+	size_t i, k;
 	pid_t pid;
 	int st, err;
 
 	/* A child made as call children are, maps and all, that exits at
 	 * once: what works for it works for them. */
 	for (i = 0; i < TC_NITEMS(tries); i++) {
-		if (tries[i] == 0 || (i > 0 && tries[i] == tries[0]))
-			break;
+		for (k = 0; k < i && tries[k] != tries[i]; k++)
+			;
+		if (tries[i] == 0 || k < i)
+			continue;
 		pid = tc_clone_child(tries[i], 0, geteuid(), getegid(), NULL,
 		    &err);
 		if (pid == 0)

@@ -111,6 +111,8 @@ wanted_ns(const struct tc_sandbox *sb, const struct tc_profile *profile)
 
 	if (tc_profile_network(sb->policy, profile) != TC_NETWORK_OFF)
 		want &= ~(unsigned long)CLONE_NEWNET;
+	if (tc_mounts_wanted(sb->policy, profile))
+		want |= CLONE_NEWNS;
 	return want;
 }
 
@@ -138,6 +140,58 @@ probe_namespaces(struct tc_sandbox *sb)
 			sb->degraded |= TC_DEGRADE_NAMESPACES;
 		sb->ns_flags |= sp->ns;
 	}
+}
+
+/*
+ * Fails closed where a profile keeps places read-only beneath the
+ * writable roots and the kernel denies its children the mount namespace
+ * that does it.  Returns 0, or TC_ENOTSUP with |d| saying what to do.
+ */
+static int
+mounts_kept(const struct tc_sandbox *sb, struct tc_diag *d)
+{
+	const struct tc_sandbox_profile *sp;
+	const char *name, *off;
+	int st, err = 0;
+	size_t i;
+	pid_t pid;
+
+	for (i = 0; i < sb->nprof; i++) {
+		sp = &sb->prof[i];
+		if (!(wanted_ns(sb, sp->profile) & CLONE_NEWNS))
+			continue;
+		name = sp->profile->read_only(sb->policy)[0];
+		off = sp->profile->read_only_off;
+		if (!(sp->ns & CLONE_NEWNS))
+			return tc_diag(d, TC_ENOTSUP, "the kernel denies calls "
+			    "a mount namespace of their own, where %s is kept "
+			    "read-only beneath the writable directories (a "
+			    "user namespace is needed unless the server runs "
+			    "as root)%s%s", name, off != NULL ? "; " : "",
+			    off != NULL ? off : "");
+		/* What each child will do, once now: the mount calls may be
+		 * missing (Linux 5.12) or refused in a user namespace (a
+		 * security module's rule), and a writable directory may
+		 * hold more than a child binds.  Every call would fail. */
+		if ((pid = tc_clone_child(sp->ns, 0, sb->uid, sb->gid, NULL,
+		    &err)) == 0)
+			_exit(tc_mounts_protect(sb, sp) == 0 ? 0 :
+			    errno > 0 && errno < 256 ? errno : EIO);
+		if (pid < 0)
+			return tc_diag_errno(d, TC_ESYS, "cannot create a "
+			    "child in its own namespaces");
+		st = -1;
+		while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+			;
+		if (err == 0 && st == 0)
+			continue;
+		err = err != 0 ? err : WIFEXITED(st) ? WEXITSTATUS(st) : EIO;
+		return tc_diag(d, TC_ENOTSUP, "cannot keep %s read-only "
+		    "beneath the writable directories, as each call's child "
+		    "would: %s%s%s", name, tc_mounts_strerror(err),
+		    off != NULL ? "; " : "", off != NULL ? off : "");
+	}
+	return 0;
 }
 
 /*
@@ -255,6 +309,7 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 	}
 	sb->nprof = i;
 	sb->spawner_fd = -1;
+	sb->watch_fd = -1;
 	sb->policy = pol;
 	ceiling(pol, &sb->rlim, &sb->tool_rlimits);
 	sb->server_pid = getpid();
@@ -269,6 +324,10 @@ tc_sandbox_init(struct tc_sandbox *sb, const struct tc_policy *pol,
 		return tc_diag_errno(d, TC_ESYS, "cannot open /dev/null");
 
 	probe_namespaces(sb);
+	if ((rc = mounts_kept(sb, d)) != 0) {
+		tc_sandbox_release(sb);
+		return rc;
+	}
 	pids_cgroup(sb);
 	/* A filter at a bad address: EFAULT where seccomp filters exist,
 	 * EINVAL where the kernel has none. */

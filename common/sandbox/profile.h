@@ -313,6 +313,23 @@ struct tc_profile {
 	 * nothing, as |ahead|.
 	 */
 	void			(*ahead_child)(const struct tc_policy *pol);
+	/*
+	 * Or NULL: the names a call may read but never change at the top
+	 * of each writable root and in each directory one level down, as
+	 * |pol| has them (NULL: none, the policy lets calls change them):
+	 * toolcell-shell's ".git", whose hooks and configuration git runs
+	 * outside the sandbox, as the user.  Landlock cannot take a right
+	 * back beneath a directory it grants; a mount can.  Each child is
+	 * then cloned in a mount namespace of its own, where each place
+	 * is found afresh and bound read-only over itself before the child
+	 * is confined (mounts.c); a directory one level down that holds
+	 * one is bound over itself too, so that it cannot be renamed.  The
+	 * sandbox refuses to start where the kernel denies the namespace.
+	 */
+	const char *const	*(*read_only)(const struct tc_policy *pol);
+	/* With |read_only|: what a policy says to let calls change them,
+	 * for the refusal where the kernel cannot keep them. */
+	const char		*read_only_off;
 };
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */

@@ -28,6 +28,10 @@
  *	frame.c		the frames on a child's pipes
  *	ns.c		namespaces, and a child cloned into them (and placed
  *			in its call's pids cgroup)
+ *	mounts.c	what a profile keeps read-only beneath the writable
+ *			roots, bound in a child's mount namespace
+ *	watch.c		the server's watch on those places, which retires
+ *			ready children that would bind too little
  *	keeper.c	a subreaper that kills a whole tree (keeper.h)
  *	pids.c		a call's pids cgroup, its child or keeper put in it
  *			(pids.h)
@@ -206,6 +210,44 @@ tc_profile_network(const struct tc_policy *pol,
 	return (profile->may & TC_MAY_NETWORK) ? pol->network :
 	    TC_NETWORK_OFF;
 }
+
+/* --- Read-only places (mounts.c) --- */
+
+/*
+ * In a child of |sp| cloned in a mount namespace of its own, before it
+ * is confined: binds read-only what sp->profile->read_only names beneath
+ * the writable roots, and opens every root's fd again in the namespace
+ * (the numbers kept).  Nothing to do returns 0.  Returns 0, or -1 with
+ * errno (E2BIG: more places than a child binds; ESTALE: a root's path
+ * names another directory now).
+ */
+int	tc_mounts_protect(const struct tc_sandbox *sb,
+	    const struct tc_sandbox_profile *sp);
+
+/* The places one child binds read-only, at most: past it the child fails
+ * rather than leave one writable. */
+#define TC_READ_ONLY_MAX	256
+
+/* Why tc_mounts_protect() failed with |err|, for a person. */
+const char	*tc_mounts_strerror(int err);
+
+/* 1 if the children of |profile| want a mount namespace under |pol|: it
+ * keeps places read-only and there is a writable root to keep them in. */
+int	tc_mounts_wanted(const struct tc_policy *pol,
+	    const struct tc_profile *profile);
+
+/* --- The watch on them (watch.c) --- */
+
+/*
+ * Watches the tops of the writable roots and the directories one level
+ * down for a name some profile keeps read-only (tc_watch_start(), anew;
+ * nothing where none is kept); tc_watch_stop() ends it.
+ * tc_watch_changed() reads what the watch saw and returns 1 if one of
+ * the names appeared (the ready children bind too little), else 0.
+ */
+void	tc_watch_start(struct tc_sandbox *sb);
+void	tc_watch_stop(struct tc_sandbox *sb);
+int	tc_watch_changed(struct tc_sandbox *sb);
 
 /* --- The confinement steps (confine.c) --- */
 

@@ -121,7 +121,9 @@ enum tc_frame_type {
 	X(CALL,		102, "could not read its call")			\
 	X(PROFILE,	103, "was started for a profile not prepared")	\
 	X(PIDS,		104, "could not enter its pids cgroup")	\
-	X(KEEPER,	105, "could not become its call's keeper")
+	X(KEEPER,	105, "could not become its call's keeper")	\
+	X(MOUNTS,	106, "could not make read-only what calls may "	\
+	    "not change beneath the writable directories")
 
 enum tc_child_exit {
 #define TC_CHILD_EXIT_ENUM(name, num, text) TC_CHILD_EXIT_##name = (num),
@@ -193,6 +195,16 @@ struct tc_sandbox {
 	/* Killed children whose calls are answered, not yet reaped. */
 	struct tc_standby dead[TC_DEAD_MAX];
 	size_t		 ndead;
+	/* The watch on what ready children keep read-only (watch.c):
+	 * inotify, or -1; the watches on the writable roots' tops, by the
+	 * root's fd; whether a failed watch was reported. */
+	int		 watch_fd;
+	struct {
+		int	 wd;
+		int	 root;
+	}		 watch_top[TC_ROOTS_MAX];
+	size_t		 nwatch_top;
+	int		 watch_warned;
 };
 
 #ifdef TC_BENCH
@@ -297,6 +309,9 @@ void	tc_sandbox_stop(struct tc_sandbox *sb);
  * a zombie while the server waits for its next request.
  */
 int	tc_sandbox_pollfds(const struct tc_sandbox *sb, struct pollfd *pfd);
+/* The most pollfds tc_sandbox_pollfds() fills: the dead, and the watch
+ * on the places ready children keep read-only. */
+#define TC_SANDBOX_POLLFDS	(TC_DEAD_MAX + 1)
 void	tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd,
 	    int npfd);
 

@@ -742,20 +742,35 @@ tc_sandbox_pollfds(const struct tc_sandbox *sb, struct pollfd *pfd)
 		pfd[i].events = POLLIN;
 		pfd[i].revents = 0;
 	}
-	return (int)sb->ndead;
+	if (sb->watch_fd < 0)
+		return (int)sb->ndead;
+	pfd[i].fd = sb->watch_fd;
+	pfd[i].events = POLLIN;
+	pfd[i].revents = 0;
+	return (int)sb->ndead + 1;
 }
 
 void
 tc_sandbox_step(struct tc_sandbox *sb, const struct pollfd *pfd, int npfd)
 {
-	int i;
+	int i, reap = 0;
 
 	for (i = 0; i < npfd; i++) {
-		if (pfd[i].revents != 0) {
-			tc_sandbox_reap(sb, 0);
-			return;
-		}
+		if (pfd[i].revents == 0)
+			continue;
+		if (pfd[i].fd == sb->watch_fd) {
+			/* Ready children that would bind too little: made
+			 * again, each finding what is there now. */
+			if (tc_watch_changed(sb) && sb->pooling) {
+				spawner_collect(sb, 1);
+				retire_all(sb);
+				tc_sandbox_refill(sb);
+			}
+		} else
+			reap = 1;
 	}
+	if (reap)
+		tc_sandbox_reap(sb, 0);
 }
 
 void
@@ -797,11 +812,15 @@ tc_sandbox_prefork(struct tc_sandbox *sb, unsigned n)
 	spawner_collect(sb, 1);
 	retire_all(sb);
 	spawner_stop(sb);
+	tc_watch_stop(sb);
 	sb->pool = n < TC_POOL_MAX ? n : TC_POOL_MAX;
 	sb->pooling = 1;
 	if (sb->nprof > 0 && spawner_start(sb, &d) != 0)
 		tc_warn("cannot start the spawner of call children (%s); "
 		    "the server forks them itself", d.msg);
+	/* After the spawner, which has no use for it; before the children,
+	 * so that nothing made while they are made is missed. */
+	tc_watch_start(sb);
 	tc_sandbox_refill(sb);
 }
 
@@ -814,4 +833,5 @@ tc_sandbox_stop(struct tc_sandbox *sb)
 	retire_all(sb);
 	spawner_stop(sb);
 	tc_sandbox_reap(sb, 1);
+	tc_watch_stop(sb);
 }

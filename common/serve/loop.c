@@ -172,8 +172,8 @@ sandbox_pollfds(void *ctx, struct pollfd *pfd, int max)
 {
 	struct srv *s = ctx;
 
-	if (max < TC_DEAD_MAX)
-		return TC_DEAD_MAX;
+	if (max < TC_SANDBOX_POLLFDS)
+		return TC_SANDBOX_POLLFDS;
 	return tc_sandbox_pollfds(&s->sb, pfd);
 }
 

@@ -1,0 +1,329 @@
+/*
+ * mounts.c: what a profile keeps read-only beneath the writable roots
+ * (profile.h, read_only), in a child's mount namespace of its own
+ * (CLONE_NEWNS, asked for by prepare.c), before the child is confined
+ * (tc_mounts_protect()).
+ *
+ * Landlock grants a right on a directory and everything beneath it, and
+ * can take nothing back: a writable root's .git is as writable as the
+ * rest.  A mount can: each place found is bound over itself, read-only,
+ * so that the kernel answers EROFS to any change there, whatever opens
+ * it.  The steps, in the child's namespace, none of them by a path a
+ * call could have swapped meanwhile (a job runs beside a child being
+ * made):
+ *
+ *	every mount a slave, so that nothing made here reaches the
+ *	server's namespace (a child without a user namespace of its own
+ *	shares the mounts' peer groups);
+ *	each root opened again by its path, checked to be the directory the
+ *	server holds (device and inode);
+ *	at its top and in each directory one level down, each name of the
+ *	profile's list opened beneath it without following a link, cloned
+ *	(open_tree()), made read-only (mount_setattr()) and moved onto the
+ *	very file it was opened as (move_mount());
+ *	a directory one level down that holds one also bound over itself,
+ *	writable: a mount point cannot be renamed, so a call cannot move the
+ *	repository aside and put one of its own making in its place;
+ *	every root's fd then opened again and put in place of the server's
+ *	(dup3()).  An fd opened in the server's namespace resolves through
+ *	the server's mounts, where none of this is: the child's working
+ *	directory, opened beneath a root's fd, would walk past every bind.
+ *
+ * Once the child is confined no process of the call can undo it: it has
+ * no capability, Landlock refuses any change to the mounts of a process
+ * it restricts, and the filter refuses the mount calls.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/mount.h>
+#include <linux/openat2.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "policy/policy.h"
+#include "sandbox/sandbox-int.h"
+
+_Static_assert(TC_READ_ONLY_MAX == 256, "tc_mounts_strerror() says 256");
+
+struct protect {
+	const char *const *names;
+	unsigned	 n;		/* places bound so far */
+};
+
+static int
+open_beneath(int at, const char *path, int flags, unsigned long long resolve)
+{
+	struct open_how how;
+
+	memset(&how, 0, sizeof(how));
+	how.flags = (unsigned long long)(flags | O_CLOEXEC);
+	how.resolve = resolve | RESOLVE_NO_SYMLINKS | RESOLVE_NO_MAGICLINKS;
+	return (int)syscall(SYS_openat2, at, path, &how, sizeof(how));
+}
+
+/*
+ * Binds the file or directory |fd| (O_PATH, in this namespace) over
+ * itself, its mounts too, read-only if |ro|.  Returns 0, or -1 with
+ * errno.
+ */
+static int
+bind_over(int fd, int ro)
+{
+	struct mount_attr attr;
+	int tree, rc = -1, e;
+
+	if ((tree = (int)syscall(SYS_open_tree, fd, "", OPEN_TREE_CLONE |
+	    OPEN_TREE_CLOEXEC | AT_EMPTY_PATH | AT_RECURSIVE)) < 0)
+		return -1;
+	memset(&attr, 0, sizeof(attr));
+	attr.attr_set = MOUNT_ATTR_RDONLY;
+	if ((!ro || syscall(SYS_mount_setattr, tree, "", AT_EMPTY_PATH |
+	    AT_RECURSIVE, &attr, sizeof(attr)) == 0) &&
+	    syscall(SYS_move_mount, tree, "", fd, "", MOVE_MOUNT_F_EMPTY_PATH |
+	    MOVE_MOUNT_T_EMPTY_PATH) == 0)
+		rc = 0;
+	e = errno;
+	close(tree);
+	errno = e;
+	return rc;
+}
+
+/*
+ * Opens |path| beneath |at| as the place to bind: a directory or a
+ * regular file, reached through no link.  Returns the fd (O_PATH); -1
+ * with errno 0 where there is none (nothing there, a link, another kind
+ * of file, or one the child may not look at); -1 with errno on a failure.
+ */
+static int
+open_place(int at, const char *path)
+{
+	struct stat st;
+	int fd;
+
+	if ((fd = open_beneath(at, path, O_PATH | O_NOFOLLOW,
+	    RESOLVE_BENEATH)) < 0) {
+		if (errno == ENOENT || errno == ENOTDIR || errno == ELOOP ||
+		    errno == EACCES || errno == EXDEV)
+			errno = 0;
+		return -1;
+	}
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)) {
+		close(fd);
+		errno = 0;
+		return -1;
+	}
+	return fd;
+}
+
+/*
+ * Binds read-only each name of |p| found in |dir| (beneath |at|, "" for
+ * |at| itself), first binding |dir| over itself where one is found and
+ * |dir| is not |at|.  Returns 0, or -1 with errno.
+ */
+static int
+protect_dir(struct protect *p, int at, const char *dir)
+{
+	char path[PATH_MAX];
+	const char *const *name;
+	int fd, n, held = *dir == '\0';
+
+	for (name = p->names; *name != NULL; name++) {
+		n = snprintf(path, sizeof(path), "%s%s%s", dir,
+		    *dir != '\0' ? "/" : "", *name);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		if ((fd = open_place(at, path)) < 0) {
+			if (errno == 0)
+				continue;
+			return -1;
+		}
+		close(fd);
+		if (++p->n > TC_READ_ONLY_MAX) {
+			errno = E2BIG;
+			return -1;
+		}
+		/* Its directory first, and the name opened again through
+		 * that mount: a bind made beneath the directory's old mount
+		 * would be hidden under the new one. */
+		if (!held) {
+			if ((fd = open_place(at, dir)) < 0)
+				return errno == 0 ? 0 : -1;
+			if (bind_over(fd, 0) != 0) {
+				close(fd);
+				return -1;
+			}
+			close(fd);
+			held = 1;
+		}
+		if ((fd = open_place(at, path)) < 0) {
+			if (errno == 0)
+				continue;
+			return -1;
+		}
+		if (bind_over(fd, 1) != 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+/*
+ * Opens root |r| again by its path, in this namespace: the directory the
+ * server holds as r->fd, or -1 with errno (ESTALE where the path now
+ * names another).
+ */
+static int
+reopen_root(const struct tc_root *r)
+{
+	struct stat a, b;
+	int fd;
+
+	if ((fd = open_beneath(AT_FDCWD, r->path, O_PATH | O_DIRECTORY,
+	    0)) < 0)
+		return -1;
+	if (fstat(fd, &a) != 0 || fstat(r->fd, &b) != 0) {
+		close(fd);
+		return -1;
+	}
+	if (a.st_dev != b.st_dev || a.st_ino != b.st_ino) {
+		close(fd);
+		errno = ESTALE;
+		return -1;
+	}
+	return fd;
+}
+
+/* Binds what |p| names at the top of writable root |r| and one level
+ * down.  Returns 0, or -1 with errno. */
+static int
+protect_root(struct protect *p, const struct tc_root *r)
+{
+	struct dirent *e;
+	DIR *dir;
+	int fd, lfd, rc = 0, err = 0;
+
+	if ((fd = reopen_root(r)) < 0)
+		return -1;
+	if (protect_dir(p, fd, "") != 0) {
+		err = errno;
+		close(fd);
+		errno = err;
+		return -1;
+	}
+	if ((lfd = open_beneath(fd, ".", O_RDONLY | O_DIRECTORY,
+	    RESOLVE_BENEATH)) < 0 || (dir = fdopendir(lfd)) == NULL) {
+		err = errno;
+		if (lfd >= 0)
+			close(lfd);
+		close(fd);
+		/* A root the child may not list holds nothing it may
+		 * change either. */
+		if (err == EACCES)
+			return 0;
+		errno = err;
+		return -1;
+	}
+	while (rc == 0) {
+		errno = 0;
+		if ((e = readdir(dir)) == NULL) {
+			if (errno != 0) {
+				rc = -1;
+				err = errno;
+			}
+			break;
+		}
+		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
+		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+			continue;
+		if ((rc = protect_dir(p, fd, e->d_name)) != 0)
+			err = errno;
+	}
+	closedir(dir);
+	close(fd);
+	errno = err;
+	return rc;
+}
+
+int
+tc_mounts_protect(const struct tc_sandbox *sb,
+    const struct tc_sandbox_profile *sp)
+{
+	const struct tc_policy *pol = sb->policy;
+	struct mount_attr attr;
+	struct protect p;
+	size_t i;
+	int fd;
+
+	memset(&p, 0, sizeof(p));
+	if (!(sp->ns & CLONE_NEWNS) || sp->profile->read_only == NULL ||
+	    (p.names = sp->profile->read_only(pol)) == NULL)
+		return 0;
+	memset(&attr, 0, sizeof(attr));
+	attr.propagation = MS_SLAVE;
+	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &attr,
+	    sizeof(attr)) != 0)
+		return -1;
+	for (i = 0; i < pol->nroots; i++)
+		if ((pol->roots[i].flags & TC_ROOT_WRITE) &&
+		    pol->roots[i].fd >= 0 &&
+		    protect_root(&p, &pol->roots[i]) != 0)
+			return -1;
+	/* Every root, read-only ones too: a writable root may lie beneath
+	 * one, and a call's working directory beneath it would reach the
+	 * repository through the server's mounts. */
+	for (i = 0; i < pol->nroots; i++) {
+		if (pol->roots[i].fd < 0)
+			continue;
+		if ((fd = reopen_root(&pol->roots[i])) < 0)
+			return -1;
+		if (dup3(fd, pol->roots[i].fd, O_CLOEXEC) < 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+	}
+	return 0;
+}
+
+int
+tc_mounts_wanted(const struct tc_policy *pol, const struct tc_profile *profile)
+{
+	size_t i;
+
+	if (profile->read_only == NULL || profile->read_only(pol) == NULL)
+		return 0;
+	for (i = 0; i < pol->nroots; i++)
+		if (pol->roots[i].flags & TC_ROOT_WRITE)
+			return 1;
+	return 0;
+}
+
+const char *
+tc_mounts_strerror(int err)
+{
+	switch (err) {
+	case E2BIG:
+		/* TC_READ_ONLY_MAX */
+		return "more places to keep than a child binds (256): give "
+		    "write access to fewer repositories";
+	case ENOSYS:
+		return "the kernel has no mount_setattr() (Linux 5.12 or "
+		    "later)";
+	case ESTALE:
+		return "a directory's path names another directory now";
+	}
+	return strerror(err);
+}
