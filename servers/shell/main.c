@@ -713,6 +713,18 @@ calls_as_root(const struct tc_policy *pol)
 			"here, so 'limit processes' does not hold); name " \
 			"'run-as USER' in the policy, or --run-as USER"
 
+/* 1 if some root of |pol| is writable. */
+static int
+has_writable(const struct tc_policy *pol)
+{
+	size_t i;
+
+	for (i = 0; i < pol->nroots; i++)
+		if (pol->roots[i].flags & TC_ROOT_WRITE)
+			return 1;
+	return 0;
+}
+
 /*
  * Tells the model which programs it may run and how they are held: each
  * by name and path, with its subcommands if the policy lists them; a shell
@@ -774,6 +786,14 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 		}
 		tc_buf_append_str(b, "; they run in the first unless cwd says "
 		    "otherwise. ");
+		if (has_writable(pol) && sp->repositories ==
+		    SHELL_REPOS_READ_ONLY)
+			tc_buf_append_str(b, "The .git of a repository at the "
+			    "top of a read-write directory or one level down "
+			    "is read-only to programs: git reads it (status, "
+			    "log, diff) but cannot commit, fetch or change its "
+			    "configuration there (Read-only file system); ask "
+			    "the user to do that. ");
 	}
 	if (sp->env_pass != NULL && sp->env_pass[0] != NULL) {
 		tc_buf_append_str(b, "A call may set only these environment "
@@ -903,85 +923,37 @@ network_warn(const struct tc_policy *pol, const char *file,
 		report(ctx, msg);
 }
 
-/* How many of a writable root's git metadata a warning names. */
-#define GIT_SHOWN	3
-
-/* Whether |dir| (beneath |at|) holds a ".git", a directory or the file
- * of a worktree or submodule, not followed if a symbolic link. */
-static int
-has_git(int at, const char *dir)
-{
-	char path[PATH_MAX];
-	struct stat st;
-
-	tc_text_fmt(path, sizeof(path), "%s%s.git", dir, *dir ? "/" : "");
-	return fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
-}
-
 /*
- * Warns of the git repositories a writable root holds, at its top or one
- * level down: the programs may change their hooks and configuration, and
- * git runs those outside the sandbox, as the user, when the user next
- * works in the repository.  The kernel cannot keep .git read-only beneath
- * a directory Landlock lets the programs write.
+ * With "repositories writable", warns of the git repositories a writable
+ * root holds, at its top or one level down: the programs may change their
+ * hooks and configuration, and git runs those outside the sandbox, as
+ * the user, when the user next works in the repository.  Read-only, the
+ * default, each call's child binds them read-only, and --check lists them
+ * (shell_policy_print()).
  */
 static void
 git_warn(const struct tc_policy *pol, const char *file,
     tc_policy_report_fn *report, void *ctx)
 {
-	char msg[2048], names[GIT_SHOWN][NAME_MAX + 1], more[64];
+	char list[SHELL_REPOS_SHOWN * (NAME_MAX + 8) + 64], msg[4096];
 	const struct tc_root *r;
-	struct dirent *e;
-	size_t i, n;
-	DIR *dir;
-	int fd;
+	size_t i;
 
+	if (shell_policy(pol)->repositories != SHELL_REPOS_WRITABLE)
+		return;
 	for (i = 0; i < pol->nroots && report != NULL; i++) {
 		r = &pol->roots[i];
-		if (!(r->flags & TC_ROOT_WRITE))
+		if (!(r->flags & TC_ROOT_WRITE) ||
+		    *shell_repos_list(r, list, sizeof(list)) == '\0')
 			continue;
-		n = 0;
-		if (has_git(r->fd >= 0 ? r->fd : AT_FDCWD,
-		    r->fd >= 0 ? "" : r->path))
-			tc_text_fmt(names[n++], sizeof(names[0]), ".git");
-		fd = r->fd >= 0 ? openat(r->fd, ".", O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC) : open(r->path, O_RDONLY | O_DIRECTORY |
-		    O_CLOEXEC);
-		if (fd >= 0 && (dir = fdopendir(fd)) != NULL) {
-			while ((e = readdir(dir)) != NULL) {
-				if (e->d_name[0] == '.' && (e->d_name[1] ==
-				    '\0' || strcmp(e->d_name, "..") == 0))
-					continue;
-				if ((e->d_type != DT_DIR &&
-				    e->d_type != DT_UNKNOWN) ||
-				    !has_git(dirfd(dir), e->d_name))
-					continue;
-				if (n < GIT_SHOWN)
-					tc_text_fmt(names[n], sizeof(names[0]),
-					    "%s/.git", e->d_name);
-				n++;
-			}
-			closedir(dir);
-		} else if (fd >= 0)
-			close(fd);
-		if (n == 0)
-			continue;
-		more[0] = '\0';
-		if (n > GIT_SHOWN)
-			tc_text_fmt(more, sizeof(more), " and %zu more",
-			    n - GIT_SHOWN);
-		tc_text_fmt(msg, sizeof(msg), "%s:%d: %s is writable, and the "
-		    "programs may change the hooks and configuration of the "
-		    "git repositories in it (%s%s%s%s%s%s): git runs them "
-		    "outside the sandbox, as you, the next time you use the "
-		    "repository (a commit runs .git/hooks/pre-commit); give "
-		    "write access to a directory you do not run git in (a "
-		    "build or scratch directory: a program may also make a "
-		    ".git wherever it may write), or look at .git/hooks and "
-		    ".git/config before you use git there", file, r->write_line, r->path, names[0],
-		    n > 1 ? ", " : "", n > 1 ? names[1] : "",
-		    n > 2 ? ", " : "", n > 2 ? names[2] : "", more);
+		tc_text_fmt(msg, sizeof(msg), "%s:%d: %s is writable, and "
+		    "'repositories writable' lets the programs change the "
+		    "hooks and configuration of the git repositories in it "
+		    "(%s): git runs them outside the sandbox, as you, the "
+		    "next time you use the repository (a commit runs "
+		    ".git/hooks/pre-commit); look at .git/hooks and .git/config "
+		    "before you use git there, or leave the setting out", file,
+		    r->write_line, r->path, list);
 		report(ctx, msg);
 	}
 }

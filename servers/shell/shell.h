@@ -100,9 +100,31 @@ struct shell_policy {
 	char		*home;		/* HOME; NULL: the call's own scratch
 					   directory (shell_scratch_make()) */
 	unsigned long long max_output;	/* bytes per stream, at most */
+	int		 repositories;	/* SHELL_REPOS_*: "repositories" */
+};
+
+/* What calls may do to the .git of the repositories beneath the
+ * writable directories ("repositories"). */
+enum shell_repos {
+	SHELL_REPOS_READ_ONLY,	/* bound read-only in each child */
+	SHELL_REPOS_WRITABLE,	/* as writable as the rest */
 };
 
 extern const struct tc_policy_section shell_policy_section;
+
+/* How many repositories a listing names ("and 3 more" after them). */
+#define SHELL_REPOS_SHOWN	8
+
+/*
+ * Lists into |list| (|size| bytes) the git metadata writable root |r|
+ * holds, as each call's child finds it: a ".git" (a directory, or the
+ * file of a worktree or submodule; never a link) at its top or in a
+ * directory one level down: ".git, a/.git, b/.git and 3 more", the top's
+ * first, then by name, SHELL_REPOS_SHOWN at most.  Returns |list|, "" if
+ * there is none.
+ */
+const char	*shell_repos_list(const struct tc_root *r, char *list,
+		    size_t size);
 
 /* Returns the [shell] settings of |pol| (an empty policy's if it has
  * none). */

@@ -20,6 +20,7 @@
  *	home PATH|scratch
  *	output SIZE
  */
+#include <dirent.h>
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -1263,6 +1264,111 @@ shell_policy_check(struct tc_policy_ctx *c)
 	}
 }
 
+/* --- The repositories beneath the writable roots --- */
+
+/* Whether |dir| (beneath |at|, "" for |at| itself) holds a ".git" that
+ * is a directory or a file, not followed if a symbolic link. */
+static int
+has_git(int at, const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	int n;
+
+	n = snprintf(path, sizeof(path), "%s%s.git", dir, *dir ? "/" : "");
+	return n > 0 && (size_t)n < sizeof(path) &&
+	    fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+	    (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode));
+}
+
+static int
+name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+const char *
+shell_repos_list(const struct tc_root *r, char *list, size_t size)
+{
+	char **names = NULL, **more;
+	size_t n = 0, cap = 0, i, len;
+	struct dirent *e;
+	DIR *dir;
+	int fd;
+
+	*list = '\0';
+	if (r->fd < 0 || (fd = openat(r->fd, ".", O_RDONLY | O_DIRECTORY |
+	    O_CLOEXEC)) < 0)
+		return list;
+	if ((dir = fdopendir(fd)) == NULL) {
+		close(fd);
+		return list;
+	}
+	while ((e = readdir(dir)) != NULL) {
+		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
+		    strcmp(e->d_name, ".") == 0 ||
+		    strcmp(e->d_name, "..") == 0 ||
+		    !has_git(dirfd(dir), e->d_name))
+			continue;
+		if (n == cap) {
+			cap = cap ? cap * 2 : 16;
+			if ((more = reallocarray(names, cap,
+			    sizeof(*names))) == NULL)
+				break;
+			names = more;
+		}
+		if ((names[n] = strdup(e->d_name)) == NULL)
+			break;
+		n++;
+	}
+	closedir(dir);
+	if (n > 0)
+		qsort(names, n, sizeof(*names), name_cmp);
+	/* The top first, then by name. */
+	len = 0;
+	if (has_git(r->fd, ""))
+		len += tc_text_fmt(list, size, ".git");
+	for (i = 0; i < n && i + (len > 0) < SHELL_REPOS_SHOWN; i++)
+		len += tc_text_fmt(list + len, size - len, "%s%s/.git",
+		    len > 0 ? ", " : "", names[i]);
+	if (i < n)
+		tc_text_fmt(list + len, size - len, " and %zu more", n - i);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	return list;
+}
+
+/* The repositories' setting, and, read-only, what each call's child
+ * binds now. */
+static void
+print_repos(const struct tc_policy *pol, const struct shell_policy *sp,
+    FILE *f)
+{
+	char list[SHELL_REPOS_SHOWN * (NAME_MAX + 8) + 64];
+	const struct tc_root *r;
+	char at[32];
+	size_t i;
+
+	fprintf(f, "repositories: %s  (%s)\n", sp->repositories ==
+	    SHELL_REPOS_WRITABLE ? "writable" : "read-only", tc_policy_origin(
+	    tc_policy_setting_at(pol, "repositories"), at, sizeof(at)));
+	if (sp->repositories == SHELL_REPOS_WRITABLE)
+		return;
+	fprintf(f, "  (the .git at the top of each writable directory and "
+	    "one level down, bound read-only in each call's own mount "
+	    "namespace; one made while the server runs is held from the "
+	    "next call on; deeper ones "
+	    "are not looked for)\n");
+	for (i = 0; i < pol->nroots; i++) {
+		r = &pol->roots[i];
+		if (!(r->flags & TC_ROOT_WRITE) ||
+		    *shell_repos_list(r, list, sizeof(list)) == '\0')
+			continue;
+		fprintf(f, "  %s: %s\n", r->path, list);
+	}
+}
+
 /* --- --check --- */
 
 /* Writes |w| as a policy would: quoted if it has to be. */
@@ -1456,7 +1562,18 @@ shell_policy_print(const struct tc_policy *pol, const void *slot, FILE *f)
 	    sizeof(val)), tc_policy_origin(tc_policy_setting_at(pol,
 	    "output"), at, sizeof(at)));
 	print_nproc(pol, f);
+	print_repos(pol, sp, f);
 }
+
+static const struct tc_policy_choice repos_choices[] = {
+	{ "read-only", "the default: git reads them, never commits" },
+	{ "writable", "calls may commit, and change hooks and "
+	  "configuration that git runs outside the sandbox" },
+	{ NULL, NULL }
+};
+
+/* A CHOICE is stored as an int. */
+_Static_assert(sizeof(enum shell_repos) == sizeof(int), "an int");
 
 /* This has to be sorted always: it is searched with bsearch(3). */
 static const struct tc_policy_keyword shell_keywords[] = {
@@ -1470,6 +1587,9 @@ static const struct tc_policy_keyword shell_keywords[] = {
 	{ "output", TC_POLICY_SIZE, offsetof(struct shell_policy, max_output),
 	  .min = OUTPUT_MIN, .max = OUTPUT_MAX },
 	{ "program", TC_POLICY_LINE, .parse = kw_program },
+	{ "repositories", TC_POLICY_CHOICE,
+	  offsetof(struct shell_policy, repositories),
+	  .choices = repos_choices },
 };
 
 const struct tc_policy_section shell_policy_section = {

@@ -10,7 +10,10 @@
 //           program refuse the attack itself;
 //   kernel  the call runs with the program allowed bare, and its attempt
 //           to start anything else (/bin/sh) fails with EACCES, or its
-//           write outside the allowed directories fails.
+//           write outside the allowed directories fails;
+//   mount   the call runs with the program allowed bare, and its write
+//           into a repository's .git beneath the writable directory fails
+//           with EROFS: each call's child binds it read-only.
 //
 // Every row also checks that the escape did not happen from outside (a
 // marker file the payload would write is not there, a string only a shell
@@ -332,11 +335,13 @@ const PROGRAMS = {
  * The rows.  Each has:
  *   name     what is tried
  *   prog     the program it runs (argv[0])
- *   layer    'rules', 'prefix' or 'kernel': what must stop it, in the
- *            strict policy for rules and prefix, the bare one for kernel
+ *   layer    'rules', 'prefix', 'kernel' or 'mount': what must stop it,
+ *            in the strict policy for rules and prefix, the bare one for
+ *            kernel and mount
  *   kind     'exec' (runs sh with the payload, which writes c.marker),
  *            'write' (writes c.out, outside the policy but for the
- *            control), 'delete' (removes c.victim, read-only but for the
+ *            control; or changes the file row.written(c) names),
+ *            'delete' (removes c.victim, read-only but for the
  *            control), 'read' (reads c.secret, outside but for the
  *            control: its token shows), 'link' (makes c.hard, a hard link
  *            of c.secret), 'attach' (what it says matches row.attached)
@@ -344,7 +349,10 @@ const PROGRAMS = {
  *            hard, token, repo, tarball, cwd}
  *   stdin(c), env(c), setup(c)  optional
  *   rule     rules: what the refusal must name (a regexp of its text)
- *   says     kernel and prefix: what the program says on stderr (on
+ *   repo     a git repository, c.repo, one level down in W (two with
+ *            deep: where no mount keeps its .git read-only); cwdRepo:
+ *            the call runs there; config(c), hook: written into it
+ *   says     kernel, mount and prefix: what the program says on stderr (on
  *            stdout with on: 'stdout'): the attempt was made and refused,
  *            where it says anything
  *   exitNot0 prefix: the program fails (it says nothing)
@@ -415,10 +423,20 @@ const CASES = [
 	{ name: 'git status, core.fsmonitor in a written .git/config', prog: 'git', layer: 'kernel', kind: 'exec',
 	    says: /Permission denied/, repo: true, cwdRepo: true,
 	    config: (c) => `[core]\n\tfsmonitor = "sh -c '${c.pay}'"\n`, argv: () => ['status'] },
-	{ name: 'git commit, a pre-commit hook written into .git/hooks', prog: 'git', layer: 'kernel', kind: 'exec',
-	    says: /Permission denied|cannot exec|cannot run/, repo: true, cwdRepo: true, hook: true, control: false,
+	// Two levels down no mount keeps .git read-only: the execute right
+	// is what stops the hook there.  One level down the commit cannot
+	// even take its lock.
+	{ name: 'git commit, a pre-commit hook written into .git/hooks two levels down', prog: 'git', layer: 'kernel',
+	    kind: 'exec', says: /Permission denied|cannot exec|cannot run/, repo: true, deep: true, cwdRepo: true,
+	    hook: true, control: false, config: () => '[user]\n\tname = t\n\temail = t@example.invalid\n',
+	    argv: () => ['commit', '--allow-empty', '-q', '-m', 'x'] },
+	{ name: 'git commit, a pre-commit hook written into .git/hooks', prog: 'git', layer: 'mount', kind: 'exec',
+	    says: /index\.lock': Read-only file system/, repo: true, cwdRepo: true, hook: true,
 	    config: () => '[user]\n\tname = t\n\temail = t@example.invalid\n',
 	    argv: () => ['commit', '--allow-empty', '-q', '-m', 'x'] },
+	{ name: 'git config core.fsmonitor, into the repository\'s own configuration', prog: 'git', layer: 'mount',
+	    kind: 'write', says: /could not lock config file .*: Read-only file system/, repo: true, cwdRepo: true,
+	    written: (c) => path.join(c.repo, '.git', 'config'), argv: (c) => ['config', 'core.fsmonitor', `sh -c '${c.pay}'`] },
 
 	// tar
 	{ name: 'tar --checkpoint-action=exec', prog: 'tar', layer: 'rules', kind: 'exec', rule: /checkpoint-action/,
@@ -572,7 +590,7 @@ async function rowWorld(row, control) {
 		own(c.tarball);
 	}
 	if (row.repo) {
-		c.repo = path.join(W, `repo-${n}`);
+		c.repo = row.deep ? path.join(W, `deep-${n}`, `repo-${n}`) : path.join(W, `repo-${n}`);
 		execFileSync('git', ['init', '-q', c.repo], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: W } });
 		if (row.config)
 			await fsp.appendFile(path.join(c.repo, '.git', 'config'), row.config(c));
@@ -580,7 +598,9 @@ async function rowWorld(row, control) {
 			const hook = path.join(c.repo, '.git', 'hooks', 'pre-commit');
 			await fsp.writeFile(hook, `#!/bin/sh\n${c.pay}\n`, { mode: 0o755 });
 		}
-		own(c.repo);
+		own(row.deep ? path.dirname(c.repo) : c.repo);
+		if (row.written)
+			c.before = readFileSync(row.written(c), 'utf8');
 		if (row.cwdRepo)
 			c.cwd = c.repo;
 	}
@@ -596,7 +616,7 @@ function escaped(row, c, r) {
 	case 'exec':
 		return existsSync(c.marker) || said(r).includes(RAN);
 	case 'write':
-		return existsSync(c.out);
+		return row.written ? readFileSync(row.written(c), 'utf8') !== c.before : existsSync(c.out);
 	case 'delete':
 		return !existsSync(c.victim);
 	case 'read':
@@ -646,7 +666,7 @@ describe('argument injection: the rules refuse, or the kernel stops', () => {
 		test(`${row.layer}: ${row.name}`, async (t) => {
 			if (cannotRun(t, [row.prog]))
 				return;
-			const srv = row.layer === 'kernel' ? bare : strict;
+			const srv = row.layer === 'rules' || row.layer === 'prefix' ? strict : bare;
 			const c = await rowWorld(row, false);
 			c.serverPid = srv.pid;
 			const r = await run(srv, null, rowArgs(row, c), 30_000);

@@ -210,33 +210,48 @@ describe('what the model is told', () => {
 		assert.equal(h.status, 0, h.stderr);
 	});
 
-	test('--check warns of the git repositories in a writable directory, at its top and one down', async () => {
+	test('--check lists the git repositories in a writable directory, at its top and one down', async () => {
 		const repos = await fsp.mkdtemp(path.join(scratch.root, 'repos-'));
 		const plain = await fsp.mkdtemp(path.join(scratch.root, 'plain-'));
 		await fsp.mkdir(path.join(repos, '.git'));
-		for (const r of ['a', 'b', 'c', 'd'])
+		for (const r of ['a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i'])
 			await fsp.mkdir(path.join(repos, r, '.git'), { recursive: true });
-		// A worktree's .git is a file; one two down is not looked for.
+		// A worktree's .git is a file; one two down is not looked for,
+		// nor a link.
 		await fsp.mkdir(path.join(repos, 'wt'));
 		await fsp.writeFile(path.join(repos, 'wt', '.git'), 'gitdir: /elsewhere\n');
 		await fsp.mkdir(path.join(repos, 'x', 'y', '.git'), { recursive: true });
+		await fsp.mkdir(path.join(repos, 'ln'));
+		await fsp.symlink(path.join(repos, 'a', '.git'), path.join(repos, 'ln', '.git'));
 		await fsp.mkdir(path.join(plain, 'sub'));
 		// The server's user (nobody, with TOOLCELL_AS) looks in them.
 		await fsp.chmod(repos, 0o755);
 		await fsp.chmod(plain, 0o755);
-		const file = await scratch.policy([`allow write ${repos}`, `allow write ${plain}`,
-		    `allow read ${tree.root}`, '[shell]', 'program ls']);
-		const r = await runServer(['--policy', file, '--check'], SHELL);
+		const lines = [`allow write ${repos}`, `allow write ${plain}`, `allow read ${tree.root}`, '[shell]',
+		    'program ls'];
+		const esc = (p) => p.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+		// Read-only, the default: listed, in order, and no warning.
+		const r = await runServer(['--policy', await scratch.policy(lines), '--check'], SHELL);
 		assert.equal(r.status, 0, r.stderr);
-		const warned = r.stderr.split('\n').filter((l) => /git repositories in it/.test(l));
-		assert.equal(warned.length, 1, r.stderr);
-		assert.match(warned[0], new RegExp(`:1: ${repos.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is writable, `
-		    + 'and the programs may change the hooks and configuration of the git repositories in it '
-		    + '\\(\\.git, [a-z]+/\\.git, [a-z]+/\\.git and 3 more\\): git runs them outside the sandbox'));
+		assert.doesNotMatch(r.stderr, /git repositories/);
+		assert.match(r.stdout, new RegExp(`^ {2}${esc(repos)}: \\.git, a/\\.git, b/\\.git, c/\\.git, d/\\.git, `
+		    + 'e/\\.git, f/\\.git, g/\\.git and 3 more$', 'm'));
+		assert.doesNotMatch(r.stdout, new RegExp(`^ {2}${esc(plain)}:`, 'm'));
+		// Writable: one warning, for the directory that holds them.
+		const w = await runServer(['--policy', await scratch.policy([...lines, 'repositories writable']),
+		    '--check'], SHELL);
+		assert.equal(w.status, 0, w.stderr);
+		const warned = w.stderr.split('\n').filter((l) => /git repositories in it/.test(l));
+		assert.equal(warned.length, 1, w.stderr);
+		assert.match(warned[0], new RegExp(`:1: ${esc(repos)} is writable, and 'repositories writable' lets `
+		    + 'the programs change the hooks and configuration of the git repositories in it '
+		    + '\\(\\.git, a/\\.git, b/\\.git, c/\\.git, d/\\.git, e/\\.git, f/\\.git, g/\\.git and 3 more\\): '
+		    + 'git runs them outside the sandbox'));
 		assert.match(warned[0], /a commit runs \.git\/hooks\/pre-commit/);
-		// Read-only, the same repositories draw nothing.
+		assert.match(w.stdout, /^repositories: writable {2}\(line 6\)$/m);
+		// Read-only directories draw nothing either way.
 		const ro = await runServer(['--policy', await scratch.policy([`allow read ${repos}`, '[shell]',
-		    'program ls']), '--check'], SHELL);
+		    'program ls', 'repositories writable']), '--check'], SHELL);
 		assert.equal(ro.status, 0, ro.stderr);
 		assert.doesNotMatch(ro.stderr, /git repositories/);
 	});

@@ -1,0 +1,291 @@
+// shell-repos.test.mjs: toolcell-shell keeps the .git of the repositories
+// beneath its writable directories read-only to calls (escape class 42:
+// a hook or a core.fsmonitor written by a call runs as the user the next
+// time the user runs git there), driven with the official MCP client.
+//
+// Each write is tried with sh, the way any program would (git itself, a
+// build step): it must fail with EROFS, and the file must be unchanged
+// when looked at from outside.  Then: the repository cannot be moved
+// aside and replaced; a call whose working directory is in the
+// repository, or beneath a read-only directory that holds the writable
+// one, is held the same; a repository made while the server runs is held
+// from the next call on; a job is held; git reads a held repository and
+// cannot commit; "repositories writable" gives it all back, and --check
+// says which it is; a directory with more repositories than a child binds
+// is refused at start.  With TOOLCELL_AS=nobody the server runs as nobody.
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import fsp from 'node:fs/promises';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+
+import { BUILD, call, makeScratch, runServer, serverIds, startServer, textOf } from './lib.mjs';
+
+const SHELL = path.join(BUILD, 'toolcell-shell');
+const GIT = ['/usr/bin/git', '/bin/git'].find((p) => existsSync(p)) ?? null;
+
+let scratch;
+
+before(async () => {
+	scratch = await makeScratch('shrepos');
+});
+
+after(async () => {
+	await scratch?.cleanup();
+});
+
+/* Gives |p| (and everything beneath it) to the server's user. */
+function own(p) {
+	const { uid, gid } = serverIds();
+	execFileSync('chown', ['-R', `${uid}:${gid}`, p]);
+}
+
+/* A repository at |dir|: git's own where git is installed, else the
+ * files git would look at. */
+async function makeRepo(dir) {
+	if (GIT !== null) {
+		execFileSync(GIT, ['init', '-q', dir], { env: { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: dir } });
+	} else {
+		await fsp.mkdir(path.join(dir, '.git', 'hooks'), { recursive: true });
+		await fsp.writeFile(path.join(dir, '.git', 'config'), '[core]\n');
+	}
+	await fsp.writeFile(path.join(dir, '.git', 'config'), '\n[user]\n\tname = t\n\temail = t@example.invalid\n',
+	    { flag: 'a' });
+	own(dir);
+}
+
+/*
+ * A writable directory W of the server's user: a repository at its top,
+ * two one level down (a, b), a plain directory (plain) and one two levels
+ * down (x/deep).
+ */
+async function world() {
+	const w = await scratch.ownedDir();
+	await fsp.chmod(w, 0o755);
+	await makeRepo(w);
+	await makeRepo(path.join(w, 'a'));
+	await makeRepo(path.join(w, 'b'));
+	await fsp.mkdir(path.join(w, 'plain'));
+	await fsp.mkdir(path.join(w, 'x'));
+	await makeRepo(path.join(w, 'x', 'deep'));
+	own(w);
+	return w;
+}
+
+async function shell(lines) {
+	const file = await scratch.policy(lines);
+	return startServer(['--policy', file], { server: SHELL });
+}
+
+/* Runs "sh -c |script|" with |extra| arguments; returns {exit, stdout, stderr}. */
+async function sh(srv, script, extra = {}) {
+	const r = await call(srv, 'run_command', { argv: ['sh', '-c', script], ...extra });
+	assert.notEqual(r.isError, true, textOf(r));
+	const sc = r.structuredContent;
+	return { exit: sc.exit_code, stdout: sc.stdout, stderr: sc.stderr };
+}
+
+/* The files a call must not change, and what they hold now. */
+function snapshot(w) {
+	const files = ['.git/config', 'a/.git/config', 'b/.git/config', 'a/.git/HEAD'];
+	return Object.fromEntries(files.map((f) => [f, readFileSync(path.join(w, f), 'utf8')]));
+}
+
+function unchanged(w, snap) {
+	for (const [f, text] of Object.entries(snap))
+		assert.equal(readFileSync(path.join(w, f), 'utf8'), text, `${f} changed`);
+	for (const d of ['.git', 'a/.git', 'b/.git'])
+		assert.equal(existsSync(path.join(w, d, 'hooks', 'pre-commit')), false, `${d}/hooks/pre-commit was made`);
+}
+
+describe('repositories beneath a writable directory', { skip: !existsSync(SHELL) && `${SHELL} is not built` }, () => {
+	let w;
+	let srv;
+	let snap;
+
+	before(async () => {
+		w = await world();
+		srv = await shell([`allow write ${w}`, '[shell]', 'program sh', 'program mv', 'program rm',
+		    'program ln', 'program cat', ...(GIT !== null ? ['program git'] : [])]);
+		snap = snapshot(w);
+	});
+
+	after(async () => {
+		await srv?.close();
+	});
+
+	test('a call cannot write into .git, at the top or one level down', async () => {
+		for (const d of ['.git', 'a/.git', 'b/.git']) {
+			const o = await sh(srv, `echo '[core] fsmonitor = x' >> ${d}/config; echo "#!/bin/sh" > ${d}/hooks/pre-commit; echo done`);
+			assert.equal(o.stdout, 'done\n');
+			assert.match(o.stderr, new RegExp(`cannot create ${d.replace('.', '\\.')}/config: Read-only file system`));
+			assert.match(o.stderr, /hooks\/pre-commit: Read-only file system/);
+		}
+		unchanged(w, snap);
+	});
+
+	test('nor remove, move or replace it, nor move the repository aside', async () => {
+		const o = await sh(srv, 'rm -rf a/.git; mv a/.git a/old; mv a a2; mv .git old; echo done');
+		assert.equal(o.stdout, 'done\n');
+		assert.match(o.stderr, /rm: cannot remove 'a\/\.git\/config': Read-only file system/);
+		assert.match(o.stderr, /mv: cannot move 'a\/\.git' to 'a\/old': Device or resource busy/);
+		assert.match(o.stderr, /mv: cannot move 'a' to 'a2': Device or resource busy/);
+		assert.match(o.stderr, /mv: cannot move '\.git' to 'old': Device or resource busy/);
+		assert.equal(existsSync(path.join(w, 'a2')), false);
+		unchanged(w, snap);
+	});
+
+	test('from a working directory inside the repository', async () => {
+		const o = await sh(srv, 'echo x > .git/config; echo x > hooks-here; echo done', { cwd: path.join(w, 'a') });
+		assert.equal(o.stdout, 'done\n');
+		assert.match(o.stderr, /cannot create \.git\/config: Read-only file system/);
+		// The rest of the repository is as writable as ever.
+		assert.equal(readFileSync(path.join(w, 'a', 'hooks-here'), 'utf8'), 'x\n');
+		unchanged(w, snap);
+	});
+
+	test('the rest of the directory stays writable', async () => {
+		const o = await sh(srv, 'echo y > plain/f && echo y > a/f && echo y > top-f && echo ok');
+		assert.equal(o.stdout, 'ok\n', o.stderr);
+		assert.equal(readFileSync(path.join(w, 'plain', 'f'), 'utf8'), 'y\n');
+	});
+
+	test('two levels down is not looked for: --check and the docs say so', async () => {
+		// Written to show the limit, not hidden: the kernel's execute
+		// right still keeps such a hook from starting a shell in a call.
+		const o = await sh(srv, 'echo "# a" >> x/deep/.git/description && echo written');
+		assert.equal(o.stdout, 'written\n', o.stderr);
+	});
+
+	test('git reads a held repository, and cannot commit there', { skip: GIT === null && 'git is not installed' }, async () => {
+		const st = await call(srv, 'run_command', { argv: ['git', 'status', '--short'], cwd: path.join(w, 'a') });
+		assert.equal(st.structuredContent.exit_code, 0, JSON.stringify(st.structuredContent));
+		const c = await call(srv, 'run_command', { argv: ['git', 'commit', '--allow-empty', '-m', 'x'], cwd: path.join(w, 'a') });
+		assert.notEqual(c.structuredContent.exit_code, 0);
+		assert.match(c.structuredContent.stderr, /index\.lock': Read-only file system/);
+		unchanged(w, snap);
+	});
+
+	test('a repository made while the server runs is held from the next call on', async () => {
+		// After a call, so that ready children are waiting, made before
+		// any of these existed.
+		await sh(srv, 'true');
+		await makeRepo(path.join(w, 'fresh'));
+		await fsp.mkdir(path.join(w, 'plain', '.git', 'hooks'), { recursive: true });
+		own(path.join(w, 'plain'));
+		await fsp.rename(path.join(w, 'x', 'deep'), path.join(w, 'moved'));
+		for (const d of ['fresh/.git', 'plain/.git', 'moved/.git']) {
+			const o = await sh(srv, `echo x > ${d}/hooks/pre-commit; echo done`);
+			assert.match(o.stderr, /Read-only file system/, `${d}: ${JSON.stringify(o)}`);
+			assert.equal(existsSync(path.join(w, d, 'hooks', 'pre-commit')), false, d);
+		}
+		await fsp.rename(path.join(w, 'moved'), path.join(w, 'x', 'deep'));
+	});
+
+	test('a job is held the same', async () => {
+		const r = await call(srv, 'start_command', { argv: ['sh', '-c', 'echo x > b/.git/config; echo done'] });
+		assert.notEqual(r.isError, true, textOf(r));
+		const job = r.structuredContent.job;
+		assert.ok(Number.isInteger(job), JSON.stringify(r));
+		let text = '';
+		let offset = 0;
+		for (let i = 0; i < 50 && !text.includes('done'); i++) {
+			const o = (await call(srv, 'read_output', { job, offset, wait_ms: 2000 })).structuredContent;
+			text += o.output;
+			offset = o.next_offset;
+		}
+		assert.match(text, /b\/\.git\/config: Read-only file system/);
+		assert.match(text, /done/);
+		unchanged(w, snap);
+	});
+});
+
+describe('a writable directory beneath a read-only one', { skip: !existsSync(SHELL) && `${SHELL} is not built` }, () => {
+	test('a call working in the read-only one reaches the repository held too', async () => {
+		const top = await scratch.ownedDir();
+		await fsp.chmod(top, 0o755);
+		const w = path.join(top, 'work');
+		await fsp.mkdir(w);
+		await makeRepo(path.join(w, 'r'));
+		own(top);
+		const before = readFileSync(path.join(w, 'r', '.git', 'config'), 'utf8');
+		const srv = await shell([`allow read ${top}`, `allow write ${w}`, '[shell]', 'program sh']);
+		try {
+			const o = await sh(srv, 'echo x > work/r/.git/config; echo x > work/ok; echo done', { cwd: top });
+			assert.equal(o.stdout, 'done\n');
+			assert.match(o.stderr, /work\/r\/\.git\/config: Read-only file system/);
+			assert.equal(readFileSync(path.join(w, 'ok'), 'utf8'), 'x\n');
+			assert.equal(readFileSync(path.join(w, 'r', '.git', 'config'), 'utf8'), before);
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
+describe('repositories writable', { skip: !existsSync(SHELL) && `${SHELL} is not built` }, () => {
+	test('gives .git back to calls, and --check warns of it', async () => {
+		const w = await world();
+		const lines = [`allow write ${w}`, '[shell]', 'program sh', 'repositories writable'];
+		const chk = await runServer(['--policy', await scratch.policy(lines), '--check'], SHELL);
+		assert.equal(chk.status, 0, chk.stderr);
+		assert.match(chk.stderr, /is writable, and 'repositories writable' lets the programs change the hooks and configuration of the git repositories in it \(\.git, [ab]\/\.git, [ab]\/\.git\)/);
+		assert.match(chk.stdout, /^repositories: writable {2}\(line 4\)/m);
+		const srv = await shell(lines);
+		try {
+			const o = await sh(srv, 'echo "# t" >> a/.git/config && echo ok');
+			assert.equal(o.stdout, 'ok\n', o.stderr);
+			assert.match(readFileSync(path.join(w, 'a', '.git', 'config'), 'utf8'), /# t\n$/);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('read-only by default: --check lists what calls cannot change, and warns of nothing', async () => {
+		const w = await world();
+		const chk = await runServer(['--policy', await scratch.policy([`allow write ${w}`, '[shell]', 'program sh']),
+		    '--check'], SHELL);
+		assert.equal(chk.status, 0, chk.stderr);
+		assert.doesNotMatch(chk.stderr, /repositor/, chk.stderr);
+		assert.match(chk.stdout, /^repositories: read-only {2}\(default\)/m);
+		assert.match(chk.stdout, new RegExp(`^ {2}${w.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: \\.git, [ab]/\\.git, [ab]/\\.git$`, 'm'));
+	});
+
+	test('more repositories than a child binds while it runs: calls fail closed, and run again once fewer', async () => {
+		const w = await scratch.ownedDir();
+		await fsp.chmod(w, 0o755);
+		for (let i = 0; i < 250; i++)
+			await fsp.mkdir(path.join(w, `r${i}`, '.git'), { recursive: true });
+		own(w);
+		const srv = await shell([`allow write ${w}`, '[shell]', 'program sh']);
+		try {
+			assert.equal((await sh(srv, 'echo x > r1/.git/f; echo ok')).stdout, 'ok\n');
+			for (let i = 250; i < 260; i++)
+				await fsp.mkdir(path.join(w, `r${i}`, '.git'), { recursive: true });
+			own(w);
+			const r = await call(srv, 'run_command', { argv: ['sh', '-c', 'echo x > r1/.git/f; echo ran'] });
+			assert.equal(r.isError, true, JSON.stringify(r));
+			assert.match(textOf(r), /could not make read-only what calls may not change beneath the writable directories/);
+			assert.equal(existsSync(path.join(w, 'r1', '.git', 'f')), false);
+			for (let i = 250; i < 260; i++)
+				await fsp.rm(path.join(w, `r${i}`), { recursive: true });
+			const o = await sh(srv, 'echo x > r1/.git/f; echo ran');
+			assert.equal(o.stdout, 'ran\n');
+			assert.match(o.stderr, /Read-only file system/);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('more repositories than a child binds: refused at start, saying how to go on', async () => {
+		const w = await scratch.ownedDir();
+		await fsp.chmod(w, 0o755);
+		for (let i = 0; i < 257; i++)
+			await fsp.mkdir(path.join(w, `r${i}`, '.git'), { recursive: true });
+		own(w);
+		const r = await runServer(['--policy', await scratch.policy([`allow write ${w}`, '[shell]', 'program sh']),
+		    '--check'], SHELL);
+		assert.equal(r.status, 1, r.stderr);
+		assert.match(r.stderr, /error: cannot keep \.git read-only beneath the writable directories, as each call's child would: more places to keep than a child binds \(256\): give write access to fewer repositories; 'repositories writable' in the policy's \[shell\] section runs without it/);
+	});
+});
