@@ -50,7 +50,7 @@
 // BENCH_CAP_S (time cap per server and scenario, default 60, 20 when
 // quick), BENCH_ONLY (scenario ids separated by commas: cold, echo-gap,
 // echo-b2b, big, rss), BENCH_SERVERS (server ids separated by commas:
-// toolcell, floor, dc, commands, codex), BENCH_LANG (LANG in every
+// toolcell, repos, floor, dc, commands, codex), BENCH_LANG (LANG in every
 // server's environment, which the anchors pass on to the shell they
 // run; unset by default, as hosts start servers.  toolcell-shell's
 // programs get LC_CTYPE=C.utf8 (C.UTF-8 before glibc 2.35) whatever the
@@ -174,6 +174,16 @@ const policy = path.join(root, 'shell.policy');
 const policyText = `allow read ${workDir}\n\n[shell]\nprogram /bin/echo\nprogram /bin/cat\n`;
 fs.writeFileSync(policy, policyText, { mode: 0o600 });
 
+// toolcell-shell again, writing where git repositories are: a .git at the
+// top and three one level down, each kept read-only in every call's own
+// mount namespace (the repositories' setting, read-only by default).
+const repoDir = path.join(root, 'repos');
+for (const d of ['.git', 'a/.git', 'b/.git', 'c/.git', 'd', 'e'])
+	fs.mkdirSync(path.join(repoDir, d), { recursive: true });
+const repoPolicy = path.join(root, 'shell-repos.policy');
+const repoPolicyText = `allow read ${workDir}\nallow write ${repoDir}\n\n[shell]\nprogram /bin/echo\nprogram /bin/cat\n`;
+fs.writeFileSync(repoPolicy, repoPolicyText, { mode: 0o600 });
+
 // The anchors' environment: node's directory and the system's, so that
 // what a server execs (desktop-commander runs `python3 --version` on every
 // call) is the distribution's and not a per-user shim, and a HOME of
@@ -231,6 +241,16 @@ const SERVERS = {
 			const r = await call(c, 'run_command', this.bigArgs());
 			return { calls: 1, wrong: tcCheck(r, BIG) };
 		},
+	},
+	repos: {
+		label: 'toolcell-shell, writing where repositories are',
+		variant: true,
+		spawn: () => ({ command: ours, args: ['--policy', repoPolicy], env: { PATH: anchorPath, HOME: freshHome() } }),
+		shown: `the same, P = \`${repoPolicyText.trim().replace(/\n+/g, '; ').replace(workDir, 'DIR').replace(repoDir, 'REPOS')}\`, REPOS holding a .git and three directories with one each, all read-only to calls`,
+		get echoArgs() { return SERVERS.toolcell.echoArgs; },
+		echo(c) { return SERVERS.toolcell.echo(c); },
+		bigArgs: () => SERVERS.toolcell.bigArgs(),
+		big(c) { return SERVERS.toolcell.big(c); },
 	},
 	floor: {
 		label: 'floor (calibration)',
@@ -382,7 +402,7 @@ async function dcReadAll(c, pid) {
 const sides = Object.keys(SERVERS).filter((id) => {
 	if (process.env.BENCH_SERVERS && !process.env.BENCH_SERVERS.split(',').includes(id))
 		return false;
-	if (id === 'toolcell' && !fs.existsSync(ours)) {
+	if ((id === 'toolcell' || SERVERS[id].variant) && !fs.existsSync(ours)) {
 		log(`${ours} does not exist: measuring the anchors alone`);
 		return false;
 	}
@@ -525,7 +545,7 @@ cleanup();
 const out = [];
 const row = (...c) => out.push(`| ${c.join(' | ')} |`);
 const has = sides.includes('toolcell');
-const anchors = sides.filter((id) => id !== 'toolcell' && !SERVERS[id].calibration);
+const anchors = sides.filter((id) => id !== 'toolcell' && !SERVERS[id].calibration && !SERVERS[id].variant);
 
 const envShown = Object.entries(process.env).filter(([k]) => k.startsWith('BENCH_'))
     .map(([k, v]) => `${k}=${v} `).join('');
