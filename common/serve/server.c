@@ -98,7 +98,9 @@ tc_srv_build_instructions(struct srv *s)
 /*
  * Says on stderr what the server serves and that it waits for a client,
  * for a person who started it by hand in a terminal: it says nothing more
- * until a client speaks.  Two lines; too many directories are cut, marked.
+ * until a client speaks.  The directories, what else it serves (its
+ * programs, its databases), and that it waits; a line too long is cut,
+ * marked.
  */
 static void
 say_waiting(const struct srv *s)
@@ -106,6 +108,7 @@ say_waiting(const struct srv *s)
 	const struct tc_root *r;
 	struct tc_buf b;
 	size_t i;
+	int cut;
 
 	tc_buf_init(&b, 4096);
 	for (i = 0; i < s->pol.nroots; i++) {
@@ -118,6 +121,12 @@ say_waiting(const struct srv *s)
 	if (s->pol.nroots > 0)
 		tc_info("serving %s%s", b.data != NULL ? b.data : "",
 		    i < s->pol.nroots ? ", " TC_TEXT_CUT : "");
+	if (s->def->serving != NULL) {
+		tc_buf_reset(&b);
+		cut = s->def->serving(&s->pol, &b) != 0;
+		if (b.len > 0)
+			tc_info("%s%s", b.data, cut ? ", " TC_TEXT_CUT : "");
+	}
 	tc_info("waiting for an MCP client on standard input: an MCP host "
 	    "starts this server and speaks to it (see %s(1)); Ctrl-D ends it",
 	    s->def->name);

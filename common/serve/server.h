@@ -244,6 +244,14 @@ struct tc_server {
 	 * policy's path is passed on unread.
 	 */
 	void	(*served)(const struct tc_policy *pol, FILE *f);
+	/*
+	 * Or NULL: appends to |b| one line of what the loaded policy gives
+	 * it to serve beyond its directories ("programs: git, ls";
+	 * "databases: app (read-only)"), for the message of a start in a
+	 * terminal, under the directories.  Returns 0, or nonzero where
+	 * it stopped at |b|'s cap (the line is marked cut).
+	 */
+	int	(*serving)(const struct tc_policy *pol, struct tc_buf *b);
 	const struct tc_resources *resources;	/* NULL: no resources */
 	/* What a call may reach without Landlock (--allow-degraded
 	 * landlock), for the start's warning and the instructions: "the

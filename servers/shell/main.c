@@ -887,6 +887,24 @@ shell_served(const struct tc_policy *pol, FILE *f)
 	shell_policy_print_programs(pol, f);
 }
 
+/* For a start in a terminal: the programs, by name. */
+static int
+shell_serving(const struct tc_policy *pol, struct tc_buf *b)
+{
+	const struct shell_policy *sp = shell_policy(pol);
+	size_t i, n = 0;
+	int rc = 0;
+
+	for (i = 0; i < sp->nprograms && rc == 0; i++)
+		if (sp->programs[i].path != NULL)
+			rc = tc_buf_printf(b, "%s%s", n++ ? ", " : "programs: ",
+			    sp->programs[i].name);
+	if (n == 0 && rc == 0)
+		rc = tc_buf_printf(b, "programs: none (the policy's [shell] "
+		    "section names none)");
+	return rc;
+}
+
 /*
  * What a network grant means beyond its words: no network namespace, so
  * this machine's own services on the ports (its loopback) are reached
@@ -1025,6 +1043,7 @@ main(int argc, char *argv[])
 		.instructions = shell_instructions,
 		.warn = shell_warn,
 		.served = shell_served,
+		.serving = shell_serving,
 	};
 
 	return tc_server_main(&shell, argc, argv);

@@ -472,6 +472,21 @@ sqlite_served(const struct tc_policy *pol, FILE *f)
 	sqlite_policy_section.print(pol, sqlite_policy(pol), f);
 }
 
+/* For a start in a terminal: the databases, by name, and how. */
+static int
+sqlite_serving(const struct tc_policy *pol, struct tc_buf *b)
+{
+	const struct sqlite_policy *sp = sqlite_policy(pol);
+	size_t i;
+	int rc = 0;
+
+	for (i = 0; i < sp->ndbs && rc == 0; i++)
+		rc = tc_buf_printf(b, "%s%s (%s, %s)", i ? ", " :
+		    "databases: ", sp->dbs[i].name, sp->dbs[i].path,
+		    sp->dbs[i].readwrite ? "read-write" : "read-only");
+	return rc;
+}
+
 /* --- Resources: sqlite://NAME/schema --- */
 
 #define URI_PREFIX	"sqlite://"
@@ -561,6 +576,7 @@ main(int argc, char *argv[])
 		.offered = sqlite_offered,
 		.warn = sqlite_warn,
 		.served = sqlite_served,
+		.serving = sqlite_serving,
 		.resources = &sqlite_resources,
 	};
 

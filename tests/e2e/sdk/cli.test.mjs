@@ -15,7 +15,7 @@ import fsp from 'node:fs/promises';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 
-import { BUILD, REPO, makeTree, serverCommand, serverIds } from './lib.mjs';
+import { BUILD, REPO, makeScratch, makeTree, serverCommand, serverIds } from './lib.mjs';
 
 const ON_TTY = path.join(BUILD, 'tests', 'on-tty');
 const HINT = "try 'toolcell-fs --help'";
@@ -43,9 +43,10 @@ after(async () => {
 	await tree?.cleanup();
 });
 
-/* Runs toolcell-fs with |args|, its stdin a terminal if |tty|, else empty. */
-async function run(args, { tty = false } = {}) {
-	const cmd = await serverCommand(args);
+/* Runs toolcell-fs (or |server|) with |args|, its stdin a terminal if
+ * |tty|, else empty. */
+async function run(args, { tty = false, server } = {}) {
+	const cmd = await serverCommand(args, server);
 	const r = tty
 	    ? spawnSync(ON_TTY, [cmd.command, ...cmd.args], { encoding: 'utf8', timeout: 10_000 })
 	    : spawnSync(cmd.command, cmd.args, { input: '', encoding: 'utf8', timeout: 10_000 });
@@ -80,6 +81,28 @@ describe('started in a terminal', () => {
 		assert.ok(r.stderr.includes(`${tree.root} (read-write)`), r.stderr);
 		assert.ok(r.stderr.includes(`${tree.p('two')} (read-write)`), r.stderr);
 		assert.ok(lines(r.stderr).length <= 2, r.stderr);
+	});
+
+	test('toolcell-shell names its programs, toolcell-sqlite its databases', async () => {
+		const scratch = await makeScratch('clitty');
+		try {
+			const shell = await run(['--policy', await scratch.policy([`allow read ${tree.root}`, '[shell]',
+			    'program ls', 'program cat'])], { tty: true, server: path.join(BUILD, 'toolcell-shell') });
+			assert.equal(shell.status, 0, shell.stderr);
+			assert.deepEqual(lines(shell.stderr), [`toolcell-shell: serving ${tree.root} (read-only)`,
+			    'toolcell-shell: programs: ls, cat', lines(shell.stderr)[2]]);
+			assert.match(lines(shell.stderr)[2], /waiting for an MCP client/);
+			const db = await scratch.sqliteDb();
+			const db2 = await scratch.sqliteDb('log.db');
+			const sq = await run(['--policy', await scratch.policy(['[sqlite]', `database app ${db}`,
+			    `database log ${db2} read-write`])], { tty: true, server: path.join(BUILD, 'toolcell-sqlite') });
+			assert.equal(sq.status, 0, sq.stderr);
+			assert.deepEqual(lines(sq.stderr).slice(0, 1), [`toolcell-sqlite: databases: app (${db}, read-only), `
+			    + `log (${db2}, read-write)`]);
+			assert.match(sq.stderr, /waiting for an MCP client/);
+		} finally {
+			await scratch.cleanup();
+		}
 	});
 
 	test('says nothing when its input is not a terminal', async () => {
