@@ -1646,6 +1646,7 @@ static void
 after_all(struct tc_policy_ctx *st)
 {
 	struct tc_policy *p = st->p;
+	struct stat sb;
 	size_t i;
 
 	for (i = 0; i < p->nconsent_by; i++)
@@ -1669,6 +1670,15 @@ after_all(struct tc_policy_ctx *st)
 				error(st, "%s (line %d): no 'audit FILE' line "
 				    "names the log", needs[i].name,
 				    p->set_at[needs[i].set]);
+	}
+	/* The key keeps the log's chain from being forged: whoever may
+	 * put another file in its place knows the key the server chains
+	 * with.  Its own mode and owner the audit's start checks (and
+	 * says how to make one that is missing). */
+	if (p->audit_key_file != NULL && stat(p->audit_key_file, &sb) == 0) {
+		st->line = p->set_at[TC_SET_AUDIT_KEY];
+		(void)check_dirs(st, p->audit_key_file, &sb, "the audit key");
+		st->line = 0;
 	}
 }
 

@@ -1824,6 +1824,28 @@ test_audit(void)
 	    "end of the line");
 	bad_after(AUDIT, "audit-key k", "audit-key: 'k' is a relative path: "
 	    "write an absolute path (or one starting with ~/)");
+	/* In a directory others may write, another key could be put in its
+	 * place, and the chain forged with it; as a link from one, it could
+	 * be pointed elsewhere.  Its own mode the audit's start checks. */
+	if (mkdir("keys-open", 0700) != 0 || chmod("keys-open", 0777) != 0 ||
+	    symlink("../keys-ok/k", "keys-open/link") != 0 ||
+	    mkdir("keys-ok", 0700) != 0)
+		abort();
+	put("keys-open/k", "0123456789abcdef0123456789abcdef\n", 0600);
+	put("keys-ok/k", "0123456789abcdef0123456789abcdef\n", 0600);
+	bad_after(AUDIT, "audit-key @D@/keys-open/k", "the directory "
+	    "@D@/keys-open is writable by group or others, who could "
+	    "replace the audit key; chmod go-w @D@/keys-open");
+	bad_after(AUDIT, "audit-key @D@/keys-open/link", "the directory "
+	    "@D@/keys-open is writable by group or others, who could "
+	    "replace the audit key; chmod go-w @D@/keys-open");
+	valid(&r, S("allow read @D@/proj\naudit /a.jsonl\n"
+	    "audit-key @D@/keys-ok/k\n"), "a key in a directory of its own");
+	release(&r);
+	/* One not made yet is the audit's to report, with how to make it. */
+	valid(&r, S("allow read @D@/proj\naudit /a.jsonl\n"
+	    "audit-key @D@/keys-open/none\n"), "a key not made yet");
+	release(&r);
 	bad_after(AUDIT, "audit-sync", "audit-sync: missing 'every' or "
 	    "'none'");
 	bad_after(AUDIT, "audit-sync always", "audit-sync: expected 'every' "
