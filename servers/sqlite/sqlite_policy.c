@@ -281,6 +281,27 @@ fail:
 
 /* --- Whether calls can write the read-write databases --- */
 
+/* 1 if the calls may read and write |db|'s -wal and -shm files, which
+ * are both there (|base|: the database's name in its directory): where
+ * the directory is not theirs to write, SQLite's readers need both (it
+ * opens each for writing, whatever its connection). */
+static int
+wal_files_writable(const struct sq_database *db, const char *base)
+{
+	static const char *const ext[] = { "-wal", "-shm" };
+	char name[NAME_MAX + 8];
+	size_t i;
+	int n;
+
+	for (i = 0; i < TC_NITEMS(ext); i++) {
+		n = snprintf(name, sizeof(name), "%s%s", base, ext[i]);
+		if (n < 0 || (size_t)n >= sizeof(name) ||
+		    faccessat(db->dir_fd, name, R_OK | W_OK, AT_EACCESS) != 0)
+			return 0;
+	}
+	return 1;
+}
+
 /*
  * In sq_check_writable()'s child, once it has the calls' identity: for
  * each database, the errno of faccessat(2) for writing its directory and
@@ -308,6 +329,12 @@ writable_child(const struct sqlite_policy *sp, int fd)
 		if (db->readwrite && faccessat(db->dir_fd, base, W_OK,
 		    AT_EACCESS) != 0)
 			err[1] = errno;
+		/* A read-only database in WAL mode: its readers write the
+		 * -wal and -shm files beside it, made if they are not
+		 * there. */
+		if (!db->readwrite && db->wal && !wal_files_writable(db, base) &&
+		    faccessat(db->dir_fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
+			err[0] = errno;
 		if (write(fd, err, sizeof(err)) != (ssize_t)sizeof(err))
 			_exit(1);
 	}
@@ -326,7 +353,10 @@ sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 	ssize_t k;
 	pid_t pid;
 
-	if (!sq_any_readwrite(pol))
+	for (i = 0; i < sp->ndbs; i++)
+		if (sp->dbs[i].readwrite || sp->dbs[i].wal)
+			break;
+	if (i == sp->ndbs)
 		return 0;
 	uid = pol->run_as ? (unsigned)pol->run_uid : (unsigned)geteuid();
 	if (pipe2(p, O_CLOEXEC) != 0) {
@@ -365,7 +395,18 @@ sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 		if (rc != 0)
 			tc_log(TC_LOG_ERROR, "%s", d->msg);
 		db = &sp->dbs[i];
-		if (err[0] != 0)
+		if (!db->readwrite)
+			rc = tc_diag(d, TC_EDENIED, "%s:%d: database %s: %s: "
+			    "in WAL mode, whose readers write its -wal and -shm "
+			    "files beside it, but calls, which run as uid %u "
+			    "without privileges, can write neither its "
+			    "directory %s (%s) nor both files there: make the "
+			    "directory "
+			    "writable for that user, or take the database out "
+			    "of WAL mode (sqlite3 %s 'PRAGMA journal_mode="
+			    "DELETE')", file, db->line, db->name, db->path,
+			    uid, db->dir, strerror(err[0]), db->path);
+		else if (err[0] != 0)
 			rc = tc_diag(d, TC_EDENIED, "%s:%d: database %s: %s: "
 			    "read-write, but calls, which run as uid %u "
 			    "without privileges, cannot write in its "
@@ -386,7 +427,7 @@ sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
 		;
 	if (i < sp->ndbs)
-		tc_warn("cannot tell whether calls can write the read-write "
+		tc_warn("cannot tell whether calls can write beside the "
 		    "databases: the child that asks failed");
 	return rc;
 }

@@ -690,6 +690,42 @@ describe('WAL mode', () => {
 		} finally {
 			await srv.close();
 		}
+		// In a directory calls cannot write, with no -shm to use, every
+		// read would fail ("attempt to write a readonly database"): the
+		// start says so instead, and what to do.
+		const dir = path.dirname(file);
+		// The reads above left a -shm (a read-only connection removes
+		// nothing): gone, as after a checkpoint by a writer.
+		await fsp.rm(`${file}-shm`, { force: true });
+		await fsp.rm(`${file}-wal`, { force: true });
+		await fsp.chmod(dir, 0o555);
+		try {
+			const r = await runServer(['--policy', p, '--check'], SQLITE);
+			assert.equal(r.status, 1, r.stderr);
+			assert.match(r.stderr, new RegExp(`${p}:2: database ro: ${file}: in WAL mode, whose readers write its -wal and -shm files beside it, but calls, which run as uid ${serverIds().uid} without privileges, can write neither its directory ${dir} \\(Permission denied\\) nor both files there: make the directory writable for that user, or take the database out of WAL mode`));
+			// Both files there, theirs to write, are enough; one is not.
+			const made = async (ext) => {
+				await fsp.chmod(dir, 0o755);
+				await fsp.writeFile(`${file}${ext}`, '');
+				await fsp.chmod(`${file}${ext}`, 0o666);
+				await fsp.chmod(dir, 0o555);
+			};
+			await made('-shm');
+			assert.equal((await runServer(['--policy', p, '--check'], SQLITE)).status, 1);
+			await made('-wal');
+			const ok2 = await runServer(['--policy', p, '--check'], SQLITE);
+			assert.equal(ok2.status, 0, ok2.stderr);
+			const srv2 = await start(p);
+			try {
+				assert.deepEqual(await rows(srv2, 'SELECT a FROM k', null, 'ro'), [[1]]);
+			} finally {
+				await srv2.close();
+			}
+		} finally {
+			await fsp.chmod(dir, 0o755);
+			await fsp.rm(`${file}-shm`, { force: true });
+			await fsp.rm(`${file}-wal`, { force: true });
+		}
 	});
 });
 
