@@ -18,9 +18,10 @@ import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import fsp from 'node:fs/promises';
 import path from 'node:path';
+import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { BUILD, call, makeScratch, runServer, serverIds, startServer, textOf } from './lib.mjs';
+import { BUILD, call, makeScratch, runAs, runServer, serverIds, startServer, textOf } from './lib.mjs';
 
 const SHELL = path.join(BUILD, 'toolcell-shell');
 const GIT = ['/usr/bin/git', '/bin/git'].find((p) => existsSync(p)) ?? null;
@@ -198,6 +199,37 @@ describe('repositories beneath a writable directory', { skip: !existsSync(SHELL)
 		assert.match(text, /b\/\.git\/config: Read-only file system/);
 		assert.match(text, /done/);
 		unchanged(w, snap);
+	});
+});
+
+describe('git under run-as, in a repository another user owns', () => {
+	// The README's advice for "dubious ownership": git's own (a global
+	// safe.directory) cannot work in the sandbox, whose HOME is a scratch
+	// directory; the policy's forced prefix can.
+	const why = !existsSync(SHELL) ? `${SHELL} is not built`
+	    : GIT === null ? 'git is not installed'
+	    : process.getuid() !== 0 || runAs() !== null ? 'a server of root is needed to run calls as nobody in root\'s repository'
+	    : false;
+	test('refused as git says, then read with -c safe.directory=* in the prefix', { skip: why }, async () => {
+		const top = await fsp.mkdtemp(path.join(scratch.root, 'rootrepo-'));
+		await fsp.chmod(top, 0o755);
+		await makeRepo(top);
+		execFileSync('chmod', ['-R', 'a+rX', top]);
+		const run = async (lines) => {
+			const srv = await shell([`allow read ${top}`, 'run-as nobody', '[shell]', 'program git', ...lines]);
+			try {
+				return (await call(srv, 'run_command', { argv: ['git', 'log', '--oneline', '-1'] })).structuredContent;
+			} finally {
+				await srv.close();
+			}
+		};
+		const bare = await run([]);
+		assert.notEqual(bare.exit_code, 0);
+		assert.match(bare.stderr, /detected dubious ownership in repository/);
+		const fixed = await run(['args git prefix -c safe.directory=* -c core.fsmonitor= -c core.hooksPath=/dev/null']);
+		assert.doesNotMatch(fixed.stderr, /dubious ownership/, JSON.stringify(fixed));
+		// A fresh repository has no commit: git says so, having read it.
+		assert.match(fixed.stderr, /does not have any commits yet/);
 	});
 });
 
