@@ -160,11 +160,13 @@ $(BUILD)/tests/test-policyfile $(BUILD)/tests/fuzz/replay-policy \
     $(BUILD)/fuzz/fuzz-policy: $(BUILD)/servers/fs/fs_policy.o
 $(BUILD)/tests/fuzz/replay-policy $(BUILD)/fuzz/fuzz-policy: \
     $(BUILD)/servers/shell/shell_policy.o \
+    $(BUILD)/servers/shell/shell_repos.o \
     $(BUILD)/servers/shell/shell_rules.o
 # toolcell-shell's [shell] section and argument rules, without the server
 # (linked ahead of the library, whose members they use).
 $(BUILD)/tests/test-shellrules: $(BUILD)/tests/unit/test-shellrules.o \
     $(BUILD)/servers/shell/shell_policy.o \
+    $(BUILD)/servers/shell/shell_repos.o \
     $(BUILD)/servers/shell/shell_rules.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
@@ -207,6 +209,7 @@ $(BUILD)/tests/test-shellscratch: $(BUILD)/tests/unit/test-shellscratch.o \
     $(BUILD)/servers/shell/shell_policy.o \
     $(BUILD)/servers/shell/shell_rules.o \
     $(BUILD)/servers/shell/shell_profile.o \
+    $(BUILD)/servers/shell/shell_repos.o \
     $(BUILD)/servers/shell/shell_run.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -Wl,--wrap=unlinkat,--wrap=fstatfs \

@@ -523,13 +523,19 @@ add_narrowed(const struct tc_policy *p, struct tc_root *out, size_t *nout,
 	for (i = 0; r->scope != NULL && i < p->ndeny; i++) {
 		const struct tc_deny *dn = &p->deny[i];
 
-		if ((dn->access & TC_ACCESS_READ) && tc_deny_rule_match(dn,
-		    dn->pattern[0] == '/' ? real : r->scope)) {
+		if (!tc_deny_rule_match(dn, dn->pattern[0] == '/' ? real :
+		    r->scope))
+			continue;
+		if (dn->access & TC_ACCESS_READ) {
 			free(r->path);
 			free(r->given);
 			free(r->scope);
 			return 0;
 		}
+		/* One it denies writing (the built-in rules on .git) is
+		 * read-only: beneath it, every path would be relative to
+		 * the client's root, where the rule cannot see it. */
+		r->flags &= ~(unsigned)TC_ROOT_WRITE;
 	}
 	if ((r->fd = open(real, O_PATH | O_DIRECTORY | O_CLOEXEC)) < 0) {
 		/* Gone, or not a directory: dropped.  Dropped too when the

@@ -45,14 +45,19 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "policy/glob.h"
 #include "policy/policy.h"
 #include "sandbox/sandbox-int.h"
 
-_Static_assert(TC_READ_ONLY_MAX == 256, "tc_mounts_strerror() says 256");
+_Static_assert(TC_READ_ONLY_MAX == 512, "tc_mounts_strerror() says 512");
 
-struct protect {
+struct tc_keep {
 	const char *const *names;
-	unsigned	 n;		/* places bound so far */
+	/* The profile's read_only_found, or NULL. */
+	int		(*found)(struct tc_keep *k, int at, const char *dir,
+			    const char *place);
+	const struct tc_policy *policy;
+	unsigned	 n;		/* mounts made so far */
 };
 
 static int
@@ -125,57 +130,120 @@ open_place(int at, const char *path)
 }
 
 /*
- * Binds read-only each name of |p| found in |dir| (beneath |at|, "" for
- * |at| itself), first binding |dir| over itself where one is found and
- * |dir| is not |at|.  Returns 0, or -1 with errno.
+ * Binds over itself, writable, each directory of |rel| (beneath |at|)
+ * from its first component down to itself ("a", "a/b", "a/b/c"), but
+ * those no longer than |skip| bytes: a mount point cannot be renamed or
+ * removed, so what lies beneath stays where it was found.  Returns 0 (a directory not there, or a link, ends
+ * it quietly: nothing beneath is there to keep), or -1 with errno.
  */
 static int
-protect_dir(struct protect *p, int at, const char *dir)
+pin(struct tc_keep *k, int at, const char *rel, size_t skip)
+{
+	char path[PATH_MAX];
+	const char *slash;
+	size_t len;
+	int fd;
+
+	for (slash = rel; *rel != '\0'; slash++) {
+		if (*slash != '/' && *slash != '\0')
+			continue;
+		/* Those above |skip| are held already. */
+		if ((len = (size_t)(slash - rel)) <= skip) {
+			if (*slash == '\0')
+				break;
+			continue;
+		}
+		if (len >= sizeof(path)) {
+			errno = ENAMETOOLONG;
+			return -1;
+		}
+		memcpy(path, rel, len);
+		path[len] = '\0';
+		if ((fd = open_place(at, path)) < 0)
+			return errno == 0 ? 0 : -1;
+		if (++k->n > TC_READ_ONLY_MAX) {
+			close(fd);
+			errno = E2BIG;
+			return -1;
+		}
+		if (bind_over(fd, 0) != 0) {
+			close(fd);
+			return -1;
+		}
+		close(fd);
+		if (*slash == '\0')
+			break;
+	}
+	return 0;
+}
+
+int
+tc_keep_beneath(struct tc_keep *k, int at, const char *top, const char *path)
+{
+	size_t tlen = strlen(top);
+	int fd;
+
+	if ((fd = open_place(at, path)) < 0)
+		return errno == 0 ? 0 : -1;
+	close(fd);
+	/* The directories between first, and the place opened again
+	 * through their mounts: a bind made beneath a directory's old
+	 * mount would be hidden under the new one. */
+	if (tlen > 0 && (strncmp(path, top, tlen) != 0 || path[tlen] != '/')) {
+		errno = EINVAL;
+		return -1;
+	}
+	if (strrchr(path, '/') != NULL) {
+		char dir[PATH_MAX];
+		size_t dlen = (size_t)(strrchr(path, '/') - path);
+
+		memcpy(dir, path, dlen);
+		dir[dlen] = '\0';
+		if (dlen > tlen && pin(k, at, dir, tlen) != 0)
+			return -1;
+	}
+	if ((fd = open_place(at, path)) < 0)
+		return errno == 0 ? 0 : -1;
+	if (++k->n > TC_READ_ONLY_MAX) {
+		close(fd);
+		errno = E2BIG;
+		return -1;
+	}
+	if (bind_over(fd, 1) != 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 1;
+}
+
+/*
+ * Binds read-only each relative name of |k| found in |dir| (beneath
+ * |at|, "" for |at| itself), |dir| bound over itself first, and then
+ * what the profile finds in each (read_only_found).  Returns 0, or -1
+ * with errno.
+ */
+static int
+protect_dir(struct tc_keep *k, int at, const char *dir)
 {
 	char path[PATH_MAX];
 	const char *const *name;
-	int fd, n, held = *dir == '\0';
+	int n, rc;
 
-	for (name = p->names; *name != NULL; name++) {
+	for (name = k->names; *name != NULL; name++) {
+		if (**name == '/')
+			continue;
 		n = snprintf(path, sizeof(path), "%s%s%s", dir,
 		    *dir != '\0' ? "/" : "", *name);
 		if (n < 0 || (size_t)n >= sizeof(path)) {
 			errno = ENAMETOOLONG;
 			return -1;
 		}
-		if ((fd = open_place(at, path)) < 0) {
-			if (errno == 0)
-				continue;
+		if ((rc = tc_keep_beneath(k, at, "", path)) < 0)
 			return -1;
-		}
-		close(fd);
-		if (++p->n > TC_READ_ONLY_MAX) {
-			errno = E2BIG;
+		if (rc > 0 && k->found != NULL &&
+		    k->found(k, at, dir, path) != 0)
 			return -1;
-		}
-		/* Its directory first, and the name opened again through
-		 * that mount: a bind made beneath the directory's old mount
-		 * would be hidden under the new one. */
-		if (!held) {
-			if ((fd = open_place(at, dir)) < 0)
-				return errno == 0 ? 0 : -1;
-			if (bind_over(fd, 0) != 0) {
-				close(fd);
-				return -1;
-			}
-			close(fd);
-			held = 1;
-		}
-		if ((fd = open_place(at, path)) < 0) {
-			if (errno == 0)
-				continue;
-			return -1;
-		}
-		if (bind_over(fd, 1) != 0) {
-			close(fd);
-			return -1;
-		}
-		close(fd);
 	}
 	return 0;
 }
@@ -206,10 +274,27 @@ reopen_root(const struct tc_root *r)
 	return fd;
 }
 
-/* Binds what |p| names at the top of writable root |r| and one level
+/* 1 if a component of |rel| is one of |k|'s relative names. */
+static int
+named_in(const struct tc_keep *k, const char *rel)
+{
+	const char *const *name;
+	size_t len;
+
+	for (; rel != NULL && *rel != '\0'; rel += len + (rel[len] == '/')) {
+		len = strcspn(rel, "/");
+		for (name = k->names; *name != NULL; name++)
+			if (**name != '/' && strlen(*name) == len &&
+			    strncmp(*name, rel, len) == 0)
+				return 1;
+	}
+	return 0;
+}
+
+/* Binds what |k| names at the top of writable root |r| and one level
  * down.  Returns 0, or -1 with errno. */
 static int
-protect_root(struct protect *p, const struct tc_root *r)
+protect_root(struct tc_keep *k, const struct tc_root *r)
 {
 	struct dirent *e;
 	DIR *dir;
@@ -217,7 +302,16 @@ protect_root(struct protect *p, const struct tc_root *r)
 
 	if ((fd = reopen_root(r)) < 0)
 		return -1;
-	if (protect_dir(p, fd, "") != 0) {
+	/* A root the client's roots narrowed to inside a kept place (a
+	 * .git, or beneath one): all of it is. */
+	if (named_in(k, r->scope)) {
+		rc = bind_over(fd, 1);
+		err = errno;
+		close(fd);
+		errno = err;
+		return rc;
+	}
+	if (protect_dir(k, fd, "") != 0) {
 		err = errno;
 		close(fd);
 		errno = err;
@@ -248,7 +342,7 @@ protect_root(struct protect *p, const struct tc_root *r)
 		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
 		    strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
 			continue;
-		if ((rc = protect_dir(p, fd, e->d_name)) != 0)
+		if ((rc = protect_dir(k, fd, e->d_name)) != 0)
 			err = errno;
 	}
 	closedir(dir);
@@ -257,30 +351,94 @@ protect_root(struct protect *p, const struct tc_root *r)
 	return rc;
 }
 
+/*
+ * Binds over itself each directory from writable root |outer| (not
+ * included) down to root |inner| beneath it (included): a call that may
+ * write |outer| could otherwise rename |inner|, or a directory above it,
+ * aside with what is kept in it, and put one of its own making at its
+ * path.  Returns 0, or -1 with errno.
+ */
+static int
+pin_nested(struct tc_keep *k, const struct tc_root *outer,
+    const struct tc_root *inner)
+{
+	const char *rel;
+	int fd, rc, err;
+
+	if ((rel = tc_path_beneath(inner->path, outer->path)) == NULL ||
+	    *rel == '\0')
+		return 0;
+	if ((fd = reopen_root(outer)) < 0)
+		return -1;
+	rc = pin(k, fd, rel, 0);
+	err = errno;
+	close(fd);
+	errno = err;
+	return rc;
+}
+
+/* Binds each absolute name of |k| that lies beneath writable root |r|
+ * read-only, each directory between pinned.  Returns 0, or -1 with
+ * errno. */
+static int
+protect_absolute(struct tc_keep *k, const struct tc_root *r)
+{
+	const char *const *name;
+	const char *rel;
+	int fd, rc = 0, err;
+
+	for (name = k->names; *name != NULL && rc == 0; name++) {
+		if (**name != '/' || (rel = tc_path_beneath(*name,
+		    r->path)) == NULL || *rel == '\0')
+			continue;
+		if ((fd = reopen_root(r)) < 0)
+			return -1;
+		rc = tc_keep_beneath(k, fd, "", rel) < 0 ? -1 : 0;
+		err = errno;
+		close(fd);
+		errno = err;
+	}
+	return rc;
+}
+
 int
 tc_mounts_protect(const struct tc_sandbox *sb,
     const struct tc_sandbox_profile *sp)
 {
 	const struct tc_policy *pol = sb->policy;
+	const struct tc_root *r;
 	struct mount_attr attr;
-	struct protect p;
-	size_t i;
+	struct tc_keep k;
+	size_t i, o;
 	int fd;
 
-	memset(&p, 0, sizeof(p));
+	memset(&k, 0, sizeof(k));
 	if (!(sp->ns & CLONE_NEWNS) || sp->profile->read_only == NULL ||
-	    (p.names = sp->profile->read_only(pol)) == NULL)
+	    (k.names = sp->profile->read_only(pol)) == NULL)
 		return 0;
+	k.found = sp->profile->read_only_found;
+	k.policy = pol;
 	memset(&attr, 0, sizeof(attr));
 	attr.propagation = MS_SLAVE;
 	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &attr,
 	    sizeof(attr)) != 0)
 		return -1;
+	/* The nested roots held in place first, so that what is kept in
+	 * them is found where the policy names them. */
 	for (i = 0; i < pol->nroots; i++)
-		if ((pol->roots[i].flags & TC_ROOT_WRITE) &&
-		    pol->roots[i].fd >= 0 &&
-		    protect_root(&p, &pol->roots[i]) != 0)
+		for (o = 0; o < pol->nroots; o++)
+			if (o != i && pol->roots[i].fd >= 0 &&
+			    (pol->roots[o].flags & TC_ROOT_WRITE) &&
+			    pol->roots[o].fd >= 0 &&
+			    pin_nested(&k, &pol->roots[o], &pol->roots[i]) != 0)
+				return -1;
+	for (i = 0; i < pol->nroots; i++) {
+		r = &pol->roots[i];
+		if (!(r->flags & TC_ROOT_WRITE) || r->fd < 0)
+			continue;
+		if (protect_root(&k, r) != 0 || protect_absolute(&k, r) != 0)
 			return -1;
+	}
 	/* Every root, read-only ones too: a writable root may lie beneath
 	 * one, and a call's working directory beneath it would reach the
 	 * repository through the server's mounts. */
@@ -316,9 +474,10 @@ tc_mounts_strerror(int err)
 {
 	switch (err) {
 	case E2BIG:
-		/* TC_READ_ONLY_MAX */
-		return "more places to keep than a child binds (256): give "
-		    "write access to fewer repositories";
+		/* TC_READ_ONLY_MAX: two a repository one level down. */
+		return "more to keep than a child binds (512 mounts, about "
+		    "256 repositories): give write access to fewer, or "
+		    "remove the .git directories you did not make";
 	case ENOSYS:
 		return "the kernel has no mount_setattr() (Linux 5.12 or "
 		    "later)";

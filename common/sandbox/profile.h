@@ -249,6 +249,9 @@ enum tc_profile_may {
 	TC_MAY_TTY		= 1 << 5,
 };
 
+/* The mounts a child makes to keep places read-only (sandbox/mounts.c). */
+struct tc_keep;
+
 struct tc_profile {
 	const char		*name;		/* "fs-read": messages, audit */
 	/* System calls added to the base list. */
@@ -330,7 +333,31 @@ struct tc_profile {
 	/* With |read_only|: what a policy says to let calls change them,
 	 * for the refusal where the kernel cannot keep them. */
 	const char		*read_only_off;
+	/*
+	 * Or NULL: with |read_only|, run in the child for each place it has
+	 * bound, |place| in directory |dir| (both beneath |at|, a writable
+	 * root's fd in the child's namespace; |dir| "" at the root's top):
+	 * what else the place says must be kept, each bound with
+	 * tc_keep_beneath() (toolcell-shell: the .git of each submodule a
+	 * repository's .git/modules names).  It reads what it is given
+	 * before the child is confined, with the child's capabilities:
+	 * files of a place already bound read-only, never followed through
+	 * a link.  Returns 0, or -1 with errno (the child fails).
+	 */
+	int			(*read_only_found)(struct tc_keep *k, int at,
+				    const char *dir, const char *place);
 };
+
+/*
+ * In a read_only_found hook: binds |path| (beneath |at|) read-only, each
+ * directory between |top| (a directory |path| lies beneath, "" for |at|
+ * itself; not included) and it bound over itself first, writable, so
+ * that none can be renamed aside and replaced.  Never through a link.
+ * Returns 1 when bound, 0 where nothing is there to keep, -1 with errno
+ * (E2BIG: past the mounts a child makes).
+ */
+int	tc_keep_beneath(struct tc_keep *k, int at, const char *top,
+	    const char *path);
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */
 #define TC_NS_ALL	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |	\

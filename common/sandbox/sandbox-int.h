@@ -224,9 +224,10 @@ tc_profile_network(const struct tc_policy *pol,
 int	tc_mounts_protect(const struct tc_sandbox *sb,
 	    const struct tc_sandbox_profile *sp);
 
-/* The places one child binds read-only, at most: past it the child fails
- * rather than leave one writable. */
-#define TC_READ_ONLY_MAX	256
+/* The mounts one child makes to keep places read-only, at most (two for
+ * a repository one level down: it, and its directory): past it the child
+ * fails rather than leave one writable. */
+#define TC_READ_ONLY_MAX	512
 
 /* Why tc_mounts_protect() failed with |err|, for a person. */
 const char	*tc_mounts_strerror(int err);

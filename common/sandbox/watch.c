@@ -10,9 +10,10 @@
  * directory made at the top is watched as it appears, and looked in once
  * the watch is in place, so that what was made in it before is not
  * missed.  Where the kernel refuses a watch (too many: fs.inotify.
- * max_user_watches) or drops events, the children are retired, and the
- * server says once that what appears from then on is found only by the
- * children made after it.
+ * max_user_watches), the children are retired, and the server says once
+ * that what appears there from then on is found only by the children
+ * made after it; where it drops events, all is watched anew and the
+ * children are retired.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -67,6 +68,8 @@ holds_kept(const struct tc_sandbox *sb, int at, const char *dir)
 	int len;
 
 	for (n = kept_names(sb); n != NULL && *n != NULL; n++) {
+		if (**n == '/')
+			continue;
 		len = snprintf(path, sizeof(path), "%s/%s", dir, *n);
 		if (len > 0 && (size_t)len < sizeof(path) &&
 		    fstatat(at, path, &st, AT_SYMLINK_NOFOLLOW) == 0)
@@ -175,7 +178,7 @@ tc_watch_changed(struct tc_sandbox *sb)
 	const struct inotify_event *ev;
 	ssize_t n;
 	size_t i;
-	int changed = 0, root;
+	int changed = 0, overflow = 0, root;
 	char *p;
 
 	if (sb->watch_fd < 0)
@@ -184,7 +187,7 @@ tc_watch_changed(struct tc_sandbox *sb)
 		for (p = buf; p < buf + n; p += sizeof(*ev) + ev->len) {
 			ev = (const struct inotify_event *)(void *)p;
 			if (ev->mask & IN_Q_OVERFLOW) {
-				changed = 1;
+				overflow = 1;
 				continue;
 			}
 			if (ev->len == 0)
@@ -212,6 +215,12 @@ tc_watch_changed(struct tc_sandbox *sb)
 			if (holds_kept(sb, root, ev->name))
 				changed = 1;
 		}
+	}
+	/* Events dropped: a directory made meanwhile is watched by no one.
+	 * All of it watched anew, and the children made again. */
+	if (overflow) {
+		tc_watch_start(sb);
+		changed = 1;
 	}
 	return changed;
 }

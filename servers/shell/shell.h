@@ -112,6 +112,19 @@ enum shell_repos {
 
 extern const struct tc_policy_section shell_policy_section;
 
+/* --- What calls may not change beneath the writable roots
+ * (shell_repos.c) --- */
+
+struct tc_keep;
+
+/* The profile's read_only: ".git", and the user's own git configuration
+ * (absolute); NULL with "repositories writable". */
+const char *const *shell_read_only(const struct tc_policy *pol);
+
+/* The profile's read_only_found: a kept repository's submodules. */
+int	shell_repo_found(struct tc_keep *k, int at, const char *dir,
+	    const char *place);
+
 /* How many repositories a listing names ("and 3 more" after them). */
 #define SHELL_REPOS_SHOWN	8
 

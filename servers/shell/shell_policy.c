@@ -1346,7 +1346,9 @@ print_repos(const struct tc_policy *pol, const struct shell_policy *sp,
     FILE *f)
 {
 	char list[SHELL_REPOS_SHOWN * (NAME_MAX + 8) + 64];
+	const char *const *name;
 	const struct tc_root *r;
+	struct stat st;
 	char at[32];
 	size_t i;
 
@@ -1357,15 +1359,27 @@ print_repos(const struct tc_policy *pol, const struct shell_policy *sp,
 		return;
 	fprintf(f, "  (the .git at the top of each writable directory and "
 	    "one level down, bound read-only in each call's own mount "
-	    "namespace; one made while the server runs is held from the "
-	    "next call on; deeper ones "
-	    "are not looked for)\n");
+	    "namespace, with their checked-out submodules' and the "
+	    "directories on the way; one made while the server runs is "
+	    "held from the next call on; deeper ones are not looked for)\n");
 	for (i = 0; i < pol->nroots; i++) {
 		r = &pol->roots[i];
 		if (!(r->flags & TC_ROOT_WRITE) ||
 		    *shell_repos_list(r, list, sizeof(list)) == '\0')
 			continue;
 		fprintf(f, "  %s: %s\n", r->path, list);
+	}
+	/* The user's own configuration, where a writable root holds it. */
+	for (name = shell_read_only(pol); name != NULL && *name != NULL;
+	    name++) {
+		if (**name != '/' || lstat(*name, &st) != 0)
+			continue;
+		for (i = 0; i < pol->nroots; i++)
+			if ((pol->roots[i].flags & TC_ROOT_WRITE) &&
+			    tc_path_beneath(*name, pol->roots[i].path) != NULL)
+				break;
+		if (i < pol->nroots)
+			fprintf(f, "  %s  (your git configuration)\n", *name);
 	}
 }
 

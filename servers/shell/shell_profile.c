@@ -354,25 +354,6 @@ shell_rules(struct tc_ruleset *rs, const struct tc_policy *pol,
 }
 
 /*
- * What calls may read but never change beneath the writable roots, at
- * their top and one level down (profile.h): a repository's .git, unless
- * the policy says "repositories writable".  git runs the hooks and
- * configuration there as the user, outside the sandbox, the next time
- * the user works in the repository; a call could otherwise write a
- * pre-commit hook or a core.fsmonitor command that runs then.  A .git
- * that is a file (a worktree's, a submodule's) is kept as it is, so that
- * it cannot be pointed at a directory of the call's making.
- */
-static const char *const shell_git[] = { ".git", NULL };
-
-static const char *const *
-shell_read_only(const struct tc_policy *pol)
-{
-	return shell_policy(pol)->repositories == SHELL_REPOS_READ_ONLY ?
-	    shell_git : NULL;
-}
-
-/*
  * What run_command's and start_command's profiles share: every field but
  * the name, the terminal's ioctls and flag, and how many ready children.
  * The network namespace goes where the policy grants a network
@@ -393,6 +374,7 @@ shell_read_only(const struct tc_policy *pol)
 	.roots = TC_KEEP_ROOTS_ALL,					\
 	.ahead = shell_child_ready,					\
 	.read_only = shell_read_only,					\
+	.read_only_found = shell_repo_found,				\
 	.read_only_off = "'repositories writable' in the policy's "	\
 	    "[shell] section runs without it, and lets calls change what "\
 	    "git runs as you"

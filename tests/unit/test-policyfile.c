@@ -1942,6 +1942,21 @@ test_roots_mode(void)
 	is_str(tc_policy_roots_note(&r.p, note, sizeof(note)), want,
 	    "inside: the note");
 	free(want);
+	/* Inside a .git of the writable one: read-only, since the built-in
+	 * rules on .git, relative to the policy's directory, could not see
+	 * a path relative to the client's root. */
+	if (mkdir("scratch/r", 0755) != 0 || mkdir("scratch/r/.git", 0755) !=
+	    0 || mkdir("scratch/r/.git/hooks", 0755) != 0)
+		abort();
+	snprintf(d0, sizeof(d0), "%s", S("@D@/scratch/r/.git/hooks"));
+	snprintf(d1, sizeof(d1), "%s", S("@D@/scratch/r"));
+	finish(&r);
+	is_int(tc_policy_narrow(&r.p, dirs, 2, &r.d), 0, "narrow: in .git");
+	ok(r.p.nroots == 2 && strcmp(r.p.roots[0].path,
+	    S("@D@/scratch/r/.git/hooks")) == 0 && r.p.roots[0].flags == 0,
+	    "in .git: read-only");
+	ok(r.p.nroots == 2 && r.p.roots[1].flags == TC_ROOT_WRITE,
+	    "beside it: writable, the rules relative to the policy's");
 	/* No roots at all: the policy's again. */
 	is_int(tc_policy_narrow(&r.p, NULL, 0, &r.d), 0, "narrow: none");
 	is_int(r.p.roots_state, TC_ROOTS_KEPT, "none: the policy's kept");

@@ -21,7 +21,9 @@ import path from 'node:path';
 import process from 'node:process';
 import { after, before, describe, test } from 'node:test';
 
-import { BUILD, call, makeScratch, runAs, runServer, serverIds, startServer, textOf } from './lib.mjs';
+import { ListRootsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
+
+import { BUILD, call, fileUri, makeScratch, runAs, runServer, serverIds, startServer, textOf } from './lib.mjs';
 
 const SHELL = path.join(BUILD, 'toolcell-shell');
 const GIT = ['/usr/bin/git', '/bin/git'].find((p) => existsSync(p)) ?? null;
@@ -74,9 +76,9 @@ async function world() {
 	return w;
 }
 
-async function shell(lines) {
+async function shell(lines, opts = {}) {
 	const file = await scratch.policy(lines);
-	return startServer(['--policy', file], { server: SHELL });
+	return startServer(['--policy', file], { server: SHELL, ...opts });
 }
 
 /* Runs "sh -c |script|" with |extra| arguments; returns {exit, stdout, stderr}. */
@@ -255,6 +257,105 @@ describe('a writable directory beneath a read-only one', { skip: !existsSync(SHE
 	});
 });
 
+describe('what else is kept', { skip: !existsSync(SHELL) && `${SHELL} is not built` }, () => {
+	test('a writable directory nested in another: neither it nor a directory above it can be moved aside', async () => {
+		const w = await scratch.ownedDir();
+		await fsp.chmod(w, 0o755);
+		const inner = path.join(w, 'p', 'q');
+		await fsp.mkdir(inner, { recursive: true });
+		await makeRepo(inner);
+		own(w);
+		const before = readFileSync(path.join(inner, '.git', 'config'), 'utf8');
+		const srv = await shell([`allow write ${w}`, `allow write ${inner}`, '[shell]', 'program sh', 'program mv']);
+		try {
+			const o = await sh(srv, 'mv p p2; mv p/q p/q2; echo x >> p/q/.git/config; echo done', { cwd: w });
+			assert.equal(o.stdout, 'done\n');
+			assert.match(o.stderr, /mv: cannot move 'p' to 'p2': Device or resource busy/);
+			assert.match(o.stderr, /mv: cannot move 'p\/q' to 'p\/q2': Device or resource busy/);
+			assert.match(o.stderr, /p\/q\/\.git\/config: Read-only file system/);
+			assert.equal(readFileSync(path.join(inner, '.git', 'config'), 'utf8'), before);
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('the .git of a checked-out submodule, and the directories on the way to it', { skip: GIT === null && 'git is not installed' }, async () => {
+		const w = await scratch.ownedDir();
+		await fsp.chmod(w, 0o755);
+		const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: w, GIT_AUTHOR_NAME: 't',
+		    GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+		const git = (cwd, ...a) => execFileSync(GIT, a, { cwd, env, stdio: 'pipe' });
+		git(w, 'init', '-q', 'libsrc');
+		git(path.join(w, 'libsrc'), 'commit', '-q', '--allow-empty', '-m', 'l');
+		git(w, 'init', '-q', 'super');
+		git(path.join(w, 'super'), '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', '../libsrc',
+		    'vendor/lib');
+		own(w);
+		const gitfile = readFileSync(path.join(w, 'super', 'vendor', 'lib', '.git'), 'utf8');
+		const srv = await shell([`allow write ${w}`, '[shell]', 'program sh', 'program mv', 'program rm']);
+		try {
+			const o = await sh(srv, 'rm super/vendor/lib/.git; echo "gitdir: /tmp" > super/vendor/lib/.git; '
+			    + 'mv super/vendor super/v2; mv super/vendor/lib super/vendor/l2; echo done', { cwd: w });
+			assert.equal(o.stdout, 'done\n');
+			assert.match(o.stderr, /rm: cannot remove 'super\/vendor\/lib\/\.git': Device or resource busy/);
+			assert.match(o.stderr, /super\/vendor\/lib\/\.git: Read-only file system/);
+			assert.match(o.stderr, /mv: cannot move 'super\/vendor' to 'super\/v2': Device or resource busy/);
+			assert.match(o.stderr, /mv: cannot move 'super\/vendor\/lib' to 'super\/vendor\/l2': Device or resource busy/);
+			assert.equal(readFileSync(path.join(w, 'super', 'vendor', 'lib', '.git'), 'utf8'), gitfile);
+			// The rest of the submodule's work tree is the calls' to change.
+			assert.equal((await sh(srv, 'echo y > super/vendor/lib/f && echo ok', { cwd: w })).stdout, 'ok\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('the user\'s own git configuration, where a writable directory holds it', async () => {
+		const w = await scratch.ownedDir();
+		await fsp.chmod(w, 0o755);
+		const home = path.join(w, 'home');
+		await fsp.mkdir(path.join(home, '.config', 'git'), { recursive: true });
+		await fsp.writeFile(path.join(home, '.gitconfig'), '[user]\n');
+		await fsp.writeFile(path.join(home, '.config', 'git', 'config'), '[core]\n');
+		own(w);
+		const srv = await shell([`allow write ${w}`, '[shell]', 'program sh', 'program mv'],
+		    { env: { HOME: home, PATH: '/usr/bin:/bin' } });
+		try {
+			const o = await sh(srv, 'echo x >> home/.gitconfig; echo x >> home/.config/git/config; '
+			    + 'mv home/.config home/c; mv home h; echo x > home/f; echo done', { cwd: w });
+			assert.equal(o.stdout, 'done\n');
+			assert.match(o.stderr, /home\/\.gitconfig: Read-only file system/);
+			assert.match(o.stderr, /home\/\.config\/git\/config: Read-only file system/);
+			assert.match(o.stderr, /cannot move 'home\/\.config' to 'home\/c': Device or resource busy/);
+			assert.match(o.stderr, /cannot move 'home' to 'h': Device or resource busy/);
+			assert.equal(readFileSync(path.join(home, '.gitconfig'), 'utf8'), '[user]\n');
+			assert.equal(readFileSync(path.join(home, 'f'), 'utf8'), 'x\n');
+		} finally {
+			await srv.close();
+		}
+	});
+
+	test('a client root inside a .git is read-only', async () => {
+		const w = await world();
+		const hooks = path.join(w, 'a', '.git', 'hooks');
+		await fsp.mkdir(hooks, { recursive: true });
+		own(w);
+		const srv = await shell([`allow write ${w}`, '[shell]', 'program sh'], {
+			capabilities: { roots: { listChanged: true } },
+			handlers: [[ListRootsRequestSchema, async () => ({ roots: [{ uri: fileUri(hooks) },
+			    { uri: fileUri(path.join(w, 'a', '.git')) }] })]],
+		});
+		try {
+			const o = await sh(srv, 'echo x > pre-commit; echo x > ../config; echo done', { cwd: hooks });
+			assert.equal(o.stdout, 'done\n');
+			assert.match(o.stderr, /cannot create pre-commit: (Read-only file system|Permission denied)/);
+			assert.match(o.stderr, /cannot create \.\.\/config: (Read-only file system|Permission denied)/);
+			assert.equal(existsSync(path.join(hooks, 'pre-commit')), false);
+		} finally {
+			await srv.close();
+		}
+	});
+});
+
 describe('repositories writable', { skip: !existsSync(SHELL) && `${SHELL} is not built` }, () => {
 	test('gives .git back to calls, and --check warns of it', async () => {
 		const w = await world();
@@ -318,6 +419,6 @@ describe('repositories writable', { skip: !existsSync(SHELL) && `${SHELL} is not
 		const r = await runServer(['--policy', await scratch.policy([`allow write ${w}`, '[shell]', 'program sh']),
 		    '--check'], SHELL);
 		assert.equal(r.status, 1, r.stderr);
-		assert.match(r.stderr, /error: cannot keep \.git read-only beneath the writable directories, as each call's child would: more places to keep than a child binds \(256\): give write access to fewer repositories; 'repositories writable' in the policy's \[shell\] section runs without it/);
+		assert.match(r.stderr, /error: cannot keep \.git read-only beneath the writable directories, as each call's child would: more to keep than a child binds \(512 mounts, about 256 repositories\): give write access to fewer, or remove the \.git directories you did not make; 'repositories writable' in the policy's \[shell\] section runs without it/);
 	});
 });
