@@ -129,6 +129,22 @@ open_place(int at, const char *path)
 	return fd;
 }
 
+/* bind_over() |fd|, which it closes, counted against the child's most
+ * (E2BIG past it).  Returns 0, or -1 with errno. */
+static int
+bind_counted(struct tc_keep *k, int fd, int ro)
+{
+	int rc = -1, e = E2BIG;
+
+	if (++k->n <= TC_READ_ONLY_MAX) {
+		rc = bind_over(fd, ro);
+		e = errno;
+	}
+	close(fd);
+	errno = e;
+	return rc;
+}
+
 /*
  * Binds over itself, writable, each directory of |rel| (beneath |at|)
  * from its first component down to itself ("a", "a/b", "a/b/c"), but
@@ -161,16 +177,8 @@ pin(struct tc_keep *k, int at, const char *rel, size_t skip)
 		path[len] = '\0';
 		if ((fd = open_place(at, path)) < 0)
 			return errno == 0 ? 0 : -1;
-		if (++k->n > TC_READ_ONLY_MAX) {
-			close(fd);
-			errno = E2BIG;
+		if (bind_counted(k, fd, 0) != 0)
 			return -1;
-		}
-		if (bind_over(fd, 0) != 0) {
-			close(fd);
-			return -1;
-		}
-		close(fd);
 		if (*slash == '\0')
 			break;
 	}
@@ -204,17 +212,7 @@ tc_keep_beneath(struct tc_keep *k, int at, const char *top, const char *path)
 	}
 	if ((fd = open_place(at, path)) < 0)
 		return errno == 0 ? 0 : -1;
-	if (++k->n > TC_READ_ONLY_MAX) {
-		close(fd);
-		errno = E2BIG;
-		return -1;
-	}
-	if (bind_over(fd, 1) != 0) {
-		close(fd);
-		return -1;
-	}
-	close(fd);
-	return 1;
+	return bind_counted(k, fd, 1) != 0 ? -1 : 1;
 }
 
 /*
@@ -459,14 +457,8 @@ tc_mounts_protect(const struct tc_sandbox *sb,
 int
 tc_mounts_wanted(const struct tc_policy *pol, const struct tc_profile *profile)
 {
-	size_t i;
-
-	if (profile->read_only == NULL || profile->read_only(pol) == NULL)
-		return 0;
-	for (i = 0; i < pol->nroots; i++)
-		if (pol->roots[i].flags & TC_ROOT_WRITE)
-			return 1;
-	return 0;
+	return profile->read_only != NULL && profile->read_only(pol) != NULL &&
+	    tc_policy_writable(pol);
 }
 
 const char *

@@ -713,18 +713,6 @@ calls_as_root(const struct tc_policy *pol)
 			"here, so 'limit processes' does not hold); name " \
 			"'run-as USER' in the policy, or --run-as USER"
 
-/* 1 if some root of |pol| is writable. */
-static int
-has_writable(const struct tc_policy *pol)
-{
-	size_t i;
-
-	for (i = 0; i < pol->nroots; i++)
-		if (pol->roots[i].flags & TC_ROOT_WRITE)
-			return 1;
-	return 0;
-}
-
 /*
  * Tells the model which programs it may run and how they are held: each
  * by name and path, with its subcommands if the policy lists them; a shell
@@ -786,7 +774,7 @@ shell_instructions(const struct tc_server *srv, const struct tc_policy *pol,
 		}
 		tc_buf_append_str(b, "; they run in the first unless cwd says "
 		    "otherwise. ");
-		if (has_writable(pol) && sp->repositories ==
+		if (tc_policy_writable(pol) && sp->repositories ==
 		    SHELL_REPOS_READ_ONLY)
 			tc_buf_append_str(b, "The .git of a repository at the "
 			    "top of a read-write directory or one level down "
