@@ -170,6 +170,14 @@ $(BUILD)/tests/test-shellrules: $(BUILD)/tests/unit/test-shellrules.o \
     $(BUILD)/servers/shell/shell_rules.o $(LIB)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
+# How toolcell-shell reads a submodule's core.worktree (test-shellrepos).
+$(BUILD)/tests/unit/test-shellrepos.o: ALL_CFLAGS += -Iservers/shell
+$(BUILD)/tests/test-shellrepos: $(BUILD)/tests/unit/test-shellrepos.o \
+    $(BUILD)/servers/shell/shell_repos.o \
+    $(BUILD)/servers/shell/shell_policy.o \
+    $(BUILD)/servers/shell/shell_rules.o $(LIB)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_LDFLAGS) -o $@ $^ $(LDLIBS)
 # The confinement tests run the servers' own profiles.
 PROFILE_OBJ = $(BUILD)/servers/fs/fs_profile.o \
 	      $(BUILD)/tests/hostile/hostile_profile.o

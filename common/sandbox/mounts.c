@@ -57,8 +57,15 @@ struct tc_keep {
 	int		(*found)(struct tc_keep *k, int at, const char *dir,
 			    const char *place);
 	const struct tc_policy *policy;
+	const char	*root;		/* the writable root's canonical path */
 	unsigned	 n;		/* mounts made so far */
 };
+
+const char *
+tc_keep_root(const struct tc_keep *k)
+{
+	return k->root;
+}
 
 static int
 open_beneath(int at, const char *path, int flags, unsigned long long resolve)
@@ -289,8 +296,21 @@ named_in(const struct tc_keep *k, const char *rel)
 	return 0;
 }
 
+/* 1 if |path| is, or lies beneath, one of |k|'s absolute names. */
+static int
+within_absolute(const struct tc_keep *k, const char *path)
+{
+	const char *const *name;
+
+	for (name = k->names; *name != NULL; name++)
+		if (**name == '/' && tc_path_beneath(path, *name) != NULL)
+			return 1;
+	return 0;
+}
+
 /* Binds what |k| names at the top of writable root |r| and one level
- * down.  Returns 0, or -1 with errno. */
+ * down, and what the profile finds from them and from the root (its
+ * read_only_found).  Returns 0, or -1 with errno. */
 static int
 protect_root(struct tc_keep *k, const struct tc_root *r)
 {
@@ -300,16 +320,18 @@ protect_root(struct tc_keep *k, const struct tc_root *r)
 
 	if ((fd = reopen_root(r)) < 0)
 		return -1;
+	k->root = r->path;
 	/* A root the client's roots narrowed to inside a kept place (a
-	 * .git, or beneath one): all of it is. */
-	if (named_in(k, r->scope)) {
+	 * .git, or beneath one, or an absolute one): all of it is. */
+	if (named_in(k, r->scope) || within_absolute(k, r->path)) {
 		rc = bind_over(fd, 1);
 		err = errno;
 		close(fd);
 		errno = err;
 		return rc;
 	}
-	if (protect_dir(k, fd, "") != 0) {
+	if (protect_dir(k, fd, "") != 0 || (k->found != NULL &&
+	    k->found(k, fd, "", NULL) != 0)) {
 		err = errno;
 		close(fd);
 		errno = err;
@@ -475,6 +497,12 @@ tc_mounts_strerror(int err)
 		    "later)";
 	case ESTALE:
 		return "a directory's path names another directory now";
+	case ELOOP:
+		return "submodules nested too deep to follow";
+	case EINVAL:
+		return "a git configuration git itself would not read";
+	case EFBIG:
+		return "a git configuration larger than 64K";
 	}
 	return strerror(err);
 }

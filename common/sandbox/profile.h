@@ -336,10 +336,12 @@ struct tc_profile {
 	/*
 	 * Or NULL: with |read_only|, run in the child for each place it has
 	 * bound, |place| in directory |dir| (both beneath |at|, a writable
-	 * root's fd in the child's namespace; |dir| "" at the root's top):
-	 * what else the place says must be kept, each bound with
-	 * tc_keep_beneath() (toolcell-shell: the .git of each submodule a
-	 * repository's .git/modules names).  It reads what it is given
+	 * root's fd in the child's namespace, whose canonical path
+	 * tc_keep_root() gives; |dir| "" at the root's top), and once for
+	 * the root itself (|place| NULL): what else must be kept, each bound
+	 * with tc_keep_beneath() (toolcell-shell: the .git of each
+	 * submodule a repository's git directory knows, the root's own
+	 * repository's too when the root lies inside one).  It reads what it is given
 	 * before the child is confined, with the child's capabilities:
 	 * files of a place already bound read-only, never followed through
 	 * a link.  Returns 0, or -1 with errno (the child fails).
@@ -358,6 +360,10 @@ struct tc_profile {
  */
 int	tc_keep_beneath(struct tc_keep *k, int at, const char *top,
 	    const char *path);
+
+/* In a read_only_found hook: the canonical path of the writable root
+ * whose fd it was given. */
+const char *tc_keep_root(const struct tc_keep *k);
 
 /* The namespaces a profile may ask for; it gets those the kernel allows. */
 #define TC_NS_ALL	(CLONE_NEWUSER | CLONE_NEWNET | CLONE_NEWPID |	\

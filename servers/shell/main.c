@@ -965,6 +965,37 @@ git_warn(const struct tc_policy *pol, const char *file,
 }
 
 /*
+ * Warns where the user's home lies beneath a writable root: the calls
+ * may change what the user's shell and programs read as they start
+ * (~/.bashrc, ~/.profile, ~/.ssh/config), and a git configuration where
+ * none is yet; only one already there is kept read-only.
+ */
+static void
+home_warn(const struct tc_policy *pol, const char *file,
+    tc_policy_report_fn *report, void *ctx)
+{
+	const char *home = shell_home();
+	char msg[2048];
+	size_t i;
+
+	for (i = 0; i < pol->nroots && report != NULL && *home != '\0'; i++) {
+		if (!(pol->roots[i].flags & TC_ROOT_WRITE) ||
+		    tc_path_beneath(home, pol->roots[i].path) == NULL)
+			continue;
+		tc_text_fmt(msg, sizeof(msg), "%s:%d: your home %s lies in %s, "
+		    "which is writable: the programs may change what your "
+		    "shell and programs read as they start (~/.bashrc, "
+		    "~/.profile, ~/.ssh/config), and make a git configuration "
+		    "where there is none yet (one already there is kept "
+		    "read-only); give write access to a directory beneath it "
+		    "instead", file, pol->roots[i].write_line, home,
+		    pol->roots[i].path);
+		report(ctx, msg);
+		return;
+	}
+}
+
+/*
  * The shared warnings; that no process limit holds for a call run as
  * root; what a network grant reaches; an argument deny pattern that lets
  * long options' abbreviations through; node without --jitless where
@@ -987,6 +1018,7 @@ shell_warn(const struct tc_policy *pol, tc_policy_report_fn *report,
 		report(ctx, ROOT_NPROC);
 	network_warn(pol, file, report, ctx);
 	git_warn(pol, file, report, ctx);
+	home_warn(pol, file, report, ctx);
 	shell_rules_warn(shell_policy(pol), file, report, ctx);
 	shell_policy_jit_warn(pol, file, report, ctx);
 	for (i = 0; i < pol->ndeny; i++) {

@@ -121,6 +121,19 @@ struct tc_keep;
  * (absolute); NULL with "repositories writable". */
 const char *const *shell_read_only(const struct tc_policy *pol);
 
+/* The user's home, canonical, as git finds it (HOME, at start); "" where
+ * there is none. */
+const char *shell_home(void);
+
+/*
+ * Finds core.worktree in the git configuration |buf| (|len| bytes, not
+ * NUL-terminated) into |out| as git reads it (quotes, escapes, comments,
+ * lines continued, the last one winning).  Returns 1 if found, 0 if not,
+ * -1 (errno EINVAL) where git would not read a value of it.
+ */
+int	shell_config_worktree(const char *buf, size_t len, char *out,
+	    size_t size);
+
 /* The profile's read_only_found: a kept repository's submodules. */
 int	shell_repo_found(struct tc_keep *k, int at, const char *dir,
 	    const char *place);

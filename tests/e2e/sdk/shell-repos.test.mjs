@@ -309,6 +309,55 @@ describe('what else is kept', { skip: !existsSync(SHELL) && `${SHELL} is not bui
 		}
 	});
 
+	test('submodules git knows of from above the writable directory, from a linked worktree, and at odd paths', { skip: GIT === null && 'git is not installed' }, async () => {
+		const w = await scratch.ownedDir();
+		await fsp.chmod(w, 0o755);
+		const env = { ...process.env, GIT_CONFIG_NOSYSTEM: '1', HOME: w, GIT_AUTHOR_NAME: 't',
+		    GIT_AUTHOR_EMAIL: 't@example.invalid', GIT_COMMITTER_NAME: 't', GIT_COMMITTER_EMAIL: 't@example.invalid' };
+		const git = (cwd, ...a) => execFileSync(GIT, a, { cwd, env, stdio: 'pipe' });
+		const add = (repo, at) => git(repo, '-c', 'protocol.file.allow=always', 'submodule', '-q', 'add', '../libsrc', at);
+		git(w, 'init', '-q', 'libsrc');
+		git(path.join(w, 'libsrc'), 'commit', '-q', '--allow-empty', '-m', 'l');
+		const proj = path.join(w, 'proj');
+		git(w, 'init', '-q', 'proj');
+		for (const at of ['sub/lib/m', 'lib/a#b', 'lib/c;d', 'lib/g"h', 'lib/e\\f', 'a/b/c/d/e/f/g/h/i/j'])
+			add(proj, at);
+		git(proj, 'commit', '-q', '-m', 'subs');
+		const main = path.join(w, 'main');
+		git(w, 'init', '-q', 'main');
+		git(main, 'commit', '-q', '--allow-empty', '-m', 'm');
+		add(main, 'lib/m');
+		git(main, 'commit', '-q', '-m', 's');
+		const trees = path.join(w, 'trees');
+		await fsp.mkdir(trees);
+		git(main, 'worktree', 'add', '-q', path.join(trees, 'wt'));
+		git(path.join(trees, 'wt'), '-c', 'protocol.file.allow=always', 'submodule', '-q', 'update', '--init');
+		own(w);
+		const tryAll = (dirs) => dirs.map((d) => `echo x >> '${d}/.git'`).join('; ') + '; echo done';
+		// The writable directory inside the repository: its .git is out
+		// of reach, its submodule's .git beneath is not.
+		let srv = await shell([`allow write ${path.join(proj, 'sub')}`, '[shell]', 'program sh', 'program mv']);
+		try {
+			const o = await sh(srv, `${tryAll(['lib/m'])}; mv lib l2`, { cwd: path.join(proj, 'sub') });
+			assert.match(o.stderr, /lib\/m\/\.git: Read-only file system/);
+			assert.match(o.stderr, /cannot move 'lib' to 'l2': Device or resource busy/);
+		} finally {
+			await srv.close();
+		}
+		srv = await shell([`allow write ${proj}`, `allow write ${trees}`, '[shell]', 'program sh']);
+		try {
+			const odd = ['lib/a#b', 'lib/c;d', 'lib/g"h', 'lib/e\\f', 'a/b/c/d/e/f/g/h/i/j', 'sub/lib/m'];
+			const o = await sh(srv, tryAll(odd), { cwd: proj });
+			for (const d of odd)
+				assert.ok(o.stderr.includes(`${d}/.git: Read-only file system`), `${d}: ${o.stderr}`);
+			const t = await sh(srv, tryAll(['wt/lib/m', 'wt']), { cwd: trees });
+			assert.match(t.stderr, /wt\/lib\/m\/\.git: Read-only file system/);
+			assert.match(t.stderr, /wt\/\.git: Read-only file system/);
+		} finally {
+			await srv.close();
+		}
+	});
+
 	test('the user\'s own git configuration, where a writable directory holds it', async () => {
 		const w = await scratch.ownedDir();
 		await fsp.chmod(w, 0o755);
@@ -331,6 +380,36 @@ describe('what else is kept', { skip: !existsSync(SHELL) && `${SHELL} is not bui
 			assert.equal(readFileSync(path.join(home, 'f'), 'utf8'), 'x\n');
 		} finally {
 			await srv.close();
+		}
+		// HOME through a link, as git finds it; --check warns of a home
+		// beneath a writable directory, whose other files are not kept.
+		const link = path.join(scratch.root, `homelink-${path.basename(w)}`);
+		await fsp.symlink(home, link);
+		const lines = [`allow write ${w}`, '[shell]', 'program sh'];
+		const chk = await runServer(['--policy', await scratch.policy(lines), '--check'], SHELL,
+		    { HOME: link });
+		assert.equal(chk.status, 0, chk.stderr);
+		assert.match(chk.stderr, new RegExp(`your home ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} lies in .*, which is writable: the programs may change what your shell and programs read as they start`));
+		assert.match(chk.stdout, /home\/\.gitconfig {2}\(your git configuration\)/);
+		const viaLink = await shell(lines, { env: { HOME: link, PATH: '/usr/bin:/bin' } });
+		try {
+			assert.match((await sh(viaLink, 'echo x >> home/.gitconfig', { cwd: w })).stderr,
+			    /Read-only file system/);
+		} finally {
+			await viaLink.close();
+		}
+		// A client root that is the configuration's directory.
+		const cr = await shell(lines, {
+			env: { HOME: home, PATH: '/usr/bin:/bin' },
+			capabilities: { roots: { listChanged: true } },
+			handlers: [[ListRootsRequestSchema, async () => ({ roots: [{ uri: fileUri(path.join(home, '.config', 'git')) }] })]],
+		});
+		try {
+			const o = await sh(cr, 'echo x >> config; echo x > new; echo done');
+			assert.match(o.stderr, /config: Read-only file system/);
+			assert.equal(readFileSync(path.join(home, '.config', 'git', 'config'), 'utf8'), '[core]\n');
+		} finally {
+			await cr.close();
 		}
 	});
 
