@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tap.h"
@@ -30,6 +31,38 @@ worktree(const char *cfg)
 		return "none";
 	}
 	return "refused";
+}
+
+/* What git itself finds: "git config -f FILE --get core.worktree", its
+ * value, "none" (status 1) or "refused" (anything else). */
+static const char *
+by_git(const char *git, const char *cfg)
+{
+	static char out[4096];
+	char file[] = "/tmp/test-shellrepos.XXXXXX", cmd[256];
+	size_t len;
+	FILE *f;
+	int fd, st;
+
+	if ((fd = mkstemp(file)) < 0 || write(fd, cfg, strlen(cfg)) !=
+	    (ssize_t)strlen(cfg))
+		abort();
+	close(fd);
+	snprintf(cmd, sizeof(cmd), "GIT_CONFIG_NOSYSTEM=1 HOME=/nonexistent "
+	    "%s config -f %s --get core.worktree 2>/dev/null", git, file);
+	if ((f = popen(cmd, "r")) == NULL)
+		abort();
+	len = fread(out, 1, sizeof(out) - 1, f);
+	out[len] = '\0';
+	st = pclose(f);
+	unlink(file);
+	if (WIFEXITED(st) && WEXITSTATUS(st) == 1)
+		return "none";
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return "refused";
+	if (len > 0 && out[len - 1] == '\n')
+		out[len - 1] = '\0';
+	return out;
 }
 
 static void
@@ -92,11 +125,22 @@ test_values(void)
 		{ "[core]\n\turl = \"open\n\tworktree = ../x\n", "refused",
 		  "another key's quote not closed" },
 	};
+	const char *git;
 	size_t i;
 
 	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
 		is_str(worktree(cases[i].cfg), cases[i].want, "%s",
 		    cases[i].what);
+	/* And as git itself reads each: the same. */
+	git = access("/usr/bin/git", X_OK) == 0 ? "/usr/bin/git" :
+	    access("/bin/git", X_OK) == 0 ? "/bin/git" : NULL;
+	if (git == NULL) {
+		skip("git is not installed: not compared with it");
+		return;
+	}
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		is_str(by_git(git, cases[i].cfg), cases[i].want,
+		    "git reads it the same: %s", cases[i].what);
 }
 
 /* A value longer than the room for it is refused, not cut. */

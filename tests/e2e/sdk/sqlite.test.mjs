@@ -618,7 +618,13 @@ describe('the tools', () => {
 		}, undefined, { timeout: CALL_TIMEOUT, onprogress: (p) => { seen.push([p.progress, p.message]); } });
 		assert.notEqual(r.isError, true, textOf(r));
 		assert.equal(r.structuredContent.rows.length, 140000);
-		assert.deepEqual(seen, [[65536, '65536 rows read'], [131072, '131072 rows read']]);
+		// The last may be held back: a notification the server finds
+		// beside the answer is not sent (job.c, pass_progress(): the
+		// official client rejects one that follows the answer in the
+		// same read), which a loaded machine makes likely.
+		const all = [[65536, '65536 rows read'], [131072, '131072 rows read']];
+		assert.ok(seen.length >= 1, 'no progress at all');
+		assert.deepEqual(seen, all.slice(0, seen.length));
 	});
 
 	test('the time limit stops a query without an end', async () => {

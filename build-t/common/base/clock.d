@@ -1,0 +1,2 @@
+build-t/common/base/clock.o: common/base/clock.c common/base/clock.h
+common/base/clock.h:

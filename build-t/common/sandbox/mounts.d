@@ -1,0 +1,17 @@
+build-t/common/sandbox/mounts.o: common/sandbox/mounts.c \
+ common/policy/glob.h common/policy/policy.h common/base/err.h \
+ common/policy/subject.h common/sandbox/sandbox-int.h common/sandbox/fd.h \
+ common/sandbox/sandbox.h common/base/buf.h common/base/ring.h \
+ common/protocol/tools.h common/sandbox/pids.h common/sandbox/profile.h
+common/policy/glob.h:
+common/policy/policy.h:
+common/base/err.h:
+common/policy/subject.h:
+common/sandbox/sandbox-int.h:
+common/sandbox/fd.h:
+common/sandbox/sandbox.h:
+common/base/buf.h:
+common/base/ring.h:
+common/protocol/tools.h:
+common/sandbox/pids.h:
+common/sandbox/profile.h:

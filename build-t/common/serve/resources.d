@@ -1,0 +1,28 @@
+build-t/common/serve/resources.o: common/serve/resources.c \
+ common/base/log.h common/base/text.h common/base/buf.h \
+ common/protocol/protocol.h common/base/err.h common/base/json.h \
+ common/serve/server-int.h common/audit/audit.h common/policy/policy.h \
+ common/policy/subject.h common/sandbox/hook.h common/policy/path.h \
+ common/policy/glob.h common/sandbox/sandbox.h common/base/ring.h \
+ common/protocol/tools.h common/sandbox/pids.h common/sandbox/profile.h \
+ common/serve/job.h common/serve/server.h
+common/base/log.h:
+common/base/text.h:
+common/base/buf.h:
+common/protocol/protocol.h:
+common/base/err.h:
+common/base/json.h:
+common/serve/server-int.h:
+common/audit/audit.h:
+common/policy/policy.h:
+common/policy/subject.h:
+common/sandbox/hook.h:
+common/policy/path.h:
+common/policy/glob.h:
+common/sandbox/sandbox.h:
+common/base/ring.h:
+common/protocol/tools.h:
+common/sandbox/pids.h:
+common/sandbox/profile.h:
+common/serve/job.h:
+common/serve/server.h:
