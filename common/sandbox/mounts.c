@@ -40,7 +40,9 @@
 #include <linux/openat2.h>
 #include <limits.h>
 #include <stdio.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -436,6 +438,10 @@ tc_mounts_protect(const struct tc_sandbox *sb,
 	if (!(sp->ns & CLONE_NEWNS) || sp->profile->read_only == NULL ||
 	    (k.names = sp->profile->read_only(pol)) == NULL)
 		return 0;
+	/* Dies with whoever made it, as it walks what calls wrote: the
+	 * confinement steps arm it again, and check the parent is there. */
+	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
+		return -1;
 	k.found = sp->profile->read_only_found;
 	k.policy = pol;
 	memset(&attr, 0, sizeof(attr));

@@ -1,2 +1,0 @@
-build-t/common/base/clock.o: common/base/clock.c common/base/clock.h
-common/base/clock.h:

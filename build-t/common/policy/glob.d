@@ -1,9 +1,0 @@
-build-t/common/policy/glob.o: common/policy/glob.c common/policy/glob.h \
- common/policy/policy.h common/base/err.h common/policy/subject.h \
- common/base/text.h common/base/buf.h
-common/policy/glob.h:
-common/policy/policy.h:
-common/base/err.h:
-common/policy/subject.h:
-common/base/text.h:
-common/base/buf.h:

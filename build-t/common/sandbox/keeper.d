@@ -1,3 +1,0 @@
-build-t/common/sandbox/keeper.o: common/sandbox/keeper.c \
- common/sandbox/keeper.h
-common/sandbox/keeper.h:
