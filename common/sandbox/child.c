@@ -418,9 +418,10 @@ tc_child_main(const struct tc_sandbox *sb, const struct tc_sandbox_profile *sp,
 	/* In the child, not the keeper (which stays in the server's
 	 * namespaces), before its capabilities go. */
 	if (tc_mounts_protect(sb, sp) != 0) {
+		int err = errno;
+
 		tc_warn("a call's child could not keep %s read-only: %s",
-		    profile->read_only(sb->policy)[0],
-		    tc_mounts_strerror(errno));
+		    profile->read_only(sb->policy)[0], tc_mounts_strerror(err));
 		_exit(TC_CHILD_EXIT_MOUNTS);
 	}
 	keep[nkeep++] = rfd;

@@ -169,7 +169,9 @@ pin(struct tc_keep *k, int at, const char *rel, size_t skip)
 	size_t len;
 	int fd;
 
-	for (slash = rel; *rel != '\0'; slash++) {
+	if (*rel == '\0')
+		return 0;
+	for (slash = rel;; slash++) {
 		if (*slash != '/' && *slash != '\0')
 			continue;
 		/* Those above |skip| are held already. */
@@ -325,13 +327,8 @@ protect_root(struct tc_keep *k, const struct tc_root *r)
 	k->root = r->path;
 	/* A root the client's roots narrowed to inside a kept place (a
 	 * .git, or beneath one, or an absolute one): all of it is. */
-	if (named_in(k, r->scope) || within_absolute(k, r->path)) {
-		rc = bind_over(fd, 1);
-		err = errno;
-		close(fd);
-		errno = err;
-		return rc;
-	}
+	if (named_in(k, r->scope) || within_absolute(k, r->path))
+		return bind_counted(k, fd, 1);
 	if (protect_dir(k, fd, "") != 0 || (k->found != NULL &&
 	    k->found(k, fd, "", NULL) != 0)) {
 		err = errno;
@@ -505,7 +502,7 @@ tc_mounts_strerror(int err)
 		return "a directory's path names another directory now";
 	case ELOOP:
 		return "submodules nested too deep to follow";
-	case EINVAL:
+	case EBADMSG:
 		return "a git configuration git itself would not read";
 	case EFBIG:
 		return "a git configuration larger than 64K";

@@ -304,9 +304,11 @@ void	tc_sandbox_stop(struct tc_sandbox *sb);
  * The children of answered calls are killed once their result is in, and
  * reaped when they have died, which may be after the answer went out.  A
  * server polls the pollfds tc_sandbox_pollfds() fills (at most
- * TC_DEAD_MAX; returns how many) with the rest and hands them back to
- * tc_sandbox_step(), which reaps those that have exited: no child stays
- * a zombie while the server waits for its next request.
+ * TC_SANDBOX_POLLFDS; returns how many) with the rest and hands them back
+ * to tc_sandbox_step(), which reaps those that have exited: no child
+ * stays a zombie while the server waits for its next request.  The same
+ * pollfds carry the watch on what ready children keep read-only
+ * (watch.c), which the step reads.
  */
 int	tc_sandbox_pollfds(const struct tc_sandbox *sb, struct pollfd *pfd);
 /* The most pollfds tc_sandbox_pollfds() fills: the dead, and the watch

@@ -101,15 +101,17 @@ add_watch(const struct tc_sandbox *sb, int at, const char *dir,
 	    (*dir != '\0' ? IN_DONT_FOLLOW : 0));
 }
 
-/* Where a watch failed: once, then never again for this watch. */
+/* Where a watch failed: said once. */
 static void
 watch_lost(struct tc_sandbox *sb, const char *what, int err)
 {
+	const char *const *n = kept_names(sb);
+
 	if (!sb->watch_warned)
-		tc_warn("cannot watch %s for new git repositories (%s): one "
-		    "made there from now on is kept read-only from the "
-		    "calls whose children are made after it, not at once",
-		    what, strerror(err));
+		tc_warn("cannot watch %s for a new %s (%s): one made there "
+		    "from now on is kept read-only from the calls whose "
+		    "children are made after it, not at once", what,
+		    n != NULL ? n[0] : "place to keep", strerror(err));
 	sb->watch_warned = 1;
 }
 

@@ -129,7 +129,7 @@ const char *shell_home(void);
  * Finds core.worktree in the git configuration |buf| (|len| bytes, not
  * NUL-terminated) into |out| as git reads it (quotes, escapes, comments,
  * lines continued, the last one winning).  Returns 1 if found, 0 if not,
- * -1 (errno EINVAL) where git would not read a value of it.
+ * -1 (errno EBADMSG) where git would not read a value of it.
  */
 int	shell_config_worktree(const char *buf, size_t len, char *out,
 	    size_t size);

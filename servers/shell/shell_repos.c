@@ -58,18 +58,23 @@ static const char *names[5] = { ".git" };
 /* The user's home, canonical, as git finds it; "" where there is none. */
 static char	 home_dir[PATH_MAX];
 
-/* Adds |a|/|b| to names[] at *|n|, |a| canonical where it can be (a
- * root's path is), unless it does not fit or is there. */
+/* Adds |a|/|b| to names[] at *|n|, canonical where it can be (a root's
+ * path is), unless it does not fit or is there. */
 static void
 add_config(size_t *n, const char *a, const char *b)
 {
-	char *p = config_paths[*n - 1], real[PATH_MAX];
+	char *p = config_paths[*n - 1], real[PATH_MAX], whole[PATH_MAX];
 	size_t i;
 
 	if (realpath(a, real) != NULL)
 		a = real;
-	if (snprintf(p, PATH_MAX, "%s/%s", a, b) >= PATH_MAX)
+	if (snprintf(whole, sizeof(whole), "%s/%s", a, b) >= PATH_MAX)
 		return;
+	/* A link (a dotfiles checkout's): what git reads is its target,
+	 * kept where it lies; the link itself, if a call may write where it
+	 * is, the home warning speaks of. */
+	if (realpath(whole, p) == NULL)
+		memcpy(p, whole, strlen(whole) + 1);
 	for (i = 1; i < *n; i++)
 		if (strcmp(names[i], p) == 0)
 			return;
@@ -185,6 +190,12 @@ read_small(const char *path, size_t *lenp)
 	    (size_t)st.st_size - len)) > 0)
 		len += (size_t)n;
 	close(fd);
+	/* All of it, or a later core.worktree could be missed. */
+	if (len != (size_t)st.st_size) {
+		free(buf);
+		errno = EIO;
+		return NULL;
+	}
 	buf[len] = '\0';
 	*lenp = len;
 	return buf;
@@ -358,7 +369,7 @@ shell_config_worktree(const char *buf, size_t len, char *out, size_t size)
 	}
 	return found;
 bad:
-	errno = EINVAL;
+	errno = EBADMSG;
 	return -1;
 }
 
@@ -413,7 +424,11 @@ keep_abs(struct walk *w, const char *top, const char *path)
 
 	if ((rel = tc_path_beneath(path, w->root)) == NULL || *rel == '\0')
 		return 0;
-	if ((trel = tc_path_beneath(top, w->root)) == NULL)
+	/* Pinned from the root's top where |path| is not beneath |top| (a
+	 * submodule whose work tree lies outside its superproject's). */
+	if ((trel = tc_path_beneath(top, w->root)) == NULL ||
+	    (*trel != '\0' && (strncmp(rel, trel, strlen(trel)) != 0 ||
+	    rel[strlen(trel)] != '/')))
 		trel = "";
 	return tc_keep_beneath(w->k, w->at, trel, rel) < 0 ? -1 : 0;
 }
@@ -438,7 +453,7 @@ modules_of(struct walk *w, const char *gitdir, const char *worktree,
  * Each module of |mdir| (a git directory's modules, or a part of it where
  * a module's name has a '/'), whose work tree lies beneath |worktree|:
  * its .git kept, with the directories on the way, then its own modules.
- * Returns 0, or -1 with errno (ELOOP: nested too deep to follow; EINVAL:
+ * Returns 0, or -1 with errno (ELOOP: nested too deep to follow; EBADMSG:
  * a configuration git would not read; EFBIG: one too large to).
  */
 static int
@@ -458,12 +473,13 @@ module_dir(struct walk *w, const char *mdir, const char *worktree, int depth)
 		return -1;
 	}
 	if ((fd = open_abs(mdir, O_RDONLY | O_DIRECTORY)) < 0)
-		return 0;
+		return errno == ENOENT || errno == ENOTDIR || errno == EACCES ||
+		    errno == ELOOP ? 0 : -1;
 	if ((dir = fdopendir(fd)) == NULL) {
 		close(fd);
 		return -1;
 	}
-	while (rc == 0 && (e = readdir(dir)) != NULL) {
+	for (errno = 0; rc == 0 && (e = readdir(dir)) != NULL; errno = 0) {
 		if ((e->d_type != DT_DIR && e->d_type != DT_UNKNOWN) ||
 		    strcmp(e->d_name, ".") == 0 ||
 		    strcmp(e->d_name, "..") == 0 ||
@@ -498,8 +514,23 @@ module_dir(struct walk *w, const char *mdir, const char *worktree, int depth)
 		    modules_of(w, sub, target, depth + 1) != 0)
 			rc = -1;
 	}
+	/* A directory not read to its end leaves a module unkept. */
+	if (rc == 0 && e == NULL && errno != 0)
+		rc = -1;
 	closedir(dir);
 	return rc;
+}
+
+/* 1 if |dir| looks like a git directory, as git asks (a HEAD in it):
+ * a .git file a call wrote ("gitdir: ..") names no directory to keep. */
+static int
+is_gitdir(const char *dir)
+{
+	char head[PATH_MAX];
+	struct stat st;
+
+	return snprintf(head, sizeof(head), "%s/HEAD", dir) <
+	    (int)sizeof(head) && lstat(head, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /*
@@ -522,8 +553,8 @@ gitfile(const char *worktree, const char *file, char *out)
 	}
 	v += 7 + strspn(v + 7, " \t");
 	v[strcspn(v, "\r\n")] = '\0';
-	if (join(worktree, v, path, sizeof(path)) != 0 ||
-	    realpath(path, out) == NULL) {
+	if (*v == '\0' || join(worktree, v, path, sizeof(path)) != 0 ||
+	    realpath(path, out) == NULL || !is_gitdir(out)) {
 		free(buf);
 		return 0;
 	}

@@ -103,8 +103,8 @@ int	sq_dir_writable(const struct sq_database *db);
  * Checks, as calls run (the run-as user, or the server's own user, and no
  * capability), that each read-write database of |pol| can be written: the
  * file, and its directory, where SQLite makes the journal and the WAL;
- * and that the readers of each read-only database in WAL mode can write
- * its -wal and -shm files (both there, or the directory).
+ * and that the readers of each read-only database in WAL mode can read
+ * its -wal and -shm files (both there) or make them (the directory).
  * Logs each one that cannot, as "FILE:LINE: database NAME: PATH: why", and
  * returns TC_EDENIED with |d| the last of them; 0 when all can, or when it
  * could not tell (a warning says so).

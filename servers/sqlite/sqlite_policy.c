@@ -279,12 +279,14 @@ fail:
 	database_release(&db);
 }
 
-/* --- Whether calls can write the read-write databases --- */
+/* --- Whether calls can write the read-write databases, and read the
+ * read-only ones in WAL mode --- */
 
-/* 1 if the calls may read and write |db|'s -wal and -shm files, which
- * are both there (|base|: the database's name in its directory): where
- * the directory is not theirs to write, SQLite's readers need both (it
- * opens each for writing, whatever its connection). */
+/* 1 if the calls may read |db|'s -wal and -shm files, which are both
+ * there (|base|: the database's name in its directory): where the
+ * directory is not theirs to write, SQLite's readers need both, and read
+ * through a -shm they may not write (since SQLite 3.22) as through one
+ * they may. */
 static int
 wal_files_writable(const struct sq_database *db, const char *base)
 {
@@ -296,7 +298,7 @@ wal_files_writable(const struct sq_database *db, const char *base)
 	for (i = 0; i < TC_NITEMS(ext); i++) {
 		n = snprintf(name, sizeof(name), "%s%s", base, ext[i]);
 		if (n < 0 || (size_t)n >= sizeof(name) ||
-		    faccessat(db->dir_fd, name, R_OK | W_OK, AT_EACCESS) != 0)
+		    faccessat(db->dir_fd, name, R_OK, AT_EACCESS) != 0)
 			return 0;
 	}
 	return 1;
@@ -329,9 +331,8 @@ writable_child(const struct sqlite_policy *sp, int fd)
 		if (db->readwrite && faccessat(db->dir_fd, base, W_OK,
 		    AT_EACCESS) != 0)
 			err[1] = errno;
-		/* A read-only database in WAL mode: its readers write the
-		 * -wal and -shm files beside it, made if they are not
-		 * there. */
+		/* A read-only database in WAL mode: its readers make the
+		 * -wal and -shm files beside it where they are not there. */
 		if (!db->readwrite && db->wal && !wal_files_writable(db, base) &&
 		    faccessat(db->dir_fd, ".", W_OK | X_OK, AT_EACCESS) != 0)
 			err[0] = errno;
@@ -360,12 +361,12 @@ sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 		return 0;
 	uid = pol->run_as ? (unsigned)pol->run_uid : (unsigned)geteuid();
 	if (pipe2(p, O_CLOEXEC) != 0) {
-		tc_warn("cannot tell whether calls can write the read-write "
+		tc_warn("cannot tell whether calls can write beside the "
 		    "databases: pipe: %s", strerror(errno));
 		return 0;
 	}
 	if ((pid = fork()) < 0) {
-		tc_warn("cannot tell whether calls can write the read-write "
+		tc_warn("cannot tell whether calls can write beside the "
 		    "databases: fork: %s", strerror(errno));
 		close(p[0]);
 		close(p[1]);
@@ -397,11 +398,11 @@ sq_check_writable(const struct tc_policy *pol, struct tc_diag *d)
 		db = &sp->dbs[i];
 		if (!db->readwrite)
 			rc = tc_diag(d, TC_EDENIED, "%s:%d: database %s: %s: "
-			    "in WAL mode, whose readers write its -wal and -shm "
-			    "files beside it, but calls, which run as uid %u "
-			    "without privileges, can write neither its "
-			    "directory %s (%s) nor both files there: make the "
-			    "directory "
+			    "in WAL mode, whose readers make its -wal and -shm "
+			    "files beside it where they are not there, but "
+			    "calls, which run as uid %u without privileges, can "
+			    "write neither its directory %s (%s) nor read both "
+			    "files there: make the directory "
 			    "writable for that user, or take the database out "
 			    "of WAL mode (sqlite3 %s 'PRAGMA journal_mode="
 			    "DELETE')", file, db->line, db->name, db->path,

@@ -362,6 +362,30 @@ describe('what else is kept', { skip: !existsSync(SHELL) && `${SHELL} is not bui
 		}
 	});
 
+	test('what a call writes into .git files and modules names nothing it may not change, and fails no call', async () => {
+		const w = await scratch.ownedDir();
+		await fsp.chmod(w, 0o755);
+		// A module of x whose work tree is y, outside x: y's .git kept,
+		// pinned from the root's top; a .git file naming ".." (git
+		// refuses it) names nothing to keep.
+		await fsp.mkdir(path.join(w, 'x', '.git', 'modules', 'm'), { recursive: true });
+		await fsp.writeFile(path.join(w, 'x', '.git', 'HEAD'), 'ref: refs/heads/main\n');
+		await fsp.writeFile(path.join(w, 'x', '.git', 'modules', 'm', 'config'),
+		    '[core]\n\tworktree = ../../../../y\n');
+		await fsp.mkdir(path.join(w, 'y', 'sub', '.git'), { recursive: true });
+		await fsp.mkdir(path.join(w, 'z'));
+		await fsp.writeFile(path.join(w, 'z', '.git'), 'gitdir: ..\n');
+		await fsp.mkdir(path.join(w, 'other'));
+		own(w);
+		const srv = await shell([`allow write ${w}`, '[shell]', 'program sh']);
+		try {
+			const o = await sh(srv, 'echo x > other/f && echo ok; echo x > y/f && echo ok2', { cwd: w });
+			assert.equal(o.stdout, 'ok\nok2\n', o.stderr);
+		} finally {
+			await srv.close();
+		}
+	});
+
 	test('the user\'s own git configuration, where a writable directory holds it', async () => {
 		const w = await scratch.ownedDir();
 		await fsp.chmod(w, 0o755);
@@ -385,6 +409,19 @@ describe('what else is kept', { skip: !existsSync(SHELL) && `${SHELL} is not bui
 		} finally {
 			await srv.close();
 		}
+		// A configuration that is a link (a dotfiles checkout): its
+		// target is kept.
+		await fsp.mkdir(path.join(home, 'dotfiles'));
+		await fsp.rename(path.join(home, '.gitconfig'), path.join(home, 'dotfiles', 'gitconfig'));
+		await fsp.symlink('dotfiles/gitconfig', path.join(home, '.gitconfig'));
+		own(w);
+		const dot = await shell([`allow write ${w}`, '[shell]', 'program sh'], { env: { HOME: home, PATH: '/usr/bin:/bin' } });
+		try {
+			assert.match((await sh(dot, 'echo x >> home/dotfiles/gitconfig', { cwd: w })).stderr,
+			    /home\/dotfiles\/gitconfig: Read-only file system/);
+		} finally {
+			await dot.close();
+		}
 		// HOME through a link, as git finds it; --check warns of a home
 		// beneath a writable directory, whose other files are not kept.
 		const link = path.join(scratch.root, `homelink-${path.basename(w)}`);
@@ -394,7 +431,7 @@ describe('what else is kept', { skip: !existsSync(SHELL) && `${SHELL} is not bui
 		    { HOME: link });
 		assert.equal(chk.status, 0, chk.stderr);
 		assert.match(chk.stderr, new RegExp(`your home ${home.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} lies in .*, which is writable: the programs may change what your shell and programs read as they start`));
-		assert.match(chk.stdout, /home\/\.gitconfig {2}\(your git configuration\)/);
+		assert.match(chk.stdout, /home\/dotfiles\/gitconfig {2}\(your git configuration\)/);
 		const viaLink = await shell(lines, { env: { HOME: link, PATH: '/usr/bin:/bin' } });
 		try {
 			assert.match((await sh(viaLink, 'echo x >> home/.gitconfig', { cwd: w })).stderr,

@@ -708,8 +708,8 @@ describe('WAL mode', () => {
 		try {
 			const r = await runServer(['--policy', p, '--check'], SQLITE);
 			assert.equal(r.status, 1, r.stderr);
-			assert.match(r.stderr, new RegExp(`${p}:2: database ro: ${file}: in WAL mode, whose readers write its -wal and -shm files beside it, but calls, which run as uid ${serverIds().uid} without privileges, can write neither its directory ${dir} \\(Permission denied\\) nor both files there: make the directory writable for that user, or take the database out of WAL mode`));
-			// Both files there, theirs to write, are enough; one is not.
+			assert.match(r.stderr, new RegExp(`${p}:2: database ro: ${file}: in WAL mode, whose readers make its -wal and -shm files beside it where they are not there, but calls, which run as uid ${serverIds().uid} without privileges, can write neither its directory ${dir} \\(Permission denied\\) nor read both files there: make the directory writable for that user, or take the database out of WAL mode`));
+			// Both files there are enough; one is not.
 			const made = async (ext) => {
 				await fsp.chmod(dir, 0o755);
 				await fsp.writeFile(`${file}${ext}`, '');
