@@ -112,13 +112,13 @@ enum shell_repos {
 
 extern const struct tc_policy_section shell_policy_section;
 
-/* --- What calls may not change beneath the writable roots
- * (shell_repos.c) --- */
+/* --- What calls may not change beneath the writable roots: the names
+ * (shell_policy.c), and how git's are found (shell_repos.c) --- */
 
 struct tc_keep;
 
 /* The profile's read_only: ".git", and the user's own git configuration
- * (absolute); NULL with "repositories writable". */
+ * (absolute, links resolved); NULL with "repositories writable". */
 const char *const *shell_read_only(const struct tc_policy *pol);
 
 /* The user's home, canonical, as git finds it (HOME, at start); "" where
@@ -126,8 +126,8 @@ const char *const *shell_read_only(const struct tc_policy *pol);
 const char *shell_home(void);
 
 /*
- * Finds core.worktree in the git configuration |buf| (|len| bytes, not
- * NUL-terminated) into |out| as git reads it (quotes, escapes, comments,
+ * Finds core.worktree in the git configuration |buf| (|len| bytes, read
+ * with bounds alone: a NUL in it is a byte like any other) into |out| as git reads it (quotes, escapes, comments,
  * lines continued, the last one winning).  Returns 1 if found, 0 if not,
  * -1 (errno EBADMSG) where git would not read a value of it.
  */

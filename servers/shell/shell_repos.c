@@ -1,8 +1,9 @@
 /*
- * shell_repos.c: what of git's toolcell-shell keeps read-only beneath the
- * writable directories (the profile's read_only and read_only_found;
- * sandbox/profile.h, sandbox/mounts.c), so that no call can change what
- * git runs as the user, outside the sandbox, afterwards:
+ * shell_repos.c: how toolcell-shell finds what of git it keeps read-only
+ * beneath the writable directories (the profile's read_only_found;
+ * sandbox/profile.h, sandbox/mounts.c; the names themselves, the
+ * profile's read_only, are the policy's: shell_policy.c), so that no call
+ * can change what git runs as the user, outside the sandbox, afterwards:
  *
  *	.git	at the top of each writable directory and one level down:
  *		a repository's hooks and configuration (core.fsmonitor,
@@ -30,7 +31,6 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <linux/openat2.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -50,89 +50,6 @@
 
 /* A configuration file read for its core.worktree, at most. */
 #define CONFIG_MAX	(64 << 10)
-
-/* ".git", and the user's own git configuration, absolute. */
-static char	 config_paths[3][PATH_MAX];
-static const char *names[5] = { ".git" };
-
-/* The user's home, canonical, as git finds it; "" where there is none. */
-static char	 home_dir[PATH_MAX];
-
-/* Adds |a|/|b| to names[] at *|n|, canonical where it can be (a root's
- * path is), unless it does not fit or is there. */
-static void
-add_config(size_t *n, const char *a, const char *b)
-{
-	char *p = config_paths[*n - 1], real[PATH_MAX], whole[PATH_MAX];
-	size_t i;
-
-	if (realpath(a, real) != NULL)
-		a = real;
-	if (snprintf(whole, sizeof(whole), "%s/%s", a, b) >= PATH_MAX)
-		return;
-	/* A link (a dotfiles checkout's): what git reads is its target,
-	 * kept where it lies; the link itself, if a call may write where it
-	 * is, the home warning speaks of. */
-	if (realpath(whole, p) == NULL)
-		memcpy(p, whole, strlen(whole) + 1);
-	for (i = 1; i < *n; i++)
-		if (strcmp(names[i], p) == 0)
-			return;
-	names[(*n)++] = p;
-}
-
-/* Finds the names once: see shell_read_only(). */
-static void
-find_names(void)
-{
-	static int found;
-	const char *home, *xdg;
-	struct passwd *pw;
-	size_t n = 1;
-
-	if (found)
-		return;
-	found = 1;
-	home = getenv("HOME");
-	if ((home == NULL || home[0] != '/') &&
-	    (pw = getpwuid(geteuid())) != NULL)
-		home = pw->pw_dir;
-	if (home != NULL && home[0] == '/' && home[1] != '\0') {
-		if (realpath(home, home_dir) == NULL)
-			snprintf(home_dir, sizeof(home_dir), "%s", home);
-		add_config(&n, home, ".gitconfig");
-		if ((xdg = getenv("XDG_CONFIG_HOME")) == NULL ||
-		    xdg[0] != '/')
-			add_config(&n, home, ".config/git");
-	}
-	if ((xdg = getenv("XDG_CONFIG_HOME")) != NULL && xdg[0] == '/')
-		add_config(&n, xdg, "git");
-	names[n] = NULL;
-}
-
-/*
- * The names each child keeps (profile.h, read_only): NULL with
- * "repositories writable".  The user's configuration is where git looks
- * for it: $HOME/.gitconfig, and $XDG_CONFIG_HOME/git or, without it,
- * $HOME/.config/git; HOME from the password database where the
- * environment has none.  Found once, in the server, which reads its
- * environment before it scrubs it.
- */
-const char *const *
-shell_read_only(const struct tc_policy *pol)
-{
-	if (shell_policy(pol)->repositories != SHELL_REPOS_READ_ONLY)
-		return NULL;
-	find_names();
-	return names;
-}
-
-const char *
-shell_home(void)
-{
-	find_names();
-	return home_dir;
-}
 
 /* A walk of the submodules git knows of, for one writable root: the
  * child's mounts, the root's fd and its canonical path. */
