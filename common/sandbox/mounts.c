@@ -58,7 +58,6 @@ struct tc_keep {
 	/* The profile's read_only_found, or NULL. */
 	int		(*found)(struct tc_keep *k, int at, const char *dir,
 			    const char *place);
-	const struct tc_policy *policy;
 	const char	*root;		/* the writable root's canonical path */
 	unsigned	 n;		/* mounts made so far */
 };
@@ -158,8 +157,9 @@ bind_counted(struct tc_keep *k, int fd, int ro)
  * Binds over itself, writable, each directory of |rel| (beneath |at|)
  * from its first component down to itself ("a", "a/b", "a/b/c"), but
  * those no longer than |skip| bytes: a mount point cannot be renamed or
- * removed, so what lies beneath stays where it was found.  Returns 0 (a directory not there, or a link, ends
- * it quietly: nothing beneath is there to keep), or -1 with errno.
+ * removed, so what lies beneath stays where it was found.  Returns 0 (a
+ * directory not there, or a link, ends it quietly: nothing beneath is
+ * there to keep), or -1 with errno.
  */
 static int
 pin(struct tc_keep *k, int at, const char *rel, size_t skip)
@@ -440,7 +440,6 @@ tc_mounts_protect(const struct tc_sandbox *sb,
 	if (prctl(PR_SET_PDEATHSIG, SIGKILL, 0, 0, 0) != 0)
 		return -1;
 	k.found = sp->profile->read_only_found;
-	k.policy = pol;
 	memset(&attr, 0, sizeof(attr));
 	attr.propagation = MS_SLAVE;
 	if (syscall(SYS_mount_setattr, AT_FDCWD, "/", AT_RECURSIVE, &attr,
