@@ -383,7 +383,7 @@ module_dir(struct walk *w, const char *mdir, const char *worktree, int depth)
 	size_t len;
 	char *buf;
 	DIR *dir;
-	int fd, rc = 0, found;
+	int fd, rc = 0, found, err;
 
 	if (depth > MODULES_DEPTH) {
 		errno = ELOOP;
@@ -412,8 +412,9 @@ module_dir(struct walk *w, const char *mdir, const char *worktree, int depth)
 		}
 		if ((buf = read_small(cfg, &len)) == NULL) {
 			/* No module here: a part of a module's name. */
-			rc = errno == ENOENT ? module_dir(w, sub, worktree,
-			    depth + 1) : -1;
+			if ((rc = errno == ENOENT ? module_dir(w, sub,
+			    worktree, depth + 1) : -1) != 0)
+				break;
 			continue;
 		}
 		found = shell_config_worktree(buf, len, wt, sizeof(wt));
@@ -428,13 +429,19 @@ module_dir(struct walk *w, const char *mdir, const char *worktree, int depth)
 		    (int)sizeof(dotgit))
 			continue;
 		if (keep_abs(w, worktree, dotgit) != 0 ||
-		    modules_of(w, sub, target, depth + 1) != 0)
+		    modules_of(w, sub, target, depth + 1) != 0) {
 			rc = -1;
+			break;
+		}
 	}
-	/* A directory not read to its end leaves a module unkept. */
+	/* Every failure breaks out with its errno, which the loop's step
+	 * would clear; a directory not read to its end leaves a module
+	 * unkept. */
 	if (rc == 0 && e == NULL && errno != 0)
 		rc = -1;
+	err = errno;
 	closedir(dir);
+	errno = err;
 	return rc;
 }
 

@@ -530,6 +530,34 @@ describe('repositories writable', { skip: !existsSync(SHELL) && `${SHELL} is not
 		}
 	});
 
+	test('a submodule a child cannot follow: refused at start, never skipped', async () => {
+		// Modules nested past 32 directories, a configuration past 64K,
+		// one git itself would not read: each would leave a submodule
+		// writable if skipped.
+		const cases = [
+			['nested', (g) => path.join(g, 'modules', ...Array(34).fill('n')), null,
+			    /submodules nested too deep to follow/],
+			['large', (g) => path.join(g, 'modules', 'm'), `[core]\n\tworktree = ../../../m\n#${'x'.repeat(70000)}\n`,
+			    /a git configuration larger than 64K/],
+			['unread', (g) => path.join(g, 'modules', 'm'), '[core]\n\tworktree = "../../../m\n',
+			    /a git configuration git itself would not read/],
+		];
+		for (const [what, dir, config, says] of cases) {
+			const w = await scratch.ownedDir();
+			await fsp.chmod(w, 0o755);
+			const g = path.join(w, 'r', '.git');
+			await fsp.mkdir(dir(g), { recursive: true });
+			await fsp.writeFile(path.join(g, 'HEAD'), 'ref: refs/heads/main\n');
+			if (config !== null)
+				await fsp.writeFile(path.join(dir(g), 'config'), config);
+			own(w);
+			const r = await runServer(['--policy', await scratch.policy([`allow write ${w}`, '[shell]',
+			    'program sh']), '--check'], SHELL);
+			assert.equal(r.status, 1, `${what}: ${r.stderr}`);
+			assert.match(r.stderr, new RegExp(`error: cannot keep \\.git read-only beneath the writable directories, as each call's child would: ${says.source}`), what);
+		}
+	});
+
 	test('more repositories than a child binds: refused at start, saying how to go on', async () => {
 		const w = await scratch.ownedDir();
 		await fsp.chmod(w, 0o755);
